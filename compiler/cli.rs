@@ -1,0 +1,5 @@
+//! cli
+
+pub fn main() -> i32 {
+    0
+}

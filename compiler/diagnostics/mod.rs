@@ -1,0 +1,209 @@
+//! Diagnostics: one type, one registry of codes, one sink shared by every stage.
+//!
+//! A diagnostic is data, not control flow: stages push them and go on. `finalize` makes the
+//! list deterministic (stable sort) and keeps its volume proportional to problems (notes are
+//! folded per code and domain).
+
+pub mod registry;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::model::SourceLoc;
+pub use registry::{CODES, CodeInfo, codes, lookup};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+    Note,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Diagnostic {
+    pub code: &'static str,
+    pub severity: Severity,
+    /// Lower-case, no trailing period: what is wrong.
+    pub message: String,
+    /// What it is about: an experience id, a cluster or lesson id, a domain, a file.
+    pub subject: String,
+    /// File and line, for diagnostics about a record.
+    pub location: Option<SourceLoc>,
+    /// The domain it concerns, when it concerns one (used by `why` and for folding notes).
+    pub domain: Option<String>,
+    /// name=value pairs; `experiences` lists every experience id concerned.
+    pub evidence: BTreeMap<String, Value>,
+    /// How to fix it.
+    pub help: String,
+}
+
+/// Every stage pushes into one of these; parallel stages fill their own and append in a
+/// stable order.
+pub type Sink = Vec<Diagnostic>;
+
+impl Diagnostic {
+    /// A diagnostic with the code's default severity and help line.
+    pub fn new(code: &'static str, message: impl Into<String>) -> Diagnostic {
+        let info = lookup(code).unwrap_or_else(|| panic!("unregistered diagnostic code {code}"));
+        Diagnostic {
+            code,
+            severity: info.severity,
+            message: message.into(),
+            subject: String::new(),
+            location: None,
+            domain: None,
+            evidence: BTreeMap::new(),
+            help: info.help.to_string(),
+        }
+    }
+
+    pub fn subject(mut self, subject: impl Into<String>) -> Self {
+        self.subject = subject.into();
+        self
+    }
+
+    pub fn at(mut self, loc: &SourceLoc) -> Self {
+        self.location = Some(loc.clone());
+        self
+    }
+
+    pub fn domain(mut self, domain: impl Into<String>) -> Self {
+        self.domain = Some(domain.into());
+        self
+    }
+
+    pub fn with(mut self, name: &str, value: impl Into<Value>) -> Self {
+        self.evidence.insert(name.to_string(), value.into());
+        self
+    }
+
+    /// Every experience id concerned (sorted, deduplicated).
+    pub fn experiences<S: AsRef<str>>(mut self, ids: impl IntoIterator<Item = S>) -> Self {
+        let mut ids: Vec<String> = ids.into_iter().map(|s| s.as_ref().to_string()).collect();
+        ids.sort();
+        ids.dedup();
+        self.evidence.insert("experiences".into(), Value::from(ids));
+        self
+    }
+
+    pub fn help(mut self, help: impl Into<String>) -> Self {
+        self.help = help.into();
+        self
+    }
+
+    pub fn severity(mut self, severity: Severity) -> Self {
+        self.severity = severity;
+        self
+    }
+
+    /// The code's kebab-case name.
+    pub fn name(&self) -> &'static str {
+        lookup(self.code).map(|c| c.name).unwrap_or("unknown")
+    }
+
+    /// The experience ids this diagnostic names in `evidence.experiences`.
+    pub fn experience_ids(&self) -> Vec<&str> {
+        match self.evidence.get("experiences") {
+            Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// Sorts diagnostics into a stable order and folds notes per (code, domain) into one
+/// diagnostic with a count, so that volume follows problems, not input size.
+pub fn finalize(mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let mut folded: BTreeMap<(&'static str, Option<String>), Vec<Diagnostic>> = BTreeMap::new();
+    let mut kept = Vec::with_capacity(diags.len());
+    for d in diags.drain(..) {
+        if d.severity == Severity::Note && lookup(d.code).is_some_and(|c| c.fold_notes) {
+            folded
+                .entry((d.code, d.domain.clone()))
+                .or_default()
+                .push(d);
+        } else {
+            kept.push(d);
+        }
+    }
+    for ((_, domain), mut group) in folded {
+        if group.len() == 1 {
+            kept.push(group.pop().unwrap());
+            continue;
+        }
+        group.sort_by(order);
+        let count = group.len();
+        let mut ids: Vec<String> = group
+            .iter()
+            .flat_map(|d| {
+                let mut v: Vec<String> = d.experience_ids().into_iter().map(String::from).collect();
+                if v.is_empty() && !d.subject.is_empty() {
+                    v.push(d.subject.clone());
+                }
+                v
+            })
+            .collect();
+        ids.sort();
+        ids.dedup();
+        let first = group.swap_remove(0);
+        let mut d = Diagnostic {
+            message: format!("{} ({count} times)", first.message),
+            subject: domain.clone().unwrap_or_else(|| first.subject.clone()),
+            location: None,
+            ..first
+        };
+        d.evidence.insert("count".into(), Value::from(count));
+        d.evidence.insert("experiences".into(), Value::from(ids));
+        kept.push(d);
+    }
+    kept.sort_by(order);
+    kept.dedup();
+    kept
+}
+
+fn order(a: &Diagnostic, b: &Diagnostic) -> std::cmp::Ordering {
+    let stage = |d: &Diagnostic| registry::stage_rank(d.code);
+    (
+        stage(a),
+        a.code,
+        &a.location,
+        &a.domain,
+        &a.subject,
+        &a.message,
+    )
+        .cmp(&(
+            stage(b),
+            b.code,
+            &b.location,
+            &b.domain,
+            &b.subject,
+            &b.message,
+        ))
+        .then_with(|| {
+            let ea = serde_json::to_string(&a.evidence).unwrap_or_default();
+            let eb = serde_json::to_string(&b.evidence).unwrap_or_default();
+            ea.cmp(&eb)
+        })
+}
+
+/// Shortens a list of ids for a message (`a, b, c and 7 more`); the evidence keeps all.
+pub fn short_list<S: AsRef<str>>(ids: &[S], max: usize) -> String {
+    let shown: Vec<&str> = ids.iter().take(max).map(|s| s.as_ref()).collect();
+    if ids.len() > max {
+        format!("{} and {} more", shown.join(", "), ids.len() - max)
+    } else {
+        shown.join(", ")
+    }
+}

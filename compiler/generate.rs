@@ -1,0 +1,1 @@
+//! `skillc gen`: a deterministic, realistic synthetic corpus (own PRNG, so stable).

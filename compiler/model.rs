@@ -1,0 +1,324 @@
+//! Plain data shared by the pipeline stages.
+//!
+//! Stages take these values and return these values; nothing here does I/O or holds policy.
+//! Times are milliseconds since the Unix epoch, UTC (`Millis`), so ordering never depends on
+//! the offset a record was written with.
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// Milliseconds since 1970-01-01T00:00:00Z.
+pub type Millis = i64;
+
+/// Where a record came from: the input file (as given on the command line or found in a
+/// directory walk) and its 1-based line.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct SourceLoc {
+    pub file: String,
+    pub line: u32,
+}
+
+/// The self-reported result of an experience.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    Succeeded,
+    Pivoted,
+    Abandoned,
+    Failed,
+}
+
+impl Outcome {
+    pub fn parse(s: &str) -> Option<Outcome> {
+        match s {
+            "succeeded" => Some(Outcome::Succeeded),
+            "pivoted" => Some(Outcome::Pivoted),
+            "abandoned" => Some(Outcome::Abandoned),
+            "failed" => Some(Outcome::Failed),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Succeeded => "succeeded",
+            Outcome::Pivoted => "pivoted",
+            Outcome::Abandoned => "abandoned",
+            Outcome::Failed => "failed",
+        }
+    }
+}
+
+/// What a lesson tells the agent to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Do,
+    Avoid,
+    Watch,
+}
+
+impl Kind {
+    pub fn parse(s: &str) -> Option<Kind> {
+        match s {
+            "do" => Some(Kind::Do),
+            "avoid" => Some(Kind::Avoid),
+            "watch" => Some(Kind::Watch),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Do => "do",
+            Kind::Avoid => "avoid",
+            Kind::Watch => "watch",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OpStatus {
+    Ok,
+    Error,
+    /// The call was refused (by a permission layer or the user) and never ran.
+    Refused,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Check {
+    pub label: String,
+    pub target: Option<String>,
+    pub passed: bool,
+}
+
+/// One tool call, in call order.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Operation {
+    pub tool: String,
+    /// Everything the tool was called with (`cwd` included); `Value::Null` when absent.
+    pub args: Value,
+    pub status: OpStatus,
+    pub error: Option<String>,
+    pub check: Option<Check>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DeadEnd {
+    pub name: String,
+    /// The record's `type` field.
+    pub kind: Option<String>,
+    pub reason: Option<String>,
+}
+
+/// One experience record (DESIGN §3.1).
+///
+/// After `load`, `domains` and `project` hold what the record said; after `normalize`,
+/// `domains` holds only valid, aliased domains (the refused ones move to `refused_domains`)
+/// and `project` holds the 12-hex digest of the identity.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Experience {
+    pub id: String,
+    pub recorded_at: Millis,
+    pub domains: Vec<String>,
+    pub refused_domains: Vec<String>,
+    pub project: Option<String>,
+    pub task: Option<String>,
+    pub outcome: Option<Outcome>,
+    pub effort: Option<u8>,
+    pub lesson: Option<String>,
+    pub breakthrough: Option<String>,
+    pub gotchas: Vec<String>,
+    pub dead_ends: Vec<DeadEnd>,
+    pub operations: Vec<Operation>,
+    pub in_play: Vec<String>,
+    pub blessed: bool,
+    /// OmniMem's `content`: stands in as the lesson of a blessed memory that has nothing else.
+    pub content: Option<String>,
+    pub source: SourceLoc,
+}
+
+impl Experience {
+    /// The self-reported outcome; `load` refuses records without one, so this never fails
+    /// on loaded data.
+    pub fn outcome(&self) -> Outcome {
+        self.outcome.unwrap_or(Outcome::Failed)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ClaimSource {
+    Extractor,
+    Model,
+    User,
+}
+
+impl ClaimSource {
+    pub fn parse(s: &str) -> Option<ClaimSource> {
+        match s {
+            "extractor" => Some(ClaimSource::Extractor),
+            "model" => Some(ClaimSource::Model),
+            "user" => Some(ClaimSource::User),
+            _ => None,
+        }
+    }
+}
+
+/// A lesson claimed outside an experience (`{"type": "lesson", ...}`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LessonClaim {
+    pub id: String,
+    pub recorded_at: Millis,
+    pub domains: Vec<String>,
+    pub refused_domains: Vec<String>,
+    pub project: Option<String>,
+    pub text: String,
+    pub kind: Kind,
+    pub source: ClaimSource,
+    pub evidence: Vec<String>,
+    pub operation_key: Option<String>,
+    pub loc: SourceLoc,
+}
+
+/// Everything the loaders produced, in (path, line) order.
+#[derive(Clone, Debug, Default)]
+pub struct Corpus {
+    pub experiences: Vec<Experience>,
+    pub claims: Vec<LessonClaim>,
+}
+
+impl Corpus {
+    /// The latest `recorded_at` in the input: the compile's "now" (DESIGN §1).
+    pub fn now(&self) -> Millis {
+        let e = self.experiences.iter().map(|e| e.recorded_at);
+        let c = self.claims.iter().map(|c| c.recorded_at);
+        e.chain(c).max().unwrap_or(0)
+    }
+}
+
+/// Where a candidate's text came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Origin {
+    Lesson,
+    Breakthrough,
+    Content,
+    Gotcha,
+    DeadEnd,
+    Mechanical,
+    Claim,
+}
+
+/// Which record a candidate was drawn from: an index into `Corpus::experiences` or
+/// `Corpus::claims`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Source {
+    Experience(u32),
+    Claim(u32),
+}
+
+/// Why a candidate is refused before clustering (never stored, never clustered).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum Refusal {
+    /// The text, key or id looks like a secret; `pattern` names the rule, never the secret.
+    Credential { pattern: String },
+    /// The domain is not a valid skill name; the raw domain, escaped for display.
+    InvalidDomain { raw: String },
+    /// A claim cites ids that exist nowhere in the input.
+    FabricatedEvidence { ids: Vec<String> },
+    /// A claim cites experiences that do not support it.
+    UnsupportedEvidence { ids: Vec<String> },
+}
+
+/// One (experience, domain, text) candidate lesson (DESIGN §5.1).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate {
+    pub source: Source,
+    /// The experience id (or claim id) it cites.
+    pub record_id: String,
+    pub domain: String,
+    pub kind: Kind,
+    pub origin: Origin,
+    /// Normalised text (DESIGN §4); for a refused credential candidate a redacted stand-in.
+    pub text: String,
+    /// Operation key, only for mechanical candidates, keyed claims and keyed error evidence.
+    pub key: Option<String>,
+    /// Mechanical candidates: the working args, canonically serialised; they cluster exactly
+    /// on (key, working).
+    pub working: Option<String>,
+    pub recorded_at: Millis,
+    pub project: Option<String>,
+    pub blessed: bool,
+    /// Set before clustering; a refused candidate never reaches a cluster.
+    pub refusal: Option<Refusal>,
+    /// Outcome gate failed (the experience did not pass and is not blessed).
+    pub outcome_failed: bool,
+    /// Reads as the story of one incident (do-candidates only).
+    pub narrative: bool,
+    /// Dead ends: the reasons, newest first.
+    pub reasons: Vec<String>,
+}
+
+impl Candidate {
+    /// Passed the per-candidate gates that travel into clusters.
+    pub fn admissible(&self) -> bool {
+        self.refusal.is_none() && !self.outcome_failed && !self.narrative
+    }
+}
+
+/// Candidates that say the same lesson, in one (domain, kind, key) block.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cluster {
+    /// `C` + 12 hex of a content hash of (domain, kind, key, anchor text): stable across runs.
+    pub id: String,
+    pub domain: String,
+    pub kind: Kind,
+    pub key: Option<String>,
+    /// The candidate every member was compared with (the earliest, ties by record id, text).
+    pub anchor: u32,
+    /// Indices into the candidate list, sorted by (recorded_at, record id, index).
+    pub members: Vec<u32>,
+}
+
+/// A candidate's end state (DESIGN §1.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Fate {
+    Rule,
+    Lesson,
+    HeldBack,
+    Refused,
+}
+
+impl Fate {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fate::Rule => "rule",
+            Fate::Lesson => "lesson",
+            Fate::HeldBack => "held-back",
+            Fate::Refused => "refused",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Active,
+    Claimed,
+    Superseded,
+    Retired,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Active => "active",
+            Status::Claimed => "claimed",
+            Status::Superseded => "superseded",
+            Status::Retired => "retired",
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! Reports: `why`, `trace`, `explain`, `codes`.

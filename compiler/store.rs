@@ -1,0 +1,1 @@
+//! The state store (SQLite): the user's decision journal and the last ledger.

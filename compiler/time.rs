@@ -1,0 +1,178 @@
+//! RFC 3339 timestamps to and from UTC milliseconds, without a date crate.
+
+use crate::model::Millis;
+
+const MS_PER_DAY: i64 = 86_400_000;
+
+/// Parses `YYYY-MM-DD[T ]HH:MM:SS[.frac][Z|±HH:MM]`; no offset means UTC (DESIGN §3.1).
+/// A bare date (`YYYY-MM-DD`) is midnight UTC.
+pub fn parse_rfc3339(s: &str) -> Option<Millis> {
+    let s = s.trim();
+    let b = s.as_bytes();
+    if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let year: i64 = digits(&b[0..4])?;
+    let month: i64 = digits(&b[5..7])?;
+    let day: i64 = digits(&b[8..10])?;
+    if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) {
+        return None;
+    }
+    let days = days_from_civil(year, month, day);
+    if b.len() == 10 {
+        return Some(days * MS_PER_DAY);
+    }
+    if !matches!(b[10], b'T' | b't' | b' ') || b.len() < 19 || b[13] != b':' || b[16] != b':' {
+        return None;
+    }
+    let hour: i64 = digits(&b[11..13])?;
+    let minute: i64 = digits(&b[14..16])?;
+    let second: i64 = digits(&b[17..19])?;
+    if hour > 23 || minute > 59 || second > 60 {
+        return None;
+    }
+    let mut rest = &b[19..];
+    let mut millis = 0i64;
+    if let Some((b'.', frac)) = rest.split_first() {
+        let n = frac.iter().take_while(|c| c.is_ascii_digit()).count();
+        if n == 0 {
+            return None;
+        }
+        let mut scale = 100;
+        for &c in &frac[..n.min(3)] {
+            millis += i64::from(c - b'0') * scale;
+            scale /= 10;
+        }
+        rest = &frac[n..];
+    }
+    let offset_minutes = match rest {
+        [] | [b'Z'] | [b'z'] => 0,
+        [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] => {
+            let h: i64 = digits(&[*h1, *h2])?;
+            let m: i64 = digits(&[*m1, *m2])?;
+            let v = h * 60 + m;
+            if *sign == b'-' { -v } else { v }
+        }
+        [sign @ (b'+' | b'-'), h1, h2, m1, m2] => {
+            let h: i64 = digits(&[*h1, *h2])?;
+            let m: i64 = digits(&[*m1, *m2])?;
+            let v = h * 60 + m;
+            if *sign == b'-' { -v } else { v }
+        }
+        _ => return None,
+    };
+    let secs = days * 86_400 + hour * 3600 + minute * 60 + second - offset_minutes * 60;
+    Some(secs * 1000 + millis)
+}
+
+/// `2026-03-04T05:06:07Z` (milliseconds only when non-zero).
+pub fn format_rfc3339(ms: Millis) -> String {
+    let day = utc_day(ms);
+    let rem = ms - day * MS_PER_DAY;
+    let (h, m, s, frac) = (
+        rem / 3_600_000,
+        rem / 60_000 % 60,
+        rem / 1000 % 60,
+        rem % 1000,
+    );
+    if frac == 0 {
+        format!("{}T{h:02}:{m:02}:{s:02}Z", format_day(day))
+    } else {
+        format!("{}T{h:02}:{m:02}:{s:02}.{frac:03}Z", format_day(day))
+    }
+}
+
+/// The UTC day number (days since 1970-01-01) of a time.
+pub fn utc_day(ms: Millis) -> i64 {
+    ms.div_euclid(MS_PER_DAY)
+}
+
+/// `YYYY-MM-DD` of a UTC day number.
+pub fn format_day(day: i64) -> String {
+    let (y, m, d) = civil_from_days(day);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// Unix seconds (as OmniMem stores them) to milliseconds.
+pub fn from_unix_seconds(secs: f64) -> Millis {
+    (secs * 1000.0).round() as Millis
+}
+
+fn digits(b: &[u8]) -> Option<i64> {
+    let mut v = 0i64;
+    for &c in b {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + i64::from(c - b'0');
+    }
+    Some(v)
+}
+
+fn is_leap(y: i64) -> bool {
+    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
+}
+
+fn days_in_month(y: i64, m: i64) -> i64 {
+    match m {
+        2 if is_leap(y) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+// Howard Hinnant's civil-date algorithms.
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_are_honoured_and_missing_offset_is_utc() {
+        let z = parse_rfc3339("2026-03-01T10:00:00Z").unwrap();
+        assert_eq!(parse_rfc3339("2026-03-01T12:00:00+02:00"), Some(z));
+        assert_eq!(parse_rfc3339("2026-03-01T10:00:00"), Some(z));
+        assert_eq!(parse_rfc3339("2026-03-01T05:30:00-04:30"), Some(z));
+        assert_eq!(format_rfc3339(z), "2026-03-01T10:00:00Z");
+        assert_eq!(parse_rfc3339("2026-03-01T10:00:00.250Z"), Some(z + 250));
+    }
+
+    #[test]
+    fn rejects_impossible_dates() {
+        assert_eq!(parse_rfc3339("2026-02-30T00:00:00Z"), None);
+        assert_eq!(parse_rfc3339("yesterday"), None);
+        assert_eq!(parse_rfc3339("2026-01-01T25:00:00Z"), None);
+    }
+
+    #[test]
+    fn days_round_trip() {
+        for day in [-1000, 0, 1, 19_000, 20_513, 60_000] {
+            let s = format_day(day);
+            assert_eq!(utc_day(parse_rfc3339(&s).unwrap()), day, "{s}");
+        }
+        assert_eq!(format_day(0), "1970-01-01");
+    }
+}
