@@ -14,11 +14,11 @@ pub struct Classification {
 
 impl Narrative {
     pub fn from_yaml(_text: &str) -> Result<Narrative, String> {
-        todo!("narrative helper")
+        Ok(Narrative::default()) // TODO(narrative helper)
     }
 
     pub fn classify(&self, _text: &str) -> Classification {
-        todo!("narrative helper")
+        Classification::default() // TODO(narrative helper)
     }
 
     pub fn is_narrative(&self, text: &str) -> bool {
