@@ -10,6 +10,7 @@ pub mod cluster;
 pub mod diagnostics;
 pub mod digest;
 pub mod emit;
+pub mod explain;
 pub mod gate;
 pub mod generate;
 pub mod load;

@@ -1,0 +1,1 @@
+//! `skillc explain CODE` and `skillc codes`: the diagnostic documentation.
