@@ -8,11 +8,6 @@ use crate::policy::Rules;
 
 /// Candidates from every experience and claim, in record order (experiences first, then
 /// claims; within a record: do, mechanical, watch, avoid; then by domain).
-pub fn extract(
-    _corpus: &Corpus,
-    _verdicts: &[Verdict],
-    _rules: &Rules,
-    _sink: &mut Sink,
-) -> Vec<Candidate> {
+pub fn extract(_corpus: &Corpus, _verdicts: &[Verdict], _rules: &Rules, _sink: &mut Sink) -> Vec<Candidate> {
     todo!("candidates helper")
 }

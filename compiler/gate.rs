@@ -1,1 +1,270 @@
-//! gate
+//! Gate: evidence checks for claims (before clustering), then per-cluster admission
+//! (DESIGN §5.4). Every failing reason is recorded, not only the first, so `why` can count
+//! reasons honestly.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use rayon::prelude::*;
+
+use crate::diagnostics::{Diagnostic, Sink, codes, short_list};
+use crate::model::{Candidate, Cluster, Corpus, Kind, Refusal, Source};
+use crate::opkey;
+use crate::outcome::Verdict;
+
+/// A cluster that passed the gates, with its admissible members in time order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Admitted {
+    pub cluster: u32,
+    pub members: Vec<u32>,
+}
+
+/// What the gates decided, per candidate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GateVerdict {
+    /// Refused before clustering; the codes say why.
+    Refused(Vec<&'static str>),
+    /// Held back by a per-candidate flag travelling in its cluster.
+    HeldBack(Vec<&'static str>),
+    /// An admissible member of an admitted cluster; the lifecycle decides the rest.
+    Admitted,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct GateResult {
+    pub admitted: Vec<Admitted>,
+    /// One per candidate, same order as the candidate list.
+    pub verdicts: Vec<Option<GateVerdict>>,
+    /// The cluster each clustered candidate belongs to (index into the cluster list).
+    pub cluster_of: Vec<Option<u32>>,
+}
+
+/// Refuses claims whose evidence is fabricated (an id that exists nowhere) or unsupported
+/// (an experience that does not back the claim). Runs before clustering so a refused claim
+/// never joins a cluster.
+pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Candidate], sink: &mut Sink) {
+    let index: HashMap<&str, usize> = corpus
+        .experiences
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.id.as_str(), i))
+        .collect();
+    for c in candidates.iter_mut() {
+        let Source::Claim(ci) = c.source else { continue };
+        if c.refusal.is_some() {
+            continue;
+        }
+        let claim = &corpus.claims[ci as usize];
+        let fabricated: Vec<String> = claim
+            .evidence
+            .iter()
+            .filter(|id| !index.contains_key(id.as_str()))
+            .cloned()
+            .collect();
+        if !fabricated.is_empty() {
+            sink.push(
+                Diagnostic::new(
+                    codes::FABRICATED_EVIDENCE,
+                    format!(
+                        "claim cites {} experience id(s) that exist nowhere in the input: {}",
+                        fabricated.len(),
+                        short_list(&fabricated, 3)
+                    ),
+                )
+                .subject(&claim.id)
+                .at(&claim.loc)
+                .domain(&c.domain)
+                .with("missing", fabricated.clone())
+                .with("claim", claim.id.clone())
+                .experiences(claim.evidence.iter().filter(|id| index.contains_key(id.as_str()))),
+            );
+            c.refusal = Some(Refusal::FabricatedEvidence { ids: fabricated });
+            continue;
+        }
+        let unsupported: Vec<String> = claim
+            .evidence
+            .iter()
+            .filter(|id| {
+                let i = index[id.as_str()];
+                let exp = &corpus.experiences[i];
+                let in_domain = exp.domains.iter().any(|d| d == &c.domain);
+                let passed = verdicts[i].passed || exp.blessed;
+                let on_key = match &c.key {
+                    None => true,
+                    Some(k) => exp
+                        .operations
+                        .iter()
+                        .any(|op| &opkey::operation_key(&op.tool, &op.args) == k),
+                };
+                let supports = match c.kind {
+                    Kind::Do => in_domain && passed && on_key,
+                    Kind::Avoid | Kind::Watch => in_domain,
+                };
+                !supports
+            })
+            .cloned()
+            .collect();
+        if !unsupported.is_empty() {
+            let what = match c.kind {
+                Kind::Do if c.key.is_some() => "passed experiences in its domain that ran its operation key",
+                Kind::Do => "passed experiences in its domain",
+                _ => "experiences in its domain",
+            };
+            sink.push(
+                Diagnostic::new(
+                    codes::UNSUPPORTED_EVIDENCE,
+                    format!(
+                        "claim cites {} experience(s) that are not {what}: {}",
+                        unsupported.len(),
+                        short_list(&unsupported, 3)
+                    ),
+                )
+                .subject(&claim.id)
+                .at(&claim.loc)
+                .domain(&c.domain)
+                .with("claim", claim.id.clone())
+                .with("unsupported", unsupported.clone())
+                .experiences(&unsupported),
+            );
+            c.refusal = Some(Refusal::UnsupportedEvidence { ids: unsupported });
+        }
+    }
+}
+
+/// The diagnostic codes of a refused candidate.
+pub fn refusal_code(r: &Refusal) -> &'static str {
+    match r {
+        Refusal::Credential { .. } => codes::CREDENTIAL_REFUSED,
+        Refusal::InvalidDomain { .. } => codes::INVALID_DOMAIN,
+        Refusal::FabricatedEvidence { .. } => codes::FABRICATED_EVIDENCE,
+        Refusal::UnsupportedEvidence { .. } => codes::UNSUPPORTED_EVIDENCE,
+    }
+}
+
+/// Every per-candidate reason that keeps a clustered candidate out of its cluster's lesson.
+pub fn hold_reasons(c: &Candidate) -> Vec<&'static str> {
+    let mut r = Vec::new();
+    if c.outcome_failed {
+        r.push(codes::OUTCOME_GATE);
+    }
+    if c.narrative {
+        r.push(codes::NARRATIVE_CANDIDATE);
+    }
+    r
+}
+
+/// Applies the per-cluster gates. A cluster with no admissible member is held back (one
+/// diagnostic per reason, naming every member's experience); otherwise it is admitted and its
+/// non-admissible members are held back.
+pub fn gate(candidates: &[Candidate], clusters: &[Cluster], sink: &mut Sink) -> GateResult {
+    let mut verdicts: Vec<Option<GateVerdict>> = candidates
+        .iter()
+        .map(|c| {
+            c.refusal
+                .as_ref()
+                .map(|r| GateVerdict::Refused(vec![refusal_code(r)]))
+        })
+        .collect();
+    let mut cluster_of = vec![None; candidates.len()];
+
+    let per_cluster: Vec<(Option<Admitted>, Vec<(u32, GateVerdict)>, Sink)> = clusters
+        .par_iter()
+        .enumerate()
+        .map(|(ci, cl)| {
+            let mut local = Sink::new();
+            let mut decided = Vec::with_capacity(cl.members.len());
+            let admissible: Vec<u32> = cl
+                .members
+                .iter()
+                .copied()
+                .filter(|&m| candidates[m as usize].admissible())
+                .collect();
+            // Members held back, grouped by reason: one diagnostic per (cluster, reason).
+            let mut by_reason: BTreeMap<&'static str, Vec<u32>> = BTreeMap::new();
+            for &m in &cl.members {
+                let reasons = hold_reasons(&candidates[m as usize]);
+                if reasons.is_empty() {
+                    decided.push((m, GateVerdict::Admitted));
+                } else {
+                    for &r in &reasons {
+                        by_reason.entry(r).or_default().push(m);
+                    }
+                    decided.push((m, GateVerdict::HeldBack(reasons)));
+                }
+            }
+            let whole = admissible.is_empty();
+            for (code, members) in by_reason {
+                local.push(held_diagnostic(code, cl, &members, candidates, whole));
+            }
+            let admitted = (!whole).then(|| Admitted {
+                cluster: ci as u32,
+                members: admissible,
+            });
+            (admitted, decided, local)
+        })
+        .collect();
+
+    let mut admitted = Vec::new();
+    for (ci, (a, decided, local)) in per_cluster.into_iter().enumerate() {
+        admitted.extend(a);
+        for (m, v) in decided {
+            verdicts[m as usize] = Some(v);
+            cluster_of[m as usize] = Some(ci as u32);
+        }
+        sink.extend(local);
+    }
+    GateResult {
+        admitted,
+        verdicts,
+        cluster_of,
+    }
+}
+
+fn held_diagnostic(
+    code: &'static str,
+    cl: &Cluster,
+    members: &[u32],
+    candidates: &[Candidate],
+    whole_cluster: bool,
+) -> Diagnostic {
+    let ids: BTreeSet<&str> = members
+        .iter()
+        .map(|&m| candidates[m as usize].record_id.as_str())
+        .collect();
+    let ids: Vec<&str> = ids.into_iter().collect();
+    let anchor = &candidates[cl.anchor as usize];
+    let n = members.len();
+    let what = match code {
+        codes::OUTCOME_GATE => "from experiences that did not pass",
+        codes::NARRATIVE_CANDIDATE => "that read as the story of one incident",
+        _ => "held back",
+    };
+    let scope = if whole_cluster {
+        "cluster held back"
+    } else {
+        "members held back from an admitted lesson"
+    };
+    let message = if n == 1 {
+        format!(
+            "{scope}: 1 {} candidate {what} ({})",
+            anchor.kind.as_str(),
+            ids[0]
+        )
+    } else {
+        format!(
+            "{scope}: {n} {} candidates {what} ({})",
+            anchor.kind.as_str(),
+            short_list(&ids, 3)
+        )
+    };
+    let mut d = Diagnostic::new(code, message)
+        .subject(&cl.id)
+        .domain(&cl.domain)
+        .with("cluster", cl.id.clone())
+        .with("text", anchor.text.clone())
+        .with("candidates", n)
+        .experiences(ids);
+    if code == codes::OUTCOME_GATE {
+        d = d.with("blessed", false);
+    }
+    d
+}

@@ -322,3 +322,109 @@ impl Status {
         }
     }
 }
+
+/// A user decision from the journal (DESIGN §6), applied in the fold at its time.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Decision {
+    /// Journal order: decisions at the same time apply in this order.
+    pub seq: i64,
+    /// The latest `recorded_at` of the compile before the decision was taken.
+    pub at: Millis,
+    pub action: Action,
+    /// A lesson id, or an experience id for `bless`.
+    pub target: String,
+    /// `edit`: the new wording; `retire`: the reason.
+    pub text: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    Retire,
+    Restore,
+    Edit,
+    Pin,
+    Unpin,
+    Bless,
+}
+
+impl Action {
+    pub fn parse(s: &str) -> Option<Action> {
+        match s {
+            "retire" => Some(Action::Retire),
+            "restore" => Some(Action::Restore),
+            "edit" => Some(Action::Edit),
+            "pin" => Some(Action::Pin),
+            "unpin" => Some(Action::Unpin),
+            "bless" => Some(Action::Bless),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Retire => "retire",
+            Action::Restore => "restore",
+            Action::Edit => "edit",
+            Action::Pin => "pin",
+            Action::Unpin => "unpin",
+            Action::Bless => "bless",
+        }
+    }
+}
+
+/// One step in a lesson's life, for `lessons history` and EVIDENCE.md.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HistoryEntry {
+    pub at: Millis,
+    /// admitted, claimed, joined, confirmed, contradicted, promoted, demoted, superseded,
+    /// retired, restored, edited, pinned, unpinned, decayed
+    pub event: &'static str,
+    /// Confidence after the event, in thousandths.
+    pub confidence: i32,
+    pub experiences: Vec<String>,
+    pub detail: Option<String>,
+}
+
+/// A lesson in the ledger (DESIGN §6, §7).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Lesson {
+    pub id: String,
+    pub kind: Kind,
+    pub text: String,
+    pub domain: String,
+    /// `global` or `project:<digest>`.
+    pub scope: String,
+    pub operation_key: Option<String>,
+    pub status: Status,
+    pub reason: Option<String>,
+    /// Integer thousandths.
+    pub confidence: i32,
+    pub reinforcement: u32,
+    pub rule: bool,
+    pub pinned: bool,
+    pub blessed: bool,
+    /// Supporting experience ids, sorted.
+    pub evidence: Vec<String>,
+    /// Project digests of the supporting experiences, sorted.
+    pub projects: Vec<String>,
+    pub superseded_by: Option<String>,
+    /// The lesson this one replaced (edit, or a new lesson formed after a supersession).
+    pub supersedes: Option<String>,
+    pub founder: String,
+    pub cluster: String,
+    pub admitted_at: Millis,
+    /// UTC day the lesson was last used (in play, drew a candidate, admitted).
+    pub last_used_day: i64,
+    /// Mechanical lessons: the working args (canonical JSON).
+    pub working: Option<String>,
+    /// Avoid lessons: the dead-end reasons, newest first.
+    pub reasons: Vec<String>,
+    pub history: Vec<HistoryEntry>,
+}
+
+impl Lesson {
+    pub fn is_active(&self) -> bool {
+        self.status == Status::Active
+    }
+}

@@ -1,1 +1,347 @@
-//! pipeline
+//! The whole compile as a pure function of (records, decisions, policy): every stage after
+//! load, in order, with one diagnostics sink. `why`, `trace` and `diff` call this too, so they
+//! never disagree with `compile`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::cluster;
+use crate::diagnostics::{self, Diagnostic, Sink, codes, short_list};
+use crate::gate::{self, GateResult, GateVerdict};
+use crate::model::{Action, Candidate, Cluster, Corpus, Decision, Fate, Lesson, Status};
+use crate::outcome::{self, Verdict};
+use crate::policy::Rules;
+use crate::score::{self, confidence_text};
+use crate::{candidates, normalize};
+
+/// Pipeline stages, for `--stop-after`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Stage {
+    Load,
+    Normalize,
+    Outcome,
+    Candidates,
+    Cluster,
+    Gate,
+    Score,
+    Emit,
+}
+
+impl Stage {
+    pub const ALL: [Stage; 8] = [
+        Stage::Load,
+        Stage::Normalize,
+        Stage::Outcome,
+        Stage::Candidates,
+        Stage::Cluster,
+        Stage::Gate,
+        Stage::Score,
+        Stage::Emit,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Load => "load",
+            Stage::Normalize => "normalize",
+            Stage::Outcome => "outcome",
+            Stage::Candidates => "candidates",
+            Stage::Cluster => "cluster",
+            Stage::Gate => "gate",
+            Stage::Score => "score",
+            Stage::Emit => "emit",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Stage> {
+        Stage::ALL.into_iter().find(|st| st.name() == s)
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Overrides `policy.min_reinforcement`.
+    pub min_reinforcement: Option<u32>,
+    pub stop_after: Option<Stage>,
+    pub decisions: Vec<Decision>,
+}
+
+/// A candidate's fate and the codes that explain it (empty only for `rule`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FateOf {
+    pub fate: Fate,
+    pub codes: Vec<&'static str>,
+}
+
+/// Everything a compile computed; emit writes part of it, `why`/`trace` read the rest.
+#[derive(Clone, Debug, Default)]
+pub struct Compilation {
+    pub corpus: Corpus,
+    pub verdicts: Vec<Verdict>,
+    pub candidates: Vec<Candidate>,
+    pub clusters: Vec<Cluster>,
+    pub gate: GateResult,
+    pub lessons: Vec<Lesson>,
+    /// Per candidate: the lesson it is part of (index into `lessons`).
+    pub lesson_of: Vec<Option<u32>>,
+    pub fates: Vec<FateOf>,
+    pub diagnostics: Vec<Diagnostic>,
+    pub min_reinforcement: u32,
+    /// The last stage that ran (`Emit` for a whole compile).
+    pub stopped_after: Option<Stage>,
+}
+
+impl Compilation {
+    /// Rules (active lessons past reinforcement), in ledger order.
+    pub fn rules(&self) -> impl Iterator<Item = &Lesson> {
+        self.lessons.iter().filter(|l| l.rule)
+    }
+}
+
+/// Runs normalize → outcome → candidates → cluster → gate → score on a loaded corpus.
+pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: &Options) -> Compilation {
+    let mut sink = load_diagnostics;
+    let min_reinforcement = opts.min_reinforcement.unwrap_or(rules.policy.min_reinforcement);
+    let stop = opts.stop_after.unwrap_or(Stage::Emit);
+    let mut comp = Compilation {
+        min_reinforcement,
+        stopped_after: Some(Stage::Load),
+        ..Default::default()
+    };
+    if stop == Stage::Load {
+        comp.corpus = corpus;
+        comp.diagnostics = diagnostics::finalize(sink);
+        return comp;
+    }
+
+    normalize::normalize(&mut corpus, rules, &mut sink);
+    apply_blessings(&mut corpus, &opts.decisions);
+    comp.stopped_after = Some(Stage::Normalize);
+    if stop > Stage::Normalize {
+        comp.verdicts = outcome::derive_all(&corpus, &rules.policy, &mut sink);
+        comp.stopped_after = Some(Stage::Outcome);
+    }
+    if stop > Stage::Outcome {
+        comp.candidates = candidates::extract(&corpus, &comp.verdicts, rules, &mut sink);
+        gate::check_claims(&corpus, &comp.verdicts, &mut comp.candidates, &mut sink);
+        comp.stopped_after = Some(Stage::Candidates);
+    }
+    if stop > Stage::Candidates {
+        comp.clusters = cluster::cluster(&comp.candidates, &rules.lexicon);
+        comp.stopped_after = Some(Stage::Cluster);
+    }
+    if stop > Stage::Cluster {
+        comp.gate = gate::gate(&comp.candidates, &comp.clusters, &mut sink);
+        comp.stopped_after = Some(Stage::Gate);
+    }
+    if stop > Stage::Gate {
+        let inputs = score::Inputs {
+            corpus: &corpus,
+            verdicts: &comp.verdicts,
+            candidates: &comp.candidates,
+            clusters: &comp.clusters,
+            admitted: &comp.gate.admitted,
+            decisions: &opts.decisions,
+            rules,
+            min_reinforcement,
+        };
+        let (scored, score_sink) = score::score(&inputs);
+        sink.extend(score_sink);
+        comp.lessons = scored.lessons;
+        comp.lesson_of = scored.lesson_of;
+        lesson_diagnostics(&comp, &mut sink);
+        comp.fates = fates(&comp);
+        comp.stopped_after = Some(Stage::Score);
+    }
+    comp.corpus = corpus;
+    comp.diagnostics = diagnostics::finalize(sink);
+    if comp.stopped_after == Some(Stage::Score) {
+        if let Some(d) = check_fates(&comp) {
+            comp.diagnostics.push(d);
+        }
+        comp.stopped_after = Some(Stage::Emit);
+    }
+    comp
+}
+
+/// `skillc bless` decisions mark their experience blessed, as if it had been recorded so.
+fn apply_blessings(corpus: &mut Corpus, decisions: &[Decision]) {
+    let blessed: BTreeSet<&str> = decisions
+        .iter()
+        .filter(|d| d.action == Action::Bless)
+        .map(|d| d.target.as_str())
+        .collect();
+    if blessed.is_empty() {
+        return;
+    }
+    for e in &mut corpus.experiences {
+        if blessed.contains(e.id.as_str()) {
+            e.blessed = true;
+        }
+    }
+}
+
+/// Each candidate's fate: refused and held-back from the gates; members of a lesson by the
+/// lesson's final state.
+fn fates(comp: &Compilation) -> Vec<FateOf> {
+    comp.candidates
+        .iter()
+        .enumerate()
+        .map(|(i, _)| match &comp.gate.verdicts[i] {
+            Some(GateVerdict::Refused(c)) => FateOf {
+                fate: Fate::Refused,
+                codes: c.clone(),
+            },
+            Some(GateVerdict::HeldBack(c)) => FateOf {
+                fate: Fate::HeldBack,
+                codes: c.clone(),
+            },
+            Some(GateVerdict::Admitted) | None => match comp.lesson_of.get(i).copied().flatten() {
+                Some(li) => {
+                    let l = &comp.lessons[li as usize];
+                    match l.status {
+                        _ if l.rule => FateOf {
+                            fate: Fate::Rule,
+                            codes: vec![],
+                        },
+                        Status::Active => FateOf {
+                            fate: Fate::Lesson,
+                            codes: vec![codes::BELOW_REINFORCEMENT],
+                        },
+                        Status::Claimed => FateOf {
+                            fate: Fate::Lesson,
+                            codes: vec![codes::NO_EVIDENCE],
+                        },
+                        Status::Superseded => FateOf {
+                            fate: Fate::HeldBack,
+                            codes: vec![codes::SUPERSEDED],
+                        },
+                        Status::Retired => FateOf {
+                            fate: Fate::HeldBack,
+                            codes: vec![codes::RETIRED_EVIDENCE],
+                        },
+                    }
+                }
+                // Admitted but never reached by the fold: cannot happen; reported by check_fates.
+                None => FateOf {
+                    fate: Fate::HeldBack,
+                    codes: vec![],
+                },
+            },
+        })
+        .collect()
+}
+
+/// One diagnostic per lesson that is not a rule, naming every experience behind it.
+fn lesson_diagnostics(comp: &Compilation, sink: &mut Sink) {
+    let mut members: BTreeMap<u32, Vec<&str>> = BTreeMap::new();
+    for (i, l) in comp.lesson_of.iter().enumerate() {
+        if let Some(l) = l {
+            members
+                .entry(*l)
+                .or_default()
+                .push(comp.candidates[i].record_id.as_str());
+        }
+    }
+    for (li, l) in comp.lessons.iter().enumerate() {
+        let mut ids: Vec<&str> = members.get(&(li as u32)).cloned().unwrap_or_default();
+        ids.extend(l.evidence.iter().map(String::as_str));
+        ids.sort();
+        ids.dedup();
+        let base = |code, msg: String| {
+            Diagnostic::new(code, msg)
+                .subject(&l.id)
+                .domain(&l.domain)
+                .with("lesson", l.id.clone())
+                .with("text", l.text.clone())
+                .experiences(&ids)
+        };
+        let d = match l.status {
+            Status::Active if !l.rule => base(
+                codes::BELOW_REINFORCEMENT,
+                format!(
+                    "lesson has {} supporting experience(s); a rule needs {}",
+                    l.reinforcement, comp.min_reinforcement
+                ),
+            )
+            .with("support", l.reinforcement)
+            .with("min_reinforcement", comp.min_reinforcement),
+            Status::Claimed => base(
+                codes::NO_EVIDENCE,
+                "claimed lesson names no evidence and stays claimed".into(),
+            )
+            .with("confidence", score::confidence_value(l.confidence)),
+            Status::Superseded => base(
+                codes::SUPERSEDED,
+                format!("lesson superseded: {}", l.reason.as_deref().unwrap_or("replaced")),
+            )
+            .with("superseded_by", l.superseded_by.clone())
+            .with("confidence", confidence_text(l.confidence)),
+            Status::Retired => base(
+                codes::RETIRED_EVIDENCE,
+                format!(
+                    "{} experience(s) sit behind a lesson the user retired and are not re-learned: {}",
+                    ids.len(),
+                    short_list(&ids, 3)
+                ),
+            ),
+            Status::Active => continue,
+        };
+        sink.push(d);
+    }
+}
+
+/// The fate invariant (DESIGN §1.5): every candidate has exactly one fate, and every fate but
+/// `rule` has a code and a diagnostic of that code naming its record.
+fn check_fates(comp: &Compilation) -> Option<Diagnostic> {
+    let mut named: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for d in &comp.diagnostics {
+        let set = named.entry(d.code).or_default();
+        set.insert(d.subject.as_str());
+        set.extend(d.experience_ids());
+    }
+    let mut broken = Vec::new();
+    for (c, f) in comp.candidates.iter().zip(&comp.fates) {
+        if f.fate == Fate::Rule {
+            continue;
+        }
+        let explained = f
+            .codes
+            .iter()
+            .any(|code| named.get(code).is_some_and(|s| s.contains(c.record_id.as_str())));
+        if !explained {
+            broken.push(c.record_id.clone());
+        }
+    }
+    let consistent = comp.fates.len() == comp.candidates.len();
+    if broken.is_empty() && consistent {
+        return None;
+    }
+    broken.sort();
+    broken.dedup();
+    Some(
+        Diagnostic::new(
+            codes::FATE_MISMATCH,
+            format!(
+                "{} candidate(s) have a fate no diagnostic explains: {}",
+                broken.len(),
+                short_list(&broken, 3)
+            ),
+        )
+        .subject("compile")
+        .experiences(&broken),
+    )
+}
+
+/// Per-domain fate counts: (domain → [rule, lesson, held back, refused]).
+pub fn fate_counts(comp: &Compilation) -> BTreeMap<String, [usize; 4]> {
+    let mut m: BTreeMap<String, [usize; 4]> = BTreeMap::new();
+    for (c, f) in comp.candidates.iter().zip(&comp.fates) {
+        let slot = match f.fate {
+            Fate::Rule => 0,
+            Fate::Lesson => 1,
+            Fate::HeldBack => 2,
+            Fate::Refused => 3,
+        };
+        m.entry(c.domain.clone()).or_default()[slot] += 1;
+    }
+    m
+}

@@ -69,12 +69,7 @@ pub fn parse_rfc3339(s: &str) -> Option<Millis> {
 pub fn format_rfc3339(ms: Millis) -> String {
     let day = utc_day(ms);
     let rem = ms - day * MS_PER_DAY;
-    let (h, m, s, frac) = (
-        rem / 3_600_000,
-        rem / 60_000 % 60,
-        rem / 1000 % 60,
-        rem % 1000,
-    );
+    let (h, m, s, frac) = (rem / 3_600_000, rem / 60_000 % 60, rem / 1000 % 60, rem % 1000);
     if frac == 0 {
         format!("{}T{h:02}:{m:02}:{s:02}Z", format_day(day))
     } else {

@@ -123,24 +123,26 @@ impl Diagnostic {
     }
 }
 
+/// Notes of one (code, domain) are listed one by one up to this many, then folded.
+const NOTES_KEPT_APART: usize = 5;
+
 /// Sorts diagnostics into a stable order and folds notes per (code, domain) into one
-/// diagnostic with a count, so that volume follows problems, not input size.
+/// diagnostic with a count, so that volume follows problems, not input size. Codes marked
+/// `fold_notes` always fold; other notes fold past `NOTES_KEPT_APART`.
 pub fn finalize(mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
     let mut folded: BTreeMap<(&'static str, Option<String>), Vec<Diagnostic>> = BTreeMap::new();
     let mut kept = Vec::with_capacity(diags.len());
     for d in diags.drain(..) {
-        if d.severity == Severity::Note && lookup(d.code).is_some_and(|c| c.fold_notes) {
-            folded
-                .entry((d.code, d.domain.clone()))
-                .or_default()
-                .push(d);
+        if d.severity == Severity::Note {
+            folded.entry((d.code, d.domain.clone())).or_default().push(d);
         } else {
             kept.push(d);
         }
     }
-    for ((_, domain), mut group) in folded {
-        if group.len() == 1 {
-            kept.push(group.pop().unwrap());
+    for ((code, domain), mut group) in folded {
+        let always = lookup(code).is_some_and(|c| c.fold_notes);
+        if group.len() == 1 || (!always && group.len() <= NOTES_KEPT_APART) {
+            kept.extend(group);
             continue;
         }
         group.sort_by(order);
@@ -175,22 +177,8 @@ pub fn finalize(mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
 
 fn order(a: &Diagnostic, b: &Diagnostic) -> std::cmp::Ordering {
     let stage = |d: &Diagnostic| registry::stage_rank(d.code);
-    (
-        stage(a),
-        a.code,
-        &a.location,
-        &a.domain,
-        &a.subject,
-        &a.message,
-    )
-        .cmp(&(
-            stage(b),
-            b.code,
-            &b.location,
-            &b.domain,
-            &b.subject,
-            &b.message,
-        ))
+    (stage(a), a.code, &a.location, &a.domain, &a.subject, &a.message)
+        .cmp(&(stage(b), b.code, &b.location, &b.domain, &b.subject, &b.message))
         .then_with(|| {
             let ea = serde_json::to_string(&a.evidence).unwrap_or_default();
             let eb = serde_json::to_string(&b.evidence).unwrap_or_default();

@@ -446,7 +446,5 @@ pub fn by_name(name: &str) -> Option<&'static CodeInfo> {
 /// Stage order for sorting: load, normalize, outcome, candidates, cluster, gate, score,
 /// emit, usage, reports.
 pub fn stage_rank(code: &str) -> usize {
-    "LNOKCGSEUW"
-        .find(code.chars().next().unwrap_or('W'))
-        .unwrap_or(9)
+    "LNOKCGSEUW".find(code.chars().next().unwrap_or('W')).unwrap_or(9)
 }

@@ -37,11 +37,7 @@ impl std::fmt::Display for LoadError {
 
 /// Loads every input (a file, or a directory walked in sorted order). Duplicate ids keep the
 /// first record in (path, line) order.
-pub fn load(
-    _inputs: &[PathBuf],
-    _opts: &LoadOptions,
-    _sink: &mut Sink,
-) -> Result<Corpus, LoadError> {
+pub fn load(_inputs: &[PathBuf], _opts: &LoadOptions, _sink: &mut Sink) -> Result<Corpus, LoadError> {
     todo!("load helper")
 }
 
