@@ -1,5 +1,639 @@
-//! cli
+//! The command line: arguments become a checked plan, then one command runs.
+//!
+//! Exit codes (DESIGN §8): 0 the command completed (problems in the data are diagnostics);
+//! 1 completed, but `--strict` was given and some input was refused or malformed; 2 could not
+//! run (usage, an unknown id or code, an unreadable input path, I/O, a locked or foreign
+//! state store).
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::diagnostics::{Diagnostic, Severity};
+use crate::load::{self, Format, LoadOptions};
+use crate::model::{Action, Corpus, Fate};
+use crate::pipeline::{self, Compilation, Options, Stage};
+use crate::policy::Rules;
+use crate::store::{OutputLock, Store, StoreError};
+use crate::{emit, explain, report};
+
+const AFTER_HELP: &str = "\
+Exit codes:
+  0  the command completed (problems in the data are reported as diagnostics)
+  1  completed, but --strict was given and some input was refused or malformed
+  2  could not run: usage, unknown id or code, unreadable input, I/O, locked or foreign state store
+
+With no INPUT, commands read the sample corpus in ./samples (or the copy built into the binary).";
+
+#[derive(Parser, Debug)]
+#[command(name = "skillc", version, about = "A skill compiler for agent memory", after_help = AFTER_HELP)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Compile experience records into SKILL.md files, a ledger, lesson blocks and diagnostics
+    Compile(CompileArgs),
+    /// Why a domain compiled nothing, or so little
+    Why {
+        domain: String,
+        #[command(flatten)]
+        run: CompileArgs,
+    },
+    /// Follow one experience through every stage
+    Trace {
+        experience_id: String,
+        #[command(flatten)]
+        run: CompileArgs,
+    },
+    /// Print the documentation of a diagnostic code
+    Explain {
+        code: String,
+        #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
+        format: OutputFormat,
+        #[arg(long)]
+        rules: Option<PathBuf>,
+    },
+    /// List every diagnostic code
+    Codes {
+        #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
+        format: OutputFormat,
+    },
+    /// The ledger and the user's decisions
+    Lessons {
+        #[command(subcommand)]
+        action: LessonsCommand,
+    },
+    /// Vouch for an experience's lessons (bypasses reinforcement and the outcome gate)
+    Bless {
+        experience_id: String,
+        #[command(flatten)]
+        run: CompileArgs,
+    },
+    /// Generate a realistic synthetic corpus (deterministic for a seed)
+    Gen {
+        #[arg(long)]
+        experiences: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Write here instead of stdout
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum LessonsCommand {
+    /// List lessons of the last compile
+    List {
+        #[arg(long)]
+        domain: Option<String>,
+        #[arg(long)]
+        scope: Option<String>,
+        #[arg(long)]
+        status: Option<String>,
+        #[command(flatten)]
+        state: StateArgs,
+    },
+    /// Show one lesson
+    Show {
+        id: String,
+        #[command(flatten)]
+        state: StateArgs,
+    },
+    /// The whole supersede chain of a lesson, both directions
+    History {
+        id: String,
+        #[command(flatten)]
+        state: StateArgs,
+    },
+    /// Give a lesson new wording (supersedes it; evidence and confidence carry over)
+    Edit {
+        id: String,
+        #[arg(long)]
+        text: String,
+        #[command(flatten)]
+        state: StateArgs,
+    },
+    /// Retire a lesson: it leaves every prompt-facing file and is never re-learned
+    Retire {
+        id: String,
+        #[arg(long)]
+        reason: Option<String>,
+        #[command(flatten)]
+        state: StateArgs,
+    },
+    /// Undo a retire
+    Restore {
+        id: String,
+        #[command(flatten)]
+        state: StateArgs,
+    },
+    /// Pin a lesson: immune to decay and the cap, first in its block
+    Pin {
+        id: String,
+        #[command(flatten)]
+        state: StateArgs,
+    },
+    /// Unpin a lesson
+    Unpin {
+        id: String,
+        #[command(flatten)]
+        state: StateArgs,
+    },
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct StateArgs {
+    /// Output directory whose state store to use
+    #[arg(long, default_value = "skills-out")]
+    pub out: PathBuf,
+    /// State store (default: OUT/.skillc/state.db)
+    #[arg(long)]
+    pub state: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
+    pub format: OutputFormat,
+}
+
+impl StateArgs {
+    fn state_path(&self) -> PathBuf {
+        self.state
+            .clone()
+            .unwrap_or_else(|| self.out.join(".skillc").join("state.db"))
+    }
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CompileArgs {
+    /// Files (.jsonl, .json, .yaml, .yml, a GAIA memory.db) or directories of them
+    pub inputs: Vec<PathBuf>,
+    /// Output directory
+    #[arg(long, default_value = "skills-out")]
+    pub out: PathBuf,
+    /// Policy directory (policy.yaml, aliases.yaml, narrative.yaml, secrets.yaml, lexicon.yaml)
+    #[arg(long)]
+    pub rules: Option<PathBuf>,
+    /// State store (default: OUT/.skillc/state.db)
+    #[arg(long)]
+    pub state: Option<PathBuf>,
+    /// Distinct supporting experiences a lesson needs to become a rule
+    #[arg(long)]
+    pub min_reinforcement: Option<u32>,
+    /// Worker threads (default: all cores)
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Input format (default: recognised by content)
+    #[arg(long, value_enum)]
+    pub from: Option<FromFormat>,
+    /// Authored skills to emit deltas for (DIR/<name>/SKILL.md)
+    #[arg(long)]
+    pub base_skills: Option<PathBuf>,
+    /// Stop after this stage (load, normalize, outcome, candidates, cluster, gate, score, emit)
+    #[arg(long, value_parser = parse_stage)]
+    pub stop_after: Option<Stage>,
+    /// Exit 1 when some input was refused or malformed
+    #[arg(long)]
+    pub strict: bool,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
+    pub format: OutputFormat,
+}
+
+fn parse_stage(s: &str) -> Result<Stage, String> {
+    Stage::parse(s).ok_or_else(|| {
+        format!(
+            "unknown stage `{s}`; stages: {}",
+            Stage::ALL.map(|s| s.name()).join(", ")
+        )
+    })
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    Human,
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FromFormat {
+    Native,
+    Omnimem,
+    Gaia,
+}
+
+/// A failure that stops the command: exit 2 with a message.
+pub struct Fatal(pub String);
+
+impl<E: std::fmt::Display> From<E> for Fatal {
+    fn from(e: E) -> Fatal {
+        Fatal(e.to_string())
+    }
+}
 
 pub fn main() -> i32 {
-    0
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    match run(cli) {
+        Ok(code) => code,
+        Err(Fatal(msg)) => {
+            eprintln!("{}: {msg}", paint("error", "1;31"));
+            2
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<i32, Fatal> {
+    match cli.command {
+        Command::Compile(args) => compile(&args),
+        Command::Why { domain, run } => {
+            let (comp, rules) = analyse(&run)?;
+            let r = report::why(&comp, &rules, &domain);
+            print_report(run.format, report::why_text(&r), &r.json)
+        }
+        Command::Trace { experience_id, run } => {
+            let (comp, _) = analyse(&run)?;
+            let Some(r) = report::trace(&comp, &experience_id) else {
+                return Err(Fatal(format!(
+                    "no experience or claim with id `{experience_id}` in the input"
+                )));
+            };
+            print_report(run.format, report::trace_text(&r), &r.json)
+        }
+        Command::Explain { code, format, rules } => {
+            let rules = load_rules(rules.as_deref())?;
+            match format {
+                OutputFormat::Human => match explain::explain_text(&code, &rules) {
+                    Some(t) => print_report(format, t, &serde_json::Value::Null),
+                    None => Err(Fatal(format!(
+                        "unknown diagnostic code `{code}`; `skillc codes` lists them"
+                    ))),
+                },
+                OutputFormat::Json => match explain::explain_json(&code, &rules) {
+                    Some(v) => print_report(format, String::new(), &v),
+                    None => Err(Fatal(format!(
+                        "unknown diagnostic code `{code}`; `skillc codes` lists them"
+                    ))),
+                },
+            }
+        }
+        Command::Codes { format } => print_report(format, explain::codes_text(), &explain::codes_json()),
+        Command::Lessons { action } => lessons(action),
+        Command::Bless { experience_id, run } => {
+            let (comp, _) = analyse(&run)?;
+            if !comp.corpus.experiences.iter().any(|e| e.id == experience_id) {
+                return Err(Fatal(format!(
+                    "no experience with id `{experience_id}` in the input"
+                )));
+            }
+            let mut store = Store::open(&state_path(&run))?;
+            let d = store.record(Action::Bless, &experience_id, None)?;
+            println!(
+                "blessed {experience_id} (journal entry {}); the next compile applies it",
+                d.seq
+            );
+            Ok(0)
+        }
+        Command::Gen {
+            experiences,
+            seed,
+            out,
+        } => {
+            let result = match out {
+                Some(path) => {
+                    let f = std::fs::File::create(&path)
+                        .map_err(|e| Fatal(format!("{}: {e}", path.display())))?;
+                    let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+                    crate::generate::generate(experiences, seed, &mut w).and_then(|_| w.flush())
+                }
+                None => {
+                    let stdout = std::io::stdout();
+                    let mut w = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
+                    crate::generate::generate(experiences, seed, &mut w).and_then(|_| w.flush())
+                }
+            };
+            result.map_err(|e| Fatal(format!("writing the corpus: {e}")))?;
+            Ok(0)
+        }
+    }
+}
+
+fn state_path(args: &CompileArgs) -> PathBuf {
+    args.state
+        .clone()
+        .unwrap_or_else(|| args.out.join(".skillc").join("state.db"))
+}
+
+fn set_threads(threads: Option<usize>) -> Result<(), Fatal> {
+    if let Some(n) = threads {
+        if n == 0 {
+            return Err(Fatal("--threads must be at least 1".into()));
+        }
+        // Fails only if a pool was already built (tests calling twice); the count then stays.
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(n).build_global();
+    }
+    Ok(())
+}
+
+/// `--rules DIR`, else `./rules` when it exists, else the built-in rules.
+pub fn load_rules(dir: Option<&Path>) -> Result<Rules, Fatal> {
+    match dir {
+        Some(d) if !d.is_dir() => Err(Fatal(format!("rules directory {} does not exist", d.display()))),
+        Some(d) => Ok(Rules::load(d)?),
+        None if Path::new("rules/policy.yaml").is_file() => Ok(Rules::load(Path::new("rules"))?),
+        None => Ok(Rules::builtin()),
+    }
+}
+
+/// Loads the inputs (or the sample corpus) with the load diagnostics.
+fn load_inputs(args: &CompileArgs) -> Result<(Corpus, Vec<Diagnostic>), Fatal> {
+    let opts = LoadOptions {
+        from: args.from.map(|f| match f {
+            FromFormat::Native => Format::Native,
+            FromFormat::Omnimem => Format::Omnimem,
+            FromFormat::Gaia => Format::Gaia,
+        }),
+        exclude: vec![args.out.clone()],
+    };
+    let mut sink = Vec::new();
+    let corpus = if !args.inputs.is_empty() {
+        load::load(&args.inputs, &opts, &mut sink)?
+    } else if Path::new("samples").is_dir() {
+        load::load(&[PathBuf::from("samples")], &opts, &mut sink)?
+    } else {
+        load::load_texts(crate::samples::FILES, &opts, &mut sink)
+    };
+    Ok((corpus, sink))
+}
+
+fn decisions(args: &CompileArgs) -> Result<Vec<crate::model::Decision>, Fatal> {
+    let path = state_path(args);
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    Ok(Store::open(&path)?.decisions()?)
+}
+
+/// Recompute without writing (why, trace, bless).
+fn analyse(args: &CompileArgs) -> Result<(Compilation, Rules), Fatal> {
+    set_threads(args.threads)?;
+    let rules = load_rules(args.rules.as_deref())?;
+    let (corpus, sink) = load_inputs(args)?;
+    let opts = Options {
+        min_reinforcement: args.min_reinforcement,
+        stop_after: None,
+        decisions: decisions(args)?,
+    };
+    Ok((pipeline::compile(corpus, sink, &rules, &opts), rules))
+}
+
+fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
+    set_threads(args.threads)?;
+    let rules = load_rules(args.rules.as_deref())?;
+    let stop = args.stop_after.unwrap_or(Stage::Emit);
+    let _lock = if stop == Stage::Emit {
+        Some(OutputLock::acquire(&args.out).map_err(store_fatal)?)
+    } else {
+        None
+    };
+    let mut store = if stop == Stage::Emit {
+        Some(Store::open(&state_path(args)).map_err(store_fatal)?)
+    } else {
+        None
+    };
+    let decisions = match &store {
+        Some(s) => s.decisions()?,
+        None => decisions(args)?,
+    };
+    let (corpus, sink) = load_inputs(args)?;
+    let opts = Options {
+        min_reinforcement: args.min_reinforcement,
+        stop_after: Some(stop),
+        decisions,
+    };
+    let comp = pipeline::compile(corpus, sink, &rules, &opts);
+    let mut diagnostics = comp.diagnostics.clone();
+    let mut written = Vec::new();
+    if let Some(store) = store.as_mut() {
+        let mut emit_sink = Vec::new();
+        let files = emit::render(&comp, &rules, &mut emit_sink);
+        let previous = store.last_compile()?.outputs;
+        written = emit::write(&args.out, &files, &previous)
+            .map_err(|e| Fatal(format!("{}: {e}", args.out.display())))?;
+        let ledger = files
+            .iter()
+            .find(|f| f.path == "ledger.json")
+            .map(|f| f.contents.as_str())
+            .unwrap_or("{}");
+        store.save_compile(comp.corpus.now(), comp.lessons.len(), ledger, &written)?;
+        diagnostics.extend(emit_sink);
+    }
+    print_diagnostics(&diagnostics);
+    let summary = report::summary(&comp, &args.out, written.len());
+    print_report(args.format, report::summary_text(&summary), &summary)?;
+    let refused_or_malformed = comp.fates.iter().any(|f| f.fate == Fate::Refused)
+        || diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error && matches!(&d.code[..1], "L" | "N" | "G"));
+    Ok(if args.strict && refused_or_malformed { 1 } else { 0 })
+}
+
+fn store_fatal(e: StoreError) -> Fatal {
+    Fatal(e.to_string())
+}
+
+fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
+    use LessonsCommand as L;
+    let state = match &cmd {
+        L::List { state, .. }
+        | L::Show { state, .. }
+        | L::History { state, .. }
+        | L::Edit { state, .. }
+        | L::Retire { state, .. }
+        | L::Restore { state, .. }
+        | L::Pin { state, .. }
+        | L::Unpin { state, .. } => state.clone(),
+    };
+    let path = state.state_path();
+    if !path.exists() {
+        return Err(Fatal(format!(
+            "no state store at {}; run `skillc compile` first",
+            path.display()
+        )));
+    }
+    let mut store = Store::open(&path)?;
+    let ledger: serde_json::Value = match store.last_compile()?.ledger_json {
+        Some(s) => serde_json::from_str(&s)?,
+        None => {
+            return Err(Fatal(format!(
+                "{} holds no compile yet; run `skillc compile` first",
+                path.display()
+            )));
+        }
+    };
+    let lessons: Vec<serde_json::Value> = ledger["lessons"].as_array().cloned().unwrap_or_default();
+    let find = |id: &str| -> Result<serde_json::Value, Fatal> {
+        lessons
+            .iter()
+            .find(|l| l["id"] == id)
+            .cloned()
+            .ok_or_else(|| Fatal(format!("no lesson with id `{id}` in the last compile")))
+    };
+    let fmt = state.format;
+    let mut record = |action: Action, id: &str, text: Option<&str>| -> Result<i32, Fatal> {
+        let lesson = find(id)?;
+        if let Some(t) = text
+            && let Some(pattern) = Rules::builtin().secrets.find(t)
+        {
+            return Err(Fatal(format!(
+                "the text looks like a secret ({pattern}); not recorded"
+            )));
+        }
+        let d = store.record(action, id, text)?;
+        let msg = format!(
+            "{} {} ({}): journal entry {}; the next compile applies it",
+            action.as_str(),
+            id,
+            lesson["text"].as_str().unwrap_or(""),
+            d.seq
+        );
+        print_report(
+            fmt,
+            msg,
+            &serde_json::json!({"recorded": action.as_str(), "id": id, "seq": d.seq}),
+        )
+    };
+    match cmd {
+        L::List {
+            domain,
+            scope,
+            status,
+            ..
+        } => {
+            let picked: Vec<&serde_json::Value> = lessons
+                .iter()
+                .filter(|l| domain.as_ref().is_none_or(|d| l["domain"] == d.as_str()))
+                .filter(|l| scope.as_ref().is_none_or(|s| l["scope"] == s.as_str()))
+                .filter(|l| status.as_ref().is_none_or(|s| l["status"] == s.as_str()))
+                .collect();
+            print_report(
+                fmt,
+                report::lessons_list_text(&picked),
+                &serde_json::json!({"lessons": picked}),
+            )
+        }
+        L::Show { id, .. } => {
+            let l = find(&id)?;
+            print_report(fmt, report::lesson_show_text(&l), &l)
+        }
+        L::History { id, .. } => {
+            find(&id)?;
+            let chain = report::history_chain(&lessons, &id);
+            print_report(
+                fmt,
+                report::history_text(&chain),
+                &serde_json::json!({"id": id, "chain": chain}),
+            )
+        }
+        L::Edit { id, text, .. } => record(Action::Edit, &id, Some(&text)),
+        L::Retire { id, reason, .. } => record(Action::Retire, &id, reason.as_deref()),
+        L::Restore { id, .. } => record(Action::Restore, &id, None),
+        L::Pin { id, .. } => record(Action::Pin, &id, None),
+        L::Unpin { id, .. } => record(Action::Unpin, &id, None),
+    }
+}
+
+fn print_report(format: OutputFormat, text: String, json: &serde_json::Value) -> Result<i32, Fatal> {
+    let mut out = std::io::stdout().lock();
+    let r = match format {
+        OutputFormat::Human => write!(
+            out,
+            "{text}{}",
+            if text.ends_with('\n') || text.is_empty() {
+                ""
+            } else {
+                "\n"
+            }
+        ),
+        OutputFormat::Json => writeln!(out, "{}", serde_json::to_string_pretty(json).unwrap_or_default()),
+    };
+    match r {
+        Ok(()) => Ok(0),
+        // A closed pipe (`| head`) is not a failure of the command.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(0),
+        Err(e) => Err(Fatal(e.to_string())),
+    }
+}
+
+/// At most this many diagnostics are printed on stderr; diagnostics.json has them all.
+const MAX_PRINTED: usize = 200;
+
+fn print_diagnostics(diags: &[Diagnostic]) {
+    let mut err = std::io::stderr().lock();
+    for d in diags.iter().take(MAX_PRINTED) {
+        let _ = write!(err, "{}", render_diagnostic(d));
+    }
+    if diags.len() > MAX_PRINTED {
+        let _ = writeln!(
+            err,
+            "... and {} more diagnostics (all are in diagnostics.json)",
+            diags.len() - MAX_PRINTED
+        );
+    }
+}
+
+/// rustc-style rendering: `warning[G002]: narrative-candidate: message`, location, subject,
+/// evidence and help lines.
+pub fn render_diagnostic(d: &Diagnostic) -> String {
+    let (label, colour) = match d.severity {
+        Severity::Error => ("error", "1;31"),
+        Severity::Warning => ("warning", "1;33"),
+        Severity::Note => ("note", "1;36"),
+    };
+    let mut s = format!(
+        "{}: {}: {}\n",
+        paint(&format!("{label}[{}]", d.code), colour),
+        d.name(),
+        d.message
+    );
+    if let Some(loc) = &d.location {
+        s.push_str(&format!("  {} {}:{}\n", paint("-->", "1;34"), loc.file, loc.line));
+    }
+    if !d.subject.is_empty() {
+        s.push_str(&format!("   = subject: {}\n", d.subject));
+    }
+    let pairs: Vec<String> = d
+        .evidence
+        .iter()
+        .map(|(k, v)| {
+            let v = match v {
+                serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Array(a) if a.len() > 5 => format!("[{} items]", a.len()),
+                other => other.to_string(),
+            };
+            format!("{k}={v}")
+        })
+        .collect();
+    if !pairs.is_empty() {
+        s.push_str(&format!("   = evidence: {}\n", pairs.join(", ")));
+    }
+    s.push_str(&format!("   = {}: {}\n\n", paint("help", "1"), d.help));
+    s
+}
+
+/// ANSI colour only on a terminal, never with NO_COLOR.
+fn paint(text: &str, sgr: &str) -> String {
+    let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    if colour {
+        format!("\x1b[{sgr}m{text}\x1b[0m")
+    } else {
+        text.to_string()
+    }
 }

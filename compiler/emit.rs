@@ -1,1 +1,453 @@
-//! emit
+//! Emit: the ledger rendered as files (DESIGN §7), then written atomically.
+//!
+//! `render` is pure — it returns every file's relative path and bytes, so tests and `diff`
+//! can look at output without touching the disk; `write` puts them in place (temporary file,
+//! then rename) and removes files a previous compile generated that this one does not.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::diagnostics::{Diagnostic, Sink, codes};
+use crate::digest;
+use crate::model::{Kind, Lesson};
+use crate::pipeline::Compilation;
+use crate::policy::Rules;
+use crate::score::{confidence_text, confidence_value};
+use crate::time::{format_day, utc_day};
+
+/// The generator mark every emitted JSON file and SKILL.md carries (DESIGN §4 self-ingestion).
+pub const GENERATOR: &str = "skillc";
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// One output file: path relative to the output directory, and its bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutFile {
+    pub path: String,
+    pub contents: String,
+}
+
+/// Renders every output file of a compile, sorted by path. Diagnostics about what did not fit
+/// are pushed to `sink` and also appear in `diagnostics.json`.
+pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile> {
+    let mut files = Vec::new();
+    let mut emit_diags = Sink::new();
+
+    // SKILL.md per (scope, domain) with rules.
+    let mut groups: BTreeMap<(String, String), Vec<&Lesson>> = BTreeMap::new();
+    for l in comp.rules() {
+        groups
+            .entry((l.scope.clone(), l.domain.clone()))
+            .or_default()
+            .push(l);
+    }
+    for ((scope, domain), mut rules_here) in groups {
+        rules_here.sort_by(|a, b| b.confidence.cmp(&a.confidence).then_with(|| a.id.cmp(&b.id)));
+        let dir = match scope.strip_prefix("project:") {
+            Some(p) => format!("projects/{p}/{domain}"),
+            None => domain.clone(),
+        };
+        let (skill, left_out) = skill_md(&scope, &domain, &rules_here, rules.policy.caps.skill_lines);
+        if !left_out.is_empty() {
+            emit_diags.push(
+                Diagnostic::new(
+                    codes::SKILL_TOO_LONG,
+                    format!(
+                        "{dir}/SKILL.md would exceed {} lines; {} lowest-confidence rule(s) left out",
+                        rules.policy.caps.skill_lines,
+                        left_out.len()
+                    ),
+                )
+                .subject(format!("{dir}/SKILL.md"))
+                .domain(&domain)
+                .with(
+                    "left_out",
+                    left_out.iter().map(|l| l.id.clone()).collect::<Vec<_>>(),
+                )
+                .with("skill_lines", rules.policy.caps.skill_lines),
+            );
+        }
+        let kept: Vec<&Lesson> = rules_here
+            .iter()
+            .copied()
+            .filter(|l| !left_out.iter().any(|o| o.id == l.id))
+            .collect();
+        files.push(OutFile {
+            path: format!("{dir}/SKILL.md"),
+            contents: skill,
+        });
+        files.push(OutFile {
+            path: format!("{dir}/references/EVIDENCE.md"),
+            contents: evidence_md(&scope, &domain, &kept, comp),
+        });
+    }
+
+    // Plan-time lesson blocks per scope.
+    let now_day = utc_day(comp.corpus.now());
+    let mut scopes: BTreeMap<String, Vec<&Lesson>> = BTreeMap::new();
+    for l in comp.lessons.iter().filter(|l| l.is_active()) {
+        scopes.entry(l.scope.clone()).or_default().push(l);
+    }
+    for (scope, lessons) in scopes {
+        let name = match scope.strip_prefix("project:") {
+            Some(p) => format!("project-{p}"),
+            None => "global".to_string(),
+        };
+        files.push(OutFile {
+            path: format!("lessons/{name}.md"),
+            contents: lesson_block(lessons, now_day, rules.policy.caps.block_lines),
+        });
+    }
+
+    files.push(OutFile {
+        path: "ledger.json".into(),
+        contents: ledger_json(&comp.lessons),
+    });
+    sink.extend(emit_diags.iter().cloned());
+    let mut all_diags = comp.diagnostics.clone();
+    all_diags.extend(emit_diags);
+    let all_diags = crate::diagnostics::finalize(all_diags);
+    files.push(OutFile {
+        path: "diagnostics.json".into(),
+        contents: diagnostics_json(&all_diags),
+    });
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    files
+}
+
+/// Sort key of a plan-time block: pinned first, then confidence × recency, ties by id.
+/// recency = 1 / (1 + days since last use), kept integral so no float reaches the order.
+fn block_order(l: &Lesson, now_day: i64) -> (bool, std::cmp::Reverse<i64>, String) {
+    let days = (now_day - l.last_used_day).max(0);
+    let weight = i64::from(l.confidence) * 1_000_000 / (1 + days);
+    (!l.pinned, std::cmp::Reverse(weight), l.id.clone())
+}
+
+fn lesson_block(mut lessons: Vec<&Lesson>, now_day: i64, max: usize) -> String {
+    lessons.sort_by_cached_key(|l| block_order(l, now_day));
+    let mut s = String::new();
+    for l in lessons.iter().take(max) {
+        s.push_str(&format!("- {} (id: {})\n", l.text, l.id));
+    }
+    s
+}
+
+fn section_title(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Do => "## Do",
+        Kind::Avoid => "## Avoid",
+        Kind::Watch => "## Watch out",
+    }
+}
+
+fn rule_line(l: &Lesson) -> String {
+    let cites: Vec<&str> = l.evidence.iter().take(3).map(String::as_str).collect();
+    let more = if l.evidence.len() > 3 {
+        format!(" +{} more", l.evidence.len() - 3)
+    } else {
+        String::new()
+    };
+    let text = match (l.kind, l.reasons.first()) {
+        (Kind::Avoid, Some(reason)) => format!("{} — {}", l.text, reason),
+        _ => l.text.clone(),
+    };
+    format!(
+        "- {text} (id: {}, confidence {}, reinforcement {}; evidence: {}{more})",
+        l.id,
+        confidence_text(l.confidence),
+        l.reinforcement,
+        cites.join(", ")
+    )
+}
+
+/// The SKILL.md text and the rules left out to stay within `max_lines`.
+fn skill_md<'a>(
+    scope: &str,
+    domain: &str,
+    rules: &[&'a Lesson],
+    max_lines: usize,
+) -> (String, Vec<&'a Lesson>) {
+    let mut kept: Vec<&Lesson> = rules.to_vec();
+    let mut left_out = Vec::new();
+    loop {
+        let text = skill_text(scope, domain, &kept);
+        if text.lines().count() <= max_lines || kept.is_empty() {
+            return (text, left_out);
+        }
+        // `rules` is sorted by confidence (desc), so the last is the weakest.
+        left_out.push(kept.pop().unwrap());
+    }
+}
+
+fn skill_text(scope: &str, domain: &str, rules: &[&Lesson]) -> String {
+    let count = |k: Kind| rules.iter().filter(|l| l.kind == k).count();
+    let (d, a, w) = (count(Kind::Do), count(Kind::Avoid), count(Kind::Watch));
+    let whose = match scope.strip_prefix("project:") {
+        Some(p) => format!("in project {p}"),
+        None => "across projects".to_string(),
+    };
+    let description = format!(
+        "Rules coding agents learned from recorded experience with {domain} {whose}: {d} to do, {a} to avoid, \
+         {w} to watch out for, each backed by several experiences. Use when planning or doing {domain} work, \
+         to repeat what worked and skip known dead ends."
+    );
+    let description: String = description.chars().take(1024).collect();
+    let mut digest_input = String::new();
+    for l in rules {
+        digest_input.push_str(&l.id);
+        for e in &l.evidence {
+            digest_input.push('\0');
+            digest_input.push_str(e);
+        }
+        digest_input.push('\n');
+    }
+    let mut s = String::new();
+    s.push_str("---\n");
+    s.push_str(&format!("name: {domain}\n"));
+    s.push_str(&format!("description: {}\n", yaml_string(&description)));
+    s.push_str("metadata:\n");
+    s.push_str(&format!("  generated-by: {GENERATOR}\n"));
+    s.push_str(&format!("  version: \"{VERSION}\"\n"));
+    s.push_str(&format!(
+        "  input-digest: \"{}\"\n",
+        digest::short(digest_input.as_bytes())
+    ));
+    s.push_str(&format!("  rules: \"{}\"\n", rules.len()));
+    s.push_str("---\n\n");
+    s.push_str(&format!("# {domain}\n\n"));
+    s.push_str(&format!(
+        "Compiled by skillc from agent experience records ({whose}). Each rule cites the experiences behind it; \
+         the full evidence and history are in references/EVIDENCE.md.\n"
+    ));
+    for kind in [Kind::Do, Kind::Avoid, Kind::Watch] {
+        let here: Vec<&&Lesson> = rules.iter().filter(|l| l.kind == kind).collect();
+        if here.is_empty() {
+            continue;
+        }
+        s.push('\n');
+        s.push_str(section_title(kind));
+        s.push_str("\n\n");
+        for l in here {
+            s.push_str(&rule_line(l));
+            s.push('\n');
+        }
+    }
+    s
+}
+
+/// A double-quoted YAML scalar.
+fn yaml_string(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+fn evidence_md(scope: &str, domain: &str, rules: &[&Lesson], comp: &Compilation) -> String {
+    let mut s = format!(
+        "# Evidence: {domain} ({scope})\n\nGenerated by skillc. Every rule in ../SKILL.md with all its evidence and history.\n"
+    );
+    for l in rules {
+        s.push_str(&format!("\n## {} — {}\n\n", l.id, l.text));
+        s.push_str(&format!(
+            "- kind: {}; confidence {}; reinforcement {}; scope {}\n",
+            l.kind.as_str(),
+            confidence_text(l.confidence),
+            l.reinforcement,
+            l.scope
+        ));
+        if let Some(k) = &l.operation_key {
+            s.push_str(&format!("- operation key: `{k}`\n"));
+        }
+        s.push_str(&format!("- evidence: {}\n", l.evidence.join(", ")));
+        if !l.projects.is_empty() {
+            s.push_str(&format!("- projects: {}\n", l.projects.join(", ")));
+        }
+        if !l.reasons.is_empty() {
+            s.push_str(&format!("- reasons: {}\n", l.reasons.join("; ")));
+        }
+        if let Some(prev) = &l.supersedes {
+            s.push_str(&format!("- supersedes: {prev}\n"));
+        }
+        s.push_str("- history:\n");
+        for h in &l.history {
+            let exps = if h.experiences.is_empty() {
+                String::new()
+            } else {
+                format!(" [{}]", h.experiences.join(", "))
+            };
+            let detail = h.detail.as_deref().map(|d| format!(" — {d}")).unwrap_or_default();
+            s.push_str(&format!(
+                "  - {} {} (confidence {}){exps}{detail}\n",
+                format_day(utc_day(h.at)),
+                h.event,
+                confidence_text(h.confidence)
+            ));
+        }
+    }
+    // Lessons of this scope and domain that were superseded or retired: the walk-back history.
+    let gone: Vec<&Lesson> = comp
+        .lessons
+        .iter()
+        .filter(|l| {
+            l.scope == scope
+                && l.domain == domain
+                && !l.is_active()
+                && l.status != crate::model::Status::Claimed
+        })
+        .collect();
+    if !gone.is_empty() {
+        s.push_str("\n## Superseded and retired\n\n");
+        for l in gone {
+            s.push_str(&format!(
+                "- {} — {} ({}; superseded_by: {}; reason: {}; evidence: {})\n",
+                l.id,
+                l.text,
+                l.status.as_str(),
+                l.superseded_by.as_deref().unwrap_or("null"),
+                l.reason.as_deref().unwrap_or("none"),
+                l.evidence.join(", ")
+            ));
+        }
+    }
+    s
+}
+
+/// One lesson as a ledger object (DESIGN §7).
+pub fn lesson_json(l: &Lesson) -> Value {
+    json!({
+        "id": l.id,
+        "kind": l.kind.as_str(),
+        "text": l.text,
+        "domain": l.domain,
+        "scope": l.scope,
+        "operation_key": l.operation_key,
+        "status": l.status.as_str(),
+        "reason": l.reason,
+        "confidence": confidence_value(l.confidence),
+        "reinforcement": l.reinforcement,
+        "rule": l.rule,
+        "pinned": l.pinned,
+        "blessed": l.blessed,
+        "evidence": l.evidence,
+        "projects": l.projects,
+        "superseded_by": l.superseded_by,
+        "supersedes": l.supersedes,
+        "founder": l.founder,
+        "cluster": l.cluster,
+        "admitted_at": crate::time::format_rfc3339(l.admitted_at),
+        "last_used": format_day(l.last_used_day),
+        "working_args": l.working,
+        "reasons": l.reasons,
+        "history": l.history.iter().map(|h| json!({
+            "at": crate::time::format_rfc3339(h.at),
+            "event": h.event,
+            "confidence": confidence_value(h.confidence),
+            "experiences": h.experiences,
+            "detail": h.detail,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+pub fn ledger_json(lessons: &[Lesson]) -> String {
+    let doc = json!({
+        "generator": GENERATOR,
+        "version": 1,
+        "lessons": lessons.iter().map(lesson_json).collect::<Vec<_>>(),
+    });
+    let mut s = serde_json::to_string_pretty(&doc).expect("ledger serialises");
+    s.push('\n');
+    s
+}
+
+pub fn diagnostic_json(d: &Diagnostic) -> Value {
+    let mut v = json!({
+        "code": d.code,
+        "name": d.name(),
+        "severity": d.severity.as_str(),
+        "message": d.message,
+        "subject": d.subject,
+        "evidence": d.evidence,
+        "help": d.help,
+    });
+    if let Some(loc) = &d.location {
+        v["file"] = json!(loc.file);
+        v["line"] = json!(loc.line);
+    }
+    if let Some(domain) = &d.domain {
+        v["domain"] = json!(domain);
+    }
+    v
+}
+
+pub fn diagnostics_json(diags: &[Diagnostic]) -> String {
+    let doc = json!({
+        "generator": GENERATOR,
+        "version": 1,
+        "diagnostics": diags.iter().map(diagnostic_json).collect::<Vec<_>>(),
+    });
+    let mut s = serde_json::to_string_pretty(&doc).expect("diagnostics serialise");
+    s.push('\n');
+    s
+}
+
+/// Writes `files` under `out` atomically and removes the files in `previous` (what the last
+/// compile generated) that this compile no longer generates. Returns the paths written.
+pub fn write(out: &Path, files: &[OutFile], previous: &[String]) -> std::io::Result<Vec<String>> {
+    std::fs::create_dir_all(out)?;
+    for f in files {
+        let path = out.join(&f.path);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        // Unchanged files are left alone, so a re-run on unchanged input touches nothing.
+        if std::fs::read(&path).is_ok_and(|old| old == f.contents.as_bytes()) {
+            continue;
+        }
+        let tmp = tmp_path(&path);
+        {
+            let mut w = std::fs::File::create(&tmp)?;
+            w.write_all(f.contents.as_bytes())?;
+            w.sync_all()?;
+        }
+        std::fs::rename(&tmp, &path)?;
+    }
+    let now: BTreeSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    for old in previous {
+        if now.contains(old.as_str()) || !is_safe_relative(old) {
+            continue;
+        }
+        let path = out.join(old);
+        if path.is_file() {
+            std::fs::remove_file(&path)?;
+            remove_empty_parents(out, &path);
+        }
+    }
+    Ok(files.iter().map(|f| f.path.clone()).collect())
+}
+
+fn tmp_path(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{name}.skillc-tmp"))
+}
+
+/// A manifest entry we are willing to delete: relative, no `..`.
+fn is_safe_relative(p: &str) -> bool {
+    let path = Path::new(p);
+    path.is_relative()
+        && path
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)))
+}
+
+fn remove_empty_parents(out: &Path, file: &Path) {
+    let mut dir = file.parent();
+    while let Some(d) = dir {
+        if d == out || !d.starts_with(out) || std::fs::remove_dir(d).is_err() {
+            break;
+        }
+        dir = d.parent();
+    }
+}

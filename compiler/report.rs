@@ -1,1 +1,773 @@
-//! Reports: `why`, `trace`, `explain`, `codes`.
+//! Reports: the compile summary, `why`, `trace` and the `lessons` views. Each report is built
+//! once as JSON (the `--format json` document) and rendered as text from the same values, so
+//! the two never disagree.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::diagnostics::{Diagnostic, codes, lookup};
+use crate::model::{Fate, Source, Status};
+use crate::normalize;
+use crate::pipeline::Compilation;
+use crate::policy::Rules;
+use crate::score::confidence_text;
+
+/// The compile summary printed on stdout.
+pub fn summary(comp: &Compilation, out: &Path, files: usize) -> Value {
+    let count = |f: Fate| comp.fates.iter().filter(|x| x.fate == f).count();
+    let sev = |s: crate::diagnostics::Severity| comp.diagnostics.iter().filter(|d| d.severity == s).count();
+    let domains: BTreeSet<&str> = comp.rules().map(|l| l.domain.as_str()).collect();
+    json!({
+        "stage": comp.stopped_after.map(|s| s.name()),
+        "experiences": comp.corpus.experiences.len(),
+        "claims": comp.corpus.claims.len(),
+        "candidates": comp.candidates.len(),
+        "clusters": comp.clusters.len(),
+        "lessons": comp.lessons.iter().filter(|l| matches!(l.status, Status::Active | Status::Claimed)).count(),
+        "rules": comp.rules().count(),
+        "rule_domains": domains.len(),
+        "fates": {
+            "rule": count(Fate::Rule),
+            "lesson": count(Fate::Lesson),
+            "held-back": count(Fate::HeldBack),
+            "refused": count(Fate::Refused),
+        },
+        "diagnostics": {
+            "error": sev(crate::diagnostics::Severity::Error),
+            "warning": sev(crate::diagnostics::Severity::Warning),
+            "note": sev(crate::diagnostics::Severity::Note),
+        },
+        "out": out.display().to_string(),
+        "files": files,
+    })
+}
+
+pub fn summary_text(s: &Value) -> String {
+    let f = &s["fates"];
+    let d = &s["diagnostics"];
+    let mut t = format!(
+        "compiled {} experiences and {} claims: {} candidates in {} clusters\n",
+        s["experiences"], s["claims"], s["candidates"], s["clusters"]
+    );
+    if s["stage"] != "emit" {
+        t.push_str(&format!("stopped after {}\n", s["stage"].as_str().unwrap_or("?")));
+        return t;
+    }
+    t.push_str(&format!(
+        "{} rules in {} domains, {} lessons in all; candidates: {} in rules, {} in lessons only, {} held back, {} refused\n",
+        s["rules"], s["rule_domains"], s["lessons"], f["rule"], f["lesson"], f["held-back"], f["refused"]
+    ));
+    t.push_str(&format!(
+        "{} errors, {} warnings, {} notes; wrote {} files to {}\n",
+        d["error"],
+        d["warning"],
+        d["note"],
+        s["files"],
+        s["out"].as_str().unwrap_or("")
+    ));
+    t
+}
+
+/// `skillc why DOMAIN`.
+pub struct WhyReport {
+    pub json: Value,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+const FUNNEL: [&str; 9] = [
+    "experiences",
+    "candidates",
+    "not-refused",
+    "outcome",
+    "not-narrative",
+    "evidence",
+    "not-retired",
+    "lessons",
+    "rules",
+];
+
+pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
+    let domain = normalize::domain(asked, &rules.aliases).unwrap_or_else(|_| asked.trim().to_lowercase());
+    let min = comp.min_reinforcement;
+    let exps: Vec<&crate::model::Experience> = comp
+        .corpus
+        .experiences
+        .iter()
+        .filter(|e| e.domains.contains(&domain))
+        .collect();
+    let idx: Vec<usize> = (0..comp.candidates.len())
+        .filter(|&i| comp.candidates[i].domain == domain)
+        .collect();
+    let cands = &comp.candidates;
+    let fates = &comp.fates;
+    let has = |i: usize, code: &str| fates.get(i).is_some_and(|f| f.codes.contains(&code));
+
+    // Funnel: each gate removes what it refuses or holds, in DESIGN §5.4 order.
+    let mut remaining: Vec<usize> = idx.clone();
+    let mut funnel = vec![
+        json!({"stage": FUNNEL[0], "remaining": exps.len()}),
+        json!({"stage": FUNNEL[1], "remaining": remaining.len()}),
+    ];
+    let gates: [(&str, Box<dyn Fn(usize) -> bool>); 5] = [
+        (
+            "not-refused",
+            Box::new(|i: usize| {
+                matches!(
+                    cands[i].refusal,
+                    Some(
+                        crate::model::Refusal::Credential { .. }
+                            | crate::model::Refusal::InvalidDomain { .. }
+                    )
+                )
+            }),
+        ),
+        ("outcome", Box::new(|i: usize| cands[i].outcome_failed)),
+        ("not-narrative", Box::new(|i: usize| cands[i].narrative)),
+        (
+            "evidence",
+            Box::new(|i: usize| {
+                matches!(
+                    cands[i].refusal,
+                    Some(
+                        crate::model::Refusal::FabricatedEvidence { .. }
+                            | crate::model::Refusal::UnsupportedEvidence { .. }
+                    )
+                )
+            }),
+        ),
+        (
+            "not-retired",
+            Box::new(|i: usize| has(i, codes::RETIRED_EVIDENCE)),
+        ),
+    ];
+    for (stage, removed) in &gates {
+        remaining.retain(|&i| !removed(i));
+        funnel.push(json!({"stage": stage, "remaining": remaining.len()}));
+    }
+    let lessons: Vec<&crate::model::Lesson> = comp
+        .lessons
+        .iter()
+        .filter(|l| l.domain == domain && matches!(l.status, Status::Active | Status::Claimed))
+        .collect();
+    let rule_count = lessons.iter().filter(|l| l.rule).count();
+    funnel.push(json!({"stage": "lessons", "remaining": lessons.len()}));
+    funnel.push(json!({"stage": "rules", "remaining": rule_count}));
+
+    // Reasons: every code on every candidate, counted.
+    let mut reason_counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for &i in &idx {
+        for c in &fates[i].codes {
+            *reason_counts.entry(c).or_default() += 1;
+        }
+    }
+    let reasons: Vec<Value> = reason_counts
+        .iter()
+        .map(|(c, n)| json!({"code": c, "name": lookup(c).map(|x| x.name).unwrap_or("?"), "count": n}))
+        .collect();
+
+    // Candidates whose cluster has a single supporting experience.
+    let mut cluster_exps: BTreeMap<u32, BTreeSet<&str>> = BTreeMap::new();
+    for &i in &idx {
+        if let Some(ci) = comp.gate.cluster_of.get(i).copied().flatten() {
+            cluster_exps.entry(ci).or_default().insert(&cands[i].record_id);
+        }
+    }
+    let singletons = idx
+        .iter()
+        .filter(|&&i| {
+            comp.gate
+                .cluster_of
+                .get(i)
+                .copied()
+                .flatten()
+                .is_some_and(|ci| cluster_exps[&ci].len() == 1)
+        })
+        .count();
+
+    // Pool concentration.
+    let mut per_project: BTreeMap<&str, usize> = BTreeMap::new();
+    for e in &exps {
+        *per_project
+            .entry(e.project.as_deref().unwrap_or("(none)"))
+            .or_default() += 1;
+    }
+    let top = per_project.values().copied().max().unwrap_or(0);
+    let pool = json!({"experiences": exps.len(), "projects": per_project.len(), "top_project_share": format!("{top}/{}", exps.len())});
+
+    // Near misses: lesson-only lessons and held-back clusters closest to becoming rules.
+    let mut near: Vec<(i64, String, Value)> = Vec::new();
+    for l in lessons.iter().filter(|l| !l.rule && l.status == Status::Active) {
+        let support = l.reinforcement as i64;
+        let gap = i64::from(min) - support;
+        let action = if gap == 1 {
+            format!("one more experience confirming it, or bless {}", l.founder)
+        } else {
+            format!("{gap} more experiences, or bless {}", l.founder)
+        };
+        near.push((gap, l.id.clone(), json!({"lesson_or_cluster": l.id, "text": l.text, "support": support, "needed": min, "action": action})));
+    }
+    let mut held_clusters: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for &i in &idx {
+        if fates[i].fate == Fate::HeldBack
+            && let Some(ci) = comp.gate.cluster_of.get(i).copied().flatten()
+            && !comp.gate.admitted.iter().any(|a| a.cluster == ci)
+        {
+            held_clusters.entry(ci).or_default().push(i);
+        }
+    }
+    for (ci, members) in &held_clusters {
+        let cl = &comp.clusters[*ci as usize];
+        let support = cluster_exps.get(ci).map_or(0, |s| s.len()) as i64;
+        let first = &cands[members[0]];
+        let narrative = members.iter().any(|&i| cands[i].narrative);
+        let outcome = members.iter().any(|&i| cands[i].outcome_failed);
+        let action = match (narrative, outcome) {
+            (true, _) => format!("write a lesson that states the rule for {}", first.record_id),
+            (false, true) => format!(
+                "bless {} if the lesson holds despite the outcome",
+                first.record_id
+            ),
+            _ => "one more experience".to_string(),
+        };
+        let gap = i64::from(min) - support + 1;
+        near.push((gap, cl.id.clone(), json!({"lesson_or_cluster": cl.id, "text": cands[cl.anchor as usize].text, "support": support, "needed": min, "action": action})));
+    }
+    near.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    let near_misses: Vec<Value> = near.into_iter().take(5).map(|(_, _, v)| v).collect();
+
+    // Narrative candidates a `lesson` field would rescue (narrative is their only problem).
+    let rescuable: Vec<Value> = idx
+        .iter()
+        .filter(|&&i| cands[i].narrative && !cands[i].outcome_failed && cands[i].refusal.is_none())
+        .take(10)
+        .map(|&i| json!({"experience": cands[i].record_id, "text": cands[i].text}))
+        .collect();
+    let narrative_count = idx.iter().filter(|&&i| cands[i].narrative).count();
+
+    // Suggestions: what a person can do; lowering the threshold is never one of them.
+    let mut suggestions = Vec::new();
+    if narrative_count > 0 {
+        suggestions.push(format!(
+            "{narrative_count} candidate(s) read as incident stories: write a `lesson` field that states the rule (when X, do Y) instead of relying on `breakthrough`"
+        ));
+    }
+    if singletons > 0 && singletons == idx.len() && !idx.is_empty() {
+        suggestions.push(format!(
+            "all {singletons} candidates appear in only one experience each: lessons become rules when they recur, so record the same lesson in the same words when it recurs"
+        ));
+    } else if singletons > 0 {
+        suggestions.push(format!(
+            "{singletons} candidate(s) appear in only one experience each"
+        ));
+    }
+    if per_project.len() == 1 && !exps.is_empty() {
+        suggestions.push(
+            "every experience comes from one project: the domain may be too broad for one project's work — narrow it (e.g. `python-testing`, `django`) so lessons group"
+                .to_string(),
+        );
+    }
+    let blessable: Vec<&str> = idx
+        .iter()
+        .filter(|&&i| fates[i].fate == Fate::Lesson && !cands[i].narrative)
+        .map(|&i| cands[i].record_id.as_str())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .take(3)
+        .collect();
+    if !blessable.is_empty() {
+        suggestions.push(format!(
+            "bless experiences whose lessons already read as rules: {}",
+            blessable
+                .iter()
+                .map(|id| format!("skillc bless {id}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let outcome_held = idx.iter().filter(|&&i| cands[i].outcome_failed).count();
+    if outcome_held > 0 {
+        suggestions.push(format!(
+            "{outcome_held} candidate(s) come from experiences that did not pass: record checks that pass after the fix, or bless the experience if its lesson holds"
+        ));
+    }
+
+    // Unknown or empty domain: did-you-mean and the known domains by size.
+    let mut diagnostics = Vec::new();
+    let mut did_you_mean = Value::Null;
+    let mut known = Vec::new();
+    if idx.is_empty() {
+        let mut sizes: BTreeMap<&str, usize> = BTreeMap::new();
+        for c in cands.iter().filter(|c| c.refusal.is_none()) {
+            *sizes.entry(c.domain.as_str()).or_default() += 1;
+        }
+        let mut by_size: Vec<(&str, usize)> = sizes.into_iter().collect();
+        by_size.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        known = by_size
+            .iter()
+            .take(10)
+            .map(|(d, n)| json!({"domain": d, "candidates": n}))
+            .collect();
+        let best = by_size
+            .iter()
+            .map(|(d, _)| (edit_distance(&domain, d), *d))
+            .filter(|(dist, d)| *dist <= 2.max(domain.len() / 4) && *d != domain)
+            .min();
+        if let Some((_, d)) = best {
+            did_you_mean = json!(d);
+            diagnostics.push(
+                Diagnostic::new(
+                    codes::DID_YOU_MEAN,
+                    format!("domain `{domain}` has no candidates; did you mean `{d}`"),
+                )
+                .subject(&domain)
+                .with("suggestion", d),
+            );
+        }
+        if exps.is_empty() {
+            diagnostics.push(
+                Diagnostic::new(
+                    codes::EMPTY_DOMAIN,
+                    format!("domain `{domain}` has no experiences in the input"),
+                )
+                .subject(&domain)
+                .with("known_domains", by_size.len()),
+            );
+        }
+    }
+    for n in &near_misses {
+        diagnostics.push(
+            Diagnostic::new(
+                codes::NEAR_MISS,
+                format!(
+                    "{} is {} of {} supporting experiences from a rule",
+                    n["lesson_or_cluster"].as_str().unwrap_or(""),
+                    n["support"],
+                    n["needed"]
+                ),
+            )
+            .subject(n["lesson_or_cluster"].as_str().unwrap_or(""))
+            .domain(&domain)
+            .with("action", n["action"].clone()),
+        );
+    }
+
+    let json = json!({
+        "domain": domain,
+        "rules": rule_count,
+        "lessons": lessons.len(),
+        "experiences": exps.len(),
+        "candidates": idx.len(),
+        "funnel": funnel,
+        "reasons": reasons,
+        "singletons": singletons,
+        "narrative": narrative_count,
+        "pool": pool,
+        "near_misses": near_misses,
+        "narrative_rescues": rescuable,
+        "suggestions": suggestions,
+        "did_you_mean": did_you_mean,
+        "known_domains": known,
+    });
+    WhyReport { json, diagnostics }
+}
+
+pub fn why_text(r: &WhyReport) -> String {
+    let j = &r.json;
+    let mut t = format!(
+        "domain {}: {} rules, {} lessons from {} candidates in {} experiences\n\nfunnel:\n",
+        j["domain"].as_str().unwrap_or(""),
+        j["rules"],
+        j["lessons"],
+        j["candidates"],
+        j["experiences"]
+    );
+    for f in j["funnel"].as_array().into_iter().flatten() {
+        t.push_str(&format!(
+            "  {:<14} {}\n",
+            f["stage"].as_str().unwrap_or(""),
+            f["remaining"]
+        ));
+    }
+    let reasons = j["reasons"].as_array().cloned().unwrap_or_default();
+    if !reasons.is_empty() {
+        t.push_str("\nreasons:\n");
+        for r in &reasons {
+            t.push_str(&format!(
+                "  {:>5}  {} {}\n",
+                r["count"],
+                r["code"].as_str().unwrap_or(""),
+                r["name"].as_str().unwrap_or("")
+            ));
+        }
+    }
+    if j["singletons"].as_u64().unwrap_or(0) > 0 {
+        t.push_str(&format!(
+            "  {:>5}  appear in only one experience\n",
+            j["singletons"]
+        ));
+    }
+    let p = &j["pool"];
+    t.push_str(&format!(
+        "\npool: {} experiences from {} project(s); busiest project holds {}\n",
+        p["experiences"],
+        p["projects"],
+        p["top_project_share"].as_str().unwrap_or("")
+    ));
+    let near = j["near_misses"].as_array().cloned().unwrap_or_default();
+    if !near.is_empty() {
+        t.push_str("\nnear misses:\n");
+        for n in &near {
+            t.push_str(&format!(
+                "  {} ({}/{}): {}\n      → {}\n",
+                n["lesson_or_cluster"].as_str().unwrap_or(""),
+                n["support"],
+                n["needed"],
+                n["text"].as_str().unwrap_or(""),
+                n["action"].as_str().unwrap_or("")
+            ));
+        }
+    }
+    let rescues = j["narrative_rescues"].as_array().cloned().unwrap_or_default();
+    if !rescues.is_empty() {
+        t.push_str("\nnarrative candidates a `lesson` would rescue:\n");
+        for n in &rescues {
+            t.push_str(&format!(
+                "  {}: {}\n",
+                n["experience"].as_str().unwrap_or(""),
+                n["text"].as_str().unwrap_or("")
+            ));
+        }
+    }
+    let sugg = j["suggestions"].as_array().cloned().unwrap_or_default();
+    if !sugg.is_empty() {
+        t.push_str("\nwhat to do:\n");
+        for s in &sugg {
+            t.push_str(&format!("  - {}\n", s.as_str().unwrap_or("")));
+        }
+    }
+    if let Some(d) = j["did_you_mean"].as_str() {
+        t.push_str(&format!("\ndid you mean `{d}`?\n"));
+    }
+    let known = j["known_domains"].as_array().cloned().unwrap_or_default();
+    if !known.is_empty() {
+        t.push_str("\nknown domains by size:\n");
+        for k in &known {
+            t.push_str(&format!(
+                "  {:<24} {} candidates\n",
+                k["domain"].as_str().unwrap_or(""),
+                k["candidates"]
+            ));
+        }
+    }
+    t
+}
+
+/// `skillc trace ID`.
+pub struct TraceReport {
+    pub json: Value,
+}
+
+pub fn trace(comp: &Compilation, id: &str) -> Option<TraceReport> {
+    let exp = comp.corpus.experiences.iter().position(|e| e.id == id);
+    let claim = comp.corpus.claims.iter().position(|c| c.id == id);
+    if exp.is_none() && claim.is_none() {
+        return None;
+    }
+    let mut record = json!({"id": id});
+    if let Some(i) = exp {
+        let e = &comp.corpus.experiences[i];
+        let v = comp.verdicts.get(i).cloned().unwrap_or_default();
+        record = json!({
+            "id": e.id,
+            "file": e.source.file,
+            "line": e.source.line,
+            "recorded_at": crate::time::format_rfc3339(e.recorded_at),
+            "domains": e.domains,
+            "refused_domains": e.refused_domains,
+            "project": e.project,
+            "outcome": e.outcome().as_str(),
+            "passed": v.passed,
+            "verified": v.verified,
+            "contradicted": v.contradicted,
+            "stale_checks": v.stale,
+            "blessed": e.blessed,
+            "operations": e.operations.len(),
+        });
+    }
+    let candidates: Vec<Value> = comp
+        .candidates
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| {
+            c.record_id == id
+                || matches!(c.source, Source::Experience(i) if Some(i as usize) == exp)
+                || matches!(c.source, Source::Claim(i) if Some(i as usize) == claim)
+        })
+        .map(|(i, c)| {
+            let cluster = comp
+                .gate
+                .cluster_of
+                .get(i)
+                .copied()
+                .flatten()
+                .map(|ci| comp.clusters[ci as usize].id.clone());
+            let lesson = comp
+                .lesson_of
+                .get(i)
+                .copied()
+                .flatten()
+                .map(|li| comp.lessons[li as usize].id.clone());
+            let fate = comp.fates.get(i);
+            json!({
+                "kind": c.kind.as_str(),
+                "origin": c.origin,
+                "domain": c.domain,
+                "text": c.text,
+                "operation_key": c.key,
+                "cluster": cluster,
+                "lesson": lesson,
+                "fate": fate.map(|f| f.fate.as_str()),
+                "codes": fate.map(|f| f.codes.clone()).unwrap_or_default(),
+            })
+        })
+        .collect();
+    let diags: Vec<Value> = comp
+        .diagnostics
+        .iter()
+        .filter(|d| d.subject == id || d.experience_ids().contains(&id))
+        .map(|d| json!({"code": d.code, "name": d.name(), "severity": d.severity.as_str(), "message": d.message}))
+        .collect();
+    Some(TraceReport {
+        json: json!({"experience": id, "record": record, "candidates": candidates, "diagnostics": diags}),
+    })
+}
+
+pub fn trace_text(r: &TraceReport) -> String {
+    let j = &r.json;
+    let rec = &j["record"];
+    let mut t = format!("experience {}\n", j["experience"].as_str().unwrap_or(""));
+    if rec.get("file").is_some() {
+        t.push_str(&format!(
+            "  load:      {}:{} recorded {}\n  normalize: domains {} (refused {}), project {}\n  outcome:   {} (passed {}, verified {}, contradicted {}, stale checks {}){}\n",
+            rec["file"].as_str().unwrap_or(""),
+            rec["line"],
+            rec["recorded_at"].as_str().unwrap_or(""),
+            rec["domains"],
+            rec["refused_domains"],
+            rec["project"].as_str().unwrap_or("none"),
+            rec["outcome"].as_str().unwrap_or(""),
+            rec["passed"],
+            rec["verified"],
+            rec["contradicted"],
+            rec["stale_checks"],
+            if rec["blessed"] == true { ", blessed" } else { "" }
+        ));
+    }
+    let cands = j["candidates"].as_array().cloned().unwrap_or_default();
+    t.push_str(&format!("\n{} candidate(s):\n", cands.len()));
+    for c in &cands {
+        let codes: Vec<String> = c["codes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|x| x.as_str())
+            .map(|code| format!("{code} {}", lookup(code).map(|i| i.name).unwrap_or("")))
+            .collect();
+        t.push_str(&format!(
+            "  [{}] {} in {}: {}\n      cluster {} · lesson {} · fate {}{}\n",
+            c["kind"].as_str().unwrap_or(""),
+            c["origin"].as_str().unwrap_or(""),
+            c["domain"].as_str().unwrap_or(""),
+            c["text"].as_str().unwrap_or(""),
+            c["cluster"].as_str().unwrap_or("none"),
+            c["lesson"].as_str().unwrap_or("none"),
+            c["fate"].as_str().unwrap_or("?"),
+            if codes.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", codes.join(", "))
+            }
+        ));
+    }
+    let diags = j["diagnostics"].as_array().cloned().unwrap_or_default();
+    if !diags.is_empty() {
+        t.push_str("\ndiagnostics naming it:\n");
+        for d in &diags {
+            t.push_str(&format!(
+                "  {}[{}] {}: {}\n",
+                d["severity"].as_str().unwrap_or(""),
+                d["code"].as_str().unwrap_or(""),
+                d["name"].as_str().unwrap_or(""),
+                d["message"].as_str().unwrap_or("")
+            ));
+        }
+    }
+    t
+}
+
+pub fn lessons_list_text(lessons: &[&Value]) -> String {
+    let mut t = String::new();
+    for l in lessons {
+        t.push_str(&format!(
+            "{}  {:<10} {:<6} {:<5} {:<22} {:<8} {}{}\n",
+            l["id"].as_str().unwrap_or(""),
+            l["status"].as_str().unwrap_or(""),
+            l["kind"].as_str().unwrap_or(""),
+            l["confidence"],
+            l["scope"].as_str().unwrap_or(""),
+            l["domain"].as_str().unwrap_or(""),
+            l["text"].as_str().unwrap_or(""),
+            if l["rule"] == true { "  [rule]" } else { "" }
+        ));
+    }
+    if t.is_empty() {
+        t.push_str("no lessons match\n");
+    }
+    t
+}
+
+pub fn lesson_show_text(l: &Value) -> String {
+    let mut t = format!(
+        "{} — {}\n",
+        l["id"].as_str().unwrap_or(""),
+        l["text"].as_str().unwrap_or("")
+    );
+    for key in [
+        "kind",
+        "domain",
+        "scope",
+        "operation_key",
+        "status",
+        "reason",
+        "confidence",
+        "reinforcement",
+        "rule",
+        "pinned",
+        "superseded_by",
+        "supersedes",
+        "founder",
+        "admitted_at",
+        "last_used",
+    ] {
+        let v = &l[key];
+        if !v.is_null() {
+            t.push_str(&format!(
+                "  {key}: {}\n",
+                v.as_str().map(String::from).unwrap_or_else(|| v.to_string())
+            ));
+        }
+    }
+    t.push_str(&format!("  evidence: {}\n", join(&l["evidence"])));
+    t.push_str(&format!("  projects: {}\n", join(&l["projects"])));
+    t
+}
+
+fn join(v: &Value) -> String {
+    v.as_array()
+        .map(|a| a.iter().filter_map(|x| x.as_str()).collect::<Vec<_>>().join(", "))
+        .unwrap_or_default()
+}
+
+/// The supersede chain through `id`, oldest first: follows `supersedes` back and
+/// `superseded_by` forward.
+pub fn history_chain(lessons: &[Value], id: &str) -> Vec<Value> {
+    let by_id: BTreeMap<&str, &Value> = lessons
+        .iter()
+        .filter_map(|l| Some((l["id"].as_str()?, l)))
+        .collect();
+    let mut chain = Vec::new();
+    let mut seen = BTreeSet::new();
+    // Back to the oldest.
+    let mut cur = id.to_string();
+    while let Some(prev) = by_id.get(cur.as_str()).and_then(|l| l["supersedes"].as_str())
+        && by_id.contains_key(prev)
+        && seen.insert(prev.to_string())
+    {
+        cur = prev.to_string();
+    }
+    // Also a lesson that names `cur` as superseded_by without a back link.
+    seen.clear();
+    let mut next = Some(cur);
+    while let Some(n) = next {
+        if !seen.insert(n.clone()) {
+            break;
+        }
+        let Some(l) = by_id.get(n.as_str()) else { break };
+        chain.push((*l).clone());
+        next = l["superseded_by"]
+            .as_str()
+            .filter(|s| by_id.contains_key(s))
+            .map(String::from)
+            .or_else(|| {
+                by_id
+                    .values()
+                    .find(|o| o["supersedes"] == n.as_str())
+                    .and_then(|o| o["id"].as_str())
+                    .map(String::from)
+            });
+    }
+    chain
+}
+
+pub fn history_text(chain: &[Value]) -> String {
+    let mut t = String::new();
+    for l in chain {
+        t.push_str(&format!(
+            "{} [{}] {} (confidence {}, scope {})\n",
+            l["id"].as_str().unwrap_or(""),
+            l["status"].as_str().unwrap_or(""),
+            l["text"].as_str().unwrap_or(""),
+            l["confidence"],
+            l["scope"].as_str().unwrap_or("")
+        ));
+        for h in l["history"].as_array().into_iter().flatten() {
+            let exps = join(&h["experiences"]);
+            t.push_str(&format!(
+                "  {} {:<12} confidence {}{}{}\n",
+                h["at"].as_str().unwrap_or(""),
+                h["event"].as_str().unwrap_or(""),
+                h["confidence"],
+                if exps.is_empty() {
+                    String::new()
+                } else {
+                    format!(" [{exps}]")
+                },
+                h["detail"]
+                    .as_str()
+                    .map(|d| format!(" — {d}"))
+                    .unwrap_or_default()
+            ));
+        }
+        if let Some(next) = l["superseded_by"].as_str() {
+            t.push_str(&format!("  superseded by {next}\n"));
+        }
+    }
+    t
+}
+
+/// Levenshtein distance over chars, for did-you-mean.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, &cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[allow(dead_code)]
+fn _uses(_: confidence_text_marker) {}
+#[allow(non_camel_case_types)]
+struct confidence_text_marker;
+#[allow(dead_code)]
+fn _c() -> String {
+    confidence_text(0)
+}

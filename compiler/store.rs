@@ -1,1 +1,375 @@
-//! The state store (SQLite): the user's decision journal and the last ledger.
+//! The state store (SQLite, DESIGN §7): the append-only journal of user decisions, the ledger
+//! of the last compile and the list of files it generated. Plus the output lock.
+//!
+//! The store is excluded from byte-identity and never removed by skillc. A store that is not
+//! skillc's (other tables, no skillc marker) is refused rather than written to.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::model::{Action, Decision, Millis};
+
+const APP: &str = "skillc";
+const SCHEMA: i64 = 1;
+
+#[derive(Debug)]
+pub enum StoreError {
+    /// Not a skillc store (other application's database, or not SQLite at all).
+    Foreign(PathBuf, String),
+    /// Another compile holds the output directory.
+    Locked {
+        lock: PathBuf,
+        holder: String,
+    },
+    Sqlite(PathBuf, rusqlite::Error),
+    Io(PathBuf, std::io::Error),
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::Foreign(p, why) => write!(f, "{} is not a skillc state store: {why}", p.display()),
+            StoreError::Locked { lock, holder } => {
+                write!(
+                    f,
+                    "output is locked by another compile ({holder}); lock file {}",
+                    lock.display()
+                )
+            }
+            StoreError::Sqlite(p, e) => write!(f, "state store {}: {e}", p.display()),
+            StoreError::Io(p, e) => write!(f, "{}: {e}", p.display()),
+        }
+    }
+}
+
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+/// What the last compile left behind.
+#[derive(Clone, Debug, Default)]
+pub struct LastCompile {
+    /// The latest `recorded_at` of that compile's input: the time new decisions take.
+    pub now: Millis,
+    pub ledger_json: Option<String>,
+    pub outputs: Vec<String>,
+}
+
+impl Store {
+    /// Opens (creating if needed) a skillc store.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|e| StoreError::Io(parent.to_path_buf(), e))?;
+        }
+        let sql = |e| StoreError::Sqlite(path.to_path_buf(), e);
+        let conn = Connection::open(path).map_err(sql)?;
+        conn.busy_timeout(Duration::from_secs(5)).map_err(sql)?;
+        let tables: Vec<String> = match conn
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+            .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect())
+        {
+            Ok(t) => t,
+            Err(e) => return Err(StoreError::Foreign(path.to_path_buf(), e.to_string())),
+        };
+        if !tables.is_empty() {
+            let app: Option<String> = if tables.iter().any(|t| t == "skillc_meta") {
+                conn.query_row(
+                    "SELECT value FROM skillc_meta WHERE key = 'application'",
+                    [],
+                    |r| r.get(0),
+                )
+                .optional()
+                .map_err(sql)?
+            } else {
+                None
+            };
+            if app.as_deref() != Some(APP) {
+                return Err(StoreError::Foreign(
+                    path.to_path_buf(),
+                    format!("it holds other tables ({})", tables.join(", ")),
+                ));
+            }
+        }
+        conn.pragma_update(None, "journal_mode", "WAL").map_err(sql)?;
+        conn.execute_batch(
+            "CREATE TABLE IF NOT EXISTS skillc_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+             CREATE TABLE IF NOT EXISTS journal (
+                 seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                 at INTEGER NOT NULL,
+                 action TEXT NOT NULL,
+                 target TEXT NOT NULL,
+                 text TEXT
+             );
+             CREATE TABLE IF NOT EXISTS compiles (
+                 seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                 now INTEGER NOT NULL,
+                 lessons INTEGER NOT NULL,
+                 ledger TEXT NOT NULL
+             );
+             CREATE TABLE IF NOT EXISTS outputs (path TEXT PRIMARY KEY);",
+        )
+        .map_err(sql)?;
+        conn.execute(
+            "INSERT OR IGNORE INTO skillc_meta (key, value) VALUES ('application', ?1), ('schema', ?2)",
+            params![APP, SCHEMA.to_string()],
+        )
+        .map_err(sql)?;
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    fn err(&self) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
+        move |e| StoreError::Sqlite(self.path.clone(), e)
+    }
+
+    /// Every decision, in journal order.
+    pub fn decisions(&self) -> Result<Vec<Decision>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare("SELECT seq, at, action, target, text FROM journal ORDER BY seq")
+            .map_err(self.err())?;
+        let rows = st
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, Option<String>>(4)?,
+                ))
+            })
+            .map_err(self.err())?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (seq, at, action, target, text) = row.map_err(self.err())?;
+            if let Some(action) = Action::parse(&action) {
+                out.push(Decision {
+                    seq,
+                    at,
+                    action,
+                    target,
+                    text,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// Appends a decision at the time of the last compile's latest `recorded_at`.
+    pub fn record(
+        &mut self,
+        action: Action,
+        target: &str,
+        text: Option<&str>,
+    ) -> Result<Decision, StoreError> {
+        let at = self.last_compile()?.now;
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(|e| StoreError::Sqlite(self.path.clone(), e))?;
+        tx.execute(
+            "INSERT INTO journal (at, action, target, text) VALUES (?1, ?2, ?3, ?4)",
+            params![at, action.as_str(), target, text],
+        )
+        .map_err(|e| StoreError::Sqlite(self.path.clone(), e))?;
+        let seq = tx.last_insert_rowid();
+        tx.commit()
+            .map_err(|e| StoreError::Sqlite(self.path.clone(), e))?;
+        Ok(Decision {
+            seq,
+            at,
+            action,
+            target: target.to_string(),
+            text: text.map(String::from),
+        })
+    }
+
+    pub fn last_compile(&self) -> Result<LastCompile, StoreError> {
+        let row: Option<(i64, String)> = self
+            .conn
+            .query_row(
+                "SELECT now, ledger FROM compiles ORDER BY seq DESC LIMIT 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+            .map_err(self.err())?;
+        let mut st = self
+            .conn
+            .prepare("SELECT path FROM outputs ORDER BY path")
+            .map_err(self.err())?;
+        let outputs = st
+            .query_map([], |r| r.get(0))
+            .map_err(self.err())?
+            .collect::<Result<Vec<String>, _>>()
+            .map_err(self.err())?;
+        Ok(match row {
+            Some((now, ledger)) => LastCompile {
+                now,
+                ledger_json: Some(ledger),
+                outputs,
+            },
+            None => LastCompile {
+                now: 0,
+                ledger_json: None,
+                outputs,
+            },
+        })
+    }
+
+    /// Records a finished compile: its ledger, its time and the files it generated, in one
+    /// transaction. Only the latest ledger is kept; each lesson carries its own history.
+    pub fn save_compile(
+        &mut self,
+        now: Millis,
+        lessons: usize,
+        ledger: &str,
+        outputs: &[String],
+    ) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let e = |e| StoreError::Sqlite(path.clone(), e);
+        let tx = self.conn.transaction().map_err(e)?;
+        tx.execute("DELETE FROM compiles", []).map_err(e)?;
+        tx.execute(
+            "INSERT INTO compiles (now, lessons, ledger) VALUES (?1, ?2, ?3)",
+            params![now, lessons as i64, ledger],
+        )
+        .map_err(e)?;
+        tx.execute("DELETE FROM outputs", []).map_err(e)?;
+        {
+            let mut st = tx.prepare("INSERT INTO outputs (path) VALUES (?1)").map_err(e)?;
+            for o in outputs {
+                st.execute(params![o]).map_err(e)?;
+            }
+        }
+        tx.commit().map_err(e)
+    }
+}
+
+/// Holds `<out>/.skillc/lock` while a compile writes; removed on drop. A lock whose process is
+/// gone is taken over.
+pub struct OutputLock {
+    path: PathBuf,
+}
+
+impl OutputLock {
+    pub fn acquire(out: &Path) -> Result<OutputLock, StoreError> {
+        let dir = out.join(".skillc");
+        std::fs::create_dir_all(&dir).map_err(|e| StoreError::Io(dir.clone(), e))?;
+        let path = dir.join("lock");
+        let me = format!("pid {} on {}", std::process::id(), hostname());
+        for _ in 0..2 {
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+            {
+                Ok(mut f) => {
+                    use std::io::Write;
+                    f.write_all(me.as_bytes())
+                        .map_err(|e| StoreError::Io(path.clone(), e))?;
+                    return Ok(OutputLock { path });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    let holder = std::fs::read_to_string(&path).unwrap_or_default();
+                    if holder_alive(&holder) {
+                        return Err(StoreError::Locked {
+                            lock: path,
+                            holder: holder.trim().to_string(),
+                        });
+                    }
+                    // A lock left by a dead process: take it over.
+                    let _ = std::fs::remove_file(&path);
+                }
+                Err(e) => return Err(StoreError::Io(path, e)),
+            }
+        }
+        Err(StoreError::Locked {
+            lock: path,
+            holder: "unknown".into(),
+        })
+    }
+}
+
+impl Drop for OutputLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "localhost".into())
+}
+
+/// Is the process named in a lock file (`pid N on HOST`) still running here?
+fn holder_alive(holder: &str) -> bool {
+    let mut words = holder.split_whitespace();
+    let pid = match (words.next(), words.next()) {
+        (Some("pid"), Some(p)) => p.parse::<u32>().ok(),
+        _ => None,
+    };
+    let host = holder.split(" on ").nth(1).map(str::trim);
+    match (pid, host) {
+        (Some(pid), Some(h)) if h == hostname() => Path::new(&format!("/proc/{pid}")).exists(),
+        // Another host's lock, or unreadable: assume alive rather than risk two writers.
+        (Some(_), Some(_)) => true,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn journal_survives_reopen_and_foreign_db_is_refused() {
+        let dir = std::env::temp_dir().join(format!("skillc-store-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let path = dir.join("state.db");
+        {
+            let mut s = Store::open(&path).unwrap();
+            s.save_compile(1_700_000_000_000, 0, "{}", &["ledger.json".into()])
+                .unwrap();
+            let d = s
+                .record(Action::Retire, "L0123456789ab", Some("obsolete"))
+                .unwrap();
+            assert_eq!(d.at, 1_700_000_000_000);
+        }
+        let s = Store::open(&path).unwrap();
+        let ds = s.decisions().unwrap();
+        assert_eq!(ds.len(), 1);
+        assert_eq!(ds[0].action, Action::Retire);
+        assert_eq!(s.last_compile().unwrap().outputs, vec!["ledger.json".to_string()]);
+
+        let foreign = dir.join("other.db");
+        let c = Connection::open(&foreign).unwrap();
+        c.execute_batch("CREATE TABLE tool_history (id INTEGER)").unwrap();
+        drop(c);
+        assert!(matches!(Store::open(&foreign), Err(StoreError::Foreign(..))));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_live_lock_refuses_and_a_dead_one_is_taken_over() {
+        let dir = std::env::temp_dir().join(format!("skillc-lock-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let held = OutputLock::acquire(&dir).unwrap();
+        match OutputLock::acquire(&dir) {
+            Err(StoreError::Locked { holder, .. }) => {
+                assert!(holder.contains(&std::process::id().to_string()))
+            }
+            _ => panic!("second lock must be refused"),
+        }
+        drop(held);
+        std::fs::write(dir.join(".skillc/lock"), format!("pid 4000000 on {}", hostname())).unwrap();
+        assert!(OutputLock::acquire(&dir).is_ok());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
