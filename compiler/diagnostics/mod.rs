@@ -4,6 +4,7 @@
 //! list deterministic (stable sort) and keeps its volume proportional to problems (notes are
 //! folded per code and domain).
 
+pub mod pages;
 pub mod registry;
 
 use std::collections::BTreeMap;
