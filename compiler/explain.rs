@@ -29,8 +29,7 @@ pub fn suggest(query: &str) -> Option<&'static CodeInfo> {
     }
     let mut best: Option<(usize, &'static CodeInfo)> = None;
     for info in CODES {
-        let d =
-            edit_distance(&q, &info.code.to_ascii_lowercase()).min(edit_distance(&q, info.name));
+        let d = edit_distance(&q, &info.code.to_ascii_lowercase()).min(edit_distance(&q, info.name));
         let limit = if q.len() <= 4 { 1 } else { 2 + q.len() / 8 };
         if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, info));
@@ -87,11 +86,7 @@ pub fn explain_json(code: &str, rules: &Rules) -> Option<Value> {
 /// Removed codes stay listed, marked `(removed)`.
 pub fn codes_text() -> String {
     let name_w = CODES.iter().map(|c| c.name.len()).max().unwrap_or(0);
-    let sev_w = CODES
-        .iter()
-        .map(|c| c.severity.as_str().len())
-        .max()
-        .unwrap_or(0);
+    let sev_w = CODES.iter().map(|c| c.severity.as_str().len()).max().unwrap_or(0);
     let mut out = String::new();
     for c in CODES {
         let mut line = format!(

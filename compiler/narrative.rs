@@ -214,10 +214,7 @@ impl Narrative {
 
     /// Signal names and weights, in file order (for documentation and `explain`).
     pub fn weights(&self) -> Vec<(&str, i32)> {
-        self.signals
-            .iter()
-            .map(|s| (s.name.as_str(), s.weight))
-            .collect()
+        self.signals.iter().map(|s| (s.name.as_str(), s.weight)).collect()
     }
 
     pub fn classify(&self, text: &str) -> Classification {
@@ -226,9 +223,7 @@ impl Narrative {
         let mut names = Vec::new();
         for (i, s) in self.signals.iter().enumerate() {
             let count = match &s.test {
-                Test::Matches { re, max } => {
-                    (re.find_iter(text).take(*max as usize).count()) as i32
-                }
+                Test::Matches { re, max } => (re.find_iter(text).take(*max as usize).count()) as i32,
                 Test::Absent(others) => i32::from(!others.iter().any(|&j| fired[j])),
             };
             if count > 0 {
@@ -294,12 +289,7 @@ signals:
         let c = small().classify("Fixed the leak in parse() and load(); I moved run() too.");
         assert_eq!(
             c.signals,
-            [
-                "report-verb-start",
-                "first-person",
-                "fn-call",
-                "no-instruction"
-            ]
+            ["report-verb-start", "first-person", "fn-call", "no-instruction"]
         );
         // 4 + 2 + 1×2 (capped at max) + 1
         assert_eq!(c.score, 9);
@@ -343,10 +333,7 @@ signals:
 
     #[test]
     fn value_of_reports_threshold() {
-        assert_eq!(
-            small().value_of("narrative_threshold").as_deref(),
-            Some("3")
-        );
+        assert_eq!(small().value_of("narrative_threshold").as_deref(), Some("3"));
         assert_eq!(small().value_of("min_reinforcement"), None);
         let builtin = Narrative::from_yaml(crate::policy::BUILTIN_NARRATIVE).unwrap();
         assert_eq!(
@@ -366,24 +353,16 @@ signals:
     #[test]
     fn bad_files_are_rejected_with_the_signal_named() {
         let bad = |t: &str| Narrative::from_yaml(t).unwrap_err();
-        assert!(
-            bad("threshold: 3\nsignals:\n  - {name: x, weight: 1, pattern: '('}").contains("`x`")
-        );
+        assert!(bad("threshold: 3\nsignals:\n  - {name: x, weight: 1, pattern: '('}").contains("`x`"));
         assert!(bad("threshold: 3\nsignals:\n  - {name: x, weight: 1}").contains("needs"));
-        assert!(
-            bad("threshold: 3\nsignals:\n  - {name: x, weight: 1, when_absent: [y]}")
-                .contains("`y`")
-        );
+        assert!(bad("threshold: 3\nsignals:\n  - {name: x, weight: 1, when_absent: [y]}").contains("`y`"));
         assert!(
             bad("threshold: 3\nsignals:\n  - {name: x, weight: 1, words: [a]}\n  - {name: x, weight: 1, words: [b]}")
                 .contains("twice")
         );
         assert!(bad("threshold: 0\nsignals: []").contains("threshold"));
         assert!(bad("threshold: 3\nsignals: []\nextra: 1").contains("extra"));
-        assert!(
-            bad("threshold: 3\nsignals:\n  - {name: x, weight: 1, words: [a], max: 0}")
-                .contains("max")
-        );
+        assert!(bad("threshold: 3\nsignals:\n  - {name: x, weight: 1, words: [a], max: 0}").contains("max"));
     }
 
     #[test]

@@ -29,11 +29,7 @@ fn labelled() -> Vec<(String, bool)> {
 fn accuracy_per_class_is_at_least_90_percent() {
     let n = classifier();
     let data = labelled();
-    assert!(
-        data.len() >= 100,
-        "labelled set has {} sentences",
-        data.len()
-    );
+    assert!(data.len() >= 100, "labelled set has {} sentences", data.len());
     let mut failures = Vec::new();
     for (label, class) in [(true, "narrative"), (false, "rule")] {
         let members: Vec<&(String, bool)> = data.iter().filter(|(_, l)| *l == label).collect();
@@ -49,11 +45,7 @@ fn accuracy_per_class_is_at_least_90_percent() {
         let total = members.len();
         // integer per-mille, printed as a percentage with one decimal
         let permille = right * 1000 / total.max(1);
-        println!(
-            "{class}: {right}/{total} = {}.{}%",
-            permille / 10,
-            permille % 10
-        );
+        println!("{class}: {right}/{total} = {}.{}%", permille / 10, permille % 10);
         assert!(total >= 40, "{class}: only {total} examples");
         if right * 10 < total * 9 {
             failures.push(format!("{class}: {right}/{total} below 90%"));
@@ -83,16 +75,11 @@ fn design_examples_exactly() {
 #[test]
 fn builtin_rules_expose_the_threshold() {
     let n = classifier();
-    let t = n
-        .value_of("narrative_threshold")
-        .expect("narrative_threshold");
+    let t = n.value_of("narrative_threshold").expect("narrative_threshold");
     assert_eq!(t, n.threshold().to_string());
     // and through the policy, as `skillc explain` asks for it
     let rules = skillc::policy::Rules::builtin();
-    assert_eq!(
-        rules.policy.value_of("narrative_threshold", &rules),
-        Some(t)
-    );
+    assert_eq!(rules.policy.value_of("narrative_threshold", &rules), Some(t));
 }
 
 /// For tuning `rules/narrative.yaml`: every sentence with its label, score and signals.

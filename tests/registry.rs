@@ -120,27 +120,16 @@ fn summaries_and_help_are_lower_case_first_without_a_trailing_period() {
                 "{}: {what} starts upper-case: {text:?}",
                 c.code
             );
-            assert!(
-                !text.ends_with('.'),
-                "{}: {what} ends with a period",
-                c.code
-            );
+            assert!(!text.ends_with('.'), "{}: {what} ends with a period", c.code);
             assert_eq!(text, text.trim(), "{}: {what} has outer whitespace", c.code);
             assert!(!text.contains('\n'), "{}: {what} is not one line", c.code);
         }
     }
 }
 
-/// Codes with `fold_notes` that are not notes yet: `finalize` folds only notes, so these never
-/// fold. Reported for a registry change (L010 → note); remove the entry when it lands.
-const FOLD_NOT_NOTE: [&str; 1] = ["L010"];
-
 #[test]
 fn folded_codes_are_notes() {
-    for c in CODES
-        .iter()
-        .filter(|c| c.fold_notes && !FOLD_NOT_NOTE.contains(&c.code))
-    {
+    for c in CODES.iter().filter(|c| c.fold_notes) {
         assert_eq!(c.severity, Severity::Note, "{}: only notes fold", c.code);
     }
 }
@@ -176,27 +165,14 @@ fn every_code_has_a_page_with_the_four_sections_in_order() {
     for c in CODES {
         let page = page_of(c.code);
         let title = page.lines().next().unwrap_or_default();
-        assert_eq!(
-            title,
-            format!("# {} {}", c.code, c.name),
-            "{}: title",
-            c.code
-        );
+        assert_eq!(title, format!("# {} {}", c.code, c.name), "{}: title", c.code);
         let secs = sections(page);
         let headings: Vec<&str> = secs.iter().map(|(h, _)| h.as_str()).collect();
         assert_eq!(headings, SECTIONS, "{}: sections", c.code);
         for (h, body) in &secs {
-            assert!(
-                !body.trim().is_empty(),
-                "{}: section {h:?} is empty",
-                c.code
-            );
+            assert!(!body.trim().is_empty(), "{}: section {h:?} is empty", c.code);
         }
-        assert!(
-            !page.contains("TODO"),
-            "{}: page has a TODO left in it",
-            c.code
-        );
+        assert!(!page.contains("TODO"), "{}: page has a TODO left in it", c.code);
         // No `# ` heading other than the title.
         let mut in_fence = false;
         for line in page.lines().skip(1) {
@@ -360,10 +336,7 @@ fn explain_prints_the_current_value_of_each_policy_key() {
     let g003 = explain_text("G003", &rules).unwrap();
     assert!(g003.contains("- `min_reinforcement`: 2\n"), "{g003}");
     let g004 = explain_text("G004", &rules).unwrap();
-    assert!(
-        g004.contains("- `confidence.claimed`: 300 (= 0.300)\n"),
-        "{g004}"
-    );
+    assert!(g004.contains("- `confidence.claimed`: 300 (= 0.300)\n"), "{g004}");
 }
 
 #[test]
@@ -371,14 +344,8 @@ fn explain_accepts_any_case_and_names() {
     let rules = Rules::builtin();
     let by_code = explain_text("G002", &rules).unwrap();
     assert_eq!(explain_text("g002", &rules).unwrap(), by_code);
-    assert_eq!(
-        explain_text("narrative-candidate", &rules).unwrap(),
-        by_code
-    );
-    assert_eq!(
-        explain_text("NARRATIVE-CANDIDATE", &rules).unwrap(),
-        by_code
-    );
+    assert_eq!(explain_text("narrative-candidate", &rules).unwrap(), by_code);
+    assert_eq!(explain_text("NARRATIVE-CANDIDATE", &rules).unwrap(), by_code);
     assert!(explain_text("G999", &rules).is_none());
     assert!(explain_text("no-such-code", &rules).is_none());
     assert!(explain_json("G999", &rules).is_none());
@@ -413,10 +380,7 @@ fn codes_text_is_one_aligned_line_per_code() {
     };
     let mut cols = BTreeSet::new();
     for (line, c) in lines.iter().zip(CODES) {
-        assert!(
-            line.starts_with(&format!("{}  {}", c.code, c.name)),
-            "{line}"
-        );
+        assert!(line.starts_with(&format!("{}  {}", c.code, c.name)), "{line}");
         assert!(line.contains(c.summary), "{line}");
         assert_eq!(line.trim_end(), *line);
         assert_eq!(line.ends_with("(removed)"), c.removed, "{line}");

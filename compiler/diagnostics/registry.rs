@@ -105,7 +105,7 @@ pub static CODES: &[CodeInfo] = &[
         "missing-field",
         Error,
         "a record lacks a required field",
-        "add the field (id, recorded_at, domains and outcome are required for experiences)",
+        "add the field (experiences need id, recorded_at, domains and outcome; lesson records also need text, kind and source)",
         [],
         false
     ),
@@ -114,7 +114,7 @@ pub static CODES: &[CodeInfo] = &[
         "invalid-value",
         Error,
         "a field has the wrong type or an unknown value",
-        "use the type and values listed in the input format (DESIGN §3.1)",
+        "use a type and value the record format allows (skillc explain L003 lists them)",
         [],
         false
     ),
@@ -175,7 +175,7 @@ pub static CODES: &[CodeInfo] = &[
     code!(
         "L010",
         "unrecoverable-args",
-        Warning,
+        Note,
         "an operation's arguments could not be recovered",
         "the store truncated the arguments; the operation key falls back to the tool name",
         [],
@@ -313,7 +313,11 @@ pub static CODES: &[CodeInfo] = &[
         Note,
         "a lesson was superseded and left every prompt-facing file",
         "see its history (skillc lessons history ID)",
-        ["confidence.supersede_below"],
+        [
+            "confidence.supersede_below",
+            "confidence.idle_day",
+            "confidence.contradiction"
+        ],
         false
     ),
     code!(
@@ -322,7 +326,7 @@ pub static CODES: &[CodeInfo] = &[
         Warning,
         "a lesson in play was contradicted by an outcome",
         "check whether the lesson still holds; it loses confidence with each contradiction",
-        ["confidence.contradiction"],
+        ["confidence.contradiction", "transient_errors"],
         false
     ),
     code!(
@@ -393,7 +397,7 @@ pub static CODES: &[CodeInfo] = &[
         "output-locked",
         Error,
         "another compile holds the output directory",
-        "wait for the other compile to finish, or remove the lock if its process is gone",
+        "wait for the other compile to finish; a lock left by a dead process is taken over automatically",
         [],
         false
     ),
