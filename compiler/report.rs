@@ -12,7 +12,6 @@ use crate::model::{Fate, Source, Status};
 use crate::normalize;
 use crate::pipeline::Compilation;
 use crate::policy::Rules;
-use crate::score::confidence_text;
 
 /// The compile summary printed on stdout.
 pub fn summary(comp: &Compilation, out: &Path, files: usize) -> Value {
@@ -761,13 +760,4 @@ fn edit_distance(a: &str, b: &str) -> usize {
         prev = cur;
     }
     prev[b.len()]
-}
-
-#[allow(dead_code)]
-fn _uses(_: confidence_text_marker) {}
-#[allow(non_camel_case_types)]
-struct confidence_text_marker;
-#[allow(dead_code)]
-fn _c() -> String {
-    confidence_text(0)
 }
