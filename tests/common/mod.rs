@@ -1,0 +1,99 @@
+//! Helpers shared by the integration tests: run the real binary in a scratch directory.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A fresh scratch directory under the target dir, removed on drop.
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    pub fn new(name: &str) -> Scratch {
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.0.join(rel)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn fixture(rel: &str) -> PathBuf {
+    repo().join("tests/fixtures").join(rel)
+}
+
+/// Runs `skillc ARGS` from `cwd` (the repository root by default), without colour.
+pub fn skillc_in(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skillc"))
+        .args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("skillc runs")
+}
+
+pub fn skillc(args: &[&str]) -> Output {
+    skillc_in(&repo(), args)
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", stdout(o)))
+}
+
+pub fn read_json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Every file under `dir` (relative path → bytes), skipping the state directory.
+pub fn tree(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+fn walk(root: &Path, dir: &Path, out: &mut std::collections::BTreeMap<String, Vec<u8>>) {
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    for e in rd.flatten() {
+        let p = e.path();
+        let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+        if rel == ".skillc" {
+            continue;
+        }
+        if p.is_dir() {
+            walk(root, &p, out);
+        } else {
+            out.insert(rel, std::fs::read(&p).unwrap());
+        }
+    }
+}
+
+/// Diagnostics of a given code from diagnostics.json.
+pub fn diags_of<'a>(diags: &'a serde_json::Value, code: &str) -> Vec<&'a serde_json::Value> {
+    diags["diagnostics"].as_array().unwrap().iter().filter(|d| d["code"] == code).collect()
+}
+
+/// Does a diagnostic name this experience id (subject or evidence.experiences)?
+pub fn names(d: &serde_json::Value, id: &str) -> bool {
+    d["subject"] == id
+        || d["evidence"]["experiences"].as_array().is_some_and(|a| a.iter().any(|x| x == id))
+}
