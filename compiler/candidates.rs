@@ -919,6 +919,57 @@ mod tests {
     }
 
     #[test]
+    fn secret_in_unchanged_args_refuses_the_mechanical_candidate() {
+        // Not normalised: the candidate stage scans what the mechanical lesson would carry.
+        let key = "sk-aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW";
+        let env = json!({"OPENAI_API_KEY": key});
+        let ops = extract_ops_with_env(&env);
+        let (cands, sink) = extract_one(exp(
+            &format!("run-{key}"),
+            &["python"],
+            Outcome::Succeeded,
+            ops,
+        ));
+        assert_eq!(cands.len(), 1);
+        assert_eq!(cands[0].origin, Origin::Mechanical);
+        assert!(
+            matches!(&cands[0].refusal, Some(Refusal::Credential { pattern }) if pattern == "openai-key")
+        );
+        assert!(cands[0].record_id.starts_with("[redacted: openai-key] "));
+        assert_eq!(sink[0].subject, "<redacted>");
+        assert_eq!(sink[0].evidence["field"], json!("record id"));
+        let dump = format!("{cands:?}") + &serde_json::to_string(&sink).unwrap();
+        assert!(!dump.contains(key));
+
+        // With a harmless id, the arguments are what gives it away.
+        let mut e = exp("exp-evals", &["python"], Outcome::Succeeded, vec![]);
+        e.operations = extract_ops_with_env(&env);
+        let (cands, sink) = extract_one(e);
+        assert_eq!(cands.len(), 1);
+        assert_eq!(sink[0].evidence["field"], json!("arguments"));
+        assert_eq!(sink[0].subject, "exp-evals");
+        assert!(!format!("{cands:?}{sink:?}").contains(key));
+    }
+
+    fn extract_ops_with_env(env: &Value) -> Vec<Operation> {
+        ["/srv/evals/src", "/srv/evals"]
+            .iter()
+            .enumerate()
+            .map(|(i, cwd)| Operation {
+                tool: "run_shell_command".into(),
+                args: json!({"command": "python -m evals.run", "env": env, "cwd": cwd}),
+                status: if i == 0 {
+                    OpStatus::Error
+                } else {
+                    OpStatus::Ok
+                },
+                error: (i == 0).then(|| "No module named 'evals'".into()),
+                check: None,
+            })
+            .collect()
+    }
+
+    #[test]
     fn refused_domains_produce_refused_candidates() {
         let mut e = exp("exp-dom", &["go"], Outcome::Succeeded, vec![]);
         e.refused_domains = vec!["../etc".into()];
