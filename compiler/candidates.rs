@@ -1,13 +1,1025 @@
 //! Candidates: one per (experience, domain, text) — do, avoid, watch and mechanical
 //! (DESIGN §5.1) — with the per-candidate gates recorded as flags.
+//!
+//! The refusals are decided here, before clustering: a candidate whose text, key, record id or
+//! arguments look like a secret is refused as a credential (its text replaced, its key and
+//! working form dropped), and a record's refused domains still produce its candidates, refused
+//! as invalid domains, so that every domain's funnel adds up. The outcome and narrative gates
+//! are only recorded as flags; the gate stage acts on them per cluster.
 
-use crate::diagnostics::Sink;
-use crate::model::{Candidate, Corpus};
+use std::collections::{BTreeMap, BTreeSet};
+
+use rayon::prelude::*;
+use serde_json::{Map, Value};
+
+use crate::diagnostics::{Diagnostic, Sink, codes};
+use crate::model::{
+    Candidate, Corpus, Experience, Kind, LessonClaim, OpStatus, Operation, Origin, Refusal, Source,
+};
+use crate::normalize::{self, SecretScanner, marker, redacted_pattern, subject_id};
+use crate::opkey::{self, COMMAND_FIELDS};
 use crate::outcome::Verdict;
-use crate::policy::Rules;
+use crate::policy::{Policy, Rules};
+
+/// A mechanical lesson found in one experience: on `key`, `working` args succeeded after
+/// `failing` args failed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mechanical {
+    pub key: String,
+    /// `python_json` of the working args: mechanical candidates cluster exactly on it.
+    pub working: String,
+    /// ``<key>: run `<working>` instead of `<failing>` `` (normalised text).
+    pub text: String,
+    /// The program the key names, when the key came from a command.
+    pub program: Option<String>,
+    /// Every string of both argument objects, for the credential scan.
+    scanned: Vec<String>,
+}
 
 /// Candidates from every experience and claim, in record order (experiences first, then
 /// claims; within a record: do, mechanical, watch, avoid; then by domain).
-pub fn extract(_corpus: &Corpus, _verdicts: &[Verdict], _rules: &Rules, _sink: &mut Sink) -> Vec<Candidate> {
-    todo!("candidates helper")
+pub fn extract(
+    corpus: &Corpus,
+    verdicts: &[Verdict],
+    rules: &Rules,
+    sink: &mut Sink,
+) -> Vec<Candidate> {
+    let from_experiences: Vec<(Vec<Candidate>, Sink)> = corpus
+        .experiences
+        .par_iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let passed = verdicts.get(i).is_some_and(|v| v.passed);
+            from_experience(i as u32, e, passed, rules)
+        })
+        .collect();
+    let from_claims: Vec<(Vec<Candidate>, Sink)> = corpus
+        .claims
+        .par_iter()
+        .enumerate()
+        .map(|(i, c)| from_claim(i as u32, c, rules))
+        .collect();
+    let mut out = Vec::new();
+    for (cands, diags) in from_experiences.into_iter().chain(from_claims) {
+        out.extend(cands);
+        sink.extend(diags);
+    }
+    out
+}
+
+/// One text an experience or claim offers, before it is spread over domains.
+struct Draft {
+    kind: Kind,
+    origin: Origin,
+    text: String,
+    key: Option<String>,
+    working: Option<String>,
+    reasons: Vec<String>,
+    outcome_failed: bool,
+    narrative: bool,
+    /// Other strings the candidate would carry or name (arguments), for the credential scan.
+    scanned: Vec<String>,
+    /// Restricts the draft to these domains (a mechanical lesson whose program names one).
+    only_domain: Option<String>,
+}
+
+impl Draft {
+    fn new(kind: Kind, origin: Origin, text: &str) -> Draft {
+        Draft {
+            kind,
+            origin,
+            text: text.to_string(),
+            key: None,
+            working: None,
+            reasons: Vec::new(),
+            outcome_failed: false,
+            narrative: false,
+            scanned: Vec::new(),
+            only_domain: None,
+        }
+    }
+
+    /// The first secret this draft carries, as (field, pattern).
+    fn secret(&self, secrets: &SecretScanner) -> Option<(&'static str, String)> {
+        let hit = |s: &str| -> Option<String> {
+            redacted_pattern(s)
+                .map(String::from)
+                .or_else(|| secrets.find(s).map(String::from))
+        };
+        if let Some(p) = hit(&self.text) {
+            return Some(("text", p));
+        }
+        if let Some(p) = self.key.as_deref().and_then(hit) {
+            return Some(("operation key", p));
+        }
+        if let Some(p) = self.working.as_deref().and_then(hit) {
+            return Some(("arguments", p));
+        }
+        if let Some(p) = self.scanned.iter().find_map(|s| hit(s)) {
+            return Some(("arguments", p));
+        }
+        if let Some(p) = self.reasons.iter().find_map(|s| hit(s)) {
+            return Some(("reasons", p));
+        }
+        None
+    }
+}
+
+/// What every candidate of one record shares.
+struct Record<'a> {
+    source: Source,
+    id: String,
+    loc: &'a crate::model::SourceLoc,
+    recorded_at: i64,
+    project: Option<String>,
+    blessed: bool,
+    /// Valid domains, then refused ones (with their refusal).
+    domains: Vec<(String, Option<Refusal>)>,
+}
+
+impl Record<'_> {
+    fn spread(&self, groups: &[Vec<Draft>], secrets: &SecretScanner) -> (Vec<Candidate>, Sink) {
+        let mut out = Vec::new();
+        let mut diags = Sink::new();
+        let id_secret = redacted_pattern(&self.id).map(String::from);
+        for group in groups {
+            // Scan each draft once, not once per domain.
+            let secrets_of: Vec<Option<(&'static str, String)>> = group
+                .iter()
+                .map(|d| {
+                    id_secret
+                        .clone()
+                        .map(|p| ("record id", p))
+                        .or_else(|| d.secret(secrets))
+                })
+                .collect();
+            for (domain, domain_refusal) in &self.domains {
+                for (draft, secret) in group.iter().zip(&secrets_of) {
+                    if draft
+                        .only_domain
+                        .as_ref()
+                        .is_some_and(|only| only != domain)
+                    {
+                        continue;
+                    }
+                    let mut c = Candidate {
+                        source: self.source,
+                        record_id: self.id.clone(),
+                        domain: domain.clone(),
+                        kind: draft.kind,
+                        origin: draft.origin,
+                        text: draft.text.clone(),
+                        key: draft.key.clone(),
+                        working: draft.working.clone(),
+                        recorded_at: self.recorded_at,
+                        project: self.project.clone(),
+                        blessed: self.blessed,
+                        refusal: domain_refusal.clone(),
+                        outcome_failed: draft.outcome_failed,
+                        narrative: draft.narrative,
+                        reasons: draft.reasons.clone(),
+                    };
+                    if let Some((field, pattern)) = secret {
+                        c.refusal = Some(Refusal::Credential {
+                            pattern: pattern.clone(),
+                        });
+                        c.text = marker(pattern);
+                        c.key = None;
+                        c.working = None;
+                        c.reasons.clear();
+                        c.narrative = false;
+                        diags.push(self.credential_diagnostic(&c, field, pattern));
+                    }
+                    out.push(c);
+                }
+            }
+        }
+        (out, diags)
+    }
+
+    fn credential_diagnostic(&self, c: &Candidate, field: &str, pattern: &str) -> Diagnostic {
+        let message = format!(
+            "{} candidate refused: its {field} looks like a secret ({pattern})",
+            c.kind.as_str()
+        );
+        Diagnostic::new(codes::CREDENTIAL_REFUSED, message)
+            .subject(subject_id(&self.id))
+            .at(self.loc)
+            .domain(c.domain.clone())
+            .with("pattern", pattern)
+            .with("field", field)
+            .with("kind", c.kind.as_str())
+            .experiences([&self.id])
+    }
+
+    fn no_candidates(&self, message: &str) -> Sink {
+        let note = || {
+            Diagnostic::new(codes::NO_CANDIDATES, message)
+                .subject(subject_id(&self.id))
+                .at(self.loc)
+                .experiences([&self.id])
+        };
+        let valid: Vec<&String> = self
+            .domains
+            .iter()
+            .filter(|(_, r)| r.is_none())
+            .map(|(d, _)| d)
+            .collect();
+        if valid.is_empty() {
+            return vec![note()];
+        }
+        valid
+            .into_iter()
+            .map(|d| note().domain(d.clone()))
+            .collect()
+    }
+}
+
+fn record_domains(valid: &[String], refused: &[String]) -> Vec<(String, Option<Refusal>)> {
+    let valid = valid.iter().map(|d| (d.clone(), None));
+    let refused = refused
+        .iter()
+        .map(|d| (d.clone(), Some(Refusal::InvalidDomain { raw: d.clone() })));
+    valid.chain(refused).collect()
+}
+
+fn non_empty(s: &Option<String>) -> Option<&str> {
+    s.as_deref().map(str::trim).filter(|s| !s.is_empty())
+}
+
+fn from_experience(
+    index: u32,
+    e: &Experience,
+    passed: bool,
+    rules: &Rules,
+) -> (Vec<Candidate>, Sink) {
+    let secrets = &rules.secrets;
+    let id = normalize::safe_id(&e.id, &e.source, secrets).unwrap_or_else(|| e.id.clone());
+    let record = Record {
+        source: Source::Experience(index),
+        id,
+        loc: &e.source,
+        recorded_at: e.recorded_at,
+        project: e.project.clone(),
+        blessed: e.blessed,
+        domains: record_domains(&e.domains, &e.refused_domains),
+    };
+
+    let mut dos = Vec::new();
+    let lesson = non_empty(&e.lesson)
+        .map(|t| (Origin::Lesson, t))
+        .or_else(|| non_empty(&e.breakthrough).map(|t| (Origin::Breakthrough, t)));
+    let bare = lesson.is_none() && e.gotchas.is_empty() && e.dead_ends.is_empty();
+    let lesson = lesson.or_else(|| {
+        (e.blessed && bare)
+            .then(|| non_empty(&e.content).map(|t| (Origin::Content, t)))
+            .flatten()
+    });
+    if let Some((origin, t)) = lesson {
+        let mut d = Draft::new(Kind::Do, origin, t);
+        d.outcome_failed = !(passed || e.blessed);
+        d.narrative = rules.narrative.is_narrative(t);
+        dos.push(d);
+    }
+
+    let mut mechanicals = Vec::new();
+    if passed {
+        let domains: BTreeSet<&str> = e.domains.iter().map(String::as_str).collect();
+        for m in mechanical(&e.operations, &rules.policy) {
+            let mut d = Draft::new(Kind::Do, Origin::Mechanical, &m.text);
+            d.key = Some(m.key);
+            d.working = Some(m.working);
+            d.scanned = m.scanned;
+            d.only_domain = m
+                .program
+                .as_deref()
+                .and_then(|p| rules.aliases.program_domain(p))
+                .filter(|d| domains.contains(d))
+                .map(String::from);
+            mechanicals.push(d);
+        }
+    }
+
+    let mut watches = Vec::new();
+    let mut seen = BTreeSet::new();
+    for g in &e.gotchas {
+        let g = g.trim();
+        if !g.is_empty() && seen.insert(g.to_lowercase()) {
+            watches.push(Draft::new(Kind::Watch, Origin::Gotcha, g));
+        }
+    }
+
+    let mut avoids: Vec<Draft> = Vec::new();
+    let mut by_name: BTreeMap<String, usize> = BTreeMap::new();
+    for dead in &e.dead_ends {
+        let name = dead.name.trim();
+        if name.is_empty() {
+            continue;
+        }
+        let slot = *by_name.entry(name.to_lowercase()).or_insert_with(|| {
+            avoids.push(Draft::new(Kind::Avoid, Origin::DeadEnd, name));
+            avoids.len() - 1
+        });
+        if let Some(r) = non_empty(&dead.reason) {
+            avoids[slot].reasons.push(r.to_string());
+        }
+    }
+    for a in &mut avoids {
+        // Later entries are newer: newest first, each reason once.
+        a.reasons.reverse();
+        let mut seen = BTreeSet::new();
+        a.reasons.retain(|r| seen.insert(r.clone()));
+    }
+
+    let groups = [dos, mechanicals, watches, avoids];
+    let (cands, mut diags) = record.spread(&groups, secrets);
+    if cands.is_empty() {
+        diags.extend(record.no_candidates("experience yields no candidate lesson"));
+    }
+    (cands, diags)
+}
+
+fn from_claim(index: u32, c: &LessonClaim, rules: &Rules) -> (Vec<Candidate>, Sink) {
+    let secrets = &rules.secrets;
+    let id = normalize::safe_id(&c.id, &c.loc, secrets).unwrap_or_else(|| c.id.clone());
+    let record = Record {
+        source: Source::Claim(index),
+        id,
+        loc: &c.loc,
+        recorded_at: c.recorded_at,
+        project: c.project.clone(),
+        blessed: false,
+        domains: record_domains(&c.domains, &c.refused_domains),
+    };
+    let text = c.text.trim();
+    if text.is_empty() {
+        return (
+            Vec::new(),
+            record.no_candidates("claim yields no candidate lesson: its text is empty"),
+        );
+    }
+    let mut d = Draft::new(c.kind, Origin::Claim, text);
+    d.key = c.operation_key.clone().filter(|k| !k.trim().is_empty());
+    if c.kind == Kind::Do {
+        d.narrative = rules.narrative.is_narrative(text);
+    }
+    let (cands, mut diags) = record.spread(&[vec![d]], secrets);
+    if cands.is_empty() {
+        diags.extend(record.no_candidates("claim yields no candidate lesson: it names no domain"));
+    }
+    (cands, diags)
+}
+
+/// Did this failure teach something? Refused calls never ran; transient errors say nothing
+/// about the arguments.
+fn teaching_failure(op: &Operation, policy: &Policy) -> bool {
+    op.status == OpStatus::Error && !op.error.as_deref().is_some_and(|e| policy.is_transient(e))
+}
+
+/// Mechanical lessons in one experience's operations (the caller checks that it passed):
+/// an operation on key k failed, a later one on k succeeded with different args. One per
+/// (key, working args); the failing form named is the latest failure before the fix.
+pub fn mechanical(ops: &[Operation], policy: &Policy) -> Vec<Mechanical> {
+    let mut failures: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for (j, op) in ops.iter().enumerate() {
+        if op.status == OpStatus::Refused {
+            continue;
+        }
+        let key = opkey::operation_key(&op.tool, &op.args);
+        if teaching_failure(op, policy) {
+            failures.entry(key).or_default().push(j);
+            continue;
+        }
+        if op.status != OpStatus::Ok {
+            continue;
+        }
+        let Some(failed) = failures.get(&key) else {
+            continue;
+        };
+        let Some(&a) = failed.iter().rev().find(|&&i| ops[i].args != op.args) else {
+            continue;
+        };
+        let working = opkey::python_json(&op.args);
+        if !seen.insert((key.clone(), working.clone())) {
+            continue;
+        }
+        let failing = &ops[a];
+        let text = describe(&key, &failing.args, &op.args);
+        let program = opkey::command_of(&op.args).and_then(|(_, c)| opkey::program(c));
+        let mut scanned = Vec::new();
+        strings(&failing.args, &mut scanned);
+        strings(&op.args, &mut scanned);
+        out.push(Mechanical {
+            key,
+            working,
+            text,
+            program,
+            scanned,
+        });
+    }
+    out
+}
+
+fn strings(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(items) => items.iter().for_each(|i| strings(i, out)),
+        Value::Object(map) => map.iter().for_each(|(k, v)| {
+            out.push(k.clone());
+            strings(v, out);
+        }),
+        _ => {}
+    }
+}
+
+/// ``<key>: run `<working>` (name=value) instead of `<failing>` (name=value)``, or for calls
+/// without a command ``<key>: call with name=value instead of name=value``.
+pub fn describe(key: &str, failing: &Value, working: &Value) -> String {
+    let empty = Map::new();
+    let as_map = |v: &Value| match v {
+        Value::Object(m) => m.clone(),
+        Value::Null => empty.clone(),
+        other => {
+            let mut m = Map::new();
+            m.insert("args".into(), other.clone());
+            m
+        }
+    };
+    let (fa, wa) = (as_map(failing), as_map(working));
+    let command_mode = opkey::command_of(working).is_some() || opkey::command_of(failing).is_some();
+    let names: BTreeSet<&String> = fa.keys().chain(wa.keys()).collect();
+    let differing: Vec<&str> = names
+        .into_iter()
+        .filter(|n| fa.get(*n) != wa.get(*n))
+        .filter(|n| !(command_mode && COMMAND_FIELDS.contains(&n.as_str())))
+        .map(String::as_str)
+        .collect();
+    let pairs = |m: &Map<String, Value>| -> Vec<String> {
+        differing
+            .iter()
+            .filter_map(|n| m.get(*n).map(|v| format!("{n}={}", show(v))))
+            .collect()
+    };
+    let form = |v: &Value, m: &Map<String, Value>| -> String {
+        let pairs = pairs(m);
+        if command_mode {
+            let cmd = opkey::command_of(v).map(|(_, c)| format!("`{c}`"));
+            match (cmd, pairs.is_empty()) {
+                (Some(c), true) => c,
+                (Some(c), false) => format!("{c} ({})", pairs.join(", ")),
+                (None, _) if pairs.is_empty() => "no command".into(),
+                (None, _) => format!("({})", pairs.join(", ")),
+            }
+        } else if pairs.is_empty() {
+            let unset: Vec<&str> = differing
+                .iter()
+                .copied()
+                .filter(|n| !m.contains_key(*n))
+                .collect();
+            format!("without {}", unset.join(", "))
+        } else {
+            pairs.join(", ")
+        }
+    };
+    let verb = if command_mode { "run" } else { "call with" };
+    normalize::text(&format!(
+        "{key}: {verb} {} instead of {}",
+        form(working, &wa),
+        form(failing, &fa)
+    ))
+}
+
+fn show(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => opkey::python_json(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Check, DeadEnd, Outcome, SourceLoc};
+    use crate::outcome;
+    use serde_json::json;
+
+    fn rules() -> Rules {
+        Rules::builtin()
+    }
+
+    fn sh(cmd: &str, cwd: &str, status: OpStatus, error: Option<&str>) -> Operation {
+        Operation {
+            tool: "run_shell_command".into(),
+            args: json!({"command": cmd, "cwd": cwd}),
+            status,
+            error: error.map(String::from),
+            check: None,
+        }
+    }
+
+    fn pytest_check(cwd: &str, passed: bool) -> Operation {
+        let mut op = sh(
+            "pytest -q",
+            cwd,
+            if passed {
+                OpStatus::Ok
+            } else {
+                OpStatus::Error
+            },
+            (!passed).then_some("ERROR: file or directory not found: tests/test_invoices.py"),
+        );
+        op.check = Some(Check {
+            label: "pytest".into(),
+            target: None,
+            passed,
+        });
+        op
+    }
+
+    fn exp(id: &str, domains: &[&str], outcome: Outcome, ops: Vec<Operation>) -> Experience {
+        Experience {
+            id: id.into(),
+            recorded_at: 1_714_600_000_000,
+            domains: domains.iter().map(|d| d.to_string()).collect(),
+            project: Some(crate::digest::project("git@github.com:acme/billing.git")),
+            outcome: Some(outcome),
+            operations: ops,
+            source: SourceLoc {
+                file: "records/2024-05.jsonl".into(),
+                line: 3,
+            },
+            ..Default::default()
+        }
+    }
+
+    fn extract_one(e: Experience) -> (Vec<Candidate>, Sink) {
+        let rules = rules();
+        let corpus = Corpus {
+            experiences: vec![e],
+            claims: vec![],
+        };
+        let mut sink = Sink::new();
+        let verdicts = outcome::derive_all(&corpus, &rules.policy, &mut sink);
+        sink.clear();
+        let cands = extract(&corpus, &verdicts, &rules, &mut sink);
+        (cands, sink)
+    }
+
+    #[test]
+    fn mechanical_fix_by_cwd() {
+        let e = exp(
+            "exp-cwd-1",
+            &["python", "testing"],
+            Outcome::Succeeded,
+            vec![
+                pytest_check("/srv/app/tests", false),
+                pytest_check("/srv/app", true),
+            ],
+        );
+        let (cands, sink) = extract_one(e);
+        assert!(sink.is_empty(), "{sink:#?}");
+        assert_eq!(cands.len(), 1, "{cands:#?}");
+        let c = &cands[0];
+        assert_eq!(c.origin, Origin::Mechanical);
+        assert_eq!(c.kind, Kind::Do);
+        assert_eq!(c.domain, "python", "pytest belongs to python only");
+        assert_eq!(c.key.as_deref(), Some("run_shell_command pytest"));
+        assert_eq!(
+            c.working.as_deref(),
+            Some(r#"{"command": "pytest -q", "cwd": "/srv/app"}"#)
+        );
+        assert_eq!(
+            c.text,
+            "run_shell_command pytest: run `pytest -q` (cwd=/srv/app) instead of `pytest -q` (cwd=/srv/app/tests)"
+        );
+        assert!(!c.outcome_failed && !c.narrative && c.refusal.is_none());
+        assert_eq!(c.record_id, "exp-cwd-1");
+        assert_eq!(c.source, Source::Experience(0));
+    }
+
+    #[test]
+    fn mechanical_needs_a_real_fix() {
+        let cases: Vec<(&str, Vec<Operation>, Outcome)> = vec![
+            (
+                "identical retry",
+                vec![
+                    pytest_check("/srv/app", false),
+                    pytest_check("/srv/app", true),
+                ],
+                Outcome::Succeeded,
+            ),
+            (
+                "transient failure",
+                vec![
+                    sh(
+                        "pip install -r requirements.txt",
+                        "/srv/app",
+                        OpStatus::Error,
+                        Some("ReadTimeoutError: Read timed out. (read timeout=15)"),
+                    ),
+                    sh(
+                        "pip install --timeout 60 -r requirements.txt",
+                        "/srv/app",
+                        OpStatus::Ok,
+                        None,
+                    ),
+                ],
+                Outcome::Succeeded,
+            ),
+            (
+                "refused operation",
+                vec![
+                    sh(
+                        "pip install -r requirements.txt",
+                        "/",
+                        OpStatus::Refused,
+                        None,
+                    ),
+                    sh(
+                        "pip install -r requirements.txt",
+                        "/srv/app",
+                        OpStatus::Ok,
+                        None,
+                    ),
+                ],
+                Outcome::Succeeded,
+            ),
+            (
+                "failed experience",
+                vec![
+                    pytest_check("/srv/app/tests", false),
+                    sh("pytest -q", "/srv/app", OpStatus::Ok, None),
+                ],
+                Outcome::Failed,
+            ),
+            (
+                "fix before failure",
+                vec![
+                    sh("pytest -q", "/srv/app", OpStatus::Ok, None),
+                    sh(
+                        "pytest -q",
+                        "/srv/app/tests",
+                        OpStatus::Error,
+                        Some("no tests ran"),
+                    ),
+                ],
+                Outcome::Succeeded,
+            ),
+            (
+                "different keys",
+                vec![
+                    sh("pytest -q", "/srv/app", OpStatus::Error, Some("exit 1")),
+                    sh("tox -e py312", "/srv/app", OpStatus::Ok, None),
+                ],
+                Outcome::Succeeded,
+            ),
+        ];
+        for (name, ops, outcome) in cases {
+            let mut e = exp("exp-none", &["python"], outcome, ops);
+            e.lesson = None;
+            let (cands, _) = extract_one(e);
+            assert!(
+                cands.iter().all(|c| c.origin != Origin::Mechanical),
+                "{name}: {cands:#?}"
+            );
+        }
+    }
+
+    #[test]
+    fn mechanical_failed_verdict_even_when_blessed() {
+        let mut e = exp(
+            "exp-blessed",
+            &["python"],
+            Outcome::Succeeded,
+            vec![
+                pytest_check("/srv/app/tests", false),
+                pytest_check("/srv/app", true),
+                pytest_check("/srv/app", false),
+            ],
+        );
+        e.blessed = true;
+        let (cands, _) = extract_one(e);
+        assert!(
+            cands.iter().all(|c| c.origin != Origin::Mechanical),
+            "{cands:#?}"
+        );
+    }
+
+    #[test]
+    fn mechanical_one_per_working_form_and_every_domain_when_unmapped() {
+        let read = |path: &str, enc: Option<&str>, status: OpStatus| Operation {
+            tool: "read_file".into(),
+            args: match enc {
+                Some(e) => json!({"file_path": path, "encoding": e}),
+                None => json!({"file_path": path}),
+            },
+            status,
+            error: (status == OpStatus::Error)
+                .then(|| "UnicodeDecodeError: 'utf-8' codec can't decode byte 0xe9".into()),
+            check: None,
+        };
+        let ops = vec![
+            read("data/legacy.csv", None, OpStatus::Error),
+            read("data/legacy.csv", Some("latin-1"), OpStatus::Ok),
+            read("data/legacy.csv", None, OpStatus::Error),
+            read("data/legacy.csv", Some("latin-1"), OpStatus::Ok),
+        ];
+        let e = exp(
+            "exp-enc",
+            &["data-engineering", "csv"],
+            Outcome::Succeeded,
+            ops,
+        );
+        let (cands, _) = extract_one(e);
+        let mech: Vec<_> = cands
+            .iter()
+            .filter(|c| c.origin == Origin::Mechanical)
+            .collect();
+        assert_eq!(
+            mech.len(),
+            2,
+            "one form, spread over both domains: {mech:#?}"
+        );
+        assert_eq!(mech[0].domain, "data-engineering");
+        assert_eq!(mech[1].domain, "csv");
+        assert_eq!(
+            mech[0].text,
+            "read_file data/legacy.csv: call with encoding=latin-1 instead of without encoding"
+        );
+        assert_eq!(mech[0].key.as_deref(), Some("read_file data/legacy.csv"));
+    }
+
+    #[test]
+    fn describe_forms() {
+        assert_eq!(
+            describe(
+                "run_shell_command cargo",
+                &json!({"command": "cargo test", "cwd": "/w"}),
+                &json!({"command": "cargo test --workspace", "cwd": "/w"})
+            ),
+            "run_shell_command cargo: run `cargo test --workspace` instead of `cargo test`"
+        );
+        assert_eq!(
+            describe(
+                "run_shell_command npm",
+                &json!({"command": "npm ci", "timeout": 60}),
+                &json!({"command": "npm ci --legacy-peer-deps", "timeout": 300, "cwd": "/web"})
+            ),
+            "run_shell_command npm: run `npm ci --legacy-peer-deps` (cwd=/web, timeout=300) instead of `npm ci` (timeout=60)"
+        );
+    }
+
+    #[test]
+    fn do_watch_avoid_in_order() {
+        let mut e = exp(
+            "exp-42",
+            &["python", "django"],
+            Outcome::Succeeded,
+            vec![pytest_check("/srv/app", true)],
+        );
+        e.lesson = Some("Run migrations with --plan before applying them in CI".into());
+        e.breakthrough = Some("Found the squashed migration".into());
+        e.gotchas = vec![
+            "Django caches settings at import time".into(),
+            "django caches settings at import time".into(),
+            "The test DB is reused with --keepdb".into(),
+        ];
+        e.dead_ends = vec![
+            DeadEnd {
+                name: "Faking the migration".into(),
+                kind: Some("approach".into()),
+                reason: Some("left the schema behind".into()),
+            },
+            DeadEnd {
+                name: "Editing 0042 by hand".into(),
+                kind: None,
+                reason: None,
+            },
+            DeadEnd {
+                name: "faking the migration".into(),
+                kind: None,
+                reason: Some("broke the next deploy".into()),
+            },
+            DeadEnd {
+                name: "FAKING THE MIGRATION".into(),
+                kind: None,
+                reason: Some("left the schema behind".into()),
+            },
+        ];
+        let (cands, sink) = extract_one(e);
+        assert!(sink.is_empty());
+        let summary: Vec<(Kind, Origin, &str, &str)> = cands
+            .iter()
+            .map(|c| (c.kind, c.origin, c.domain.as_str(), c.text.as_str()))
+            .collect();
+        let lesson = "Run migrations with --plan before applying them in CI";
+        assert_eq!(
+            summary,
+            vec![
+                (Kind::Do, Origin::Lesson, "python", lesson),
+                (Kind::Do, Origin::Lesson, "django", lesson),
+                (
+                    Kind::Watch,
+                    Origin::Gotcha,
+                    "python",
+                    "Django caches settings at import time"
+                ),
+                (
+                    Kind::Watch,
+                    Origin::Gotcha,
+                    "python",
+                    "The test DB is reused with --keepdb"
+                ),
+                (
+                    Kind::Watch,
+                    Origin::Gotcha,
+                    "django",
+                    "Django caches settings at import time"
+                ),
+                (
+                    Kind::Watch,
+                    Origin::Gotcha,
+                    "django",
+                    "The test DB is reused with --keepdb"
+                ),
+                (
+                    Kind::Avoid,
+                    Origin::DeadEnd,
+                    "python",
+                    "Faking the migration"
+                ),
+                (
+                    Kind::Avoid,
+                    Origin::DeadEnd,
+                    "python",
+                    "Editing 0042 by hand"
+                ),
+                (
+                    Kind::Avoid,
+                    Origin::DeadEnd,
+                    "django",
+                    "Faking the migration"
+                ),
+                (
+                    Kind::Avoid,
+                    Origin::DeadEnd,
+                    "django",
+                    "Editing 0042 by hand"
+                ),
+            ]
+        );
+        assert_eq!(
+            cands[6].reasons,
+            ["left the schema behind", "broke the next deploy"],
+            "newest first, deduplicated"
+        );
+        assert!(cands[7].reasons.is_empty());
+        assert!(cands.iter().all(|c| c.key.is_none() && !c.outcome_failed));
+        assert!(
+            cands
+                .iter()
+                .all(|c| c.project
+                    == Some(crate::digest::project("git@github.com:acme/billing.git")))
+        );
+    }
+
+    #[test]
+    fn outcome_flag_and_fallbacks() {
+        let mut failed = exp("exp-f", &["rust"], Outcome::Failed, vec![]);
+        failed.breakthrough = Some("cargo clean fixed the stale build script output".into());
+        let (cands, _) = extract_one(failed.clone());
+        assert_eq!(cands.len(), 1);
+        assert_eq!(cands[0].origin, Origin::Breakthrough);
+        assert!(cands[0].outcome_failed);
+
+        failed.blessed = true;
+        let (cands, _) = extract_one(failed);
+        assert!(!cands[0].outcome_failed && cands[0].blessed);
+
+        // Blessed with nothing but content: content stands in as the lesson.
+        let mut bare = exp("omni-7f3a", &["docker"], Outcome::Succeeded, vec![]);
+        bare.content = Some("Pin base images by digest, not by tag".into());
+        let (cands, sink) = extract_one(bare.clone());
+        assert!(cands.is_empty());
+        assert_eq!(sink.len(), 1);
+        assert_eq!(sink[0].code, codes::NO_CANDIDATES);
+        assert_eq!(sink[0].domain.as_deref(), Some("docker"));
+        bare.blessed = true;
+        let (cands, sink) = extract_one(bare.clone());
+        assert_eq!(cands.len(), 1);
+        assert_eq!(cands[0].origin, Origin::Content);
+        assert!(sink.is_empty());
+        // ... but not when it has a gotcha of its own.
+        bare.gotchas = vec!["docker build caches COPY layers by checksum".into()];
+        let (cands, _) = extract_one(bare);
+        assert_eq!(cands.len(), 1);
+        assert_eq!(cands[0].origin, Origin::Gotcha);
+    }
+
+    #[test]
+    fn secret_in_unchanged_args_refuses_the_mechanical_candidate() {
+        // Not normalised: the candidate stage scans what the mechanical lesson would carry.
+        let key = "sk-aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW";
+        let env = json!({"OPENAI_API_KEY": key});
+        let ops = extract_ops_with_env(&env);
+        let (cands, sink) = extract_one(exp(
+            &format!("run-{key}"),
+            &["python"],
+            Outcome::Succeeded,
+            ops,
+        ));
+        assert_eq!(cands.len(), 1);
+        assert_eq!(cands[0].origin, Origin::Mechanical);
+        assert!(
+            matches!(&cands[0].refusal, Some(Refusal::Credential { pattern }) if pattern == "openai-key")
+        );
+        assert!(cands[0].record_id.starts_with("[redacted: openai-key] "));
+        assert_eq!(sink[0].subject, "<redacted>");
+        assert_eq!(sink[0].evidence["field"], json!("record id"));
+        let dump = format!("{cands:?}") + &serde_json::to_string(&sink).unwrap();
+        assert!(!dump.contains(key));
+
+        // With a harmless id, the arguments are what gives it away.
+        let mut e = exp("exp-evals", &["python"], Outcome::Succeeded, vec![]);
+        e.operations = extract_ops_with_env(&env);
+        let (cands, sink) = extract_one(e);
+        assert_eq!(cands.len(), 1);
+        assert_eq!(sink[0].evidence["field"], json!("arguments"));
+        assert_eq!(sink[0].subject, "exp-evals");
+        assert!(!format!("{cands:?}{sink:?}").contains(key));
+    }
+
+    fn extract_ops_with_env(env: &Value) -> Vec<Operation> {
+        ["/srv/evals/src", "/srv/evals"]
+            .iter()
+            .enumerate()
+            .map(|(i, cwd)| Operation {
+                tool: "run_shell_command".into(),
+                args: json!({"command": "python -m evals.run", "env": env, "cwd": cwd}),
+                status: if i == 0 {
+                    OpStatus::Error
+                } else {
+                    OpStatus::Ok
+                },
+                error: (i == 0).then(|| "No module named 'evals'".into()),
+                check: None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn refused_domains_produce_refused_candidates() {
+        let mut e = exp("exp-dom", &["go"], Outcome::Succeeded, vec![]);
+        e.refused_domains = vec!["../etc".into()];
+        e.lesson = Some("Run go vet before go test in CI".into());
+        let (cands, sink) = extract_one(e);
+        assert_eq!(cands.len(), 2);
+        assert_eq!(cands[0].domain, "go");
+        assert!(cands[0].refusal.is_none());
+        assert_eq!(cands[1].domain, "../etc");
+        assert_eq!(
+            cands[1].refusal,
+            Some(Refusal::InvalidDomain {
+                raw: "../etc".into()
+            })
+        );
+        assert!(sink.iter().all(|d| d.code != codes::INVALID_DOMAIN));
+    }
+
+    #[test]
+    fn credential_candidate_is_redacted_everywhere() {
+        let token = "ghp_R2d2C3poX9yZ8wV7uT6sR5qP4oN3mL2kJ1iH";
+        let mut e = exp(
+            "exp-gh",
+            &["git", "github-actions"],
+            Outcome::Succeeded,
+            vec![],
+        );
+        e.lesson = Some(format!(
+            "Push with https://{token}@github.com/acme/billing.git when SSH is blocked"
+        ));
+        e.gotchas = vec!["gh auth status shows which account is active".into()];
+        let (cands, sink) = extract_one(e);
+        assert_eq!(cands.len(), 4);
+        for c in &cands[..2] {
+            assert_eq!(
+                c.refusal,
+                Some(Refusal::Credential {
+                    pattern: "github-token".into()
+                })
+            );
+            assert_eq!(c.text, "[redacted: github-token]");
+        }
+        assert!(cands[2].refusal.is_none());
+        assert_eq!(sink.len(), 2, "one N002 per refused candidate");
+        assert!(
+            sink.iter()
+                .all(|d| d.code == codes::CREDENTIAL_REFUSED && d.subject == "exp-gh")
+        );
+        let dump = format!("{cands:?}") + &serde_json::to_string(&sink).unwrap();
+        assert!(!dump.contains(token));
+        assert!(!dump.contains("R2d2C3po"));
+    }
 }

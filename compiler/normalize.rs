@@ -1,54 +1,775 @@
 //! Normalize: domains (aliases, validation), text, credentials, project digests (DESIGN §4).
+//!
+//! After this stage every domain in `Experience::domains` is a valid Agent Skills name, every
+//! text is one trimmed line of at most 240 characters, every project is a 12-hex digest, and no
+//! string of the corpus holds anything `rules/secrets.yaml` recognises: a secret is replaced by
+//! a `[redacted: <pattern>]` marker where it stood, so no later stage (nor `trace`, nor the
+//! state store) can echo it. `candidates` refuses every candidate that carries a marker.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::LazyLock;
 
-use crate::diagnostics::Sink;
-use crate::model::Corpus;
+use rayon::prelude::*;
+use regex::Regex;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::diagnostics::{Diagnostic, Sink, codes};
+use crate::digest;
+use crate::model::{Corpus, DeadEnd, Experience, LessonClaim, SourceLoc};
 use crate::policy::Rules;
 
+/// Longest normalised text, in characters (the cut one included).
+pub const MAX_TEXT_CHARS: usize = 240;
+/// Longest valid domain (Agent Skills `name`).
+pub const MAX_DOMAIN_CHARS: usize = 64;
+/// Longest refused domain kept for display, in characters.
+const MAX_REFUSED_DISPLAY: usize = 80;
+
+static VALID_DOMAIN: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[a-z0-9]+(-[a-z0-9]+)*$").expect("valid regex"));
+static MARKER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\[redacted: ([a-z0-9-]*)").expect("valid regex"));
+
 /// `rules/aliases.yaml`: domain aliases and the program → domain map used for stores that
-/// record no domains (GAIA).
+/// record no domains (GAIA) and to place mechanical lessons.
 #[derive(Clone, Debug, Default)]
 pub struct Aliases {
     pub domains: BTreeMap<String, String>,
     pub programs: BTreeMap<String, String>,
 }
 
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AliasesFile {
+    #[serde(default)]
+    domains: BTreeMap<String, String>,
+    #[serde(default)]
+    programs: BTreeMap<String, String>,
+}
+
 impl Aliases {
-    pub fn from_yaml(_text: &str) -> Result<Aliases, String> {
-        Ok(Aliases::default()) // TODO(normalize helper)
+    /// Keys are folded like a raw domain (so `node.js:` and `Node_JS:` mean the same), and
+    /// every target must be a valid domain.
+    pub fn from_yaml(text: &str) -> Result<Aliases, String> {
+        let file: AliasesFile = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
+        let mut aliases = Aliases::default();
+        for (from, to) in file.domains {
+            let to = checked_target(&from, &to)?;
+            aliases.domains.insert(fold(&from), to);
+        }
+        for (program, to) in file.programs {
+            let to = checked_target(&program, &to)?;
+            aliases.programs.insert(program.trim().to_lowercase(), to);
+        }
+        Ok(aliases)
     }
+
+    /// The domain a program's lessons belong to, if the table names one.
+    pub fn program_domain(&self, program: &str) -> Option<&str> {
+        self.programs.get(program).map(String::as_str)
+    }
+}
+
+fn checked_target(from: &str, to: &str) -> Result<String, String> {
+    let folded = fold(to);
+    validate(&folded).map_err(|why| format!("alias {from:?} → {to:?}: target {why}"))?;
+    Ok(folded)
 }
 
 /// `rules/secrets.yaml`, compiled.
 #[derive(Clone, Debug, Default)]
-pub struct SecretScanner {}
+pub struct SecretScanner {
+    patterns: Vec<SecretPattern>,
+}
+
+#[derive(Clone, Debug)]
+struct SecretPattern {
+    name: String,
+    regex: Regex,
+    /// A match that also matches this is not a secret (a placeholder, an environment lookup).
+    allow: Option<Regex>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SecretsFile {
+    #[serde(default)]
+    patterns: Vec<SecretEntry>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SecretEntry {
+    name: String,
+    regex: String,
+    #[serde(default)]
+    allow: Option<String>,
+}
 
 impl SecretScanner {
-    pub fn from_yaml(_text: &str) -> Result<SecretScanner, String> {
-        Ok(SecretScanner::default()) // TODO(normalize helper)
+    pub fn from_yaml(text: &str) -> Result<SecretScanner, String> {
+        let file: SecretsFile = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
+        let mut patterns = Vec::with_capacity(file.patterns.len());
+        for e in file.patterns {
+            if !VALID_DOMAIN.is_match(&e.name) {
+                return Err(format!(
+                    "secret pattern name {:?} must be lower-case words joined by hyphens",
+                    e.name
+                ));
+            }
+            let compile = |src: &str| {
+                Regex::new(src).map_err(|err| format!("secret pattern {}: {err}", e.name))
+            };
+            patterns.push(SecretPattern {
+                regex: compile(&e.regex)?,
+                allow: e.allow.as_deref().map(compile).transpose()?,
+                name: e.name,
+            });
+        }
+        Ok(SecretScanner { patterns })
     }
 
     /// The name of the first pattern the text matches; never the secret itself.
-    pub fn find(&self, _text: &str) -> Option<&str> {
-        None // TODO(normalize helper)
+    pub fn find(&self, text: &str) -> Option<&str> {
+        self.patterns
+            .iter()
+            .find(|p| p.matches(text).next().is_some())
+            .map(|p| p.name.as_str())
+    }
+
+    /// The text with every secret replaced by `[redacted: <pattern>]`, and the first pattern
+    /// that fired; `None` when there is nothing to redact.
+    pub fn redact(&self, text: &str) -> Option<(String, &str)> {
+        let mut first: Option<&str> = None;
+        let mut out = std::borrow::Cow::Borrowed(text);
+        for p in &self.patterns {
+            let spans: Vec<(usize, usize)> = p.matches(&out).collect();
+            if spans.is_empty() {
+                continue;
+            }
+            first.get_or_insert(p.name.as_str());
+            let mut next = String::with_capacity(out.len());
+            let mut at = 0;
+            for (s, e) in spans {
+                next.push_str(&out[at..s]);
+                next.push_str(&marker(&p.name));
+                at = e;
+            }
+            next.push_str(&out[at..]);
+            out = std::borrow::Cow::Owned(next);
+        }
+        first.map(|name| (out.into_owned(), name))
+    }
+}
+
+impl SecretPattern {
+    fn matches<'t>(&'t self, text: &'t str) -> impl Iterator<Item = (usize, usize)> + 't {
+        self.regex
+            .find_iter(text)
+            .filter(|m| !self.allow.as_ref().is_some_and(|a| a.is_match(m.as_str())))
+            .map(|m| (m.start(), m.end()))
+    }
+}
+
+/// What stands in for a secret: `[redacted: <pattern>]`.
+pub fn marker(pattern: &str) -> String {
+    format!("[redacted: {pattern}]")
+}
+
+/// The pattern named by a redaction marker in `s`, if `s` carries one (normalize put it
+/// there in place of a secret).
+pub fn redacted_pattern(s: &str) -> Option<&str> {
+    MARKER
+        .captures(s)
+        .map(|c| c.get(1).map_or("", |m| m.as_str()))
+}
+
+/// Trim, lower-case, whitespace/`.`/`_` runs → `-`; no alias, no validation.
+pub fn fold(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut in_run = false;
+    for c in raw.trim().chars() {
+        if c.is_whitespace() || c == '.' || c == '_' {
+            if !in_run {
+                out.push('-');
+            }
+            in_run = true;
+        } else {
+            out.extend(c.to_lowercase());
+            in_run = false;
+        }
+    }
+    out
+}
+
+fn validate(domain: &str) -> Result<(), String> {
+    if domain.is_empty() {
+        Err("is empty".into())
+    } else if domain.chars().count() > MAX_DOMAIN_CHARS {
+        Err(format!("is longer than {MAX_DOMAIN_CHARS} characters"))
+    } else if !VALID_DOMAIN.is_match(domain) {
+        Err("may only hold lower-case letters, digits and single hyphens".into())
+    } else {
+        Ok(())
     }
 }
 
 /// Trim, lower-case, whitespace/`.`/`_` runs → `-`, alias; then validate as an Agent Skills
 /// name. `Err` carries why, for the diagnostic.
-pub fn domain(_raw: &str, _aliases: &Aliases) -> Result<String, String> {
-    todo!("normalize helper")
+pub fn domain(raw: &str, aliases: &Aliases) -> Result<String, String> {
+    let folded = fold(raw);
+    let aliased = aliases.domains.get(&folded).cloned().unwrap_or(folded);
+    validate(&aliased)?;
+    Ok(aliased)
+}
+
+/// A refused raw domain as it may be shown: control characters, quotes and backslashes
+/// escaped, at most 80 characters; `(empty)` for a blank one.
+pub fn display_escape(raw: &str) -> String {
+    if raw.trim().is_empty() && !raw.chars().any(char::is_control) {
+        return "(empty)".into();
+    }
+    let escaped: String = raw.escape_debug().collect();
+    if escaped.chars().count() <= MAX_REFUSED_DISPLAY {
+        return escaped;
+    }
+    let mut cut: String = escaped.chars().take(MAX_REFUSED_DISPLAY - 1).collect();
+    cut.push('…');
+    cut
 }
 
 /// One line, whitespace collapsed, cut at 240 characters on a character boundary with `…`.
-pub fn text(_raw: &str) -> String {
-    todo!("normalize helper")
+///
+/// Control characters count as whitespace, so nothing that could drive a terminal survives.
+pub fn text(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len().min(4 * MAX_TEXT_CHARS));
+    let mut chars = 0usize;
+    let mut pending_space = false;
+    for c in raw.chars() {
+        if c.is_whitespace() || c.is_control() {
+            pending_space = chars > 0;
+            continue;
+        }
+        if pending_space {
+            out.push(' ');
+            chars += 1;
+            pending_space = false;
+        }
+        out.push(c);
+        chars += 1;
+        if chars > MAX_TEXT_CHARS {
+            break;
+        }
+    }
+    if chars <= MAX_TEXT_CHARS {
+        return out;
+    }
+    let mut cut: String = out.chars().take(MAX_TEXT_CHARS - 1).collect();
+    cut.truncate(cut.trim_end().len());
+    cut.push('…');
+    cut
 }
 
 /// Normalises every record in place: valid domains stay in `domains`, refused ones move to
 /// `refused_domains` (with an `invalid-domain` diagnostic); texts are normalised; projects
-/// become digests.
-pub fn normalize(_corpus: &mut Corpus, _rules: &Rules, _sink: &mut Sink) {
-    todo!("normalize helper")
+/// become digests; secrets become redaction markers.
+pub fn normalize(corpus: &mut Corpus, rules: &Rules, sink: &mut Sink) {
+    let exp_diags: Vec<Sink> = corpus
+        .experiences
+        .par_iter_mut()
+        .map(|e| normalize_experience(e, rules))
+        .collect();
+    let claim_diags: Vec<Sink> = corpus
+        .claims
+        .par_iter_mut()
+        .map(|c| normalize_claim(c, rules))
+        .collect();
+    sink.extend(exp_diags.into_iter().flatten());
+    sink.extend(claim_diags.into_iter().flatten());
+}
+
+/// A record id that looks like a secret becomes `[redacted: <pattern>] <digest of file:line>`:
+/// still unique, still stable, and never the secret.
+pub fn safe_id(id: &str, loc: &SourceLoc, secrets: &SecretScanner) -> Option<String> {
+    let pattern = secrets.find(id)?;
+    let place = format!("{}\0{}", loc.file, loc.line);
+    Some(format!(
+        "{} {}",
+        marker(pattern),
+        digest::short(place.as_bytes())
+    ))
+}
+
+/// The id to put in a diagnostic's subject: `<redacted>` for an id that carries a marker.
+pub fn subject_id(id: &str) -> &str {
+    if redacted_pattern(id).is_some() {
+        "<redacted>"
+    } else {
+        id
+    }
+}
+
+fn scrub(s: &mut String, secrets: &SecretScanner) {
+    if let Some((clean, _)) = secrets.redact(s) {
+        *s = clean;
+    }
+}
+
+/// Redact, then `text()`; `None` when nothing is left.
+fn clean_text(raw: &str, secrets: &SecretScanner) -> Option<String> {
+    let t = match secrets.redact(raw) {
+        Some((clean, _)) => text(&clean),
+        None => text(raw),
+    };
+    (!t.is_empty()).then_some(t)
+}
+
+fn clean_opt(field: &mut Option<String>, secrets: &SecretScanner) {
+    *field = field.as_deref().and_then(|s| clean_text(s, secrets));
+}
+
+fn scrub_value(v: &mut Value, secrets: &SecretScanner) {
+    match v {
+        Value::String(s) => scrub(s, secrets),
+        Value::Array(items) => items.iter_mut().for_each(|i| scrub_value(i, secrets)),
+        Value::Object(map) => map.values_mut().for_each(|i| scrub_value(i, secrets)),
+        _ => {}
+    }
+}
+
+fn project_digest(project: &Option<String>) -> Option<String> {
+    let p = project.as_deref()?.trim();
+    (!p.is_empty()).then(|| digest::project(p))
+}
+
+/// Splits raw domains into valid (aliased, deduplicated, first-seen order) and refused
+/// (escaped, deduplicated), with one `invalid-domain` per refused domain.
+fn split_domains(
+    raw: &[String],
+    id: &str,
+    loc: &SourceLoc,
+    rules: &Rules,
+    diags: &mut Sink,
+) -> (Vec<String>, Vec<String>) {
+    let mut valid = Vec::new();
+    let mut refused = Vec::new();
+    let mut seen = BTreeSet::new();
+    let mut seen_refused = BTreeSet::new();
+    for r in raw {
+        let (shown, message, why) = if let Some(pattern) = rules.secrets.find(r) {
+            let shown = marker(pattern);
+            let message = format!("domain looks like a secret ({pattern}) and was refused");
+            (shown, message, format!("matches secret pattern {pattern}"))
+        } else {
+            match domain(r, &rules.aliases) {
+                Ok(d) => {
+                    if seen.insert(d.clone()) {
+                        valid.push(d);
+                    }
+                    continue;
+                }
+                Err(why) => {
+                    let shown = display_escape(r);
+                    let message = format!("domain \"{shown}\" is not a valid skill name: {why}");
+                    (shown, message, why)
+                }
+            }
+        };
+        if !seen_refused.insert(shown.clone()) {
+            continue;
+        }
+        diags.push(
+            Diagnostic::new(codes::INVALID_DOMAIN, message)
+                .subject(subject_id(id))
+                .at(loc)
+                .domain(shown.clone())
+                .with("domain", shown.clone())
+                .with("reason", why)
+                .experiences([id]),
+        );
+        refused.push(shown);
+    }
+    (valid, refused)
+}
+
+fn normalize_experience(e: &mut Experience, rules: &Rules) -> Sink {
+    let secrets = &rules.secrets;
+    let mut diags = Sink::new();
+    if let Some(id) = safe_id(&e.id, &e.source, secrets) {
+        e.id = id;
+    }
+    let raw = std::mem::take(&mut e.domains);
+    let mut refused_before = std::mem::take(&mut e.refused_domains);
+    let (valid, refused) = split_domains(&raw, &e.id, &e.source, rules, &mut diags);
+    e.domains = valid;
+    refused_before.extend(refused);
+    e.refused_domains = refused_before;
+    e.project = project_digest(&e.project);
+    clean_opt(&mut e.task, secrets);
+    clean_opt(&mut e.lesson, secrets);
+    clean_opt(&mut e.breakthrough, secrets);
+    clean_opt(&mut e.content, secrets);
+    e.gotchas = e
+        .gotchas
+        .iter()
+        .filter_map(|g| clean_text(g, secrets))
+        .collect();
+    e.dead_ends = e
+        .dead_ends
+        .iter()
+        .filter_map(|d| {
+            Some(DeadEnd {
+                name: clean_text(&d.name, secrets)?,
+                kind: d.kind.as_deref().and_then(|k| clean_text(k, secrets)),
+                reason: d.reason.as_deref().and_then(|r| clean_text(r, secrets)),
+            })
+        })
+        .collect();
+    for op in &mut e.operations {
+        scrub_value(&mut op.args, secrets);
+        if let Some(err) = &mut op.error {
+            scrub(err, secrets);
+        }
+        if let Some(check) = &mut op.check {
+            scrub(&mut check.label, secrets);
+            if let Some(t) = &mut check.target {
+                scrub(t, secrets);
+            }
+        }
+    }
+    for id in &mut e.in_play {
+        if let Some(p) = secrets.find(id) {
+            *id = marker(p);
+        }
+    }
+    diags
+}
+
+fn normalize_claim(c: &mut LessonClaim, rules: &Rules) -> Sink {
+    let secrets = &rules.secrets;
+    let mut diags = Sink::new();
+    if let Some(id) = safe_id(&c.id, &c.loc, secrets) {
+        c.id = id;
+    }
+    let raw = std::mem::take(&mut c.domains);
+    let (valid, refused) = split_domains(&raw, &c.id, &c.loc, rules, &mut diags);
+    c.domains = valid;
+    c.refused_domains.extend(refused);
+    c.project = project_digest(&c.project);
+    c.text = clean_text(&c.text, secrets).unwrap_or_default();
+    c.operation_key = c.operation_key.as_deref().and_then(|k| {
+        let k = match secrets.redact(k) {
+            Some((clean, _)) => clean,
+            None => k.to_string(),
+        };
+        let k = k.trim();
+        (!k.is_empty()).then(|| k.to_string())
+    });
+    for id in &mut c.evidence {
+        if let Some(p) = secrets.find(id) {
+            *id = marker(p);
+        }
+    }
+    diags
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Check, Kind, OpStatus, Operation, Outcome};
+    use serde_json::json;
+
+    fn rules() -> Rules {
+        Rules::builtin()
+    }
+
+    fn norm(raw: &str) -> Result<String, String> {
+        domain(raw, &rules().aliases)
+    }
+
+    #[test]
+    fn domains_fold_alias_and_validate() {
+        assert_eq!(norm("Node.js").unwrap(), "node-js");
+        assert_eq!(norm(" Py ").unwrap(), "python");
+        assert_eq!(norm("python3").unwrap(), "python");
+        assert_eq!(norm("K8s").unwrap(), "kubernetes");
+        assert_eq!(norm("TS").unwrap(), "typescript");
+        assert_eq!(norm("PostgreSQL").unwrap(), "postgres");
+        assert_eq!(norm("golang").unwrap(), "go");
+        assert_eq!(norm("github_actions").unwrap(), "github-actions");
+        assert_eq!(norm("Machine   Learning").unwrap(), "machine-learning");
+        assert_eq!(norm("C#").unwrap(), "csharp");
+        assert_eq!(norm(".NET").unwrap(), "dotnet");
+        assert_eq!(norm("x".repeat(64).as_str()).unwrap(), "x".repeat(64));
+    }
+
+    #[test]
+    fn domains_refused() {
+        for bad in [
+            "../etc",
+            "a/b",
+            "",
+            "   ",
+            "-lead",
+            "trail-",
+            "a--b",
+            "ünïcode",
+            "c++x",
+        ] {
+            assert!(norm(bad).is_err(), "{bad:?} should be refused");
+        }
+        let long = "a".repeat(65);
+        assert!(norm(&long).unwrap_err().contains("64"));
+        assert_eq!(norm("").unwrap_err(), "is empty");
+    }
+
+    #[test]
+    fn text_collapses_and_cuts() {
+        assert_eq!(
+            text("  Run\tpytest\n\n  with -q \r\n"),
+            "Run pytest with -q"
+        );
+        assert_eq!(text("a\u{1b}[31mb"), "a [31mb");
+        assert_eq!(text(" \n\t "), "");
+        let exact = "é".repeat(240);
+        assert_eq!(text(&exact), exact);
+        let long = "é".repeat(241);
+        let cut = text(&long);
+        assert_eq!(cut.chars().count(), 240);
+        assert!(cut.ends_with('…'));
+        assert!(cut.starts_with("éé"));
+        // A cut that lands after a space does not leave it dangling before the ellipsis.
+        let words = format!("{} tail", "w".repeat(238));
+        assert_eq!(text(&words), format!("{}…", "w".repeat(238)));
+        let many = "word ".repeat(1000);
+        assert_eq!(text(&many).chars().count(), 240);
+    }
+
+    #[test]
+    fn secrets_found() {
+        let s = &rules().secrets;
+        let cases = [
+            (
+                "export OPENAI_API_KEY=sk-proj-4fJd8s9QwErTyUiOpAsDfGhJkLzXcVbNm12",
+                "openai-key",
+            ),
+            ("key sk-aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW", "openai-key"),
+            (
+                "git push https://ghp_R2d2C3poX9yZ8wV7uT6sR5qP4oN3mL2kJ1iH@github.com/a/b",
+                "github-token",
+            ),
+            (
+                "GH_TOKEN github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuv",
+                "github-token",
+            ),
+            ("aws_access_key_id AKIAIOSFODNN7EXAMPLE", "aws-access-key"),
+            (
+                "slack xoxb-1234567890-0987654321-AbCdEfGhIjKl",
+                "slack-token",
+            ),
+            ("glpat-Xy9_zW8vU7tS6rQ5pO4n", "gitlab-token"),
+            (
+                "curl -H 'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9abcdefghijk'",
+                "bearer-token",
+            ),
+            ("-----BEGIN RSA PRIVATE KEY-----", "private-key"),
+            ("-----BEGIN OPENSSH PRIVATE KEY-----", "private-key"),
+            (
+                "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+                "jwt",
+            ),
+            ("db password: hunter2hunter2", "credential-assignment"),
+            (
+                "set api_key = 'a8f5f167f44f4964e6c998dee827110c'",
+                "credential-assignment",
+            ),
+            ("token=abcdef123456", "credential-assignment"),
+            ("PASSWD=correcthorse", "credential-assignment"),
+            (
+                "DATABASE_URL=postgres://app:s3cr3tpw@db.internal:5432/app",
+                "url-credentials",
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(s.find(text), Some(want), "{text}");
+        }
+    }
+
+    #[test]
+    fn secrets_false_positives_not_found() {
+        let s = &rules().secrets;
+        for text in [
+            "Pin scikit-learn below 1.5; sk-learn is a common misspelling of the package",
+            "sk-learn-is-not-the-package-name-use-scikit-learn",
+            "Wait for the password prompt before sending input to ssh",
+            "The rate limiter is a token bucket refilled every second",
+            "Use a token from the vault instead of hard-coding one",
+            "Set max_tokens: 4096 for long completions",
+            "Read the password from ${DB_PASSWORD} rather than the config file",
+            "api_key = os.environ[\"OPENAI_API_KEY\"] keeps the key out of the repo",
+            "token: <your-token>",
+            "password: ********",
+            "Use Bearer authentication for the internal API",
+            "ssh -i ~/.ssh/id_ed25519 git@github.com:org/repo.git",
+            "postgres://localhost:5432/app has no credentials",
+            "the task-scheduler-and-disk-partitioner run nightly",
+            "AKIA is the prefix of AWS access key ids",
+        ] {
+            assert_eq!(s.find(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn redaction_replaces_only_the_secret() {
+        let s = &rules().secrets;
+        let (clean, name) = s
+            .redact("run with AKIAIOSFODNN7EXAMPLE then token=abcdef123456 ok")
+            .unwrap();
+        assert_eq!(name, "aws-access-key");
+        assert_eq!(
+            clean,
+            "run with [redacted: aws-access-key] then [redacted: credential-assignment] ok"
+        );
+        assert_eq!(s.find(&clean), None, "markers never look like secrets");
+        assert_eq!(redacted_pattern(&clean), Some("aws-access-key"));
+        assert_eq!(s.redact("nothing here"), None);
+    }
+
+    fn exp(id: &str, domains: &[&str]) -> Experience {
+        Experience {
+            id: id.into(),
+            recorded_at: 1_700_000_000_000,
+            domains: domains.iter().map(|d| d.to_string()).collect(),
+            outcome: Some(Outcome::Succeeded),
+            source: SourceLoc {
+                file: "memory/2024-05.jsonl".into(),
+                line: 7,
+            },
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn normalize_records() {
+        let mut e = exp(
+            "exp-101",
+            &["Python", "py", "../etc", "Node.js", "../etc", "a/b"],
+        );
+        e.project = Some("  git@github.com:acme/billing.git \n".into());
+        e.lesson = Some("  Run   pytest\nfrom the repo root  ".into());
+        e.breakthrough = Some("   ".into());
+        e.gotchas = vec!["".into(), " conftest.py  shadows fixtures ".into()];
+        e.dead_ends = vec![
+            DeadEnd {
+                name: "  ".into(),
+                kind: None,
+                reason: Some("nothing".into()),
+            },
+            DeadEnd {
+                name: "pip install -e .".into(),
+                kind: Some("approach".into()),
+                reason: Some(" ".into()),
+            },
+        ];
+        let mut blank_project = exp("exp-102", &["rust"]);
+        blank_project.project = Some("   ".into());
+        let claim = LessonClaim {
+            id: "claim-1".into(),
+            recorded_at: 0,
+            domains: vec!["TS".into(), "bad domain/x".into()],
+            refused_domains: vec![],
+            project: Some("/home/dev/web".into()),
+            text: " Prefer   `tsc --noEmit` in CI ".into(),
+            kind: Kind::Do,
+            source: crate::model::ClaimSource::Model,
+            evidence: vec!["exp-101".into()],
+            operation_key: Some("  ".into()),
+            loc: SourceLoc {
+                file: "claims.jsonl".into(),
+                line: 1,
+            },
+        };
+        let mut corpus = Corpus {
+            experiences: vec![e, blank_project],
+            claims: vec![claim],
+        };
+        let mut sink = Sink::new();
+        normalize(&mut corpus, &rules(), &mut sink);
+        let e = &corpus.experiences[0];
+        assert_eq!(e.domains, ["python", "node-js"]);
+        assert_eq!(e.refused_domains, ["../etc", "a/b"]);
+        assert_eq!(
+            e.project.as_deref(),
+            Some(digest::project("git@github.com:acme/billing.git").as_str())
+        );
+        assert_eq!(e.project.as_ref().unwrap().len(), 12);
+        assert_eq!(e.lesson.as_deref(), Some("Run pytest from the repo root"));
+        assert_eq!(e.breakthrough, None);
+        assert_eq!(e.gotchas, ["conftest.py shadows fixtures"]);
+        assert_eq!(e.dead_ends.len(), 1);
+        assert_eq!(e.dead_ends[0].reason, None);
+        assert_eq!(corpus.experiences[1].project, None);
+        let c = &corpus.claims[0];
+        assert_eq!(c.domains, ["typescript"]);
+        assert_eq!(c.refused_domains, ["bad domain/x"]);
+        assert_eq!(c.text, "Prefer `tsc --noEmit` in CI");
+        assert_eq!(c.operation_key, None);
+        assert_eq!(
+            c.project.as_deref(),
+            Some(digest::project("/home/dev/web").as_str())
+        );
+
+        let n001: Vec<_> = sink
+            .iter()
+            .filter(|d| d.code == codes::INVALID_DOMAIN)
+            .collect();
+        assert_eq!(n001.len(), 3, "one per (record, refused domain): {sink:#?}");
+        assert_eq!(n001[0].subject, "exp-101");
+        assert_eq!(n001[0].location.as_ref().unwrap().line, 7);
+        assert_eq!(
+            n001[0].message,
+            "domain \"../etc\" is not a valid skill name: may only hold lower-case letters, digits and single hyphens"
+        );
+        assert_eq!(n001[0].experience_ids(), ["exp-101"]);
+        assert_eq!(n001[2].subject, "claim-1");
+    }
+
+    #[test]
+    fn normalize_scrubs_secrets_everywhere() {
+        let key = "AKIAIOSFODNN7EXAMPLE";
+        let mut e = exp(&format!("sess-{key}"), &["aws", key]);
+        e.lesson = Some(format!(
+            "Export AWS_ACCESS_KEY_ID={key} before terraform plan"
+        ));
+        e.operations = vec![Operation {
+            tool: "run_shell_command".into(),
+            args: json!({"command": format!("aws s3 ls --key {key}"), "cwd": "/srv"}),
+            status: OpStatus::Error,
+            error: Some(format!("InvalidAccessKeyId {key}")),
+            check: Some(Check {
+                label: format!("auth {key}"),
+                target: None,
+                passed: false,
+            }),
+        }];
+        let mut corpus = Corpus {
+            experiences: vec![e],
+            claims: vec![],
+        };
+        let mut sink = Sink::new();
+        normalize(&mut corpus, &rules(), &mut sink);
+        let e = &corpus.experiences[0];
+        let dump = format!("{e:?}") + &serde_json::to_string(&sink).unwrap();
+        assert!(!dump.contains(key), "{dump}");
+        assert!(e.id.starts_with("[redacted: aws-access-key] "));
+        assert_eq!(e.domains, ["aws"]);
+        assert_eq!(e.refused_domains, ["[redacted: aws-access-key]"]);
+        assert_eq!(sink.len(), 1);
+        assert_eq!(sink[0].subject, "<redacted>");
+        assert_eq!(
+            e.lesson.as_deref(),
+            Some("Export AWS_ACCESS_KEY_ID=[redacted: aws-access-key] before terraform plan")
+        );
+    }
 }

@@ -1,20 +1,381 @@
 //! Operation keys (DESIGN §3.3): what an operation is about, derived exactly as GAIA does so
 //! keys join across both systems.
+//!
+//! The key is `"<tool> <program>"` for shell-like calls, `"<tool> <path-like value>"` for calls
+//! about one file, directory, skill or URL, and otherwise `"<tool> "` + the args as Python's
+//! `json.dumps(args, sort_keys=True)` prints them. That last form is why this module carries a
+//! byte-exact re-implementation of Python's JSON encoder.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
+
+/// Argument names that hold a shell command, in priority order.
+pub const COMMAND_FIELDS: [&str; 2] = ["command", "cmd"];
+
+/// Argument names that say what a non-shell call is about, in priority order.
+pub const PATH_FIELDS: [&str; 6] = [
+    "file_path",
+    "path",
+    "directory",
+    "name",
+    "skill_name",
+    "url",
+];
 
 /// `"<tool> <program>"`, `"<tool> <path-like value>"` or `"<tool> <python json.dumps(args)>"`.
-pub fn operation_key(_tool: &str, _args: &Value) -> String {
-    todo!("candidates helper")
+pub fn operation_key(tool: &str, args: &Value) -> String {
+    if let Some((_, command)) = command_of(args)
+        && let Some(program) = program(command)
+    {
+        return format!("{tool} {program}");
+    }
+    if let Value::Object(map) = args {
+        for field in PATH_FIELDS {
+            if let Some(v) = non_blank(map, field) {
+                return format!("{tool} {}", v.trim());
+            }
+        }
+    }
+    match args {
+        Value::Null => format!("{tool} {{}}"),
+        other => format!("{tool} {}", python_json(other)),
+    }
+}
+
+/// The first non-blank command field (`command`, then `cmd`): its name and its value as
+/// written.
+pub fn command_of(args: &Value) -> Option<(&'static str, &str)> {
+    let Value::Object(map) = args else {
+        return None;
+    };
+    COMMAND_FIELDS
+        .iter()
+        .find_map(|&f| non_blank(map, f).map(|v| (f, v)))
+}
+
+fn non_blank<'a>(map: &'a Map<String, Value>, field: &str) -> Option<&'a str> {
+    match map.get(field) {
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.as_str()),
+        _ => None,
+    }
 }
 
 /// The program a shell command runs: skips `env` and `NAME=value`, basename, lower-case;
 /// `python… -m X` gives `X`.
-pub fn program(_command: &str) -> Option<String> {
-    todo!("candidates helper")
+///
+/// A command that is nothing but `env` and assignments names its first token (`env` → `env`).
+/// `None` only for a blank command.
+pub fn program(command: &str) -> Option<String> {
+    let tokens: Vec<&str> = command.split_whitespace().collect();
+    let first = *tokens.first()?;
+    let mut i = 0;
+    if basename(tokens[0]) == "env" {
+        i += 1;
+    }
+    while i < tokens.len() && is_assignment(tokens[i]) {
+        i += 1;
+    }
+    let Some(&token) = tokens.get(i) else {
+        return Some(basename(first).to_lowercase());
+    };
+    let program = basename(token).to_lowercase();
+    if program.starts_with("python")
+        && tokens.get(i + 1) == Some(&"-m")
+        && let Some(module) = tokens.get(i + 2)
+    {
+        return Some(module.to_lowercase());
+    }
+    Some(program)
+}
+
+fn basename(token: &str) -> &str {
+    token.rsplit('/').next().unwrap_or(token)
+}
+
+/// `NAME=value`, where NAME is a shell variable name.
+fn is_assignment(token: &str) -> bool {
+    let Some((name, _)) = token.split_once('=') else {
+        return false;
+    };
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
+        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
 /// Byte-for-byte `json.dumps(v, sort_keys=True)` (separators `", "`, `": "`, ASCII only).
-pub fn python_json(_v: &Value) -> String {
-    todo!("candidates helper")
+pub fn python_json(v: &Value) -> String {
+    let mut out = String::new();
+    write_value(&mut out, v);
+    out
+}
+
+fn write_value(out: &mut String, v: &Value) {
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(true) => out.push_str("true"),
+        Value::Bool(false) => out.push_str("false"),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                out.push_str(&i.to_string());
+            } else if let Some(u) = n.as_u64() {
+                out.push_str(&u.to_string());
+            } else if let Some(f) = n.as_f64() {
+                out.push_str(&python_float(f));
+            }
+        }
+        Value::String(s) => write_string(out, s),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_value(out, item);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            // Python sorts str keys by code point, which is UTF-8 byte order.
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (i, (k, v)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_string(out, k);
+                out.push_str(": ");
+                write_value(out, v);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// Python's `ensure_ascii` string encoding: everything outside `' '..='~'` is escaped, with
+/// lower-case hex and surrogate pairs above the BMP.
+fn write_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{08}' => out.push_str("\\b"),
+            '\u{0c}' => out.push_str("\\f"),
+            ' '..='~' => out.push(c),
+            _ => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{unit:04x}"));
+                }
+            }
+        }
+    }
+    out.push('"');
+}
+
+/// Python's `repr(float)`: the shortest round-trip digits, fixed notation when the decimal
+/// exponent is in [-4, 16), scientific (`1e+16`, `1e-05`) otherwise, `.0` on whole numbers.
+fn python_float(f: f64) -> String {
+    if f.is_nan() {
+        return "NaN".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    // Rust's `{:e}` gives the shortest round-trip digits: `-1.2345e-7`.
+    let sci = format!("{f:e}");
+    let (mantissa, exp) = sci.split_once('e').expect("`{:e}` has an exponent");
+    let exp: i32 = exp.parse().expect("`{:e}` exponent is an integer");
+    let (sign, mantissa) = match mantissa.strip_prefix('-') {
+        Some(m) => ("-", m),
+        None => ("", mantissa),
+    };
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    // Python's decpt: the position of the decimal point relative to the digit string.
+    let decpt = exp + 1;
+    let n = digits.len() as i32;
+    let body = if (-4 < decpt) && (decpt <= 16) {
+        if decpt <= 0 {
+            format!("0.{}{}", "0".repeat((-decpt) as usize), digits)
+        } else if decpt >= n {
+            format!("{}{}.0", digits, "0".repeat((decpt - n) as usize))
+        } else {
+            let (int, frac) = digits.split_at(decpt as usize);
+            format!("{int}.{frac}")
+        }
+    } else {
+        let (first, rest) = digits.split_at(1);
+        let mant = if rest.is_empty() {
+            first.to_string()
+        } else {
+            format!("{first}.{rest}")
+        };
+        let esign = if exp < 0 { '-' } else { '+' };
+        format!("{mant}e{esign}{:02}", exp.abs())
+    };
+    format!("{sign}{body}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn shell(cmd: &str) -> String {
+        operation_key("run_shell_command", &json!({ "command": cmd }))
+    }
+
+    #[test]
+    fn design_vectors() {
+        assert_eq!(shell("pytest -q"), "run_shell_command pytest");
+        assert_eq!(shell("/usr/local/bin/Pytest x"), "run_shell_command pytest");
+        assert_eq!(shell("env A=b pytest -q"), "run_shell_command pytest");
+        assert_eq!(
+            shell("PYTHONPATH=. python3 -m pytest tests"),
+            "run_shell_command pytest"
+        );
+        assert_eq!(shell("python -m"), "run_shell_command python");
+        assert_eq!(shell("env"), "run_shell_command env");
+        assert_eq!(
+            operation_key("read_file", &json!({"file_path": "/a/b.py"})),
+            "read_file /a/b.py"
+        );
+        assert_eq!(
+            operation_key("find_files", &json!({"query": "x", "limit": 3})),
+            r#"find_files {"limit": 3, "query": "x"}"#
+        );
+        assert_eq!(
+            operation_key("list_windows", &Value::Null),
+            "list_windows {}"
+        );
+        assert_eq!(operation_key("list_windows", &json!({})), "list_windows {}");
+    }
+
+    #[test]
+    fn programs() {
+        assert_eq!(shell("python3.11 -m pytest -x"), "run_shell_command pytest");
+        assert_eq!(
+            shell("/usr/bin/env FOO=1 cargo test"),
+            "run_shell_command cargo"
+        );
+        assert_eq!(
+            shell("  CI=1 RUST_LOG=debug  cargo   test "),
+            "run_shell_command cargo"
+        );
+        assert_eq!(
+            shell("python manage.py migrate"),
+            "run_shell_command python"
+        );
+        assert_eq!(
+            shell("./node_modules/.bin/JEST --ci"),
+            "run_shell_command jest"
+        );
+        assert_eq!(shell("npm run build && npm test"), "run_shell_command npm");
+        // Only a leading `env` is skipped; only shell-variable names count as assignments.
+        assert_eq!(shell("A=b"), "run_shell_command a=b");
+        assert_eq!(shell("--flag=x pytest"), "run_shell_command --flag=x");
+        assert_eq!(program("   "), None);
+    }
+
+    #[test]
+    fn command_fields_and_fall_through() {
+        // `cmd` when `command` is blank.
+        assert_eq!(
+            operation_key("bash", &json!({"command": "  ", "cmd": "go test ./..."})),
+            "bash go"
+        );
+        // A blank command falls through to the path-like fields, trimmed, case kept.
+        assert_eq!(
+            operation_key(
+                "run_shell_command",
+                &json!({"command": "", "path": "  /srv/App/main.py "})
+            ),
+            "run_shell_command /srv/App/main.py"
+        );
+        assert_eq!(
+            operation_key("edit_file", &json!({"path": "b.py", "file_path": "a.py"})),
+            "edit_file a.py"
+        );
+        assert_eq!(
+            operation_key("activate_skill", &json!({"name": " ", "skill_name": "pdf"})),
+            "activate_skill pdf"
+        );
+        assert_eq!(
+            operation_key("web_fetch", &json!({"url": "https://docs.rs/regex"})),
+            "web_fetch https://docs.rs/regex"
+        );
+        // A non-string command is not a command.
+        assert_eq!(
+            operation_key("run", &json!({"command": ["ls", "-l"]})),
+            r#"run {"command": ["ls", "-l"]}"#
+        );
+    }
+
+    #[test]
+    fn python_json_objects() {
+        let v = json!({"b": {"z": [1, 2.5, null, true], "a": false}, "a": "x"});
+        assert_eq!(
+            python_json(&v),
+            r#"{"a": "x", "b": {"a": false, "z": [1, 2.5, null, true]}}"#
+        );
+        assert_eq!(python_json(&json!([])), "[]");
+        assert_eq!(python_json(&json!({})), "{}");
+        assert_eq!(
+            operation_key("grep", &json!({"pattern": "fn main", "opts": {"i": true}})),
+            r#"grep {"opts": {"i": true}, "pattern": "fn main"}"#
+        );
+        // Code-point order: upper case before lower case, ASCII before non-ASCII.
+        assert_eq!(
+            python_json(&json!({"é": 1, "b": 2, "B": 3})),
+            r#"{"B": 3, "b": 2, "\u00e9": 1}"#
+        );
+    }
+
+    #[test]
+    fn python_json_strings() {
+        assert_eq!(python_json(&json!("café")), r#""caf\u00e9""#);
+        assert_eq!(python_json(&json!("日本")), r#""\u65e5\u672c""#);
+        assert_eq!(python_json(&json!("😀")), r#""\ud83d\ude00""#);
+        assert_eq!(
+            python_json(&json!("a\"b\\c\nd\re\tf\u{8}g\u{c}h")),
+            r#""a\"b\\c\nd\re\tf\bg\fh""#
+        );
+        assert_eq!(
+            python_json(&json!("\u{1}\u{1f}\u{7f}/")),
+            r#""\u0001\u001f\u007f/""#
+        );
+        assert_eq!(
+            operation_key("search", &json!({"query": "naïve"})),
+            r#"search {"query": "na\u00efve"}"#
+        );
+    }
+
+    #[test]
+    fn python_json_numbers() {
+        let cases = [
+            (json!(1), "1"),
+            (json!(-7), "-7"),
+            (json!(u64::MAX), "18446744073709551615"),
+            (json!(1.0), "1.0"),
+            (json!(0.5), "0.5"),
+            (json!(-0.0), "-0.0"),
+            (json!(0.1), "0.1"),
+            (json!(1e20), "1e+20"),
+            (json!(1e16), "1e+16"),
+            (json!(1e15), "1000000000000000.0"),
+            (json!(123456789.125), "123456789.125"),
+            (json!(1e-7), "1e-07"),
+            (json!(0.0001), "0.0001"),
+            (json!(0.00001), "1e-05"),
+            (json!(1.5e300), "1.5e+300"),
+            (json!(2.5e-300), "2.5e-300"),
+            (json!(1.0 / 3.0), "0.3333333333333333"),
+        ];
+        for (v, want) in cases {
+            assert_eq!(python_json(&v), want, "{v:?}");
+        }
+    }
 }

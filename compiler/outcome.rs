@@ -1,8 +1,19 @@
 //! Outcome: derive `passed` from an experience's checks (DESIGN §5.2), never more optimistic
 //! than the checks.
+//!
+//! Only the latest run of each (label, target) counts; a check whose operation was refused did
+//! not run; a check that ran before the last mutating operation that actually ran (ok or error)
+//! is stale and does not count either way. A success is verified when at least one fresh check
+//! exists and every fresh check passed; with no check that ran, a self-reported success passes
+//! unverified.
 
-use crate::diagnostics::Sink;
-use crate::model::{Corpus, Experience};
+use std::collections::BTreeMap;
+
+use rayon::prelude::*;
+
+use crate::diagnostics::{Diagnostic, Sink, codes, short_list};
+use crate::model::{Corpus, Experience, OpStatus, Outcome};
+use crate::normalize::subject_id;
 use crate::policy::Policy;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -17,12 +28,415 @@ pub struct Verdict {
     pub stale: u32,
 }
 
-pub fn derive(_exp: &Experience, _policy: &Policy) -> Verdict {
-    todo!("candidates helper")
+/// The latest run of one (label, target) check.
+struct Run<'a> {
+    label: &'a str,
+    index: usize,
+    passed: bool,
+}
+
+/// Does the self-reported outcome claim success (under the policy)?
+pub fn reports_success(exp: &Experience, policy: &Policy) -> bool {
+    match exp.outcome() {
+        Outcome::Succeeded => true,
+        Outcome::Pivoted => policy.allow_pivoted,
+        Outcome::Abandoned | Outcome::Failed => false,
+    }
+}
+
+/// The latest runs that ran, split into (fresh, stale).
+fn latest_runs<'a>(exp: &'a Experience, policy: &Policy) -> (Vec<Run<'a>>, Vec<Run<'a>>) {
+    let last_mutation = exp
+        .operations
+        .iter()
+        .rposition(|op| op.status != OpStatus::Refused && policy.is_mutating(&op.tool));
+    let mut latest: BTreeMap<(&str, Option<&str>), Run> = BTreeMap::new();
+    for (index, op) in exp.operations.iter().enumerate() {
+        let Some(check) = &op.check else { continue };
+        if op.status == OpStatus::Refused {
+            continue;
+        }
+        // A check whose call errored did not pass, whatever it recorded.
+        let passed = check.passed && op.status == OpStatus::Ok;
+        let key = (check.label.as_str(), check.target.as_deref());
+        latest.insert(
+            key,
+            Run {
+                label: &check.label,
+                index,
+                passed,
+            },
+        );
+    }
+    let mut runs: Vec<Run> = latest.into_values().collect();
+    runs.sort_by_key(|r| r.index);
+    runs.into_iter()
+        .partition(|r| last_mutation.is_none_or(|m| r.index >= m))
+}
+
+pub fn derive(exp: &Experience, policy: &Policy) -> Verdict {
+    let success = reports_success(exp, policy);
+    let (fresh, stale) = latest_runs(exp, policy);
+    let stale_passing = stale.iter().filter(|r| r.passed).count() as u32;
+    if fresh.is_empty() && stale.is_empty() {
+        return Verdict {
+            passed: success,
+            verified: false,
+            contradicted: false,
+            stale: 0,
+        };
+    }
+    let all_fresh_pass = fresh.iter().all(|r| r.passed);
+    let contradicted = success && !all_fresh_pass;
+    Verdict {
+        passed: success && !fresh.is_empty() && all_fresh_pass,
+        verified: !fresh.is_empty(),
+        contradicted,
+        stale: stale_passing,
+    }
 }
 
 /// One verdict per experience (same order), with `success-contradicted`, `stale-checks` and
 /// `unverified-success` diagnostics.
-pub fn derive_all(_corpus: &Corpus, _policy: &Policy, _sink: &mut Sink) -> Vec<Verdict> {
-    todo!("candidates helper")
+pub fn derive_all(corpus: &Corpus, policy: &Policy, sink: &mut Sink) -> Vec<Verdict> {
+    let results: Vec<(Verdict, Sink)> = corpus
+        .experiences
+        .par_iter()
+        .map(|exp| {
+            let verdict = derive(exp, policy);
+            let diags = diagnose(exp, &verdict, policy);
+            (verdict, diags)
+        })
+        .collect();
+    let mut verdicts = Vec::with_capacity(results.len());
+    for (v, d) in results {
+        verdicts.push(v);
+        sink.extend(d);
+    }
+    verdicts
+}
+
+fn diagnose(exp: &Experience, verdict: &Verdict, policy: &Policy) -> Sink {
+    let mut diags = Sink::new();
+    let success = reports_success(exp, policy);
+    if !success {
+        return diags;
+    }
+    let outcome = exp.outcome().as_str();
+    let subject = subject_id(&exp.id);
+    if verdict.contradicted {
+        let (fresh, _) = latest_runs(exp, policy);
+        let mut failing: Vec<&str> = fresh
+            .iter()
+            .filter(|r| !r.passed)
+            .map(|r| r.label)
+            .collect();
+        failing.sort_unstable();
+        failing.dedup();
+        let message = format!(
+            "experience reports {outcome} but its check {} failed",
+            short_list(&failing, 3)
+        );
+        diags.push(
+            Diagnostic::new(codes::SUCCESS_CONTRADICTED, message)
+                .subject(subject)
+                .at(&exp.source)
+                .with("outcome", outcome)
+                .with("failing", failing)
+                .with("domains", exp.domains.clone())
+                .experiences([&exp.id]),
+        );
+    } else if !verdict.passed && verdict.stale > 0 {
+        let message = format!(
+            "experience reports {outcome} but its {} passing check{} ran before the last change",
+            verdict.stale,
+            if verdict.stale == 1 { "" } else { "s" }
+        );
+        diags.push(
+            Diagnostic::new(codes::STALE_CHECKS, message)
+                .subject(subject)
+                .at(&exp.source)
+                .with("outcome", outcome)
+                .with("stale", verdict.stale)
+                .with("domains", exp.domains.clone())
+                .experiences([&exp.id]),
+        );
+    } else if verdict.passed && !verdict.verified {
+        let note = || {
+            Diagnostic::new(
+                codes::UNVERIFIED_SUCCESS,
+                format!("experience reports {outcome} with no check to verify it"),
+            )
+            .subject(subject)
+            .at(&exp.source)
+            .experiences([&exp.id])
+        };
+        if exp.domains.is_empty() {
+            diags.push(note());
+        }
+        for d in &exp.domains {
+            diags.push(note().domain(d.clone()));
+        }
+    }
+    diags
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Check, Operation, SourceLoc};
+    use crate::policy::Rules;
+    use serde_json::json;
+
+    fn policy() -> Policy {
+        Rules::builtin().policy
+    }
+
+    fn op(tool: &str, args: serde_json::Value, status: OpStatus) -> Operation {
+        Operation {
+            tool: tool.into(),
+            args,
+            status,
+            error: (status == OpStatus::Error).then(|| "exit status 1".into()),
+            check: None,
+        }
+    }
+
+    fn edit(path: &str) -> Operation {
+        op(
+            "edit_file",
+            json!({"file_path": path, "old_string": "a", "new_string": "b"}),
+            OpStatus::Ok,
+        )
+    }
+
+    fn check(label: &str, target: Option<&str>, passed: bool) -> Operation {
+        let mut o = op(
+            "run_shell_command",
+            json!({"command": format!("{label} -q"), "cwd": "/srv/billing"}),
+            if passed {
+                OpStatus::Ok
+            } else {
+                OpStatus::Error
+            },
+        );
+        o.check = Some(Check {
+            label: label.into(),
+            target: target.map(String::from),
+            passed,
+        });
+        o
+    }
+
+    fn exp(outcome: Outcome, ops: Vec<Operation>) -> Experience {
+        Experience {
+            id: "exp-2024-05-02-a".into(),
+            recorded_at: 1_714_600_000_000,
+            domains: vec!["python".into(), "django".into()],
+            outcome: Some(outcome),
+            operations: ops,
+            source: SourceLoc {
+                file: "records/agent.jsonl".into(),
+                line: 12,
+            },
+            ..Default::default()
+        }
+    }
+
+    fn run(e: &Experience, policy: &Policy) -> (Verdict, Sink) {
+        let corpus = Corpus {
+            experiences: vec![e.clone()],
+            claims: vec![],
+        };
+        let mut sink = Sink::new();
+        let v = derive_all(&corpus, policy, &mut sink);
+        (v[0].clone(), sink)
+    }
+
+    #[test]
+    fn fresh_passing_checks_verify() {
+        let e = exp(
+            Outcome::Succeeded,
+            vec![
+                check("pytest", Some("tests/"), false),
+                edit("billing/models.py"),
+                check("pytest", Some("tests/"), true),
+                check("ruff", None, true),
+            ],
+        );
+        let (v, sink) = run(&e, &policy());
+        assert_eq!(
+            v,
+            Verdict {
+                passed: true,
+                verified: true,
+                contradicted: false,
+                stale: 0
+            }
+        );
+        assert!(sink.is_empty());
+    }
+
+    #[test]
+    fn stale_check_does_not_count() {
+        let e = exp(
+            Outcome::Succeeded,
+            vec![check("pytest", None, true), edit("billing/views.py")],
+        );
+        let (v, sink) = run(&e, &policy());
+        assert!(!v.passed);
+        assert!(!v.verified);
+        assert_eq!(v.stale, 1);
+        assert_eq!(sink.len(), 1);
+        assert_eq!(sink[0].code, codes::STALE_CHECKS);
+        assert_eq!(sink[0].subject, "exp-2024-05-02-a");
+        assert_eq!(sink[0].experience_ids(), ["exp-2024-05-02-a"]);
+
+        // A refused edit never ran, so it does not make the check stale.
+        let mut refused_edit = edit("billing/views.py");
+        refused_edit.status = OpStatus::Refused;
+        let e = exp(
+            Outcome::Succeeded,
+            vec![check("pytest", None, true), refused_edit],
+        );
+        assert!(run(&e, &policy()).0.passed);
+
+        // A failed edit did run (it may have written half a file).
+        let mut failed_edit = edit("billing/views.py");
+        failed_edit.status = OpStatus::Error;
+        let e = exp(
+            Outcome::Succeeded,
+            vec![check("pytest", None, true), failed_edit],
+        );
+        assert!(!run(&e, &policy()).0.passed);
+
+        // A stale failure does not contradict a fresh pass of another check.
+        let e = exp(
+            Outcome::Succeeded,
+            vec![
+                check("mypy", None, false),
+                edit("billing/views.py"),
+                check("pytest", None, true),
+            ],
+        );
+        let (v, sink) = run(&e, &policy());
+        assert!(v.passed && v.verified && !v.contradicted);
+        assert!(sink.is_empty());
+    }
+
+    #[test]
+    fn refused_check_did_not_run() {
+        let mut refused = check("pytest", None, true);
+        refused.status = OpStatus::Refused;
+        // The refused re-run does not replace the failing run before it.
+        let e = exp(
+            Outcome::Succeeded,
+            vec![check("pytest", None, false), refused.clone()],
+        );
+        let (v, sink) = run(&e, &policy());
+        assert!(!v.passed && v.contradicted);
+        assert_eq!(sink[0].code, codes::SUCCESS_CONTRADICTED);
+
+        // Only a refused check: nothing ran, so the success is unverified.
+        let e = exp(Outcome::Succeeded, vec![refused]);
+        let (v, sink) = run(&e, &policy());
+        assert!(v.passed && !v.verified);
+        assert_eq!(sink.len(), 2);
+        assert!(sink.iter().all(|d| d.code == codes::UNVERIFIED_SUCCESS));
+    }
+
+    #[test]
+    fn contradicted_success_names_the_failing_check() {
+        let e = exp(
+            Outcome::Succeeded,
+            vec![
+                edit("billing/tasks.py"),
+                check("pytest", Some("tests/test_tasks.py"), false),
+                check("ruff", None, true),
+            ],
+        );
+        let (v, sink) = run(&e, &policy());
+        assert!(!v.passed && v.verified && v.contradicted);
+        assert_eq!(sink.len(), 1);
+        let d = &sink[0];
+        assert_eq!(d.code, codes::SUCCESS_CONTRADICTED);
+        assert_eq!(
+            d.message,
+            "experience reports succeeded but its check pytest failed"
+        );
+        assert_eq!(d.evidence["failing"], json!(["pytest"]));
+        assert_eq!(d.location.as_ref().unwrap().line, 12);
+
+        // An error status is a failure even when the check recorded a pass.
+        let mut lying = check("pytest", None, true);
+        lying.status = OpStatus::Error;
+        let e = exp(Outcome::Succeeded, vec![lying]);
+        assert!(run(&e, &policy()).0.contradicted);
+    }
+
+    #[test]
+    fn failed_outcome_never_passes() {
+        let e = exp(Outcome::Failed, vec![check("pytest", None, true)]);
+        let (v, sink) = run(&e, &policy());
+        assert!(!v.passed && v.verified && !v.contradicted);
+        assert!(sink.is_empty());
+        let e = exp(Outcome::Abandoned, vec![]);
+        let (v, sink) = run(&e, &policy());
+        assert!(!v.passed);
+        assert!(sink.is_empty());
+    }
+
+    #[test]
+    fn pivoted_follows_policy() {
+        let e = exp(
+            Outcome::Pivoted,
+            vec![edit("a.py"), check("pytest", None, true)],
+        );
+        let mut p = policy();
+        assert!(!p.allow_pivoted);
+        assert!(!run(&e, &p).0.passed);
+        p.allow_pivoted = true;
+        assert!(run(&e, &p).0.passed);
+        let unchecked = exp(Outcome::Pivoted, vec![]);
+        assert!(run(&unchecked, &p).0.passed);
+        p.allow_pivoted = false;
+        assert!(!run(&unchecked, &p).0.passed);
+    }
+
+    #[test]
+    fn unverified_success_notes_per_domain() {
+        let e = exp(Outcome::Succeeded, vec![edit("settings.py")]);
+        let (v, sink) = run(&e, &policy());
+        assert!(v.passed && !v.verified);
+        let domains: Vec<_> = sink.iter().map(|d| d.domain.clone().unwrap()).collect();
+        assert_eq!(domains, ["python", "django"]);
+        assert!(
+            sink.iter().all(|d| d.code == codes::UNVERIFIED_SUCCESS
+                && d.experience_ids() == ["exp-2024-05-02-a"])
+        );
+    }
+
+    #[test]
+    fn verdicts_keep_corpus_order() {
+        let mut corpus = Corpus::default();
+        for i in 0..64 {
+            let outcome = if i % 3 == 0 {
+                Outcome::Failed
+            } else {
+                Outcome::Succeeded
+            };
+            let mut e = exp(outcome, vec![check("pytest", None, i % 2 == 0)]);
+            e.id = format!("exp-{i:03}");
+            corpus.experiences.push(e);
+        }
+        let mut sink = Sink::new();
+        let v = derive_all(&corpus, &policy(), &mut sink);
+        for (i, verdict) in v.iter().enumerate() {
+            assert_eq!(verdict.passed, i % 3 != 0 && i % 2 == 0, "exp-{i:03}");
+        }
+        let subjects: Vec<_> = sink.iter().map(|d| d.subject.clone()).collect();
+        let mut sorted = subjects.clone();
+        sorted.sort();
+        assert_eq!(subjects, sorted);
+    }
 }

@@ -8,9 +8,18 @@ use common::*;
 
 fn compile_foundation(s: &Scratch) -> (serde_json::Value, serde_json::Value, std::process::Output) {
     let out = s.path("out");
-    let o = skillc(&["compile", fixture("foundation").to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let o = skillc(&[
+        "compile",
+        fixture("foundation").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
-    (read_json(&out.join("ledger.json")), read_json(&out.join("diagnostics.json")), o)
+    (
+        read_json(&out.join("ledger.json")),
+        read_json(&out.join("diagnostics.json")),
+        o,
+    )
 }
 
 fn lesson_with<'a>(ledger: &'a serde_json::Value, needle: &str) -> &'a serde_json::Value {
@@ -30,8 +39,17 @@ fn recurring_paraphrases_from_two_projects_become_a_global_rule() {
     assert_eq!(pytest["rule"], true);
     assert_eq!(pytest["scope"], "global");
     assert_eq!(pytest["kind"], "do");
-    let ev: Vec<&str> = pytest["evidence"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
-    assert_eq!(ev, ["e-py-001", "e-py-002", "e-py-009"], "paraphrase from another project joins");
+    let ev: Vec<&str> = pytest["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ev,
+        ["e-py-001", "e-py-002", "e-py-009"],
+        "paraphrase from another project joins"
+    );
     assert_eq!(pytest["confidence"], 0.5);
     let skill = std::fs::read_to_string(s.path("out/python/SKILL.md")).unwrap();
     assert!(skill.contains(pytest["text"].as_str().unwrap()));
@@ -39,9 +57,20 @@ fn recurring_paraphrases_from_two_projects_become_a_global_rule() {
 
     // `py` is an alias; the cargo --locked paraphrases and the avoid lesson are global too.
     let locked = lesson_with(&ledger, "--locked");
-    assert_eq!((locked["rule"].as_bool(), locked["scope"].as_str()), (Some(true), Some("global")));
-    let avoid = ledger["lessons"].as_array().unwrap().iter().find(|l| l["kind"] == "avoid").unwrap();
-    assert_eq!(avoid["text"].as_str().unwrap().to_lowercase(), "cargo update in ci");
+    assert_eq!(
+        (locked["rule"].as_bool(), locked["scope"].as_str()),
+        (Some(true), Some("global"))
+    );
+    let avoid = ledger["lessons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["kind"] == "avoid")
+        .unwrap();
+    assert_eq!(
+        avoid["text"].as_str().unwrap().to_lowercase(),
+        "cargo update in ci"
+    );
     assert_eq!(avoid["rule"], true);
     let rust = std::fs::read_to_string(s.path("out/rust/SKILL.md")).unwrap();
     assert!(rust.contains("## Do") && rust.contains("## Avoid"));
@@ -66,7 +95,10 @@ fn failed_then_fixed_operations_teach_a_project_rule_but_retries_do_not() {
     assert_eq!(m["rule"], true, "two experiences of one project");
     let digest = m["scope"].as_str().unwrap().trim_start_matches("project:");
     assert_eq!(digest.len(), 12);
-    assert!(s.path(&format!("out/projects/{digest}/python/SKILL.md")).is_file());
+    assert!(
+        s.path(&format!("out/projects/{digest}/python/SKILL.md"))
+            .is_file()
+    );
 }
 
 #[test]
@@ -89,7 +121,10 @@ fn every_held_back_and_refused_candidate_is_explained() {
     assert!(!has("G001", "e-py-008"));
     // The git gotcha survives the refused `../etc` domain and recurs in another project.
     let watch = lesson_with(&ledger, "autosquash");
-    assert_eq!((watch["kind"].as_str(), watch["rule"].as_bool()), (Some("watch"), Some(true)));
+    assert_eq!(
+        (watch["kind"].as_str(), watch["rule"].as_bool()),
+        (Some("watch"), Some(true))
+    );
     assert!(!s.path("etc").exists() && !s.path("out/../etc").exists());
 }
 
@@ -108,8 +143,18 @@ fn bad_records_are_diagnostics_with_file_and_line_and_the_run_goes_on() {
     assert!(at("L004", 4), "duplicate id");
     assert!(at("L005", 5), "unknown field");
     // The record with only an unknown field still compiles; the duplicate did not replace the first.
-    assert!(ledger["lessons"].as_array().unwrap().iter().any(|l| l["evidence"][0] == "e-bad-004"));
-    let dup = ledger["lessons"].as_array().unwrap().iter().any(|l| l["text"] == "Duplicate of an earlier id.");
+    assert!(
+        ledger["lessons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["evidence"][0] == "e-bad-004")
+    );
+    let dup = ledger["lessons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|l| l["text"] == "Duplicate of an earlier id.");
     assert!(!dup);
 }
 
@@ -121,12 +166,21 @@ fn secrets_reach_no_file() {
     assert!(!stderr(&o).contains(secret) && !stdout(&o).contains(secret));
     let mut all = tree(&s.path("out"));
     for entry in std::fs::read_dir(s.path("out/.skillc")).unwrap().flatten() {
-        all.insert(entry.path().display().to_string(), std::fs::read(entry.path()).unwrap());
+        all.insert(
+            entry.path().display().to_string(),
+            std::fs::read(entry.path()).unwrap(),
+        );
     }
     assert!(all.keys().any(|k| k.ends_with("state.db")));
     for (path, bytes) in all {
-        assert!(!String::from_utf8_lossy(&bytes).contains(secret), "secret leaked into {path}");
-        assert!(!String::from_utf8_lossy(&bytes).contains("ghp_A1b2"), "secret prefix leaked into {path}");
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains(secret),
+            "secret leaked into {path}"
+        );
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains("ghp_A1b2"),
+            "secret prefix leaked into {path}"
+        );
     }
 }
 
@@ -138,20 +192,45 @@ fn fates_add_up_per_domain_on_the_sample_corpus() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let summary = json(&o);
     let f = &summary["fates"];
-    let total = ["rule", "lesson", "held-back", "refused"].iter().map(|k| f[k].as_u64().unwrap()).sum::<u64>();
+    let total = ["rule", "lesson", "held-back", "refused"]
+        .iter()
+        .map(|k| f[k].as_u64().unwrap())
+        .sum::<u64>();
     assert_eq!(total, summary["candidates"].as_u64().unwrap());
-    assert!(f["rule"].as_u64().unwrap() > 0 && f["held-back"].as_u64().unwrap() > 0 && f["refused"].as_u64().unwrap() > 0);
+    assert!(
+        f["rule"].as_u64().unwrap() > 0
+            && f["held-back"].as_u64().unwrap() > 0
+            && f["refused"].as_u64().unwrap() > 0
+    );
     let diags = read_json(&out.join("diagnostics.json"));
-    assert!(diags_of(&diags, "E003").is_empty(), "fate invariant broken: {:#?}", diags_of(&diags, "E003"));
+    assert!(
+        diags_of(&diags, "E003").is_empty(),
+        "fate invariant broken: {:#?}",
+        diags_of(&diags, "E003")
+    );
     // Per domain: each domain's candidates are accounted for by `why`.
     let ledger = read_json(&out.join("ledger.json"));
-    let mut domains: Vec<String> =
-        ledger["lessons"].as_array().unwrap().iter().map(|l| l["domain"].as_str().unwrap().to_string()).collect();
+    let mut domains: Vec<String> = ledger["lessons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["domain"].as_str().unwrap().to_string())
+        .collect();
     domains.sort();
     domains.dedup();
-    assert!(domains.len() >= 6, "sample covers at least 6 domains: {domains:?}");
+    assert!(
+        domains.len() >= 6,
+        "sample covers at least 6 domains: {domains:?}"
+    );
     for d in domains {
-        let w = json(&skillc(&["why", &d, "--format", "json", "--out", out.to_str().unwrap()]));
+        let w = json(&skillc(&[
+            "why",
+            &d,
+            "--format",
+            "json",
+            "--out",
+            out.to_str().unwrap(),
+        ]));
         let cands = w["candidates"].as_u64().unwrap();
         let reasons_total: u64 = w["funnel"].as_array().unwrap()[1]["remaining"].as_u64().unwrap();
         assert_eq!(cands, reasons_total, "{d}");
@@ -183,16 +262,29 @@ fn output_is_byte_identical_across_thread_counts_and_reruns() {
 fn stale_generated_files_are_removed_and_foreign_files_kept() {
     let s = Scratch::new("stale");
     let out = s.path("out");
-    let o = skillc(&["compile", fixture("foundation").to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let o = skillc(&[
+        "compile",
+        fixture("foundation").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(0));
     assert!(out.join("rust/SKILL.md").is_file());
     std::fs::write(out.join("notes.txt"), "mine").unwrap();
     // Recompile with only the python records: rust's files go, the user's file stays.
     let py_only = s.path("py.jsonl");
     let text = std::fs::read_to_string(fixture("foundation/agents.jsonl")).unwrap();
-    let lines: Vec<&str> = text.lines().filter(|l| l.contains("\"python\"") || l.contains("\"py\"")).collect();
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("\"python\"") || l.contains("\"py\""))
+        .collect();
     std::fs::write(&py_only, lines.join("\n")).unwrap();
-    let o = skillc(&["compile", py_only.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let o = skillc(&[
+        "compile",
+        py_only.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(0));
     assert!(!out.join("rust/SKILL.md").exists());
     assert!(!out.join("rust").exists());
@@ -216,8 +308,19 @@ fn a_second_compile_on_a_locked_output_refuses_naming_the_holder() {
 fn strict_exits_one_when_input_was_refused() {
     let s = Scratch::new("strict");
     let out = s.path("out");
-    let o = skillc(&["compile", fixture("foundation").to_str().unwrap(), "--out", out.to_str().unwrap(), "--strict"]);
+    let o = skillc(&[
+        "compile",
+        fixture("foundation").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--strict",
+    ]);
     assert_eq!(o.status.code(), Some(1));
-    let o = skillc(&["compile", "/nonexistent/records.jsonl", "--out", out.to_str().unwrap()]);
+    let o = skillc(&[
+        "compile",
+        "/nonexistent/records.jsonl",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(2));
 }

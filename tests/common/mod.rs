@@ -89,11 +89,18 @@ fn walk(root: &Path, dir: &Path, out: &mut std::collections::BTreeMap<String, Ve
 
 /// Diagnostics of a given code from diagnostics.json.
 pub fn diags_of<'a>(diags: &'a serde_json::Value, code: &str) -> Vec<&'a serde_json::Value> {
-    diags["diagnostics"].as_array().unwrap().iter().filter(|d| d["code"] == code).collect()
+    diags["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == code)
+        .collect()
 }
 
 /// Does a diagnostic name this experience id (subject or evidence.experiences)?
 pub fn names(d: &serde_json::Value, id: &str) -> bool {
     d["subject"] == id
-        || d["evidence"]["experiences"].as_array().is_some_and(|a| a.iter().any(|x| x == id))
+        || d["evidence"]["experiences"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|x| x == id))
 }

@@ -1,0 +1,382 @@
+//! normalize → outcome → candidates on a small realistic corpus: several projects, mechanical
+//! fixes, refused domains, and secrets hidden in every place a record can hold one.
+
+use serde_json::{Value, json};
+use skillc::candidates;
+use skillc::diagnostics::{self, Sink, codes};
+use skillc::digest;
+use skillc::model::{
+    Candidate, Check, ClaimSource, Corpus, DeadEnd, Experience, Kind, LessonClaim, OpStatus, Operation,
+    Origin, Outcome, Refusal, Source, SourceLoc,
+};
+use skillc::normalize;
+use skillc::outcome;
+use skillc::policy::Rules;
+
+const AWS_KEY: &str = "AKIAJ7Q2XW4PLM9RT3ZB";
+const BEARER: &str = "eyJraWQiOiJhY21lLTIwMjQiLCJhbGciOiJSUzI1NiJ9xQ8vLm2Np";
+const DB_PASSWORD: &str = "Tr0ub4dor-and-3";
+const OPENAI: &str = "sk-proj-Jd8s9QwErTyUiOpAsDfGhJkLzXcVbNm12pQ";
+const SECRETS: [&str; 4] = [AWS_KEY, BEARER, DB_PASSWORD, OPENAI];
+
+fn loc(file: &str, line: u32) -> SourceLoc {
+    SourceLoc {
+        file: file.into(),
+        line,
+    }
+}
+
+fn op(tool: &str, args: Value, status: OpStatus, error: Option<&str>) -> Operation {
+    Operation {
+        tool: tool.into(),
+        args,
+        status,
+        error: error.map(String::from),
+        check: None,
+    }
+}
+
+fn checked(mut o: Operation, label: &str) -> Operation {
+    o.check = Some(Check {
+        label: label.into(),
+        target: None,
+        passed: o.status == OpStatus::Ok,
+    });
+    o
+}
+
+fn corpus() -> Corpus {
+    let billing = "git@github.com:acme/billing.git";
+    let web = "https://github.com/acme/web-console";
+    let experiences = vec![
+        // A pytest run from the wrong directory, fixed by running from the repo root.
+        Experience {
+            id: "exp-billing-0412".into(),
+            recorded_at: 1_712_900_000_000,
+            domains: vec!["Python".into(), "py".into(), "testing".into()],
+            project: Some(format!("  {billing} ")),
+            task: Some("Fix the failing invoice rounding test".into()),
+            outcome: Some(Outcome::Succeeded),
+            lesson: Some(
+                "Run pytest from the repository root so that conftest.py fixtures are collected".into(),
+            ),
+            gotchas: vec!["pytest -q hides which conftest.py was loaded".into()],
+            operations: vec![
+                op(
+                    "read_file",
+                    json!({"file_path": "billing/invoice.py"}),
+                    OpStatus::Ok,
+                    None,
+                ),
+                checked(
+                    op(
+                        "run_shell_command",
+                        json!({"command": "pytest -q", "cwd": "/srv/billing/tests"}),
+                        OpStatus::Error,
+                        Some("fixture 'db' not found"),
+                    ),
+                    "pytest",
+                ),
+                op(
+                    "edit_file",
+                    json!({"file_path": "billing/invoice.py", "old_string": "round(x, 2)",
+                           "new_string": "x.quantize(Decimal('0.01'))"}),
+                    OpStatus::Ok,
+                    None,
+                ),
+                checked(
+                    op(
+                        "run_shell_command",
+                        json!({"command": "pytest -q", "cwd": "/srv/billing"}),
+                        OpStatus::Ok,
+                        None,
+                    ),
+                    "pytest",
+                ),
+            ],
+            source: loc("memory/billing.jsonl", 1),
+            ..Default::default()
+        },
+        // A TypeScript experience with a domain that must never become a directory.
+        Experience {
+            id: "exp-web-0413".into(),
+            recorded_at: 1_712_990_000_000,
+            domains: vec!["TS".into(), "Node.js".into(), "../etc".into()],
+            project: Some(web.into()),
+            outcome: Some(Outcome::Succeeded),
+            lesson: Some("Run tsc --noEmit before vitest so type errors fail fast".into()),
+            dead_ends: vec![DeadEnd {
+                name: "Downgrading vitest".into(),
+                kind: Some("approach".into()),
+                reason: Some("the type error was ours, not vitest's".into()),
+            }],
+            source: loc("memory/web.jsonl", 4),
+            ..Default::default()
+        },
+        // Secrets in a command's headers: the mechanical fix is found, then refused.
+        Experience {
+            id: "exp-web-0414".into(),
+            recorded_at: 1_713_000_000_000,
+            domains: vec!["http".into()],
+            project: Some(web.into()),
+            outcome: Some(Outcome::Succeeded),
+            operations: vec![
+                op(
+                    "run_shell_command",
+                    json!({"command": format!("curl -sf -H 'Authorization: Bearer {BEARER}' https://api.acme.dev/v1/invoices")}),
+                    OpStatus::Error,
+                    Some("curl: (22) The requested URL returned error: 404"),
+                ),
+                op(
+                    "run_shell_command",
+                    json!({"command": format!("curl -sf -H 'Authorization: Bearer {BEARER}' https://api.acme.dev/v2/invoices")}),
+                    OpStatus::Ok,
+                    None,
+                ),
+            ],
+            source: loc("memory/web.jsonl", 5),
+            ..Default::default()
+        },
+        // A record whose id is itself a secret, with a secret in a dead-end reason.
+        Experience {
+            id: format!("aws-{AWS_KEY}"),
+            recorded_at: 1_713_100_000_000,
+            domains: vec!["terraform".into()],
+            project: Some("/home/dev/infra".into()),
+            outcome: Some(Outcome::Failed),
+            dead_ends: vec![DeadEnd {
+                name: "Hard-coding the DSN".into(),
+                kind: None,
+                reason: Some(format!("password={DB_PASSWORD} ended up in the plan output")),
+            }],
+            source: loc("memory/infra.yaml", 9),
+            ..Default::default()
+        },
+        // An experience that teaches nothing: a note, not a candidate.
+        Experience {
+            id: "exp-infra-0416".into(),
+            recorded_at: 1_713_200_000_000,
+            domains: vec!["K8s".into()],
+            outcome: Some(Outcome::Abandoned),
+            task: Some("Scale the ingress controller".into()),
+            source: loc("memory/infra.yaml", 30),
+            ..Default::default()
+        },
+    ];
+    let claims = vec![
+        LessonClaim {
+            id: "claim-0001".into(),
+            recorded_at: 1_713_300_000_000,
+            domains: vec!["python".into(), "bad/domain".into()],
+            refused_domains: vec![],
+            project: None,
+            text: "Use `python -m pytest` when the package is not installed in the venv".into(),
+            kind: Kind::Do,
+            source: ClaimSource::Model,
+            evidence: vec!["exp-billing-0412".into()],
+            operation_key: Some("run_shell_command pytest".into()),
+            loc: loc("claims.jsonl", 1),
+        },
+        LessonClaim {
+            id: "claim-0002".into(),
+            recorded_at: 1_713_300_000_000,
+            domains: vec!["openai".into()],
+            refused_domains: vec![],
+            project: None,
+            text: format!("Set OPENAI_API_KEY={OPENAI} in the CI environment"),
+            kind: Kind::Watch,
+            source: ClaimSource::Extractor,
+            evidence: vec![],
+            operation_key: None,
+            loc: loc("claims.jsonl", 2),
+        },
+    ];
+    Corpus { experiences, claims }
+}
+
+fn compile(threads: usize) -> (Corpus, Vec<Candidate>, Sink) {
+    let rules = Rules::builtin();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        let mut corpus = corpus();
+        let mut sink = Sink::new();
+        normalize::normalize(&mut corpus, &rules, &mut sink);
+        let verdicts = outcome::derive_all(&corpus, &rules.policy, &mut sink);
+        let cands = candidates::extract(&corpus, &verdicts, &rules, &mut sink);
+        (corpus, cands, sink)
+    })
+}
+
+fn of<'a>(cands: &'a [Candidate], record: &str) -> Vec<&'a Candidate> {
+    cands.iter().filter(|c| c.record_id == record).collect()
+}
+
+#[test]
+fn billing_experience_yields_lesson_mechanical_and_watch() {
+    let (_, cands, _) = compile(2);
+    let got: Vec<(Kind, Origin, &str)> = of(&cands, "exp-billing-0412")
+        .iter()
+        .map(|c| (c.kind, c.origin, c.domain.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Kind::Do, Origin::Lesson, "python"),
+            (Kind::Do, Origin::Lesson, "testing"),
+            (Kind::Do, Origin::Mechanical, "python"),
+            (Kind::Watch, Origin::Gotcha, "python"),
+            (Kind::Watch, Origin::Gotcha, "testing"),
+        ]
+    );
+    let mech = of(&cands, "exp-billing-0412")[2];
+    assert_eq!(
+        mech.text,
+        "run_shell_command pytest: run `pytest -q` (cwd=/srv/billing) instead of `pytest -q` (cwd=/srv/billing/tests)"
+    );
+    assert_eq!(mech.key.as_deref(), Some("run_shell_command pytest"));
+    assert_eq!(
+        mech.working.as_deref(),
+        Some(r#"{"command": "pytest -q", "cwd": "/srv/billing"}"#)
+    );
+    let billing = digest::project("git@github.com:acme/billing.git");
+    assert!(
+        of(&cands, "exp-billing-0412")
+            .iter()
+            .all(|c| c.project.as_deref() == Some(billing.as_str())
+                && c.recorded_at == 1_712_900_000_000
+                && c.source == Source::Experience(0)
+                && c.admissible())
+    );
+}
+
+#[test]
+fn refused_domain_candidates_travel_with_the_record() {
+    let (corpus, cands, sink) = compile(2);
+    assert_eq!(corpus.experiences[1].domains, ["typescript", "node-js"]);
+    assert_eq!(corpus.experiences[1].refused_domains, ["../etc"]);
+    let web = of(&cands, "exp-web-0413");
+    let domains: Vec<&str> = web.iter().map(|c| c.domain.as_str()).collect();
+    assert_eq!(
+        domains,
+        [
+            "typescript",
+            "node-js",
+            "../etc",
+            "typescript",
+            "node-js",
+            "../etc"
+        ]
+    );
+    for c in web.iter().filter(|c| c.domain == "../etc") {
+        assert_eq!(c.refusal, Some(Refusal::InvalidDomain { raw: "../etc".into() }));
+    }
+    let n001: Vec<_> = sink
+        .iter()
+        .filter(|d| d.code == codes::INVALID_DOMAIN)
+        .map(|d| d.subject.as_str())
+        .collect();
+    assert_eq!(n001, ["exp-web-0413", "claim-0001"], "one per (record, domain)");
+    // Every valid domain ends up usable as a directory name; no candidate outside the
+    // refused ones carries anything else.
+    let valid = regex::Regex::new("^[a-z0-9]+(-[a-z0-9]+)*$").unwrap();
+    for c in cands.iter().filter(|c| c.refusal.is_none()) {
+        assert!(valid.is_match(&c.domain), "{c:?}");
+    }
+}
+
+#[test]
+fn secrets_never_leave_normalize() {
+    let (corpus, cands, sink) = compile(2);
+    let finalized = diagnostics::finalize(sink.clone());
+    let dump = [
+        format!("{:?}", corpus.experiences),
+        format!("{:?}", corpus.claims),
+        format!("{cands:?}"),
+        serde_json::to_string(&sink).unwrap(),
+        serde_json::to_string(&finalized).unwrap(),
+    ]
+    .concat();
+    for secret in SECRETS {
+        assert!(!dump.contains(secret), "{secret} leaked");
+        assert!(!dump.contains(&secret[2..12]), "part of {secret} leaked");
+    }
+
+    // The curl fix is found as a mechanical lesson, and refused for its token.
+    let curl = of(&cands, "exp-web-0414");
+    assert_eq!(curl.len(), 1, "{curl:#?}");
+    assert_eq!(curl[0].origin, Origin::Mechanical);
+    assert_eq!(
+        curl[0].refusal,
+        Some(Refusal::Credential {
+            pattern: "bearer-token".into()
+        })
+    );
+    assert_eq!(curl[0].text, "[redacted: bearer-token]");
+    assert_eq!((curl[0].key.as_ref(), curl[0].working.as_ref()), (None, None));
+
+    // The secret id is replaced everywhere, and diagnostics say `<redacted>` with a location.
+    let aws = &corpus.experiences[3];
+    assert!(aws.id.starts_with("[redacted: aws-access-key] "), "{}", aws.id);
+    let refused: Vec<_> = of(&cands, &aws.id);
+    assert_eq!(refused.len(), 1);
+    assert!(refused[0].reasons.is_empty());
+    let n002: Vec<_> = sink
+        .iter()
+        .filter(|d| d.code == codes::CREDENTIAL_REFUSED)
+        .collect();
+    assert_eq!(n002.len(), 3, "{n002:#?}");
+    let by_subject: Vec<(&str, Option<u32>, &Value)> = n002
+        .iter()
+        .map(|d| {
+            (
+                d.subject.as_str(),
+                d.location.as_ref().map(|l| l.line),
+                &d.evidence["pattern"],
+            )
+        })
+        .collect();
+    assert_eq!(
+        by_subject,
+        [
+            ("exp-web-0414", Some(5), &json!("bearer-token")),
+            ("<redacted>", Some(9), &json!("aws-access-key")),
+            ("claim-0002", Some(2), &json!("openai-key")),
+        ]
+    );
+}
+
+#[test]
+fn claims_and_notes() {
+    let (_, cands, sink) = compile(2);
+    let claim = of(&cands, "claim-0001");
+    assert_eq!(claim.len(), 2);
+    assert_eq!(claim[0].domain, "python");
+    assert_eq!(claim[0].origin, Origin::Claim);
+    assert_eq!(claim[0].source, Source::Claim(0));
+    assert_eq!(claim[0].key.as_deref(), Some("run_shell_command pytest"));
+    assert!(claim[0].refusal.is_none());
+    assert_eq!(claim[1].domain, "bad/domain");
+    assert!(matches!(claim[1].refusal, Some(Refusal::InvalidDomain { .. })));
+
+    // The abandoned k8s experience yields nothing and says so, in its aliased domain.
+    let k001: Vec<_> = sink.iter().filter(|d| d.code == codes::NO_CANDIDATES).collect();
+    assert_eq!(k001.len(), 1);
+    assert_eq!(k001[0].subject, "exp-infra-0416");
+    assert_eq!(k001[0].domain.as_deref(), Some("kubernetes"));
+
+    // Every diagnostic about a record names it.
+    for d in &sink {
+        assert!(!d.subject.is_empty() && !d.experience_ids().is_empty(), "{d:?}");
+    }
+}
+
+#[test]
+fn same_output_whatever_the_thread_count() {
+    let (_, one, sink_one) = compile(1);
+    let (_, four, sink_four) = compile(4);
+    assert_eq!(one, four);
+    assert_eq!(sink_one, sink_four);
+}
