@@ -38,12 +38,7 @@ pub struct Mechanical {
 
 /// Candidates from every experience and claim, in record order (experiences first, then
 /// claims; within a record: do, mechanical, watch, avoid; then by domain).
-pub fn extract(
-    corpus: &Corpus,
-    verdicts: &[Verdict],
-    rules: &Rules,
-    sink: &mut Sink,
-) -> Vec<Candidate> {
+pub fn extract(corpus: &Corpus, verdicts: &[Verdict], rules: &Rules, sink: &mut Sink) -> Vec<Candidate> {
     let from_experiences: Vec<(Vec<Candidate>, Sink)> = corpus
         .experiences
         .par_iter()
@@ -155,11 +150,7 @@ impl Record<'_> {
                 .collect();
             for (domain, domain_refusal) in &self.domains {
                 for (draft, secret) in group.iter().zip(&secrets_of) {
-                    if draft
-                        .only_domain
-                        .as_ref()
-                        .is_some_and(|only| only != domain)
-                    {
+                    if draft.only_domain.as_ref().is_some_and(|only| only != domain) {
                         continue;
                     }
                     let mut c = Candidate {
@@ -228,10 +219,7 @@ impl Record<'_> {
         if valid.is_empty() {
             return vec![note()];
         }
-        valid
-            .into_iter()
-            .map(|d| note().domain(d.clone()))
-            .collect()
+        valid.into_iter().map(|d| note().domain(d.clone())).collect()
     }
 }
 
@@ -247,12 +235,7 @@ fn non_empty(s: &Option<String>) -> Option<&str> {
     s.as_deref().map(str::trim).filter(|s| !s.is_empty())
 }
 
-fn from_experience(
-    index: u32,
-    e: &Experience,
-    passed: bool,
-    rules: &Rules,
-) -> (Vec<Candidate>, Sink) {
+fn from_experience(index: u32, e: &Experience, passed: bool, rules: &Rules) -> (Vec<Candidate>, Sink) {
     let secrets = &rules.secrets;
     let id = normalize::safe_id(&e.id, &e.source, secrets).unwrap_or_else(|| e.id.clone());
     let record = Record {
@@ -523,11 +506,7 @@ mod tests {
         let mut op = sh(
             "pytest -q",
             cwd,
-            if passed {
-                OpStatus::Ok
-            } else {
-                OpStatus::Error
-            },
+            if passed { OpStatus::Ok } else { OpStatus::Error },
             (!passed).then_some("ERROR: file or directory not found: tests/test_invoices.py"),
         );
         op.check = Some(Check {
@@ -604,10 +583,7 @@ mod tests {
         let cases: Vec<(&str, Vec<Operation>, Outcome)> = vec![
             (
                 "identical retry",
-                vec![
-                    pytest_check("/srv/app", false),
-                    pytest_check("/srv/app", true),
-                ],
+                vec![pytest_check("/srv/app", false), pytest_check("/srv/app", true)],
                 Outcome::Succeeded,
             ),
             (
@@ -631,18 +607,8 @@ mod tests {
             (
                 "refused operation",
                 vec![
-                    sh(
-                        "pip install -r requirements.txt",
-                        "/",
-                        OpStatus::Refused,
-                        None,
-                    ),
-                    sh(
-                        "pip install -r requirements.txt",
-                        "/srv/app",
-                        OpStatus::Ok,
-                        None,
-                    ),
+                    sh("pip install -r requirements.txt", "/", OpStatus::Refused, None),
+                    sh("pip install -r requirements.txt", "/srv/app", OpStatus::Ok, None),
                 ],
                 Outcome::Succeeded,
             ),
@@ -701,10 +667,7 @@ mod tests {
         );
         e.blessed = true;
         let (cands, _) = extract_one(e);
-        assert!(
-            cands.iter().all(|c| c.origin != Origin::Mechanical),
-            "{cands:#?}"
-        );
+        assert!(cands.iter().all(|c| c.origin != Origin::Mechanical), "{cands:#?}");
     }
 
     #[test]
@@ -726,22 +689,10 @@ mod tests {
             read("data/legacy.csv", None, OpStatus::Error),
             read("data/legacy.csv", Some("latin-1"), OpStatus::Ok),
         ];
-        let e = exp(
-            "exp-enc",
-            &["data-engineering", "csv"],
-            Outcome::Succeeded,
-            ops,
-        );
+        let e = exp("exp-enc", &["data-engineering", "csv"], Outcome::Succeeded, ops);
         let (cands, _) = extract_one(e);
-        let mech: Vec<_> = cands
-            .iter()
-            .filter(|c| c.origin == Origin::Mechanical)
-            .collect();
-        assert_eq!(
-            mech.len(),
-            2,
-            "one form, spread over both domains: {mech:#?}"
-        );
+        let mech: Vec<_> = cands.iter().filter(|c| c.origin == Origin::Mechanical).collect();
+        assert_eq!(mech.len(), 2, "one form, spread over both domains: {mech:#?}");
         assert_eq!(mech[0].domain, "data-engineering");
         assert_eq!(mech[1].domain, "csv");
         assert_eq!(
@@ -844,30 +795,10 @@ mod tests {
                     "django",
                     "The test DB is reused with --keepdb"
                 ),
-                (
-                    Kind::Avoid,
-                    Origin::DeadEnd,
-                    "python",
-                    "Faking the migration"
-                ),
-                (
-                    Kind::Avoid,
-                    Origin::DeadEnd,
-                    "python",
-                    "Editing 0042 by hand"
-                ),
-                (
-                    Kind::Avoid,
-                    Origin::DeadEnd,
-                    "django",
-                    "Faking the migration"
-                ),
-                (
-                    Kind::Avoid,
-                    Origin::DeadEnd,
-                    "django",
-                    "Editing 0042 by hand"
-                ),
+                (Kind::Avoid, Origin::DeadEnd, "python", "Faking the migration"),
+                (Kind::Avoid, Origin::DeadEnd, "python", "Editing 0042 by hand"),
+                (Kind::Avoid, Origin::DeadEnd, "django", "Faking the migration"),
+                (Kind::Avoid, Origin::DeadEnd, "django", "Editing 0042 by hand"),
             ]
         );
         assert_eq!(
@@ -880,8 +811,7 @@ mod tests {
         assert!(
             cands
                 .iter()
-                .all(|c| c.project
-                    == Some(crate::digest::project("git@github.com:acme/billing.git")))
+                .all(|c| c.project == Some(crate::digest::project("git@github.com:acme/billing.git")))
         );
     }
 
@@ -924,12 +854,7 @@ mod tests {
         let key = "sk-aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW";
         let env = json!({"OPENAI_API_KEY": key});
         let ops = extract_ops_with_env(&env);
-        let (cands, sink) = extract_one(exp(
-            &format!("run-{key}"),
-            &["python"],
-            Outcome::Succeeded,
-            ops,
-        ));
+        let (cands, sink) = extract_one(exp(&format!("run-{key}"), &["python"], Outcome::Succeeded, ops));
         assert_eq!(cands.len(), 1);
         assert_eq!(cands[0].origin, Origin::Mechanical);
         assert!(
@@ -958,11 +883,7 @@ mod tests {
             .map(|(i, cwd)| Operation {
                 tool: "run_shell_command".into(),
                 args: json!({"command": "python -m evals.run", "env": env, "cwd": cwd}),
-                status: if i == 0 {
-                    OpStatus::Error
-                } else {
-                    OpStatus::Ok
-                },
+                status: if i == 0 { OpStatus::Error } else { OpStatus::Ok },
                 error: (i == 0).then(|| "No module named 'evals'".into()),
                 check: None,
             })
@@ -981,9 +902,7 @@ mod tests {
         assert_eq!(cands[1].domain, "../etc");
         assert_eq!(
             cands[1].refusal,
-            Some(Refusal::InvalidDomain {
-                raw: "../etc".into()
-            })
+            Some(Refusal::InvalidDomain { raw: "../etc".into() })
         );
         assert!(sink.iter().all(|d| d.code != codes::INVALID_DOMAIN));
     }
@@ -991,12 +910,7 @@ mod tests {
     #[test]
     fn credential_candidate_is_redacted_everywhere() {
         let token = "ghp_R2d2C3poX9yZ8wV7uT6sR5qP4oN3mL2kJ1iH";
-        let mut e = exp(
-            "exp-gh",
-            &["git", "github-actions"],
-            Outcome::Succeeded,
-            vec![],
-        );
+        let mut e = exp("exp-gh", &["git", "github-actions"], Outcome::Succeeded, vec![]);
         e.lesson = Some(format!(
             "Push with https://{token}@github.com/acme/billing.git when SSH is blocked"
         ));

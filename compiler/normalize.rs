@@ -118,9 +118,8 @@ impl SecretScanner {
                     e.name
                 ));
             }
-            let compile = |src: &str| {
-                Regex::new(src).map_err(|err| format!("secret pattern {}: {err}", e.name))
-            };
+            let compile =
+                |src: &str| Regex::new(src).map_err(|err| format!("secret pattern {}: {err}", e.name));
             patterns.push(SecretPattern {
                 regex: compile(&e.regex)?,
                 allow: e.allow.as_deref().map(compile).transpose()?,
@@ -180,9 +179,7 @@ pub fn marker(pattern: &str) -> String {
 /// The pattern named by a redaction marker in `s`, if `s` carries one (normalize put it
 /// there in place of a secret).
 pub fn redacted_pattern(s: &str) -> Option<&str> {
-    MARKER
-        .captures(s)
-        .map(|c| c.get(1).map_or("", |m| m.as_str()))
+    MARKER.captures(s).map(|c| c.get(1).map_or("", |m| m.as_str()))
 }
 
 /// Trim, lower-case, whitespace/`.`/`_` runs → `-`; no alias, no validation.
@@ -294,11 +291,7 @@ pub fn normalize(corpus: &mut Corpus, rules: &Rules, sink: &mut Sink) {
 pub fn safe_id(id: &str, loc: &SourceLoc, secrets: &SecretScanner) -> Option<String> {
     let pattern = secrets.find(id)?;
     let place = format!("{}\0{}", loc.file, loc.line);
-    Some(format!(
-        "{} {}",
-        marker(pattern),
-        digest::short(place.as_bytes())
-    ))
+    Some(format!("{} {}", marker(pattern), digest::short(place.as_bytes())))
 }
 
 /// The id to put in a diagnostic's subject: `<redacted>` for an id that carries a marker.
@@ -410,11 +403,7 @@ fn normalize_experience(e: &mut Experience, rules: &Rules) -> Sink {
     clean_opt(&mut e.lesson, secrets);
     clean_opt(&mut e.breakthrough, secrets);
     clean_opt(&mut e.content, secrets);
-    e.gotchas = e
-        .gotchas
-        .iter()
-        .filter_map(|g| clean_text(g, secrets))
-        .collect();
+    e.gotchas = e.gotchas.iter().filter_map(|g| clean_text(g, secrets)).collect();
     e.dead_ends = e
         .dead_ends
         .iter()
@@ -526,10 +515,7 @@ mod tests {
 
     #[test]
     fn text_collapses_and_cuts() {
-        assert_eq!(
-            text("  Run\tpytest\n\n  with -q \r\n"),
-            "Run pytest with -q"
-        );
+        assert_eq!(text("  Run\tpytest\n\n  with -q \r\n"), "Run pytest with -q");
         assert_eq!(text("a\u{1b}[31mb"), "a [31mb");
         assert_eq!(text(" \n\t "), "");
         let exact = "é".repeat(240);
@@ -564,10 +550,7 @@ mod tests {
                 "github-token",
             ),
             ("aws_access_key_id AKIAIOSFODNN7EXAMPLE", "aws-access-key"),
-            (
-                "slack xoxb-1234567890-0987654321-AbCdEfGhIjKl",
-                "slack-token",
-            ),
+            ("slack xoxb-1234567890-0987654321-AbCdEfGhIjKl", "slack-token"),
             ("glpat-Xy9_zW8vU7tS6rQ5pO4n", "gitlab-token"),
             (
                 "curl -H 'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9abcdefghijk'",
@@ -652,10 +635,7 @@ mod tests {
 
     #[test]
     fn normalize_records() {
-        let mut e = exp(
-            "exp-101",
-            &["Python", "py", "../etc", "Node.js", "../etc", "a/b"],
-        );
+        let mut e = exp("exp-101", &["Python", "py", "../etc", "Node.js", "../etc", "a/b"]);
         e.project = Some("  git@github.com:acme/billing.git \n".into());
         e.lesson = Some("  Run   pytest\nfrom the repo root  ".into());
         e.breakthrough = Some("   ".into());
@@ -720,10 +700,7 @@ mod tests {
             Some(digest::project("/home/dev/web").as_str())
         );
 
-        let n001: Vec<_> = sink
-            .iter()
-            .filter(|d| d.code == codes::INVALID_DOMAIN)
-            .collect();
+        let n001: Vec<_> = sink.iter().filter(|d| d.code == codes::INVALID_DOMAIN).collect();
         assert_eq!(n001.len(), 3, "one per (record, refused domain): {sink:#?}");
         assert_eq!(n001[0].subject, "exp-101");
         assert_eq!(n001[0].location.as_ref().unwrap().line, 7);
@@ -739,9 +716,7 @@ mod tests {
     fn normalize_scrubs_secrets_everywhere() {
         let key = "AKIAIOSFODNN7EXAMPLE";
         let mut e = exp(&format!("sess-{key}"), &["aws", key]);
-        e.lesson = Some(format!(
-            "Export AWS_ACCESS_KEY_ID={key} before terraform plan"
-        ));
+        e.lesson = Some(format!("Export AWS_ACCESS_KEY_ID={key} before terraform plan"));
         e.operations = vec![Operation {
             tool: "run_shell_command".into(),
             args: json!({"command": format!("aws s3 ls --key {key}"), "cwd": "/srv"}),

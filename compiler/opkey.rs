@@ -12,14 +12,7 @@ use serde_json::{Map, Value};
 pub const COMMAND_FIELDS: [&str; 2] = ["command", "cmd"];
 
 /// Argument names that say what a non-shell call is about, in priority order.
-pub const PATH_FIELDS: [&str; 6] = [
-    "file_path",
-    "path",
-    "directory",
-    "name",
-    "skill_name",
-    "url",
-];
+pub const PATH_FIELDS: [&str; 6] = ["file_path", "path", "directory", "name", "skill_name", "url"];
 
 /// `"<tool> <program>"`, `"<tool> <path-like value>"` or `"<tool> <python json.dumps(args)>"`.
 pub fn operation_key(tool: &str, args: &Value) -> String {
@@ -247,32 +240,20 @@ mod tests {
             operation_key("find_files", &json!({"query": "x", "limit": 3})),
             r#"find_files {"limit": 3, "query": "x"}"#
         );
-        assert_eq!(
-            operation_key("list_windows", &Value::Null),
-            "list_windows {}"
-        );
+        assert_eq!(operation_key("list_windows", &Value::Null), "list_windows {}");
         assert_eq!(operation_key("list_windows", &json!({})), "list_windows {}");
     }
 
     #[test]
     fn programs() {
         assert_eq!(shell("python3.11 -m pytest -x"), "run_shell_command pytest");
-        assert_eq!(
-            shell("/usr/bin/env FOO=1 cargo test"),
-            "run_shell_command cargo"
-        );
+        assert_eq!(shell("/usr/bin/env FOO=1 cargo test"), "run_shell_command cargo");
         assert_eq!(
             shell("  CI=1 RUST_LOG=debug  cargo   test "),
             "run_shell_command cargo"
         );
-        assert_eq!(
-            shell("python manage.py migrate"),
-            "run_shell_command python"
-        );
-        assert_eq!(
-            shell("./node_modules/.bin/JEST --ci"),
-            "run_shell_command jest"
-        );
+        assert_eq!(shell("python manage.py migrate"), "run_shell_command python");
+        assert_eq!(shell("./node_modules/.bin/JEST --ci"), "run_shell_command jest");
         assert_eq!(shell("npm run build && npm test"), "run_shell_command npm");
         // Only a leading `env` is skipped; only shell-variable names count as assignments.
         assert_eq!(shell("A=b"), "run_shell_command a=b");

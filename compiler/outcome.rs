@@ -126,11 +126,7 @@ fn diagnose(exp: &Experience, verdict: &Verdict, policy: &Policy) -> Sink {
     let subject = subject_id(&exp.id);
     if verdict.contradicted {
         let (fresh, _) = latest_runs(exp, policy);
-        let mut failing: Vec<&str> = fresh
-            .iter()
-            .filter(|r| !r.passed)
-            .map(|r| r.label)
-            .collect();
+        let mut failing: Vec<&str> = fresh.iter().filter(|r| !r.passed).map(|r| r.label).collect();
         failing.sort_unstable();
         failing.dedup();
         let message = format!(
@@ -214,11 +210,7 @@ mod tests {
         let mut o = op(
             "run_shell_command",
             json!({"command": format!("{label} -q"), "cwd": "/srv/billing"}),
-            if passed {
-                OpStatus::Ok
-            } else {
-                OpStatus::Error
-            },
+            if passed { OpStatus::Ok } else { OpStatus::Error },
         );
         o.check = Some(Check {
             label: label.into(),
@@ -304,10 +296,7 @@ mod tests {
         // A failed edit did run (it may have written half a file).
         let mut failed_edit = edit("billing/views.py");
         failed_edit.status = OpStatus::Error;
-        let e = exp(
-            Outcome::Succeeded,
-            vec![check("pytest", None, true), failed_edit],
-        );
+        let e = exp(Outcome::Succeeded, vec![check("pytest", None, true), failed_edit]);
         assert!(!run(&e, &policy()).0.passed);
 
         // A stale failure does not contradict a fresh pass of another check.
@@ -388,10 +377,7 @@ mod tests {
 
     #[test]
     fn pivoted_follows_policy() {
-        let e = exp(
-            Outcome::Pivoted,
-            vec![edit("a.py"), check("pytest", None, true)],
-        );
+        let e = exp(Outcome::Pivoted, vec![edit("a.py"), check("pytest", None, true)]);
         let mut p = policy();
         assert!(!p.allow_pivoted);
         assert!(!run(&e, &p).0.passed);
@@ -411,8 +397,8 @@ mod tests {
         let domains: Vec<_> = sink.iter().map(|d| d.domain.clone().unwrap()).collect();
         assert_eq!(domains, ["python", "django"]);
         assert!(
-            sink.iter().all(|d| d.code == codes::UNVERIFIED_SUCCESS
-                && d.experience_ids() == ["exp-2024-05-02-a"])
+            sink.iter()
+                .all(|d| d.code == codes::UNVERIFIED_SUCCESS && d.experience_ids() == ["exp-2024-05-02-a"])
         );
     }
 
