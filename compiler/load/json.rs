@@ -9,8 +9,9 @@ use super::record::{self, Item, Parsed};
 use crate::diagnostics::{Diagnostic, codes};
 use crate::model::SourceLoc;
 
-/// How many JSONL lines one rayon task takes at least.
-const MIN_LINES_PER_TASK: usize = 64;
+/// A JSONL block is cut into parts of at most this size (a sixteenth of the block when
+/// that is smaller), parsed in parallel.
+const PART: usize = 512 << 10;
 
 /// A serde_json error's message without its " at line L column C" (which is relative to the
 /// text serde_json saw, not to the file).
@@ -30,46 +31,88 @@ fn count_newlines(b: &[u8]) -> u32 {
     b.iter().filter(|&&c| c == b'\n').count() as u32
 }
 
+/// The first `\n` in `b` at or after `from` (a word at a time).
+fn next_newline(b: &[u8], from: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    const NL: u64 = 0x0a0a_0a0a_0a0a_0a0a;
+    let mut i = from;
+    while i + 8 <= b.len() {
+        let w = u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes")) ^ NL;
+        let zero = w.wrapping_sub(ONES) & !w & HIGHS;
+        if zero != 0 {
+            return Some(i + (zero.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    b[i..].iter().position(|&c| c == b'\n').map(|p| i + p)
+}
+
 /// Parses a block of complete JSONL lines whose first line is `first_line`. Returns the
-/// records in line order and the number of newlines in the block. While `first_pending` is
-/// set, the first non-blank line is the file's first record and is checked for skillc's mark.
+/// records in line order (as parts, to be taken in order) and the number of newlines in the
+/// block. While `first_pending` is set, the first non-blank line is the file's first record
+/// and is checked for skillc's mark.
 pub(crate) fn jsonl_block(
     block: &[u8],
     file: &str,
     first_line: u32,
     first_pending: &mut bool,
-) -> (Vec<Parsed>, u32) {
-    let mut lines: Vec<(u32, &[u8])> = Vec::with_capacity(block.len() / 512 + 1);
+) -> (Vec<Vec<Parsed>>, u32) {
+    let mut out = Vec::new();
     let mut line = first_line;
+    let mut rest = block;
+    while *first_pending && !rest.is_empty() {
+        let end = next_newline(rest, 0).unwrap_or(rest.len());
+        let l = &rest[..end];
+        if !is_blank(l) {
+            *first_pending = false;
+            out.push(vec![slow_line(l, file, line, true)]);
+        }
+        line += 1;
+        rest = &rest[(end + 1).min(rest.len())..];
+    }
+    // Parts cut at newlines; each part's first line number comes from a (vectorised)
+    // newline count, so the parts can be parsed independently.
+    let part = (block.len() / 16).clamp(1, PART);
+    let n = rest.len().div_ceil(part).max(1);
+    let mut parts = Vec::with_capacity(n);
     let mut start = 0;
-    let mut newlines = 0;
-    for (i, &c) in block.iter().enumerate() {
-        if c == b'\n' {
-            let l = &block[start..i];
-            if !is_blank(l) {
-                lines.push((line, l));
-            }
-            line += 1;
-            newlines += 1;
-            start = i + 1;
+    for k in 1..n {
+        let at = (rest.len() * k / n).max(start);
+        if let Some(nl) = next_newline(rest, at) {
+            parts.push(&rest[start..nl + 1]);
+            start = nl + 1;
         }
     }
-    if start < block.len() && !is_blank(&block[start..]) {
-        lines.push((line, &block[start..]));
-    }
-    let mut out = Vec::with_capacity(lines.len());
-    let mut rest = &lines[..];
-    if *first_pending && let Some(&(ln, bytes)) = lines.first() {
-        *first_pending = false;
-        out.push(slow_line(bytes, file, ln, true));
-        rest = &lines[1..];
+    parts.push(&rest[start..]);
+    let counts: Vec<u32> = parts.par_iter().map(|p| count_newlines(p)).collect();
+    let mut starts = Vec::with_capacity(parts.len());
+    for &c in &counts {
+        starts.push(line);
+        line += c;
     }
     out.par_extend(
-        rest.par_iter()
-            .with_min_len(MIN_LINES_PER_TASK)
-            .map(|&(ln, bytes)| parse_line(bytes, file, ln)),
+        parts
+            .par_iter()
+            .zip(starts)
+            .map(|(part, first)| parse_part(part, file, first)),
     );
-    (out, newlines)
+    (out, line - first_line)
+}
+
+fn parse_part(part: &[u8], file: &str, mut line: u32) -> Vec<Parsed> {
+    let mut out = Vec::with_capacity(part.len() / 512 + 1);
+    let mut start = 0;
+    while start < part.len() {
+        let end = next_newline(part, start).unwrap_or(part.len());
+        let l = &part[start..end];
+        if !is_blank(l) {
+            out.push(parse_line(l, file, line));
+        }
+        line += 1;
+        start = end + 1;
+    }
+    out
 }
 
 fn parse_line(bytes: &[u8], file: &str, line: u32) -> Parsed {

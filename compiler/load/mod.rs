@@ -16,8 +16,10 @@ mod json;
 mod record;
 mod yaml;
 
+use std::collections::hash_map::{DefaultHasher, Entry as HashEntry};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::{self, File};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
@@ -142,7 +144,7 @@ fn sniff(head: &[u8]) -> Detected {
 }
 
 /// One file to read.
-struct Entry {
+struct InputFile {
     path: PathBuf,
     explicit: bool,
 }
@@ -199,7 +201,7 @@ fn load_blocks(
             })?;
             walk(input, &exclude, &mut visited, &mut entries, sink);
         } else {
-            entries.push(Entry {
+            entries.push(InputFile {
                 path: input.clone(),
                 explicit: true,
             });
@@ -242,7 +244,7 @@ fn walk(
     dir: &Path,
     exclude: &[PathBuf],
     visited: &mut HashSet<PathBuf>,
-    out: &mut Vec<Entry>,
+    out: &mut Vec<InputFile>,
     sink: &mut Sink,
 ) {
     let unreadable = |sink: &mut Sink, path: &Path, e: &io::Error| {
@@ -284,7 +286,7 @@ fn walk(
             Ok(_) => {
                 let ext = extension(&name.to_string_lossy());
                 if WALK_EXTENSIONS.contains(&ext.as_str()) {
-                    out.push(Entry {
+                    out.push(InputFile {
                         path,
                         explicit: false,
                     });
@@ -321,7 +323,7 @@ fn fill(f: &mut File, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {
     Ok(false)
 }
 
-fn load_file(entry: &Entry, opts: &LoadOptions, col: &mut Collector) -> Result<(), LoadError> {
+fn load_file(entry: &InputFile, opts: &LoadOptions, col: &mut Collector) -> Result<(), LoadError> {
     let name = entry.path.display().to_string();
     let fail = |col: &mut Collector, e: io::Error| -> Result<(), LoadError> {
         if entry.explicit {
@@ -417,7 +419,7 @@ fn native_text(syntax: Syntax, name: &str, text: &str, col: &mut Collector) {
                 let (parsed, newlines) = json::jsonl_block(&rest[..cut], name, line, &mut first);
                 line += newlines;
                 rest = &rest[cut..];
-                if !col.take(name, parsed, &mut tally) {
+                if !col.take(name, parsed.into_iter().flatten(), &mut tally) {
                     break;
                 }
             }
@@ -430,11 +432,12 @@ fn native_text(syntax: Syntax, name: &str, text: &str, col: &mut Collector) {
     }
 }
 
-/// JSON Lines from a file, in blocks of about `BLOCK` bytes cut at a newline, so memory
-/// stays bounded by the block and the records.
+/// JSON Lines from a file, in blocks of about `col.block` bytes cut at a newline, so memory
+/// stays bounded by the block and the records. Block N+1 is parsed (in parallel) while
+/// block N is collected and block N+2 is read.
 fn jsonl_stream(
     f: &mut File,
-    mut buf: Vec<u8>,
+    mut cur: Vec<u8>,
     mut eof: bool,
     name: &str,
     col: &mut Collector,
@@ -442,34 +445,61 @@ fn jsonl_stream(
     let mut tally = Tally::default();
     let mut first = true;
     let mut line = 1;
+    let mut next: Vec<u8> = Vec::new();
+    let mut pending: Option<Vec<Vec<Parsed>>> = None;
     loop {
         let cut = if eof {
-            buf.len()
+            cur.len()
         } else {
-            match buf.iter().rposition(|&c| c == b'\n') {
+            match cur.iter().rposition(|&c| c == b'\n') {
                 Some(i) => i + 1,
                 None => {
                     // One line longer than a block: read on.
-                    eof = fill(f, &mut buf, col.block)?;
+                    eof = fill(f, &mut cur, col.block)?;
                     continue;
                 }
             }
         };
-        let (parsed, newlines) = json::jsonl_block(&buf[..cut], name, line, &mut first);
-        line += newlines;
-        if !col.take(name, parsed, &mut tally) {
-            break;
-        }
-        buf.drain(..cut);
-        if eof {
-            break;
-        }
+        next.clear();
+        next.extend_from_slice(&cur[cut..]);
         let want = col
             .block
-            .saturating_sub(buf.len())
+            .saturating_sub(next.len())
             .max(col.block / 32)
             .max(1);
-        eof = fill(f, &mut buf, want)?;
+        let at_eof = eof;
+        let ((keep, read), (parsed, newlines)) = rayon::join(
+            || {
+                let keep = match pending.take() {
+                    Some(p) => col.take(name, p.into_iter().flatten(), &mut tally),
+                    None => true,
+                };
+                let read = if at_eof || !keep {
+                    Ok(true)
+                } else {
+                    fill(f, &mut next, want)
+                };
+                (keep, read)
+            },
+            || json::jsonl_block(&cur[..cut], name, line, &mut first),
+        );
+        if !keep {
+            break;
+        }
+        line += newlines;
+        let generated = matches!(
+            parsed.first().and_then(|p| p.first()).map(|p| &p.item),
+            Some(Item::Generated)
+        );
+        pending = Some(parsed);
+        if generated || at_eof {
+            break;
+        }
+        eof = read?;
+        std::mem::swap(&mut cur, &mut next);
+    }
+    if let Some(p) = pending {
+        col.take(name, p.into_iter().flatten(), &mut tally);
     }
     col.flush(name, tally);
     Ok(())
@@ -479,6 +509,31 @@ fn jsonl_stream(
 #[derive(Default)]
 struct Tally {
     fields: BTreeMap<String, (u32, u32)>,
+}
+
+/// A 64-bit hash of an id (SipHash with fixed keys); only used to find duplicates.
+fn hash_id(id: &str) -> u64 {
+    let mut h = DefaultHasher::new();
+    id.hash(&mut h);
+    h.finish()
+}
+
+/// The hasher of a map whose keys are already hashes.
+#[derive(Default)]
+struct IdentityHasher(u64);
+
+impl Hasher for IdentityHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
 }
 
 /// Where a kept id lives, to name it when a duplicate comes.
@@ -492,7 +547,9 @@ enum Kept {
 /// duplicates across experiences, claims and files; unknown fields are counted per file.
 struct Collector<'s> {
     corpus: Corpus,
-    ids: HashMap<String, Kept>,
+    /// Kept ids by hash; an id whose hash another id already has goes to `collisions`.
+    ids: HashMap<u64, Kept, BuildHasherDefault<IdentityHasher>>,
+    collisions: HashMap<String, Kept>,
     sink: &'s mut Sink,
     /// JSONL block size in bytes.
     block: usize,
@@ -502,7 +559,8 @@ impl<'s> Collector<'s> {
     fn new(sink: &'s mut Sink, block: usize) -> Collector<'s> {
         Collector {
             corpus: Corpus::default(),
-            ids: HashMap::new(),
+            ids: HashMap::default(),
+            collisions: HashMap::new(),
             sink,
             block: block.max(1),
         }
@@ -517,8 +575,12 @@ impl<'s> Collector<'s> {
 
     /// Takes records in order; `false` when the file turned out to be skillc's own output
     /// and must not be read further.
-    fn take(&mut self, name: &str, parsed: Vec<Parsed>, tally: &mut Tally) -> bool {
-        self.ids.reserve(parsed.len());
+    fn take(
+        &mut self,
+        name: &str,
+        parsed: impl IntoIterator<Item = Parsed>,
+        tally: &mut Tally,
+    ) -> bool {
         for p in parsed {
             for field in p.unknown {
                 tally.fields.entry(field).or_insert((0, p.line)).0 += 1;
@@ -543,16 +605,18 @@ impl<'s> Collector<'s> {
                 }
                 Item::Invalid(diags) => self.sink.extend(diags),
                 Item::Experience(e) => {
-                    if self.fresh(&e.id, &e.source) {
+                    let h = hash_id(&e.id);
+                    if self.fresh(&e.id, h, &e.source) {
                         let i = self.corpus.experiences.len() as u32;
-                        self.ids.insert(e.id.clone(), Kept::Experience(i));
+                        self.remember(&e.id, h, Kept::Experience(i));
                         self.corpus.experiences.push(e);
                     }
                 }
                 Item::Claim(c) => {
-                    if self.fresh(&c.id, &c.loc) {
+                    let h = hash_id(&c.id);
+                    if self.fresh(&c.id, h, &c.loc) {
                         let i = self.corpus.claims.len() as u32;
-                        self.ids.insert(c.id.clone(), Kept::Claim(i));
+                        self.remember(&c.id, h, Kept::Claim(i));
                         self.corpus.claims.push(c);
                     }
                 }
@@ -561,15 +625,45 @@ impl<'s> Collector<'s> {
         true
     }
 
+    fn kept_loc(&self, kept: Kept) -> (&str, &SourceLoc) {
+        match kept {
+            Kept::Experience(i) => {
+                let e = &self.corpus.experiences[i as usize];
+                (&e.id, &e.source)
+            }
+            Kept::Claim(i) => {
+                let c = &self.corpus.claims[i as usize];
+                (&c.id, &c.loc)
+            }
+        }
+    }
+
+    /// The record that already has this id (`h` is its hash).
+    fn lookup(&self, id: &str, h: u64) -> Option<Kept> {
+        match self.ids.get(&h) {
+            None => None,
+            Some(&k) if self.kept_loc(k).0 == id => Some(k),
+            Some(_) => self.collisions.get(id).copied(),
+        }
+    }
+
+    fn remember(&mut self, id: &str, h: u64, kept: Kept) {
+        match self.ids.entry(h) {
+            HashEntry::Vacant(v) => {
+                v.insert(kept);
+            }
+            HashEntry::Occupied(_) => {
+                self.collisions.insert(id.to_string(), kept);
+            }
+        }
+    }
+
     /// `true` when no record has this id yet; otherwise reports the duplicate.
-    fn fresh(&mut self, id: &str, loc: &SourceLoc) -> bool {
-        let Some(&kept) = self.ids.get(id) else {
+    fn fresh(&mut self, id: &str, h: u64, loc: &SourceLoc) -> bool {
+        let Some(kept) = self.lookup(id, h) else {
             return true;
         };
-        let first = match kept {
-            Kept::Experience(i) => &self.corpus.experiences[i as usize].source,
-            Kept::Claim(i) => &self.corpus.claims[i as usize].loc,
-        };
+        let first = self.kept_loc(kept).1;
         let first = format!("{}:{}", first.file, first.line);
         self.sink.push(
             Diagnostic::new(

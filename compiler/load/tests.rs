@@ -677,28 +677,30 @@ fn jsonl_blocks_keep_line_numbers_across_boundaries() {
     }
     let text = lines.join("\n");
     write(&dir, "big.jsonl", &text);
-    let mut sink = Sink::new();
-    let c = load_blocks(
-        &[dir.join("big.jsonl")],
-        &LoadOptions::default(),
-        &mut sink,
-        1000,
-    )
-    .unwrap();
-    let (whole, whole_diags) = texts(&[("big.jsonl", &text)]);
-    assert_eq!(c.experiences.len(), whole.experiences.len());
-    for (e, w) in c.experiences.iter().zip(&whole.experiences) {
-        assert_eq!((&e.id, e.source.line), (&w.id, w.source.line));
-        let i: u32 = e.id[2..].parse().unwrap();
-        assert_eq!(e.source.line, i + 1);
+    for block in [100, 1000, 5000] {
+        let mut sink = Sink::new();
+        let c = load_blocks(
+            &[dir.join("big.jsonl")],
+            &LoadOptions::default(),
+            &mut sink,
+            block,
+        )
+        .unwrap();
+        let (whole, whole_diags) = texts(&[("big.jsonl", &text)]);
+        assert_eq!(c.experiences.len(), whole.experiences.len());
+        for (e, w) in c.experiences.iter().zip(&whole.experiences) {
+            assert_eq!((&e.id, e.source.line), (&w.id, w.source.line));
+            let i: u32 = e.id[2..].parse().unwrap();
+            assert_eq!(e.source.line, i + 1);
+        }
+        let bad: Vec<u32> = sink
+            .iter()
+            .map(|d| d.location.as_ref().unwrap().line)
+            .collect();
+        let expect: Vec<u32> = (0..200).filter(|i| i % 37 == 5).map(|i| i + 1).collect();
+        assert_eq!(bad, expect);
+        assert_eq!(whole_diags.len(), expect.len());
     }
-    let bad: Vec<u32> = sink
-        .iter()
-        .map(|d| d.location.as_ref().unwrap().line)
-        .collect();
-    let expect: Vec<u32> = (0..200).filter(|i| i % 37 == 5).map(|i| i + 1).collect();
-    assert_eq!(bad, expect);
-    assert_eq!(whole_diags.len(), expect.len());
     let _ = fs::remove_dir_all(dir);
 }
 
@@ -777,5 +779,53 @@ fn first_record_is_checked_for_the_skillc_mark_in_every_syntax() {
     assert_eq!(
         d.iter().map(|d| d.code).collect::<Vec<_>>(),
         ["L006", "L006", "L006"]
+    );
+}
+
+#[test]
+fn duplicate_check_survives_hash_collisions() {
+    let mut sink = Sink::new();
+    let mut col = Collector::new(&mut sink, BLOCK);
+    let rec = |id: &str, line| {
+        let v: Value =
+            serde_json::from_str(&exp(id, "2026-03-01T10:00:00Z", "py", "failed", json!({})))
+                .unwrap();
+        let loc = SourceLoc {
+            file: "f.jsonl".into(),
+            line,
+        };
+        match record::from_value(v, &loc, false).item {
+            Item::Experience(e) => e,
+            other => panic!("{other:?}"),
+        }
+    };
+    // Two different ids forced onto one hash, then a true duplicate of each.
+    for (id, line) in [("a", 1), ("b", 2), ("a", 3), ("b", 4)] {
+        let e = rec(id, line);
+        if col.fresh(&e.id, 42, &e.source) {
+            let i = col.corpus.experiences.len() as u32;
+            col.remember(&e.id, 42, Kept::Experience(i));
+            col.corpus.experiences.push(e);
+        }
+    }
+    let kept: Vec<(String, u32)> = col
+        .corpus
+        .experiences
+        .iter()
+        .map(|e| (e.id.clone(), e.source.line))
+        .collect();
+    assert_eq!(kept, [("a".to_string(), 1), ("b".to_string(), 2)]);
+    let dups: Vec<(String, u32)> = sink
+        .iter()
+        .map(|d| {
+            (
+                d.evidence["first"].as_str().unwrap().to_string(),
+                d.location.as_ref().unwrap().line,
+            )
+        })
+        .collect();
+    assert_eq!(
+        dups,
+        [("f.jsonl:1".to_string(), 3), ("f.jsonl:2".to_string(), 4)]
     );
 }
