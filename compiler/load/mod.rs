@@ -59,6 +59,19 @@ const BLOCK: usize = 32 << 20;
 
 const SQLITE_HEADER: &[u8] = b"SQLite format 3\0";
 
+const BOM: &[u8] = "\u{feff}".as_bytes();
+
+/// The first KiB of a file holds no NUL and no invalid UTF-8 (a character cut at the end
+/// aside): a cheap guard against reading a binary file line by line.
+fn looks_like_text(head: &[u8]) -> bool {
+    let head = &head[..head.len().min(1024)];
+    !head.contains(&0)
+        && match std::str::from_utf8(head) {
+            Ok(_) => true,
+            Err(e) => e.error_len().is_none(),
+        }
+}
+
 /// Extensions a directory walk picks up (`db` and friends only when they are SQLite).
 const WALK_EXTENSIONS: &[&str] = &["jsonl", "json", "yaml", "yml", "db", "sqlite", "sqlite3"];
 
@@ -222,6 +235,7 @@ fn load_blocks(
 pub fn load_texts(files: &[(&str, &str)], opts: &LoadOptions, sink: &mut Sink) -> Corpus {
     let mut col = Collector::new(sink, BLOCK);
     for &(name, text) in files {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         match detect(name, text.as_bytes(), true, opts.from) {
             Detected::Native(syntax) => native_text(syntax, name, text, &mut col),
             other => not_native(other, name, &mut col),
@@ -351,7 +365,21 @@ fn load_file(entry: &InputFile, opts: &LoadOptions, col: &mut Collector) -> Resu
         Ok(eof) => eof,
         Err(e) => return fail(col, e),
     };
-    match detect(&name, &buf, entry.explicit, opts.from) {
+    let detected = detect(&name, &buf, entry.explicit, opts.from);
+    if let Detected::Native(_) = detected {
+        if buf.starts_with(BOM) {
+            buf.drain(..BOM.len());
+        }
+        if !looks_like_text(&buf) {
+            col.sink.push(
+                Diagnostic::new(codes::UNREADABLE_FILE, "file is not UTF-8 text")
+                    .subject(name.clone())
+                    .with("path", name.clone()),
+            );
+            return Ok(());
+        }
+    }
+    match detected {
         Detected::Native(Syntax::Jsonl) => {
             if let Err(e) = jsonl_stream(&mut f, buf, eof, &name, col) {
                 return fail(col, e);
@@ -365,7 +393,7 @@ fn load_file(entry: &InputFile, opts: &LoadOptions, col: &mut Collector) -> Resu
                 Ok(text) => native_text(syntax, &name, &text, col),
                 Err(_) => {
                     col.sink.push(
-                        Diagnostic::new(codes::UNREADABLE_FILE, "file is not valid UTF-8")
+                        Diagnostic::new(codes::UNREADABLE_FILE, "file is not UTF-8 text")
                             .subject(name.clone())
                             .with("path", name.clone()),
                     );

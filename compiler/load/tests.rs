@@ -633,6 +633,18 @@ fn explicit_missing_path_is_an_error() {
 fn non_utf8_file_in_a_directory_is_unreadable_not_fatal() {
     let dir = temp_dir("utf8");
     fs::write(dir.join("bad.yaml"), b"id: \xff\xfe\n").unwrap();
+    fs::write(dir.join("archive.jsonl"), b"\x1f\x8b\x08\x00\x00\x00binary").unwrap();
+    let bom = format!(
+        "\u{feff}{}",
+        exp(
+            "e-0",
+            "2026-03-01T10:00:00Z",
+            "python",
+            "succeeded",
+            json!({})
+        )
+    );
+    write(&dir, "bom.jsonl", &bom);
     write(
         &dir,
         "good.jsonl",
@@ -651,8 +663,13 @@ fn non_utf8_file_in_a_directory_is_unreadable_not_fatal() {
         &mut sink,
     )
     .unwrap();
-    assert_eq!(ids(&c), ["e-1"]);
-    assert_eq!(sink.iter().map(|d| d.code).collect::<Vec<_>>(), ["L007"]);
+    assert_eq!(ids(&c), ["e-0", "e-1"]);
+    let got: Vec<(&str, String)> = sink.iter().map(|d| (d.code, d.subject.clone())).collect();
+    let path = |f: &str| dir.join(f).display().to_string();
+    assert_eq!(
+        got,
+        [("L007", path("archive.jsonl")), ("L007", path("bad.yaml"))]
+    );
     let _ = fs::remove_dir_all(dir);
 }
 
