@@ -220,8 +220,15 @@ fn load_blocks(
             });
         }
     }
-    entries.sort_by(|a, b| a.path.cmp(&b.path).then(b.explicit.cmp(&a.explicit)));
-    entries.dedup_by(|b, a| a.path == b.path);
+    // Files are read in the order of their canonical paths, so how an input was spelled
+    // (`x`, `./x`, `a/../x`) changes nothing; a file reached twice is read once.
+    let mut keyed: Vec<(PathBuf, InputFile)> = entries
+        .into_iter()
+        .map(|e| (sort_key(&e.path), e))
+        .collect();
+    keyed.sort_by(|(a, x), (b, y)| a.cmp(b).then(y.explicit.cmp(&x.explicit)));
+    keyed.dedup_by(|(b, _), (a, _)| a == b);
+    let entries: Vec<InputFile> = keyed.into_iter().map(|(_, e)| e).collect();
 
     let mut col = Collector::new(sink, block);
     for entry in &entries {
@@ -242,6 +249,19 @@ pub fn load_texts(files: &[(&str, &str)], opts: &LoadOptions, sink: &mut Sink) -
         }
     }
     col.corpus
+}
+
+/// A file's place in the read order: its directory resolved, its own name kept (a symlinked
+/// file sorts under its own name).
+fn sort_key(path: &Path) -> PathBuf {
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    match (fs::canonicalize(parent), path.file_name()) {
+        (Ok(dir), Some(name)) => dir.join(name),
+        _ => path.to_path_buf(),
+    }
 }
 
 fn io_message(e: &io::Error) -> String {

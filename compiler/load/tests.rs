@@ -583,10 +583,17 @@ fn directory_walk_is_sorted_and_skips_hidden_excluded_and_other_files() {
     // Inputs are read in path order, whatever order they are given in; a file named twice
     // is read once.
     let mut sink = Sink::new();
-    let inputs = [dir.join("b.jsonl"), dir.join("a"), dir.join("b.jsonl")];
+    let inputs = [
+        dir.join("b.jsonl"),
+        dir.join("a"),
+        dir.join("a/../b.jsonl"),
+        dir.join("skills-out/ledger.jsonl"),
+    ];
     let c = load(&inputs, &opts, &mut sink).unwrap();
     assert_eq!(ids(&c), ["a-b-z", "a-c", "b"]);
-    assert!(sink.is_empty(), "{sink:?}");
+    let got: Vec<(&str, String)> = sink.iter().map(|d| (d.code, d.subject.clone())).collect();
+    let out = dir.join("skills-out/ledger.jsonl").display().to_string();
+    assert_eq!(got, [("L006", out)]);
     let _ = fs::remove_dir_all(dir);
 }
 
