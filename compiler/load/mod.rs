@@ -165,8 +165,9 @@ struct InputFile {
 /// Loads every input (a file, or a directory walked in sorted order). Duplicate ids keep the
 /// first record in (path, line) order.
 ///
-/// All files found are read in path order (so `b.jsonl a.jsonl` reads `a.jsonl` first); a
-/// file named twice is read once.
+/// All files found are read in path order (so `b.jsonl a.jsonl` reads `a.jsonl` first), not
+/// in the order the inputs were given; a file named twice is read once. JSON Lines files are
+/// streamed in bounded blocks; `.json` and YAML files are read whole.
 pub fn load(inputs: &[PathBuf], opts: &LoadOptions, sink: &mut Sink) -> Result<Corpus, LoadError> {
     load_blocks(inputs, opts, sink, BLOCK)
 }
@@ -220,8 +221,9 @@ fn load_blocks(
             });
         }
     }
-    // Files are read in the order of their canonical paths, so how an input was spelled
-    // (`x`, `./x`, `a/../x`) changes nothing; a file reached twice is read once.
+    // Files are read in the order of their resolved paths (directory canonicalised, file
+    // name kept), so how an input was spelled (`x`, `./x`, `a/../x`) changes nothing; a
+    // file reached twice is read once, under its explicit spelling if it had one.
     let mut keyed: Vec<(PathBuf, InputFile)> = entries
         .into_iter()
         .map(|e| (sort_key(&e.path), e))
