@@ -2,11 +2,30 @@
 //!
 //! Bad input is a diagnostic with file and line, never an `Err`: `Err` is only for an input
 //! path that cannot be read at all.
+//!
+//! Layout:
+//! * this module: inputs, the directory walk, format detection and dispatch (`detect`,
+//!   `dispatch`), the sequential collector (duplicate ids, unknown-field tally);
+//! * `json`: JSON Lines (read in large blocks, lines parsed in parallel) and JSON documents;
+//! * `yaml`: YAML lists and `---` documents, with line numbers from a text scan;
+//! * `fast`: the typed fast path for one JSON record;
+//! * `record`: the reference validator, the single source of record diagnostics.
 
-use std::path::PathBuf;
+mod fast;
+mod json;
+mod record;
+mod yaml;
 
-use crate::diagnostics::Sink;
-use crate::model::Corpus;
+use std::collections::hash_map::{DefaultHasher, Entry as HashEntry};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fs::{self, File};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use crate::diagnostics::{Diagnostic, Sink, codes};
+use crate::model::{Corpus, SourceLoc};
+use record::{Item, Parsed};
 
 /// Input formats; `None` in `LoadOptions::from` means recognise by content.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,14 +54,701 @@ impl std::fmt::Display for LoadError {
     }
 }
 
+/// JSONL is read in blocks of about this size, cut at a newline.
+const BLOCK: usize = 32 << 20;
+
+const SQLITE_HEADER: &[u8] = b"SQLite format 3\0";
+
+const BOM: &[u8] = "\u{feff}".as_bytes();
+
+/// The first KiB of a file holds no NUL and no invalid UTF-8 (a character cut at the end
+/// aside): a cheap guard against reading a binary file line by line.
+fn looks_like_text(head: &[u8]) -> bool {
+    let head = &head[..head.len().min(1024)];
+    !head.contains(&0)
+        && match std::str::from_utf8(head) {
+            Ok(_) => true,
+            Err(e) => e.error_len().is_none(),
+        }
+}
+
+/// Extensions a directory walk picks up (`db` and friends only when they are SQLite).
+const WALK_EXTENSIONS: &[&str] = &["jsonl", "json", "yaml", "yml", "db", "sqlite", "sqlite3"];
+
+/// The syntax of a native record file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Syntax {
+    Jsonl,
+    /// `.json`: an array, one object, or JSON Lines (decided by content).
+    Json,
+    Yaml,
+}
+
+/// What a file is, decided from its name, its first bytes and `--from`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Detected {
+    Native(Syntax),
+    /// A store or export of another system, read by its own reader.
+    Foreign(Format),
+    /// Not ours to read: skipped silently (a non-SQLite `.db` in a directory).
+    Skip,
+    /// Not a format skillc reads.
+    Unknown,
+}
+
+fn extension(name: &str) -> String {
+    Path::new(name)
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase()
+}
+
+/// Recognises a file from its name and its first bytes. `explicit`: named as an input (an
+/// unknown extension is then sniffed by content instead of skipped).
+fn detect(name: &str, head: &[u8], explicit: bool, from: Option<Format>) -> Detected {
+    let sqlite = head.starts_with(SQLITE_HEADER);
+    match from {
+        Some(Format::Gaia) => return Detected::Foreign(Format::Gaia),
+        Some(Format::Omnimem) => return Detected::Foreign(Format::Omnimem),
+        Some(Format::Native) | None => {}
+    }
+    if sqlite {
+        return Detected::Foreign(Format::Gaia);
+    }
+    match extension(name).as_str() {
+        "jsonl" | "ndjson" => Detected::Native(Syntax::Jsonl),
+        "json" => Detected::Native(Syntax::Json),
+        "yaml" | "yml" => Detected::Native(Syntax::Yaml),
+        "db" | "sqlite" | "sqlite3" if !explicit => Detected::Skip,
+        _ => sniff(head),
+    }
+}
+
+/// A file without a known extension, by content: JSON when it starts with `[` or `{`,
+/// YAML when it starts like a YAML document, list or mapping.
+fn sniff(head: &[u8]) -> Detected {
+    let text = match std::str::from_utf8(head) {
+        Ok(t) => t,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or(""),
+    };
+    let first = text
+        .lines()
+        .map(str::trim_end)
+        .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+    let Some(first) = first else {
+        return Detected::Unknown;
+    };
+    let t = first.trim_start();
+    if t.starts_with('[') || t.starts_with('{') {
+        return Detected::Native(Syntax::Json);
+    }
+    let yaml_key = t.split_once(':').is_some_and(|(k, rest)| {
+        !k.is_empty()
+            && k.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            && (rest.is_empty() || rest.starts_with(' '))
+    });
+    if t.starts_with("---") || t.starts_with("%YAML") || t == "-" || t.starts_with("- ") || yaml_key
+    {
+        return Detected::Native(Syntax::Yaml);
+    }
+    Detected::Unknown
+}
+
+/// One file to read.
+struct InputFile {
+    path: PathBuf,
+    explicit: bool,
+}
+
 /// Loads every input (a file, or a directory walked in sorted order). Duplicate ids keep the
 /// first record in (path, line) order.
-pub fn load(_inputs: &[PathBuf], _opts: &LoadOptions, _sink: &mut Sink) -> Result<Corpus, LoadError> {
-    todo!("load helper")
+///
+/// All files found are read in path order (so `b.jsonl a.jsonl` reads `a.jsonl` first), not
+/// in the order the inputs were given; a file named twice is read once. JSON Lines files are
+/// streamed in bounded blocks; `.json` and YAML files are read whole.
+pub fn load(inputs: &[PathBuf], opts: &LoadOptions, sink: &mut Sink) -> Result<Corpus, LoadError> {
+    load_blocks(inputs, opts, sink, BLOCK)
+}
+
+/// `load` with a JSONL block size (tests use tiny blocks to cross block boundaries).
+fn load_blocks(
+    inputs: &[PathBuf],
+    opts: &LoadOptions,
+    sink: &mut Sink,
+    block: usize,
+) -> Result<Corpus, LoadError> {
+    let exclude: Vec<PathBuf> = opts
+        .exclude
+        .iter()
+        .filter_map(|p| fs::canonicalize(p).ok())
+        .collect();
+    let excluded = |p: &Path| {
+        fs::canonicalize(p)
+            .map(|c| exclude.iter().any(|e| c.starts_with(e)))
+            .unwrap_or(false)
+    };
+    let mut entries = Vec::new();
+    let mut visited = HashSet::new();
+    for input in inputs {
+        let meta = fs::metadata(input).map_err(|e| LoadError {
+            path: input.clone(),
+            message: io_message(&e),
+        })?;
+        if excluded(input) {
+            let file = input.display().to_string();
+            sink.push(
+                Diagnostic::new(
+                    codes::SELF_INGESTION_REFUSED,
+                    "input is inside skillc's output directory and is not read",
+                )
+                .subject(file.clone())
+                .with("path", file),
+            );
+            continue;
+        }
+        if meta.is_dir() {
+            fs::read_dir(input).map_err(|e| LoadError {
+                path: input.clone(),
+                message: io_message(&e),
+            })?;
+            walk(input, &exclude, &mut visited, &mut entries, sink);
+        } else {
+            entries.push(InputFile {
+                path: input.clone(),
+                explicit: true,
+            });
+        }
+    }
+    // Files are read in the order of their resolved paths (directory canonicalised, file
+    // name kept), so how an input was spelled (`x`, `./x`, `a/../x`) changes nothing; a
+    // file reached twice is read once, under its explicit spelling if it had one.
+    let mut keyed: Vec<(PathBuf, InputFile)> = entries
+        .into_iter()
+        .map(|e| (sort_key(&e.path), e))
+        .collect();
+    keyed.sort_by(|(a, x), (b, y)| a.cmp(b).then(y.explicit.cmp(&x.explicit)));
+    keyed.dedup_by(|(b, _), (a, _)| a == b);
+    let entries: Vec<InputFile> = keyed.into_iter().map(|(_, e)| e).collect();
+
+    let mut col = Collector::new(sink, block);
+    for entry in &entries {
+        load_file(entry, opts, &mut col)?;
+    }
+    Ok(col.corpus)
 }
 
 /// Loads in-memory files (the built-in sample corpus, tests), as `(name, text)` in the
 /// order given; the name's extension decides the format and is the file diagnostics report.
-pub fn load_texts(_files: &[(&str, &str)], _opts: &LoadOptions, _sink: &mut Sink) -> Corpus {
-    todo!("load helper")
+pub fn load_texts(files: &[(&str, &str)], opts: &LoadOptions, sink: &mut Sink) -> Corpus {
+    let mut col = Collector::new(sink, BLOCK);
+    for &(name, text) in files {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        match detect(name, text.as_bytes(), true, opts.from) {
+            Detected::Native(syntax) => native_text(syntax, name, text, &mut col),
+            other => not_native(other, name, &mut col),
+        }
+    }
+    col.corpus
 }
+
+/// A file's place in the read order: its directory resolved, its own name kept (a symlinked
+/// file sorts under its own name).
+fn sort_key(path: &Path) -> PathBuf {
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    match (fs::canonicalize(parent), path.file_name()) {
+        (Ok(dir), Some(name)) => dir.join(name),
+        _ => path.to_path_buf(),
+    }
+}
+
+fn io_message(e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::NotFound => "no such file or directory".into(),
+        io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
+    }
+}
+
+/// Walks a directory recursively in sorted order, skipping hidden entries, excluded
+/// directories and files of other types. A directory reached twice (symlinks) is walked once.
+fn walk(
+    dir: &Path,
+    exclude: &[PathBuf],
+    visited: &mut HashSet<PathBuf>,
+    out: &mut Vec<InputFile>,
+    sink: &mut Sink,
+) {
+    let unreadable = |sink: &mut Sink, path: &Path, e: &io::Error| {
+        let file = path.display().to_string();
+        sink.push(
+            Diagnostic::new(
+                codes::UNREADABLE_FILE,
+                format!("cannot read directory: {}", io_message(e)),
+            )
+            .subject(file.clone())
+            .with("path", file),
+        );
+    };
+    let canonical = match fs::canonicalize(dir) {
+        Ok(c) => c,
+        Err(e) => return unreadable(sink, dir, &e),
+    };
+    if exclude.iter().any(|e| canonical.starts_with(e)) || !visited.insert(canonical) {
+        return;
+    }
+    let read = match fs::read_dir(dir) {
+        Ok(r) => r,
+        Err(e) => return unreadable(sink, dir, &e),
+    };
+    let mut children: Vec<(std::ffi::OsString, PathBuf)> = Vec::new();
+    for entry in read {
+        match entry {
+            Ok(entry) => children.push((entry.file_name(), entry.path())),
+            Err(e) => unreadable(sink, dir, &e),
+        }
+    }
+    children.sort();
+    for (name, path) in children {
+        if name.to_string_lossy().starts_with('.') {
+            continue;
+        }
+        match fs::metadata(&path) {
+            Ok(m) if m.is_dir() => walk(&path, exclude, visited, out, sink),
+            Ok(_) => {
+                let ext = extension(&name.to_string_lossy());
+                if WALK_EXTENSIONS.contains(&ext.as_str()) {
+                    out.push(InputFile {
+                        path,
+                        explicit: false,
+                    });
+                }
+            }
+            Err(e) => {
+                let file = path.display().to_string();
+                sink.push(
+                    Diagnostic::new(
+                        codes::UNREADABLE_FILE,
+                        format!("cannot read file: {}", io_message(&e)),
+                    )
+                    .subject(file.clone())
+                    .with("path", file),
+                );
+            }
+        }
+    }
+}
+
+/// Reads up to `want` more bytes into `buf`; `Ok(true)` at end of file.
+fn fill(f: &mut File, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {
+    let target = buf.len() + want;
+    buf.reserve(want);
+    while buf.len() < target {
+        let n = f
+            .by_ref()
+            .take((target - buf.len()) as u64)
+            .read_to_end(buf)?;
+        if n == 0 {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+fn load_file(entry: &InputFile, opts: &LoadOptions, col: &mut Collector) -> Result<(), LoadError> {
+    let name = entry.path.display().to_string();
+    let fail = |col: &mut Collector, e: io::Error| -> Result<(), LoadError> {
+        if entry.explicit {
+            return Err(LoadError {
+                path: entry.path.clone(),
+                message: io_message(&e),
+            });
+        }
+        col.sink.push(
+            Diagnostic::new(
+                codes::UNREADABLE_FILE,
+                format!("cannot read file: {}", io_message(&e)),
+            )
+            .subject(name.clone())
+            .with("path", name.clone()),
+        );
+        Ok(())
+    };
+    let mut f = match File::open(&entry.path) {
+        Ok(f) => f,
+        Err(e) => return fail(col, e),
+    };
+    let mut buf = Vec::new();
+    let eof = match fill(&mut f, &mut buf, col.block) {
+        Ok(eof) => eof,
+        Err(e) => return fail(col, e),
+    };
+    let detected = detect(&name, &buf, entry.explicit, opts.from);
+    if let Detected::Native(_) = detected {
+        if buf.starts_with(BOM) {
+            buf.drain(..BOM.len());
+        }
+        if !looks_like_text(&buf) {
+            col.sink.push(
+                Diagnostic::new(codes::UNREADABLE_FILE, "file is not UTF-8 text")
+                    .subject(name.clone())
+                    .with("path", name.clone()),
+            );
+            return Ok(());
+        }
+    }
+    match detected {
+        Detected::Native(Syntax::Jsonl) => {
+            if let Err(e) = jsonl_stream(&mut f, buf, eof, &name, col) {
+                return fail(col, e);
+            }
+        }
+        Detected::Native(syntax) => {
+            if !eof && let Err(e) = f.read_to_end(&mut buf) {
+                return fail(col, e);
+            }
+            match String::from_utf8(buf) {
+                Ok(text) => native_text(syntax, &name, &text, col),
+                Err(_) => {
+                    col.sink.push(
+                        Diagnostic::new(codes::UNREADABLE_FILE, "file is not UTF-8 text")
+                            .subject(name.clone())
+                            .with("path", name.clone()),
+                    );
+                }
+            }
+        }
+        other => not_native(other, &name, col),
+    }
+    Ok(())
+}
+
+/// The dispatch for files that are not native records: the seam where the OmniMem and
+/// GAIA readers plug in.
+fn not_native(detected: Detected, name: &str, col: &mut Collector) {
+    let message = match detected {
+        Detected::Skip | Detected::Native(_) => return,
+        Detected::Foreign(Format::Gaia) => "GAIA memory stores are not supported yet",
+        Detected::Foreign(Format::Omnimem) => "OmniMem exports are not supported yet",
+        Detected::Foreign(Format::Native) | Detected::Unknown => {
+            "not a format skillc reads (.jsonl, .json, .yaml or .yml)"
+        }
+    };
+    col.sink.push(
+        Diagnostic::new(codes::UNKNOWN_FORMAT, message)
+            .subject(name)
+            .with("path", name),
+    );
+}
+
+/// A native record file held in memory.
+fn native_text(syntax: Syntax, name: &str, text: &str, col: &mut Collector) {
+    match syntax {
+        Syntax::Json if !json::looks_like_lines(text) => {
+            let parsed = json::json_document(text, name);
+            col.file(name, parsed);
+        }
+        Syntax::Json | Syntax::Jsonl => {
+            let mut tally = Tally::default();
+            let mut first = true;
+            let mut line = 1;
+            let mut rest = text.as_bytes();
+            while !rest.is_empty() {
+                let cut = if rest.len() <= col.block {
+                    rest.len()
+                } else {
+                    rest[..col.block]
+                        .iter()
+                        .rposition(|&c| c == b'\n')
+                        .map_or(rest.len(), |i| i + 1)
+                };
+                let (parsed, newlines) = json::jsonl_block(&rest[..cut], name, line, &mut first);
+                line += newlines;
+                rest = &rest[cut..];
+                if !col.take(name, parsed.into_iter().flatten(), &mut tally) {
+                    break;
+                }
+            }
+            col.flush(name, tally);
+        }
+        Syntax::Yaml => {
+            let parsed = yaml::yaml_text(text, name);
+            col.file(name, parsed);
+        }
+    }
+}
+
+/// JSON Lines from a file, in blocks of about `col.block` bytes cut at a newline, so memory
+/// stays bounded by the block and the records. Block N+1 is parsed (in parallel) while
+/// block N is collected and block N+2 is read.
+fn jsonl_stream(
+    f: &mut File,
+    mut cur: Vec<u8>,
+    mut eof: bool,
+    name: &str,
+    col: &mut Collector,
+) -> io::Result<()> {
+    let mut tally = Tally::default();
+    let mut first = true;
+    let mut line = 1;
+    let mut next: Vec<u8> = Vec::new();
+    let mut pending: Option<Vec<Vec<Parsed>>> = None;
+    loop {
+        let cut = if eof {
+            cur.len()
+        } else {
+            match cur.iter().rposition(|&c| c == b'\n') {
+                Some(i) => i + 1,
+                None => {
+                    // One line longer than a block: read on.
+                    eof = fill(f, &mut cur, col.block)?;
+                    continue;
+                }
+            }
+        };
+        next.clear();
+        next.extend_from_slice(&cur[cut..]);
+        let want = col
+            .block
+            .saturating_sub(next.len())
+            .max(col.block / 32)
+            .max(1);
+        let at_eof = eof;
+        let ((keep, read), (parsed, newlines)) = rayon::join(
+            || {
+                let keep = match pending.take() {
+                    Some(p) => col.take(name, p.into_iter().flatten(), &mut tally),
+                    None => true,
+                };
+                let read = if at_eof || !keep {
+                    Ok(true)
+                } else {
+                    fill(f, &mut next, want)
+                };
+                (keep, read)
+            },
+            || json::jsonl_block(&cur[..cut], name, line, &mut first),
+        );
+        if !keep {
+            break;
+        }
+        line += newlines;
+        let generated = matches!(
+            parsed.first().and_then(|p| p.first()).map(|p| &p.item),
+            Some(Item::Generated)
+        );
+        pending = Some(parsed);
+        if generated || at_eof {
+            break;
+        }
+        eof = read?;
+        std::mem::swap(&mut cur, &mut next);
+    }
+    if let Some(p) = pending {
+        col.take(name, p.into_iter().flatten(), &mut tally);
+    }
+    col.flush(name, tally);
+    Ok(())
+}
+
+/// Unknown fields of one file: per field, how many records had it and the first one's line.
+#[derive(Default)]
+struct Tally {
+    fields: BTreeMap<String, (u32, u32)>,
+}
+
+/// A 64-bit hash of an id (SipHash with fixed keys); only used to find duplicates.
+fn hash_id(id: &str) -> u64 {
+    let mut h = DefaultHasher::new();
+    id.hash(&mut h);
+    h.finish()
+}
+
+/// The hasher of a map whose keys are already hashes.
+#[derive(Default)]
+struct IdentityHasher(u64);
+
+impl Hasher for IdentityHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+}
+
+/// Where a kept id lives, to name it when a duplicate comes.
+#[derive(Clone, Copy)]
+enum Kept {
+    Experience(u32),
+    Claim(u32),
+}
+
+/// The sequential part: records arrive in (path, line) order; ids are checked for
+/// duplicates across experiences, claims and files; unknown fields are counted per file.
+struct Collector<'s> {
+    corpus: Corpus,
+    /// Kept ids by hash; an id whose hash another id already has goes to `collisions`.
+    ids: HashMap<u64, Kept, BuildHasherDefault<IdentityHasher>>,
+    collisions: HashMap<String, Kept>,
+    sink: &'s mut Sink,
+    /// JSONL block size in bytes.
+    block: usize,
+}
+
+impl<'s> Collector<'s> {
+    fn new(sink: &'s mut Sink, block: usize) -> Collector<'s> {
+        Collector {
+            corpus: Corpus::default(),
+            ids: HashMap::default(),
+            collisions: HashMap::new(),
+            sink,
+            block: block.max(1),
+        }
+    }
+
+    /// A whole file's records.
+    fn file(&mut self, name: &str, parsed: Vec<Parsed>) {
+        let mut tally = Tally::default();
+        self.take(name, parsed, &mut tally);
+        self.flush(name, tally);
+    }
+
+    /// Takes records in order; `false` when the file turned out to be skillc's own output
+    /// and must not be read further.
+    fn take(
+        &mut self,
+        name: &str,
+        parsed: impl IntoIterator<Item = Parsed>,
+        tally: &mut Tally,
+    ) -> bool {
+        for p in parsed {
+            for field in p.unknown {
+                tally.fields.entry(field).or_insert((0, p.line)).0 += 1;
+            }
+            match p.item {
+                Item::Generated => {
+                    let loc = SourceLoc {
+                        file: name.to_string(),
+                        line: p.line,
+                    };
+                    self.sink.push(
+                        Diagnostic::new(
+                            codes::SELF_INGESTION_REFUSED,
+                            "file was generated by skillc (\"generator\": \"skillc\") and is not read as input",
+                        )
+                        .subject(name)
+                        .at(&loc)
+                        .with("path", name),
+                    );
+                    tally.fields.clear();
+                    return false;
+                }
+                Item::Invalid(diags) => self.sink.extend(diags),
+                Item::Experience(e) => {
+                    let h = hash_id(&e.id);
+                    if self.fresh(&e.id, h, &e.source) {
+                        let i = self.corpus.experiences.len() as u32;
+                        self.remember(&e.id, h, Kept::Experience(i));
+                        self.corpus.experiences.push(e);
+                    }
+                }
+                Item::Claim(c) => {
+                    let h = hash_id(&c.id);
+                    if self.fresh(&c.id, h, &c.loc) {
+                        let i = self.corpus.claims.len() as u32;
+                        self.remember(&c.id, h, Kept::Claim(i));
+                        self.corpus.claims.push(c);
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    fn kept_loc(&self, kept: Kept) -> (&str, &SourceLoc) {
+        match kept {
+            Kept::Experience(i) => {
+                let e = &self.corpus.experiences[i as usize];
+                (&e.id, &e.source)
+            }
+            Kept::Claim(i) => {
+                let c = &self.corpus.claims[i as usize];
+                (&c.id, &c.loc)
+            }
+        }
+    }
+
+    /// The record that already has this id (`h` is its hash).
+    fn lookup(&self, id: &str, h: u64) -> Option<Kept> {
+        match self.ids.get(&h) {
+            None => None,
+            Some(&k) if self.kept_loc(k).0 == id => Some(k),
+            Some(_) => self.collisions.get(id).copied(),
+        }
+    }
+
+    fn remember(&mut self, id: &str, h: u64, kept: Kept) {
+        match self.ids.entry(h) {
+            HashEntry::Vacant(v) => {
+                v.insert(kept);
+            }
+            HashEntry::Occupied(_) => {
+                self.collisions.insert(id.to_string(), kept);
+            }
+        }
+    }
+
+    /// `true` when no record has this id yet; otherwise reports the duplicate.
+    fn fresh(&mut self, id: &str, h: u64, loc: &SourceLoc) -> bool {
+        let Some(kept) = self.lookup(id, h) else {
+            return true;
+        };
+        let first = self.kept_loc(kept).1;
+        let first = format!("{}:{}", first.file, first.line);
+        self.sink.push(
+            Diagnostic::new(
+                codes::DUPLICATE_ID,
+                format!("duplicate id `{id}`: the record at {first} has it and is kept"),
+            )
+            .subject(id)
+            .at(loc)
+            .with("first", first),
+        );
+        false
+    }
+
+    /// One warning per unknown field of a file.
+    fn flush(&mut self, name: &str, tally: Tally) {
+        for (field, (count, line)) in tally.fields {
+            let loc = SourceLoc {
+                file: name.to_string(),
+                line,
+            };
+            let message = if count == 1 {
+                format!("unknown field `{field}` is ignored")
+            } else {
+                format!("unknown field `{field}` in {count} records is ignored")
+            };
+            self.sink.push(
+                Diagnostic::new(codes::UNKNOWN_FIELD, message)
+                    .subject(name)
+                    .at(&loc)
+                    .with("field", field)
+                    .with("records", count),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

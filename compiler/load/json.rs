@@ -1,0 +1,332 @@
+//! JSON Lines (the hot path: blocks of lines parsed in parallel) and JSON documents (an
+//! array of records, or one record).
+
+use rayon::prelude::*;
+use serde_json::Value;
+
+use super::fast::{self, Record};
+use super::record::{self, Item, Parsed};
+use crate::diagnostics::{Diagnostic, codes};
+use crate::model::SourceLoc;
+
+/// A JSONL block is cut into parts of at most this size (a sixteenth of the block when
+/// that is smaller), parsed in parallel.
+const PART: usize = 512 << 10;
+
+/// A serde_json error's message without its " at line L column C" (which is relative to the
+/// text serde_json saw, not to the file).
+pub(crate) fn error_message(e: &serde_json::Error) -> String {
+    let s = e.to_string();
+    match s.rfind(" at line ") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
+fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(u8::is_ascii_whitespace)
+}
+
+fn count_newlines(b: &[u8]) -> u32 {
+    b.iter().filter(|&&c| c == b'\n').count() as u32
+}
+
+/// The first `\n` in `b` at or after `from` (a word at a time).
+fn next_newline(b: &[u8], from: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    const NL: u64 = 0x0a0a_0a0a_0a0a_0a0a;
+    let mut i = from;
+    while i + 8 <= b.len() {
+        let w = u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes")) ^ NL;
+        let zero = w.wrapping_sub(ONES) & !w & HIGHS;
+        if zero != 0 {
+            return Some(i + (zero.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    b[i..].iter().position(|&c| c == b'\n').map(|p| i + p)
+}
+
+/// Parses a block of complete JSONL lines whose first line is `first_line`. Returns the
+/// records in line order (as parts, to be taken in order) and the number of newlines in the
+/// block. While `first_pending` is set, the first non-blank line is the file's first record
+/// and is checked for skillc's mark.
+pub(crate) fn jsonl_block(
+    block: &[u8],
+    file: &str,
+    first_line: u32,
+    first_pending: &mut bool,
+) -> (Vec<Vec<Parsed>>, u32) {
+    let mut out = Vec::new();
+    let mut line = first_line;
+    let mut rest = block;
+    while *first_pending && !rest.is_empty() {
+        let end = next_newline(rest, 0).unwrap_or(rest.len());
+        let l = &rest[..end];
+        if !is_blank(l) {
+            *first_pending = false;
+            out.push(vec![slow_line(l, file, line, true)]);
+        }
+        line += 1;
+        rest = &rest[(end + 1).min(rest.len())..];
+    }
+    // Parts cut at newlines; each part's first line number comes from a (vectorised)
+    // newline count, so the parts can be parsed independently.
+    let part = (block.len() / 16).clamp(1, PART);
+    let n = rest.len().div_ceil(part).max(1);
+    let mut parts = Vec::with_capacity(n);
+    let mut start = 0;
+    for k in 1..n {
+        let at = (rest.len() * k / n).max(start);
+        if let Some(nl) = next_newline(rest, at) {
+            parts.push(&rest[start..nl + 1]);
+            start = nl + 1;
+        }
+    }
+    parts.push(&rest[start..]);
+    let counts: Vec<u32> = parts.par_iter().map(|p| count_newlines(p)).collect();
+    let mut starts = Vec::with_capacity(parts.len());
+    for &c in &counts {
+        starts.push(line);
+        line += c;
+    }
+    out.par_extend(
+        parts
+            .par_iter()
+            .zip(starts)
+            .map(|(part, first)| parse_part(part, file, first)),
+    );
+    (out, line - first_line)
+}
+
+fn parse_part(part: &[u8], file: &str, mut line: u32) -> Vec<Parsed> {
+    let mut out = Vec::with_capacity(part.len() / 512 + 1);
+    let mut start = 0;
+    while start < part.len() {
+        let end = next_newline(part, start).unwrap_or(part.len());
+        let l = &part[start..end];
+        if !is_blank(l) {
+            out.push(parse_line(l, file, line));
+        }
+        line += 1;
+        start = end + 1;
+    }
+    out
+}
+
+fn parse_line(bytes: &[u8], file: &str, line: u32) -> Parsed {
+    match fast::parse_slice(bytes, file, line) {
+        Some((record, unknown)) => Parsed {
+            line,
+            item: item(record),
+            unknown,
+        },
+        None => slow_line(bytes, file, line, false),
+    }
+}
+
+pub(crate) fn item(record: Record) -> Item {
+    match record {
+        Record::Experience(e) => Item::Experience(e),
+        Record::Claim(c) => Item::Claim(c),
+    }
+}
+
+/// The reference path for one line: a `Value`, then the validator.
+pub(crate) fn slow_line(bytes: &[u8], file: &str, line: u32, first: bool) -> Parsed {
+    let loc = SourceLoc {
+        file: file.to_string(),
+        line,
+    };
+    match serde_json::from_slice::<Value>(bytes) {
+        Ok(v) => record::from_value(v, &loc, first),
+        Err(e) => {
+            let d = Diagnostic::new(
+                codes::MALFORMED_RECORD,
+                format!("line is not valid json: {}", error_message(&e)),
+            )
+            .subject(file)
+            .at(&loc)
+            .with("column", e.column());
+            Parsed::invalid(line, d)
+        }
+    }
+}
+
+/// `true` when a `.json` file is really JSON Lines: its first line is a complete object on
+/// its own and more follows.
+pub(crate) fn looks_like_lines(text: &str) -> bool {
+    let t = text.trim_start();
+    if !t.starts_with('{') {
+        return false;
+    }
+    let (first, rest) = t.split_once('\n').unwrap_or((t, ""));
+    !rest.trim().is_empty() && serde_json::from_str::<serde::de::IgnoredAny>(first).is_ok()
+}
+
+struct Cursor<'t> {
+    bytes: &'t [u8],
+    pos: usize,
+    line: u32,
+}
+
+impl Cursor<'_> {
+    fn skip_ws(&mut self) {
+        while let Some(&c) = self.bytes.get(self.pos) {
+            if !c.is_ascii_whitespace() {
+                break;
+            }
+            if c == b'\n' {
+                self.line += 1;
+            }
+            self.pos += 1;
+        }
+    }
+
+    fn advance_to(&mut self, pos: usize) {
+        self.line += count_newlines(&self.bytes[self.pos..pos]);
+        self.pos = pos;
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+}
+
+/// A JSON document: an array of records or one record. A syntax error keeps the records
+/// before it and skips the rest with one diagnostic at the error's line.
+pub(crate) fn json_document(text: &str, file: &str) -> Vec<Parsed> {
+    let mut out = Vec::new();
+    let mut cur = Cursor {
+        bytes: text.as_bytes(),
+        pos: 0,
+        line: 1,
+    };
+    let malformed = |line: u32, message: String| {
+        let loc = SourceLoc {
+            file: file.to_string(),
+            line,
+        };
+        Parsed::invalid(
+            line,
+            Diagnostic::new(codes::MALFORMED_RECORD, message)
+                .subject(file)
+                .at(&loc),
+        )
+    };
+    cur.skip_ws();
+    match cur.peek() {
+        None => return out,
+        Some(b'[') => {
+            cur.pos += 1;
+            let mut first = true;
+            loop {
+                cur.skip_ws();
+                match cur.peek() {
+                    None => {
+                        out.push(malformed(
+                            cur.line,
+                            "unexpected end of file: the json array is not closed".into(),
+                        ));
+                        return out;
+                    }
+                    Some(b']') if first => {
+                        cur.pos += 1;
+                        break;
+                    }
+                    _ => {}
+                }
+                match element(text, &mut cur, file, first) {
+                    Ok(p) => out.push(p),
+                    Err((line, msg)) => {
+                        out.push(malformed(
+                            line,
+                            format!("invalid json: {msg}; the rest of the array was skipped"),
+                        ));
+                        return out;
+                    }
+                }
+                first = false;
+                cur.skip_ws();
+                match cur.peek() {
+                    Some(b',') => cur.pos += 1,
+                    Some(b']') => {
+                        cur.pos += 1;
+                        break;
+                    }
+                    None => {
+                        out.push(malformed(
+                            cur.line,
+                            "unexpected end of file: the json array is not closed".into(),
+                        ));
+                        return out;
+                    }
+                    Some(_) => {
+                        out.push(malformed(
+                            cur.line,
+                            "invalid json: expected `,` or `]` after a record; the rest of the array was skipped".into(),
+                        ));
+                        return out;
+                    }
+                }
+            }
+        }
+        Some(b'{') => match element(text, &mut cur, file, true) {
+            Ok(p) => out.push(p),
+            Err((line, msg)) => {
+                out.push(malformed(line, format!("invalid json: {msg}")));
+                return out;
+            }
+        },
+        Some(_) => {
+            out.push(malformed(
+                cur.line,
+                "file is not a json array or object of records".into(),
+            ));
+            return out;
+        }
+    }
+    cur.skip_ws();
+    if cur.peek().is_some() && !matches!(out.last().map(|p| &p.item), Some(Item::Generated)) {
+        out.push(malformed(
+            cur.line,
+            "unexpected content after the end of the json document".into(),
+        ));
+    }
+    out
+}
+
+/// One element at the cursor: the typed fast path first, then the reference path.
+fn element(text: &str, cur: &mut Cursor, file: &str, first: bool) -> Result<Parsed, (u32, String)> {
+    let rest = &text[cur.pos..];
+    let line = cur.line;
+    if !first {
+        let mut it = serde_json::Deserializer::from_str(rest).into_iter::<fast::Acc>();
+        if let Some(Ok(acc)) = it.next() {
+            let end = cur.pos + it.byte_offset();
+            if let Some((record, unknown)) = acc.finish(file, line) {
+                cur.advance_to(end);
+                return Ok(Parsed {
+                    line,
+                    item: item(record),
+                    unknown,
+                });
+            }
+        }
+    }
+    let mut it = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
+    match it.next() {
+        Some(Ok(v)) => {
+            let end = cur.pos + it.byte_offset();
+            cur.advance_to(end);
+            let loc = SourceLoc {
+                file: file.to_string(),
+                line,
+            };
+            Ok(record::from_value(v, &loc, first))
+        }
+        Some(Err(e)) => Err((line + e.line().saturating_sub(1) as u32, error_message(&e))),
+        None => Err((line, "unexpected end of file".into())),
+    }
+}

@@ -1,0 +1,697 @@
+//! The record validator: one parsed record (a `serde_json::Value`) to an `Experience` or a
+//! `LessonClaim`, or to the diagnostics that say precisely what is wrong with it.
+//!
+//! This is the reference implementation of DESIGN §3.1. The typed fast path (`fast.rs`)
+//! accepts a subset of what this accepts and must build the same values; anything it does
+//! not accept comes here.
+
+use serde_json::{Map, Value};
+
+use crate::diagnostics::{Diagnostic, codes};
+use crate::model::{
+    Check, ClaimSource, DeadEnd, Experience, Kind, LessonClaim, OpStatus, Operation, Outcome,
+    SourceLoc,
+};
+use crate::time::parse_rfc3339;
+
+/// One record's result, with its 1-based line.
+#[derive(Debug)]
+pub(crate) struct Parsed {
+    pub line: u32,
+    pub item: Item,
+    /// Unknown field paths (`session_id`, `operations[].duration_ms`), sorted, deduplicated.
+    pub unknown: Vec<String>,
+}
+
+#[derive(Debug)]
+pub(crate) enum Item {
+    Experience(Experience),
+    Claim(LessonClaim),
+    /// The record was refused; the diagnostics say why.
+    Invalid(Vec<Diagnostic>),
+    /// The file's first record carries `"generator": "skillc"`: the file is our own output.
+    Generated,
+}
+
+impl Parsed {
+    pub fn invalid(line: u32, diag: Diagnostic) -> Parsed {
+        Parsed {
+            line,
+            item: Item::Invalid(vec![diag]),
+            unknown: Vec::new(),
+        }
+    }
+}
+
+/// Fields of an experience record (`type` included).
+pub(crate) const EXPERIENCE_FIELDS: &[&str] = &[
+    "type",
+    "id",
+    "recorded_at",
+    "domains",
+    "project",
+    "task",
+    "outcome",
+    "effort",
+    "lesson",
+    "breakthrough",
+    "gotchas",
+    "dead_ends",
+    "operations",
+    "in_play",
+    "blessed",
+];
+
+/// Fields of a lesson claim.
+pub(crate) const CLAIM_FIELDS: &[&str] = &[
+    "type",
+    "id",
+    "recorded_at",
+    "domains",
+    "project",
+    "text",
+    "kind",
+    "source",
+    "evidence",
+    "operation_key",
+];
+
+const OPERATION_FIELDS: &[&str] = &["tool", "args", "status", "error", "check"];
+const CHECK_FIELDS: &[&str] = &["label", "target", "passed"];
+const DEAD_END_FIELDS: &[&str] = &["name", "type", "reason"];
+
+const OUTCOMES: &str = "one of succeeded, pivoted, abandoned, failed";
+const KINDS: &str = "one of do, avoid, watch";
+const SOURCES: &str = "one of extractor, model, user";
+const STATUSES: &str = "one of ok, error, refused";
+
+/// `true` when a parsed value is a file skillc wrote (`"generator": "skillc"`).
+pub(crate) fn is_generated(v: &Value) -> bool {
+    v.get("generator").and_then(Value::as_str) == Some("skillc")
+}
+
+/// The JSON type of a value, for messages (never the value itself).
+pub(crate) fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// What a diagnostic may say about a bad value: short strings are quoted, anything else is
+/// named by its type, so a diagnostic never echoes a record or a long text.
+fn found(v: &Value) -> String {
+    match v {
+        Value::String(s) if s.chars().count() <= 32 && !s.contains(['\n', '\r']) => {
+            format!("{s:?}")
+        }
+        Value::Number(n) if n.to_string().len() <= 20 => n.to_string(),
+        Value::Bool(b) => b.to_string(),
+        _ => type_name(v).to_string(),
+    }
+}
+
+fn blank_is_none(s: String) -> Option<String> {
+    if s.trim().is_empty() { None } else { Some(s) }
+}
+
+/// The field validator for one record: collects every problem, then the record is either
+/// built or refused with all of them.
+struct Validator<'a> {
+    loc: &'a SourceLoc,
+    subject: String,
+    what: &'static str,
+    diags: Vec<Diagnostic>,
+}
+
+impl Validator<'_> {
+    fn missing(&mut self, field: &str) {
+        let d = Diagnostic::new(
+            codes::MISSING_FIELD,
+            format!("{} has no `{field}`", self.what),
+        )
+        .subject(self.subject.clone())
+        .at(self.loc)
+        .with("field", field);
+        self.diags.push(d);
+    }
+
+    fn missing_in(&mut self, what: String, field: String) {
+        let d = Diagnostic::new(codes::MISSING_FIELD, format!("{what} has no `{field}`"))
+            .subject(self.subject.clone())
+            .at(self.loc)
+            .with("field", field);
+        self.diags.push(d);
+    }
+
+    fn invalid(&mut self, field: &str, expected: &str, v: &Value) {
+        let found = found(v);
+        let d = Diagnostic::new(
+            codes::INVALID_VALUE,
+            format!("`{field}` must be {expected}, found {found}"),
+        )
+        .subject(self.subject.clone())
+        .at(self.loc)
+        .with("field", field)
+        .with("expected", expected)
+        .with("found", found);
+        self.diags.push(d);
+    }
+
+    /// An optional string; null or blank is absent.
+    fn opt_string(&mut self, field: &str, v: Option<Value>) -> Option<String> {
+        match v {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => blank_is_none(s),
+            Some(other) => {
+                self.invalid(field, "a string", &other);
+                None
+            }
+        }
+    }
+
+    /// A required string; null or blank is missing.
+    fn req_string(&mut self, field: &str, v: Option<Value>) -> Option<String> {
+        match v {
+            None | Some(Value::Null) => {
+                self.missing(field);
+                None
+            }
+            Some(Value::String(s)) if s.trim().is_empty() => {
+                self.missing(field);
+                None
+            }
+            Some(Value::String(s)) => Some(s),
+            Some(other) => {
+                self.invalid(field, "a string", &other);
+                None
+            }
+        }
+    }
+
+    /// A string or a list of strings; null is empty. Blank entries are dropped when
+    /// `drop_blank`.
+    fn strings(&mut self, field: &str, v: Option<Value>, drop_blank: bool) -> Vec<String> {
+        let expected = "a string or a list of strings";
+        match v {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::String(s)) => {
+                if drop_blank && s.trim().is_empty() {
+                    Vec::new()
+                } else {
+                    vec![s]
+                }
+            }
+            Some(Value::Array(items)) => {
+                let mut out = Vec::with_capacity(items.len());
+                for item in items {
+                    match item {
+                        Value::String(s) => {
+                            if !(drop_blank && s.trim().is_empty()) {
+                                out.push(s);
+                            }
+                        }
+                        other => {
+                            self.invalid(field, expected, &other);
+                            return Vec::new();
+                        }
+                    }
+                }
+                out
+            }
+            Some(other) => {
+                self.invalid(field, expected, &other);
+                Vec::new()
+            }
+        }
+    }
+
+    fn recorded_at(&mut self, v: Option<Value>) -> Option<i64> {
+        let field = "recorded_at";
+        match v {
+            None | Some(Value::Null) => {
+                self.missing(field);
+                None
+            }
+            Some(Value::String(s)) if s.trim().is_empty() => {
+                self.missing(field);
+                None
+            }
+            Some(Value::String(s)) => {
+                let t = parse_rfc3339(&s);
+                if t.is_none() {
+                    self.invalid(field, "an RFC 3339 timestamp", &Value::String(s));
+                }
+                t
+            }
+            Some(other) => {
+                self.invalid(field, "an RFC 3339 timestamp", &other);
+                None
+            }
+        }
+    }
+
+    fn domains(&mut self, v: Option<Value>) -> Vec<String> {
+        let missing = matches!(&v, None | Some(Value::Null));
+        let before = self.diags.len();
+        let domains = self.strings("domains", v, false);
+        if missing || (self.diags.len() == before && domains.iter().all(|d| d.trim().is_empty())) {
+            self.missing("domains");
+        }
+        domains
+    }
+
+    fn keyword<T>(
+        &mut self,
+        field: &str,
+        v: Option<Value>,
+        required: bool,
+        expected: &str,
+        parse: impl Fn(&str) -> Option<T>,
+    ) -> Option<T> {
+        match v {
+            None | Some(Value::Null) => {
+                if required {
+                    self.missing(field);
+                }
+                None
+            }
+            Some(Value::String(s)) => {
+                let t = parse(&s);
+                if t.is_none() {
+                    self.invalid(field, expected, &Value::String(s));
+                }
+                t
+            }
+            Some(other) => {
+                self.invalid(field, expected, &other);
+                None
+            }
+        }
+    }
+
+    fn effort(&mut self, v: Option<Value>) -> Option<u8> {
+        let v = match v {
+            None | Some(Value::Null) => return None,
+            Some(v) => v,
+        };
+        let n = match &v {
+            Value::Number(n) => n.as_i64().or_else(|| {
+                n.as_f64()
+                    .filter(|f| f.fract() == 0.0 && f.abs() < 1e9)
+                    .map(|f| f as i64)
+            }),
+            _ => None,
+        };
+        match n {
+            Some(n @ 1..=5) => Some(n as u8),
+            _ => {
+                self.invalid("effort", "an integer from 1 to 5", &v);
+                None
+            }
+        }
+    }
+
+    fn bool(&mut self, field: &str, v: Option<Value>) -> bool {
+        match v {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => b,
+            Some(other) => {
+                self.invalid(field, "true or false", &other);
+                false
+            }
+        }
+    }
+
+    fn dead_ends(&mut self, v: Option<Value>, unknown: &mut Vec<String>) -> Vec<DeadEnd> {
+        let items = match v {
+            None | Some(Value::Null) => return Vec::new(),
+            Some(Value::String(s)) => vec![Value::String(s)],
+            Some(Value::Array(items)) => items,
+            Some(other) => {
+                self.invalid("dead_ends", "a list of dead ends", &other);
+                return Vec::new();
+            }
+        };
+        let mut out = Vec::with_capacity(items.len());
+        for (i, item) in items.into_iter().enumerate() {
+            match item {
+                Value::String(s) => {
+                    if let Some(name) = blank_is_none(s) {
+                        out.push(DeadEnd {
+                            name,
+                            kind: None,
+                            reason: None,
+                        });
+                    }
+                }
+                Value::Object(map) => {
+                    let mut f = Fields::new(map, DEAD_END_FIELDS, "dead_ends[].", unknown);
+                    let name = match f.take("name") {
+                        Some(Value::String(s)) if !s.trim().is_empty() => Some(s),
+                        None | Some(Value::Null) | Some(Value::String(_)) => {
+                            self.missing_in(
+                                format!("dead end {}", i + 1),
+                                format!("dead_ends[{i}].name"),
+                            );
+                            None
+                        }
+                        Some(other) => {
+                            self.invalid(&format!("dead_ends[{i}].name"), "a string", &other);
+                            None
+                        }
+                    };
+                    let kind = self.opt_string(&format!("dead_ends[{i}].type"), f.take("type"));
+                    let reason =
+                        self.opt_string(&format!("dead_ends[{i}].reason"), f.take("reason"));
+                    if let Some(name) = name {
+                        out.push(DeadEnd { name, kind, reason });
+                    }
+                }
+                other => {
+                    self.invalid(
+                        &format!("dead_ends[{i}]"),
+                        "a string or an object with a `name`",
+                        &other,
+                    );
+                }
+            }
+        }
+        out
+    }
+
+    fn operations(&mut self, v: Option<Value>, unknown: &mut Vec<String>) -> Vec<Operation> {
+        let items = match v {
+            None | Some(Value::Null) => return Vec::new(),
+            Some(Value::Array(items)) => items,
+            Some(other) => {
+                self.invalid("operations", "a list of operations", &other);
+                return Vec::new();
+            }
+        };
+        let mut out = Vec::with_capacity(items.len());
+        for (i, item) in items.into_iter().enumerate() {
+            let map = match item {
+                Value::Object(map) => map,
+                other => {
+                    self.invalid(
+                        &format!("operations[{i}]"),
+                        "an object with a `tool`",
+                        &other,
+                    );
+                    continue;
+                }
+            };
+            let mut f = Fields::new(map, OPERATION_FIELDS, "operations[].", unknown);
+            let tool = match f.take("tool") {
+                Some(Value::String(s)) if !s.trim().is_empty() => Some(s),
+                None | Some(Value::Null) | Some(Value::String(_)) => {
+                    self.missing_in(
+                        format!("operation {}", i + 1),
+                        format!("operations[{i}].tool"),
+                    );
+                    None
+                }
+                Some(other) => {
+                    self.invalid(&format!("operations[{i}].tool"), "a string", &other);
+                    None
+                }
+            };
+            let args = f.take("args").unwrap_or(Value::Null);
+            let status = self
+                .keyword(
+                    &format!("operations[{i}].status"),
+                    f.take("status"),
+                    false,
+                    STATUSES,
+                    parse_status,
+                )
+                .unwrap_or(OpStatus::Ok);
+            let error = self.opt_string(&format!("operations[{i}].error"), f.take("error"));
+            let check = match f.take("check") {
+                None | Some(Value::Null) => None,
+                Some(Value::Object(map)) => {
+                    let mut c = Fields::new(map, CHECK_FIELDS, "operations[].check.", f.unknown);
+                    let label = match c.take("label") {
+                        Some(Value::String(s)) if !s.trim().is_empty() => Some(s),
+                        None | Some(Value::Null) | Some(Value::String(_)) => {
+                            self.missing_in(
+                                format!("the check of operation {}", i + 1),
+                                format!("operations[{i}].check.label"),
+                            );
+                            None
+                        }
+                        Some(other) => {
+                            self.invalid(
+                                &format!("operations[{i}].check.label"),
+                                "a string",
+                                &other,
+                            );
+                            None
+                        }
+                    };
+                    let target =
+                        self.opt_string(&format!("operations[{i}].check.target"), c.take("target"));
+                    let passed = match c.take("passed") {
+                        Some(Value::Bool(b)) => Some(b),
+                        None | Some(Value::Null) => {
+                            self.missing_in(
+                                format!("the check of operation {}", i + 1),
+                                format!("operations[{i}].check.passed"),
+                            );
+                            None
+                        }
+                        Some(other) => {
+                            self.invalid(
+                                &format!("operations[{i}].check.passed"),
+                                "true or false",
+                                &other,
+                            );
+                            None
+                        }
+                    };
+                    match (label, passed) {
+                        (Some(label), Some(passed)) => Some(Check {
+                            label,
+                            target,
+                            passed,
+                        }),
+                        _ => None,
+                    }
+                }
+                Some(other) => {
+                    self.invalid(
+                        &format!("operations[{i}].check"),
+                        "an object with `label` and `passed`",
+                        &other,
+                    );
+                    None
+                }
+            };
+            if let Some(tool) = tool {
+                out.push(Operation {
+                    tool,
+                    args,
+                    status,
+                    error,
+                    check,
+                });
+            }
+        }
+        out
+    }
+}
+
+pub(crate) fn parse_status(s: &str) -> Option<OpStatus> {
+    match s {
+        "ok" => Some(OpStatus::Ok),
+        "error" => Some(OpStatus::Error),
+        "refused" => Some(OpStatus::Refused),
+        _ => None,
+    }
+}
+
+/// An object's fields, taken one by one; whatever is left when it is dropped is reported
+/// as unknown (with `prefix`).
+struct Fields<'u> {
+    map: Map<String, Value>,
+    known: &'static [&'static str],
+    prefix: &'static str,
+    unknown: &'u mut Vec<String>,
+}
+
+impl<'u> Fields<'u> {
+    fn new(
+        map: Map<String, Value>,
+        known: &'static [&'static str],
+        prefix: &'static str,
+        unknown: &'u mut Vec<String>,
+    ) -> Fields<'u> {
+        Fields {
+            map,
+            known,
+            prefix,
+            unknown,
+        }
+    }
+
+    fn take(&mut self, field: &str) -> Option<Value> {
+        debug_assert!(self.known.contains(&field));
+        self.map.remove(field)
+    }
+}
+
+impl Drop for Fields<'_> {
+    fn drop(&mut self) {
+        for key in self.map.keys() {
+            if !self.known.contains(&key.as_str()) {
+                self.unknown.push(format!("{}{key}", self.prefix));
+            }
+        }
+    }
+}
+
+/// Validates one record. `first` marks the first record of a file, which is checked for
+/// skillc's own mark (DESIGN §4).
+pub(crate) fn from_value(v: Value, loc: &SourceLoc, first: bool) -> Parsed {
+    let line = loc.line;
+    if first && is_generated(&v) {
+        return Parsed {
+            line,
+            item: Item::Generated,
+            unknown: Vec::new(),
+        };
+    }
+    let map = match v {
+        Value::Object(map) => map,
+        other => {
+            let d = Diagnostic::new(
+                codes::MALFORMED_RECORD,
+                format!("record is not an object (found {})", type_name(&other)),
+            )
+            .subject(loc.file.clone())
+            .at(loc);
+            return Parsed::invalid(line, d);
+        }
+    };
+    let subject = match map.get("id") {
+        Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
+        _ => loc.file.clone(),
+    };
+    let mut unknown = Vec::new();
+    let mut c = Validator {
+        loc,
+        subject,
+        what: "record",
+        diags: Vec::new(),
+    };
+    let is_claim = match map.get("type") {
+        None | Some(Value::Null) => Some(false),
+        Some(Value::String(s)) if s == "experience" => Some(false),
+        Some(Value::String(s)) if s == "lesson" => Some(true),
+        Some(other) => {
+            c.invalid("type", "\"experience\", \"lesson\" or absent", other);
+            None
+        }
+    };
+    let item = match is_claim {
+        None => None,
+        Some(false) => {
+            let mut f = Fields::new(map, EXPERIENCE_FIELDS, "", &mut unknown);
+            experience(&mut c, &mut f, loc)
+        }
+        Some(true) => {
+            c.what = "lesson claim";
+            let mut f = Fields::new(map, CLAIM_FIELDS, "", &mut unknown);
+            claim(&mut c, &mut f, loc)
+        }
+    };
+    unknown.sort();
+    unknown.dedup();
+    let item = match item {
+        Some(item) if c.diags.is_empty() => item,
+        _ => Item::Invalid(c.diags),
+    };
+    Parsed {
+        line,
+        item,
+        unknown,
+    }
+}
+
+fn experience(c: &mut Validator, f: &mut Fields, loc: &SourceLoc) -> Option<Item> {
+    let id = c.req_string("id", f.take("id"));
+    let recorded_at = c.recorded_at(f.take("recorded_at"));
+    let domains = c.domains(f.take("domains"));
+    let project = c
+        .opt_string("project", f.take("project"))
+        .map(|p| p.trim().to_string());
+    let task = c.opt_string("task", f.take("task"));
+    let outcome = c.keyword("outcome", f.take("outcome"), true, OUTCOMES, Outcome::parse);
+    let effort = c.effort(f.take("effort"));
+    let lesson = c.opt_string("lesson", f.take("lesson"));
+    let breakthrough = c.opt_string("breakthrough", f.take("breakthrough"));
+    let gotchas = c.strings("gotchas", f.take("gotchas"), true);
+    let dead_ends = c.dead_ends(f.take("dead_ends"), f.unknown);
+    let operations = c.operations(f.take("operations"), f.unknown);
+    let in_play = c.strings("in_play", f.take("in_play"), true);
+    let blessed = c.bool("blessed", f.take("blessed"));
+    f.take("type");
+    Some(Item::Experience(Experience {
+        id: id?,
+        recorded_at: recorded_at?,
+        domains,
+        refused_domains: Vec::new(),
+        project,
+        task,
+        outcome: Some(outcome?),
+        effort,
+        lesson,
+        breakthrough,
+        gotchas,
+        dead_ends,
+        operations,
+        in_play,
+        blessed,
+        content: None,
+        source: loc.clone(),
+    }))
+}
+
+fn claim(c: &mut Validator, f: &mut Fields, loc: &SourceLoc) -> Option<Item> {
+    let id = c.req_string("id", f.take("id"));
+    let recorded_at = c.recorded_at(f.take("recorded_at"));
+    let domains = c.domains(f.take("domains"));
+    let project = c
+        .opt_string("project", f.take("project"))
+        .map(|p| p.trim().to_string());
+    let text = c.req_string("text", f.take("text"));
+    let kind = c.keyword("kind", f.take("kind"), true, KINDS, Kind::parse);
+    let source = c.keyword(
+        "source",
+        f.take("source"),
+        true,
+        SOURCES,
+        ClaimSource::parse,
+    );
+    let evidence = c.strings("evidence", f.take("evidence"), true);
+    let operation_key = c.opt_string("operation_key", f.take("operation_key"));
+    f.take("type");
+    Some(Item::Claim(LessonClaim {
+        id: id?,
+        recorded_at: recorded_at?,
+        domains,
+        refused_domains: Vec::new(),
+        project,
+        text: text?,
+        kind: kind?,
+        source: source?,
+        evidence,
+        operation_key,
+        loc: loc.clone(),
+    }))
+}

@@ -1,0 +1,855 @@
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use serde_json::{Value, json};
+
+use super::*;
+use crate::diagnostics::Diagnostic;
+use crate::model::{ClaimSource, Kind, OpStatus, Outcome};
+use crate::time::parse_rfc3339;
+
+fn exp(id: &str, at: &str, domains: &str, outcome: &str, extra: Value) -> String {
+    let mut v = json!({
+        "id": id,
+        "recorded_at": at,
+        "domains": domains,
+        "project": "git@github.com:acme/billing-api.git",
+        "task": "make the integration tests pass on CI",
+        "outcome": outcome,
+    });
+    if let Value::Object(extra) = extra {
+        v.as_object_mut().unwrap().extend(extra);
+    }
+    v.to_string()
+}
+
+fn texts(files: &[(&str, &str)]) -> (Corpus, Vec<Diagnostic>) {
+    let mut sink = Sink::new();
+    let corpus = load_texts(files, &LoadOptions::default(), &mut sink);
+    (corpus, sink)
+}
+
+fn ids(c: &Corpus) -> Vec<&str> {
+    c.experiences.iter().map(|e| e.id.as_str()).collect()
+}
+
+fn codes_at(diags: &[Diagnostic]) -> Vec<(&str, String, u32)> {
+    diags
+        .iter()
+        .map(|d| {
+            let loc = d.location.clone().unwrap_or_default();
+            (d.code, loc.file, loc.line)
+        })
+        .collect()
+}
+
+/// A fresh directory under the system temp dir.
+fn temp_dir(tag: &str) -> PathBuf {
+    static N: AtomicU32 = AtomicU32::new(0);
+    let n = N.fetch_add(1, Ordering::SeqCst);
+    let dir = std::env::temp_dir().join(format!("skillc-load-{}-{tag}-{n}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(dir: &Path, rel: &str, text: &str) {
+    let p = dir.join(rel);
+    fs::create_dir_all(p.parent().unwrap()).unwrap();
+    fs::write(p, text).unwrap();
+}
+
+fn pytest_ops() -> Value {
+    json!({"operations": [
+        {"tool": "run_shell_command", "args": {"command": "pytest -q tests/test_invoices.py", "cwd": "/home/dev/billing-api"},
+         "status": "error", "error": "ModuleNotFoundError: No module named 'billing'"},
+        {"tool": "run_shell_command", "args": {"command": "PYTHONPATH=. pytest -q", "cwd": "/home/dev/billing-api"},
+         "status": "ok", "check": {"label": "tests", "target": "tests/", "passed": true}}
+    ]})
+}
+
+#[test]
+fn jsonl_bad_line_in_the_middle_is_skipped_and_the_run_goes_on() {
+    let text = [
+        exp("e-101", "2026-03-01T09:15:00Z", "python", "succeeded", pytest_ops()),
+        r#"{"id": "e-102", "recorded_at": "2026-03-01T10:00:00Z", "domains": "python", "outcome": "#.to_string(),
+        String::new(),
+        exp("e-103", "2026-03-02T08:00:00+02:00", "python", "pivoted", json!({})),
+    ]
+    .join("\n");
+    let (c, d) = texts(&[("mem/agent.jsonl", &text)]);
+    assert_eq!(ids(&c), ["e-101", "e-103"]);
+    assert_eq!(c.experiences[0].source.line, 1);
+    assert_eq!(c.experiences[1].source.line, 4);
+    assert_eq!(codes_at(&d), [("L001", "mem/agent.jsonl".to_string(), 2)]);
+    assert!(
+        d[0].message.starts_with("line is not valid json"),
+        "{}",
+        d[0].message
+    );
+
+    let e = &c.experiences[0];
+    assert_eq!(
+        e.recorded_at,
+        parse_rfc3339("2026-03-01T09:15:00Z").unwrap()
+    );
+    assert_eq!(e.domains, ["python"]);
+    assert_eq!(e.outcome, Some(Outcome::Succeeded));
+    assert_eq!(e.operations.len(), 2);
+    assert_eq!(e.operations[0].status, OpStatus::Error);
+    assert_eq!(e.operations[0].args["cwd"], "/home/dev/billing-api");
+    assert_eq!(e.operations[1].check.as_ref().unwrap().label, "tests");
+    assert_eq!(
+        c.experiences[1].recorded_at,
+        parse_rfc3339("2026-03-02T06:00:00Z").unwrap()
+    );
+}
+
+#[test]
+fn json_array_truncated_midway_keeps_the_records_before_it() {
+    let text = format!(
+        "[\n  {},\n  {},\n  {{\"id\": \"e-3\",\n   \"recorded_at\": \"2026-03-03T10:00:00Z\",\n   \"domains\": [\"rust\"",
+        exp(
+            "e-1",
+            "2026-03-01T10:00:00Z",
+            "rust",
+            "succeeded",
+            json!({})
+        ),
+        exp("e-2", "2026-03-02T10:00:00Z", "rust", "failed", json!({})),
+    );
+    let (c, d) = texts(&[("export.json", &text)]);
+    assert_eq!(ids(&c), ["e-1", "e-2"]);
+    assert_eq!(c.experiences[0].source.line, 2);
+    assert_eq!(c.experiences[1].source.line, 3);
+    assert_eq!(codes_at(&d), [("L001", "export.json".to_string(), 6)]);
+    assert!(
+        d[0].message.contains("the rest of the array was skipped"),
+        "{}",
+        d[0].message
+    );
+}
+
+#[test]
+fn json_array_with_a_syntax_error_reports_it_at_its_line() {
+    let text = format!(
+        "[\n{},\n{{\"id\": \"e-2\", \"outcome\": }},\n{}\n]\n",
+        exp(
+            "e-1",
+            "2026-03-01T10:00:00Z",
+            "rust",
+            "succeeded",
+            json!({})
+        ),
+        exp(
+            "e-3",
+            "2026-03-01T10:00:00Z",
+            "rust",
+            "succeeded",
+            json!({})
+        ),
+    );
+    let (c, d) = texts(&[("a.json", &text)]);
+    assert_eq!(ids(&c), ["e-1"]);
+    assert_eq!(codes_at(&d), [("L001", "a.json".to_string(), 3)]);
+}
+
+#[test]
+fn json_single_object_and_json_lines_in_a_json_file() {
+    let pretty = serde_json::to_string_pretty(
+        &serde_json::from_str::<Value>(&exp(
+            "e-1",
+            "2026-03-01T10:00:00Z",
+            "docker",
+            "succeeded",
+            json!({}),
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let lines = [
+        exp(
+            "e-2",
+            "2026-03-01T10:00:00Z",
+            "docker",
+            "succeeded",
+            json!({}),
+        ),
+        exp("e-3", "2026-03-01T11:00:00Z", "docker", "failed", json!({})),
+    ]
+    .join("\n");
+    let (c, d) = texts(&[("one.json", &pretty), ("lines.json", &lines)]);
+    assert!(d.is_empty(), "{d:?}");
+    assert_eq!(ids(&c), ["e-1", "e-2", "e-3"]);
+    assert_eq!(c.experiences[0].source.line, 1);
+    assert_eq!(c.experiences[2].source.line, 2);
+}
+
+const YAML: &str = "\
+# experiences recorded by the review agent
+---
+id: y-1
+recorded_at: 2026-03-04T12:00:00Z
+domains: [kubernetes, helm]
+outcome: succeeded
+lesson: Run helm template before helm upgrade to catch rendering errors early
+operations:
+  - tool: run_shell_command
+    args: {command: helm template charts/api}
+---
+- id: y-2
+  recorded_at: '2026-03-05T08:30:00Z'
+  domains: kubernetes
+  outcome: failed
+  gotchas:
+    - kubectl apply does not prune deleted resources
+- id: y-3
+  recorded_at: 2026-03-05T09:00:00Z
+  domains: kubernetes
+  outcome: abandoned
+  dead_ends:
+    - name: kubectl edit in production
+      reason: drift from the chart
+    - port-forward debugging
+";
+
+#[test]
+fn yaml_two_documents_and_a_list_with_item_lines() {
+    let (c, d) = texts(&[("notes/review.yaml", YAML)]);
+    assert!(d.is_empty(), "{d:?}");
+    assert_eq!(ids(&c), ["y-1", "y-2", "y-3"]);
+    let lines: Vec<u32> = c.experiences.iter().map(|e| e.source.line).collect();
+    assert_eq!(lines, [3, 12, 18]);
+    assert_eq!(c.experiences[0].domains, ["kubernetes", "helm"]);
+    assert_eq!(
+        c.experiences[0].operations[0].args["command"],
+        "helm template charts/api"
+    );
+    assert_eq!(c.experiences[1].gotchas.len(), 1);
+    let de = &c.experiences[2].dead_ends;
+    assert_eq!(de.len(), 2);
+    assert_eq!(de[0].reason.as_deref(), Some("drift from the chart"));
+    assert_eq!(de[1].name, "port-forward debugging");
+}
+
+#[test]
+fn yaml_syntax_error_keeps_the_items_before_it() {
+    let text = "\
+- id: y-1
+  recorded_at: 2026-03-04T12:00:00Z
+  domains: go
+  outcome: succeeded
+- id: y-2
+  recorded_at: 2026-03-04T13:00:00Z
+  domains: go
+  outcome: succeeded
+- id: y-3
+  recorded_at: [2026-03-04
+  domains: go
+  outcome: succeeded
+- id: y-4
+  recorded_at: 2026-03-04T15:00:00Z
+  domains: go
+  outcome: succeeded
+";
+    let (c, d) = texts(&[("go.yml", text)]);
+    assert_eq!(ids(&c), ["y-1", "y-2"]);
+    assert_eq!(c.experiences[1].source.line, 5);
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].code, "L001");
+    let line = d[0].location.as_ref().unwrap().line;
+    assert!((10..=13).contains(&line), "error line {line}");
+    assert!(
+        d[0].message
+            .contains("the rest of the document was skipped")
+    );
+}
+
+#[test]
+fn missing_field_unknown_outcome_and_wrong_types_are_precise() {
+    let text = [
+        r#"{"id": "e-1", "recorded_at": "2026-03-01T10:00:00Z", "domains": "python"}"#.to_string(),
+        exp("e-2", "2026-03-01T10:00:00Z", "python", "done", json!({})),
+        exp("e-3", "2026-03-01T10:00:00Z", "python", "failed", json!({"effort": "high"})),
+        r#"{"id": "e-4", "recorded_at": "last tuesday", "domains": 42, "outcome": "failed"}"#.to_string(),
+        exp("e-5", "2026-03-01T10:00:00Z", "python", "failed", json!({"effort": 9})),
+        exp("e-6", "2026-03-01T10:00:00Z", "python", "failed",
+            json!({"operations": [{"args": {"command": "ls"}}, {"tool": "read_file", "status": "maybe"}]})),
+        exp("e-7", "2026-03-01T10:00:00Z", "python", "succeeded", json!({})),
+    ]
+    .join("\n");
+    let (c, d) = texts(&[("x.jsonl", &text)]);
+    assert_eq!(ids(&c), ["e-7"]);
+    let got: Vec<(&str, &str, u32, &str)> = d
+        .iter()
+        .map(|d| {
+            (
+                d.code,
+                d.subject.as_str(),
+                d.location.as_ref().unwrap().line,
+                d.evidence["field"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("L002", "e-1", 1, "outcome"),
+            ("L003", "e-2", 2, "outcome"),
+            ("L003", "e-3", 3, "effort"),
+            ("L003", "e-4", 4, "recorded_at"),
+            ("L003", "e-4", 4, "domains"),
+            ("L003", "e-5", 5, "effort"),
+            ("L002", "e-6", 6, "operations[0].tool"),
+            ("L003", "e-6", 6, "operations[1].status"),
+        ]
+    );
+    assert_eq!(d[0].message, "record has no `outcome`");
+    assert!(
+        d[1].message
+            .contains("succeeded, pivoted, abandoned, failed"),
+        "{}",
+        d[1].message
+    );
+    assert!(d[1].message.contains("\"done\""), "{}", d[1].message);
+    assert_eq!(
+        d[4].message,
+        "`domains` must be a string or a list of strings, found 42"
+    );
+}
+
+#[test]
+fn blank_optional_strings_are_absent_and_project_is_trimmed() {
+    let text = exp(
+        "e-1",
+        "2026-03-01T10:00:00Z",
+        "git",
+        "succeeded",
+        json!({"project": "  /home/dev/site  ", "lesson": "   ", "task": null, "gotchas": ["", "rebase drops empty commits"], "effort": 2}),
+    );
+    let (c, d) = texts(&[("a.jsonl", &text)]);
+    assert!(d.is_empty(), "{d:?}");
+    let e = &c.experiences[0];
+    assert_eq!(e.project.as_deref(), Some("/home/dev/site"));
+    assert_eq!(e.lesson, None);
+    assert_eq!(e.task, None);
+    assert_eq!(e.gotchas, ["rebase drops empty commits"]);
+    assert_eq!(e.effort, Some(2));
+}
+
+#[test]
+fn duplicate_id_across_files_keeps_the_first() {
+    let a = [
+        exp(
+            "e-1",
+            "2026-03-01T10:00:00Z",
+            "python",
+            "succeeded",
+            json!({}),
+        ),
+        exp(
+            "shared",
+            "2026-03-01T11:00:00Z",
+            "python",
+            "succeeded",
+            json!({}),
+        ),
+    ]
+    .join("\n");
+    let b = "\
+- id: shared
+  recorded_at: 2026-03-09T10:00:00Z
+  domains: rust
+  outcome: failed
+- type: lesson
+  id: e-1
+  recorded_at: 2026-03-09T10:00:00Z
+  domains: python
+  text: pin the interpreter version in CI
+  kind: do
+  source: user
+";
+    let (c, d) = texts(&[("a.jsonl", &a), ("b.yaml", b)]);
+    assert_eq!(ids(&c), ["e-1", "shared"]);
+    assert_eq!(c.experiences[1].domains, ["python"]);
+    assert!(c.claims.is_empty());
+    assert_eq!(
+        codes_at(&d),
+        [
+            ("L004", "b.yaml".to_string(), 1),
+            ("L004", "b.yaml".to_string(), 5)
+        ]
+    );
+    assert_eq!(d[0].subject, "shared");
+    assert!(d[0].message.contains("a.jsonl:2"), "{}", d[0].message);
+    assert_eq!(d[1].evidence["first"], "a.jsonl:1");
+}
+
+#[test]
+fn unknown_fields_are_reported_once_per_file_and_field() {
+    let extra = json!({"session_id": "s-9", "operations": [{"tool": "read_file", "args": {"file_path": "src/main.rs"}, "duration_ms": 12}]});
+    let a = [
+        exp(
+            "e-1",
+            "2026-03-01T10:00:00Z",
+            "rust",
+            "succeeded",
+            extra.clone(),
+        ),
+        exp(
+            "e-2",
+            "2026-03-01T11:00:00Z",
+            "rust",
+            "succeeded",
+            json!({"session_id": "s-9"}),
+        ),
+        exp(
+            "e-3",
+            "2026-03-01T12:00:00Z",
+            "rust",
+            "succeeded",
+            extra.clone(),
+        ),
+    ]
+    .join("\n");
+    let b = exp(
+        "e-4",
+        "2026-03-01T10:00:00Z",
+        "rust",
+        "succeeded",
+        json!({"session_id": "s-1", "text": "x"}),
+    );
+    let (c, d) = texts(&[("a.jsonl", &a), ("b.jsonl", &b)]);
+    assert_eq!(ids(&c), ["e-1", "e-2", "e-3", "e-4"]);
+    let got: Vec<(&str, String, u32, &str, u64)> = d
+        .iter()
+        .map(|d| {
+            (
+                d.code,
+                d.location.clone().unwrap().file,
+                d.location.as_ref().unwrap().line,
+                d.evidence["field"].as_str().unwrap(),
+                d.evidence["records"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("L005", "a.jsonl".into(), 1, "operations[].duration_ms", 2),
+            ("L005", "a.jsonl".into(), 1, "session_id", 3),
+            ("L005", "b.jsonl".into(), 1, "session_id", 1),
+            ("L005", "b.jsonl".into(), 1, "text", 1),
+        ]
+    );
+    assert_eq!(
+        d[1].message,
+        "unknown field `session_id` in 3 records is ignored"
+    );
+    assert!(
+        d.iter()
+            .all(|d| d.severity == crate::diagnostics::Severity::Warning)
+    );
+}
+
+#[test]
+fn lesson_claims_are_loaded_and_validated() {
+    let text = [
+        json!({"type": "lesson", "id": "c-1", "recorded_at": "2026-03-05T10:00:00Z", "domains": ["python"],
+               "text": "Set PYTHONPATH=. when running pytest from the repository root", "kind": "do",
+               "source": "model", "evidence": ["e-101", "e-102"], "operation_key": "run_shell_command pytest",
+               "project": " git@github.com:acme/billing-api.git "}).to_string(),
+        json!({"type": "lesson", "id": "c-2", "recorded_at": "2026-03-05T10:00:00Z", "domains": "python",
+               "text": "never force-push", "kind": "never", "source": "user"}).to_string(),
+        json!({"type": "note", "id": "c-3"}).to_string(),
+    ]
+    .join("\n");
+    let (c, d) = texts(&[("claims.jsonl", &text)]);
+    assert!(c.experiences.is_empty());
+    assert_eq!(c.claims.len(), 1);
+    let claim = &c.claims[0];
+    assert_eq!(claim.id, "c-1");
+    assert_eq!(claim.kind, Kind::Do);
+    assert_eq!(claim.source, ClaimSource::Model);
+    assert_eq!(claim.evidence, ["e-101", "e-102"]);
+    assert_eq!(
+        claim.operation_key.as_deref(),
+        Some("run_shell_command pytest")
+    );
+    assert_eq!(
+        claim.project.as_deref(),
+        Some("git@github.com:acme/billing-api.git")
+    );
+    assert_eq!(claim.loc.line, 1);
+    let got: Vec<(&str, u32, &str)> = d
+        .iter()
+        .map(|d| {
+            (
+                d.code,
+                d.location.as_ref().unwrap().line,
+                d.evidence["field"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, [("L003", 2, "kind"), ("L003", 3, "type")]);
+}
+
+#[test]
+fn records_that_are_not_objects_are_malformed() {
+    let text = "[1, 2]\n\"just a string\"\n";
+    let (c, d) = texts(&[("odd.jsonl", text)]);
+    assert!(ids(&c).is_empty());
+    assert_eq!(
+        codes_at(&d),
+        [
+            ("L001", "odd.jsonl".to_string(), 1),
+            ("L001", "odd.jsonl".to_string(), 2)
+        ]
+    );
+}
+
+#[test]
+fn skillc_generated_files_are_refused() {
+    let dir = temp_dir("gen");
+    write(
+        &dir,
+        "ledger.json",
+        "{\n  \"generator\": \"skillc\",\n  \"version\": 1,\n  \"lessons\": []\n}\n",
+    );
+    write(
+        &dir,
+        "deltas.jsonl",
+        "{\"generator\": \"skillc\", \"skill\": \"python\"}\n{\"id\": \"x\"}\n",
+    );
+    write(
+        &dir,
+        "real.jsonl",
+        &exp(
+            "e-1",
+            "2026-03-01T10:00:00Z",
+            "python",
+            "succeeded",
+            json!({}),
+        ),
+    );
+    let mut sink = Sink::new();
+    let c = load(
+        std::slice::from_ref(&dir),
+        &LoadOptions::default(),
+        &mut sink,
+    )
+    .unwrap();
+    assert_eq!(ids(&c), ["e-1"]);
+    let got: Vec<(&str, String)> = sink.iter().map(|d| (d.code, d.subject.clone())).collect();
+    assert_eq!(
+        got,
+        [
+            ("L006", dir.join("deltas.jsonl").display().to_string()),
+            ("L006", dir.join("ledger.json").display().to_string()),
+        ]
+    );
+    let _ = fs::remove_dir_all(dir);
+}
+
+#[test]
+fn directory_walk_is_sorted_and_skips_hidden_excluded_and_other_files() {
+    let dir = temp_dir("walk");
+    let rec = |id: &str| exp(id, "2026-03-01T10:00:00Z", "python", "succeeded", json!({}));
+    write(&dir, "b.jsonl", &rec("b"));
+    write(&dir, "a/c.yaml", &format!("- {}\n", rec("a-c")));
+    write(&dir, "a/b/z.json", &format!("[{}]", rec("a-b-z")));
+    write(&dir, ".hidden/x.jsonl", &rec("hidden-dir"));
+    write(&dir, ".dot.jsonl", &rec("hidden-file"));
+    write(&dir, "notes.txt", "not records");
+    write(&dir, "README.md", "# records");
+    write(&dir, "plain.db", "not sqlite");
+    write(&dir, "skills-out/ledger.jsonl", &rec("output"));
+    write(&dir, "memory.db", "SQLite format 3\0rest of the header");
+    let opts = LoadOptions {
+        from: None,
+        exclude: vec![dir.join("skills-out")],
+    };
+    let mut sink = Sink::new();
+    let c = load(std::slice::from_ref(&dir), &opts, &mut sink).unwrap();
+    assert_eq!(ids(&c), ["a-b-z", "a-c", "b"]);
+    assert_eq!(
+        c.experiences[0].source.file,
+        dir.join("a/b/z.json").display().to_string()
+    );
+    let got: Vec<&str> = sink.iter().map(|d| d.code).collect();
+    assert_eq!(got, ["L011"], "{sink:?}");
+    assert!(sink[0].message.contains("GAIA"));
+
+    // Inputs are read in path order, whatever order they are given in; a file named twice
+    // is read once.
+    let mut sink = Sink::new();
+    let inputs = [
+        dir.join("b.jsonl"),
+        dir.join("a"),
+        dir.join("a/../b.jsonl"),
+        dir.join("skills-out/ledger.jsonl"),
+    ];
+    let c = load(&inputs, &opts, &mut sink).unwrap();
+    assert_eq!(ids(&c), ["a-b-z", "a-c", "b"]);
+    let got: Vec<(&str, String)> = sink.iter().map(|d| (d.code, d.subject.clone())).collect();
+    let out = dir.join("skills-out/ledger.jsonl").display().to_string();
+    assert_eq!(got, [("L006", out)]);
+    let _ = fs::remove_dir_all(dir);
+}
+
+#[test]
+fn explicit_files_with_unknown_extensions_are_sniffed() {
+    let dir = temp_dir("sniff");
+    write(
+        &dir,
+        "records.txt",
+        &exp(
+            "e-1",
+            "2026-03-01T10:00:00Z",
+            "python",
+            "succeeded",
+            json!({}),
+        ),
+    );
+    write(&dir, "notes.md", "# Some notes\n\nnothing here\n");
+    let mut sink = Sink::new();
+    let inputs = [dir.join("records.txt"), dir.join("notes.md")];
+    let c = load(&inputs, &LoadOptions::default(), &mut sink).unwrap();
+    assert_eq!(ids(&c), ["e-1"]);
+    assert_eq!(sink.iter().map(|d| d.code).collect::<Vec<_>>(), ["L011"]);
+    let _ = fs::remove_dir_all(dir);
+}
+
+#[test]
+fn explicit_missing_path_is_an_error() {
+    let dir = temp_dir("missing");
+    let mut sink = Sink::new();
+    let err = load(
+        &[dir.join("nope.jsonl")],
+        &LoadOptions::default(),
+        &mut sink,
+    )
+    .unwrap_err();
+    assert_eq!(err.path, dir.join("nope.jsonl"));
+    assert!(err.to_string().contains("no such file"), "{err}");
+    let _ = fs::remove_dir_all(dir);
+}
+
+#[cfg(unix)]
+#[test]
+fn non_utf8_file_in_a_directory_is_unreadable_not_fatal() {
+    let dir = temp_dir("utf8");
+    fs::write(dir.join("bad.yaml"), b"id: \xff\xfe\n").unwrap();
+    fs::write(dir.join("archive.jsonl"), b"\x1f\x8b\x08\x00\x00\x00binary").unwrap();
+    let bom = format!(
+        "\u{feff}{}",
+        exp(
+            "e-0",
+            "2026-03-01T10:00:00Z",
+            "python",
+            "succeeded",
+            json!({})
+        )
+    );
+    write(&dir, "bom.jsonl", &bom);
+    write(
+        &dir,
+        "good.jsonl",
+        &exp(
+            "e-1",
+            "2026-03-01T10:00:00Z",
+            "python",
+            "succeeded",
+            json!({}),
+        ),
+    );
+    let mut sink = Sink::new();
+    let c = load(
+        std::slice::from_ref(&dir),
+        &LoadOptions::default(),
+        &mut sink,
+    )
+    .unwrap();
+    assert_eq!(ids(&c), ["e-0", "e-1"]);
+    let got: Vec<(&str, String)> = sink.iter().map(|d| (d.code, d.subject.clone())).collect();
+    let path = |f: &str| dir.join(f).display().to_string();
+    assert_eq!(
+        got,
+        [("L007", path("archive.jsonl")), ("L007", path("bad.yaml"))]
+    );
+    let _ = fs::remove_dir_all(dir);
+}
+
+#[test]
+fn jsonl_blocks_keep_line_numbers_across_boundaries() {
+    let dir = temp_dir("blocks");
+    let mut lines = Vec::new();
+    for i in 0..200 {
+        if i % 37 == 5 {
+            lines.push("{\"id\": broken".to_string());
+        } else if i % 11 == 0 {
+            lines.push(String::new());
+        } else {
+            lines.push(exp(
+                &format!("e-{i}"),
+                "2026-03-01T10:00:00Z",
+                "python",
+                "succeeded",
+                pytest_ops(),
+            ));
+        }
+    }
+    let text = lines.join("\n");
+    write(&dir, "big.jsonl", &text);
+    for block in [100, 1000, 5000] {
+        let mut sink = Sink::new();
+        let c = load_blocks(
+            &[dir.join("big.jsonl")],
+            &LoadOptions::default(),
+            &mut sink,
+            block,
+        )
+        .unwrap();
+        let (whole, whole_diags) = texts(&[("big.jsonl", &text)]);
+        assert_eq!(c.experiences.len(), whole.experiences.len());
+        for (e, w) in c.experiences.iter().zip(&whole.experiences) {
+            assert_eq!((&e.id, e.source.line), (&w.id, w.source.line));
+            let i: u32 = e.id[2..].parse().unwrap();
+            assert_eq!(e.source.line, i + 1);
+        }
+        let bad: Vec<u32> = sink
+            .iter()
+            .map(|d| d.location.as_ref().unwrap().line)
+            .collect();
+        let expect: Vec<u32> = (0..200).filter(|i| i % 37 == 5).map(|i| i + 1).collect();
+        assert_eq!(bad, expect);
+        assert_eq!(whole_diags.len(), expect.len());
+    }
+    let _ = fs::remove_dir_all(dir);
+}
+
+/// Every record the fast path accepts must come out exactly as the reference validator
+/// builds it, unknown fields included.
+#[test]
+fn fast_path_agrees_with_the_reference_validator() {
+    let records = [
+        exp("e-1", "2026-03-01T10:00:00Z", "python", "succeeded", pytest_ops()),
+        exp("e-2", "2026-03-01T10:00:00.5+01:00", "python", "failed", json!({
+            "project": "  /srv/app ", "lesson": "Use uv sync before running tests", "breakthrough": "",
+            "gotchas": "pip caches wheels", "dead_ends": ["poetry lock", {"name": "conda", "type": "tool", "reason": "slow", "extra": 1}],
+            "in_play": ["L-1", " "], "blessed": true, "effort": 3.0, "type": "experience", "session": {"a": 1},
+            "operations": [{"tool": "edit_file", "args": null, "status": null, "error": " ", "check": null, "meta": 1},
+                           {"tool": "read_file", "check": {"label": "lint", "passed": false, "why": "x"}}],
+        })),
+        json!({"type": "lesson", "id": "c-1", "recorded_at": "2026-03-05", "domains": ["go", ""], "text": "t",
+               "kind": "watch", "source": "extractor", "evidence": "e-1", "outcome": "failed", "task": "t"}).to_string(),
+        json!({"id": "e-\u{e9}", "recorded_at": "2026-03-01 10:00:00", "domains": ["a\"b"], "outcome": "abandoned",
+               "dead_ends": "give up", "text": "claim-only field"}).to_string(),
+    ];
+    for line in &records {
+        let (rec, unknown) = fast::parse_slice(line.as_bytes(), "f.jsonl", 7).expect(line);
+        let slow = json::slow_line(line.as_bytes(), "f.jsonl", 7, false);
+        assert_eq!(unknown, slow.unknown, "{line}");
+        match (json::item(rec), slow.item) {
+            (Item::Experience(a), Item::Experience(b)) => assert_eq!(a, b),
+            (Item::Claim(a), Item::Claim(b)) => assert_eq!(a, b),
+            (a, b) => panic!("{a:?} vs {b:?}"),
+        }
+    }
+    // And it declines what it cannot take whole.
+    for line in [
+        exp("x", "2026-03-01T10:00:00Z", "py", "done", json!({})),
+        exp(
+            "x",
+            "2026-03-01T10:00:00Z",
+            "py",
+            "failed",
+            json!({"effort": 6}),
+        ),
+        exp("x", "2026-03-01T10:00:00Z", "", "failed", json!({})),
+        exp("", "2026-03-01T10:00:00Z", "py", "failed", json!({})),
+        exp(
+            "x",
+            "2026-03-01T10:00:00Z",
+            "py",
+            "failed",
+            json!({"operations": [{"tool": " "}]}),
+        ),
+    ] {
+        assert!(
+            fast::parse_slice(line.as_bytes(), "f", 1).is_none(),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn first_record_is_checked_for_the_skillc_mark_in_every_syntax() {
+    let (c, d) = texts(&[
+        ("a.yaml", "generator: skillc\nlessons: []\n"),
+        ("b.json", "[{\"generator\": \"skillc\"}, {\"id\": 1}]"),
+        (
+            "c.jsonl",
+            &exp(
+                "e-1",
+                "2026-03-01T10:00:00Z",
+                "py",
+                "failed",
+                json!({"generator": "skillc"}),
+            ),
+        ),
+    ]);
+    assert!(c.experiences.is_empty());
+    assert_eq!(
+        d.iter().map(|d| d.code).collect::<Vec<_>>(),
+        ["L006", "L006", "L006"]
+    );
+}
+
+#[test]
+fn duplicate_check_survives_hash_collisions() {
+    let mut sink = Sink::new();
+    let mut col = Collector::new(&mut sink, BLOCK);
+    let rec = |id: &str, line| {
+        let v: Value =
+            serde_json::from_str(&exp(id, "2026-03-01T10:00:00Z", "py", "failed", json!({})))
+                .unwrap();
+        let loc = SourceLoc {
+            file: "f.jsonl".into(),
+            line,
+        };
+        match record::from_value(v, &loc, false).item {
+            Item::Experience(e) => e,
+            other => panic!("{other:?}"),
+        }
+    };
+    // Two different ids forced onto one hash, then a true duplicate of each.
+    for (id, line) in [("a", 1), ("b", 2), ("a", 3), ("b", 4)] {
+        let e = rec(id, line);
+        if col.fresh(&e.id, 42, &e.source) {
+            let i = col.corpus.experiences.len() as u32;
+            col.remember(&e.id, 42, Kept::Experience(i));
+            col.corpus.experiences.push(e);
+        }
+    }
+    let kept: Vec<(String, u32)> = col
+        .corpus
+        .experiences
+        .iter()
+        .map(|e| (e.id.clone(), e.source.line))
+        .collect();
+    assert_eq!(kept, [("a".to_string(), 1), ("b".to_string(), 2)]);
+    let dups: Vec<(String, u32)> = sink
+        .iter()
+        .map(|d| {
+            (
+                d.evidence["first"].as_str().unwrap().to_string(),
+                d.location.as_ref().unwrap().line,
+            )
+        })
+        .collect();
+    assert_eq!(
+        dups,
+        [("f.jsonl:1".to_string(), 3), ("f.jsonl:2".to_string(), 4)]
+    );
+}

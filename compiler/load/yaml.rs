@@ -1,0 +1,218 @@
+//! YAML: a list of records, or several `---` documents, each a record or a list.
+//!
+//! serde_yaml gives no locations for parsed values, so line numbers come from a text scan:
+//! the file is cut into documents at `---` / `...` lines (and `%` directives), a document's
+//! record starts at its first content line, and the items of a top-level block sequence are
+//! the lines that start with `-` at the sequence's own indentation. When the scan does not
+//! find exactly one line per item (flow sequences, unusual layouts), every item reports the
+//! line where the sequence starts.
+//!
+//! A syntax error keeps the items before it: each item that ends before the error's line is
+//! parsed on its own (its `-` replaced by a space), then one diagnostic reports the error
+//! and the rest of the document is skipped.
+
+use regex::Regex;
+use serde_json::{Map, Number, Value};
+
+use super::record::{self, Parsed};
+use crate::diagnostics::{Diagnostic, codes};
+use crate::model::SourceLoc;
+
+struct Line<'t> {
+    start: usize,
+    text: &'t str,
+}
+
+fn is_doc_start(l: &str) -> bool {
+    l.strip_prefix("---")
+        .is_some_and(|r| r.is_empty() || r.starts_with([' ', '\t']))
+}
+
+fn is_doc_end(l: &str) -> bool {
+    l.strip_prefix("...")
+        .is_some_and(|r| r.is_empty() || r.starts_with([' ', '\t']))
+}
+
+fn is_blank_or_comment(l: &str) -> bool {
+    let t = l.trim_start();
+    t.is_empty() || t.starts_with('#')
+}
+
+/// A `---` line with nothing after it but a comment.
+fn is_bare_doc_start(l: &str) -> bool {
+    is_doc_start(l) && is_blank_or_comment(&l[3..])
+}
+
+/// A block sequence item at exactly `indent` spaces.
+fn is_item(l: &str, indent: usize) -> bool {
+    let n = l.len() - l.trim_start_matches(' ').len();
+    n == indent && {
+        let r = &l[indent..];
+        r == "-" || r.starts_with("- ") || r.starts_with("-\t")
+    }
+}
+
+pub(crate) fn yaml_text(text: &str, file: &str) -> Vec<Parsed> {
+    let mut lines = Vec::new();
+    let mut start = 0;
+    for l in text.split_inclusive('\n') {
+        let t = l.strip_suffix('\n').unwrap_or(l);
+        let t = t.strip_suffix('\r').unwrap_or(t);
+        lines.push(Line { start, text: t });
+        start += l.len();
+    }
+    // Documents as [first, end) line indices.
+    let mut docs = Vec::new();
+    let mut cur = 0;
+    for (i, l) in lines.iter().enumerate() {
+        if is_doc_start(l.text) {
+            if cur < i {
+                docs.push((cur, i));
+            }
+            cur = i;
+        } else if is_doc_end(l.text) || l.text.starts_with('%') {
+            if cur < i {
+                docs.push((cur, i));
+            }
+            cur = i + 1;
+        }
+    }
+    if cur < lines.len() {
+        docs.push((cur, lines.len()));
+    }
+
+    let mut out = Vec::new();
+    let mut first = true;
+    for (s, e) in docs {
+        let byte = |i: usize| lines.get(i).map_or(text.len(), |l| l.start);
+        let doc = &text[byte(s)..byte(e)];
+        let content = (s..e).find(|&i| {
+            let l = lines[i].text;
+            !is_blank_or_comment(l) && !is_bare_doc_start(l)
+        });
+        let Some(content) = content else { continue };
+        let items = item_lines(&lines, content, e);
+        let loc = |i: usize| SourceLoc {
+            file: file.to_string(),
+            line: i as u32 + 1,
+        };
+        let mut emit = |v: Value, at: usize, out: &mut Vec<Parsed>| {
+            out.push(record::from_value(v, &loc(at), first));
+            first = false;
+        };
+        match serde_yaml::from_str::<serde_yaml::Value>(doc) {
+            Ok(mut v) => {
+                let _ = v.apply_merge();
+                match v {
+                    serde_yaml::Value::Null => {}
+                    serde_yaml::Value::Sequence(seq) => {
+                        let exact = items.len() == seq.len();
+                        for (k, v) in seq.into_iter().enumerate() {
+                            let at = if exact { items[k] } else { content };
+                            emit(to_json(v), at, &mut out);
+                        }
+                    }
+                    v => emit(to_json(v), content, &mut out),
+                }
+            }
+            Err(err) => {
+                let err_line = s + err.location().map_or(1, |l| l.line().max(1));
+                // Items that end before the error's line, parsed on their own.
+                for (k, &at) in items.iter().enumerate() {
+                    let end = items.get(k + 1).copied().unwrap_or(e);
+                    if end > err_line - 1 {
+                        break;
+                    }
+                    let indent =
+                        lines[at].text.len() - lines[at].text.trim_start_matches(' ').len();
+                    let mut item = text[byte(at)..byte(end)].to_string();
+                    item.replace_range(indent..indent + 1, " ");
+                    match serde_yaml::from_str::<serde_yaml::Value>(&item) {
+                        Ok(mut v) => {
+                            let _ = v.apply_merge();
+                            emit(to_json(v), at, &mut out);
+                        }
+                        Err(_) => break,
+                    }
+                }
+                let loc = loc(err_line - 1);
+                let d = Diagnostic::new(
+                    codes::MALFORMED_RECORD,
+                    format!(
+                        "invalid yaml: {}; the rest of the document was skipped",
+                        shift_lines(&err.to_string(), s)
+                    ),
+                )
+                .subject(file)
+                .at(&loc);
+                out.push(Parsed::invalid(loc.line, d));
+                first = false;
+            }
+        }
+    }
+    out
+}
+
+/// The line indices of a top-level block sequence's items, when the document's content
+/// starts with one.
+fn item_lines(lines: &[Line], content: usize, end: usize) -> Vec<usize> {
+    let l = lines[content].text;
+    if is_doc_start(l) {
+        return Vec::new();
+    }
+    let indent = l.len() - l.trim_start_matches(' ').len();
+    if !is_item(l, indent) {
+        return Vec::new();
+    }
+    (content..end)
+        .filter(|&i| is_item(lines[i].text, indent))
+        .collect()
+}
+
+/// serde_yaml's message with its line numbers made relative to the file, not the document.
+fn shift_lines(msg: &str, offset: usize) -> String {
+    if offset == 0 {
+        return msg.to_string();
+    }
+    let re = Regex::new(r"line (\d+)").expect("static regex");
+    re.replace_all(msg, |c: &regex::Captures| {
+        let n: usize = c[1].parse().unwrap_or(0);
+        format!("line {}", n + offset)
+    })
+    .into_owned()
+}
+
+/// A YAML value as JSON; non-string keys become their YAML text, tags are dropped.
+pub(crate) fn to_json(v: serde_yaml::Value) -> Value {
+    match v {
+        serde_yaml::Value::Null => Value::Null,
+        serde_yaml::Value::Bool(b) => Value::Bool(b),
+        serde_yaml::Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                Value::from(i)
+            } else if let Some(u) = n.as_u64() {
+                Value::from(u)
+            } else {
+                n.as_f64()
+                    .and_then(Number::from_f64)
+                    .map_or(Value::Null, Value::Number)
+            }
+        }
+        serde_yaml::Value::String(s) => Value::String(s),
+        serde_yaml::Value::Sequence(seq) => Value::Array(seq.into_iter().map(to_json).collect()),
+        serde_yaml::Value::Mapping(m) => {
+            let mut out = Map::new();
+            for (k, v) in m {
+                let key = match k {
+                    serde_yaml::Value::String(s) => s,
+                    other => serde_yaml::to_string(&other)
+                        .map(|s| s.trim_end().to_string())
+                        .unwrap_or_default(),
+                };
+                out.insert(key, to_json(v));
+            }
+            Value::Object(out)
+        }
+        serde_yaml::Value::Tagged(t) => to_json(t.value),
+    }
+}
