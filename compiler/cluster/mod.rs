@@ -1,0 +1,260 @@
+//! Cluster: candidates that say the same lesson, blocked by (domain, kind, operation key),
+//! paired through an index and joined to an anchor (DESIGN §5.3).
+//!
+//! # Blocks
+//!
+//! Refused candidates are skipped. The rest are blocked by (domain, kind, key). Inside a
+//! block, mechanical candidates (`working` set) cluster exactly on their working args; the
+//! others cluster lexically among themselves. Blocks run in parallel (rayon); the output is
+//! sorted by cluster id, so it is the same at any thread count.
+//!
+//! # Anchors, no chaining
+//!
+//! Candidates are taken in (recorded_at, record id, index) order. Exact duplicates (the same
+//! analysis: same content tokens, roles and words) follow the first of them. Any other
+//! candidate is compared with the *anchors* of the clusters so far — never with their other
+//! members — and joins the one it is most similar to (ties to the earliest anchor); when it
+//! matches none it founds a new cluster and becomes its anchor. The id is `C` +
+//! `digest::of_fields([domain, kind, key or "", anchor text])` (mechanical: the working args
+//! instead of the text).
+//!
+//! Pairs come from an inverted index over the anchors' content tokens (a technical token is
+//! also listed under its last `.`/`/` segment). A token lists at most `postings_cap` anchors
+//! (the earliest); an anchor found only through full postings is missed, which can split a
+//! cluster but never merges two lessons. A found anchor is compared only when its count of
+//! shared tokens can still reach the threshold. So the work is bounded by
+//! candidates × tokens × cap, never candidates².
+//!
+//! # The measure (`similar`)
+//!
+//! Each text is analysed with `rules/lexicon.yaml`: whitespace chunks are stripped of quotes
+//! and punctuation (`, ; : . ! ?` end a clause); a chunk that looks technical — a flag
+//! (`--locked`, `-x`), a path (`src/app.py`), a dotted identifier (`os.makedirs`, `.env`),
+//! `snake_case`, `k=v`, a call (`foo()` → `foo`), anything with a digit (versions, codes),
+//! `camelCase` — is kept whole; other chunks are split into Unicode words. Words are
+//! lower-cased, inflected (exceptions, then suffix stages: runs/running/ran → run,
+//! repositories → repository), rewritten by phrases (`instead of`, `turn on` → enable) and
+//! synonyms (repo → repository, DB → database, …). A listed program followed by one of its
+//! subcommands adds a technical token (`npm ci`); listed technical terms (tool, language,
+//! format and type names) count as technical. Each content word gets a role: asserted,
+//! negated (after `never`/`not`/`avoid`/`…n't` to the end of the clause, or dispreferred:
+//! `instead of X`, `prefer … over X`, `replace X with`), or in a `before`/`after` clause.
+//! Stop words are dropped.
+//!
+//! Two texts are the same lesson when, in order:
+//! 1. technical tokens agree: not both sides carry a technical token the other lacks
+//!    (equal, or one a `.`/`/` suffix of the other, counts as the same);
+//! 2. no antonym pair splits them (`enable`/`disable`, `before`/`after`, …);
+//! 3. roles agree: over the shared content words, the weight whose roles differ (technical
+//!    tokens weigh 2, others 1) is below the weight whose roles match;
+//! 4. they are not a minimal pair: not both sides have between 1 and `max_substitution`
+//!    content tokens the other lacks (one word swapped for a non-synonym is another lesson);
+//! 5. the content overlap — Dice, 2|A∩B| / (|A|+|B|), over content-token sets — is at least
+//!    `threshold` (the measure and threshold are read from the lexicon).
+
+mod lexicon;
+mod similar;
+
+use std::collections::{BTreeMap, HashMap};
+
+use rayon::prelude::*;
+
+use crate::digest;
+use crate::model::{Candidate, Cluster, Kind};
+
+pub use lexicon::{Analysis, Lexicon, Measure, Role, Token};
+pub use similar::Verdict;
+
+/// Why two texts are, or are not, the same lesson (for near-miss reports).
+pub fn verdict(lexicon: &Lexicon, a: &str, b: &str) -> Verdict {
+    similar::verdict(lexicon, &lexicon.analyze(a), &lexicon.analyze(b))
+}
+
+/// Would two lesson texts be the same lesson, in different words?
+pub fn similar(lexicon: &Lexicon, a: &str, b: &str) -> bool {
+    similarity(lexicon, a, b).is_some()
+}
+
+/// The overlap score of two texts when they are the same lesson, else `None`.
+pub fn similarity(lexicon: &Lexicon, a: &str, b: &str) -> Option<f64> {
+    similar::compare(lexicon, &lexicon.analyze(a), &lexicon.analyze(b))
+}
+
+/// Clusters every candidate that is not refused; output sorted by cluster id.
+pub fn cluster(candidates: &[Candidate], lexicon: &Lexicon) -> Vec<Cluster> {
+    type BlockKey<'a> = (&'a str, Kind, Option<&'a str>);
+    let mut blocks: BTreeMap<BlockKey, Vec<u32>> = BTreeMap::new();
+    for (i, c) in candidates.iter().enumerate() {
+        if c.refusal.is_some() {
+            continue;
+        }
+        blocks
+            .entry((c.domain.as_str(), c.kind, c.key.as_deref()))
+            .or_default()
+            .push(i as u32);
+    }
+    let blocks: Vec<(BlockKey, Vec<u32>)> = blocks.into_iter().collect();
+    let mut out: Vec<Cluster> = blocks
+        .into_par_iter()
+        .flat_map_iter(|((domain, kind, key), mut idx)| {
+            idx.sort_by(|&x, &y| {
+                let (a, b) = (&candidates[x as usize], &candidates[y as usize]);
+                (a.recorded_at, &a.record_id, x).cmp(&(b.recorded_at, &b.record_id, y))
+            });
+            let (mech, lex): (Vec<u32>, Vec<u32>) = idx
+                .into_iter()
+                .partition(|&i| candidates[i as usize].working.is_some());
+            let block = Block {
+                candidates,
+                domain,
+                kind,
+                key,
+            };
+            let mut v = block.mechanical(&mech);
+            v.extend(block.lexical(&lex, lexicon));
+            v
+        })
+        .collect();
+    out.sort_by(|a, b| a.id.cmp(&b.id).then(a.anchor.cmp(&b.anchor)));
+    out
+}
+
+struct Block<'a> {
+    candidates: &'a [Candidate],
+    domain: &'a str,
+    kind: Kind,
+    key: Option<&'a str>,
+}
+
+impl Block<'_> {
+    fn make(&self, anchor: u32, content: &str, members: Vec<u32>) -> Cluster {
+        let id = digest::of_fields(&[
+            self.domain,
+            self.kind.as_str(),
+            self.key.unwrap_or(""),
+            content,
+        ]);
+        Cluster {
+            id: format!("C{id}"),
+            domain: self.domain.to_string(),
+            kind: self.kind,
+            key: self.key.map(str::to_string),
+            anchor,
+            members,
+        }
+    }
+
+    /// Exact clustering on the working args; `order` is already in member order.
+    fn mechanical(&self, order: &[u32]) -> Vec<Cluster> {
+        let mut groups: Vec<(&str, Vec<u32>)> = Vec::new();
+        let mut at: HashMap<&str, usize> = HashMap::new();
+        for &i in order {
+            let w = self.candidates[i as usize].working.as_deref().unwrap_or("");
+            match at.get(w) {
+                Some(&g) => groups[g].1.push(i),
+                None => {
+                    at.insert(w, groups.len());
+                    groups.push((w, vec![i]));
+                }
+            }
+        }
+        groups
+            .into_iter()
+            .map(|(w, members)| self.make(members[0], w, members))
+            .collect()
+    }
+
+    /// Anchor-based lexical clustering; `order` is already in member order.
+    fn lexical(&self, order: &[u32], lx: &Lexicon) -> Vec<Cluster> {
+        let analyses: Vec<Analysis> = order
+            .par_iter()
+            .map(|&i| lx.analyze(&self.candidates[i as usize].text))
+            .collect();
+        // Cluster k: anchor position in `order` and its members.
+        let mut clusters: Vec<(usize, Vec<u32>)> = Vec::new();
+        let mut dup: HashMap<&Analysis, usize> = HashMap::new();
+        let mut index: HashMap<&str, Vec<u32>> = HashMap::new();
+        let mut counts: HashMap<u32, usize> = HashMap::new();
+        for (p, an) in analyses.iter().enumerate() {
+            let cand = order[p];
+            if let Some(&k) = dup.get(an) {
+                clusters[k].1.push(cand);
+                continue;
+            }
+            counts.clear();
+            for t in &an.tokens {
+                for key in index_keys(t) {
+                    if let Some(list) = index.get(key) {
+                        for &k in list {
+                            *counts.entry(k).or_insert(0) += 1;
+                        }
+                    }
+                }
+            }
+            let n = an.tokens.len();
+            let mut found: Vec<u32> = counts
+                .iter()
+                .filter(|&(&k, &c)| {
+                    let m = analyses[clusters[k as usize].0].tokens.len();
+                    let c = c.min(n).min(m);
+                    similar::score(lx.measure, c, c, n, m) >= lx.threshold
+                })
+                .map(|(&k, _)| k)
+                .collect();
+            found.sort_unstable();
+            let mut best: Option<(f64, usize)> = None;
+            for k in found {
+                let k = k as usize;
+                if let Some(s) = similar::compare(lx, &analyses[clusters[k].0], an)
+                    && best.is_none_or(|(b, _)| s > b)
+                {
+                    best = Some((s, k));
+                }
+            }
+            let k = match best {
+                Some((_, k)) => {
+                    clusters[k].1.push(cand);
+                    k
+                }
+                None => {
+                    let k = clusters.len();
+                    clusters.push((p, vec![cand]));
+                    for t in &an.tokens {
+                        for key in index_keys(t) {
+                            let list = index.entry(key).or_default();
+                            if list.len() < lx.postings_cap && list.last() != Some(&(k as u32)) {
+                                list.push(k as u32);
+                            }
+                        }
+                    }
+                    k
+                }
+            };
+            dup.insert(an, k);
+        }
+        clusters
+            .into_iter()
+            .map(|(p, members)| {
+                let anchor = order[p];
+                self.make(anchor, &self.candidates[anchor as usize].text, members)
+            })
+            .collect()
+    }
+}
+
+/// Index keys of a token: itself, and for a technical token its last `.`/`/` segment, so
+/// that `react.useeffect` finds `useeffect`.
+fn index_keys(t: &Token) -> impl Iterator<Item = &str> {
+    let tail = if t.technical {
+        t.text
+            .rfind(['.', '/'])
+            .map(|i| &t.text[i + 1..])
+            .filter(|s| !s.is_empty())
+    } else {
+        None
+    };
+    std::iter::once(t.text.as_str()).chain(tail)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,209 @@
+use super::*;
+use crate::model::{Origin, Refusal, Source};
+
+fn lx() -> Lexicon {
+    Lexicon::from_yaml(include_str!("../../rules/lexicon.yaml")).unwrap()
+}
+
+fn cand(i: u32, at: i64, text: &str) -> Candidate {
+    Candidate {
+        source: Source::Experience(i),
+        record_id: format!("e{i:03}"),
+        domain: "git".into(),
+        kind: Kind::Do,
+        origin: Origin::Lesson,
+        text: text.into(),
+        key: None,
+        working: None,
+        recorded_at: at,
+        project: None,
+        blessed: false,
+        refusal: None,
+        outcome_failed: false,
+        narrative: false,
+        reasons: Vec::new(),
+    }
+}
+
+fn members_of(cs: &[Cluster], i: u32) -> &Cluster {
+    cs.iter().find(|c| c.members.contains(&i)).unwrap()
+}
+
+#[test]
+fn no_chaining() {
+    let l = lx();
+    let a = "Cache compiled wheels locally";
+    let b = "Cache compiled wheels locally, vendor pinned artifacts offline";
+    let c = "Vendor pinned artifacts offline during audits";
+    assert!(similar(&l, a, b), "A ~ B");
+    assert!(similar(&l, b, c), "B ~ C");
+    assert!(!similar(&l, a, c), "A !~ C");
+    let cs = cluster(&[cand(0, 1, a), cand(1, 2, b), cand(2, 3, c)], &l);
+    assert_eq!(members_of(&cs, 0).members, vec![0, 1]);
+    assert_eq!(members_of(&cs, 2).members, vec![2]);
+    assert_eq!(members_of(&cs, 2).anchor, 2);
+}
+
+#[test]
+fn joins_the_most_similar_anchor() {
+    let l = lx();
+    let cs = cluster(
+        &[
+            cand(0, 1, "Use git pull --rebase on feature branches"),
+            cand(1, 2, "Never commit .env files to the repository"),
+            cand(2, 3, "Don't commit .env files into the repo"),
+            cand(3, 4, "Prefer git pull --rebase on your feature branches"),
+        ],
+        &l,
+    );
+    assert_eq!(cs.len(), 2);
+    assert_eq!(members_of(&cs, 0).members, vec![0, 3]);
+    assert_eq!(members_of(&cs, 1).members, vec![1, 2]);
+}
+
+#[test]
+fn mechanical_clusters_exactly() {
+    let l = lx();
+    let mut v = Vec::new();
+    for (i, w) in [
+        r#"{"command":"pytest -q"}"#,
+        r#"{"command":"pytest -q"}"#,
+        r#"{"command":"pytest -x"}"#,
+    ]
+    .iter()
+    .enumerate()
+    {
+        let mut c = cand(
+            i as u32,
+            i as i64,
+            "run_shell_command pytest: `pytest -q` works",
+        );
+        c.origin = Origin::Mechanical;
+        c.key = Some("run_shell_command pytest".into());
+        c.working = Some(w.to_string());
+        v.push(c);
+    }
+    let cs = cluster(&v, &l);
+    assert_eq!(cs.len(), 2);
+    let q = members_of(&cs, 0);
+    assert_eq!(q.members, vec![0, 1]);
+    assert_eq!(q.key.as_deref(), Some("run_shell_command pytest"));
+    let want = digest::of_fields(&[
+        "git",
+        "do",
+        "run_shell_command pytest",
+        r#"{"command":"pytest -q"}"#,
+    ]);
+    assert_eq!(q.id, format!("C{want}"));
+    assert_eq!(members_of(&cs, 2).members, vec![2]);
+}
+
+#[test]
+fn refused_candidates_are_skipped() {
+    let l = lx();
+    let mut r = cand(1, 2, "Use git pull --rebase on feature branches");
+    r.refusal = Some(Refusal::Credential {
+        pattern: "github-token".into(),
+    });
+    let cs = cluster(
+        &[cand(0, 1, "Use git pull --rebase on feature branches"), r],
+        &l,
+    );
+    assert_eq!(cs.len(), 1);
+    assert_eq!(cs[0].members, vec![0]);
+}
+
+#[test]
+fn blocks_by_domain_kind_key() {
+    let l = lx();
+    let t = "Use git pull --rebase on feature branches";
+    let mut b = cand(1, 2, t);
+    b.kind = Kind::Watch;
+    let mut c = cand(2, 3, t);
+    c.domain = "github".into();
+    let mut d = cand(3, 4, t);
+    d.key = Some("run_shell_command git".into());
+    let cs = cluster(&[cand(0, 1, t), b, c, d], &l);
+    assert_eq!(cs.len(), 4);
+}
+
+#[test]
+fn deterministic_ids_and_member_order() {
+    let l = lx();
+    let texts = [
+        "Use git pull --rebase on feature branches",
+        "Prefer git pull --rebase on your feature branches",
+        "Never commit .env files to the repository",
+        "Don't commit .env files into the repo",
+        "Use git pull --rebase on feature branches",
+    ];
+    // Same timestamps: order falls to the record id, then the index.
+    let mut v: Vec<Candidate> = texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| cand(i as u32, 5, t))
+        .collect();
+    v[4].record_id = "e000".into();
+    let one = cluster(&v, &l);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let two = pool.install(|| cluster(&v, &l));
+    assert_eq!(one, two);
+    let rebase = members_of(&one, 0);
+    assert_eq!(rebase.members, vec![0, 4, 1]);
+    assert_eq!(rebase.anchor, 0);
+    let want = digest::of_fields(&["git", "do", "", texts[0]]);
+    assert_eq!(rebase.id, format!("C{want}"));
+    let mut sorted = one.clone();
+    sorted.sort_by(|a, b| a.id.cmp(&b.id));
+    assert_eq!(one, sorted);
+    // Input order does not change the result beyond indices.
+    let mut rev = v.clone();
+    rev.reverse();
+    let r = cluster(&rev, &l);
+    assert_eq!(
+        r.iter().map(|c| c.id.clone()).collect::<Vec<_>>(),
+        one.iter().map(|c| c.id.clone()).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn similar_basics() {
+    let l = lx();
+    assert!(similar(
+        &l,
+        "Use os.makedirs to create dirs",
+        "Create directories with os.makedirs"
+    ));
+    assert!(!similar(
+        &l,
+        "Use os.makedirs to create dirs",
+        "Use os.mkdir to create dirs"
+    ));
+    assert!(!similar(
+        &l,
+        "Run cargo build --locked in CI",
+        "Run cargo build --frozen in CI"
+    ));
+    assert!(!similar(
+        &l,
+        "Always pin versions in CI",
+        "Never pin versions in CI"
+    ));
+    assert!(similar(
+        &l,
+        "Run the repositories' tests",
+        "running repository tests"
+    ));
+}
+
+#[test]
+#[ignore]
+fn debug_analysis() {
+    let l = lx();
+    for t in std::env::var("TEXTS").unwrap_or_default().split('|') {
+        println!("{t:?}\n  {:?}", l.analyze(t));
+    }
+}
