@@ -1,0 +1,66 @@
+//! `skillc gen` at scale: throughput and shape of a large corpus.
+
+use std::io::{self, Write};
+use std::time::Instant;
+
+/// Counts bytes and lines without keeping them.
+struct Counter {
+    bytes: u64,
+    lines: u64,
+}
+
+impl Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.bytes += buf.len() as u64;
+        self.lines += buf.iter().filter(|&&b| b == b'\n').count() as u64;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn small_corpus_is_line_per_record() {
+    let mut c = Counter { bytes: 0, lines: 0 };
+    skillc::generate::generate(1000, 99, &mut c).unwrap();
+    assert_eq!(c.lines, 1000);
+    assert!(
+        c.bytes > 300 * 1000,
+        "average record size {}",
+        c.bytes / 1000
+    );
+}
+
+#[test]
+fn zero_records_is_an_empty_file() {
+    let mut out = Vec::new();
+    skillc::generate::generate(0, 1, &mut out).unwrap();
+    assert!(out.is_empty());
+}
+
+/// `cargo test --release --test generate -- --ignored --nocapture`: one million records.
+#[test]
+#[ignore]
+fn one_million_records_throughput() {
+    let mut c = Counter { bytes: 0, lines: 0 };
+    let t = Instant::now();
+    skillc::generate::generate(1_000_000, 1, &mut c).unwrap();
+    let secs = t.elapsed().as_secs_f64();
+    eprintln!(
+        "1M records: {} bytes in {secs:.2}s ({:.0} MB/s)",
+        c.bytes,
+        c.bytes as f64 / secs / 1e6
+    );
+    assert_eq!(c.lines, 1_000_000);
+    assert!(secs < 30.0);
+}
+
+#[test]
+fn dump_for_inspection() {
+    if let Ok(path) = std::env::var("SKILLC_GEN_DUMP") {
+        let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+        skillc::generate::generate(20_000, 42, &mut f).unwrap();
+    }
+}
