@@ -1,0 +1,120 @@
+//! `skillc why` and `skillc trace` answer "why did this domain compile nothing?" (issue 3).
+
+mod common;
+
+use common::*;
+
+fn why_json(domain: &str, input: &str) -> serde_json::Value {
+    let o = skillc(&["why", domain, fixture(input).to_str().unwrap(), "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    json(&o)
+}
+
+#[test]
+fn twenty_nine_once_only_stories_explain_themselves() {
+    let w = why_json("python", "why-python");
+    assert_eq!(w["domain"], "python");
+    assert_eq!(w["rules"], 0);
+    assert_eq!(w["candidates"], 29);
+    assert_eq!(w["experiences"], 29);
+    let stages: Vec<&str> = w["funnel"].as_array().unwrap().iter().map(|f| f["stage"].as_str().unwrap()).collect();
+    assert_eq!(
+        stages,
+        ["experiences", "candidates", "not-refused", "outcome", "not-narrative", "evidence", "not-retired", "lessons", "rules"]
+    );
+    let narrative = w["reasons"].as_array().unwrap().iter().find(|r| r["name"] == "narrative-candidate").unwrap();
+    let n = narrative["count"].as_u64().unwrap();
+    assert!(n >= 26, "most of the 29 stories read as narrative: {n}");
+    assert_eq!(w["singletons"], 29, "all appear once");
+    assert_eq!(w["pool"]["projects"], 1);
+    assert_eq!(w["pool"]["top_project_share"], "29/29");
+    let suggestions = w["suggestions"].as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect::<Vec<_>>().join("\n");
+    assert!(suggestions.contains("`lesson`"), "write lessons: {suggestions}");
+    assert!(suggestions.contains("narrow"), "narrow the domain: {suggestions}");
+    assert!(!suggestions.contains("min_reinforcement") && !suggestions.contains("lower"), "{suggestions}");
+    if n < 29 {
+        assert!(suggestions.contains("skillc bless"), "bless the ones that read as rules: {suggestions}");
+    }
+    assert!(w["narrative_rescues"].as_array().unwrap().len() >= 5);
+
+    // The text report says the same in words.
+    let o = skillc(&["why", "python", fixture("why-python").to_str().unwrap()]);
+    let text = stdout(&o);
+    assert!(text.contains("0 rules"), "{text}");
+    assert!(text.contains("narrative-candidate"), "{text}");
+    assert!(text.contains("29 experiences from 1 project"), "{text}");
+    assert!(text.contains("appear in only one experience"), "{text}");
+}
+
+#[test]
+fn a_misspelt_domain_gets_a_suggestion_and_still_exits_zero() {
+    let w = why_json("pyhton", "why-python");
+    assert_eq!(w["did_you_mean"], "python");
+    assert_eq!(w["candidates"], 0);
+    assert_eq!(w["known_domains"][0]["domain"], "python");
+    let o = skillc(&["why", "pyhton", fixture("why-python").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains("did you mean `python`"));
+    assert!(stderr(&o).contains("W002") || stdout(&o).contains("python"));
+}
+
+#[test]
+fn an_alias_is_understood() {
+    let w = why_json("py", "why-python");
+    assert_eq!(w["domain"], "python");
+    assert_eq!(w["candidates"], 29);
+}
+
+#[test]
+fn near_misses_say_what_would_make_them_pass() {
+    let w = why_json("rust", "foundation");
+    // The once-seen serde gotcha is a lesson one experience short of a rule.
+    let near = w["near_misses"].as_array().unwrap();
+    let serde = near.iter().find(|n| n["text"].as_str().unwrap().contains("serde(flatten)")).expect("gotcha is a near miss");
+    assert_eq!((serde["support"].as_u64(), serde["needed"].as_u64()), (Some(1), Some(2)));
+    assert!(serde["action"].as_str().unwrap().contains("one more experience"));
+    assert!(w["rules"].as_u64().unwrap() >= 2);
+}
+
+#[test]
+fn trace_follows_one_experience_through_every_stage() {
+    let o = skillc(&["trace", "e-py-004", fixture("foundation").to_str().unwrap(), "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let t = json(&o);
+    assert_eq!(t["experience"], "e-py-004");
+    let c = &t["candidates"][0];
+    assert_eq!(c["kind"], "do");
+    assert_eq!(c["fate"], "held-back");
+    assert!(c["codes"].as_array().unwrap().iter().any(|x| x == "G001"));
+    assert!(c["cluster"].as_str().unwrap().starts_with('C'), "held-back candidates still name their cluster");
+    assert!(c["lesson"].is_null());
+
+    let o = skillc(&["trace", "e-py-001", fixture("foundation").to_str().unwrap(), "--format", "json"]);
+    let t = json(&o);
+    let fates: Vec<&str> = t["candidates"].as_array().unwrap().iter().map(|c| c["fate"].as_str().unwrap()).collect();
+    assert!(fates.iter().all(|f| *f == "rule"), "{fates:?}");
+    assert!(t["candidates"].as_array().unwrap().iter().all(|c| c["lesson"].as_str().unwrap().starts_with('L')));
+
+    let o = skillc(&["trace", "e-git-001", fixture("foundation").to_str().unwrap(), "--format", "json"]);
+    let t = json(&o);
+    assert_eq!(t["candidates"][0]["fate"], "refused");
+    assert_eq!(t["candidates"][0]["codes"][0], "N002");
+
+    let o = skillc(&["trace", "no-such-id", fixture("foundation").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "an unknown id given as an argument cannot run");
+}
+
+#[test]
+fn explain_and_codes_document_every_code() {
+    let o = skillc(&["codes", "--format", "json"]);
+    let codes = json(&o);
+    for c in codes["codes"].as_array().unwrap() {
+        let code = c["code"].as_str().unwrap();
+        let o = skillc(&["explain", code]);
+        assert_eq!(o.status.code(), Some(0), "{code}");
+        assert!(stdout(&o).contains("## How to fix"), "{code}");
+    }
+    let o = skillc(&["explain", "G003"]);
+    assert!(stdout(&o).contains("min_reinforcement"));
+    assert_eq!(skillc(&["explain", "Z999"]).status.code(), Some(2));
+}
