@@ -9,6 +9,7 @@ pub mod cli;
 pub mod cluster;
 pub mod diagnostics;
 pub mod digest;
+pub mod deltas;
 pub mod emit;
 pub mod explain;
 pub mod gate;
