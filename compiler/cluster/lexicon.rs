@@ -1,7 +1,9 @@
 //! `rules/lexicon.yaml` and the text analysis it drives: tokens, stems, synonyms, technical
 //! tokens and the role (asserted, negated, before-, after-clause) of every content word.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
+
+use super::fx::{FxMap as HashMap, FxSet as HashSet};
 
 use serde::Deserialize;
 use unicode_segmentation::UnicodeSegmentation;
@@ -19,6 +21,8 @@ struct File {
     max_substitution: usize,
     #[serde(default = "default_cap")]
     postings_cap: usize,
+    #[serde(default = "default_compares")]
+    max_compares: usize,
     #[serde(default)]
     stop_words: Vec<String>,
     #[serde(default)]
@@ -51,6 +55,9 @@ fn default_substitution() -> usize {
 }
 fn default_cap() -> usize {
     64
+}
+fn default_compares() -> usize {
+    16
 }
 
 #[derive(Deserialize, Default)]
@@ -101,6 +108,7 @@ pub struct Lexicon {
     pub(crate) threshold: f64,
     pub(crate) max_substitution: usize,
     pub(crate) postings_cap: usize,
+    pub(crate) max_compares: usize,
     stop: HashSet<String>,
     articles: HashSet<String>,
     negators: HashSet<String>,
@@ -168,6 +176,9 @@ pub struct Analysis {
     pub words: Vec<String>,
     /// Content tokens in order of first appearance (text, technical).
     pub seq: Vec<(String, bool)>,
+    /// Per antonym pair of the lexicon: 1 = only the first word occurs, 2 = only the second,
+    /// 0 = neither or both.
+    pub antonyms: Vec<u8>,
 }
 
 impl Analysis {
@@ -206,15 +217,16 @@ impl Lexicon {
             threshold: f.threshold,
             max_substitution: f.max_substitution,
             postings_cap: f.postings_cap,
-            stop: HashSet::new(),
-            articles: HashSet::new(),
-            negators: HashSet::new(),
-            breaks: HashSet::new(),
+            max_compares: f.max_compares.max(1),
+            stop: HashSet::default(),
+            articles: HashSet::default(),
+            negators: HashSet::default(),
+            breaks: HashSet::default(),
             phrases: Vec::new(),
-            synonyms: HashMap::new(),
+            synonyms: HashMap::default(),
             antonyms: Vec::new(),
-            commands: HashMap::new(),
-            terms: HashSet::new(),
+            commands: HashMap::default(),
+            terms: HashSet::default(),
             abbreviations: f.abbreviations.iter().map(|s| s.to_lowercase()).collect(),
             min_length: f.inflection.min_length,
             exceptions: f
@@ -243,7 +255,7 @@ impl Lexicon {
         lx.articles = f.articles.iter().map(|w| stem(&lx, w)).collect();
         lx.negators = f.negators.iter().map(|w| stem(&lx, w)).collect();
         lx.breaks = f.clause_breaks.iter().map(|w| stem(&lx, w)).collect();
-        let mut synonyms = HashMap::new();
+        let mut synonyms = HashMap::default();
         for group in &f.synonyms {
             let Some(first) = group.first() else { continue };
             let canon = stem(&lx, first);
@@ -499,8 +511,8 @@ impl Lexicon {
         }
         // 5. roles, 6. stop words.
         let mut words: Vec<String> = Vec::new();
-        let mut roles: BTreeMap<(String, bool), Option<Role>> = BTreeMap::new();
-        let mut seq: Vec<(String, bool)> = Vec::new();
+        // Content tokens in order of first appearance, with their role.
+        let mut roles: Vec<(String, bool, Option<Role>)> = Vec::new();
         let mut clause = Role::Asserted;
         let mut contrast = false;
         let mut replace = false;
@@ -523,7 +535,7 @@ impl Lexicon {
                 } else {
                     clause
                 };
-                note(&mut roles, &mut seq, text, true, role);
+                note(&mut roles, text, true, role);
                 continue;
             }
             let t = text.as_str();
@@ -575,13 +587,15 @@ impl Lexicon {
             } else {
                 clause
             };
-            note(&mut roles, &mut seq, text, false, role);
+            note(&mut roles, text, false, role);
         }
         words.sort();
         words.dedup();
+        let mut seq: Vec<(String, bool)> = roles.iter().map(|r| (r.0.clone(), r.1)).collect();
+        seq.dedup_by(|a, b| a.0 == b.0);
         let mut tokens: Vec<Token> = roles
             .into_iter()
-            .map(|((text, technical), role)| Token {
+            .map(|(text, technical, role)| Token {
                 text,
                 technical,
                 role,
@@ -590,29 +604,34 @@ impl Lexicon {
         // A word seen both as technical and plain counts once, as technical.
         tokens.sort_by(|a, b| a.text.cmp(&b.text).then(b.technical.cmp(&a.technical)));
         tokens.dedup_by(|a, b| a.text == b.text);
-        seq.dedup_by(|a, b| a.0 == b.0);
-        Analysis { tokens, words, seq }
+        let has = |w: &str| words.binary_search_by(|x| x.as_str().cmp(w)).is_ok();
+        let antonyms = self
+            .antonyms
+            .iter()
+            .map(|(x, y)| match (has(x), has(y)) {
+                (true, false) => 1,
+                (false, true) => 2,
+                _ => 0,
+            })
+            .collect();
+        Analysis {
+            tokens,
+            words,
+            seq,
+            antonyms,
+        }
     }
 }
 
-fn note(
-    roles: &mut BTreeMap<(String, bool), Option<Role>>,
-    seq: &mut Vec<(String, bool)>,
-    text: &str,
-    technical: bool,
-    role: Role,
-) {
-    if !roles.contains_key(&(text.to_string(), technical)) {
-        seq.push((text.to_string(), technical));
-    }
-    roles
-        .entry((text.to_string(), technical))
-        .and_modify(|r| {
-            if *r != Some(role) {
-                *r = None
+fn note(roles: &mut Vec<(String, bool, Option<Role>)>, text: &str, technical: bool, role: Role) {
+    match roles.iter_mut().find(|r| r.1 == technical && r.0 == text) {
+        Some(r) => {
+            if r.2 != Some(role) {
+                r.2 = None
             }
-        })
-        .or_insert(Some(role));
+        }
+        None => roles.push((text.to_string(), technical, Some(role))),
+    }
 }
 
 /// Flags, paths, dotted identifiers, snake_case, `k=v`, words with digits, camelCase.

@@ -22,8 +22,9 @@
 //! also listed under its last `.`/`/` segment). A token lists at most `postings_cap` anchors
 //! (the earliest); an anchor found only through full postings is missed, which can split a
 //! cluster but never merges two lessons. A found anchor is compared only when its count of
-//! shared tokens can still reach the threshold. So the work is bounded by
-//! candidates × tokens × cap, never candidates².
+//! shared tokens can still reach the threshold, best bound first, at most `max_compares`
+//! anchors per candidate. So the work is bounded by candidates × tokens × cap, never
+//! candidates².
 //!
 //! # The measure (`similar`)
 //!
@@ -45,22 +46,28 @@
 //! 1. technical tokens agree: not both sides carry a technical token the other lacks
 //!    (equal, or one a `.`/`/` suffix of the other, counts as the same);
 //! 2. no antonym pair splits them (`enable`/`disable`, `before`/`after`, …);
-//! 3. roles agree: over the shared content words, the weight whose roles differ (technical
+//! 3. they are not a minimal pair: the content-token sequences are not equal but for one run
+//!    swapped in place — a common prefix and suffix with, between them, 1..=`max_substitution`
+//!    tokens on each side that the other run lacks ("set memory [limits] on every container"
+//!    vs "… [requests] …": a word swapped for a non-synonym in place is another lesson, while
+//!    a paraphrase reorders and rewords);
+//! 4. roles agree: over the shared content words, the weight whose roles differ (technical
 //!    tokens weigh 2, others 1) is below the weight whose roles match;
-//! 4. they are not a minimal pair: not both sides have between 1 and `max_substitution`
-//!    content tokens the other lacks (one word swapped for a non-synonym is another lesson);
 //! 5. the content overlap — Dice, 2|A∩B| / (|A|+|B|), over content-token sets — is at least
 //!    `threshold` (the measure and threshold are read from the lexicon).
 
+mod fx;
 mod lexicon;
 mod similar;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use rayon::prelude::*;
 
 use crate::digest;
 use crate::model::{Candidate, Cluster, Kind};
+use fx::FxMap;
+use std::hash::{Hash, Hasher};
 
 pub use lexicon::{Analysis, Lexicon, Measure, Role, Token};
 pub use similar::Verdict;
@@ -147,7 +154,7 @@ impl Block<'_> {
     /// Exact clustering on the working args; `order` is already in member order.
     fn mechanical(&self, order: &[u32]) -> Vec<Cluster> {
         let mut groups: Vec<(&str, Vec<u32>)> = Vec::new();
-        let mut at: HashMap<&str, usize> = HashMap::new();
+        let mut at: FxMap<&str, usize> = FxMap::default();
         for &i in order {
             let w = self.candidates[i as usize].working.as_deref().unwrap_or("");
             match at.get(w) {
@@ -166,47 +173,83 @@ impl Block<'_> {
 
     /// Anchor-based lexical clustering; `order` is already in member order.
     fn lexical(&self, order: &[u32], lx: &Lexicon) -> Vec<Cluster> {
-        let analyses: Vec<Analysis> = order
+        // Identical texts are analysed once.
+        let mut slot_of: FxMap<&str, usize> = FxMap::default();
+        let mut texts: Vec<&str> = Vec::new();
+        let slots: Vec<usize> = order
+            .iter()
+            .map(|&i| {
+                let t = self.candidates[i as usize].text.as_str();
+                *slot_of.entry(t).or_insert_with(|| {
+                    texts.push(t);
+                    texts.len() - 1
+                })
+            })
+            .collect();
+        let distinct: Vec<Analysis> = texts.par_iter().map(|t| lx.analyze(t)).collect();
+        let prints: Vec<u64> = distinct
             .par_iter()
-            .map(|&i| lx.analyze(&self.candidates[i as usize].text))
+            .map(|a| {
+                let mut h = fx::Fx::default();
+                a.hash(&mut h);
+                h.finish()
+            })
             .collect();
         // Cluster k: anchor position in `order` and its members.
         let mut clusters: Vec<(usize, Vec<u32>)> = Vec::new();
-        let mut dup: HashMap<&Analysis, usize> = HashMap::new();
-        let mut index: HashMap<&str, Vec<u32>> = HashMap::new();
-        let mut counts: HashMap<u32, usize> = HashMap::new();
-        for (p, an) in analyses.iter().enumerate() {
+        // Exact duplicates: fingerprint → (analysis slot, cluster), checked for equality.
+        let mut dup: FxMap<u64, Vec<(usize, usize)>> = FxMap::default();
+        let mut index: FxMap<&str, Vec<u32>> = FxMap::default();
+        let mut counts: Vec<u32> = Vec::new();
+        let mut touched: Vec<u32> = Vec::new();
+        let mut found: Vec<(f64, u32)> = Vec::new();
+        for (p, &slot) in slots.iter().enumerate() {
             let cand = order[p];
-            if let Some(&k) = dup.get(an) {
+            let an = &distinct[slot];
+            let same = dup.get(&prints[slot]).and_then(|v| {
+                v.iter()
+                    .find(|&&(s, _)| s == slot || distinct[s] == *an)
+                    .map(|&(_, k)| k)
+            });
+            if let Some(k) = same {
                 clusters[k].1.push(cand);
                 continue;
             }
-            counts.clear();
             for t in &an.tokens {
                 for key in index_keys(t) {
                     if let Some(list) = index.get(key) {
                         for &k in list {
-                            *counts.entry(k).or_insert(0) += 1;
+                            if counts[k as usize] == 0 {
+                                touched.push(k);
+                            }
+                            counts[k as usize] += 1;
                         }
                     }
                 }
             }
+            // Upper bound of each found anchor's score from its shared-token count; the
+            // best bounds are compared first, and at most `max_compares` of them.
             let n = an.tokens.len();
-            let mut found: Vec<u32> = counts
-                .iter()
-                .filter(|&(&k, &c)| {
-                    let m = analyses[clusters[k as usize].0].tokens.len();
-                    let c = c.min(n).min(m);
-                    similar::score(lx.measure, c, c, n, m) >= lx.threshold
-                })
-                .map(|(&k, _)| k)
-                .collect();
-            found.sort_unstable();
+            found.clear();
+            for &k in &touched {
+                let m = distinct[slots[clusters[k as usize].0]].tokens.len();
+                let c = (counts[k as usize] as usize).min(n).min(m);
+                counts[k as usize] = 0;
+                let bound = similar::score(lx.measure, c, c, n, m);
+                if bound >= lx.threshold {
+                    found.push((bound, k));
+                }
+            }
+            touched.clear();
+            found.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
             let mut best: Option<(f64, usize)> = None;
-            for k in found {
+            for &(bound, k) in found.iter().take(lx.max_compares) {
                 let k = k as usize;
-                if let Some(s) = similar::compare(lx, &analyses[clusters[k].0], an)
-                    && best.is_none_or(|(b, _)| s > b)
+                if best.is_some_and(|(b, _)| bound < b) {
+                    break;
+                }
+                if let Some(s) = similar::compare(lx, &distinct[slots[clusters[k].0]], an)
+                    && best.is_none_or(|(b, bk)| s > b || (s == b && k < bk))
                 {
                     best = Some((s, k));
                 }
@@ -219,6 +262,7 @@ impl Block<'_> {
                 None => {
                     let k = clusters.len();
                     clusters.push((p, vec![cand]));
+                    counts.push(0);
                     for t in &an.tokens {
                         for key in index_keys(t) {
                             let list = index.entry(key).or_default();
@@ -230,7 +274,7 @@ impl Block<'_> {
                     k
                 }
             };
-            dup.insert(an, k);
+            dup.entry(prints[slot]).or_default().push((slot, k));
         }
         clusters
             .into_iter()

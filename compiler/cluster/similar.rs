@@ -86,18 +86,17 @@ pub(crate) fn verdict(lx: &Lexicon, a: &Analysis, b: &Analysis) -> Verdict {
         return Verdict::Technical(x.text.clone(), y.text.clone());
     }
     // 2. Antonyms agree.
-    for (x, y) in &lx.antonyms {
-        let (ax, ay, bx, by) = (
-            a.contains_word(x),
-            a.contains_word(y),
-            b.contains_word(x),
-            b.contains_word(y),
-        );
-        if (ax && !ay && by && !bx) || (ay && !ax && bx && !by) {
-            return Verdict::Antonym(x.clone(), y.clone());
+    for (i, (&x, &y)) in a.antonyms.iter().zip(&b.antonyms).enumerate() {
+        if x != 0 && y != 0 && x != y {
+            let (w1, w2) = &lx.antonyms[i];
+            return Verdict::Antonym(w1.clone(), w2.clone());
         }
     }
-    // 3. Roles agree: shared words asserted on one side and negated (or in the other
+    // 3. Not a minimal pair (cheap, and common among near-identical texts).
+    if minimal_pair(a, b, lx.max_substitution) {
+        return Verdict::MinimalPair;
+    }
+    // 4. Roles agree: shared words asserted on one side and negated (or in the other
     //    before/after clause) on the other weigh against.
     let (mut agree, mut disagree) = (0u32, 0u32);
     for t in &a.tokens {
@@ -117,12 +116,9 @@ pub(crate) fn verdict(lx: &Lexicon, a: &Analysis, b: &Analysis) -> Verdict {
     if disagree > 0 && disagree >= agree {
         return Verdict::Roles;
     }
-    // 4. Content overlap, and no minimal pair.
+    // 5. Content overlap.
     let sa = a.tokens.iter().filter(|t| has_match(t, b)).count();
     let sb = b.tokens.iter().filter(|t| has_match(t, a)).count();
-    if minimal_pair(a, b, lx.max_substitution) {
-        return Verdict::MinimalPair;
-    }
     let s = score(lx.measure, sa, sb, a.tokens.len(), b.tokens.len());
     if s >= lx.threshold {
         Verdict::Same(s)

@@ -207,3 +207,94 @@ fn debug_analysis() {
         println!("{t:?}\n  {:?}", l.analyze(t));
     }
 }
+
+/// Timing check (run in release): `cargo test --release --lib cluster::tests::scale_200k --
+/// --ignored --nocapture`. One block of 200 000 near-identical candidates, first with the
+/// repeats real memory has, then with every text distinct.
+#[test]
+#[ignore]
+fn scale_200k() {
+    let l = lx();
+    let lessons = [
+        "Run pytest with -x to stop at the first failure",
+        "Always pin dependency versions in requirements.txt",
+        "Use git pull --rebase to avoid merge commits",
+        "Run cargo build --locked in CI so Cargo.lock is respected",
+        "Set CPU and memory limits on every container",
+        "Create indexes CONCURRENTLY on large production tables",
+    ];
+    let fillers = [
+        "",
+        "always",
+        "really",
+        "in this repo",
+        "for every project",
+        "when in doubt",
+        "on CI",
+    ];
+    let word = |mut n: usize| {
+        let mut w = String::from("q");
+        loop {
+            w.push((b'a' + (n % 26) as u8) as char);
+            n /= 26;
+            if n == 0 {
+                return w;
+            }
+        }
+    };
+    for distinct in [false, true] {
+        let mut seed: u64 = 42;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        let mut v = Vec::with_capacity(200_000);
+        for i in 0..200_000u32 {
+            let text = match i % 4 {
+                // error codes: technical tokens differ, each code founds a cluster
+                0 => format!(
+                    "Retry the request when the server returns {}",
+                    500 + next() % 2000
+                ),
+                // one word swapped: minimal pairs, each package founds a cluster
+                1 => format!(
+                    "Pin package{} to an exact version in requirements.txt",
+                    next() % 5000
+                ),
+                // paraphrases of a few lessons
+                _ => {
+                    let l = lessons[next() % lessons.len()];
+                    let f = fillers[next() % fillers.len()];
+                    if distinct {
+                        format!("{l} {f} {} {}", word(next() % 400), word(i as usize))
+                    } else if next() % 2 == 0 {
+                        format!("{l} {f}")
+                    } else {
+                        format!("{f} {l}")
+                    }
+                }
+            };
+            let text = if distinct && i % 4 < 2 {
+                format!("{text} ({})", word(i as usize))
+            } else {
+                text
+            };
+            v.push(cand(i, i as i64 / 3, &text));
+        }
+        let t = std::time::Instant::now();
+        let cs = cluster(&v, &l);
+        let dt = t.elapsed();
+        let texts: std::collections::HashSet<&str> = v.iter().map(|c| c.text.as_str()).collect();
+        println!(
+            "200000 candidates ({} distinct texts), one block: {} clusters in {:.2?} ({} threads)",
+            texts.len(),
+            cs.len(),
+            dt,
+            rayon::current_num_threads()
+        );
+        let total: usize = cs.iter().map(|c| c.members.len()).sum();
+        assert_eq!(total, 200_000);
+    }
+}
