@@ -1093,9 +1093,7 @@ fn doc_url(domain: &str) -> String {
     let url = match domain {
         "python" => "https://docs.python.org/3/library/datetime.html",
         "rust" => "https://doc.rust-lang.org/cargo/commands/cargo-build.html",
-        "kubernetes" => {
-            "https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/"
-        }
+        "kubernetes" => "https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/",
         "postgres" => "https://www.postgresql.org/docs/current/sql-createindex.html",
         "go" => "https://go.dev/doc/effective_go",
         "docker" => "https://docs.docker.com/build/cache/",
@@ -1125,10 +1123,7 @@ const REFUSED: &[(&str, &str)] = &[
         "kubectl delete namespace staging",
         "blocked by permission policy: destructive cluster operation",
     ),
-    (
-        "curl -X DELETE https://api.internal/v1/cache",
-        "user declined",
-    ),
+    ("curl -X DELETE https://api.internal/v1/cache", "user declined"),
 ];
 
 const ORGS: &[&str] = &[
@@ -1337,11 +1332,7 @@ impl Generator {
             generic_zipf: Zipf::new(GENERIC_LESSONS.len(), 2),
             gotcha_zipf: Zipf::new(GENERIC_GOTCHAS.len(), 2),
             domain_zipf,
-            vocabs: DOMAINS
-                .iter()
-                .enumerate()
-                .map(|(i, d)| vocab(d, i))
-                .collect(),
+            vocabs: DOMAINS.iter().enumerate().map(|(i, d)| vocab(d, i)).collect(),
             projects,
             clock: START_MS,
             mean_gap: (SPAN_MS / experiences.max(1) as i64).max(1),
@@ -1582,10 +1573,7 @@ impl Generator {
 
     fn operations(&mut self, buf: &mut Vec<u8>, project: Option<usize>, succeeded: bool) {
         let (root, repo) = match project {
-            Some(p) => (
-                self.projects[p].root.as_str(),
-                self.projects[p].repo.as_str(),
-            ),
+            Some(p) => (self.projects[p].root.as_str(), self.projects[p].repo.as_str()),
             None => ("/workspace", "scratch"),
         };
         let v = &self.vocabs[self.slots.domain];
@@ -1597,13 +1585,7 @@ impl Generator {
             ops.shell(cmd, root, "refused", Some(err), None);
         }
         if r.chance(150) {
-            ops.shell(
-                &format!("git grep -n {}", self.slots.fn1),
-                root,
-                "ok",
-                None,
-                None,
-            );
+            ops.shell(&format!("git grep -n {}", self.slots.fn1), root, "ok", None, None);
         }
         if r.chance(700) {
             ops.path("read_file", &file);
@@ -1640,19 +1622,12 @@ impl Generator {
             ops.path("edit_file", &file);
         }
         if r.chance(600) {
-            let passed = if succeeded {
-                !r.chance(30)
-            } else {
-                r.chance(400)
-            };
+            let passed = if succeeded { !r.chance(30) } else { r.chance(400) };
             let check = Some(("tests", repo, passed));
             if passed {
                 ops.shell(&v.test, root, "ok", None, check);
             } else {
-                let err = format!(
-                    "FAILED {} - AssertionError",
-                    test_file(v.ext, self.slots.module)
-                );
+                let err = format!("FAILED {} - AssertionError", test_file(v.ext, self.slots.module));
                 ops.shell(&v.test, root, "error", Some(&err), check);
             }
             if passed && r.chance(60) {
@@ -1976,10 +1951,7 @@ mod tests {
                 continue;
             };
             let o = v.as_object().expect("a record is an object");
-            assert!(
-                ids.insert(o["id"].as_str().unwrap().to_string()),
-                "unique ids"
-            );
+            assert!(ids.insert(o["id"].as_str().unwrap().to_string()), "unique ids");
             let (Some(at), Some(outcome)) = (o.get("recorded_at"), o.get("outcome")) else {
                 missing += 1;
                 continue;

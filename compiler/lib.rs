@@ -7,9 +7,9 @@
 pub mod candidates;
 pub mod cli;
 pub mod cluster;
+pub mod deltas;
 pub mod diagnostics;
 pub mod digest;
-pub mod deltas;
 pub mod emit;
 pub mod explain;
 pub mod gate;

@@ -7,26 +7,14 @@
 
 /// `(file name, contents)` of every sample file, in path order.
 pub const FILES: &[(&str, &str)] = &[
-    (
-        "samples/agent-a.jsonl",
-        include_str!("../samples/agent-a.jsonl"),
-    ),
-    (
-        "samples/agent-b.jsonl",
-        include_str!("../samples/agent-b.jsonl"),
-    ),
-    (
-        "samples/agent-c.jsonl",
-        include_str!("../samples/agent-c.jsonl"),
-    ),
+    ("samples/agent-a.jsonl", include_str!("../samples/agent-a.jsonl")),
+    ("samples/agent-b.jsonl", include_str!("../samples/agent-b.jsonl")),
+    ("samples/agent-c.jsonl", include_str!("../samples/agent-c.jsonl")),
     (
         "samples/bad-records.jsonl",
         include_str!("../samples/bad-records.jsonl"),
     ),
-    (
-        "samples/claims.jsonl",
-        include_str!("../samples/claims.jsonl"),
-    ),
+    ("samples/claims.jsonl", include_str!("../samples/claims.jsonl")),
     (
         "samples/team-notes.yaml",
         include_str!("../samples/team-notes.yaml"),

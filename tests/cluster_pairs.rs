@@ -56,21 +56,9 @@ fn lexicon() -> Lexicon {
 
 /// (precision, recall) of `merged` against the labels.
 fn pr(pairs: &[Pair], merged: &[bool]) -> (f64, f64, usize, usize, usize) {
-    let tp = pairs
-        .iter()
-        .zip(merged)
-        .filter(|(p, m)| p.same && **m)
-        .count();
-    let fp = pairs
-        .iter()
-        .zip(merged)
-        .filter(|(p, m)| !p.same && **m)
-        .count();
-    let fneg = pairs
-        .iter()
-        .zip(merged)
-        .filter(|(p, m)| p.same && !**m)
-        .count();
+    let tp = pairs.iter().zip(merged).filter(|(p, m)| p.same && **m).count();
+    let fp = pairs.iter().zip(merged).filter(|(p, m)| !p.same && **m).count();
+    let fneg = pairs.iter().zip(merged).filter(|(p, m)| p.same && !**m).count();
     let precision = if tp + fp == 0 {
         1.0
     } else {
@@ -94,11 +82,7 @@ fn jaccard(a: &str, b: &str) -> f64 {
 #[test]
 fn labelled_pairs_precision_and_recall() {
     let pairs = pairs();
-    assert!(
-        pairs.len() >= 80,
-        "the labelled set has {} pairs",
-        pairs.len()
-    );
+    assert!(pairs.len() >= 80, "the labelled set has {} pairs", pairs.len());
     let lx = lexicon();
     let mut merged = Vec::new();
     for p in &pairs {

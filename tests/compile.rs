@@ -50,7 +50,9 @@ fn recurring_paraphrases_from_two_projects_become_a_global_rule() {
         ["e-py-001", "e-py-002", "e-py-009"],
         "paraphrase from another project joins"
     );
-    assert_eq!(pytest["confidence"], 0.5);
+    // Admitted at 0.500 on 10-01; python has experiences on six later days this lesson was not
+    // used (10-04…10-08, 10-16): 0.500 − 6 × 0.020.
+    assert_eq!(pytest["confidence"], 0.38);
     let skill = std::fs::read_to_string(s.path("out/python/SKILL.md")).unwrap();
     assert!(skill.contains(pytest["text"].as_str().unwrap()));
     assert!(skill.contains(pytest["id"].as_str().unwrap()));

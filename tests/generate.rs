@@ -26,11 +26,7 @@ fn small_corpus_is_line_per_record() {
     let mut c = Counter { bytes: 0, lines: 0 };
     skillc::generate::generate(1000, 99, &mut c).unwrap();
     assert_eq!(c.lines, 1000);
-    assert!(
-        c.bytes > 300 * 1000,
-        "average record size {}",
-        c.bytes / 1000
-    );
+    assert!(c.bytes > 300 * 1000, "average record size {}", c.bytes / 1000);
 }
 
 #[test]

@@ -12,14 +12,7 @@ use serde_json::{Value, json};
 use skillc::diagnostics::Sink;
 use skillc::load::{LoadOptions, load, load_texts};
 
-const DOMAINS: &[&str] = &[
-    "python",
-    "rust",
-    "docker",
-    "kubernetes",
-    "git",
-    "typescript",
-];
+const DOMAINS: &[&str] = &["python", "rust", "docker", "kubernetes", "git", "typescript"];
 const PROJECTS: &[&str] = &[
     "git@github.com:acme/billing-api.git",
     "git@github.com:acme/web-frontend.git",
@@ -118,10 +111,7 @@ fn bench_jsonl_load() {
     let bare = || {
         let t = Instant::now();
         let bytes = fs::read(&path).unwrap();
-        let lines: Vec<&[u8]> = bytes
-            .split(|&b| b == b'\n')
-            .filter(|l| !l.is_empty())
-            .collect();
+        let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect();
         let recs: Vec<Bare> = lines
             .par_iter()
             .map(|l| serde_json::from_slice(l).unwrap())
@@ -132,12 +122,7 @@ fn bench_jsonl_load() {
     let ours = || {
         let t = Instant::now();
         let mut sink = Sink::new();
-        let c = load(
-            std::slice::from_ref(&path),
-            &LoadOptions::default(),
-            &mut sink,
-        )
-        .unwrap();
+        let c = load(std::slice::from_ref(&path), &LoadOptions::default(), &mut sink).unwrap();
         assert_eq!(c.experiences.len(), n);
         assert!(sink.is_empty());
         t.elapsed()

@@ -5,7 +5,13 @@ mod common;
 use common::*;
 
 fn why_json(domain: &str, input: &str) -> serde_json::Value {
-    let o = skillc(&["why", domain, fixture(input).to_str().unwrap(), "--format", "json"]);
+    let o = skillc(&[
+        "why",
+        domain,
+        fixture(input).to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     json(&o)
 }
@@ -17,23 +23,55 @@ fn twenty_nine_once_only_stories_explain_themselves() {
     assert_eq!(w["rules"], 0);
     assert_eq!(w["candidates"], 29);
     assert_eq!(w["experiences"], 29);
-    let stages: Vec<&str> = w["funnel"].as_array().unwrap().iter().map(|f| f["stage"].as_str().unwrap()).collect();
+    let stages: Vec<&str> = w["funnel"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["stage"].as_str().unwrap())
+        .collect();
     assert_eq!(
         stages,
-        ["experiences", "candidates", "not-refused", "outcome", "not-narrative", "evidence", "not-retired", "lessons", "rules"]
+        [
+            "experiences",
+            "candidates",
+            "not-refused",
+            "outcome",
+            "not-narrative",
+            "evidence",
+            "not-retired",
+            "lessons",
+            "rules"
+        ]
     );
-    let narrative = w["reasons"].as_array().unwrap().iter().find(|r| r["name"] == "narrative-candidate").unwrap();
+    let narrative = w["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "narrative-candidate")
+        .unwrap();
     let n = narrative["count"].as_u64().unwrap();
     assert!(n >= 26, "most of the 29 stories read as narrative: {n}");
     assert_eq!(w["singletons"], 29, "all appear once");
     assert_eq!(w["pool"]["projects"], 1);
     assert_eq!(w["pool"]["top_project_share"], "29/29");
-    let suggestions = w["suggestions"].as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect::<Vec<_>>().join("\n");
+    let suggestions = w["suggestions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect::<Vec<_>>()
+        .join("\n");
     assert!(suggestions.contains("`lesson`"), "write lessons: {suggestions}");
     assert!(suggestions.contains("narrow"), "narrow the domain: {suggestions}");
-    assert!(!suggestions.contains("min_reinforcement") && !suggestions.contains("lower"), "{suggestions}");
+    assert!(
+        !suggestions.contains("min_reinforcement") && !suggestions.contains("lower"),
+        "{suggestions}"
+    );
     if n < 29 {
-        assert!(suggestions.contains("skillc bless"), "bless the ones that read as rules: {suggestions}");
+        assert!(
+            suggestions.contains("skillc bless"),
+            "bless the ones that read as rules: {suggestions}"
+        );
     }
     assert!(w["narrative_rescues"].as_array().unwrap().len() >= 5);
 
@@ -70,15 +108,27 @@ fn near_misses_say_what_would_make_them_pass() {
     let w = why_json("rust", "foundation");
     // The once-seen serde gotcha is a lesson one experience short of a rule.
     let near = w["near_misses"].as_array().unwrap();
-    let serde = near.iter().find(|n| n["text"].as_str().unwrap().contains("serde(flatten)")).expect("gotcha is a near miss");
-    assert_eq!((serde["support"].as_u64(), serde["needed"].as_u64()), (Some(1), Some(2)));
+    let serde = near
+        .iter()
+        .find(|n| n["text"].as_str().unwrap().contains("serde(flatten)"))
+        .expect("gotcha is a near miss");
+    assert_eq!(
+        (serde["support"].as_u64(), serde["needed"].as_u64()),
+        (Some(1), Some(2))
+    );
     assert!(serde["action"].as_str().unwrap().contains("one more experience"));
     assert!(w["rules"].as_u64().unwrap() >= 2);
 }
 
 #[test]
 fn trace_follows_one_experience_through_every_stage() {
-    let o = skillc(&["trace", "e-py-004", fixture("foundation").to_str().unwrap(), "--format", "json"]);
+    let o = skillc(&[
+        "trace",
+        "e-py-004",
+        fixture("foundation").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let t = json(&o);
     assert_eq!(t["experience"], "e-py-004");
@@ -86,22 +136,52 @@ fn trace_follows_one_experience_through_every_stage() {
     assert_eq!(c["kind"], "do");
     assert_eq!(c["fate"], "held-back");
     assert!(c["codes"].as_array().unwrap().iter().any(|x| x == "G001"));
-    assert!(c["cluster"].as_str().unwrap().starts_with('C'), "held-back candidates still name their cluster");
+    assert!(
+        c["cluster"].as_str().unwrap().starts_with('C'),
+        "held-back candidates still name their cluster"
+    );
     assert!(c["lesson"].is_null());
 
-    let o = skillc(&["trace", "e-py-001", fixture("foundation").to_str().unwrap(), "--format", "json"]);
+    let o = skillc(&[
+        "trace",
+        "e-py-001",
+        fixture("foundation").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
     let t = json(&o);
-    let fates: Vec<&str> = t["candidates"].as_array().unwrap().iter().map(|c| c["fate"].as_str().unwrap()).collect();
+    let fates: Vec<&str> = t["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["fate"].as_str().unwrap())
+        .collect();
     assert!(fates.iter().all(|f| *f == "rule"), "{fates:?}");
-    assert!(t["candidates"].as_array().unwrap().iter().all(|c| c["lesson"].as_str().unwrap().starts_with('L')));
+    assert!(
+        t["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["lesson"].as_str().unwrap().starts_with('L'))
+    );
 
-    let o = skillc(&["trace", "e-git-001", fixture("foundation").to_str().unwrap(), "--format", "json"]);
+    let o = skillc(&[
+        "trace",
+        "e-git-001",
+        fixture("foundation").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
     let t = json(&o);
     assert_eq!(t["candidates"][0]["fate"], "refused");
     assert_eq!(t["candidates"][0]["codes"][0], "N002");
 
     let o = skillc(&["trace", "no-such-id", fixture("foundation").to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(2), "an unknown id given as an argument cannot run");
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "an unknown id given as an argument cannot run"
+    );
 }
 
 #[test]

@@ -201,9 +201,7 @@ impl Lexicon {
             "jaccard" => Measure::Jaccard,
             "overlap" => Measure::Overlap,
             other => {
-                return Err(format!(
-                    "unknown measure `{other}` (dice, jaccard, overlap)"
-                ));
+                return Err(format!("unknown measure `{other}` (dice, jaccard, overlap)"));
             }
         };
         if !(f.threshold > 0.0 && f.threshold <= 1.0) {
@@ -311,10 +309,7 @@ impl Lexicon {
     }
 
     fn canon(&self, w: &str) -> String {
-        self.synonyms
-            .get(w)
-            .cloned()
-            .unwrap_or_else(|| w.to_string())
+        self.synonyms.get(w).cloned().unwrap_or_else(|| w.to_string())
     }
 
     /// Inflection: exceptions, then the suffix stages.
@@ -466,9 +461,10 @@ impl Lexicon {
             for (words, repl) in &self.phrases {
                 let n = words.len();
                 if i + n <= items.len()
-                    && words.iter().zip(&items[i..i + n]).all(
-                        |(w, it)| matches!(it, Item::Word { text, technical: false } if text == w),
-                    )
+                    && words
+                        .iter()
+                        .zip(&items[i..i + n])
+                        .all(|(w, it)| matches!(it, Item::Word { text, technical: false } if text == w))
                 {
                     seq.push(Item::Word {
                         text: repl.clone(),
@@ -499,8 +495,7 @@ impl Lexicon {
         let mut full: Vec<Item> = Vec::with_capacity(seq.len() + 4);
         for (k, it) in seq.iter().enumerate() {
             full.push(it.clone());
-            if let (Item::Word { text: p, .. }, Some(Item::Word { text: sub, .. })) =
-                (it, seq.get(k + 1))
+            if let (Item::Word { text: p, .. }, Some(Item::Word { text: sub, .. })) = (it, seq.get(k + 1))
                 && self.commands.get(p).is_some_and(|s| s.contains(sub))
             {
                 full.push(Item::Word {
@@ -708,13 +703,7 @@ mod tests {
         ] {
             assert!(t.contains(&want.to_string()), "{want} missing from {t:?}");
         }
-        assert!(
-            a.tokens
-                .iter()
-                .find(|x| x.text == "--locked")
-                .unwrap()
-                .technical
-        );
+        assert!(a.tokens.iter().find(|x| x.text == "--locked").unwrap().technical);
     }
 
     #[test]

@@ -135,12 +135,7 @@ struct Block<'a> {
 
 impl Block<'_> {
     fn make(&self, anchor: u32, content: &str, members: Vec<u32>) -> Cluster {
-        let id = digest::of_fields(&[
-            self.domain,
-            self.kind.as_str(),
-            self.key.unwrap_or(""),
-            content,
-        ]);
+        let id = digest::of_fields(&[self.domain, self.kind.as_str(), self.key.unwrap_or(""), content]);
         Cluster {
             id: format!("C{id}"),
             domain: self.domain.to_string(),

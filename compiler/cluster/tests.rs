@@ -73,11 +73,7 @@ fn mechanical_clusters_exactly() {
     .iter()
     .enumerate()
     {
-        let mut c = cand(
-            i as u32,
-            i as i64,
-            "run_shell_command pytest: `pytest -q` works",
-        );
+        let mut c = cand(i as u32, i as i64, "run_shell_command pytest: `pytest -q` works");
         c.origin = Origin::Mechanical;
         c.key = Some("run_shell_command pytest".into());
         c.working = Some(w.to_string());
@@ -105,10 +101,7 @@ fn refused_candidates_are_skipped() {
     r.refusal = Some(Refusal::Credential {
         pattern: "github-token".into(),
     });
-    let cs = cluster(
-        &[cand(0, 1, "Use git pull --rebase on feature branches"), r],
-        &l,
-    );
+    let cs = cluster(&[cand(0, 1, "Use git pull --rebase on feature branches"), r], &l);
     assert_eq!(cs.len(), 1);
     assert_eq!(cs[0].members, vec![0]);
 }
@@ -145,10 +138,7 @@ fn deterministic_ids_and_member_order() {
         .collect();
     v[4].record_id = "e000".into();
     let one = cluster(&v, &l);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     let two = pool.install(|| cluster(&v, &l));
     assert_eq!(one, two);
     let rebase = members_of(&one, 0);

@@ -16,8 +16,8 @@ use serde_json::Value;
 
 use super::record::{CLAIM_FIELDS, EXPERIENCE_FIELDS, parse_status};
 use crate::model::{
-    Check, ClaimSource, DeadEnd, Experience, Kind, LessonClaim, Millis, OpStatus, Operation,
-    Outcome, SourceLoc,
+    Check, ClaimSource, DeadEnd, Experience, Kind, LessonClaim, Millis, OpStatus, Operation, Outcome,
+    SourceLoc,
 };
 use crate::time::parse_rfc3339;
 
@@ -573,9 +573,7 @@ impl<'de> Visitor<'de> for AccVisitor {
                         .unwrap_or_default()
                 }
                 Field::DeadEnds => a.dead_ends = map.next_value_seed(DeadEnds(&mut a.unknown))?,
-                Field::Operations => {
-                    a.operations = map.next_value_seed(Operations(&mut a.unknown))?
-                }
+                Field::Operations => a.operations = map.next_value_seed(Operations(&mut a.unknown))?,
                 Field::InPlay => {
                     a.in_play = map
                         .next_value_seed(Strings { drop_blank: true })?

@@ -149,8 +149,7 @@ fn sniff(head: &[u8]) -> Detected {
                 .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
             && (rest.is_empty() || rest.starts_with(' '))
     });
-    if t.starts_with("---") || t.starts_with("%YAML") || t == "-" || t.starts_with("- ") || yaml_key
-    {
+    if t.starts_with("---") || t.starts_with("%YAML") || t == "-" || t.starts_with("- ") || yaml_key {
         return Detected::Native(Syntax::Yaml);
     }
     Detected::Unknown
@@ -224,10 +223,7 @@ fn load_blocks(
     // Files are read in the order of their resolved paths (directory canonicalised, file
     // name kept), so how an input was spelled (`x`, `./x`, `a/../x`) changes nothing; a
     // file reached twice is read once, under its explicit spelling if it had one.
-    let mut keyed: Vec<(PathBuf, InputFile)> = entries
-        .into_iter()
-        .map(|e| (sort_key(&e.path), e))
-        .collect();
+    let mut keyed: Vec<(PathBuf, InputFile)> = entries.into_iter().map(|e| (sort_key(&e.path), e)).collect();
     keyed.sort_by(|(a, x), (b, y)| a.cmp(b).then(y.explicit.cmp(&x.explicit)));
     keyed.dedup_by(|(b, _), (a, _)| a == b);
     let entries: Vec<InputFile> = keyed.into_iter().map(|(_, e)| e).collect();
@@ -348,10 +344,7 @@ fn fill(f: &mut File, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {
     let target = buf.len() + want;
     buf.reserve(want);
     while buf.len() < target {
-        let n = f
-            .by_ref()
-            .take((target - buf.len()) as u64)
-            .read_to_end(buf)?;
+        let n = f.by_ref().take((target - buf.len()) as u64).read_to_end(buf)?;
         if n == 0 {
             return Ok(true);
         }
@@ -512,11 +505,7 @@ fn jsonl_stream(
         };
         next.clear();
         next.extend_from_slice(&cur[cut..]);
-        let want = col
-            .block
-            .saturating_sub(next.len())
-            .max(col.block / 32)
-            .max(1);
+        let want = col.block.saturating_sub(next.len()).max(col.block / 32).max(1);
         let at_eof = eof;
         let ((keep, read), (parsed, newlines)) = rayon::join(
             || {
@@ -625,12 +614,7 @@ impl<'s> Collector<'s> {
 
     /// Takes records in order; `false` when the file turned out to be skillc's own output
     /// and must not be read further.
-    fn take(
-        &mut self,
-        name: &str,
-        parsed: impl IntoIterator<Item = Parsed>,
-        tally: &mut Tally,
-    ) -> bool {
+    fn take(&mut self, name: &str, parsed: impl IntoIterator<Item = Parsed>, tally: &mut Tally) -> bool {
         for p in parsed {
             for field in p.unknown {
                 tally.fields.entry(field).or_insert((0, p.line)).0 += 1;

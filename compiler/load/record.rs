@@ -9,8 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::diagnostics::{Diagnostic, codes};
 use crate::model::{
-    Check, ClaimSource, DeadEnd, Experience, Kind, LessonClaim, OpStatus, Operation, Outcome,
-    SourceLoc,
+    Check, ClaimSource, DeadEnd, Experience, Kind, LessonClaim, OpStatus, Operation, Outcome, SourceLoc,
 };
 use crate::time::parse_rfc3339;
 
@@ -130,13 +129,10 @@ struct Validator<'a> {
 
 impl Validator<'_> {
     fn missing(&mut self, field: &str) {
-        let d = Diagnostic::new(
-            codes::MISSING_FIELD,
-            format!("{} has no `{field}`", self.what),
-        )
-        .subject(self.subject.clone())
-        .at(self.loc)
-        .with("field", field);
+        let d = Diagnostic::new(codes::MISSING_FIELD, format!("{} has no `{field}`", self.what))
+            .subject(self.subject.clone())
+            .at(self.loc)
+            .with("field", field);
         self.diags.push(d);
     }
 
@@ -354,10 +350,7 @@ impl Validator<'_> {
                     let name = match f.take("name") {
                         Some(Value::String(s)) if !s.trim().is_empty() => Some(s),
                         None | Some(Value::Null) | Some(Value::String(_)) => {
-                            self.missing_in(
-                                format!("dead end {}", i + 1),
-                                format!("dead_ends[{i}].name"),
-                            );
+                            self.missing_in(format!("dead end {}", i + 1), format!("dead_ends[{i}].name"));
                             None
                         }
                         Some(other) => {
@@ -366,8 +359,7 @@ impl Validator<'_> {
                         }
                     };
                     let kind = self.opt_string(&format!("dead_ends[{i}].type"), f.take("type"));
-                    let reason =
-                        self.opt_string(&format!("dead_ends[{i}].reason"), f.take("reason"));
+                    let reason = self.opt_string(&format!("dead_ends[{i}].reason"), f.take("reason"));
                     if let Some(name) = name {
                         out.push(DeadEnd { name, kind, reason });
                     }
@@ -398,11 +390,7 @@ impl Validator<'_> {
             let map = match item {
                 Value::Object(map) => map,
                 other => {
-                    self.invalid(
-                        &format!("operations[{i}]"),
-                        "an object with a `tool`",
-                        &other,
-                    );
+                    self.invalid(&format!("operations[{i}]"), "an object with a `tool`", &other);
                     continue;
                 }
             };
@@ -410,10 +398,7 @@ impl Validator<'_> {
             let tool = match f.take("tool") {
                 Some(Value::String(s)) if !s.trim().is_empty() => Some(s),
                 None | Some(Value::Null) | Some(Value::String(_)) => {
-                    self.missing_in(
-                        format!("operation {}", i + 1),
-                        format!("operations[{i}].tool"),
-                    );
+                    self.missing_in(format!("operation {}", i + 1), format!("operations[{i}].tool"));
                     None
                 }
                 Some(other) => {
@@ -446,16 +431,11 @@ impl Validator<'_> {
                             None
                         }
                         Some(other) => {
-                            self.invalid(
-                                &format!("operations[{i}].check.label"),
-                                "a string",
-                                &other,
-                            );
+                            self.invalid(&format!("operations[{i}].check.label"), "a string", &other);
                             None
                         }
                     };
-                    let target =
-                        self.opt_string(&format!("operations[{i}].check.target"), c.take("target"));
+                    let target = self.opt_string(&format!("operations[{i}].check.target"), c.take("target"));
                     let passed = match c.take("passed") {
                         Some(Value::Bool(b)) => Some(b),
                         None | Some(Value::Null) => {
@@ -466,11 +446,7 @@ impl Validator<'_> {
                             None
                         }
                         Some(other) => {
-                            self.invalid(
-                                &format!("operations[{i}].check.passed"),
-                                "true or false",
-                                &other,
-                            );
+                            self.invalid(&format!("operations[{i}].check.passed"), "true or false", &other);
                             None
                         }
                     };
@@ -616,11 +592,7 @@ pub(crate) fn from_value(v: Value, loc: &SourceLoc, first: bool) -> Parsed {
         Some(item) if c.diags.is_empty() => item,
         _ => Item::Invalid(c.diags),
     };
-    Parsed {
-        line,
-        item,
-        unknown,
-    }
+    Parsed { line, item, unknown }
 }
 
 fn experience(c: &mut Validator, f: &mut Fields, loc: &SourceLoc) -> Option<Item> {
@@ -671,13 +643,7 @@ fn claim(c: &mut Validator, f: &mut Fields, loc: &SourceLoc) -> Option<Item> {
         .map(|p| p.trim().to_string());
     let text = c.req_string("text", f.take("text"));
     let kind = c.keyword("kind", f.take("kind"), true, KINDS, Kind::parse);
-    let source = c.keyword(
-        "source",
-        f.take("source"),
-        true,
-        SOURCES,
-        ClaimSource::parse,
-    );
+    let source = c.keyword("source", f.take("source"), true, SOURCES, ClaimSource::parse);
     let evidence = c.strings("evidence", f.take("evidence"), true);
     let operation_key = c.opt_string("operation_key", f.take("operation_key"));
     f.take("type");

@@ -71,10 +71,23 @@ fn pytest_ops() -> Value {
 #[test]
 fn jsonl_bad_line_in_the_middle_is_skipped_and_the_run_goes_on() {
     let text = [
-        exp("e-101", "2026-03-01T09:15:00Z", "python", "succeeded", pytest_ops()),
-        r#"{"id": "e-102", "recorded_at": "2026-03-01T10:00:00Z", "domains": "python", "outcome": "#.to_string(),
+        exp(
+            "e-101",
+            "2026-03-01T09:15:00Z",
+            "python",
+            "succeeded",
+            pytest_ops(),
+        ),
+        r#"{"id": "e-102", "recorded_at": "2026-03-01T10:00:00Z", "domains": "python", "outcome": "#
+            .to_string(),
         String::new(),
-        exp("e-103", "2026-03-02T08:00:00+02:00", "python", "pivoted", json!({})),
+        exp(
+            "e-103",
+            "2026-03-02T08:00:00+02:00",
+            "python",
+            "pivoted",
+            json!({}),
+        ),
     ]
     .join("\n");
     let (c, d) = texts(&[("mem/agent.jsonl", &text)]);
@@ -89,10 +102,7 @@ fn jsonl_bad_line_in_the_middle_is_skipped_and_the_run_goes_on() {
     );
 
     let e = &c.experiences[0];
-    assert_eq!(
-        e.recorded_at,
-        parse_rfc3339("2026-03-01T09:15:00Z").unwrap()
-    );
+    assert_eq!(e.recorded_at, parse_rfc3339("2026-03-01T09:15:00Z").unwrap());
     assert_eq!(e.domains, ["python"]);
     assert_eq!(e.outcome, Some(Outcome::Succeeded));
     assert_eq!(e.operations.len(), 2);
@@ -109,13 +119,7 @@ fn jsonl_bad_line_in_the_middle_is_skipped_and_the_run_goes_on() {
 fn json_array_truncated_midway_keeps_the_records_before_it() {
     let text = format!(
         "[\n  {},\n  {},\n  {{\"id\": \"e-3\",\n   \"recorded_at\": \"2026-03-03T10:00:00Z\",\n   \"domains\": [\"rust\"",
-        exp(
-            "e-1",
-            "2026-03-01T10:00:00Z",
-            "rust",
-            "succeeded",
-            json!({})
-        ),
+        exp("e-1", "2026-03-01T10:00:00Z", "rust", "succeeded", json!({})),
         exp("e-2", "2026-03-02T10:00:00Z", "rust", "failed", json!({})),
     );
     let (c, d) = texts(&[("export.json", &text)]);
@@ -134,20 +138,8 @@ fn json_array_truncated_midway_keeps_the_records_before_it() {
 fn json_array_with_a_syntax_error_reports_it_at_its_line() {
     let text = format!(
         "[\n{},\n{{\"id\": \"e-2\", \"outcome\": }},\n{}\n]\n",
-        exp(
-            "e-1",
-            "2026-03-01T10:00:00Z",
-            "rust",
-            "succeeded",
-            json!({})
-        ),
-        exp(
-            "e-3",
-            "2026-03-01T10:00:00Z",
-            "rust",
-            "succeeded",
-            json!({})
-        ),
+        exp("e-1", "2026-03-01T10:00:00Z", "rust", "succeeded", json!({})),
+        exp("e-3", "2026-03-01T10:00:00Z", "rust", "succeeded", json!({})),
     );
     let (c, d) = texts(&[("a.json", &text)]);
     assert_eq!(ids(&c), ["e-1"]);
@@ -168,13 +160,7 @@ fn json_single_object_and_json_lines_in_a_json_file() {
     )
     .unwrap();
     let lines = [
-        exp(
-            "e-2",
-            "2026-03-01T10:00:00Z",
-            "docker",
-            "succeeded",
-            json!({}),
-        ),
+        exp("e-2", "2026-03-01T10:00:00Z", "docker", "succeeded", json!({})),
         exp("e-3", "2026-03-01T11:00:00Z", "docker", "failed", json!({})),
     ]
     .join("\n");
@@ -259,10 +245,7 @@ fn yaml_syntax_error_keeps_the_items_before_it() {
     assert_eq!(d[0].code, "L001");
     let line = d[0].location.as_ref().unwrap().line;
     assert!((10..=13).contains(&line), "error line {line}");
-    assert!(
-        d[0].message
-            .contains("the rest of the document was skipped")
-    );
+    assert!(d[0].message.contains("the rest of the document was skipped"));
 }
 
 #[test]
@@ -270,11 +253,28 @@ fn missing_field_unknown_outcome_and_wrong_types_are_precise() {
     let text = [
         r#"{"id": "e-1", "recorded_at": "2026-03-01T10:00:00Z", "domains": "python"}"#.to_string(),
         exp("e-2", "2026-03-01T10:00:00Z", "python", "done", json!({})),
-        exp("e-3", "2026-03-01T10:00:00Z", "python", "failed", json!({"effort": "high"})),
+        exp(
+            "e-3",
+            "2026-03-01T10:00:00Z",
+            "python",
+            "failed",
+            json!({"effort": "high"}),
+        ),
         r#"{"id": "e-4", "recorded_at": "last tuesday", "domains": 42, "outcome": "failed"}"#.to_string(),
-        exp("e-5", "2026-03-01T10:00:00Z", "python", "failed", json!({"effort": 9})),
-        exp("e-6", "2026-03-01T10:00:00Z", "python", "failed",
-            json!({"operations": [{"args": {"command": "ls"}}, {"tool": "read_file", "status": "maybe"}]})),
+        exp(
+            "e-5",
+            "2026-03-01T10:00:00Z",
+            "python",
+            "failed",
+            json!({"effort": 9}),
+        ),
+        exp(
+            "e-6",
+            "2026-03-01T10:00:00Z",
+            "python",
+            "failed",
+            json!({"operations": [{"args": {"command": "ls"}}, {"tool": "read_file", "status": "maybe"}]}),
+        ),
         exp("e-7", "2026-03-01T10:00:00Z", "python", "succeeded", json!({})),
     ]
     .join("\n");
@@ -306,8 +306,7 @@ fn missing_field_unknown_outcome_and_wrong_types_are_precise() {
     );
     assert_eq!(d[0].message, "record has no `outcome`");
     assert!(
-        d[1].message
-            .contains("succeeded, pivoted, abandoned, failed"),
+        d[1].message.contains("succeeded, pivoted, abandoned, failed"),
         "{}",
         d[1].message
     );
@@ -340,20 +339,8 @@ fn blank_optional_strings_are_absent_and_project_is_trimmed() {
 #[test]
 fn duplicate_id_across_files_keeps_the_first() {
     let a = [
-        exp(
-            "e-1",
-            "2026-03-01T10:00:00Z",
-            "python",
-            "succeeded",
-            json!({}),
-        ),
-        exp(
-            "shared",
-            "2026-03-01T11:00:00Z",
-            "python",
-            "succeeded",
-            json!({}),
-        ),
+        exp("e-1", "2026-03-01T10:00:00Z", "python", "succeeded", json!({})),
+        exp("shared", "2026-03-01T11:00:00Z", "python", "succeeded", json!({})),
     ]
     .join("\n");
     let b = "\
@@ -389,13 +376,7 @@ fn duplicate_id_across_files_keeps_the_first() {
 fn unknown_fields_are_reported_once_per_file_and_field() {
     let extra = json!({"session_id": "s-9", "operations": [{"tool": "read_file", "args": {"file_path": "src/main.rs"}, "duration_ms": 12}]});
     let a = [
-        exp(
-            "e-1",
-            "2026-03-01T10:00:00Z",
-            "rust",
-            "succeeded",
-            extra.clone(),
-        ),
+        exp("e-1", "2026-03-01T10:00:00Z", "rust", "succeeded", extra.clone()),
         exp(
             "e-2",
             "2026-03-01T11:00:00Z",
@@ -403,13 +384,7 @@ fn unknown_fields_are_reported_once_per_file_and_field() {
             "succeeded",
             json!({"session_id": "s-9"}),
         ),
-        exp(
-            "e-3",
-            "2026-03-01T12:00:00Z",
-            "rust",
-            "succeeded",
-            extra.clone(),
-        ),
+        exp("e-3", "2026-03-01T12:00:00Z", "rust", "succeeded", extra.clone()),
     ]
     .join("\n");
     let b = exp(
@@ -442,10 +417,7 @@ fn unknown_fields_are_reported_once_per_file_and_field() {
             ("L005", "b.jsonl".into(), 1, "text", 1),
         ]
     );
-    assert_eq!(
-        d[1].message,
-        "unknown field `session_id` in 3 records is ignored"
-    );
+    assert_eq!(d[1].message, "unknown field `session_id` in 3 records is ignored");
     assert!(
         d.iter()
             .all(|d| d.severity == crate::diagnostics::Severity::Warning)
@@ -458,9 +430,11 @@ fn lesson_claims_are_loaded_and_validated() {
         json!({"type": "lesson", "id": "c-1", "recorded_at": "2026-03-05T10:00:00Z", "domains": ["python"],
                "text": "Set PYTHONPATH=. when running pytest from the repository root", "kind": "do",
                "source": "model", "evidence": ["e-101", "e-102"], "operation_key": "run_shell_command pytest",
-               "project": " git@github.com:acme/billing-api.git "}).to_string(),
+               "project": " git@github.com:acme/billing-api.git "})
+        .to_string(),
         json!({"type": "lesson", "id": "c-2", "recorded_at": "2026-03-05T10:00:00Z", "domains": "python",
-               "text": "never force-push", "kind": "never", "source": "user"}).to_string(),
+               "text": "never force-push", "kind": "never", "source": "user"})
+        .to_string(),
         json!({"type": "note", "id": "c-3"}).to_string(),
     ]
     .join("\n");
@@ -472,10 +446,7 @@ fn lesson_claims_are_loaded_and_validated() {
     assert_eq!(claim.kind, Kind::Do);
     assert_eq!(claim.source, ClaimSource::Model);
     assert_eq!(claim.evidence, ["e-101", "e-102"]);
-    assert_eq!(
-        claim.operation_key.as_deref(),
-        Some("run_shell_command pytest")
-    );
+    assert_eq!(claim.operation_key.as_deref(), Some("run_shell_command pytest"));
     assert_eq!(
         claim.project.as_deref(),
         Some("git@github.com:acme/billing-api.git")
@@ -524,21 +495,10 @@ fn skillc_generated_files_are_refused() {
     write(
         &dir,
         "real.jsonl",
-        &exp(
-            "e-1",
-            "2026-03-01T10:00:00Z",
-            "python",
-            "succeeded",
-            json!({}),
-        ),
+        &exp("e-1", "2026-03-01T10:00:00Z", "python", "succeeded", json!({})),
     );
     let mut sink = Sink::new();
-    let c = load(
-        std::slice::from_ref(&dir),
-        &LoadOptions::default(),
-        &mut sink,
-    )
-    .unwrap();
+    let c = load(std::slice::from_ref(&dir), &LoadOptions::default(), &mut sink).unwrap();
     assert_eq!(ids(&c), ["e-1"]);
     let got: Vec<(&str, String)> = sink.iter().map(|d| (d.code, d.subject.clone())).collect();
     assert_eq!(
@@ -603,13 +563,7 @@ fn explicit_files_with_unknown_extensions_are_sniffed() {
     write(
         &dir,
         "records.txt",
-        &exp(
-            "e-1",
-            "2026-03-01T10:00:00Z",
-            "python",
-            "succeeded",
-            json!({}),
-        ),
+        &exp("e-1", "2026-03-01T10:00:00Z", "python", "succeeded", json!({})),
     );
     write(&dir, "notes.md", "# Some notes\n\nnothing here\n");
     let mut sink = Sink::new();
@@ -624,12 +578,7 @@ fn explicit_files_with_unknown_extensions_are_sniffed() {
 fn explicit_missing_path_is_an_error() {
     let dir = temp_dir("missing");
     let mut sink = Sink::new();
-    let err = load(
-        &[dir.join("nope.jsonl")],
-        &LoadOptions::default(),
-        &mut sink,
-    )
-    .unwrap_err();
+    let err = load(&[dir.join("nope.jsonl")], &LoadOptions::default(), &mut sink).unwrap_err();
     assert_eq!(err.path, dir.join("nope.jsonl"));
     assert!(err.to_string().contains("no such file"), "{err}");
     let _ = fs::remove_dir_all(dir);
@@ -643,40 +592,20 @@ fn non_utf8_file_in_a_directory_is_unreadable_not_fatal() {
     fs::write(dir.join("archive.jsonl"), b"\x1f\x8b\x08\x00\x00\x00binary").unwrap();
     let bom = format!(
         "\u{feff}{}",
-        exp(
-            "e-0",
-            "2026-03-01T10:00:00Z",
-            "python",
-            "succeeded",
-            json!({})
-        )
+        exp("e-0", "2026-03-01T10:00:00Z", "python", "succeeded", json!({}))
     );
     write(&dir, "bom.jsonl", &bom);
     write(
         &dir,
         "good.jsonl",
-        &exp(
-            "e-1",
-            "2026-03-01T10:00:00Z",
-            "python",
-            "succeeded",
-            json!({}),
-        ),
+        &exp("e-1", "2026-03-01T10:00:00Z", "python", "succeeded", json!({})),
     );
     let mut sink = Sink::new();
-    let c = load(
-        std::slice::from_ref(&dir),
-        &LoadOptions::default(),
-        &mut sink,
-    )
-    .unwrap();
+    let c = load(std::slice::from_ref(&dir), &LoadOptions::default(), &mut sink).unwrap();
     assert_eq!(ids(&c), ["e-0", "e-1"]);
     let got: Vec<(&str, String)> = sink.iter().map(|d| (d.code, d.subject.clone())).collect();
     let path = |f: &str| dir.join(f).display().to_string();
-    assert_eq!(
-        got,
-        [("L007", path("archive.jsonl")), ("L007", path("bad.yaml"))]
-    );
+    assert_eq!(got, [("L007", path("archive.jsonl")), ("L007", path("bad.yaml"))]);
     let _ = fs::remove_dir_all(dir);
 }
 
@@ -717,10 +646,7 @@ fn jsonl_blocks_keep_line_numbers_across_boundaries() {
             let i: u32 = e.id[2..].parse().unwrap();
             assert_eq!(e.source.line, i + 1);
         }
-        let bad: Vec<u32> = sink
-            .iter()
-            .map(|d| d.location.as_ref().unwrap().line)
-            .collect();
+        let bad: Vec<u32> = sink.iter().map(|d| d.location.as_ref().unwrap().line).collect();
         let expect: Vec<u32> = (0..200).filter(|i| i % 37 == 5).map(|i| i + 1).collect();
         assert_eq!(bad, expect);
         assert_eq!(whole_diags.len(), expect.len());
@@ -759,13 +685,7 @@ fn fast_path_agrees_with_the_reference_validator() {
     // And it declines what it cannot take whole.
     for line in [
         exp("x", "2026-03-01T10:00:00Z", "py", "done", json!({})),
-        exp(
-            "x",
-            "2026-03-01T10:00:00Z",
-            "py",
-            "failed",
-            json!({"effort": 6}),
-        ),
+        exp("x", "2026-03-01T10:00:00Z", "py", "failed", json!({"effort": 6})),
         exp("x", "2026-03-01T10:00:00Z", "", "failed", json!({})),
         exp("", "2026-03-01T10:00:00Z", "py", "failed", json!({})),
         exp(
@@ -776,10 +696,7 @@ fn fast_path_agrees_with_the_reference_validator() {
             json!({"operations": [{"tool": " "}]}),
         ),
     ] {
-        assert!(
-            fast::parse_slice(line.as_bytes(), "f", 1).is_none(),
-            "{line}"
-        );
+        assert!(fast::parse_slice(line.as_bytes(), "f", 1).is_none(), "{line}");
     }
 }
 
@@ -812,8 +729,7 @@ fn duplicate_check_survives_hash_collisions() {
     let mut col = Collector::new(&mut sink, BLOCK);
     let rec = |id: &str, line| {
         let v: Value =
-            serde_json::from_str(&exp(id, "2026-03-01T10:00:00Z", "py", "failed", json!({})))
-                .unwrap();
+            serde_json::from_str(&exp(id, "2026-03-01T10:00:00Z", "py", "failed", json!({}))).unwrap();
         let loc = SourceLoc {
             file: "f.jsonl".into(),
             line,
@@ -848,8 +764,5 @@ fn duplicate_check_survives_hash_collisions() {
             )
         })
         .collect();
-    assert_eq!(
-        dups,
-        [("f.jsonl:1".to_string(), 3), ("f.jsonl:2".to_string(), 4)]
-    );
+    assert_eq!(dups, [("f.jsonl:1".to_string(), 3), ("f.jsonl:2".to_string(), 4)]);
 }

@@ -123,8 +123,7 @@ pub(crate) fn yaml_text(text: &str, file: &str) -> Vec<Parsed> {
                     if end > err_line - 1 {
                         break;
                     }
-                    let indent =
-                        lines[at].text.len() - lines[at].text.trim_start_matches(' ').len();
+                    let indent = lines[at].text.len() - lines[at].text.trim_start_matches(' ').len();
                     let mut item = text[byte(at)..byte(end)].to_string();
                     item.replace_range(indent..indent + 1, " ");
                     match serde_yaml::from_str::<serde_yaml::Value>(&item) {
