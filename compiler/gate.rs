@@ -166,7 +166,7 @@ pub fn gate(candidates: &[Candidate], clusters: &[Cluster], sink: &mut Sink) -> 
         .collect();
     let mut cluster_of = vec![None; candidates.len()];
 
-    let per_cluster: Vec<(Option<Admitted>, Vec<(u32, GateVerdict)>, Sink)> = clusters
+    let per_cluster: Vec<ClusterDecision> = clusters
         .par_iter()
         .enumerate()
         .map(|(ci, cl)| {
@@ -195,16 +195,28 @@ pub fn gate(candidates: &[Candidate], clusters: &[Cluster], sink: &mut Sink) -> 
             for (code, members) in by_reason {
                 local.push(held_diagnostic(code, cl, &members, candidates, whole));
             }
-            let admitted = (!whole).then(|| Admitted {
+            let admitted = (!whole).then_some(Admitted {
                 cluster: ci as u32,
                 members: admissible,
             });
-            (admitted, decided, local)
+            ClusterDecision {
+                admitted,
+                decided,
+                diagnostics: local,
+            }
         })
         .collect();
 
     let mut admitted = Vec::new();
-    for (ci, (a, decided, local)) in per_cluster.into_iter().enumerate() {
+    for (
+        ci,
+        ClusterDecision {
+            admitted: a,
+            decided,
+            diagnostics: local,
+        },
+    ) in per_cluster.into_iter().enumerate()
+    {
         admitted.extend(a);
         for (m, v) in decided {
             verdicts[m as usize] = Some(v);
@@ -217,6 +229,13 @@ pub fn gate(candidates: &[Candidate], clusters: &[Cluster], sink: &mut Sink) -> 
         verdicts,
         cluster_of,
     }
+}
+
+/// What the gates decided for one cluster, computed in parallel and merged in cluster order.
+struct ClusterDecision {
+    admitted: Option<Admitted>,
+    decided: Vec<(u32, GateVerdict)>,
+    diagnostics: Sink,
 }
 
 fn held_diagnostic(

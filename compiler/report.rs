@@ -109,40 +109,24 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
         json!({"stage": FUNNEL[0], "remaining": exps.len()}),
         json!({"stage": FUNNEL[1], "remaining": remaining.len()}),
     ];
-    let gates: [(&str, Box<dyn Fn(usize) -> bool>); 5] = [
-        (
-            "not-refused",
-            Box::new(|i: usize| {
-                matches!(
-                    cands[i].refusal,
-                    Some(
-                        crate::model::Refusal::Credential { .. }
-                            | crate::model::Refusal::InvalidDomain { .. }
-                    )
-                )
-            }),
+    use crate::model::Refusal;
+    let removed_by = |stage: &str, i: usize| match stage {
+        "not-refused" => matches!(
+            cands[i].refusal,
+            Some(Refusal::Credential { .. } | Refusal::InvalidDomain { .. })
         ),
-        ("outcome", Box::new(|i: usize| cands[i].outcome_failed)),
-        ("not-narrative", Box::new(|i: usize| cands[i].narrative)),
-        (
-            "evidence",
-            Box::new(|i: usize| {
-                matches!(
-                    cands[i].refusal,
-                    Some(
-                        crate::model::Refusal::FabricatedEvidence { .. }
-                            | crate::model::Refusal::UnsupportedEvidence { .. }
-                    )
-                )
-            }),
-        ),
-        (
-            "not-retired",
-            Box::new(|i: usize| has(i, codes::RETIRED_EVIDENCE)),
-        ),
-    ];
-    for (stage, removed) in &gates {
-        remaining.retain(|&i| !removed(i));
+        "outcome" => cands[i].outcome_failed,
+        "not-narrative" => cands[i].narrative,
+        "evidence" => {
+            matches!(
+                cands[i].refusal,
+                Some(Refusal::FabricatedEvidence { .. } | Refusal::UnsupportedEvidence { .. })
+            )
+        }
+        _ => has(i, codes::RETIRED_EVIDENCE),
+    };
+    for stage in &FUNNEL[2..7] {
+        remaining.retain(|&i| !removed_by(stage, i));
         funnel.push(json!({"stage": stage, "remaining": remaining.len()}));
     }
     let lessons: Vec<&crate::model::Lesson> = comp

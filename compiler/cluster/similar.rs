@@ -30,13 +30,7 @@ fn has_match(t: &Token, other: &Analysis) -> bool {
 }
 
 /// The overlap score for `shared` matched tokens out of `na` and `nb`.
-pub(crate) fn score(
-    measure: Measure,
-    shared_a: usize,
-    shared_b: usize,
-    na: usize,
-    nb: usize,
-) -> f64 {
+pub(crate) fn score(measure: Measure, shared_a: usize, shared_b: usize, na: usize, nb: usize) -> f64 {
     if na == 0 || nb == 0 {
         return 0.0;
     }
@@ -144,8 +138,7 @@ fn minimal_pair(a: &Analysis, b: &Analysis, k: usize) -> bool {
         p += 1;
     }
     let mut s = 0;
-    while s < x.len() - p && s < y.len() - p && same_token(&x[x.len() - 1 - s], &y[y.len() - 1 - s])
-    {
+    while s < x.len() - p && s < y.len() - p && same_token(&x[x.len() - 1 - s], &y[y.len() - 1 - s]) {
         s += 1;
     }
     let (mx, my) = (&x[p..x.len() - s], &y[p..y.len() - s]);
