@@ -664,11 +664,20 @@ pub fn history_chain(lessons: &[Value], id: &str) -> Vec<Value> {
     let mut seen = BTreeSet::new();
     // Back to the oldest.
     let mut cur = id.to_string();
-    while let Some(prev) = by_id.get(cur.as_str()).and_then(|l| l["supersedes"].as_str())
-        && by_id.contains_key(prev)
-        && seen.insert(prev.to_string())
-    {
-        cur = prev.to_string();
+    loop {
+        let back = by_id
+            .get(cur.as_str())
+            .and_then(|l| l["supersedes"].as_str())
+            .or_else(|| {
+                by_id
+                    .values()
+                    .find(|o| o["superseded_by"] == cur.as_str())
+                    .and_then(|o| o["id"].as_str())
+            });
+        match back {
+            Some(prev) if by_id.contains_key(prev) && seen.insert(prev.to_string()) => cur = prev.to_string(),
+            _ => break,
+        }
     }
     // Also a lesson that names `cur` as superseded_by without a back link.
     seen.clear();

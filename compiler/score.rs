@@ -124,6 +124,8 @@ struct Fold<'a> {
 }
 
 pub fn score(inp: &Inputs) -> (Scored, Sink) {
+    // At one time: attribution first (a lesson in play is judged before the same evidence can
+    // found its successor), then candidate arrivals, then user decisions.
     let mut events: Vec<(Millis, u8, String, Event)> = Vec::new();
     let cand = inp.candidates;
     for (ai, a) in inp.admitted.iter().enumerate() {
@@ -131,12 +133,12 @@ pub fn score(inp: &Inputs) -> (Scored, Sink) {
         times.dedup();
         for t in times {
             let cluster_id = inp.clusters[a.cluster as usize].id.clone();
-            events.push((t, 0, cluster_id, Event::Arrivals { cluster: ai as u32 }));
+            events.push((t, 1, cluster_id, Event::Arrivals { cluster: ai as u32 }));
         }
     }
     for (i, e) in inp.corpus.experiences.iter().enumerate() {
         if !e.in_play.is_empty() {
-            events.push((e.recorded_at, 1, e.id.clone(), Event::Experience(i as u32)));
+            events.push((e.recorded_at, 0, e.id.clone(), Event::Experience(i as u32)));
         }
     }
     for (i, d) in inp.decisions.iter().enumerate() {
@@ -408,6 +410,8 @@ impl<'a> Fold<'a> {
             .collect();
         for o in older {
             self.supersede(o, t, Some(id.clone()), "another form of this operation now works");
+            let old_id = self.live[o as usize].lesson.id.clone();
+            self.live[li as usize].lesson.supersedes.get_or_insert(old_id);
         }
     }
 

@@ -1,0 +1,540 @@
+//! The lifecycle through the command line (issue 4): sessions compiled one after another, each
+//! listing in `in_play` the lesson ids the previous compile put in its plan-time block.
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+
+const BILLING: &str = "git@github.com:acme/billing-api.git";
+const LEDGER: &str = "git@github.com:acme/ledger.git";
+const SEARCH: &str = "git@github.com:acme/search-svc.git";
+
+/// A growing input directory and its output, compiled after every session.
+struct History {
+    s: Scratch,
+}
+
+impl History {
+    fn new(name: &str) -> History {
+        let s = Scratch::new(name);
+        std::fs::create_dir_all(s.path("records")).unwrap();
+        History { s }
+    }
+
+    fn out(&self) -> String {
+        self.s.path("out").display().to_string()
+    }
+
+    fn add(&self, file: &str, records: &[Value]) {
+        let text: String = records.iter().map(|r| format!("{r}\n")).collect();
+        std::fs::write(self.s.path("records").join(file), text).unwrap();
+    }
+
+    fn compile(&self) -> Value {
+        let o = skillc(&[
+            "compile",
+            self.s.path("records").to_str().unwrap(),
+            "--out",
+            &self.out(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        read_json(&self.s.path("out/ledger.json"))
+    }
+
+    fn diagnostics(&self) -> Value {
+        read_json(&self.s.path("out/diagnostics.json"))
+    }
+
+    /// `(text, id)` lines of a plan-time block, or none when the file does not exist.
+    fn block(&self, scope_file: &str) -> Vec<(String, String)> {
+        let Ok(text) = std::fs::read_to_string(self.s.path("out/lessons").join(scope_file)) else {
+            return vec![];
+        };
+        text.lines()
+            .map(|l| {
+                let l = l.strip_prefix("- ").unwrap();
+                let (t, id) = l.rsplit_once(" (id: ").unwrap();
+                (t.to_string(), id.trim_end_matches(')').to_string())
+            })
+            .collect()
+    }
+
+    fn run(&self, args: &[&str]) -> std::process::Output {
+        let mut all: Vec<&str> = args.to_vec();
+        let out = self.out();
+        all.extend(["--out", &out]);
+        skillc(&all)
+    }
+}
+
+fn lesson<'a>(ledger: &'a Value, id: &str) -> &'a Value {
+    ledger["lessons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["id"] == id)
+        .unwrap_or_else(|| panic!("no lesson {id}"))
+}
+
+fn ids(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap().to_string())
+        .collect()
+}
+
+fn digest(project: &str) -> String {
+    skillc::digest::project(project)
+}
+
+fn pytest(cwd: &str, ok: bool) -> Value {
+    if ok {
+        json!({"tool": "run_shell_command", "args": {"command": "pytest -q", "cwd": cwd}, "status": "ok",
+               "check": {"label": "tests", "target": "billing-api", "passed": true}})
+    } else {
+        json!({"tool": "run_shell_command", "args": {"command": "pytest -q", "cwd": cwd}, "status": "error",
+               "error": "ImportError while loading conftest '/srv/billing-api/tests/conftest.py'"})
+    }
+}
+
+fn session(id: &str, at: &str, project: &str, outcome: &str, in_play: &[&str], ops: Vec<Value>) -> Value {
+    json!({"id": id, "recorded_at": at, "domains": ["python"], "project": project, "task": "run the test suite",
+           "outcome": outcome, "in_play": in_play, "operations": ops})
+}
+
+#[test]
+fn seed_a_mistake_then_avoid_it_then_unlearn_it_when_the_environment_changes() {
+    let h = History::new("lifecycle-mistake");
+    let block = format!("project-{}.md", digest(BILLING));
+
+    // Session A: pytest from tests/ fails, from the root it works.
+    h.add(
+        "a.jsonl",
+        &[session(
+            "sess-a",
+            "2026-11-02T09:00:00Z",
+            BILLING,
+            "succeeded",
+            &[],
+            vec![
+                pytest("/srv/billing-api/tests", false),
+                pytest("/srv/billing-api", true),
+            ],
+        )],
+    );
+    let ledger = h.compile();
+    let lines = h.block(&block);
+    assert_eq!(lines.len(), 1, "the project's block carries the new lesson");
+    let (text, old) = lines[0].clone();
+    assert!(
+        text.contains("cwd=/srv/billing-api)") && text.contains("instead of"),
+        "{text}"
+    );
+    let l = lesson(&ledger, &old);
+    assert_eq!(
+        (l["rule"].as_bool(), l["confidence"].as_f64()),
+        (Some(false), Some(0.5))
+    );
+    assert!(
+        h.block("global.md").is_empty(),
+        "a project lesson stays out of the global block"
+    );
+
+    // Session B: the lesson is in play, the working form is used first and confirms it.
+    h.add(
+        "b.jsonl",
+        &[session(
+            "sess-b",
+            "2026-11-03T09:00:00Z",
+            BILLING,
+            "succeeded",
+            &[&old],
+            vec![pytest("/srv/billing-api", true)],
+        )],
+    );
+    let ledger = h.compile();
+    let l = lesson(&ledger, &old);
+    assert_eq!(l["confidence"], 0.65, "0.500 + 0.150");
+    assert_eq!(l["reinforcement"], 2);
+    assert_eq!(l["rule"], true);
+    assert_eq!(ids(&l["evidence"]), ["sess-a", "sess-b"]);
+    let skill =
+        std::fs::read_to_string(h.s.path(&format!("out/projects/{}/python/SKILL.md", digest(BILLING))))
+            .unwrap();
+    assert!(skill.contains(&old));
+
+    // Session C: the fixture flipped — the root form now fails, tests/ works again.
+    h.add(
+        "c.jsonl",
+        &[session(
+            "sess-c",
+            "2026-11-05T09:00:00Z",
+            BILLING,
+            "succeeded",
+            &[&old],
+            vec![
+                pytest("/srv/billing-api", false),
+                pytest("/srv/billing-api/tests", true),
+            ],
+        )],
+    );
+    let ledger = h.compile();
+    let l = lesson(&ledger, &old);
+    assert_eq!(l["status"], "superseded");
+    assert_eq!(l["confidence"], 0.4, "0.650 − 0.250");
+    let new = l["superseded_by"]
+        .as_str()
+        .expect("superseded by the new lesson")
+        .to_string();
+    let n = lesson(&ledger, &new);
+    assert_eq!(n["status"], "active");
+    assert!(
+        n["text"]
+            .as_str()
+            .unwrap()
+            .contains("cwd=/srv/billing-api/tests)")
+    );
+    let diags = h.diagnostics();
+    assert!(
+        diags_of(&diags, "S002").iter().any(|d| names(d, "sess-c")),
+        "contradiction reported"
+    );
+
+    // Session D: the block carries the new lesson and not the old one.
+    let lines = h.block(&block);
+    assert!(
+        lines.iter().any(|(_, id)| *id == new) && !lines.iter().any(|(_, id)| *id == old),
+        "{lines:?}"
+    );
+    h.add(
+        "d.jsonl",
+        &[session(
+            "sess-d",
+            "2026-11-06T09:00:00Z",
+            BILLING,
+            "succeeded",
+            &[&new],
+            vec![pytest("/srv/billing-api/tests", true)],
+        )],
+    );
+    let ledger = h.compile();
+    assert_eq!(lesson(&ledger, &new)["confidence"], 0.65);
+    assert_eq!(lesson(&ledger, &new)["rule"], true);
+
+    // History tells the whole story, both directions, with every experience id.
+    for asked in [&old, &new] {
+        let o = h.run(&["lessons", "history", asked, "--format", "json"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let chain = json(&o)["chain"].as_array().unwrap().clone();
+        let chain_ids: Vec<&str> = chain.iter().map(|l| l["id"].as_str().unwrap()).collect();
+        assert_eq!(chain_ids, [old.as_str(), new.as_str()]);
+        let text = stdout(&h.run(&["lessons", "history", asked]));
+        for exp in ["sess-a", "sess-b", "sess-c", "sess-d"] {
+            assert!(text.contains(exp), "history names {exp}: {text}");
+        }
+        assert!(text.contains("contradicted") && text.contains("superseded by"));
+    }
+
+    // Re-running the compile on unchanged input changes nothing.
+    let before = tree(&h.s.path("out"));
+    h.compile();
+    assert_eq!(before, tree(&h.s.path("out")));
+}
+
+#[test]
+fn learn_what_worked_and_let_the_next_session_make_it_a_rule() {
+    let h = History::new("lifecycle-learn");
+    let lesson_text = "Start the test database with scripts/dev-db.sh; docker compose up alone leaves the schema unmigrated.";
+    h.add("a.jsonl", &[json!({"id": "learn-a", "recorded_at": "2026-11-02T10:00:00Z", "domains": ["postgres"],
+        "project": LEDGER, "outcome": "succeeded", "lesson": lesson_text,
+        "operations": [{"tool": "run_shell_command", "args": {"command": "scripts/dev-db.sh", "cwd": "/home/dev/ledger"}, "status": "ok",
+                        "check": {"label": "tests", "target": "ledger", "passed": true}}]})]);
+    h.compile();
+    let lines = h.block(&format!("project-{}.md", digest(LEDGER)));
+    assert_eq!(
+        lines[0].0, lesson_text,
+        "the block carries the text exactly as in the ledger"
+    );
+    let id = lines[0].1.clone();
+    h.add("b.jsonl", &[json!({"id": "learn-b", "recorded_at": "2026-11-03T10:00:00Z", "domains": ["postgres"],
+        "project": LEDGER, "outcome": "succeeded", "in_play": [&id],
+        "operations": [{"tool": "run_shell_command", "args": {"command": "scripts/dev-db.sh", "cwd": "/home/dev/ledger"}, "status": "ok",
+                        "check": {"label": "tests", "target": "ledger", "passed": true}}]})]);
+    let ledger = h.compile();
+    let l = lesson(&ledger, &id);
+    assert_eq!(
+        (
+            l["rule"].as_bool(),
+            l["confidence"].as_f64(),
+            l["reinforcement"].as_u64()
+        ),
+        (Some(true), Some(0.65), Some(2))
+    );
+
+    // A lesson merely present in a file is never credited: an experience that does not list
+    // it changes nothing.
+    h.add(
+        "c.jsonl",
+        &[
+            json!({"id": "learn-c", "recorded_at": "2026-11-03T12:00:00Z", "domains": ["postgres"],
+        "project": LEDGER, "outcome": "failed"}),
+        ],
+    );
+    let ledger = h.compile();
+    assert_eq!(lesson(&ledger, &id)["confidence"], 0.65);
+
+    // Retire: out of every prompt-facing file, never re-learned; restore brings it back.
+    let o = h.run(&[
+        "lessons",
+        "retire",
+        &id,
+        "--reason",
+        "we moved the DB into testcontainers",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ledger = h.compile();
+    let l = lesson(&ledger, &id);
+    assert_eq!(
+        (l["status"].as_str(), l["superseded_by"].as_str()),
+        (Some("retired"), Some("retired:user"))
+    );
+    assert!(h.block(&format!("project-{}.md", digest(LEDGER))).is_empty());
+    assert!(
+        !h.s.path(&format!("out/projects/{}/postgres/SKILL.md", digest(LEDGER)))
+            .exists()
+    );
+    let diags = h.diagnostics();
+    assert!(
+        diags_of(&diags, "G007").iter().any(|d| names(d, "learn-a")),
+        "retired evidence is not re-learned"
+    );
+    h.run(&["lessons", "restore", &id]);
+    let ledger = h.compile();
+    assert_eq!(lesson(&ledger, &id)["status"], "active");
+
+    // Edit supersedes with the new wording; confidence and evidence carry over.
+    let o = h.run(&[
+        "lessons",
+        "edit",
+        &id,
+        "--text",
+        "Start the test database with scripts/dev-db.sh, which also migrates.",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let ledger = h.compile();
+    let old = lesson(&ledger, &id);
+    let new_id = old["superseded_by"].as_str().unwrap().to_string();
+    let new = lesson(&ledger, &new_id);
+    assert_eq!(
+        new["text"],
+        "Start the test database with scripts/dev-db.sh, which also migrates."
+    );
+    assert_eq!(
+        (new["confidence"].as_f64(), ids(&new["evidence"])),
+        (Some(0.65), ids(&old["evidence"]))
+    );
+
+    // Pin: first in its block, immune to decay.
+    h.run(&["lessons", "pin", &new_id]);
+    let ledger = h.compile();
+    assert_eq!(lesson(&ledger, &new_id)["pinned"], true);
+
+    // Unknown ids cannot run.
+    assert_eq!(
+        h.run(&["lessons", "retire", "L000000000000"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        h.run(&["lessons", "show", "L000000000000"]).status.code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn a_claim_with_fabricated_evidence_is_refused_and_an_unevidenced_claim_stays_claimed() {
+    let h = History::new("lifecycle-claims");
+    h.add("a.jsonl", &[
+        json!({"id": "ok-1", "recorded_at": "2026-11-02T10:00:00Z", "domains": ["docker"], "project": SEARCH, "outcome": "succeeded",
+               "gotchas": ["alpine images ship musl, so glibc wheels fail to install"]}),
+        json!({"type": "lesson", "id": "claim-planted", "recorded_at": "2026-11-02T11:00:00Z", "domains": ["docker"],
+               "text": "Always run containers as root so volume permissions never fail.", "kind": "do", "source": "model",
+               "evidence": ["ok-1", "exp-that-never-happened"]}),
+        json!({"type": "lesson", "id": "claim-bare", "recorded_at": "2026-11-02T12:00:00Z", "domains": ["docker"],
+               "text": "Use multi-stage builds to keep build tools out of the runtime image.", "kind": "do", "source": "user"}),
+    ]);
+    let ledger = h.compile();
+    let diags = h.diagnostics();
+    let fab = diags_of(&diags, "G005");
+    assert_eq!(fab.len(), 1);
+    assert_eq!(fab[0]["subject"], "claim-planted");
+    assert!(
+        fab[0]["evidence"]["missing"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x == "exp-that-never-happened")
+    );
+    let lessons = ledger["lessons"].as_array().unwrap();
+    assert!(
+        !lessons
+            .iter()
+            .any(|l| l["text"].as_str().unwrap().contains("as root"))
+    );
+    let bare = lessons
+        .iter()
+        .find(|l| l["text"].as_str().unwrap().contains("multi-stage"))
+        .unwrap();
+    assert_eq!(
+        (
+            bare["status"].as_str(),
+            bare["confidence"].as_f64(),
+            bare["rule"].as_bool()
+        ),
+        (Some("claimed"), Some(0.3), Some(false))
+    );
+    let everything: String = tree(&h.s.path("out"))
+        .iter()
+        .filter(|(k, _)| k.ends_with(".md"))
+        .map(|(_, v)| String::from_utf8_lossy(v).into_owned())
+        .collect();
+    assert!(
+        !everything.contains("multi-stage"),
+        "a claimed lesson is in no prompt-facing file"
+    );
+
+    // A passed experience that has the claim in play gives it evidence: admitted at 0.500.
+    let id = bare["id"].as_str().unwrap().to_string();
+    h.add("b.jsonl", &[json!({"id": "ok-2", "recorded_at": "2026-11-03T10:00:00Z", "domains": ["docker"], "project": SEARCH,
+        "outcome": "succeeded", "in_play": [&id]})]);
+    let ledger = h.compile();
+    let l = lesson(&ledger, &id);
+    assert_eq!(
+        (l["status"].as_str(), l["confidence"].as_f64()),
+        (Some("active"), Some(0.5))
+    );
+    assert_eq!(ids(&l["evidence"]), ["ok-2"]);
+}
+
+fn gotcha(id: &str, at: &str, project: &str, text: &str) -> Value {
+    json!({"id": id, "recorded_at": at, "domains": ["python"], "project": project, "outcome": "succeeded", "gotchas": [text]})
+}
+
+#[test]
+fn promotion_to_global_and_demotion_after_a_contradiction_from_a_third_project() {
+    let h = History::new("lifecycle-scope");
+    h.add(
+        "a.jsonl",
+        &[gotcha(
+            "sc-1",
+            "2026-11-02T10:00:00Z",
+            BILLING,
+            "pytest-xdist runs session fixtures once per worker, not once per run",
+        )],
+    );
+    let ledger = h.compile();
+    let l = &ledger["lessons"][0];
+    assert_eq!(l["scope"], format!("project:{}", digest(BILLING)));
+    let id = l["id"].as_str().unwrap().to_string();
+    h.add(
+        "b.jsonl",
+        &[gotcha(
+            "sc-2",
+            "2026-11-03T10:00:00Z",
+            LEDGER,
+            "pytest-xdist runs session-scoped fixtures once per worker rather than once per run",
+        )],
+    );
+    let ledger = h.compile();
+    let l = lesson(&ledger, &id);
+    assert_eq!(l["scope"], "global", "supported from two projects");
+    assert_eq!(l["rule"], true);
+    assert!(h.s.path("out/python/SKILL.md").is_file());
+    // A confirmation from ledger, then a contradiction from a third project.
+    h.add("c.jsonl", &[
+        json!({"id": "sc-3", "recorded_at": "2026-11-04T10:00:00Z", "domains": ["python"], "project": LEDGER, "outcome": "succeeded", "in_play": [&id]}),
+        json!({"id": "sc-4", "recorded_at": "2026-11-05T10:00:00Z", "domains": ["python"], "project": SEARCH, "outcome": "failed", "in_play": [&id]}),
+    ]);
+    let ledger = h.compile();
+    let l = lesson(&ledger, &id);
+    assert_eq!(
+        l["scope"],
+        format!("project:{}", digest(LEDGER)),
+        "demoted to the project that last confirmed it"
+    );
+    assert_eq!(l["confidence"], 0.4, "0.500 + 0.150 − 0.250");
+    assert!(
+        diags_of(&h.diagnostics(), "S006")
+            .iter()
+            .any(|d| names(d, "sc-4"))
+    );
+}
+
+#[test]
+fn decay_supersedes_an_unused_lesson_on_the_day_it_crosses_the_floor() {
+    let h = History::new("lifecycle-decay");
+    let mut records = vec![gotcha(
+        "dc-0",
+        "2026-10-01T10:00:00Z",
+        BILLING,
+        "SQLAlchemy sessions expire objects on commit, so attribute access after commit hits the database",
+    )];
+    // Sixteen later days with python activity in the same project that never use the lesson.
+    for day in 2..=17 {
+        records.push(
+            json!({"id": format!("dc-{day}"), "recorded_at": format!("2026-10-{day:02}T10:00:00Z"),
+            "domains": ["python"], "project": BILLING, "outcome": "succeeded"}),
+        );
+    }
+    h.add("a.jsonl", &records);
+    let ledger = h.compile();
+    let l = ledger["lessons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["kind"] == "watch")
+        .unwrap();
+    assert_eq!(l["status"], "superseded");
+    assert!(l["superseded_by"].is_null());
+    assert!(l["reason"].as_str().unwrap().contains("decayed"));
+    assert_eq!(l["confidence"], 0.18, "0.500 − 16 × 0.020");
+    let last = l["history"].as_array().unwrap().last().unwrap();
+    assert_eq!(last["event"], "superseded");
+    assert!(
+        last["at"].as_str().unwrap().starts_with("2026-10-17"),
+        "the 16th idle active day"
+    );
+}
+
+#[test]
+fn the_cap_supersedes_the_weakest_lessons_beyond_two_hundred() {
+    let h = History::new("lifecycle-cap");
+    let records: Vec<Value> = (0..205)
+        .map(|i| {
+            gotcha(
+                &format!("cap-{i:03}"),
+                "2026-11-02T10:00:00Z",
+                BILLING,
+                &format!("the importer reads flag_{i} from settings_{i}.toml only at startup"),
+            )
+        })
+        .collect();
+    h.add("a.jsonl", &records);
+    let ledger = h.compile();
+    let lessons = ledger["lessons"].as_array().unwrap();
+    let active = lessons.iter().filter(|l| l["status"] == "active").count();
+    let capped = lessons
+        .iter()
+        .filter(|l| l["reason"].as_str().is_some_and(|r| r.contains("cap")))
+        .count();
+    assert_eq!((active, capped), (200, 5));
+    let diags = h.diagnostics();
+    let s003 = diags_of(&diags, "S003");
+    assert_eq!(s003.len(), 1);
+    assert_eq!(s003[0]["evidence"]["superseded"].as_array().unwrap().len(), 5);
+    assert!(
+        h.block(&format!("project-{}.md", digest(BILLING))).len() == 5,
+        "a block holds at most five lessons"
+    );
+}
