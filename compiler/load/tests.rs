@@ -766,3 +766,29 @@ fn duplicate_check_survives_hash_collisions() {
         .collect();
     assert_eq!(dups, [("f.jsonl:1".to_string(), 3), ("f.jsonl:2".to_string(), 4)]);
 }
+
+#[test]
+fn yaml_flow_lists_directives_and_end_markers() {
+    let text = "\
+%YAML 1.2
+---
+[{id: f-1, recorded_at: 2026-03-01, domains: css, outcome: succeeded},
+ {id: f-2, recorded_at: 2026-03-02, domains: css, outcome: failed}]
+...
+---
+# a commented record
+id: f-3
+recorded_at: 2026-03-03T00:00:00Z
+domains: [css]
+outcome: pivoted
+...
+";
+    let (c, d) = texts(&[("style.yml", text)]);
+    assert!(d.is_empty(), "{d:?}");
+    let got: Vec<(&str, u32)> = c
+        .experiences
+        .iter()
+        .map(|e| (e.id.as_str(), e.source.line))
+        .collect();
+    assert_eq!(got, [("f-1", 3), ("f-2", 3), ("f-3", 8)]);
+}
