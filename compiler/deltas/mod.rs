@@ -1,0 +1,441 @@
+//! Skill deltas: staged overlay rows that add a domain's global rules to a skill a person wrote.
+//!
+//! `--base-skills DIR` names authored skills (`DIR/<name>/SKILL.md`). For each whose directory
+//! name or frontmatter `name` is a compiled domain, `compute` writes `deltas/<name>.json`: rows a
+//! person approves, each anchored on a section of the authored body by slug and digest, so a row
+//! never applies over text that changed since. `resolve` applies rows to the authored text.
+//! Everything here is pure except `read_base_skills`.
+
+pub mod markdown;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::diagnostics::{Diagnostic, codes};
+use crate::digest;
+use crate::emit::{GENERATOR, OutFile};
+use crate::model::{Kind, Lesson};
+use crate::policy::Policy;
+use crate::score::confidence_text;
+
+pub use markdown::{Section, digest_of, sections, slug, split_frontmatter};
+
+/// The slug of the section rules go into when the authored skill has one.
+pub const LEARNED_LESSONS: &str = "learned-lessons";
+/// The heading a snippet row adds after the authored body.
+pub const LEARNED_HEADING: &str = "## Learned lessons";
+pub const REPLACE_SECTION: &str = "replace_section";
+pub const REPLACE_SNIPPET: &str = "replace_snippet";
+pub const STAGED: &str = "staged";
+
+/// A skill a person wrote: `DIR/<name>/SKILL.md`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BaseSkill {
+    /// The directory name.
+    pub name: String,
+    /// The SKILL.md path, for messages.
+    pub path: String,
+    pub text: String,
+}
+
+/// Reads `dir/<name>/SKILL.md` for every subdirectory that has one, sorted by name.
+pub fn read_base_skills(dir: &Path) -> std::io::Result<Vec<BaseSkill>> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let skill = entry.path().join("SKILL.md");
+        if !entry.path().is_dir() || !skill.is_file() {
+            continue;
+        }
+        let text = std::fs::read_to_string(&skill)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", skill.display())))?;
+        out.push(BaseSkill {
+            name: entry.file_name().to_string_lossy().into_owned(),
+            path: skill.display().to_string(),
+            text,
+        });
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.path.cmp(&b.path)));
+    Ok(out)
+}
+
+/// The compiled domain an authored skill belongs to: its directory name when that is a domain,
+/// else its frontmatter `name` when that is one.
+pub fn matched_domain(skill: &BaseSkill, domains: &BTreeSet<&str>) -> Option<String> {
+    if domains.contains(skill.name.as_str()) {
+        return Some(skill.name.clone());
+    }
+    markdown::frontmatter_name(&skill.text).filter(|n| domains.contains(n.as_str()))
+}
+
+/// One `deltas/<name>.json` per authored skill that matches a domain with global rules and
+/// gets at least one row, sorted by path; one E002 per skill whose rules did not all fit.
+pub fn compute(base: &[BaseSkill], lessons: &[Lesson], policy: &Policy) -> (Vec<OutFile>, Vec<Diagnostic>) {
+    let domains: BTreeSet<&str> = lessons.iter().map(|l| l.domain.as_str()).collect();
+    let mut skills: Vec<&BaseSkill> = base.iter().collect();
+    skills.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.path.cmp(&b.path)));
+    let mut files = Vec::new();
+    let mut diags = Vec::new();
+    for skill in skills {
+        let Some(domain) = matched_domain(skill, &domains) else {
+            continue;
+        };
+        let (rows, diag) = skill_rows(skill, &domain, lessons, policy);
+        diags.extend(diag);
+        if rows.is_empty() {
+            continue;
+        }
+        files.push(OutFile {
+            path: format!("deltas/{}.json", skill.name),
+            contents: delta_json(&rows),
+        });
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    files.dedup_by(|a, b| a.path == b.path);
+    (files, diags)
+}
+
+/// `{"generator": "skillc", "version": 1, "rows": [...]}`, pretty, with a trailing newline.
+pub fn delta_json(rows: &[Value]) -> String {
+    let doc = json!({ "generator": GENERATOR, "version": 1, "rows": rows });
+    let mut s = serde_json::to_string_pretty(&doc).expect("delta serialises");
+    s.push('\n');
+    s
+}
+
+/// The global rules of `domain` for a delta, by confidence (desc), then id; rules whose id the
+/// authored text already carries (a delta merged by hand) are not proposed again.
+fn delta_rules<'a>(domain: &str, lessons: &'a [Lesson], authored: &str) -> Vec<&'a Lesson> {
+    let mut rules: Vec<&Lesson> = lessons
+        .iter()
+        .filter(|l| l.rule && l.scope == "global" && l.domain == domain)
+        .filter(|l| !authored.contains(&format!("id: {}", l.id)))
+        .collect();
+    rules.sort_by(|a, b| b.confidence.cmp(&a.confidence).then_with(|| a.id.cmp(&b.id)));
+    rules.dedup_by(|a, b| a.id == b.id);
+    rules
+}
+
+/// A rule as a delta bullet: SKILL.md's rule line, with the kind spelled out for avoid and
+/// watch (a delta has no `## Avoid` heading to say it).
+pub fn bullet(l: &Lesson) -> String {
+    let cites: Vec<&str> = l.evidence.iter().take(3).map(String::as_str).collect();
+    let more = if l.evidence.len() > 3 {
+        format!(" +{} more", l.evidence.len() - 3)
+    } else {
+        String::new()
+    };
+    let text = match (l.kind, l.reasons.first()) {
+        (Kind::Avoid, Some(reason)) => format!("{} — {}", l.text, reason),
+        _ => l.text.clone(),
+    };
+    let prefix = match l.kind {
+        Kind::Do => "",
+        Kind::Avoid => "Avoid: ",
+        Kind::Watch => "Watch out: ",
+    };
+    let line = format!(
+        "- {prefix}{text} (id: {}, confidence {}, reinforcement {}; evidence: {}{more})",
+        l.id,
+        confidence_text(l.confidence),
+        l.reinforcement,
+        cites.join(", ")
+    );
+    // One rule, one line: a newline in a lesson must not start a heading in the authored skill.
+    line.replace("\r\n", " ").replace(['\n', '\r'], " ")
+}
+
+/// Where a skill's rows go.
+enum Anchor {
+    /// The `learned-lessons` section.
+    Section(Section),
+    /// After the last non-empty line: `old` (that line, widened upwards only when it occurs
+    /// more than once in the body) inside the section `slug`.
+    Snippet { old: String, section: Section },
+    /// The body has no text to anchor to.
+    None,
+}
+
+fn anchor(body: &str) -> Anchor {
+    let secs = sections(body);
+    if let Some(s) = secs.iter().find(|s| s.slug == LEARNED_LESSONS) {
+        return Anchor::Section(s.clone());
+    }
+    let lines = markdown::body_lines(body);
+    let Some(last) = lines.iter().rposition(|l| !l.trim().is_empty()) else {
+        return Anchor::None;
+    };
+    let Some(section) = secs.iter().find(|s| s.contains_line(last + 1)) else {
+        return Anchor::None;
+    };
+    // `old` must occur exactly once so the row applies in one place only.
+    for first in (0..=last).rev() {
+        let old = lines[first..=last].join("\n");
+        if markdown::occurrences(body, &old) == 1 {
+            return Anchor::Snippet {
+                old,
+                section: section.clone(),
+            };
+        }
+    }
+    Anchor::None
+}
+
+fn is_list_item(line: &str) -> bool {
+    let t = line.trim_start();
+    if t.starts_with("- ") || t.starts_with("* ") || t.starts_with("+ ") {
+        return true;
+    }
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && (t[digits..].starts_with(". ") || t[digits..].starts_with(") "))
+}
+
+/// The row's kind, anchor and payload for these bullets.
+fn payload(anchor: &Anchor, bullets: &[String]) -> Option<(&'static str, String, String, Value)> {
+    match anchor {
+        Anchor::Section(s) => {
+            let mut lines: Vec<&str> = s.text.split('\n').collect();
+            let trailing = lines.iter().rev().take_while(|l| l.trim().is_empty()).count();
+            let blank_tail = lines.split_off(lines.len() - trailing);
+            if lines.len() == 1 || !lines.last().is_some_and(|l| is_list_item(l)) {
+                lines.push("");
+            }
+            lines.extend(bullets.iter().map(String::as_str));
+            lines.extend(blank_tail);
+            let body = lines.join("\n");
+            Some((
+                REPLACE_SECTION,
+                s.slug.clone(),
+                s.digest(),
+                json!({ "body": body }),
+            ))
+        }
+        Anchor::Snippet { old, section } => {
+            let new = format!("{old}\n\n{LEARNED_HEADING}\n\n{}", bullets.join("\n"));
+            Some((
+                REPLACE_SNIPPET,
+                section.slug.clone(),
+                section.digest(),
+                json!({ "old": old, "new": new }),
+            ))
+        }
+        Anchor::None => None,
+    }
+}
+
+/// The row that adds `rules` to the skill `base_name`.
+fn row(base_name: &str, anchor: &Anchor, rules: &[&Lesson]) -> Option<Value> {
+    let bullets: Vec<String> = rules.iter().map(|l| bullet(l)).collect();
+    let (kind, section, anchor_digest, payload) = payload(anchor, &bullets)?;
+    let payload_json = serde_json::to_string(&payload).expect("payload serialises");
+    let id = format!(
+        "D{}",
+        digest::of_fields(&[base_name, &anchor_digest, &payload_json])
+    );
+    let evidence: BTreeSet<&str> = rules
+        .iter()
+        .flat_map(|l| l.evidence.iter().map(String::as_str))
+        .collect();
+    Some(json!({
+        "id": id,
+        "base_name": base_name,
+        "scope": "global",
+        "kind": kind,
+        "anchor_section": section,
+        "anchor_digest": anchor_digest,
+        "payload": payload,
+        "provenance": {
+            "generator": GENERATOR,
+            "lessons": rules.iter().map(|l| l.id.as_str()).collect::<Vec<_>>(),
+            "evidence": evidence.into_iter().collect::<Vec<_>>(),
+        },
+        "status": STAGED,
+    }))
+}
+
+/// Characters of a row's payload: its compact JSON.
+pub fn payload_chars(row: &Value) -> usize {
+    serde_json::to_string(&row["payload"])
+        .map(|s| s.chars().count())
+        .unwrap_or(usize::MAX)
+}
+
+/// Tokens, as the delta budget counts them: ⌈characters / 4⌉.
+pub fn tokens(text: &str) -> usize {
+    text.chars().count().div_ceil(4)
+}
+
+/// How many tokens the resolved skill adds to the authored one (None: the row does not apply).
+pub fn added_tokens(authored: &str, row: &Value) -> Option<usize> {
+    let resolved = resolve(authored, std::slice::from_ref(row)).ok()?;
+    Some(tokens(&resolved).saturating_sub(tokens(authored)))
+}
+
+/// The skill's row (if any rule fits) and its E002 (if any rule was left out).
+fn skill_rows(
+    skill: &BaseSkill,
+    domain: &str,
+    lessons: &[Lesson],
+    policy: &Policy,
+) -> (Vec<Value>, Option<Diagnostic>) {
+    let rules = delta_rules(domain, lessons, &skill.text);
+    if rules.is_empty() {
+        return (Vec::new(), None);
+    }
+    let (_, body) = split_frontmatter(&skill.text);
+    let anchor = anchor(&body);
+    let budget = &policy.deltas;
+    let fits = |r: &Value| {
+        payload_chars(r) <= budget.max_payload_chars
+            && added_tokens(&skill.text, r).is_some_and(|t| t <= budget.max_added_tokens)
+    };
+    // Highest confidence first: keep the longest prefix that fits.
+    let mut kept: Option<(usize, Value)> = None;
+    for n in 1..=rules.len() {
+        match row(&skill.name, &anchor, &rules[..n]) {
+            Some(r) if fits(&r) => kept = Some((n, r)),
+            _ => break,
+        }
+    }
+    let n = kept.as_ref().map_or(0, |(n, _)| *n);
+    let diag = (n < rules.len()).then(|| {
+        let left_out: Vec<String> = rules[n..].iter().map(|l| l.id.clone()).collect();
+        let d = match row(&skill.name, &anchor, &rules) {
+            Some(all) => Diagnostic::new(
+                codes::DELTA_OVERFLOW,
+                format!(
+                    "{} for authored skill {} did not fit the delta budget",
+                    rules_count(left_out.len()),
+                    skill.name
+                ),
+            )
+            .with("payload_chars", payload_chars(&all))
+            .with(
+                "added_tokens",
+                added_tokens(&skill.text, &all).map_or(Value::Null, Value::from),
+            ),
+            None => Diagnostic::new(
+                codes::DELTA_OVERFLOW,
+                format!(
+                    "authored skill {} has no text to anchor a delta to; {} left out",
+                    skill.name,
+                    rules_count(left_out.len())
+                ),
+            ),
+        };
+        d.subject(&skill.name)
+            .domain(domain)
+            .with("left_out", left_out)
+            .with("max_payload_chars", budget.max_payload_chars)
+            .with("max_added_tokens", budget.max_added_tokens)
+    });
+    (kept.map(|(_, r)| r).into_iter().collect(), diag)
+}
+
+fn rules_count(n: usize) -> String {
+    if n == 1 {
+        "1 rule".to_string()
+    } else {
+        format!("{n} rules")
+    }
+}
+
+fn field<'a>(row: &'a Value, name: &str) -> Result<&'a str, String> {
+    row[name]
+        .as_str()
+        .ok_or_else(|| format!("row {}: no `{name}`", row["id"].as_str().unwrap_or("?")))
+}
+
+/// Replaces lines `start..=end` (1-based) of `body` with `replacement`.
+fn splice(body: &str, start: usize, end: usize, replacement: &str) -> String {
+    let lines: Vec<&str> = body.lines().collect();
+    let mut out: Vec<&str> = lines[..start - 1].to_vec();
+    out.extend(replacement.split('\n'));
+    out.extend(&lines[end..]);
+    let mut s = out.join("\n");
+    if body.ends_with('\n') {
+        s.push('\n');
+    }
+    s
+}
+
+/// The authored skill with `rows` applied (frontmatter kept). Every row's anchor is checked
+/// against the authored text: its section must exist with the same digest, and a snippet's
+/// `old` must occur exactly once. The result keeps the authored line endings (CRLF when the
+/// authored text has any).
+pub fn resolve(base_text: &str, rows: &[Value]) -> Result<String, String> {
+    let crlf = base_text.contains("\r\n");
+    let (front, authored) = split_frontmatter(base_text);
+    let authored_secs = sections(&authored);
+    let mut body = authored.clone();
+    for r in rows {
+        let id = r["id"].as_str().unwrap_or("?");
+        let kind = field(r, "kind")?;
+        let slug = field(r, "anchor_section")?;
+        let want = field(r, "anchor_digest")?;
+        let sec = authored_secs
+            .iter()
+            .find(|s| s.slug == slug)
+            .ok_or_else(|| format!("row {id}: the authored skill has no section `{slug}`"))?;
+        let have = sec.digest();
+        if have != want {
+            return Err(format!(
+                "row {id}: section `{slug}` of the authored skill changed (anchor_digest {want}, now {have})"
+            ));
+        }
+        match kind {
+            REPLACE_SECTION => {
+                let new = markdown::lf(field(&r["payload"], "body")?);
+                let cur = sections(&body)
+                    .into_iter()
+                    .find(|s| s.slug == slug)
+                    .ok_or_else(|| format!("row {id}: section `{slug}` is gone after earlier rows"))?;
+                body = splice(&body, cur.start_line, cur.end_line, &new);
+            }
+            REPLACE_SNIPPET => {
+                let old = markdown::lf(field(&r["payload"], "old")?);
+                let new = markdown::lf(field(&r["payload"], "new")?);
+                for (what, text) in [("authored skill", &authored), ("skill", &body)] {
+                    let n = markdown::occurrences(text, &old);
+                    if n != 1 {
+                        return Err(format!(
+                            "row {id}: the snippet occurs {n} times in the {what}, not once"
+                        ));
+                    }
+                }
+                body = body.replacen(&old, &new, 1);
+            }
+            other => return Err(format!("row {id}: unknown kind `{other}`")),
+        }
+    }
+    let out = front + &body;
+    Ok(if crlf { out.replace('\n', "\r\n") } else { out })
+}
+
+/// A delta file's rows.
+pub fn parse_delta(json_text: &str) -> Result<Vec<Value>, String> {
+    let v: Value = serde_json::from_str(json_text).map_err(|e| e.to_string())?;
+    v["rows"]
+        .as_array()
+        .cloned()
+        .ok_or_else(|| "not a skill delta: no `rows`".to_string())
+}
+
+/// `skillc deltas show NAME`: the authored skill `NAME` under `base_dir` with the rows of
+/// `out_dir/deltas/NAME.json` applied (the authored text as is when there is no delta file).
+pub fn show(base_dir: &Path, out_dir: &Path, name: &str) -> Result<String, String> {
+    if name.is_empty() || name.contains(['/', '\\']) || name == "." || name == ".." {
+        return Err(format!("{name:?} is not a skill name"));
+    }
+    let skill = base_dir.join(name).join("SKILL.md");
+    let text = std::fs::read_to_string(&skill).map_err(|e| format!("{}: {e}", skill.display()))?;
+    let delta = out_dir.join("deltas").join(format!("{name}.json"));
+    let rows = match std::fs::read_to_string(&delta) {
+        Ok(s) => parse_delta(&s).map_err(|e| format!("{}: {e}", delta.display()))?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(format!("{}: {e}", delta.display())),
+    };
+    resolve(&text, &rows).map_err(|e| format!("{}: {e}", delta.display()))
+}
