@@ -73,6 +73,11 @@ pub enum Command {
         #[command(flatten)]
         run: CompileArgs,
     },
+    /// Authored skills with their deltas
+    Deltas {
+        #[command(subcommand)]
+        action: DeltasCommand,
+    },
     /// Generate a realistic synthetic corpus (deterministic for a seed)
     Gen {
         #[arg(long)]
@@ -82,6 +87,20 @@ pub enum Command {
         /// Write here instead of stdout
         #[arg(long)]
         out: Option<PathBuf>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum DeltasCommand {
+    /// Print an authored skill with its staged deltas resolved
+    Show {
+        name: String,
+        /// The authored skills (DIR/<name>/SKILL.md)
+        #[arg(long)]
+        base_skills: PathBuf,
+        /// Output directory holding deltas/<name>.json
+        #[arg(long, default_value = "skills-out")]
+        out: PathBuf,
     },
 }
 
@@ -286,6 +305,17 @@ fn run(cli: Cli) -> Result<i32, Fatal> {
         }
         Command::Codes { format } => print_report(format, explain::codes_text(), &explain::codes_json()),
         Command::Lessons { action } => lessons(action),
+        Command::Deltas {
+            action:
+                DeltasCommand::Show {
+                    name,
+                    base_skills,
+                    out,
+                },
+        } => {
+            let text = crate::deltas::show(&base_skills, &out, &name).map_err(Fatal)?;
+            print_report(OutputFormat::Human, text, &serde_json::Value::Null)
+        }
         Command::Bless { experience_id, run } => {
             let (comp, _) = analyse(&run)?;
             if !comp.corpus.experiences.iter().any(|e| e.id == experience_id) {
@@ -418,12 +448,23 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
         stop_after: Some(stop),
         decisions,
     };
-    let comp = pipeline::compile(corpus, sink, &rules, &opts);
+    let mut comp = pipeline::compile(corpus, sink, &rules, &opts);
+    let mut delta_files = Vec::new();
+    if let (Some(dir), Stage::Emit) = (&args.base_skills, stop) {
+        let base =
+            crate::deltas::read_base_skills(dir).map_err(|e| Fatal(format!("{}: {e}", dir.display())))?;
+        let (files, diags) = crate::deltas::compute(&base, &comp.lessons, &rules.policy);
+        comp.diagnostics.extend(diags);
+        comp.diagnostics = crate::diagnostics::finalize(std::mem::take(&mut comp.diagnostics));
+        delta_files = files;
+    }
     let mut diagnostics = comp.diagnostics.clone();
     let mut written = Vec::new();
     if let Some(store) = store.as_mut() {
         let mut emit_sink = Vec::new();
-        let files = emit::render(&comp, &rules, &mut emit_sink);
+        let mut files = emit::render(&comp, &rules, &mut emit_sink);
+        files.extend(delta_files);
+        files.sort_by(|a, b| a.path.cmp(&b.path));
         let previous = store.last_compile()?.outputs;
         written = emit::write(&args.out, &files, &previous)
             .map_err(|e| Fatal(format!("{}: {e}", args.out.display())))?;

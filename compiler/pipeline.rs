@@ -99,6 +99,7 @@ impl Compilation {
 /// Runs normalize → outcome → candidates → cluster → gate → score on a loaded corpus.
 pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: &Options) -> Compilation {
     let mut sink = load_diagnostics;
+    let mut clock = StageClock::from_env();
     let min_reinforcement = opts.min_reinforcement.unwrap_or(rules.policy.min_reinforcement);
     let stop = opts.stop_after.unwrap_or(Stage::Emit);
     let mut comp = Compilation {
@@ -114,22 +115,27 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
 
     normalize::normalize(&mut corpus, rules, &mut sink);
     apply_blessings(&mut corpus, &opts.decisions);
+    clock.lap("normalize");
     comp.stopped_after = Some(Stage::Normalize);
     if stop > Stage::Normalize {
         comp.verdicts = outcome::derive_all(&corpus, &rules.policy, &mut sink);
+        clock.lap("outcome");
         comp.stopped_after = Some(Stage::Outcome);
     }
     if stop > Stage::Outcome {
         comp.candidates = candidates::extract(&corpus, &comp.verdicts, rules, &mut sink);
         gate::check_claims(&corpus, &comp.verdicts, &mut comp.candidates, &mut sink);
+        clock.lap("candidates");
         comp.stopped_after = Some(Stage::Candidates);
     }
     if stop > Stage::Candidates {
         comp.clusters = cluster::cluster(&comp.candidates, &rules.lexicon);
+        clock.lap("cluster");
         comp.stopped_after = Some(Stage::Cluster);
     }
     if stop > Stage::Cluster {
         comp.gate = gate::gate(&comp.candidates, &comp.clusters, &mut sink);
+        clock.lap("gate");
         comp.stopped_after = Some(Stage::Gate);
     }
     if stop > Stage::Gate {
@@ -149,10 +155,12 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         comp.lesson_of = scored.lesson_of;
         lesson_diagnostics(&comp, &mut sink);
         comp.fates = fates(&comp);
+        clock.lap("score");
         comp.stopped_after = Some(Stage::Score);
     }
     comp.corpus = corpus;
     comp.diagnostics = diagnostics::finalize(sink);
+    clock.lap("finalize");
     if comp.stopped_after == Some(Stage::Score) {
         if let Some(d) = check_fates(&comp) {
             comp.diagnostics.push(d);
@@ -344,4 +352,20 @@ pub fn fate_counts(comp: &Compilation) -> BTreeMap<String, [usize; 4]> {
         m.entry(c.domain.clone()).or_default()[slot] += 1;
     }
     m
+}
+
+/// Stage timings on stderr when `SKILLC_TIMINGS` is set (for profiling; never in an output file).
+pub struct StageClock(Option<std::time::Instant>);
+
+impl StageClock {
+    pub fn from_env() -> StageClock {
+        StageClock(std::env::var_os("SKILLC_TIMINGS").map(|_| std::time::Instant::now()))
+    }
+
+    pub fn lap(&mut self, stage: &str) {
+        if let Some(t) = self.0 {
+            eprintln!("timing: {stage:<12} {:>8.3} s", t.elapsed().as_secs_f64());
+            self.0 = Some(std::time::Instant::now());
+        }
+    }
 }

@@ -810,26 +810,21 @@ impl<'a> Fold<'a> {
     fn apply_caps(&mut self) {
         let cap = self.policy().caps.active_lessons;
         let now = self.inp.corpus.now();
-        let mut groups: BTreeMap<(String, String), Vec<u32>> = BTreeMap::new();
+        // (scope, domain) → (pinned active lessons, the other active lessons).
+        let mut groups: BTreeMap<(String, String), (usize, Vec<u32>)> = BTreeMap::new();
         for (i, l) in self.live.iter().enumerate() {
-            if l.lesson.status == Status::Active && !l.lesson.pinned {
-                groups
+            if l.lesson.status == Status::Active {
+                let g = groups
                     .entry((l.lesson.scope.clone(), l.lesson.domain.clone()))
-                    .or_default()
-                    .push(i as u32);
+                    .or_default();
+                if l.lesson.pinned {
+                    g.0 += 1;
+                } else {
+                    g.1.push(i as u32);
+                }
             }
         }
-        for ((scope, domain), mut ids) in groups {
-            let pinned = self
-                .live
-                .iter()
-                .filter(|l| {
-                    l.lesson.pinned
-                        && l.lesson.is_active()
-                        && l.lesson.scope == scope
-                        && l.lesson.domain == domain
-                })
-                .count();
+        for ((scope, domain), (pinned, mut ids)) in groups {
             let room = cap.saturating_sub(pinned);
             if ids.len() <= room {
                 continue;
