@@ -312,48 +312,100 @@ fn evidence_md(scope: &str, domain: &str, rules: &[&Lesson], comp: &Compilation)
     s
 }
 
-/// One lesson as a ledger object (DESIGN §7).
+/// One lesson as a ledger object (DESIGN §7); serialised straight from borrowed fields.
+#[derive(serde::Serialize)]
+struct LedgerLesson<'a> {
+    id: &'a str,
+    kind: &'static str,
+    text: &'a str,
+    domain: &'a str,
+    scope: &'a str,
+    operation_key: Option<&'a str>,
+    status: &'static str,
+    reason: Option<&'a str>,
+    confidence: Value,
+    reinforcement: u32,
+    rule: bool,
+    pinned: bool,
+    blessed: bool,
+    evidence: &'a [String],
+    projects: &'a [String],
+    superseded_by: Option<&'a str>,
+    supersedes: Option<&'a str>,
+    founder: &'a str,
+    cluster: &'a str,
+    admitted_at: String,
+    last_used: String,
+    working_args: Option<&'a str>,
+    reasons: &'a [String],
+    history: Vec<LedgerEvent<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct LedgerEvent<'a> {
+    at: String,
+    event: &'static str,
+    confidence: Value,
+    experiences: &'a [String],
+    detail: Option<&'a str>,
+}
+
+fn ledger_lesson(l: &Lesson) -> LedgerLesson<'_> {
+    LedgerLesson {
+        id: &l.id,
+        kind: l.kind.as_str(),
+        text: &l.text,
+        domain: &l.domain,
+        scope: &l.scope,
+        operation_key: l.operation_key.as_deref(),
+        status: l.status.as_str(),
+        reason: l.reason.as_deref(),
+        confidence: confidence_value(l.confidence),
+        reinforcement: l.reinforcement,
+        rule: l.rule,
+        pinned: l.pinned,
+        blessed: l.blessed,
+        evidence: &l.evidence,
+        projects: &l.projects,
+        superseded_by: l.superseded_by.as_deref(),
+        supersedes: l.supersedes.as_deref(),
+        founder: &l.founder,
+        cluster: &l.cluster,
+        admitted_at: crate::time::format_rfc3339(l.admitted_at),
+        last_used: format_day(l.last_used_day),
+        working_args: l.working.as_deref(),
+        reasons: &l.reasons,
+        history: l
+            .history
+            .iter()
+            .map(|h| LedgerEvent {
+                at: crate::time::format_rfc3339(h.at),
+                event: h.event,
+                confidence: confidence_value(h.confidence),
+                experiences: &h.experiences,
+                detail: h.detail.as_deref(),
+            })
+            .collect(),
+    }
+}
+
+/// One lesson as a JSON value (for reports).
 pub fn lesson_json(l: &Lesson) -> Value {
-    json!({
-        "id": l.id,
-        "kind": l.kind.as_str(),
-        "text": l.text,
-        "domain": l.domain,
-        "scope": l.scope,
-        "operation_key": l.operation_key,
-        "status": l.status.as_str(),
-        "reason": l.reason,
-        "confidence": confidence_value(l.confidence),
-        "reinforcement": l.reinforcement,
-        "rule": l.rule,
-        "pinned": l.pinned,
-        "blessed": l.blessed,
-        "evidence": l.evidence,
-        "projects": l.projects,
-        "superseded_by": l.superseded_by,
-        "supersedes": l.supersedes,
-        "founder": l.founder,
-        "cluster": l.cluster,
-        "admitted_at": crate::time::format_rfc3339(l.admitted_at),
-        "last_used": format_day(l.last_used_day),
-        "working_args": l.working,
-        "reasons": l.reasons,
-        "history": l.history.iter().map(|h| json!({
-            "at": crate::time::format_rfc3339(h.at),
-            "event": h.event,
-            "confidence": confidence_value(h.confidence),
-            "experiences": h.experiences,
-            "detail": h.detail,
-        })).collect::<Vec<_>>(),
-    })
+    serde_json::to_value(ledger_lesson(l)).expect("lesson serialises")
 }
 
 pub fn ledger_json(lessons: &[Lesson]) -> String {
-    let doc = json!({
-        "generator": GENERATOR,
-        "version": 1,
-        "lessons": lessons.iter().map(lesson_json).collect::<Vec<_>>(),
-    });
+    #[derive(serde::Serialize)]
+    struct Ledger<'a> {
+        generator: &'static str,
+        version: u32,
+        lessons: Vec<LedgerLesson<'a>>,
+    }
+    let doc = Ledger {
+        generator: GENERATOR,
+        version: 1,
+        lessons: lessons.iter().map(ledger_lesson).collect(),
+    };
     let mut s = serde_json::to_string_pretty(&doc).expect("ledger serialises");
     s.push('\n');
     s
@@ -407,7 +459,6 @@ pub fn write(out: &Path, files: &[OutFile], previous: &[String]) -> std::io::Res
         {
             let mut w = std::fs::File::create(&tmp)?;
             w.write_all(f.contents.as_bytes())?;
-            w.sync_all()?;
         }
         std::fs::rename(&tmp, &path)?;
     }

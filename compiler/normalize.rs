@@ -81,6 +81,9 @@ fn checked_target(from: &str, to: &str) -> Result<String, String> {
 #[derive(Clone, Debug, Default)]
 pub struct SecretScanner {
     patterns: Vec<SecretPattern>,
+    /// Every pattern in one automaton: almost no text carries a secret, so one pass that
+    /// says "none of them" spares running each pattern.
+    any: regex::RegexSet,
 }
 
 #[derive(Clone, Debug)]
@@ -126,11 +129,16 @@ impl SecretScanner {
                 name: e.name,
             });
         }
-        Ok(SecretScanner { patterns })
+        let any = regex::RegexSet::new(patterns.iter().map(|p| p.regex.as_str()))
+            .map_err(|err| format!("secret patterns: {err}"))?;
+        Ok(SecretScanner { patterns, any })
     }
 
     /// The name of the first pattern the text matches; never the secret itself.
     pub fn find(&self, text: &str) -> Option<&str> {
+        if !self.any.is_match(text) {
+            return None;
+        }
         self.patterns
             .iter()
             .find(|p| p.matches(text).next().is_some())
@@ -140,6 +148,9 @@ impl SecretScanner {
     /// The text with every secret replaced by `[redacted: <pattern>]`, and the first pattern
     /// that fired; `None` when there is nothing to redact.
     pub fn redact(&self, text: &str) -> Option<(String, &str)> {
+        if !self.any.is_match(text) {
+            return None;
+        }
         let mut first: Option<&str> = None;
         let mut out = std::borrow::Cow::Borrowed(text);
         for p in &self.patterns {

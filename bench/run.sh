@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# skillc benchmark: generates 10k / 100k / 1M-experience corpora with `skillc gen` and reports, per
+# size, the median wall time of a full compile, experiences per second, peak RSS, the ratio of the
+# full compile to a load-only pass (`--stop-after load`), and the load-only pass against a bare typed
+# serde_json parse of the same file (the physical floor). Then the worst case — one block of
+# 200 000 near-identical candidates — and a byte-identity check at 1 and 2 threads.
+#
+#   bench/run.sh                 # all sizes, 3 runs each
+#   SIZES="10000 100000" RUNS=5 bench/run.sh
+#
+# Work files go to bench/out/ (ignored by git). Needs only cargo and /usr/bin/time (GNU time).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SIZES=${SIZES:-"10000 100000 1000000"}
+RUNS=${RUNS:-3}
+SEED=${SEED:-1}
+OUT=bench/out
+mkdir -p "$OUT"
+
+cargo build --release --quiet
+cargo build --release --quiet --example bare_parse
+BIN=target/release/skillc
+BARE=target/release/examples/bare_parse
+TIME=/usr/bin/time
+
+median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+# Runs a command RUNS times; prints "median_seconds max_rss_kb".
+measure() {
+  local secs=() rss=0
+  for _ in $(seq "$RUNS"); do
+    "$TIME" -f "%e %M" -o "$OUT/time.txt" "$@" >/dev/null 2>&1
+    read -r s m < "$OUT/time.txt"
+    secs+=("$s"); (( m > rss )) && rss=$m
+  done
+  printf '%s %s\n' "$(printf '%s\n' "${secs[@]}" | median)" "$rss"
+}
+
+echo "skillc benchmark — $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), runs per figure: $RUNS (median)"
+echo
+echo "| experiences | file | bare parse | load only | full compile | exp/s | peak RSS | load / bare | full / load |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+for n in $SIZES; do
+  corpus="$OUT/corpus-$n.jsonl"
+  [ -s "$corpus" ] || "$BIN" gen --experiences "$n" --seed "$SEED" --out "$corpus"
+  size=$(du -h "$corpus" | cut -f1)
+  bare=$(for _ in $(seq "$RUNS"); do "$BARE" "$corpus" 2>/dev/null; done | median)
+  read -r load _ < <(measure "$BIN" compile "$corpus" --out "$OUT/skills-$n" --stop-after load)
+  read -r full rss < <(measure "$BIN" compile "$corpus" --out "$OUT/skills-$n")
+  awk -v n="$n" -v size="$size" -v bare="$bare" -v load="$load" -v full="$full" -v rss="$rss" 'BEGIN {
+    printf "| %d | %s | %.2f s | %.2f s | %.2f s | %.0f | %.2f GiB | %.2f× | %.2f× |\n",
+      n, size, bare, load, full, n / full, rss / 1048576, load / bare, full / load }'
+done
+
+echo
+echo "Worst case: one block of 200 000 near-identical candidates"
+cargo test --release --quiet --lib cluster::tests::scale_200k -- --ignored --nocapture 2>/dev/null | grep -iE "200|cluster" || true
+
+echo
+largest=$(echo "$SIZES" | awk '{print $NF}')
+corpus="$OUT/corpus-$largest.jsonl"
+"$BIN" compile "$corpus" --out "$OUT/t1" --threads 1 >/dev/null 2>&1
+"$BIN" compile "$corpus" --out "$OUT/t2" --threads 2 >/dev/null 2>&1
+if diff -r -q -x .skillc "$OUT/t1" "$OUT/t2" >/dev/null; then
+  echo "byte-identical output at 1 and 2 threads ($largest experiences): yes"
+else
+  echo "byte-identical output at 1 and 2 threads ($largest experiences): NO"; exit 1
+fi
