@@ -128,14 +128,30 @@ struct Store {
 }
 
 impl Store {
+    /// Read in place when that creates no file beside the store: a rollback-journal
+    /// database, or a WAL database whose `-wal` and `-shm` exist (GAIA is running); a WAL
+    /// database with neither (GAIA shut down cleanly) is read as immutable. A WAL database
+    /// with a `-wal` but no `-shm` (a read-only open would create the `-shm`), or any store
+    /// the read-only open fails on, is read from a private copy.
     fn open(path: &Path) -> Result<Store, OpenError> {
-        let first = match open_read_only(path) {
-            Ok(conn) => return Ok(Store { conn, _copy: None }),
-            Err(e) => e,
+        let side = |suffix: &str| {
+            let mut p = path.as_os_str().to_owned();
+            p.push(suffix);
+            PathBuf::from(p).exists()
         };
-        if is_not_a_database(&first) {
-            return Err(OpenError::NotADatabase);
-        }
+        let (wal, shm) = (side("-wal"), side("-shm"));
+        let in_place = match wal_mode(path) {
+            Some(true) if wal && shm => Some(false),
+            Some(true) if !wal && !shm => Some(true),
+            Some(true) => None,
+            Some(false) | None => Some(false),
+        };
+        let first = match in_place.map(|immutable| open_read_only(path, immutable)) {
+            Some(Ok(conn)) => return Ok(Store { conn, _copy: None }),
+            Some(Err(e)) if is_not_a_database(&e) => return Err(OpenError::NotADatabase),
+            Some(Err(e)) => e.to_string(),
+            None => "a read-only open would create the -shm file".to_string(),
+        };
         let copy = TempCopy::new(path)
             .map_err(|e| OpenError::Other(format!("{first}; a private copy failed: {e}")))?;
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -170,10 +186,23 @@ fn probe(conn: &Connection) -> rusqlite::Result<()> {
     Ok(())
 }
 
-fn open_read_only(path: &Path) -> rusqlite::Result<Connection> {
+/// Is the database in WAL mode (file format versions 2 in its header)? `None` when the
+/// header cannot be read.
+fn wal_mode(path: &Path) -> Option<bool> {
+    use std::io::Read;
+    let mut header = [0u8; 20];
+    std::fs::File::open(path).ok()?.read_exact(&mut header).ok()?;
+    Some(header[18] == 2 && header[19] == 2)
+}
+
+fn open_read_only(path: &Path, immutable: bool) -> rusqlite::Result<Connection> {
     let flags =
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn = Connection::open_with_flags(file_uri(path), flags)?;
+    let mut uri = file_uri(path);
+    if immutable {
+        uri.push_str("&immutable=1");
+    }
+    let conn = Connection::open_with_flags(uri, flags)?;
     conn.busy_timeout(BUSY_TIMEOUT)?;
     conn.pragma_update(None, "query_only", true)?;
     probe(&conn)?;
@@ -218,11 +247,15 @@ impl TempCopy {
             dir,
         };
         std::fs::copy(path, &copy.db)?;
-        let mut wal = path.as_os_str().to_owned();
-        wal.push("-wal");
-        let wal = PathBuf::from(wal);
-        if wal.exists() {
-            std::fs::copy(&wal, copy.dir.join("memory.db-wal"))?;
+        // The WAL holds committed transactions not yet in the database; a hot rollback
+        // journal, a transaction to undo. Both travel with the copy.
+        for suffix in ["-wal", "-journal"] {
+            let mut side = path.as_os_str().to_owned();
+            side.push(suffix);
+            let side = PathBuf::from(side);
+            if side.exists() {
+                std::fs::copy(&side, copy.dir.join(format!("memory.db{suffix}")))?;
+            }
         }
         Ok(copy)
     }
