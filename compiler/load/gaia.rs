@@ -823,8 +823,10 @@ impl Reader<'_> {
         }
 
         // GAIA's own mechanical lessons: learned from the sessions that show them, or claimed.
+        let tool_lessons = rows.iter().any(|k| k.source == "tool_lesson");
         let passing: Vec<Vec<candidates::Mechanical>> = experiences
             .iter()
+            .filter(|_| tool_lessons)
             .map(|e| {
                 if crate::outcome::derive(e, policy).passed {
                     candidates::mechanical(&e.operations, policy)

@@ -351,10 +351,11 @@ fn memory(v: Value, loc: &SourceLoc, first: bool, aliases: &Aliases) -> Parsed {
             None
         }
     };
+    let before = c.diags.len();
     let created = c.time("created_at", m.remove("created_at"));
     let updated = c.time("updated_at", m.remove("updated_at"));
     let recorded_at = created.or(updated);
-    if recorded_at.is_none() && c.diags.iter().all(|d| d.code != codes::INVALID_VALUE) {
+    if recorded_at.is_none() && c.diags.len() == before {
         c.missing("created_at");
     }
     // effort_score is informational: a value outside 1–5 is dropped, never a refusal.
@@ -432,4 +433,103 @@ fn inactive(key: &str, state: &str, tags: &[String], loc: &SourceLoc, aliases: &
         return vec![note()];
     }
     domains.into_iter().map(|d| note().domain(d)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::Rules;
+
+    fn one(v: Value) -> Parsed {
+        let loc = SourceLoc {
+            file: "export.json".into(),
+            line: 3,
+        };
+        memory(v, &loc, false, &Rules::builtin().aliases)
+    }
+
+    #[test]
+    fn recognised_by_content() {
+        assert!(looks_like(
+            br#"[{"key": "m-1", "tags": "[\"py\"]", "outcome": "succeeded"}]"#
+        ));
+        assert!(looks_like(
+            b"\xef\xbb\xbf{\"key\": \"m-1\", \"created_at\": \"1714552800\"}\n{}"
+        ));
+        assert!(looks_like(br#"  [ {"key": "m-1", "effort_score": 3} ]"#));
+        assert!(!looks_like(br#"[{"id": "exp-1", "key": "x", "tags": []}]"#));
+        assert!(!looks_like(
+            br#"{"id": "exp-1", "recorded_at": "2026-01-01T00:00:00Z"}"#
+        ));
+        assert!(!looks_like(
+            br#"[{"key": "m-1", "created_at": "2024-05-01T10:00:00Z"}]"#
+        ));
+        assert!(!looks_like(b"- key: m-1\n  tags: [python]\n"));
+    }
+
+    #[test]
+    fn strings_stand_in_for_numbers_lists_and_booleans() {
+        let p = one(serde_json::json!({
+            "key": "mem-42",
+            "tags": "[\"Python\", \"testing\"]",
+            "outcome": "Succeeded",
+            "effort_score": "4",
+            "blessed": "1",
+            "gotchas": "fixtures leak state between tests",
+            "abandoned_approaches": "[{\"name\": \"monkeypatching time\", \"type\": \"approach\", \"reason\": \"flaky\"}]",
+            "created_at": "1714552800",
+            "updated_at": 1714556400,
+            "content": "c",
+            "embedding": [0.1, 0.2]
+        }));
+        let Item::Experience(e) = p.item else {
+            panic!("{:?}", p.item)
+        };
+        assert_eq!(e.id, "mem-42");
+        assert_eq!(e.domains, ["Python", "testing"]);
+        assert_eq!(e.outcome, Some(Outcome::Succeeded));
+        assert_eq!(e.effort, Some(4));
+        assert!(e.blessed);
+        assert_eq!(e.recorded_at, 1_714_552_800_000);
+        assert_eq!(e.gotchas, ["fixtures leak state between tests"]);
+        assert_eq!(e.dead_ends[0].name, "monkeypatching time");
+        assert_eq!(e.dead_ends[0].reason.as_deref(), Some("flaky"));
+        assert_eq!(e.content.as_deref(), Some("c"));
+        assert!(p.unknown.is_empty(), "OmniMem's own fields are not reported");
+
+        // updated_at stands in for a missing created_at.
+        let p = one(
+            serde_json::json!({"key": "m", "tags": ["go"], "outcome": "pivoted", "updated_at": 1714556400.5}),
+        );
+        let Item::Experience(e) = p.item else { panic!() };
+        assert_eq!(e.recorded_at, 1_714_556_400_500);
+    }
+
+    #[test]
+    fn inactive_and_invalid_memories() {
+        let p = one(
+            serde_json::json!({"key": "m", "tags": "[\"py\", \"docker\"]", "outcome": "succeeded", "state": "archived", "created_at": 1}),
+        );
+        let Item::Invalid(d) = p.item else { panic!() };
+        assert!(d.iter().all(|d| d.code == codes::INACTIVE_MEMORY));
+        let domains: Vec<_> = d.iter().map(|d| d.domain.clone().unwrap()).collect();
+        assert_eq!(domains, ["docker", "python"], "aliased, one note per domain");
+
+        let p = one(serde_json::json!({"tags": [], "outcome": "won", "blessed": "maybe"}));
+        let Item::Invalid(d) = p.item else { panic!() };
+        let codes: Vec<(&str, String)> = d
+            .iter()
+            .map(|d| (d.code, d.evidence["field"].as_str().unwrap().to_string()))
+            .collect();
+        assert_eq!(
+            codes,
+            [
+                ("L002", "key".into()),
+                ("L002", "tags".into()),
+                ("L003", "outcome".into()),
+                ("L002", "created_at".into()),
+                ("L003", "blessed".into()),
+            ]
+        );
+    }
 }
