@@ -194,9 +194,18 @@ impl Cursor<'_> {
     }
 }
 
+/// Turns one parsed element into a record (`first`: the file's first element).
+pub(crate) type Convert<'c> = &'c dyn Fn(Value, &SourceLoc, bool) -> Parsed;
+
 /// A JSON document: an array of records or one record. A syntax error keeps the records
 /// before it and skips the rest with one diagnostic at the error's line.
 pub(crate) fn json_document(text: &str, file: &str) -> Vec<Parsed> {
+    json_document_with(text, file, None)
+}
+
+/// `json_document` with another reader's record converter (`None`: native records, with the
+/// typed fast path).
+pub(crate) fn json_document_with(text: &str, file: &str, convert: Option<Convert>) -> Vec<Parsed> {
     let mut out = Vec::new();
     let mut cur = Cursor {
         bytes: text.as_bytes(),
@@ -237,7 +246,7 @@ pub(crate) fn json_document(text: &str, file: &str) -> Vec<Parsed> {
                     }
                     _ => {}
                 }
-                match element(text, &mut cur, file, first) {
+                match element(text, &mut cur, file, first, convert) {
                     Ok(p) => out.push(p),
                     Err((line, msg)) => {
                         out.push(malformed(
@@ -272,7 +281,7 @@ pub(crate) fn json_document(text: &str, file: &str) -> Vec<Parsed> {
                 }
             }
         }
-        Some(b'{') => match element(text, &mut cur, file, true) {
+        Some(b'{') => match element(text, &mut cur, file, true, convert) {
             Ok(p) => out.push(p),
             Err((line, msg)) => {
                 out.push(malformed(line, format!("invalid json: {msg}")));
@@ -298,10 +307,16 @@ pub(crate) fn json_document(text: &str, file: &str) -> Vec<Parsed> {
 }
 
 /// One element at the cursor: the typed fast path first, then the reference path.
-fn element(text: &str, cur: &mut Cursor, file: &str, first: bool) -> Result<Parsed, (u32, String)> {
+fn element(
+    text: &str,
+    cur: &mut Cursor,
+    file: &str,
+    first: bool,
+    convert: Option<Convert>,
+) -> Result<Parsed, (u32, String)> {
     let rest = &text[cur.pos..];
     let line = cur.line;
-    if !first {
+    if !first && convert.is_none() {
         let mut it = serde_json::Deserializer::from_str(rest).into_iter::<fast::Acc>();
         if let Some(Ok(acc)) = it.next() {
             let end = cur.pos + it.byte_offset();
@@ -324,7 +339,10 @@ fn element(text: &str, cur: &mut Cursor, file: &str, first: bool) -> Result<Pars
                 file: file.to_string(),
                 line,
             };
-            Ok(record::from_value(v, &loc, first))
+            Ok(match convert {
+                Some(f) => f(v, &loc, first),
+                None => record::from_value(v, &loc, first),
+            })
         }
         Some(Err(e)) => Err((line + e.line().saturating_sub(1) as u32, error_message(&e))),
         None => Err((line, "unexpected end of file".into())),

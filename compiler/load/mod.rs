@@ -9,13 +9,20 @@
 //! * `json`: JSON Lines (read in large blocks, lines parsed in parallel) and JSON documents;
 //! * `yaml`: YAML lists and `---` documents, with line numbers from a text scan;
 //! * `fast`: the typed fast path for one JSON record;
-//! * `record`: the reference validator, the single source of record diagnostics.
+//! * `record`: the reference validator, the single source of record diagnostics;
+//! * `omnimem`: OmniMem exports (a JSON array or JSON Lines of memories);
+//! * `gaia`: GAIA `memory.db` stores, read in place and never written.
 
 mod fast;
+mod gaia;
 mod json;
+mod omnimem;
 mod record;
 mod yaml;
 
+pub use gaia::GENERAL as GAIA_GENERAL_DOMAIN;
+
+use std::cell::OnceCell;
 use std::collections::hash_map::{DefaultHasher, Entry as HashEntry};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::{self, File};
@@ -25,6 +32,7 @@ use std::path::{Path, PathBuf};
 
 use crate::diagnostics::{Diagnostic, Sink, codes};
 use crate::model::{Corpus, SourceLoc};
+use crate::policy::Rules;
 use record::{Item, Parsed};
 
 /// Input formats; `None` in `LoadOptions::from` means recognise by content.
@@ -116,12 +124,19 @@ fn detect(name: &str, head: &[u8], explicit: bool, from: Option<Format>) -> Dete
     if sqlite {
         return Detected::Foreign(Format::Gaia);
     }
-    match extension(name).as_str() {
+    let detected = match extension(name).as_str() {
         "jsonl" | "ndjson" => Detected::Native(Syntax::Jsonl),
         "json" => Detected::Native(Syntax::Json),
         "yaml" | "yml" => Detected::Native(Syntax::Yaml),
         "db" | "sqlite" | "sqlite3" if !explicit => Detected::Skip,
         _ => sniff(head),
+    };
+    // An OmniMem export is JSON too: recognised by its first memory, unless `--from native`.
+    match detected {
+        Detected::Native(Syntax::Json | Syntax::Jsonl) if from.is_none() && omnimem::looks_like(head) => {
+            Detected::Foreign(Format::Omnimem)
+        }
+        other => other,
     }
 }
 
@@ -167,14 +182,41 @@ struct InputFile {
 /// All files found are read in path order (so `b.jsonl a.jsonl` reads `a.jsonl` first), not
 /// in the order the inputs were given; a file named twice is read once. JSON Lines files are
 /// streamed in bounded blocks; `.json` and YAML files are read whole.
+///
+/// The GAIA reader needs the rules (checks, the program → domain map, transient errors); this
+/// entry point uses `./rules` when present, else the built-in rules. `load_with_rules` takes
+/// the rules the compile uses.
 pub fn load(inputs: &[PathBuf], opts: &LoadOptions, sink: &mut Sink) -> Result<Corpus, LoadError> {
-    load_blocks(inputs, opts, sink, BLOCK)
+    load_blocks(inputs, opts, None, sink, BLOCK)
+}
+
+/// `load` with the rules of the compile (`--rules`).
+pub fn load_with_rules(
+    inputs: &[PathBuf],
+    opts: &LoadOptions,
+    rules: &Rules,
+    sink: &mut Sink,
+) -> Result<Corpus, LoadError> {
+    load_blocks(inputs, opts, Some(rules), sink, BLOCK)
+}
+
+/// The rules a loader without explicit rules uses: `./rules` when it exists, else built-in
+/// (what the command line does without `--rules`).
+fn default_rules() -> Rules {
+    let dir = Path::new("rules");
+    if dir.join("policy.yaml").is_file()
+        && let Ok(r) = Rules::load(dir)
+    {
+        return r;
+    }
+    Rules::builtin()
 }
 
 /// `load` with a JSONL block size (tests use tiny blocks to cross block boundaries).
 fn load_blocks(
     inputs: &[PathBuf],
     opts: &LoadOptions,
+    rules: Option<&Rules>,
     sink: &mut Sink,
     block: usize,
 ) -> Result<Corpus, LoadError> {
@@ -228,7 +270,7 @@ fn load_blocks(
     keyed.dedup_by(|(b, _), (a, _)| a == b);
     let entries: Vec<InputFile> = keyed.into_iter().map(|(_, e)| e).collect();
 
-    let mut col = Collector::new(sink, block);
+    let mut col = Collector::new(sink, block, rules);
     for entry in &entries {
         load_file(entry, opts, &mut col)?;
     }
@@ -238,11 +280,12 @@ fn load_blocks(
 /// Loads in-memory files (the built-in sample corpus, tests), as `(name, text)` in the
 /// order given; the name's extension decides the format and is the file diagnostics report.
 pub fn load_texts(files: &[(&str, &str)], opts: &LoadOptions, sink: &mut Sink) -> Corpus {
-    let mut col = Collector::new(sink, BLOCK);
+    let mut col = Collector::new(sink, BLOCK, None);
     for &(name, text) in files {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         match detect(name, text.as_bytes(), true, opts.from) {
             Detected::Native(syntax) => native_text(syntax, name, text, &mut col),
+            Detected::Foreign(Format::Omnimem) => omnimem_text(name, text, &mut col),
             other => not_native(other, name, &mut col),
         }
     }
@@ -415,18 +458,48 @@ fn load_file(entry: &InputFile, opts: &LoadOptions, col: &mut Collector) -> Resu
                 }
             }
         }
+        Detected::Foreign(Format::Omnimem) => {
+            if !eof && let Err(e) = f.read_to_end(&mut buf) {
+                return fail(col, e);
+            }
+            if buf.starts_with(BOM) {
+                buf.drain(..BOM.len());
+            }
+            match String::from_utf8(buf) {
+                Ok(text) => omnimem_text(&name, &text, col),
+                Err(_) => {
+                    col.sink.push(
+                        Diagnostic::new(codes::UNREADABLE_FILE, "file is not UTF-8 text")
+                            .subject(name.clone())
+                            .with("path", name.clone()),
+                    );
+                }
+            }
+        }
+        Detected::Foreign(Format::Gaia) => {
+            drop(f);
+            drop(buf);
+            let forced = opts.from == Some(Format::Gaia);
+            let parsed = gaia::read(&entry.path, &name, forced, col.rules());
+            col.file(&name, parsed);
+        }
         other => not_native(other, &name, col),
     }
     Ok(())
 }
 
-/// The dispatch for files that are not native records: the seam where the OmniMem and
-/// GAIA readers plug in.
+/// An OmniMem export held in memory.
+fn omnimem_text(name: &str, text: &str, col: &mut Collector) {
+    let parsed = omnimem::read(text, name, &col.rules().aliases);
+    col.file(name, parsed);
+}
+
+/// Files that are not records skillc reads (the foreign readers are dispatched above).
 fn not_native(detected: Detected, name: &str, col: &mut Collector) {
     let message = match detected {
         Detected::Skip | Detected::Native(_) => return,
-        Detected::Foreign(Format::Gaia) => "GAIA memory stores are not supported yet",
-        Detected::Foreign(Format::Omnimem) => "OmniMem exports are not supported yet",
+        Detected::Foreign(Format::Gaia) => "GAIA memory stores are read from files only",
+        Detected::Foreign(Format::Omnimem) => "OmniMem exports are read as json or jsonl",
         Detected::Foreign(Format::Native) | Detected::Unknown => {
             "not a format skillc reads (.jsonl, .json, .yaml or .yml)"
         }
@@ -592,16 +665,28 @@ struct Collector<'s> {
     sink: &'s mut Sink,
     /// JSONL block size in bytes.
     block: usize,
+    /// The compile's rules, for the foreign readers; loaded on first use when not given.
+    given_rules: Option<&'s Rules>,
+    fallback_rules: OnceCell<Rules>,
 }
 
 impl<'s> Collector<'s> {
-    fn new(sink: &'s mut Sink, block: usize) -> Collector<'s> {
+    fn new(sink: &'s mut Sink, block: usize, rules: Option<&'s Rules>) -> Collector<'s> {
         Collector {
             corpus: Corpus::default(),
             ids: HashMap::default(),
             collisions: HashMap::new(),
             sink,
             block: block.max(1),
+            given_rules: rules,
+            fallback_rules: OnceCell::new(),
+        }
+    }
+
+    fn rules(&self) -> &Rules {
+        match self.given_rules {
+            Some(r) => r,
+            None => self.fallback_rules.get_or_init(default_rules),
         }
     }
 

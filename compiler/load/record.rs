@@ -103,7 +103,7 @@ pub(crate) fn type_name(v: &Value) -> &'static str {
 
 /// What a diagnostic may say about a bad value: short strings are quoted, anything else is
 /// named by its type, so a diagnostic never echoes a record or a long text.
-fn found(v: &Value) -> String {
+pub(crate) fn found(v: &Value) -> String {
     match v {
         Value::String(s) if s.chars().count() <= 32 && !s.contains(['\n', '\r']) => {
             format!("{s:?}")

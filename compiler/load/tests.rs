@@ -635,6 +635,7 @@ fn jsonl_blocks_keep_line_numbers_across_boundaries() {
         let c = load_blocks(
             &[dir.join("big.jsonl")],
             &LoadOptions::default(),
+            None,
             &mut sink,
             block,
         )
@@ -726,7 +727,7 @@ fn first_record_is_checked_for_the_skillc_mark_in_every_syntax() {
 #[test]
 fn duplicate_check_survives_hash_collisions() {
     let mut sink = Sink::new();
-    let mut col = Collector::new(&mut sink, BLOCK);
+    let mut col = Collector::new(&mut sink, BLOCK, None);
     let rec = |id: &str, line| {
         let v: Value =
             serde_json::from_str(&exp(id, "2026-03-01T10:00:00Z", "py", "failed", json!({}))).unwrap();

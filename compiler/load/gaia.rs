@@ -1,0 +1,1380 @@
+//! GAIA memory stores (`memory.db`, DESIGN §3.2), read in place and never written.
+//!
+//! * The store is opened read-only (`mode=ro`, `SQLITE_OPEN_READ_ONLY`, `query_only`), with a
+//!   busy timeout, so neither the database nor its `-wal` changes, even in WAL mode while GAIA
+//!   has it open. When a read-only open cannot work (a WAL database whose `-shm` cannot be
+//!   used), the database and its `-wal` are copied to a private temporary directory, read
+//!   there, and the copy is removed.
+//! * `schema_version` must say 2 to 4; anything else is `unsupported-schema` and the store is
+//!   skipped (a data diagnostic, not a failure to run).
+//! * Each `session_id` of `tool_history` is one experience `gaia:<session_id>`: operations in
+//!   row order, checks recognised from the command's program (`policy.check_programs`),
+//!   refusals (`"executed": false`, `"status": "denied"`) as refused calls, domains from the
+//!   programs (`aliases.yaml` `programs:`, else `general`), the project from the session's
+//!   `workspace:` conversation context. Arguments truncated by GAIA (500 characters) are
+//!   recovered as far as the operation key needs; what cannot be is an `unrecoverable-args`
+//!   note.
+//! * `knowledge`: `error` rows on a key that failed in two or more sessions and was never
+//!   fixed become keyed watch claims citing those sessions; GAIA's own `tool_lesson` rows that
+//!   no session demonstrates become unevidenced do-claims (the demonstrated ones are learned
+//!   from the sessions themselves). Superseded rows are history and are not read.
+//! * An `outcomes` table, when present, holds native records (one JSON column, or columns
+//!   named like the native fields).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use regex::Regex;
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OpenFlags};
+use serde_json::{Map, Value};
+
+use super::record::{self, Item, Parsed};
+use crate::candidates;
+use crate::diagnostics::{Diagnostic, codes, short_list};
+use crate::model::{
+    Check, ClaimSource, Experience, Kind, LessonClaim, OpStatus, Operation, Outcome, SourceLoc,
+};
+use crate::normalize::{self, Aliases};
+use crate::opkey::{self, COMMAND_FIELDS, PATH_FIELDS};
+use crate::policy::{Policy, Rules};
+use crate::time::{from_unix_seconds, parse_rfc3339};
+
+/// Schema versions this reader understands.
+const SUPPORTED: std::ops::RangeInclusive<i64> = 2..=4;
+
+/// How long a read waits for a lock GAIA holds.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The domain of operations whose program maps to none.
+pub const GENERAL: &str = "general";
+
+static EXECUTED_FALSE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#""executed"\s*:\s*false"#).expect("valid regex"));
+static STATUS_DENIED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#""status"\s*:\s*"denied""#).expect("valid regex"));
+
+/// Reads one store. `forced`: `--from gaia` was given (a SQLite file without GAIA's tables is
+/// then an unsupported schema rather than an unknown format).
+pub(crate) fn read(path: &Path, name: &str, forced: bool, rules: &Rules) -> Vec<Parsed> {
+    let file_diag = |code: &'static str, message: String| {
+        vec![Parsed {
+            line: 0,
+            item: Item::Invalid(vec![
+                Diagnostic::new(code, message).subject(name).with("path", name),
+            ]),
+            unknown: Vec::new(),
+        }]
+    };
+    let store = match Store::open(path) {
+        Ok(s) => s,
+        Err(OpenError::NotADatabase) => {
+            return file_diag(
+                codes::UNKNOWN_FORMAT,
+                "not a GAIA memory store: the file is not a SQLite database".into(),
+            );
+        }
+        Err(OpenError::Other(e)) => {
+            return file_diag(
+                codes::UNREADABLE_FILE,
+                format!("cannot read GAIA memory store: {e}"),
+            );
+        }
+    };
+    let reader = Reader {
+        conn: &store.conn,
+        name,
+        rules,
+    };
+    match reader.read(forced) {
+        Ok(items) => items,
+        Err(Problem::NotGaia) => file_diag(
+            codes::UNKNOWN_FORMAT,
+            "sqlite database is not a GAIA memory store (no tool_history or knowledge table)".into(),
+        ),
+        Err(Problem::Schema(message, version)) => {
+            let mut d = Diagnostic::new(codes::UNSUPPORTED_SCHEMA, message)
+                .subject(name)
+                .with("path", name)
+                .with("supported", "2-4");
+            if let Some(v) = version {
+                d = d.with("schema_version", v);
+            }
+            vec![Parsed {
+                line: 0,
+                item: Item::Invalid(vec![d]),
+                unknown: Vec::new(),
+            }]
+        }
+        Err(Problem::Sql(e)) => file_diag(
+            codes::UNREADABLE_FILE,
+            format!("cannot read GAIA memory store: {e}"),
+        ),
+    }
+}
+
+enum OpenError {
+    NotADatabase,
+    Other(String),
+}
+
+/// An open store: the database itself, read-only, or a private copy of it.
+struct Store {
+    conn: Connection,
+    /// Dropped after `conn` (field order), removing the copy.
+    _copy: Option<TempCopy>,
+}
+
+impl Store {
+    /// Read in place when that creates no file beside the store: a rollback-journal
+    /// database, or a WAL database whose `-wal` and `-shm` exist (GAIA is running); a WAL
+    /// database with neither (GAIA shut down cleanly) is read as immutable. A WAL database
+    /// with a `-wal` but no `-shm` (a read-only open would create the `-shm`), or any store
+    /// the read-only open fails on, is read from a private copy.
+    fn open(path: &Path) -> Result<Store, OpenError> {
+        let side = |suffix: &str| {
+            let mut p = path.as_os_str().to_owned();
+            p.push(suffix);
+            PathBuf::from(p).exists()
+        };
+        let (wal, shm) = (side("-wal"), side("-shm"));
+        let in_place = match wal_mode(path) {
+            Some(true) if wal && shm => Some(false),
+            Some(true) if !wal && !shm => Some(true),
+            Some(true) => None,
+            Some(false) | None => Some(false),
+        };
+        let first = match in_place.map(|immutable| open_read_only(path, immutable)) {
+            Some(Ok(conn)) => return Ok(Store { conn, _copy: None }),
+            Some(Err(e)) if is_not_a_database(&e) => return Err(OpenError::NotADatabase),
+            Some(Err(e)) => e.to_string(),
+            None => "a read-only open would create the -shm file".to_string(),
+        };
+        let copy = TempCopy::new(path)
+            .map_err(|e| OpenError::Other(format!("{first}; a private copy failed: {e}")))?;
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(&copy.db, flags)
+            .and_then(|c| {
+                c.busy_timeout(BUSY_TIMEOUT)?;
+                probe(&c)?;
+                Ok(c)
+            })
+            .map_err(|e| {
+                if is_not_a_database(&e) {
+                    OpenError::NotADatabase
+                } else {
+                    OpenError::Other(e.to_string())
+                }
+            })?;
+        Ok(Store {
+            conn,
+            _copy: Some(copy),
+        })
+    }
+}
+
+fn is_not_a_database(e: &rusqlite::Error) -> bool {
+    e.sqlite_error_code() == Some(rusqlite::ErrorCode::NotADatabase)
+}
+
+/// Forces SQLite to read the schema (and the WAL index), so a store that cannot be read in
+/// place fails here, not halfway.
+fn probe(conn: &Connection) -> rusqlite::Result<()> {
+    conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0))?;
+    Ok(())
+}
+
+/// Is the database in WAL mode (file format versions 2 in its header)? `None` when the
+/// header cannot be read.
+fn wal_mode(path: &Path) -> Option<bool> {
+    use std::io::Read;
+    let mut header = [0u8; 20];
+    std::fs::File::open(path).ok()?.read_exact(&mut header).ok()?;
+    Some(header[18] == 2 && header[19] == 2)
+}
+
+fn open_read_only(path: &Path, immutable: bool) -> rusqlite::Result<Connection> {
+    let flags =
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let mut uri = file_uri(path);
+    if immutable {
+        uri.push_str("&immutable=1");
+    }
+    let conn = Connection::open_with_flags(uri, flags)?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.pragma_update(None, "query_only", true)?;
+    probe(&conn)?;
+    Ok(conn)
+}
+
+/// `file:<path>?mode=ro`, with the characters a URI path cannot hold escaped.
+fn file_uri(path: &Path) -> String {
+    let mut uri = String::from("file:");
+    for c in path.to_string_lossy().chars() {
+        match c {
+            '%' => uri.push_str("%25"),
+            '?' => uri.push_str("%3f"),
+            '#' => uri.push_str("%23"),
+            c => uri.push(c),
+        }
+    }
+    uri.push_str("?mode=ro");
+    uri
+}
+
+/// A private copy of a database and its `-wal`, removed when dropped.
+struct TempCopy {
+    dir: PathBuf,
+    db: PathBuf,
+}
+
+impl TempCopy {
+    fn new(path: &Path) -> std::io::Result<TempCopy> {
+        let base = std::env::temp_dir();
+        let mut n = 0u32;
+        let dir = loop {
+            let dir = base.join(format!("skillc-gaia-{}-{n}", std::process::id()));
+            match std::fs::create_dir(&dir) {
+                Ok(()) => break dir,
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 10_000 => n += 1,
+                Err(e) => return Err(e),
+            }
+        };
+        let copy = TempCopy {
+            db: dir.join("memory.db"),
+            dir,
+        };
+        std::fs::copy(path, &copy.db)?;
+        // The WAL holds committed transactions not yet in the database; a hot rollback
+        // journal, a transaction to undo. Both travel with the copy.
+        for suffix in ["-wal", "-journal"] {
+            let mut side = path.as_os_str().to_owned();
+            side.push(suffix);
+            let side = PathBuf::from(side);
+            if side.exists() {
+                std::fs::copy(&side, copy.dir.join(format!("memory.db{suffix}")))?;
+            }
+        }
+        Ok(copy)
+    }
+}
+
+impl Drop for TempCopy {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+enum Problem {
+    NotGaia,
+    /// Message and the version found, if any.
+    Schema(String, Option<i64>),
+    Sql(rusqlite::Error),
+}
+
+impl From<rusqlite::Error> for Problem {
+    fn from(e: rusqlite::Error) -> Problem {
+        Problem::Sql(e)
+    }
+}
+
+/// One `tool_history` row.
+struct Row {
+    id: i64,
+    tool: String,
+    args: Option<String>,
+    result: Option<String>,
+    success: Option<bool>,
+    error: Option<String>,
+    at: Option<i64>,
+}
+
+/// What became of an operation's arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ArgsState {
+    /// Valid JSON (or none).
+    Whole,
+    /// Truncated, but the fields the operation key needs were recovered.
+    Recovered,
+    /// Truncated beyond what the key needs: keyed by the tool alone.
+    Lost,
+}
+
+/// One session on its way to becoming an experience.
+struct Session {
+    id: String,
+    first_row: i64,
+    rows: Vec<Row>,
+}
+
+/// Per operation key: where it last ran successfully and where it failed, for watch claims.
+#[derive(Default)]
+struct KeyRuns {
+    last_ok: Option<i64>,
+    /// (row id, index of the session's experience) of failures that teach something.
+    failures: Vec<(i64, usize)>,
+}
+
+/// An active `knowledge` row.
+struct Knowledge {
+    id: i64,
+    category: String,
+    source: String,
+    content: String,
+    metadata: Map<String, Value>,
+    context: Option<String>,
+    at: Option<i64>,
+}
+
+struct Reader<'a> {
+    conn: &'a Connection,
+    name: &'a str,
+    rules: &'a Rules,
+}
+
+impl Reader<'_> {
+    fn loc(&self, line: i64) -> SourceLoc {
+        SourceLoc {
+            file: self.name.to_string(),
+            line: u32::try_from(line).unwrap_or(0),
+        }
+    }
+
+    fn tables(&self) -> rusqlite::Result<BTreeSet<String>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")?;
+        let names = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        names.collect()
+    }
+
+    fn columns(&self, table: &str) -> rusqlite::Result<BTreeSet<String>> {
+        let mut stmt = self.conn.prepare(&format!("PRAGMA table_info(\"{table}\")"))?;
+        let names = stmt.query_map([], |r| r.get::<_, String>(1))?;
+        names.collect()
+    }
+
+    /// `col` when the table has it, else `NULL`.
+    fn select(cols: &BTreeSet<String>, wanted: &[&str]) -> String {
+        wanted
+            .iter()
+            .map(|c| {
+                if cols.contains(*c) {
+                    format!("\"{c}\"")
+                } else {
+                    "NULL".into()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    fn read(&self, forced: bool) -> Result<Vec<Parsed>, Problem> {
+        let tables = self.tables()?;
+        let gaia = tables.contains("tool_history") || tables.contains("knowledge");
+        if !gaia && !forced {
+            return Err(Problem::NotGaia);
+        }
+        self.schema_version(&tables)?;
+
+        let mut out = Vec::new();
+        let (conversations, tasks) = if tables.contains("conversations") {
+            self.conversations()?
+        } else {
+            Default::default()
+        };
+        let mut experiences = Vec::new();
+        let mut runs: HashMap<String, KeyRuns> = HashMap::new();
+        if tables.contains("tool_history") {
+            let sessions = self.sessions(&mut out)?;
+            for s in sessions {
+                let index = experiences.len();
+                if let Some(e) = self.experience(s, index, &conversations, &tasks, &mut runs, &mut out) {
+                    experiences.push(e);
+                }
+            }
+        }
+        let claims = if tables.contains("knowledge") {
+            self.claims(&experiences, &runs, &mut out)?
+        } else {
+            Vec::new()
+        };
+        for e in experiences {
+            out.push(Parsed {
+                line: e.source.line,
+                item: Item::Experience(e),
+                unknown: Vec::new(),
+            });
+        }
+        if tables.contains("outcomes") {
+            self.outcomes(&mut out)?;
+        }
+        out.extend(claims);
+        Ok(out)
+    }
+
+    fn schema_version(&self, tables: &BTreeSet<String>) -> Result<(), Problem> {
+        let name = self.name;
+        if !tables.contains("schema_version") {
+            return Err(Problem::Schema(
+                format!("{name} has no schema_version table; supported GAIA schema versions are 2 to 4"),
+                None,
+            ));
+        }
+        let mut stmt = self.conn.prepare("SELECT version FROM schema_version")?;
+        let mut rows = stmt.query([])?;
+        let mut versions = Vec::new();
+        while let Some(r) = rows.next()? {
+            versions.push(as_text(r.get_ref(0)?));
+        }
+        let parsed: Vec<Option<i64>> = versions
+            .iter()
+            .map(|v| v.as_deref().and_then(|s| s.trim().parse().ok()))
+            .collect();
+        let version = match parsed.as_slice() {
+            [] => {
+                return Err(Problem::Schema(
+                    format!("{name} has an empty schema_version table; supported versions are 2 to 4"),
+                    None,
+                ));
+            }
+            // Several rows: a migration history; the highest is the schema in use.
+            _ => parsed.iter().copied().max().flatten(),
+        };
+        match version {
+            Some(v) if SUPPORTED.contains(&v) => Ok(()),
+            Some(v) => Err(Problem::Schema(
+                format!("{name} has schema version {v}; supported versions are 2 to 4"),
+                Some(v),
+            )),
+            None => Err(Problem::Schema(
+                format!("{name} has a schema version that is not a number; supported versions are 2 to 4"),
+                None,
+            )),
+        }
+    }
+
+    /// Per session: the workspace root (project identity) and the first user request (task).
+    #[allow(clippy::type_complexity)]
+    fn conversations(&self) -> rusqlite::Result<(HashMap<String, String>, HashMap<String, String>)> {
+        let cols = self.columns("conversations")?;
+        let mut projects = HashMap::new();
+        let mut tasks = HashMap::new();
+        if !cols.contains("session_id") {
+            return Ok((projects, tasks));
+        }
+        let order = if cols.contains("id") { "\"id\"" } else { "rowid" };
+        let sql = format!(
+            "SELECT {} FROM conversations ORDER BY {order}",
+            Self::select(&cols, &["session_id", "context", "role", "content"])
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let Some(session) = as_text(r.get_ref(0)?) else {
+                continue;
+            };
+            if !projects.contains_key(&session)
+                && let Some(root) = as_text(r.get_ref(1)?).as_deref().and_then(workspace)
+            {
+                projects.insert(session.clone(), root);
+            }
+            let role = as_text(r.get_ref(2)?).unwrap_or_default();
+            if role.trim().eq_ignore_ascii_case("user")
+                && !tasks.contains_key(&session)
+                && let Some(content) = as_text(r.get_ref(3)?).filter(|c| !c.trim().is_empty())
+            {
+                let task: String = content.trim().chars().take(500).collect();
+                tasks.insert(session, task);
+            }
+        }
+        Ok((projects, tasks))
+    }
+
+    /// `tool_history` grouped by session, sessions in order of their first row.
+    fn sessions(&self, out: &mut Vec<Parsed>) -> Result<Vec<Session>, Problem> {
+        let cols = self.columns("tool_history")?;
+        for required in ["session_id", "tool_name"] {
+            if !cols.contains(required) {
+                return Err(Problem::Schema(
+                    format!("{}: tool_history has no `{required}` column", self.name),
+                    None,
+                ));
+            }
+        }
+        let id = if cols.contains("id") { "\"id\"" } else { "rowid" };
+        let sql = format!(
+            "SELECT {id}, {} FROM tool_history ORDER BY {id}",
+            Self::select(
+                &cols,
+                &[
+                    "session_id",
+                    "tool_name",
+                    "args",
+                    "result_summary",
+                    "success",
+                    "error",
+                    "timestamp"
+                ]
+            )
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let mut rows = stmt.query([])?;
+        let mut sessions: Vec<Session> = Vec::new();
+        let mut index: HashMap<String, usize> = HashMap::new();
+        let mut orphans = Vec::new();
+        while let Some(r) = rows.next()? {
+            let row_id = r.get::<_, i64>(0)?;
+            let Some(session) = as_text(r.get_ref(1)?).filter(|s| !s.trim().is_empty()) else {
+                orphans.push(row_id);
+                continue;
+            };
+            let row = Row {
+                id: row_id,
+                tool: as_text(r.get_ref(2)?)
+                    .map(|t| t.trim().to_string())
+                    .filter(|t| !t.is_empty())
+                    .unwrap_or_else(|| "unknown".into()),
+                args: as_text(r.get_ref(3)?),
+                result: as_text(r.get_ref(4)?),
+                success: as_bool(r.get_ref(5)?),
+                error: as_text(r.get_ref(6)?).filter(|e| !e.trim().is_empty()),
+                at: as_time(r.get_ref(7)?),
+            };
+            let i = *index.entry(session.clone()).or_insert_with(|| {
+                sessions.push(Session {
+                    id: session,
+                    first_row: row_id,
+                    rows: Vec::new(),
+                });
+                sessions.len() - 1
+            });
+            sessions[i].rows.push(row);
+        }
+        if !orphans.is_empty() {
+            let d = Diagnostic::new(
+                codes::MISSING_FIELD,
+                format!(
+                    "{} tool_history row(s) have no session_id and belong to no experience",
+                    orphans.len()
+                ),
+            )
+            .subject(self.name)
+            .at(&self.loc(orphans[0]))
+            .with("field", "session_id")
+            .with(
+                "rows",
+                short_list(&orphans.iter().map(i64::to_string).collect::<Vec<_>>(), 10),
+            );
+            out.push(Parsed::invalid(u32::try_from(orphans[0]).unwrap_or(0), d));
+        }
+        Ok(sessions)
+    }
+
+    /// One session to an experience; records its key runs for the watch claims.
+    fn experience(
+        &self,
+        s: Session,
+        index: usize,
+        projects: &HashMap<String, String>,
+        tasks: &HashMap<String, String>,
+        runs: &mut HashMap<String, KeyRuns>,
+        out: &mut Vec<Parsed>,
+    ) -> Option<Experience> {
+        let policy = &self.rules.policy;
+        let aliases = &self.rules.aliases;
+        let id = format!("gaia:{}", s.id);
+        let loc = self.loc(s.first_row);
+        let mut operations = Vec::with_capacity(s.rows.len());
+        let mut domains = BTreeSet::new();
+        let mut lost: Vec<(i64, String)> = Vec::new();
+        let mut keyed: Vec<(i64, String, OpStatus, bool)> = Vec::new();
+        for row in &s.rows {
+            let (args, state) = parse_args(row.args.as_deref());
+            if state == ArgsState::Lost {
+                lost.push((row.id, row.tool.clone()));
+            }
+            let refused = [&row.result, &row.error]
+                .into_iter()
+                .flatten()
+                .any(|t| EXECUTED_FALSE.is_match(t) || STATUS_DENIED.is_match(t));
+            let ok = row.success.unwrap_or(row.error.is_none());
+            let status = if refused {
+                OpStatus::Refused
+            } else if ok {
+                OpStatus::Ok
+            } else {
+                OpStatus::Error
+            };
+            let error = (status == OpStatus::Error)
+                .then(|| {
+                    row.error
+                        .clone()
+                        .or_else(|| row.result.clone().filter(|r| !r.trim().is_empty()))
+                })
+                .flatten();
+            let command = opkey::command_of(&args).map(|(_, c)| c.to_string());
+            let check = match (&command, status) {
+                (Some(c), OpStatus::Ok | OpStatus::Error) => check_label(c, policy).map(|label| Check {
+                    label,
+                    target: None,
+                    passed: status == OpStatus::Ok,
+                }),
+                _ => None,
+            };
+            domains.insert(op_domain(command.as_deref(), aliases));
+            let key = opkey::operation_key(&row.tool, &args);
+            let teaches =
+                status == OpStatus::Error && !error.as_deref().is_some_and(|e| policy.is_transient(e));
+            keyed.push((row.id, key, status, teaches));
+            operations.push(Operation {
+                tool: row.tool.clone(),
+                args,
+                status,
+                error,
+                check,
+            });
+        }
+        if !lost.is_empty() {
+            let tools: BTreeSet<&str> = lost.iter().map(|(_, t)| t.as_str()).collect();
+            let tools: Vec<&str> = tools.into_iter().collect();
+            let rows: Vec<String> = lost.iter().map(|(r, _)| r.to_string()).collect();
+            let message = match lost.as_slice() {
+                [(_, tool)] => format!(
+                    "arguments of {tool} in session {} are truncated beyond recovery; keyed as `{tool} {{}}`",
+                    s.id
+                ),
+                _ => format!(
+                    "arguments of {} operations in session {} are truncated beyond recovery; each is keyed by its tool alone",
+                    lost.len(),
+                    s.id
+                ),
+            };
+            let d = Diagnostic::new(codes::UNRECOVERABLE_ARGS, message)
+                .subject(id.clone())
+                .at(&self.loc(lost[0].0))
+                .with("tool", tools.join(", "))
+                .with("rows", short_list(&rows, 10))
+                .experiences([&id]);
+            out.push(Parsed::invalid(u32::try_from(lost[0].0).unwrap_or(0), d));
+        }
+        let times: Vec<i64> = s.rows.iter().filter_map(|r| r.at).collect();
+        let Some(recorded_at) = s
+            .rows
+            .last()
+            .and_then(|r| r.at)
+            .or_else(|| times.iter().copied().max())
+        else {
+            let d = Diagnostic::new(
+                codes::INVALID_VALUE,
+                format!("session {} has no readable timestamp and was not compiled", s.id),
+            )
+            .subject(id.clone())
+            .at(&loc)
+            .with("field", "timestamp")
+            .with("expected", "an ISO-8601 timestamp")
+            .experiences([&id]);
+            out.push(Parsed::invalid(loc.line, d));
+            return None;
+        };
+        let outcome = match operations.iter().rev().find(|op| op.status != OpStatus::Refused) {
+            Some(op) if op.status == OpStatus::Ok => Outcome::Succeeded,
+            _ => Outcome::Failed,
+        };
+        // Only now is the experience certain to exist: record its runs per key.
+        for (row, key, status, teaches) in keyed {
+            let r = runs.entry(key).or_default();
+            match status {
+                OpStatus::Ok => r.last_ok = Some(r.last_ok.map_or(row, |l| l.max(row))),
+                OpStatus::Error if teaches => r.failures.push((row, index)),
+                _ => {}
+            }
+        }
+        Some(Experience {
+            id,
+            recorded_at,
+            domains: domains.into_iter().collect(),
+            project: projects.get(&s.id).cloned(),
+            task: tasks.get(&s.id).cloned(),
+            outcome: Some(outcome),
+            operations,
+            source: loc,
+            ..Default::default()
+        })
+    }
+
+    fn knowledge(&self) -> rusqlite::Result<Vec<Knowledge>> {
+        let cols = self.columns("knowledge")?;
+        let id = if cols.contains("id") { "\"id\"" } else { "rowid" };
+        let sql = format!(
+            "SELECT {id}, {} FROM knowledge ORDER BY {id}",
+            Self::select(
+                &cols,
+                &[
+                    "category",
+                    "source",
+                    "content",
+                    "metadata",
+                    "context",
+                    "created_at",
+                    "updated_at",
+                    "superseded_by"
+                ]
+            )
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let mut rows = stmt.query([])?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next()? {
+            let superseded = as_text(r.get_ref(8)?).is_some_and(|s| {
+                let s = s.trim();
+                !s.is_empty() && s != "0"
+            });
+            if superseded {
+                continue;
+            }
+            let metadata = as_text(r.get_ref(4)?)
+                .map(|m| match serde_json::from_str::<Value>(&m) {
+                    Ok(Value::Object(map)) => map,
+                    Ok(_) => Map::new(),
+                    Err(_) => recover_object(&m).map(|r| r.members).unwrap_or_default(),
+                })
+                .unwrap_or_default();
+            out.push(Knowledge {
+                id: r.get(0)?,
+                category: as_text(r.get_ref(1)?).unwrap_or_default().trim().to_lowercase(),
+                source: as_text(r.get_ref(2)?).unwrap_or_default().trim().to_lowercase(),
+                content: as_text(r.get_ref(3)?).unwrap_or_default(),
+                metadata,
+                context: as_text(r.get_ref(5)?),
+                at: as_time(r.get_ref(6)?).or(as_time(r.get_ref(7)?)),
+            });
+        }
+        Ok(out)
+    }
+
+    /// Watch claims from recurring unfixed errors, do-claims from undemonstrated tool lessons.
+    fn claims(
+        &self,
+        experiences: &[Experience],
+        runs: &HashMap<String, KeyRuns>,
+        out: &mut Vec<Parsed>,
+    ) -> Result<Vec<Parsed>, Problem> {
+        let rows = self.knowledge()?;
+        let policy = &self.rules.policy;
+        let mut claims = Vec::new();
+
+        // Errors: the earliest active row per key speaks for the key.
+        let mut errors: BTreeMap<String, &Knowledge> = BTreeMap::new();
+        for k in rows.iter().filter(|k| k.category == "error") {
+            if let Some(key) = meta_str(&k.metadata, "operation") {
+                errors.entry(key).or_insert(k);
+            }
+        }
+        for (key, k) in &errors {
+            let last_ok = runs.get(key).and_then(|r| r.last_ok);
+            let mut failing: Vec<(i64, usize)> = runs
+                .get(key)
+                .map(|r| {
+                    r.failures
+                        .iter()
+                        .copied()
+                        .filter(|(row, _)| last_ok.is_none_or(|ok| *row > ok))
+                        .collect()
+                })
+                .unwrap_or_default();
+            failing.sort();
+            let mut sessions: Vec<usize> = Vec::new();
+            for (_, i) in &failing {
+                if !sessions.contains(i) {
+                    sessions.push(*i);
+                }
+            }
+            if sessions.len() < 2 {
+                continue;
+            }
+            let error = first_line(&k.content)
+                .or_else(|| {
+                    experiences[sessions[0]]
+                        .operations
+                        .iter()
+                        .find_map(|op| op.error.as_deref().and_then(first_line))
+                })
+                .unwrap_or_else(|| "an error".into());
+            let text = normalize::text(&format!(
+                "{key} fails with \"{error}\" in more than one session and has not been fixed yet"
+            ));
+            // The claim holds from the second failing session on.
+            let qualified = experiences[sessions[1]].recorded_at;
+            let recorded_at = k.at.map_or(qualified, |t| t.max(qualified));
+            let mut evidence: Vec<String> = sessions.iter().map(|&i| experiences[i].id.clone()).collect();
+            evidence.sort();
+            let projects: BTreeSet<Option<&String>> = sessions
+                .iter()
+                .map(|&i| experiences[i].project.as_ref())
+                .collect();
+            let project = match projects.into_iter().collect::<Vec<_>>().as_slice() {
+                [Some(p)] => Some((*p).clone()),
+                _ => None,
+            };
+            claims.push(self.claim(k, Kind::Watch, text, key, evidence, project, recorded_at));
+        }
+
+        // GAIA's own mechanical lessons: learned from the sessions that show them, or claimed.
+        let tool_lessons = rows.iter().any(|k| k.source == "tool_lesson");
+        let passing: Vec<Vec<candidates::Mechanical>> = experiences
+            .iter()
+            .filter(|_| tool_lessons)
+            .map(|e| {
+                if crate::outcome::derive(e, policy).passed {
+                    candidates::mechanical(&e.operations, policy)
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        for k in rows.iter().filter(|k| k.source == "tool_lesson") {
+            let Some(key) = meta_str(&k.metadata, "operation") else {
+                continue;
+            };
+            let fix = meta_str(&k.metadata, "fix");
+            let shown = passing
+                .iter()
+                .flatten()
+                .any(|m| m.key == key && demonstrates(m, fix.as_deref()));
+            if shown {
+                continue;
+            }
+            let Some(at) = k.at else {
+                let id = format!("gaia:knowledge:{}", k.id);
+                let d = Diagnostic::new(
+                    codes::INVALID_VALUE,
+                    format!("tool lesson {id} has no readable created_at and was not compiled"),
+                )
+                .subject(id)
+                .at(&self.loc(k.id))
+                .with("field", "created_at")
+                .with("expected", "an ISO-8601 timestamp");
+                out.push(Parsed::invalid(u32::try_from(k.id).unwrap_or(0), d));
+                continue;
+            };
+            let text = match first_nonblank(&k.content) {
+                Some(t) => t,
+                None => match &fix {
+                    Some(f) => format!("{key}: {f}"),
+                    None => continue,
+                },
+            };
+            let project = k.context.as_deref().and_then(workspace);
+            claims.push(self.claim(k, Kind::Do, text, &key, Vec::new(), project, at));
+        }
+        Ok(claims)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn claim(
+        &self,
+        k: &Knowledge,
+        kind: Kind,
+        text: String,
+        key: &str,
+        evidence: Vec<String>,
+        project: Option<String>,
+        recorded_at: i64,
+    ) -> Parsed {
+        let loc = self.loc(k.id);
+        Parsed {
+            line: loc.line,
+            item: Item::Claim(LessonClaim {
+                id: format!("gaia:knowledge:{}", k.id),
+                recorded_at,
+                domains: vec![key_domain(key, &self.rules.aliases)],
+                refused_domains: Vec::new(),
+                project,
+                text,
+                kind,
+                source: ClaimSource::Extractor,
+                evidence,
+                operation_key: Some(key.to_string()),
+                loc,
+            }),
+            unknown: Vec::new(),
+        }
+    }
+
+    /// Native records kept in an `outcomes` table.
+    fn outcomes(&self, out: &mut Vec<Parsed>) -> rusqlite::Result<()> {
+        let cols = self.columns("outcomes")?;
+        let native: Vec<&str> = record::EXPERIENCE_FIELDS
+            .iter()
+            .copied()
+            .filter(|f| cols.contains(*f))
+            .collect();
+        let by_columns = cols.contains("recorded_at") || cols.contains("outcome");
+        let listed: Vec<String> = cols.iter().map(|c| format!("\"{c}\"")).collect();
+        let sql = format!("SELECT rowid, {} FROM outcomes ORDER BY rowid", listed.join(", "));
+        let names: Vec<&String> = cols.iter().collect();
+        let mut stmt = self.conn.prepare(&sql)?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let line: i64 = r.get(0)?;
+            let loc = self.loc(line);
+            let value = if by_columns {
+                let mut map = Map::new();
+                for (i, col) in names.iter().enumerate() {
+                    if !native.contains(&col.as_str()) {
+                        continue;
+                    }
+                    if let Some(v) = column_value(col, r.get_ref(i + 1)?) {
+                        map.insert(col.to_string(), v);
+                    }
+                }
+                Some(Value::Object(map))
+            } else {
+                let mut found = None;
+                for i in 0..names.len() {
+                    if let Some(t) = as_text(r.get_ref(i + 1)?)
+                        && t.trim_start().starts_with('{')
+                        && let Ok(v @ Value::Object(_)) = serde_json::from_str::<Value>(&t)
+                    {
+                        found = Some(v);
+                        break;
+                    }
+                }
+                found
+            };
+            match value {
+                Some(v) => out.push(record::from_value(v, &loc, false)),
+                None => out.push(Parsed::invalid(
+                    loc.line,
+                    Diagnostic::new(
+                        codes::MALFORMED_RECORD,
+                        format!("outcomes row {line} holds no json record"),
+                    )
+                    .subject(self.name)
+                    .at(&loc),
+                )),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A column of an `outcomes` row as the native field's JSON value.
+fn column_value(col: &str, v: ValueRef) -> Option<Value> {
+    const LISTS: &[&str] = &["domains", "gotchas", "dead_ends", "operations", "in_play"];
+    match v {
+        ValueRef::Null => None,
+        ValueRef::Integer(i) if col == "blessed" => Some(Value::Bool(i != 0)),
+        ValueRef::Integer(i) => Some(Value::from(i)),
+        ValueRef::Real(f) => Some(Value::from(f)),
+        ValueRef::Text(_) | ValueRef::Blob(_) => {
+            let t = as_text(v)?;
+            let trimmed = t.trim_start();
+            if LISTS.contains(&col)
+                && (trimmed.starts_with('[') || trimmed.starts_with('{'))
+                && let Ok(parsed) = serde_json::from_str::<Value>(trimmed)
+            {
+                return Some(parsed);
+            }
+            if col == "blessed" {
+                match t.trim() {
+                    "1" | "true" => return Some(Value::Bool(true)),
+                    "0" | "false" | "" => return Some(Value::Bool(false)),
+                    _ => {}
+                }
+            }
+            Some(Value::String(t))
+        }
+    }
+}
+
+fn meta_str(m: &Map<String, Value>, field: &str) -> Option<String> {
+    match m.get(field) {
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_string()),
+        Some(Value::Null) | None => None,
+        Some(Value::String(_)) => None,
+        Some(other) => Some(other.to_string()),
+    }
+}
+
+fn first_nonblank(s: &str) -> Option<String> {
+    let t = s.trim();
+    (!t.is_empty()).then(|| t.to_string())
+}
+
+/// The first non-blank line of an error, trimmed and cut at 160 characters.
+fn first_line(s: &str) -> Option<String> {
+    let line = s.lines().map(str::trim).find(|l| !l.is_empty())?;
+    if line.chars().count() <= 160 {
+        return Some(line.to_string());
+    }
+    let mut cut: String = line.chars().take(159).collect();
+    cut.push('…');
+    Some(cut)
+}
+
+/// Does this mechanical lesson show the fix a tool lesson names? (No fix named: the key is
+/// enough.)
+fn demonstrates(m: &candidates::Mechanical, fix: Option<&str>) -> bool {
+    let Some(fix) = fix else { return true };
+    let fix = fix.split_whitespace().collect::<Vec<_>>().join(" ");
+    if fix.is_empty() {
+        return true;
+    }
+    let escaped = opkey::python_json(&Value::String(fix.clone()));
+    let escaped = &escaped[1..escaped.len() - 1];
+    m.text.contains(&fix) || m.working.contains(escaped)
+}
+
+/// The root after `workspace:` in a conversation context.
+fn workspace(context: &str) -> Option<String> {
+    let rest = context.trim_start().strip_prefix("workspace:")?;
+    let root = rest.lines().next().unwrap_or("").trim();
+    (!root.is_empty()).then(|| root.to_string())
+}
+
+/// The domain of an operation: its program's, else `general`.
+fn op_domain(command: Option<&str>, aliases: &Aliases) -> String {
+    command
+        .and_then(opkey::program)
+        .and_then(|p| aliases.program_domain(&p).map(String::from))
+        .unwrap_or_else(|| GENERAL.to_string())
+}
+
+/// The domain of an operation key (`<tool> <program>`): the program's, else `general`.
+pub(crate) fn key_domain(key: &str, aliases: &Aliases) -> String {
+    key.split_once(' ')
+        .and_then(|(_, rest)| aliases.program_domain(rest.trim()))
+        .unwrap_or(GENERAL)
+        .to_string()
+}
+
+/// The check a command is, when its program (or `program subcommand`) is listed in
+/// `policy.check_programs`.
+fn check_label(command: &str, policy: &Policy) -> Option<String> {
+    let program = opkey::program(command)?;
+    let tokens: Vec<&str> = command.split_whitespace().collect();
+    let listed = |name: &str| {
+        policy
+            .check_programs
+            .iter()
+            .any(|c| c.trim().eq_ignore_ascii_case(name))
+    };
+    let at = tokens
+        .iter()
+        .position(|t| t.rsplit('/').next().unwrap_or(t).to_lowercase() == program);
+    if let Some(sub) = at.and_then(|i| tokens.get(i + 1)).filter(|t| !t.starts_with('-')) {
+        let both = format!("{program} {}", sub.to_lowercase());
+        if listed(&both) {
+            return Some(both);
+        }
+    }
+    listed(&program).then_some(program)
+}
+
+/// An operation's arguments: the JSON, or what of it can be recovered when GAIA cut it.
+fn parse_args(text: Option<&str>) -> (Value, ArgsState) {
+    let Some(t) = text.filter(|t| !t.trim().is_empty()) else {
+        return (Value::Null, ArgsState::Whole);
+    };
+    if let Ok(v) = serde_json::from_str::<Value>(t) {
+        // Arguments stored as a JSON string of JSON.
+        if let Value::String(s) = &v
+            && let Ok(inner @ Value::Object(_)) = serde_json::from_str::<Value>(s)
+        {
+            return (inner, ArgsState::Whole);
+        }
+        return (v, ArgsState::Whole);
+    }
+    let Some(r) = recover_object(t) else {
+        return (Value::Null, ArgsState::Lost);
+    };
+    let mut members = r.members;
+    let non_blank =
+        |m: &Map<String, Value>, f: &str| matches!(m.get(f), Some(Value::String(s)) if !s.trim().is_empty());
+    if COMMAND_FIELDS.iter().any(|f| non_blank(&members, f)) {
+        return (Value::Object(members), ArgsState::Recovered);
+    }
+    if let Some((field, Some(prefix))) = &r.cut
+        && COMMAND_FIELDS.contains(&field.as_str())
+    {
+        return match decided_command(prefix) {
+            Some(command) => {
+                members.insert(field.clone(), Value::String(command));
+                (Value::Object(members), ArgsState::Recovered)
+            }
+            None => (Value::Null, ArgsState::Lost),
+        };
+    }
+    let present = PATH_FIELDS.iter().position(|f| non_blank(&members, f));
+    let cut_at = r
+        .cut
+        .as_ref()
+        .and_then(|(f, _)| PATH_FIELDS.iter().position(|p| p == f));
+    match (present, cut_at) {
+        (Some(p), Some(c)) if c < p => (Value::Null, ArgsState::Lost),
+        (Some(_), _) => (Value::Object(members), ArgsState::Recovered),
+        (None, _) => (Value::Null, ArgsState::Lost),
+    }
+}
+
+/// A command cut mid-string still names its program when the tokens that decide it are
+/// complete: the program is the same whatever could have followed. The kept command ends
+/// in ` …` to show the cut.
+fn decided_command(prefix: &str) -> Option<String> {
+    let end = prefix.rfind(char::is_whitespace)?;
+    let cut = prefix[..end].trim_end();
+    if cut.trim().is_empty() {
+        return None;
+    }
+    let a = opkey::program(&format!("{cut} -m a"))?;
+    let b = opkey::program(&format!("{cut} b"))?;
+    (a == b).then(|| format!("{cut} …"))
+}
+
+/// The complete members of a JSON object cut short, and the member it was cut in.
+struct Recovered {
+    members: Map<String, Value>,
+    /// (field, the decoded prefix of its string value, if it was a string).
+    cut: Option<(String, Option<String>)>,
+}
+
+fn recover_object(text: &str) -> Option<Recovered> {
+    let mut rest = text.trim_start().strip_prefix('{')?;
+    let mut members = Map::new();
+    loop {
+        rest = rest.trim_start();
+        if rest.is_empty() || rest.starts_with('}') {
+            return Some(Recovered { members, cut: None });
+        }
+        let (key, after) = match json_string_prefix(rest) {
+            Some((k, Some(after))) => (k, after),
+            _ => {
+                return Some(Recovered {
+                    members,
+                    cut: Some((String::new(), None)),
+                });
+            }
+        };
+        rest = after.trim_start();
+        rest = match rest.strip_prefix(':') {
+            Some(r) => r.trim_start(),
+            None => {
+                return Some(Recovered {
+                    members,
+                    cut: Some((key, None)),
+                });
+            }
+        };
+        let mut it = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
+        match it.next() {
+            Some(Ok(v)) => {
+                let off = it.byte_offset();
+                members.insert(key, v);
+                rest = &rest[off..];
+            }
+            _ => {
+                let prefix = if rest.starts_with('"') {
+                    json_string_prefix(rest).map(|(p, _)| p)
+                } else {
+                    None
+                };
+                return Some(Recovered {
+                    members,
+                    cut: Some((key, prefix)),
+                });
+            }
+        }
+        rest = rest.trim_start();
+        match rest.strip_prefix(',') {
+            Some(r) => rest = r,
+            None => return Some(Recovered { members, cut: None }),
+        }
+    }
+}
+
+/// A JSON string at the start of `s`: its decoded text and what follows the closing quote,
+/// or the decoded prefix and `None` when the text ends first.
+fn json_string_prefix(s: &str) -> Option<(String, Option<&str>)> {
+    let body = s.strip_prefix('"')?;
+    let mut out = String::new();
+    let mut chars = body.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '"' => return Some((out, Some(&body[i + 1..]))),
+            '\\' => {
+                let Some((_, e)) = chars.next() else { break };
+                match e {
+                    'n' => out.push('\n'),
+                    't' => out.push('\t'),
+                    'r' => out.push('\r'),
+                    'b' => out.push('\u{8}'),
+                    'f' => out.push('\u{c}'),
+                    'u' => {
+                        let hex: String = chars.by_ref().take(4).map(|(_, h)| h).collect();
+                        let Some(unit) = (hex.len() == 4)
+                            .then(|| u32::from_str_radix(&hex, 16).ok())
+                            .flatten()
+                        else {
+                            break;
+                        };
+                        if (0xD800..0xDC00).contains(&unit) {
+                            let rest = chars.as_str();
+                            let low = rest
+                                .strip_prefix("\\u")
+                                .and_then(|r| r.get(..4))
+                                .and_then(|h| u32::from_str_radix(h, 16).ok());
+                            let Some(low) = low.filter(|l| (0xDC00..0xE000).contains(l)) else {
+                                break;
+                            };
+                            for _ in 0..6 {
+                                chars.next();
+                            }
+                            let code = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                            out.extend(char::from_u32(code));
+                        } else {
+                            out.extend(char::from_u32(unit));
+                        }
+                    }
+                    other => out.push(other),
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    Some((out, None))
+}
+
+/// A SQLite value as text (numbers printed, blobs as UTF-8); NULL is `None`.
+fn as_text(v: ValueRef) -> Option<String> {
+    match v {
+        ValueRef::Null => None,
+        ValueRef::Integer(i) => Some(i.to_string()),
+        ValueRef::Real(f) => Some(f.to_string()),
+        ValueRef::Text(t) | ValueRef::Blob(t) => Some(String::from_utf8_lossy(t).into_owned()),
+    }
+}
+
+fn as_bool(v: ValueRef) -> Option<bool> {
+    match v {
+        ValueRef::Null => None,
+        ValueRef::Integer(i) => Some(i != 0),
+        ValueRef::Real(f) => Some(f != 0.0),
+        ValueRef::Text(_) | ValueRef::Blob(_) => match as_text(v)?.trim().to_ascii_lowercase().as_str() {
+            "1" | "true" | "yes" | "ok" => Some(true),
+            "0" | "false" | "no" | "error" => Some(false),
+            _ => None,
+        },
+    }
+}
+
+/// An ISO-8601 timestamp (offsets honoured) or unix seconds.
+fn as_time(v: ValueRef) -> Option<i64> {
+    match v {
+        ValueRef::Integer(i) => Some(from_unix_seconds(i as f64)),
+        ValueRef::Real(f) => Some(from_unix_seconds(f)),
+        ValueRef::Text(_) | ValueRef::Blob(_) => {
+            let t = as_text(v)?;
+            match t.trim().parse::<f64>() {
+                Ok(f) if f.is_finite() => Some(from_unix_seconds(f)),
+                _ => parse_rfc3339(&t),
+            }
+        }
+        ValueRef::Null => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn truncated_args_recover_what_the_key_needs() {
+        let (v, s) = parse_args(Some(
+            r#"{"command": "pytest -q", "directory": "/home/dev/billing/ve"#,
+        ));
+        assert_eq!(s, ArgsState::Recovered);
+        assert_eq!(v, json!({"command": "pytest -q"}));
+
+        let (v, s) = parse_args(Some(
+            r#"{"command": "python -m pytest tests/unit --maxfail=1 -k 'not sl"#,
+        ));
+        assert_eq!(s, ArgsState::Recovered);
+        assert_eq!(
+            opkey::operation_key("run_shell_command", &v),
+            "run_shell_command pytest"
+        );
+
+        for lost in [
+            r#"{"command": "python -m pyt"#,
+            r#"{"command": "env A=b"#,
+            r#"{"content": "import os\nprint(1)", "file_pa"#,
+            r#"{"content": "import os\n"#,
+            r#"{"query": "docker compose healthcheck ti"#,
+            "not json at all",
+        ] {
+            assert_eq!(parse_args(Some(lost)).1, ArgsState::Lost, "{lost}");
+        }
+        let (v, s) = parse_args(Some(r#"{"file_path": "/srv/app/main.py", "content": "def ma"#));
+        assert_eq!(s, ArgsState::Recovered);
+        assert_eq!(
+            opkey::operation_key("write_file", &v),
+            "write_file /srv/app/main.py"
+        );
+        assert_eq!(parse_args(None), (Value::Null, ArgsState::Whole));
+    }
+
+    #[test]
+    fn string_prefixes_decode_escapes() {
+        assert_eq!(
+            json_string_prefix(r#""a\"b\u00e9\ud83d\ude00" rest"#),
+            Some(("a\"bé😀".to_string(), Some(" rest")))
+        );
+        assert_eq!(
+            json_string_prefix(r#""cut \u00"#),
+            Some(("cut ".to_string(), None))
+        );
+    }
+
+    #[test]
+    fn checks_and_domains_from_programs() {
+        let rules = Rules::builtin();
+        let p = &rules.policy;
+        assert_eq!(check_label("pytest -q", p).as_deref(), Some("pytest"));
+        assert_eq!(
+            check_label("PYTHONPATH=. python3 -m pytest tests", p).as_deref(),
+            Some("pytest")
+        );
+        assert_eq!(
+            check_label("cargo test --workspace", p).as_deref(),
+            Some("cargo test")
+        );
+        assert_eq!(check_label("cargo build --locked", p), None);
+        assert_eq!(check_label("npm test", p).as_deref(), Some("npm test"));
+        assert_eq!(check_label("go test ./...", p).as_deref(), Some("go test"));
+        assert_eq!(check_label("docker compose up -d", p), None);
+        let a = &rules.aliases;
+        assert_eq!(op_domain(Some("pytest -q"), a), "python");
+        assert_eq!(op_domain(Some("ls -la"), a), "general");
+        assert_eq!(op_domain(None, a), "general");
+        assert_eq!(key_domain("run_shell_command docker", a), "docker");
+        assert_eq!(key_domain("read_file /a/b.py", a), "general");
+    }
+
+    #[test]
+    fn workspace_context() {
+        assert_eq!(
+            workspace("workspace: /home/dev/billing\nbranch main").as_deref(),
+            Some("/home/dev/billing")
+        );
+        assert_eq!(workspace("project: x"), None);
+        assert_eq!(
+            file_uri(Path::new("/a b/m?#%.db")),
+            "file:/a b/m%3f%23%25.db?mode=ro"
+        );
+    }
+}

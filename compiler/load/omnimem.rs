@@ -1,0 +1,535 @@
+//! OmniMem exports (DESIGN §3.2): a JSON array or JSON Lines of episodic memories, read
+//! directly as experiences.
+//!
+//! OmniMem writes many values as strings (`"1"`, `"4"`, a JSON-encoded list, unix seconds as
+//! text); they are accepted in either form. The memory's `key` is its id, unchanged. Only
+//! memories whose `state` is `active` (or absent) are compiled; the others are reported as
+//! `inactive-memory` notes. Fields of OmniMem's own (embeddings, access counts, …) are not
+//! ours to judge and are ignored without a warning.
+
+use serde_json::{Map, Value};
+
+use super::json;
+use super::record::{self, Item, Parsed};
+use crate::diagnostics::{Diagnostic, codes};
+use crate::model::{DeadEnd, Experience, Outcome, SourceLoc};
+use crate::normalize::{self, Aliases};
+use crate::time::{from_unix_seconds, parse_rfc3339};
+
+/// Does the first record of this text look like an OmniMem memory? An object with a `key`,
+/// no `id`, and one of `tags`, `effort_score` or a unix-seconds `created_at`.
+pub(crate) fn looks_like(head: &[u8]) -> bool {
+    let head = head.strip_prefix("\u{feff}".as_bytes()).unwrap_or(head);
+    let mut rest = head.trim_ascii_start();
+    if let Some(r) = rest.strip_prefix(b"[") {
+        rest = r.trim_ascii_start();
+    }
+    if !rest.starts_with(b"{") {
+        return false;
+    }
+    let mut it = serde_json::Deserializer::from_slice(rest).into_iter::<Value>();
+    let Some(Ok(Value::Object(m))) = it.next() else {
+        return false;
+    };
+    is_memory(&m)
+}
+
+fn is_memory(m: &Map<String, Value>) -> bool {
+    let unix = |v: Option<&Value>| match v {
+        Some(Value::Number(_)) => true,
+        Some(Value::String(s)) => s.trim().parse::<f64>().is_ok(),
+        _ => false,
+    };
+    matches!(m.get("key"), Some(Value::String(_)))
+        && !m.contains_key("id")
+        && (m.contains_key("tags") || m.contains_key("effort_score") || unix(m.get("created_at")))
+}
+
+/// Every memory of an export, in file order.
+pub(crate) fn read(text: &str, file: &str, aliases: &Aliases) -> Vec<Parsed> {
+    let convert = |v: Value, loc: &SourceLoc, first: bool| memory(v, loc, first, aliases);
+    if !json::looks_like_lines(text) {
+        return json::json_document_with(text, file, Some(&convert));
+    }
+    let mut out = Vec::new();
+    let mut first = true;
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let loc = SourceLoc {
+            file: file.to_string(),
+            line: i as u32 + 1,
+        };
+        match serde_json::from_str::<Value>(line) {
+            Ok(v) => out.push(convert(v, &loc, first)),
+            Err(e) => out.push(Parsed::invalid(
+                loc.line,
+                Diagnostic::new(
+                    codes::MALFORMED_RECORD,
+                    format!("line is not valid json: {}", json::error_message(&e)),
+                )
+                .subject(file)
+                .at(&loc)
+                .with("column", e.column()),
+            )),
+        }
+        if matches!(out.last().map(|p| &p.item), Some(Item::Generated)) {
+            break;
+        }
+        first = false;
+    }
+    out
+}
+
+/// The problems of one memory, collected before it is built or refused.
+struct Check<'a> {
+    loc: &'a SourceLoc,
+    subject: String,
+    diags: Vec<Diagnostic>,
+}
+
+impl Check<'_> {
+    fn missing(&mut self, field: &str) {
+        self.diags.push(
+            Diagnostic::new(codes::MISSING_FIELD, format!("omnimem memory has no `{field}`"))
+                .subject(self.subject.clone())
+                .at(self.loc)
+                .with("field", field),
+        );
+    }
+
+    fn invalid(&mut self, field: &str, expected: &str, v: &Value) {
+        let found = record::found(v);
+        self.diags.push(
+            Diagnostic::new(
+                codes::INVALID_VALUE,
+                format!("`{field}` must be {expected}, found {found}"),
+            )
+            .subject(self.subject.clone())
+            .at(self.loc)
+            .with("field", field)
+            .with("expected", expected)
+            .with("found", found),
+        );
+    }
+
+    fn opt_string(&mut self, field: &str, v: Option<Value>) -> Option<String> {
+        match v {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) if s.trim().is_empty() => None,
+            Some(Value::String(s)) => Some(s),
+            Some(other) => {
+                self.invalid(field, "a string", &other);
+                None
+            }
+        }
+    }
+
+    /// A list of strings, a JSON-encoded list in a string, or a comma-separated string.
+    fn string_list(&mut self, field: &str, v: Option<Value>, split_commas: bool) -> Vec<String> {
+        let expected = "a list of strings or a JSON-encoded list";
+        let items = match v {
+            None | Some(Value::Null) => return Vec::new(),
+            Some(Value::String(s)) => match decoded(&s) {
+                Some(Value::Array(items)) => items,
+                _ if split_commas => {
+                    return s
+                        .split(',')
+                        .map(str::trim)
+                        .filter(|t| !t.is_empty())
+                        .map(String::from)
+                        .collect();
+                }
+                _ => return if s.trim().is_empty() { Vec::new() } else { vec![s] },
+            },
+            Some(Value::Array(items)) => items,
+            Some(other) => {
+                self.invalid(field, expected, &other);
+                return Vec::new();
+            }
+        };
+        let mut out = Vec::new();
+        for item in items {
+            match item {
+                Value::String(s) if s.trim().is_empty() => {}
+                Value::String(s) => out.push(s),
+                other => {
+                    self.invalid(field, expected, &other);
+                    return Vec::new();
+                }
+            }
+        }
+        out
+    }
+
+    fn dead_ends(&mut self, field: &str, v: Option<Value>, out: &mut Vec<DeadEnd>) {
+        let items = match v {
+            None | Some(Value::Null) => return,
+            Some(Value::String(s)) => match decoded(&s) {
+                Some(Value::Array(items)) => items,
+                Some(obj @ Value::Object(_)) => vec![obj],
+                _ if s.trim().is_empty() => return,
+                _ => vec![Value::String(s)],
+            },
+            Some(Value::Array(items)) => items,
+            Some(obj @ Value::Object(_)) => vec![obj],
+            Some(other) => {
+                self.invalid(field, "a list of abandoned approaches", &other);
+                return;
+            }
+        };
+        for (i, item) in items.into_iter().enumerate() {
+            match item {
+                Value::String(s) if s.trim().is_empty() => {}
+                Value::String(name) => out.push(DeadEnd {
+                    name,
+                    kind: None,
+                    reason: None,
+                }),
+                Value::Object(mut m) => {
+                    let name = self.opt_string(&format!("{field}[{i}].name"), m.remove("name"));
+                    let kind = self.opt_string(&format!("{field}[{i}].type"), m.remove("type"));
+                    let reason = self.opt_string(&format!("{field}[{i}].reason"), m.remove("reason"));
+                    match name {
+                        Some(name) => out.push(DeadEnd { name, kind, reason }),
+                        None => self.missing(&format!("{field}[{i}].name")),
+                    }
+                }
+                other => self.invalid(
+                    &format!("{field}[{i}]"),
+                    "a string or an object with a `name`",
+                    &other,
+                ),
+            }
+        }
+    }
+
+    fn bool(&mut self, field: &str, v: Option<Value>) -> bool {
+        match v {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => b,
+            Some(Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0),
+            Some(Value::String(s)) => match s.trim().to_ascii_lowercase().as_str() {
+                "1" | "true" | "yes" => true,
+                "" | "0" | "false" | "no" => false,
+                _ => {
+                    self.invalid(field, "true or false (or \"1\"/\"0\")", &Value::String(s));
+                    false
+                }
+            },
+            Some(other) => {
+                self.invalid(field, "true or false (or \"1\"/\"0\")", &other);
+                false
+            }
+        }
+    }
+
+    /// Unix seconds (a number or a numeric string) or an RFC 3339 timestamp.
+    fn time(&mut self, field: &str, v: Option<Value>) -> Option<i64> {
+        let expected = "unix seconds or an RFC 3339 timestamp";
+        let t = match &v {
+            None | Some(Value::Null) => return None,
+            Some(Value::String(s)) if s.trim().is_empty() => return None,
+            Some(Value::Number(n)) => n.as_f64().map(unix),
+            Some(Value::String(s)) => match s.trim().parse::<f64>() {
+                Ok(f) if f.is_finite() => Some(unix(f)),
+                _ => parse_rfc3339(s),
+            },
+            Some(_) => None,
+        };
+        if t.is_none() {
+            self.invalid(field, expected, v.as_ref().unwrap_or(&Value::Null));
+        }
+        t
+    }
+}
+
+/// Unix seconds to milliseconds; a value too large to be seconds is taken as milliseconds.
+fn unix(f: f64) -> i64 {
+    if f.abs() >= 1e11 {
+        f.round() as i64
+    } else {
+        from_unix_seconds(f)
+    }
+}
+
+/// A string that holds JSON (`"[\"python\"]"`), decoded.
+fn decoded(s: &str) -> Option<Value> {
+    let t = s.trim();
+    if !(t.starts_with('[') || t.starts_with('{')) {
+        return None;
+    }
+    serde_json::from_str(t).ok()
+}
+
+/// A whole number from a number or a numeric string.
+fn number(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse::<f64>().ok().filter(|f| f.is_finite()),
+        _ => None,
+    }
+}
+
+/// One memory to an experience, a refusal, or (inactive) `inactive-memory` notes.
+fn memory(v: Value, loc: &SourceLoc, first: bool, aliases: &Aliases) -> Parsed {
+    if first && record::is_generated(&v) {
+        return Parsed {
+            line: loc.line,
+            item: Item::Generated,
+            unknown: Vec::new(),
+        };
+    }
+    let mut m = match v {
+        Value::Object(m) => m,
+        other => {
+            return Parsed::invalid(
+                loc.line,
+                Diagnostic::new(
+                    codes::MALFORMED_RECORD,
+                    format!(
+                        "omnimem memory is not an object (found {})",
+                        record::type_name(&other)
+                    ),
+                )
+                .subject(loc.file.clone())
+                .at(loc),
+            );
+        }
+    };
+    let key = match m.remove("key") {
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(s),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        _ => None,
+    };
+    let mut c = Check {
+        loc,
+        subject: key.clone().unwrap_or_else(|| loc.file.clone()),
+        diags: Vec::new(),
+    };
+    if key.is_none() {
+        c.missing("key");
+    }
+    let tags = c.string_list("tags", m.remove("tags"), true);
+    let state = match m.remove("state") {
+        Some(Value::String(s)) => s.trim().to_string(),
+        _ => String::new(),
+    };
+    if !state.is_empty() && !state.eq_ignore_ascii_case("active") {
+        return Parsed {
+            line: loc.line,
+            item: Item::Invalid(inactive(&c.subject, &state, &tags, loc, aliases)),
+            unknown: Vec::new(),
+        };
+    }
+    if tags.is_empty()
+        && c.diags
+            .iter()
+            .all(|d| d.evidence.get("field") != Some(&Value::from("tags")))
+    {
+        c.missing("tags");
+    }
+    let outcome = match m.remove("outcome") {
+        None | Some(Value::Null) => {
+            c.missing("outcome");
+            None
+        }
+        Some(Value::String(s)) => {
+            let o = Outcome::parse(&s.trim().to_ascii_lowercase());
+            if o.is_none() {
+                c.invalid(
+                    "outcome",
+                    "one of succeeded, pivoted, abandoned, failed",
+                    &Value::String(s),
+                );
+            }
+            o
+        }
+        Some(other) => {
+            c.invalid("outcome", "one of succeeded, pivoted, abandoned, failed", &other);
+            None
+        }
+    };
+    let before = c.diags.len();
+    let created = c.time("created_at", m.remove("created_at"));
+    let updated = c.time("updated_at", m.remove("updated_at"));
+    let recorded_at = created.or(updated);
+    if recorded_at.is_none() && c.diags.len() == before {
+        c.missing("created_at");
+    }
+    // effort_score is informational: a value outside 1–5 is dropped, never a refusal.
+    let effort = m
+        .remove("effort_score")
+        .as_ref()
+        .and_then(number)
+        .map(f64::round)
+        .filter(|f| (1.0..=5.0).contains(f))
+        .map(|f| f as u8);
+    let project = c
+        .opt_string("project", m.remove("project"))
+        .map(|p| p.trim().to_string());
+    let lesson = c.opt_string("lesson", m.remove("lesson"));
+    let breakthrough = c.opt_string("breakthrough", m.remove("breakthrough"));
+    let content = c.opt_string("content", m.remove("content"));
+    let gotchas = c.string_list("gotchas", m.remove("gotchas"), false);
+    let mut dead_ends = Vec::new();
+    for field in ["abandoned", "abandoned_approaches"] {
+        c.dead_ends(field, m.remove(field), &mut dead_ends);
+    }
+    let blessed = c.bool("blessed", m.remove("blessed"));
+    let task = match m.remove("task").or_else(|| m.remove("title")) {
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(s),
+        _ => None,
+    };
+    let item = match (key, outcome, recorded_at) {
+        (Some(id), Some(outcome), Some(recorded_at)) if c.diags.is_empty() => Item::Experience(Experience {
+            id,
+            recorded_at,
+            domains: tags,
+            project,
+            task,
+            outcome: Some(outcome),
+            effort,
+            lesson,
+            breakthrough,
+            gotchas,
+            dead_ends,
+            blessed,
+            content,
+            source: loc.clone(),
+            ..Default::default()
+        }),
+        _ => Item::Invalid(c.diags),
+    };
+    Parsed {
+        line: loc.line,
+        item,
+        unknown: Vec::new(),
+    }
+}
+
+/// One `inactive-memory` note per domain of the memory (so `why DOMAIN` counts it), folded
+/// per domain downstream.
+fn inactive(key: &str, state: &str, tags: &[String], loc: &SourceLoc, aliases: &Aliases) -> Vec<Diagnostic> {
+    let shown = record::found(&Value::String(state.to_string()));
+    let note = || {
+        Diagnostic::new(
+            codes::INACTIVE_MEMORY,
+            format!("omnimem memory {key} has state {shown} and was not compiled"),
+        )
+        .subject(key)
+        .at(loc)
+        .with("state", shown.clone())
+        .experiences([key])
+    };
+    let mut domains: Vec<String> = tags
+        .iter()
+        .filter_map(|t| normalize::domain(t, aliases).ok())
+        .collect();
+    domains.sort();
+    domains.dedup();
+    if domains.is_empty() {
+        return vec![note()];
+    }
+    domains.into_iter().map(|d| note().domain(d)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::Rules;
+
+    fn one(v: Value) -> Parsed {
+        let loc = SourceLoc {
+            file: "export.json".into(),
+            line: 3,
+        };
+        memory(v, &loc, false, &Rules::builtin().aliases)
+    }
+
+    #[test]
+    fn recognised_by_content() {
+        assert!(looks_like(
+            br#"[{"key": "m-1", "tags": "[\"py\"]", "outcome": "succeeded"}]"#
+        ));
+        assert!(looks_like(
+            b"\xef\xbb\xbf{\"key\": \"m-1\", \"created_at\": \"1714552800\"}\n{}"
+        ));
+        assert!(looks_like(br#"  [ {"key": "m-1", "effort_score": 3} ]"#));
+        assert!(!looks_like(br#"[{"id": "exp-1", "key": "x", "tags": []}]"#));
+        assert!(!looks_like(
+            br#"{"id": "exp-1", "recorded_at": "2026-01-01T00:00:00Z"}"#
+        ));
+        assert!(!looks_like(
+            br#"[{"key": "m-1", "created_at": "2024-05-01T10:00:00Z"}]"#
+        ));
+        assert!(!looks_like(b"- key: m-1\n  tags: [python]\n"));
+    }
+
+    #[test]
+    fn strings_stand_in_for_numbers_lists_and_booleans() {
+        let p = one(serde_json::json!({
+            "key": "mem-42",
+            "tags": "[\"Python\", \"testing\"]",
+            "outcome": "Succeeded",
+            "effort_score": "4",
+            "blessed": "1",
+            "gotchas": "fixtures leak state between tests",
+            "abandoned_approaches": "[{\"name\": \"monkeypatching time\", \"type\": \"approach\", \"reason\": \"flaky\"}]",
+            "created_at": "1714552800",
+            "updated_at": 1714556400,
+            "content": "c",
+            "embedding": [0.1, 0.2]
+        }));
+        let Item::Experience(e) = p.item else {
+            panic!("{:?}", p.item)
+        };
+        assert_eq!(e.id, "mem-42");
+        assert_eq!(e.domains, ["Python", "testing"]);
+        assert_eq!(e.outcome, Some(Outcome::Succeeded));
+        assert_eq!(e.effort, Some(4));
+        assert!(e.blessed);
+        assert_eq!(e.recorded_at, 1_714_552_800_000);
+        assert_eq!(e.gotchas, ["fixtures leak state between tests"]);
+        assert_eq!(e.dead_ends[0].name, "monkeypatching time");
+        assert_eq!(e.dead_ends[0].reason.as_deref(), Some("flaky"));
+        assert_eq!(e.content.as_deref(), Some("c"));
+        assert!(p.unknown.is_empty(), "OmniMem's own fields are not reported");
+
+        // updated_at stands in for a missing created_at.
+        let p = one(
+            serde_json::json!({"key": "m", "tags": ["go"], "outcome": "pivoted", "updated_at": 1714556400.5}),
+        );
+        let Item::Experience(e) = p.item else { panic!() };
+        assert_eq!(e.recorded_at, 1_714_556_400_500);
+    }
+
+    #[test]
+    fn inactive_and_invalid_memories() {
+        let p = one(
+            serde_json::json!({"key": "m", "tags": "[\"py\", \"docker\"]", "outcome": "succeeded", "state": "archived", "created_at": 1}),
+        );
+        let Item::Invalid(d) = p.item else { panic!() };
+        assert!(d.iter().all(|d| d.code == codes::INACTIVE_MEMORY));
+        let domains: Vec<_> = d.iter().map(|d| d.domain.clone().unwrap()).collect();
+        assert_eq!(domains, ["docker", "python"], "aliased, one note per domain");
+
+        let p = one(serde_json::json!({"tags": [], "outcome": "won", "blessed": "maybe"}));
+        let Item::Invalid(d) = p.item else { panic!() };
+        let codes: Vec<(&str, String)> = d
+            .iter()
+            .map(|d| (d.code, d.evidence["field"].as_str().unwrap().to_string()))
+            .collect();
+        assert_eq!(
+            codes,
+            [
+                ("L002", "key".into()),
+                ("L002", "tags".into()),
+                ("L003", "outcome".into()),
+                ("L002", "created_at".into()),
+                ("L003", "blessed".into()),
+            ]
+        );
+    }
+}

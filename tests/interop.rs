@@ -1,0 +1,785 @@
+//! Interop inputs (issue 5) through the binary: a GAIA `memory.db` compiled in place (WAL
+//! mode, open in another connection, never written) and an OmniMem export.
+
+mod common;
+
+use std::path::Path;
+
+use common::{Scratch, read_json, skillc, stderr};
+use rusqlite::{Connection, params};
+use serde_json::{Value, json};
+
+const BILLING: &str = "/home/dev/billing-api";
+const LEDGER: &str = "/home/dev/ledger-service";
+
+const SCHEMA: &str = r#"
+CREATE TABLE schema_version (version INTEGER NOT NULL, migrated_at TEXT NOT NULL);
+CREATE TABLE tool_history (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL,
+    tool_name TEXT NOT NULL,
+    args TEXT,
+    result_summary TEXT,
+    success INTEGER NOT NULL DEFAULT 1,
+    error TEXT,
+    duration_ms INTEGER,
+    timestamp TEXT NOT NULL
+);
+CREATE TABLE knowledge (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    category TEXT NOT NULL,
+    content TEXT NOT NULL,
+    domain TEXT,
+    source TEXT,
+    confidence REAL DEFAULT 0.5,
+    metadata TEXT,
+    use_count INTEGER DEFAULT 0,
+    context TEXT,
+    sensitive INTEGER DEFAULT 0,
+    entity TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT,
+    last_used TEXT,
+    due_at TEXT,
+    reminded_at TEXT,
+    embedding BLOB,
+    superseded_by INTEGER
+);
+CREATE TABLE conversations (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL,
+    role TEXT NOT NULL,
+    content TEXT NOT NULL,
+    context TEXT,
+    timestamp TEXT NOT NULL,
+    consolidated_at TEXT
+);
+"#;
+
+/// One tool call as GAIA logs it: `args` is `json.dumps(args)[:500]`.
+struct Call<'a> {
+    tool: &'a str,
+    args: String,
+    result: &'a str,
+    success: bool,
+    error: Option<&'a str>,
+    at: &'a str,
+}
+
+fn sh<'a>(command: &str, directory: Option<&str>, ok: bool, error: Option<&'a str>, at: &'a str) -> Call<'a> {
+    let args = match directory {
+        Some(d) => json!({"command": command, "directory": d}),
+        None => json!({"command": command}),
+    };
+    Call {
+        tool: "run_shell_command",
+        args: args.to_string(),
+        result: if ok {
+            r#"{"exit_code": 0}"#
+        } else {
+            r#"{"exit_code": 1}"#
+        },
+        success: ok,
+        error,
+        at,
+    }
+}
+
+/// GAIA cuts the serialised arguments at 500 characters.
+fn cut500(s: &str) -> String {
+    s.chars().take(500).collect()
+}
+
+struct Gaia {
+    conn: Connection,
+}
+
+impl Gaia {
+    fn create(path: &Path, version: i64) -> Gaia {
+        let conn = Connection::open(path).unwrap();
+        conn.pragma_update_and_check(None, "journal_mode", "wal", |r| r.get::<_, String>(0))
+            .unwrap();
+        conn.execute_batch(SCHEMA).unwrap();
+        conn.execute(
+            "INSERT INTO schema_version (version, migrated_at) VALUES (?1, '2025-01-06T10:00:00+01:00')",
+            params![version],
+        )
+        .unwrap();
+        Gaia { conn }
+    }
+
+    fn session(&self, id: &str, workspace: &str, task: &str, calls: &[Call]) {
+        let first = calls.first().map_or("2025-03-10T09:00:00+01:00", |c| c.at);
+        self.conn
+            .execute(
+                "INSERT INTO conversations (session_id, role, content, context, timestamp) VALUES (?1, 'user', ?2, ?3, ?4)",
+                params![id, task, format!("workspace:{workspace}"), first],
+            )
+            .unwrap();
+        for c in calls {
+            self.conn
+                .execute(
+                    "INSERT INTO tool_history (session_id, tool_name, args, result_summary, success, error, duration_ms, timestamp)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1200, ?7)",
+                    params![id, c.tool, c.args, c.result, c.success as i64, c.error, c.at],
+                )
+                .unwrap();
+        }
+        self.conn
+            .execute(
+                "INSERT INTO conversations (session_id, role, content, context, timestamp) VALUES (?1, 'assistant', 'Done.', NULL, ?2)",
+                params![id, calls.last().map_or(first, |c| c.at)],
+            )
+            .unwrap();
+    }
+
+    fn knowledge(
+        &self,
+        category: &str,
+        source: &str,
+        content: &str,
+        metadata: Value,
+        at: &str,
+        superseded_by: Option<i64>,
+    ) {
+        self.conn
+            .execute(
+                "INSERT INTO knowledge (category, content, domain, source, metadata, context, created_at, updated_at, superseded_by)
+                 VALUES (?1, ?2, NULL, ?3, ?4, NULL, ?5, ?5, ?6)",
+                params![category, content, source, metadata.to_string(), at, superseded_by],
+            )
+            .unwrap();
+    }
+}
+
+const MODULE_ERROR_BILLING: &str = "ModuleNotFoundError: No module named 'billing'";
+const MODULE_ERROR_LEDGER: &str = "ModuleNotFoundError: No module named 'ledger'";
+const PORT_ERROR: &str = "Error response from daemon: driver failed programming external connectivity on endpoint billing-db: Bind for 0.0.0.0:5432 failed: port is already allocated";
+
+/// A realistic GAIA store: fixes in two workspaces, a recurring unfixed error, a refusal, a
+/// transient failure, truncated arguments, tool lessons (one shown by sessions, one not, one
+/// superseded), offsets in every timestamp.
+fn build_store(path: &Path) -> Gaia {
+    let g = Gaia::create(path, 3);
+    // pytest from tests/ fails, from the root it passes: in two workspaces.
+    g.session(
+        "s-20250310-a1",
+        BILLING,
+        "fix the failing invoice tests",
+        &[
+            Call {
+                tool: "read_file",
+                args: json!({"file_path": "/home/dev/billing-api/tests/test_invoices.py"}).to_string(),
+                result: r#"{"lines": 184}"#,
+                success: true,
+                error: None,
+                at: "2025-03-10T09:14:02.512311+01:00",
+            },
+            sh(
+                "pytest -q",
+                Some("tests"),
+                false,
+                Some(MODULE_ERROR_BILLING),
+                "2025-03-10T09:15:40.100000+01:00",
+            ),
+            sh("pytest -q", None, true, None, "2025-03-10T09:17:11.900000+01:00"),
+        ],
+    );
+    g.session(
+        "s-20250311-b1",
+        LEDGER,
+        "run the ledger test suite after the refactor",
+        &[
+            sh(
+                "pytest -q",
+                Some("tests"),
+                false,
+                Some(MODULE_ERROR_LEDGER),
+                "2025-03-11T16:02:00-05:00",
+            ),
+            sh("pytest -q", None, true, None, "2025-03-11T16:03:30-05:00"),
+        ],
+    );
+    // cargo build fails on a resolver change; --locked builds what the lock file pins.
+    g.session(
+        "s-20250312-a2",
+        BILLING,
+        "build the pdf renderer crate",
+        &[
+            sh(
+                "cargo build",
+                Some("renderer"),
+                false,
+                Some("error: failed to select a version for the requirement `tokio = \"^1.44\"`"),
+                "2025-03-12T10:00:00+01:00",
+            ),
+            sh(
+                "cargo build --locked",
+                Some("renderer"),
+                true,
+                None,
+                "2025-03-12T10:02:30+01:00",
+            ),
+        ],
+    );
+    // docker compose up fails in two sessions and is never fixed.
+    let denied = r#"{"executed": false, "status": "denied", "reason": "user rejected the command"}"#;
+    g.session(
+        "s-20250312-a3",
+        BILLING,
+        "start the local stack",
+        &[
+            sh(
+                "docker compose up -d",
+                None,
+                false,
+                Some(PORT_ERROR),
+                "2025-03-12T14:20:00+01:00",
+            ),
+            Call {
+                tool: "run_shell_command",
+                args: json!({"command": "docker system prune -af"}).to_string(),
+                result: denied,
+                success: false,
+                error: None,
+                at: "2025-03-12T14:21:00+01:00",
+            },
+        ],
+    );
+    g.session(
+        "s-20250313-b2",
+        LEDGER,
+        "bring up postgres for the ledger service",
+        &[
+            sh(
+                "docker compose up -d",
+                None,
+                false,
+                Some(PORT_ERROR),
+                "2025-03-13T08:45:00-05:00",
+            ),
+            Call {
+                tool: "read_file",
+                args: json!({"file_path": "/home/dev/ledger-service/docker-compose.yml"}).to_string(),
+                result: r#"{"lines": 41}"#,
+                success: true,
+                error: None,
+                at: "2025-03-13T08:46:00-05:00",
+            },
+        ],
+    );
+    // A refusal is not a failure: no lesson about `git push`.
+    g.session(
+        "s-20250313-a4",
+        BILLING,
+        "push the invoice fix",
+        &[
+            Call {
+                tool: "run_shell_command",
+                args: json!({"command": "git push --force origin fix/invoices"}).to_string(),
+                result: denied,
+                success: false,
+                error: Some("command denied by user"),
+                at: "2025-03-13T11:00:00+01:00",
+            },
+            sh(
+                "git push origin fix/invoices",
+                None,
+                true,
+                None,
+                "2025-03-13T11:01:00+01:00",
+            ),
+        ],
+    );
+    // A timeout is transient: no lesson about pip.
+    g.session(
+        "s-20250314-b3",
+        LEDGER,
+        "install the new dependencies",
+        &[
+            sh(
+                "pip install -r requirements.txt",
+                None,
+                false,
+                Some("ReadTimeoutError: HTTPSConnectionPool(host='pypi.org', port=443): Read timed out. (read timeout=15)"),
+                "2025-03-14T09:00:00-05:00",
+            ),
+            sh(
+                "pip install --default-timeout=100 -r requirements.txt",
+                None,
+                true,
+                None,
+                "2025-03-14T09:03:00-05:00",
+            ),
+        ],
+    );
+    // Truncated arguments: the first keeps its command, the second loses everything the key needs.
+    let long_dir = format!("{LEDGER}/{}", "fixtures/generated/".repeat(40));
+    let recoverable =
+        cut500(&json!({"command": "pytest -q tests/test_ledger.py", "directory": long_dir}).to_string());
+    let body = "import csv\nfrom decimal import Decimal\n\n".to_string()
+        + &"def row(r):\n    return Decimal(r['amount'])\n".repeat(20);
+    let unrecoverable = cut500(
+        &json!({"content": body, "file_path": "/home/dev/ledger-service/ledger/export.py"}).to_string(),
+    );
+    assert_eq!(recoverable.chars().count(), 500);
+    assert!(serde_json::from_str::<Value>(&recoverable).is_err());
+    assert!(serde_json::from_str::<Value>(&unrecoverable).is_err());
+    g.session(
+        "s-20250314-b4",
+        LEDGER,
+        "write the csv export",
+        &[
+            Call {
+                tool: "write_file",
+                args: unrecoverable,
+                result: r#"{"written": true}"#,
+                success: true,
+                error: None,
+                at: "2025-03-14T15:10:00-05:00",
+            },
+            Call {
+                tool: "run_shell_command",
+                args: recoverable,
+                result: r#"{"exit_code": 0, "stdout": "3 passed"}"#,
+                success: true,
+                error: None,
+                at: "2025-03-14T15:11:00-05:00",
+            },
+        ],
+    );
+    // knowledge: the error GAIA recorded, its tool lessons (shown, not shown, superseded), a fact.
+    g.knowledge(
+        "error",
+        "tool_history",
+        PORT_ERROR,
+        json!({"operation": "run_shell_command docker", "exit_code": 1}),
+        "2025-03-12T14:20:05+01:00",
+        None,
+    );
+    g.knowledge(
+        "lesson",
+        "tool_lesson",
+        "Run pytest from the project root, not from tests/, so the package imports resolve",
+        json!({"operation": "run_shell_command pytest", "fix": "pytest -q"}),
+        "2025-03-11T16:04:00-05:00",
+        None,
+    );
+    g.knowledge(
+        "lesson",
+        "tool_lesson",
+        "Use npm ci --legacy-peer-deps when peer dependency resolution fails",
+        json!({"operation": "run_shell_command npm", "fix": "npm ci --legacy-peer-deps"}),
+        "2025-03-09T12:00:00+01:00",
+        None,
+    );
+    g.knowledge(
+        "lesson",
+        "tool_lesson",
+        "Run make with -j1 when the generated headers race",
+        json!({"operation": "run_shell_command make", "fix": "make -j1"}),
+        "2025-03-01T12:00:00+01:00",
+        Some(3),
+    );
+    g.knowledge(
+        "fact",
+        "conversation",
+        "The billing API deploys from the main branch every Tuesday",
+        json!({}),
+        "2025-03-10T12:00:00+01:00",
+        None,
+    );
+    g
+}
+
+fn bytes(p: &Path) -> Vec<u8> {
+    std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn wal(db: &Path) -> std::path::PathBuf {
+    let mut s = db.as_os_str().to_owned();
+    s.push("-wal");
+    s.into()
+}
+
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn lessons(out: &Path) -> Vec<Value> {
+    read_json(&out.join("ledger.json"))["lessons"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+fn diagnostics(out: &Path) -> Vec<Value> {
+    read_json(&out.join("diagnostics.json"))["diagnostics"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+fn by_key<'a>(lessons: &'a [Value], key: &str) -> Vec<&'a Value> {
+    lessons
+        .iter()
+        .filter(|l| l["operation_key"] == json!(key))
+        .collect()
+}
+
+fn project(identity: &str) -> String {
+    skillc::digest::project(identity)
+}
+
+#[test]
+fn gaia_store_compiles_in_place() {
+    let dir = Scratch::new("interop-gaia");
+    let db = dir.path("memory.db");
+    let gaia = build_store(&db);
+    // GAIA is still running: its connection stays open, the data sits in the WAL.
+    assert!(
+        std::fs::metadata(wal(&db)).unwrap().len() > 0,
+        "the store is in WAL mode"
+    );
+    let before = (
+        skillc::digest::sha256_hex(&bytes(&db)),
+        skillc::digest::sha256_hex(&bytes(&wal(&db))),
+    );
+
+    let out = dir.path("out");
+    let o = skillc(&["compile", db.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let after = (
+        skillc::digest::sha256_hex(&bytes(&db)),
+        skillc::digest::sha256_hex(&bytes(&wal(&db))),
+    );
+    assert_eq!(
+        before, after,
+        "the database and its -wal are byte-for-byte unchanged"
+    );
+
+    let lessons = lessons(&out);
+    // pytest from tests/ → from the root, in two workspaces: one global python rule.
+    let pytest = by_key(&lessons, "run_shell_command pytest");
+    assert_eq!(pytest.len(), 1, "{pytest:#?}");
+    let l = pytest[0];
+    assert_eq!(l["kind"], "do");
+    assert_eq!(l["domain"], "python");
+    assert_eq!(l["scope"], "global");
+    assert_eq!(l["rule"], true);
+    assert_eq!(l["status"], "active");
+    assert_eq!(l["evidence"], json!(["gaia:s-20250310-a1", "gaia:s-20250311-b1"]));
+    let mut projects = vec![project(BILLING), project(LEDGER)];
+    projects.sort();
+    assert_eq!(l["projects"], json!(projects));
+    assert_eq!(
+        l["text"],
+        "run_shell_command pytest: run `pytest -q` instead of `pytest -q` (directory=tests)"
+    );
+
+    // cargo build → cargo build --locked: a rust lesson of the billing project.
+    let cargo = by_key(&lessons, "run_shell_command cargo");
+    assert_eq!(cargo.len(), 1, "{cargo:#?}");
+    assert_eq!(cargo[0]["domain"], "rust");
+    assert_eq!(cargo[0]["scope"], format!("project:{}", project(BILLING)));
+    assert_eq!(cargo[0]["evidence"], json!(["gaia:s-20250312-a2"]));
+    assert!(
+        cargo[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("`cargo build --locked`")
+    );
+
+    // docker compose up fails in two sessions, never fixed: a watch lesson keyed by it.
+    let docker = by_key(&lessons, "run_shell_command docker");
+    assert_eq!(docker.len(), 1, "{docker:#?}");
+    let w = docker[0];
+    assert_eq!(w["kind"], "watch");
+    assert_eq!(w["domain"], "docker");
+    assert_eq!(w["status"], "active");
+    assert_eq!(w["rule"], true);
+    assert_eq!(w["scope"], "global");
+    assert_eq!(w["evidence"], json!(["gaia:s-20250312-a3", "gaia:s-20250313-b2"]));
+    let text = w["text"].as_str().unwrap();
+    assert!(text.starts_with("run_shell_command docker fails with"), "{text}");
+    assert!(text.contains("port is already allocated"), "{text}");
+
+    // The tool lesson no session shows stays a claim; the one sessions show is learned from
+    // them (no second pytest lesson); the superseded one is history.
+    let npm = by_key(&lessons, "run_shell_command npm");
+    assert_eq!(npm.len(), 1, "{npm:#?}");
+    assert_eq!(npm[0]["status"], "claimed");
+    assert_eq!(npm[0]["kind"], "do");
+    assert_eq!(npm[0]["domain"], "javascript");
+    assert_eq!(npm[0]["rule"], false);
+    assert_eq!(npm[0]["evidence"], json!([]));
+    assert!(by_key(&lessons, "run_shell_command make").is_empty());
+
+    // A refusal and a timeout teach nothing.
+    assert!(by_key(&lessons, "run_shell_command git").is_empty());
+    assert!(by_key(&lessons, "run_shell_command pip").is_empty());
+    assert_eq!(lessons.len(), 4, "{lessons:#?}");
+    // No prompt-facing file carries the claim.
+    let python = std::fs::read_to_string(out.join("python/SKILL.md")).unwrap();
+    assert!(python.contains("run_shell_command pytest"));
+    assert!(
+        std::fs::read_to_string(out.join("docker/SKILL.md"))
+            .unwrap()
+            .contains("port is already allocated")
+    );
+    assert!(!out.join("javascript/SKILL.md").exists());
+
+    // The unrecoverable arguments are a note naming the session; the recoverable ones are not.
+    let diags = diagnostics(&out);
+    let l010: Vec<&Value> = diags.iter().filter(|d| d["code"] == "L010").collect();
+    assert_eq!(l010.len(), 1, "{l010:#?}");
+    assert_eq!(l010[0]["severity"], "note");
+    assert_eq!(l010[0]["subject"], "gaia:s-20250314-b4");
+    assert_eq!(l010[0]["evidence"]["tool"], "write_file");
+    assert!(diags.iter().all(|d| d["code"] != "L008" && d["code"] != "L011"));
+
+    // The truncated pytest run is still a passing pytest check: that session passed verified.
+    let o = skillc(&[
+        "trace",
+        "gaia:s-20250314-b4",
+        db.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let trace = common::json(&o);
+    let record = &trace["record"];
+    assert_eq!(record["verified"], true, "{trace:#}");
+    assert_eq!(record["passed"], true);
+    assert_eq!(record["domains"], json!(["general", "python"]));
+    assert_eq!(record["project"], project(LEDGER));
+    assert_eq!(record["recorded_at"], "2025-03-14T20:11:00Z", "offsets honoured");
+    assert_eq!(
+        record["line"], 16,
+        "located at the session's first tool_history row"
+    );
+
+    // Compiling again gives the same files; the store is still untouched.
+    let first = common::tree(&out);
+    let o = skillc(&["compile", db.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(first, common::tree(&out));
+    assert_eq!(skillc::digest::sha256_hex(&bytes(&db)), before.0);
+    assert_eq!(skillc::digest::sha256_hex(&bytes(&wal(&db))), before.1);
+    drop(gaia);
+}
+
+#[test]
+fn gaia_wal_without_shm_and_unsupported_schema() {
+    let dir = Scratch::new("interop-gaia-copy");
+    let live = dir.path("live/memory.db");
+    std::fs::create_dir_all(live.parent().unwrap()).unwrap();
+    let gaia = build_store(&live);
+    // A snapshot of the database and its WAL, without the -shm GAIA's process holds.
+    let snap = dir.path("snapshot/memory.db");
+    std::fs::create_dir_all(snap.parent().unwrap()).unwrap();
+    std::fs::copy(&live, &snap).unwrap();
+    std::fs::copy(wal(&live), wal(&snap)).unwrap();
+    drop(gaia);
+    let before = (bytes(&snap), bytes(&wal(&snap)));
+
+    // A second store from a GAIA version skillc does not know.
+    let future = dir.path("future/memory.db");
+    std::fs::create_dir_all(future.parent().unwrap()).unwrap();
+    let g9 = Gaia::create(&future, 9);
+    g9.session(
+        "s-20260101-x",
+        BILLING,
+        "anything",
+        &[sh("pytest -q", None, true, None, "2026-01-01T10:00:00+01:00")],
+    );
+    drop(g9);
+
+    let out = dir.path("out");
+    let o = skillc(&[
+        "compile",
+        snap.to_str().unwrap(),
+        future.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "an unsupported schema is data, not a failure: {}",
+        stderr(&o)
+    );
+    assert_eq!(bytes(&snap), before.0);
+    assert_eq!(bytes(&wal(&snap)), before.1);
+    assert_eq!(
+        listing(snap.parent().unwrap()),
+        ["memory.db", "memory.db-wal"],
+        "no -shm is created beside the snapshot"
+    );
+
+    let diags = diagnostics(&out);
+    let l008: Vec<&Value> = diags.iter().filter(|d| d["code"] == "L008").collect();
+    assert_eq!(l008.len(), 1, "{diags:#?}");
+    assert_eq!(l008[0]["evidence"]["schema_version"], 9);
+    assert!(l008[0]["message"].as_str().unwrap().contains("schema version 9"));
+    assert_eq!(l008[0]["subject"], future.to_str().unwrap());
+    // The snapshot compiled in full, the future store not at all.
+    let lessons = lessons(&out);
+    assert_eq!(by_key(&lessons, "run_shell_command pytest")[0]["rule"], true);
+    assert!(
+        lessons
+            .iter()
+            .all(|l| !l["evidence"].to_string().contains("s-20260101-x"))
+    );
+
+    // GAIA shut down cleanly (checkpointed, no -wal, no -shm): read in place, nothing created.
+    assert_eq!(listing(live.parent().unwrap()), ["memory.db"]);
+    let live_before = bytes(&live);
+    let out3 = dir.path("out3");
+    let o = skillc(&["compile", live.to_str().unwrap(), "--out", out3.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(listing(live.parent().unwrap()), ["memory.db"]);
+    assert_eq!(bytes(&live), live_before);
+    assert_eq!(
+        read_json(&out3.join("ledger.json")),
+        read_json(&out.join("ledger.json"))
+    );
+
+    // `--from gaia` on a SQLite file that is no GAIA store is an unsupported schema too.
+    let other = dir.path("other.sqlite");
+    Connection::open(&other)
+        .unwrap()
+        .execute_batch("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);")
+        .unwrap();
+    let out2 = dir.path("out2");
+    let o = skillc(&[
+        "compile",
+        other.to_str().unwrap(),
+        "--out",
+        out2.to_str().unwrap(),
+        "--from",
+        "gaia",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(diagnostics(&out2).iter().any(|d| d["code"] == "L008"));
+    let o = skillc(&[
+        "compile",
+        other.to_str().unwrap(),
+        "--out",
+        out2.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(diagnostics(&out2).iter().any(|d| d["code"] == "L011"));
+}
+
+#[test]
+fn omnimem_export_compiles_with_and_without_from() {
+    let fixture = common::fixture("omnimem/export.json");
+    let dir = Scratch::new("interop-omnimem");
+    let mut ledgers = Vec::new();
+    for (name, extra) in [("detected", None), ("forced", Some("omnimem"))] {
+        let out = dir.path(name);
+        let mut args = vec![
+            "compile",
+            fixture.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        if let Some(from) = extra {
+            args.extend(["--from", from]);
+        }
+        let o = skillc(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let lessons = lessons(&out);
+        let find = |kind: &str, domain: &str| -> Vec<&Value> {
+            lessons
+                .iter()
+                .filter(|l| l["kind"] == kind && l["domain"] == domain)
+                .collect()
+        };
+        // Two memories in two projects say the same pytest lesson: a global rule.
+        let pytest = find("do", "python");
+        assert_eq!(pytest.len(), 1, "{pytest:#?}");
+        assert_eq!(pytest[0]["rule"], true);
+        assert_eq!(pytest[0]["scope"], "global");
+        assert_eq!(
+            pytest[0]["evidence"],
+            json!(["mem-20240501-pytest-imports", "mem-20240509-pytest-importlib"])
+        );
+        // Abandoned approaches from a JSON string and from a list cluster into one avoid rule.
+        let avoid = find("avoid", "postgres");
+        assert_eq!(avoid.len(), 1);
+        assert_eq!(avoid[0]["rule"], true);
+        assert_eq!(
+            avoid[0]["text"],
+            "Mocking the database layer in integration tests"
+        );
+        // Gotchas (one string each) become a watch rule.
+        let watch = find("watch", "postgres");
+        assert_eq!(watch.len(), 1);
+        assert_eq!(watch[0]["rule"], true);
+        // A blessed ("1") memory with only content: its content is the lesson, a rule by blessing.
+        let docker = find("do", "docker");
+        assert_eq!(docker.len(), 1, "{docker:#?}");
+        assert_eq!(
+            docker[0]["text"],
+            "Pin base images by digest, not by tag, in production Dockerfiles"
+        );
+        assert_eq!(docker[0]["rule"], true);
+        assert_eq!(docker[0]["evidence"], json!(["mem-20240514-pin-digests"]));
+        // The archived memory is not compiled; the pivoted one is held back.
+        let all = serde_json::to_string(&lessons).unwrap();
+        assert!(!all.contains("mem-20240402-uv-lock"));
+        assert!(!all.contains("buildx"));
+
+        let diags = diagnostics(&out);
+        let l009: Vec<&Value> = diags.iter().filter(|d| d["code"] == "L009").collect();
+        assert_eq!(l009.len(), 1, "{l009:#?}");
+        assert_eq!(l009[0]["severity"], "note");
+        assert_eq!(
+            l009[0]["evidence"]["experiences"],
+            json!(["mem-20240402-uv-lock"])
+        );
+        assert!(l009[0]["message"].as_str().unwrap().contains("archived"));
+        let g001: Vec<&Value> = diags.iter().filter(|d| d["code"] == "G001").collect();
+        assert_eq!(g001.len(), 1, "{g001:#?}");
+        assert_eq!(g001[0]["evidence"]["experiences"], json!(["mem-20240512-buildx"]));
+        // No record problems: string numbers, JSON-string lists and "1" are all accepted.
+        assert!(
+            diags
+                .iter()
+                .all(|d| !["L001", "L002", "L003", "L005", "L011"].contains(&d["code"].as_str().unwrap())),
+            "{diags:#?}"
+        );
+        ledgers.push(read_json(&out.join("ledger.json")));
+    }
+    assert_eq!(
+        ledgers[0], ledgers[1],
+        "detection and --from omnimem read the same"
+    );
+
+    // The same export as JSON Lines reads the same.
+    let jsonl: String = read_json(&fixture)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.to_string() + "\n")
+        .collect();
+    let path = dir.path("export.jsonl");
+    std::fs::write(&path, jsonl).unwrap();
+    let out = dir.path("jsonl");
+    let o = skillc(&["compile", path.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let a = read_json(&out.join("ledger.json"))["lessons"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(a, ledgers[0]["lessons"].as_array().unwrap().len());
+}
