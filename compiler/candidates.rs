@@ -277,6 +277,9 @@ fn from_experience(index: u32, e: &Experience, passed: bool, rules: &Rules) -> (
                 .program
                 .as_deref()
                 .and_then(|p| rules.aliases.program_domain(p))
+                // An unmapped program belongs to `general` when the record has that domain
+                // (GAIA sessions do); native records without it keep every domain.
+                .or(Some(crate::load::GAIA_GENERAL_DOMAIN))
                 .filter(|d| domains.contains(d))
                 .map(String::from);
             mechanicals.push(d);

@@ -242,7 +242,8 @@ pub enum FromFormat {
     Gaia,
 }
 
-/// A failure that stops the command: exit 2 with a message.
+/// A failure that stops the command: exit 2 with a message. A message that starts with a
+/// registry code (`U001: …`) is printed as `error[U001]: …`.
 pub struct Fatal(pub String);
 
 impl<E: std::fmt::Display> From<E> for Fatal {
@@ -263,7 +264,13 @@ pub fn main() -> i32 {
     match run(cli) {
         Ok(code) => code,
         Err(Fatal(msg)) => {
-            eprintln!("{}: {msg}", paint("error", "1;31"));
+            let coded = msg
+                .split_once(": ")
+                .filter(|(c, _)| crate::diagnostics::lookup(c).is_some());
+            match coded {
+                Some((code, rest)) => eprintln!("{}: {rest}", paint(&format!("error[{code}]"), "1;31")),
+                None => eprintln!("{}: {msg}", paint("error", "1;31")),
+            }
             2
         }
     }
@@ -323,7 +330,7 @@ fn run(cli: Cli) -> Result<i32, Fatal> {
                     "no experience with id `{experience_id}` in the input"
                 )));
             }
-            let mut store = Store::open(&state_path(&run))?;
+            let mut store = Store::open(&state_path(&run)).map_err(store_fatal)?;
             let d = store.record(Action::Bless, &experience_id, None)?;
             println!(
                 "blessed {experience_id} (journal entry {}); the next compile applies it",
@@ -383,7 +390,7 @@ pub fn load_rules(dir: Option<&Path>) -> Result<Rules, Fatal> {
 }
 
 /// Loads the inputs (or the sample corpus) with the load diagnostics.
-fn load_inputs(args: &CompileArgs) -> Result<(Corpus, Vec<Diagnostic>), Fatal> {
+fn load_inputs(args: &CompileArgs, rules: &Rules) -> Result<(Corpus, Vec<Diagnostic>), Fatal> {
     let opts = LoadOptions {
         from: args.from.map(|f| match f {
             FromFormat::Native => Format::Native,
@@ -394,9 +401,9 @@ fn load_inputs(args: &CompileArgs) -> Result<(Corpus, Vec<Diagnostic>), Fatal> {
     };
     let mut sink = Vec::new();
     let corpus = if !args.inputs.is_empty() {
-        load::load(&args.inputs, &opts, &mut sink)?
+        load::load_with_rules(&args.inputs, &opts, rules, &mut sink)?
     } else if Path::new("samples").is_dir() {
-        load::load(&[PathBuf::from("samples")], &opts, &mut sink)?
+        load::load_with_rules(&[PathBuf::from("samples")], &opts, rules, &mut sink)?
     } else {
         load::load_texts(crate::samples::FILES, &opts, &mut sink)
     };
@@ -408,14 +415,14 @@ fn decisions(args: &CompileArgs) -> Result<Vec<crate::model::Decision>, Fatal> {
     if !path.exists() {
         return Ok(Vec::new());
     }
-    Ok(Store::open(&path)?.decisions()?)
+    Ok(Store::open(&path).map_err(store_fatal)?.decisions()?)
 }
 
 /// Recompute without writing (why, trace, bless).
 fn analyse(args: &CompileArgs) -> Result<(Compilation, Rules), Fatal> {
     set_threads(args.threads)?;
     let rules = load_rules(args.rules.as_deref())?;
-    let (corpus, sink) = load_inputs(args)?;
+    let (corpus, sink) = load_inputs(args, &rules)?;
     let opts = Options {
         min_reinforcement: args.min_reinforcement,
         stop_after: None,
@@ -442,7 +449,9 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
         Some(s) => s.decisions()?,
         None => decisions(args)?,
     };
-    let (corpus, sink) = load_inputs(args)?;
+    let mut clock = pipeline::StageClock::from_env();
+    let (corpus, sink) = load_inputs(args, &rules)?;
+    clock.lap("load");
     let opts = Options {
         min_reinforcement: args.min_reinforcement,
         stop_after: Some(stop),
@@ -458,24 +467,26 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
         comp.diagnostics = crate::diagnostics::finalize(std::mem::take(&mut comp.diagnostics));
         delta_files = files;
     }
-    let mut diagnostics = comp.diagnostics.clone();
+    let mut emit_sink = Vec::new();
     let mut written = Vec::new();
     if let Some(store) = store.as_mut() {
-        let mut emit_sink = Vec::new();
         let mut files = emit::render(&comp, &rules, &mut emit_sink);
         files.extend(delta_files);
         files.sort_by(|a, b| a.path.cmp(&b.path));
+        clock.lap("render");
         let previous = store.last_compile()?.outputs;
         written = emit::write(&args.out, &files, &previous)
             .map_err(|e| Fatal(format!("{}: {e}", args.out.display())))?;
+        clock.lap("write");
         let ledger = files
             .iter()
             .find(|f| f.path == "ledger.json")
             .map(|f| f.contents.as_str())
             .unwrap_or("{}");
         store.save_compile(comp.corpus.now(), comp.lessons.len(), ledger, &written)?;
-        diagnostics.extend(emit_sink);
+        clock.lap("store");
     }
+    let diagnostics: Vec<&Diagnostic> = comp.diagnostics.iter().chain(&emit_sink).collect();
     print_diagnostics(&diagnostics);
     let summary = report::summary(&comp, &args.out, written.len());
     print_report(args.format, report::summary_text(&summary), &summary)?;
@@ -483,11 +494,19 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
         || diagnostics
             .iter()
             .any(|d| d.severity == Severity::Error && matches!(&d.code[..1], "L" | "N" | "G"));
+    // The process ends right after this; freeing a million records one by one would only
+    // cost time.
+    std::mem::forget(comp);
     Ok(if args.strict && refused_or_malformed { 1 } else { 0 })
 }
 
+/// Store failures carry their usage code: U001 for a locked output, U002 for a foreign store.
 fn store_fatal(e: StoreError) -> Fatal {
-    Fatal(e.to_string())
+    match &e {
+        StoreError::Locked { .. } => Fatal(format!("U001: output-locked: {e}")),
+        StoreError::Foreign(..) => Fatal(format!("U002: foreign-state: {e}")),
+        _ => Fatal(e.to_string()),
+    }
 }
 
 fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
@@ -509,7 +528,7 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
             path.display()
         )));
     }
-    let mut store = Store::open(&path)?;
+    let mut store = Store::open(&path).map_err(store_fatal)?;
     let ledger: serde_json::Value = match store.last_compile()?.ledger_json {
         Some(s) => serde_json::from_str(&s)?,
         None => {
@@ -616,7 +635,7 @@ fn print_report(format: OutputFormat, text: String, json: &serde_json::Value) ->
 /// At most this many diagnostics are printed on stderr; diagnostics.json has them all.
 const MAX_PRINTED: usize = 200;
 
-fn print_diagnostics(diags: &[Diagnostic]) {
+fn print_diagnostics(diags: &[&Diagnostic]) {
     let mut err = std::io::stderr().lock();
     for d in diags.iter().take(MAX_PRINTED) {
         let _ = write!(err, "{}", render_diagnostic(d));
