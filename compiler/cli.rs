@@ -282,6 +282,7 @@ fn run(cli: Cli) -> Result<i32, Fatal> {
         Command::Why { domain, run } => {
             let (comp, rules) = analyse(&run)?;
             let r = report::why(&comp, &rules, &domain);
+            print_diagnostics(&r.diagnostics.iter().collect::<Vec<_>>());
             print_report(run.format, report::why_text(&r), &r.json)
         }
         Command::Trace { experience_id, run } => {

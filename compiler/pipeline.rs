@@ -154,6 +154,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         comp.lessons = scored.lessons;
         comp.lesson_of = scored.lesson_of;
         lesson_diagnostics(&comp, &mut sink);
+        refounded(&comp, rules, &mut sink);
         comp.fates = fates(&comp);
         clock.lap("score");
         comp.stopped_after = Some(Stage::Score);
@@ -294,6 +295,86 @@ fn lesson_diagnostics(comp: &Compilation, sink: &mut Sink) {
             Status::Active => continue,
         };
         sink.push(d);
+    }
+}
+
+/// Back-filled history (DESIGN §6 identity): the record directory only grows, so a member that
+/// sits later in (path, line) order but earlier in time than the members before it arrived after
+/// them, and re-founded their lesson under a new id. Reports the id the lesson had before.
+fn refounded(comp: &Compilation, rules: &Rules, sink: &mut Sink) {
+    let mut members: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for (i, l) in comp.lesson_of.iter().enumerate() {
+        if let (Some(l), crate::model::Source::Experience(_)) = (l, comp.candidates[i].source) {
+            members.entry(*l).or_default().push(i);
+        }
+    }
+    let position = |i: usize| match comp.candidates[i].source {
+        crate::model::Source::Experience(e) => e,
+        crate::model::Source::Claim(_) => u32::MAX,
+    };
+    for (li, ms) in members {
+        let l = &comp.lessons[li as usize];
+        if l.supersedes.is_some() {
+            continue;
+        }
+        let Some(&first_in_input) = ms.iter().min_by_key(|&&i| position(i)) else {
+            continue;
+        };
+        // The members recorded before the founder arrived: those that precede it in input order.
+        let founder_pos = ms
+            .iter()
+            .filter(|&&i| comp.candidates[i].record_id == l.founder)
+            .map(|&i| position(i))
+            .min()
+            .unwrap_or(0);
+        if position(first_in_input) >= founder_pos {
+            continue;
+        }
+        let before: Vec<usize> = ms
+            .iter()
+            .copied()
+            .filter(|&i| position(i) < founder_pos)
+            .collect();
+        let t0 = before
+            .iter()
+            .map(|&i| comp.candidates[i].recorded_at)
+            .min()
+            .unwrap_or(0);
+        let founders: Vec<&Candidate> = before
+            .iter()
+            .map(|&i| &comp.candidates[i])
+            .filter(|c| c.recorded_at == t0)
+            .collect();
+        let Some(old_founder) = founders.iter().map(|c| c.record_id.as_str()).min() else {
+            continue;
+        };
+        let wording = founders
+            .iter()
+            .min_by_key(|c| (rules.narrative.classify(&c.text).score, c.record_id.clone()))
+            .map(|c| c.text.as_str())
+            .unwrap_or("");
+        let key = l.operation_key.clone().unwrap_or_default();
+        let old_id = format!(
+            "L{}",
+            crate::digest::of_fields(&[&l.domain, l.kind.as_str(), &key, old_founder, wording])
+        );
+        if old_id == l.id {
+            continue;
+        }
+        sink.push(
+            Diagnostic::new(
+                codes::REFOUNDED,
+                format!(
+                    "a back-filled older experience ({}) re-founded lesson {old_id} as {}",
+                    l.founder, l.id
+                ),
+            )
+            .subject(&l.id)
+            .domain(&l.domain)
+            .with("old_id", old_id)
+            .with("new_id", l.id.clone())
+            .experiences([l.founder.as_str(), old_founder]),
+        );
     }
 }
 

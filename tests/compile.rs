@@ -210,6 +210,8 @@ fn fates_add_up_per_domain_on_the_sample_corpus() {
         "fate invariant broken: {:#?}",
         diags_of(&diags, "E003")
     );
+    // The sample's claim that cites a failed experience is refused as unsupported.
+    assert!(!diags_of(&diags, "G006").is_empty());
     // Per domain: each domain's candidates are accounted for by `why`.
     let ledger = read_json(&out.join("ledger.json"));
     let mut domains: Vec<String> = ledger["lessons"]

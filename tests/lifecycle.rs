@@ -403,6 +403,13 @@ fn a_claim_with_fabricated_evidence_is_refused_and_an_unevidenced_claim_stays_cl
         !everything.contains("multi-stage"),
         "a claimed lesson is in no prompt-facing file"
     );
+    let diags = h.diagnostics();
+    assert!(
+        diags_of(&diags, "G004")
+            .iter()
+            .any(|d| d["subject"] == bare["id"]),
+        "no evidence, stays claimed"
+    );
 
     // A passed experience that has the claim in play gives it evidence: admitted at 0.500.
     let id = bare["id"].as_str().unwrap().to_string();
@@ -499,6 +506,12 @@ fn decay_supersedes_an_unused_lesson_on_the_day_it_crosses_the_floor() {
     assert!(l["superseded_by"].is_null());
     assert!(l["reason"].as_str().unwrap().contains("decayed"));
     assert_eq!(l["confidence"], 0.18, "0.500 − 16 × 0.020");
+    assert!(
+        diags_of(&h.diagnostics(), "S001")
+            .iter()
+            .any(|d| d["subject"] == l["id"]),
+        "superseded is reported"
+    );
     let last = l["history"].as_array().unwrap().last().unwrap();
     assert_eq!(last["event"], "superseded");
     assert!(
