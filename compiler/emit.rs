@@ -190,7 +190,7 @@ fn skill_text(scope: &str, domain: &str, rules: &[&Lesson]) -> String {
     };
     let description = format!(
         "Rules coding agents learned from recorded experience with {domain} {whose}: {d} to do, {a} to avoid, \
-         {w} to watch out for, each backed by several experiences. Use when planning or doing {domain} work, \
+         {w} to watch out for, each citing the experiences behind it. Use when planning or doing {domain} work, \
          to repeat what worked and skip known dead ends."
     );
     let description: String = description.chars().take(1024).collect();
