@@ -72,6 +72,7 @@ struct Draft {
     reasons: Vec<String>,
     outcome_failed: bool,
     narrative: bool,
+    narrative_score: i32,
     /// Other strings the candidate would carry or name (arguments), for the credential scan.
     scanned: Vec<String>,
     /// Restricts the draft to these domains (a mechanical lesson whose program names one).
@@ -89,6 +90,7 @@ impl Draft {
             reasons: Vec::new(),
             outcome_failed: false,
             narrative: false,
+            narrative_score: 0,
             scanned: Vec::new(),
             only_domain: None,
         }
@@ -168,6 +170,7 @@ impl Record<'_> {
                         refusal: domain_refusal.clone(),
                         outcome_failed: draft.outcome_failed,
                         narrative: draft.narrative,
+                        narrative_score: draft.narrative_score,
                         reasons: draft.reasons.clone(),
                     };
                     if let Some((field, pattern)) = secret {
@@ -261,7 +264,8 @@ fn from_experience(index: u32, e: &Experience, passed: bool, rules: &Rules) -> (
     if let Some((origin, t)) = lesson {
         let mut d = Draft::new(Kind::Do, origin, t);
         d.outcome_failed = !(passed || e.blessed);
-        d.narrative = rules.narrative.is_narrative(t);
+        let shape = rules.narrative.classify(t);
+        (d.narrative, d.narrative_score) = (shape.narrative, shape.score);
         dos.push(d);
     }
 
@@ -347,7 +351,8 @@ fn from_claim(index: u32, c: &LessonClaim, rules: &Rules) -> (Vec<Candidate>, Si
     let mut d = Draft::new(c.kind, Origin::Claim, text);
     d.key = c.operation_key.clone().filter(|k| !k.trim().is_empty());
     if c.kind == Kind::Do {
-        d.narrative = rules.narrative.is_narrative(text);
+        let shape = rules.narrative.classify(text);
+        (d.narrative, d.narrative_score) = (shape.narrative, shape.score);
     }
     let (cands, mut diags) = record.spread(&[vec![d]], secrets);
     if cands.is_empty() {

@@ -257,6 +257,9 @@ pub struct Candidate {
     pub outcome_failed: bool,
     /// Reads as the story of one incident (do-candidates only).
     pub narrative: bool,
+    /// The narrative classifier's score (lower reads more like a rule; 0 when not classified):
+    /// picks a lesson's wording among its founders without classifying twice.
+    pub narrative_score: i32,
     /// Dead ends: the reasons, newest first.
     pub reasons: Vec<String>,
 }

@@ -154,7 +154,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         comp.lessons = scored.lessons;
         comp.lesson_of = scored.lesson_of;
         lesson_diagnostics(&comp, &mut sink);
-        refounded(&comp, rules, &mut sink);
+        refounded(&comp, &mut sink);
         comp.fates = fates(&comp);
         clock.lap("score");
         comp.stopped_after = Some(Stage::Score);
@@ -301,7 +301,7 @@ fn lesson_diagnostics(comp: &Compilation, sink: &mut Sink) {
 /// Back-filled history (DESIGN §6 identity): the record directory only grows, so a member that
 /// sits later in (path, line) order but earlier in time than the members before it arrived after
 /// them, and re-founded their lesson under a new id. Reports the id the lesson had before.
-fn refounded(comp: &Compilation, rules: &Rules, sink: &mut Sink) {
+fn refounded(comp: &Compilation, sink: &mut Sink) {
     let mut members: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     for (i, l) in comp.lesson_of.iter().enumerate() {
         if let (Some(l), crate::model::Source::Experience(_)) = (l, comp.candidates[i].source) {
@@ -350,7 +350,7 @@ fn refounded(comp: &Compilation, rules: &Rules, sink: &mut Sink) {
         };
         let wording = founders
             .iter()
-            .min_by_key(|c| (rules.narrative.classify(&c.text).score, c.record_id.clone()))
+            .min_by_key(|c| (c.narrative_score, c.record_id.as_str()))
             .map(|c| c.text.as_str())
             .unwrap_or("");
         let key = l.operation_key.clone().unwrap_or_default();

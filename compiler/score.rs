@@ -70,23 +70,32 @@ impl Live {
 /// Days on which each domain (optionally within one project) has an experience.
 struct ActiveDays {
     any: HashMap<String, Vec<i64>>,
-    per_project: HashMap<(String, String), Vec<i64>>,
+    /// domain → project → days.
+    per_project: HashMap<String, HashMap<String, Vec<i64>>>,
 }
 
 impl ActiveDays {
     fn new(corpus: &Corpus) -> ActiveDays {
         let mut any: HashMap<String, Vec<i64>> = HashMap::new();
-        let mut per_project: HashMap<(String, String), Vec<i64>> = HashMap::new();
+        let mut per_project: HashMap<String, HashMap<String, Vec<i64>>> = HashMap::new();
         for e in &corpus.experiences {
             let day = utc_day(e.recorded_at);
             for d in &e.domains {
                 any.entry(d.clone()).or_default().push(day);
                 if let Some(p) = &e.project {
-                    per_project.entry((d.clone(), p.clone())).or_default().push(day);
+                    per_project
+                        .entry(d.clone())
+                        .or_default()
+                        .entry(p.clone())
+                        .or_default()
+                        .push(day);
                 }
             }
         }
-        for v in any.values_mut().chain(per_project.values_mut()) {
+        for v in any
+            .values_mut()
+            .chain(per_project.values_mut().flat_map(|m| m.values_mut()))
+        {
             v.sort_unstable();
             v.dedup();
         }
@@ -98,7 +107,8 @@ impl ActiveDays {
         let days: &[i64] = match lesson.scope.strip_prefix("project:") {
             Some(p) => self
                 .per_project
-                .get(&(lesson.domain.clone(), p.to_string()))
+                .get(&lesson.domain)
+                .and_then(|m| m.get(p))
                 .map_or(&[], |v| v),
             None => self.any.get(&lesson.domain).map_or(&[], |v| v),
         };
@@ -260,12 +270,7 @@ impl<'a> Fold<'a> {
         let wording = members
             .iter()
             .map(|&m| &cand[m as usize])
-            .min_by_key(|c| {
-                (
-                    self.inp.rules.narrative.classify(&c.text).score,
-                    c.record_id.clone(),
-                )
-            })
+            .min_by_key(|c| (c.narrative_score, c.record_id.as_str()))
             .map(|c| c.text.clone())
             .unwrap_or_default();
         let key = cluster.key.clone().unwrap_or_default();

@@ -45,6 +45,7 @@ fn candidate(i: u32, text: &str) -> Candidate {
         blessed: false,
         refusal: None,
         outcome_failed: false,
+        narrative_score: 0,
         narrative: false,
         reasons: Vec::new(),
     }

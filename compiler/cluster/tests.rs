@@ -20,6 +20,7 @@ fn cand(i: u32, at: i64, text: &str) -> Candidate {
         blessed: false,
         refusal: None,
         outcome_failed: false,
+        narrative_score: 0,
         narrative: false,
         reasons: Vec::new(),
     }
