@@ -475,7 +475,7 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
         files.extend(delta_files);
         files.sort_by(|a, b| a.path.cmp(&b.path));
         clock.lap("render");
-        let previous = store.last_compile()?.outputs;
+        let previous = store.outputs()?;
         written = emit::write(&args.out, &files, &previous)
             .map_err(|e| Fatal(format!("{}: {e}", args.out.display())))?;
         clock.lap("write");

@@ -129,8 +129,8 @@ struct Fold<'a> {
     sink: Sink,
     contradictions: BTreeMap<u32, Vec<String>>,
     exp_index: HashMap<&'a str, u32>,
-    /// Mechanical lessons by operation key, for "one active per (scope, key)".
-    mechanical: HashMap<String, Vec<u32>>,
+    /// The active mechanical lesson per (scope, operation key).
+    mechanical: HashMap<(String, String), u32>,
 }
 
 pub fn score(inp: &Inputs) -> (Scored, Sink) {
@@ -339,9 +339,7 @@ impl<'a> Fold<'a> {
         });
         self.by_id.entry(id).or_insert(li);
         self.current.insert(ai, li);
-        if let (Some(k), Some(_)) = (&cluster.key, &self.live[li as usize].lesson.working) {
-            self.mechanical.entry(k.clone()).or_default().push(li);
-        }
+
         li
     }
 
@@ -391,33 +389,31 @@ impl<'a> Fold<'a> {
         self.one_mechanical_per_key(li, t);
     }
 
+    /// One active mechanical lesson per (scope, key): of two, the newer supersedes the older.
     fn one_mechanical_per_key(&mut self, li: u32, t: Millis) {
         let l = &self.live[li as usize].lesson;
-        if l.working.is_none() || l.status != Status::Active {
+        let (Some(key), Some(_), Status::Active) = (&l.operation_key, &l.working, l.status) else {
             return;
-        }
-        let (scope, key, id) = (l.scope.clone(), l.operation_key.clone(), l.id.clone());
-        let same_key = key
-            .as_ref()
-            .and_then(|k| self.mechanical.get(k))
-            .cloned()
-            .unwrap_or_default();
-        let older: Vec<u32> = same_key
-            .into_iter()
-            .filter(|&o| o != li)
-            .filter(|&o| {
-                let ol = &self.live[o as usize].lesson;
-                ol.status == Status::Active
-                    && ol.working.is_some()
-                    && ol.scope == scope
-                    && ol.operation_key == key
-            })
-            .collect();
-        for o in older {
-            self.supersede(o, t, Some(id.clone()), "another form of this operation now works");
-            let old_id = self.live[o as usize].lesson.id.clone();
-            self.live[li as usize].lesson.supersedes.get_or_insert(old_id);
-        }
+        };
+        let slot = (l.scope.clone(), key.clone());
+        let other = self.mechanical.get(&slot).copied().filter(|&o| {
+            let ol = &self.live[o as usize].lesson;
+            o != li && ol.status == Status::Active && ol.scope == slot.0
+        });
+        let Some(o) = other else {
+            self.mechanical.insert(slot, li);
+            return;
+        };
+        let newer = |x: u32| {
+            let l = &self.live[x as usize].lesson;
+            (l.admitted_at, l.id.clone())
+        };
+        let (old, new) = if newer(o) <= newer(li) { (o, li) } else { (li, o) };
+        let new_id = self.live[new as usize].lesson.id.clone();
+        self.supersede(old, t, Some(new_id), "another form of this operation now works");
+        let old_id = self.live[old as usize].lesson.id.clone();
+        self.live[new as usize].lesson.supersedes.get_or_insert(old_id);
+        self.mechanical.insert(slot, new);
     }
 
     fn supersede(&mut self, li: u32, t: Millis, by: Option<String>, reason: &str) {

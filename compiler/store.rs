@@ -167,7 +167,7 @@ impl Store {
         target: &str,
         text: Option<&str>,
     ) -> Result<Decision, StoreError> {
-        let at = self.last_compile()?.now;
+        let at = self.last_now()?;
         let tx = self
             .conn
             .transaction()
@@ -189,6 +189,28 @@ impl Store {
         })
     }
 
+    /// The files the last compile generated (what stale-file removal may delete).
+    pub fn outputs(&self) -> Result<Vec<String>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare("SELECT path FROM outputs ORDER BY path")
+            .map_err(self.err())?;
+        let rows = st.query_map([], |r| r.get(0)).map_err(self.err())?;
+        rows.collect::<Result<Vec<String>, _>>().map_err(self.err())
+    }
+
+    /// The latest `recorded_at` of the last compile (0 before the first).
+    pub fn last_now(&self) -> Result<Millis, StoreError> {
+        let now: Option<i64> = self
+            .conn
+            .query_row("SELECT now FROM compiles ORDER BY seq DESC LIMIT 1", [], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(self.err())?;
+        Ok(now.unwrap_or(0))
+    }
+
     pub fn last_compile(&self) -> Result<LastCompile, StoreError> {
         let row: Option<(i64, String)> = self
             .conn
@@ -199,15 +221,7 @@ impl Store {
             )
             .optional()
             .map_err(self.err())?;
-        let mut st = self
-            .conn
-            .prepare("SELECT path FROM outputs ORDER BY path")
-            .map_err(self.err())?;
-        let outputs = st
-            .query_map([], |r| r.get(0))
-            .map_err(self.err())?
-            .collect::<Result<Vec<String>, _>>()
-            .map_err(self.err())?;
+        let outputs = self.outputs()?;
         Ok(match row {
             Some((now, ledger)) => LastCompile {
                 now,

@@ -115,6 +115,8 @@ pub struct Lexicon {
     breaks: HashSet<String>,
     /// Stemmed word sequences → replacement, longest first.
     phrases: Vec<(Vec<String>, String)>,
+    /// First words of the phrases: most tokens start none, so they skip the phrase scan.
+    phrase_starts: HashSet<String>,
     synonyms: HashMap<String, String>,
     pub(crate) antonyms: Vec<(String, String)>,
     commands: HashMap<String, HashSet<String>>,
@@ -221,6 +223,7 @@ impl Lexicon {
             negators: HashSet::default(),
             breaks: HashSet::default(),
             phrases: Vec::new(),
+            phrase_starts: HashSet::default(),
             synonyms: HashMap::default(),
             antonyms: Vec::new(),
             commands: HashMap::default(),
@@ -281,6 +284,7 @@ impl Lexicon {
             phrases.push((words, v));
         }
         phrases.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(&b.0)));
+        lx.phrase_starts = phrases.iter().filter_map(|(w, _)| w.first().cloned()).collect();
         lx.phrases = phrases;
         for pair in &f.antonyms {
             if pair.len() != 2 {
@@ -458,7 +462,8 @@ impl Lexicon {
         let mut seq: Vec<Item> = Vec::with_capacity(items.len());
         let mut i = 0;
         'outer: while i < items.len() {
-            for (words, repl) in &self.phrases {
+            let may_start = matches!(&items[i], Item::Word { text, technical: false } if self.phrase_starts.contains(text));
+            for (words, repl) in self.phrases.iter().filter(|_| may_start) {
                 let n = words.len();
                 if i + n <= items.len()
                     && words
