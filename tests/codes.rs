@@ -238,3 +238,40 @@ fn why_reports_near_misses_and_empty_domains_as_diagnostics() {
     let o = skillc(&["why", "rsut", fixture("foundation").to_str().unwrap()]);
     assert!(stderr(&o).contains("note[W002]: did-you-mean"), "{}", stderr(&o));
 }
+
+/// Message style (DESIGN §8) holds for every diagnostic a compile emits, not only the examples:
+/// lower-case first letter, no trailing period, a help line, the registry's name and severity.
+#[test]
+fn every_emitted_diagnostic_keeps_the_message_style() {
+    let s = Scratch::new("codes-style");
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, input) in [
+        fixture("foundation"),
+        fixture("why-python"),
+        fixture("omnimem"),
+        repo().join("samples"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let out = s.path(&format!("out{i}"));
+        let o = skillc(&["compile", input.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let diags = read_json(&out.join("diagnostics.json"));
+        for d in diags["diagnostics"].as_array().unwrap() {
+            let code = d["code"].as_str().unwrap();
+            let info = skillc::diagnostics::lookup(code).unwrap();
+            let msg = d["message"].as_str().unwrap();
+            assert!(
+                !msg.is_empty() && !msg.chars().next().unwrap().is_uppercase(),
+                "{code}: {msg}"
+            );
+            assert!(!msg.ends_with('.'), "{code}: {msg}");
+            assert_eq!(d["name"], info.name);
+            assert_eq!(d["severity"], info.severity.as_str());
+            assert!(!d["help"].as_str().unwrap().is_empty());
+            seen.insert(code.to_string());
+        }
+    }
+    assert!(seen.len() >= 15, "the corpora exercise many codes: {seen:?}");
+}
