@@ -401,19 +401,22 @@ pub fn lesson_json(l: &Lesson) -> Value {
 }
 
 pub fn ledger_json(lessons: &[Lesson]) -> String {
-    #[derive(serde::Serialize)]
-    struct Ledger<'a> {
-        generator: &'static str,
-        version: u32,
-        lessons: Vec<LedgerLesson<'a>>,
+    json_lines("lessons", lessons.iter().map(ledger_lesson))
+}
+
+/// `{"generator": "skillc", "version": 1, "<key>": [` then one compact object per line, `]}`:
+/// valid JSON that diffs line by line and stays small at a million records.
+fn json_lines<T: serde::Serialize>(key: &str, items: impl Iterator<Item = T>) -> String {
+    let mut s = format!("{{\"generator\": \"{GENERATOR}\", \"version\": 1, \"{key}\": [\n");
+    let mut first = true;
+    for item in items {
+        if !first {
+            s.push_str(",\n");
+        }
+        first = false;
+        s.push_str(&serde_json::to_string(&item).expect("serialises"));
     }
-    let doc = Ledger {
-        generator: GENERATOR,
-        version: 1,
-        lessons: lessons.iter().map(ledger_lesson).collect(),
-    };
-    let mut s = serde_json::to_string_pretty(&doc).expect("ledger serialises");
-    s.push('\n');
+    s.push_str(if first { "]}\n" } else { "\n]}\n" });
     s
 }
 
@@ -438,14 +441,7 @@ pub fn diagnostic_json(d: &Diagnostic) -> Value {
 }
 
 pub fn diagnostics_json(diags: &[Diagnostic]) -> String {
-    let doc = json!({
-        "generator": GENERATOR,
-        "version": 1,
-        "diagnostics": diags.iter().map(diagnostic_json).collect::<Vec<_>>(),
-    });
-    let mut s = serde_json::to_string_pretty(&doc).expect("diagnostics serialise");
-    s.push('\n');
-    s
+    json_lines("diagnostics", diags.iter().map(diagnostic_json))
 }
 
 /// Writes `files` under `out` atomically and removes the files in `previous` (what the last
