@@ -122,12 +122,17 @@ pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile
         contents: ledger_json(&comp.lessons),
     });
     sink.extend(emit_diags.iter().cloned());
-    let mut all_diags = comp.diagnostics.clone();
-    all_diags.extend(emit_diags);
-    let all_diags = crate::diagnostics::finalize(all_diags);
+    // The compile's diagnostics are final already; only emit's own need merging in.
+    let contents = if emit_diags.is_empty() {
+        diagnostics_json(&comp.diagnostics)
+    } else {
+        let mut all = comp.diagnostics.clone();
+        all.extend(emit_diags);
+        diagnostics_json(&crate::diagnostics::finalize(all))
+    };
     files.push(OutFile {
         path: "diagnostics.json".into(),
-        contents: diagnostics_json(&all_diags),
+        contents,
     });
     files.sort_by(|a, b| a.path.cmp(&b.path));
     files

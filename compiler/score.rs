@@ -136,25 +136,29 @@ struct Fold<'a> {
 pub fn score(inp: &Inputs) -> (Scored, Sink) {
     // At one time: attribution first (a lesson in play is judged before the same evidence can
     // found its successor), then candidate arrivals, then user decisions.
-    let mut events: Vec<(Millis, u8, String, Event)> = Vec::new();
+    // Ties inside a phase break by id: clusters are sorted by id already, experiences get their
+    // rank among the ids of those with lessons in play, decisions their journal order.
+    let mut events: Vec<(Millis, u8, u32, Event)> = Vec::new();
     let cand = inp.candidates;
     for (ai, a) in inp.admitted.iter().enumerate() {
         let mut times: Vec<Millis> = a.members.iter().map(|&m| cand[m as usize].recorded_at).collect();
         times.dedup();
         for t in times {
-            let cluster_id = inp.clusters[a.cluster as usize].id.clone();
-            events.push((t, 1, cluster_id, Event::Arrivals { cluster: ai as u32 }));
+            events.push((t, 1, a.cluster, Event::Arrivals { cluster: ai as u32 }));
         }
     }
-    for (i, e) in inp.corpus.experiences.iter().enumerate() {
-        if !e.in_play.is_empty() {
-            events.push((e.recorded_at, 0, e.id.clone(), Event::Experience(i as u32)));
-        }
+    let mut in_play: Vec<usize> = (0..inp.corpus.experiences.len())
+        .filter(|&i| !inp.corpus.experiences[i].in_play.is_empty())
+        .collect();
+    in_play.sort_by(|&a, &b| inp.corpus.experiences[a].id.cmp(&inp.corpus.experiences[b].id));
+    for (rank, &i) in in_play.iter().enumerate() {
+        let e = &inp.corpus.experiences[i];
+        events.push((e.recorded_at, 0, rank as u32, Event::Experience(i as u32)));
     }
     for (i, d) in inp.decisions.iter().enumerate() {
-        events.push((d.at, 2, format!("{:020}", d.seq), Event::Decision(i as u32)));
+        events.push((d.at, 2, i as u32, Event::Decision(i as u32)));
     }
-    events.sort_by(|a, b| (a.0, a.1, &a.2).cmp(&(b.0, b.1, &b.2)));
+    events.sort_unstable_by_key(|e| (e.0, e.1, e.2));
 
     let mut fold = Fold {
         inp,
