@@ -42,8 +42,12 @@ pub struct Inputs<'a> {
 enum Event {
     /// Admissible members of one admitted cluster arriving at one time (the founders, when
     /// the cluster has no live lesson).
+    /// `members[from..to]` of the admitted cluster: its members are sorted by time, so one
+    /// time's arrivals are one run.
     Arrivals {
         cluster: u32,
+        from: u32,
+        to: u32,
     },
     Experience(u32),
     Decision(u32),
@@ -141,10 +145,17 @@ pub fn score(inp: &Inputs) -> (Scored, Sink) {
     let mut events: Vec<(Millis, u8, u32, Event)> = Vec::new();
     let cand = inp.candidates;
     for (ai, a) in inp.admitted.iter().enumerate() {
-        let mut times: Vec<Millis> = a.members.iter().map(|&m| cand[m as usize].recorded_at).collect();
-        times.dedup();
-        for t in times {
-            events.push((t, 1, a.cluster, Event::Arrivals { cluster: ai as u32 }));
+        let mut from = 0;
+        while from < a.members.len() {
+            let t = cand[a.members[from] as usize].recorded_at;
+            let to = from + a.members[from..].partition_point(|&m| cand[m as usize].recorded_at == t);
+            let run = Event::Arrivals {
+                cluster: ai as u32,
+                from: from as u32,
+                to: to as u32,
+            };
+            events.push((t, 1, a.cluster, run));
+            from = to;
         }
     }
     let mut in_play: Vec<usize> = (0..inp.corpus.experiences.len())
@@ -180,7 +191,7 @@ pub fn score(inp: &Inputs) -> (Scored, Sink) {
     };
     for (t, _, _, ev) in &events {
         match *ev {
-            Event::Arrivals { cluster } => fold.arrivals(cluster, *t),
+            Event::Arrivals { cluster, from, to } => fold.arrivals(cluster, from as usize..to as usize, *t),
             Event::Experience(i) => fold.attribute(i, *t),
             Event::Decision(i) => fold.decide(&inp.decisions[i as usize]),
         }
@@ -199,15 +210,10 @@ impl<'a> Fold<'a> {
     }
 
     /// Members of admitted cluster `ai` recorded at `t` join its live lesson, or found one.
-    fn arrivals(&mut self, ai: u32, t: Millis) {
+    fn arrivals(&mut self, ai: u32, run: std::ops::Range<usize>, t: Millis) {
         let a = &self.inp.admitted[ai as usize];
         let cand = self.inp.candidates;
-        let members: Vec<u32> = a
-            .members
-            .iter()
-            .copied()
-            .filter(|&m| cand[m as usize].recorded_at == t)
-            .collect();
+        let members: Vec<u32> = a.members[run].to_vec();
         let live = self
             .current
             .get(&ai)
