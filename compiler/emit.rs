@@ -163,7 +163,13 @@ fn section_title(kind: Kind) -> &'static str {
     }
 }
 
-fn rule_line(l: &Lesson) -> String {
+/// A rule as one SKILL.md bullet: text, id, confidence, reinforcement and up to three citations.
+pub fn rule_line(l: &Lesson) -> String {
+    rule_line_with(l, "")
+}
+
+/// `rule_line` with a prefix before the text (deltas spell out "Avoid: " and "Watch out: ").
+pub fn rule_line_with(l: &Lesson, prefix: &str) -> String {
     let cites: Vec<&str> = l.evidence.iter().take(3).map(String::as_str).collect();
     let more = if l.evidence.len() > 3 {
         format!(" +{} more", l.evidence.len() - 3)
@@ -175,7 +181,7 @@ fn rule_line(l: &Lesson) -> String {
         _ => l.text.clone(),
     };
     format!(
-        "- {text} (id: {}, confidence {}, reinforcement {}; evidence: {}{more})",
+        "- {prefix}{text} (id: {}, confidence {}, reinforcement {}; evidence: {}{more})",
         l.id,
         confidence_text(l.confidence),
         l.reinforcement,

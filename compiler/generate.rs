@@ -1857,7 +1857,7 @@ fn write_time(buf: &mut Vec<u8>, ms: i64, rng: &mut Rng) {
     let local = ms + offset_min * 60_000;
     let day = local.div_euclid(86_400_000);
     let rem = local.rem_euclid(86_400_000);
-    let (y, m, d) = civil_from_days(day);
+    let (y, m, d) = crate::time::civil_from_days(day);
     let _ = write!(
         Bytes(buf),
         "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
@@ -1875,20 +1875,6 @@ fn write_time(buf: &mut Vec<u8>, ms: i64, rng: &mut Rng) {
         let a = offset_min.abs();
         let _ = write!(Bytes(buf), "{sign}{:02}:{:02}", a / 60, a % 60);
     }
-}
-
-/// Howard Hinnant's days-to-civil.
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
 #[cfg(test)]
@@ -1914,9 +1900,9 @@ mod tests {
 
     #[test]
     fn civil_dates() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(START_MS / 86_400_000), (2025, 3, 1));
-        assert_eq!(civil_from_days(20_513), (2026, 3, 1));
+        assert_eq!(crate::time::civil_from_days(0), (1970, 1, 1));
+        assert_eq!(crate::time::civil_from_days(START_MS / 86_400_000), (2025, 3, 1));
+        assert_eq!(crate::time::civil_from_days(20_513), (2026, 3, 1));
     }
 
     #[test]

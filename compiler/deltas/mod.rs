@@ -18,7 +18,6 @@ use crate::digest;
 use crate::emit::{GENERATOR, OutFile};
 use crate::model::{Kind, Lesson};
 use crate::policy::Policy;
-use crate::score::confidence_text;
 
 pub use markdown::{Section, digest_of, sections, slug, split_frontmatter};
 
@@ -121,28 +120,12 @@ fn delta_rules<'a>(domain: &str, lessons: &'a [Lesson], authored: &str) -> Vec<&
 /// A rule as a delta bullet: SKILL.md's rule line, with the kind spelled out for avoid and
 /// watch (a delta has no `## Avoid` heading to say it).
 pub fn bullet(l: &Lesson) -> String {
-    let cites: Vec<&str> = l.evidence.iter().take(3).map(String::as_str).collect();
-    let more = if l.evidence.len() > 3 {
-        format!(" +{} more", l.evidence.len() - 3)
-    } else {
-        String::new()
-    };
-    let text = match (l.kind, l.reasons.first()) {
-        (Kind::Avoid, Some(reason)) => format!("{} — {}", l.text, reason),
-        _ => l.text.clone(),
-    };
     let prefix = match l.kind {
         Kind::Do => "",
         Kind::Avoid => "Avoid: ",
         Kind::Watch => "Watch out: ",
     };
-    let line = format!(
-        "- {prefix}{text} (id: {}, confidence {}, reinforcement {}; evidence: {}{more})",
-        l.id,
-        confidence_text(l.confidence),
-        l.reinforcement,
-        cites.join(", ")
-    );
+    let line = crate::emit::rule_line_with(l, prefix);
     // One rule, one line: a newline in a lesson must not start a heading in the authored skill.
     line.replace("\r\n", " ").replace(['\n', '\r'], " ")
 }
