@@ -328,3 +328,22 @@ fn strict_exits_one_when_input_was_refused() {
     ]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn a_fresh_directory_compiles_the_built_in_samples_and_policy() {
+    let s = Scratch::new("fresh-dir");
+    let o = skillc_in(&s.0, &["compile"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = tree(&s.path("skills-out"));
+    assert!(
+        out.keys().filter(|k| k.ends_with("SKILL.md")).count() >= 3,
+        "{:?}",
+        out.keys()
+    );
+    // Same bytes as a compile of ./samples with ./rules from the repository.
+    let repo_out = s.path("repo-out");
+    let o = skillc(&["compile", "--out", repo_out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    let ledger = |t: &std::collections::BTreeMap<String, Vec<u8>>| t["ledger.json"].clone();
+    assert_eq!(ledger(&out), ledger(&tree(&repo_out)));
+}

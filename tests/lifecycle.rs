@@ -551,3 +551,42 @@ fn the_cap_supersedes_the_weakest_lessons_beyond_two_hundred() {
         "a block holds at most five lessons"
     );
 }
+
+#[test]
+fn blessing_an_experience_makes_its_once_seen_lesson_a_rule() {
+    let h = History::new("lifecycle-bless");
+    let text = "When a fake stands in for a component with known divergent behaviour, the fake must reproduce the divergence.";
+    h.add(
+        "a.jsonl",
+        &[
+            json!({"id": "bl-1", "recorded_at": "2026-11-02T10:00:00Z", "domains": ["python"],
+        "project": BILLING, "outcome": "succeeded", "lesson": text}),
+        ],
+    );
+    let ledger = h.compile();
+    let l = ledger["lessons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["text"] == text)
+        .unwrap()
+        .clone();
+    assert_eq!(l["rule"], false, "one experience is below reinforcement");
+    let records = h.s.path("records");
+    let o = skillc(&["bless", "bl-1", records.to_str().unwrap(), "--out", &h.out()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ledger = h.compile();
+    let l = lesson(&ledger, l["id"].as_str().unwrap());
+    assert_eq!(
+        (l["rule"].as_bool(), l["blessed"].as_bool()),
+        (Some(true), Some(true))
+    );
+    let o = skillc(&[
+        "bless",
+        "no-such-experience",
+        records.to_str().unwrap(),
+        "--out",
+        &h.out(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+}
