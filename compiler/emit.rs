@@ -117,22 +117,28 @@ pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile
         });
     }
 
+    sink.extend(emit_diags.iter().cloned());
+    // The two large documents serialise side by side. The compile's diagnostics are final
+    // already; only emit's own need merging in.
+    let (ledger, diagnostics) = rayon::join(
+        || ledger_json(&comp.lessons),
+        || {
+            if emit_diags.is_empty() {
+                diagnostics_json(&comp.diagnostics)
+            } else {
+                let mut all = comp.diagnostics.clone();
+                all.extend(emit_diags);
+                diagnostics_json(&crate::diagnostics::finalize(all))
+            }
+        },
+    );
     files.push(OutFile {
         path: "ledger.json".into(),
-        contents: ledger_json(&comp.lessons),
+        contents: ledger,
     });
-    sink.extend(emit_diags.iter().cloned());
-    // The compile's diagnostics are final already; only emit's own need merging in.
-    let contents = if emit_diags.is_empty() {
-        diagnostics_json(&comp.diagnostics)
-    } else {
-        let mut all = comp.diagnostics.clone();
-        all.extend(emit_diags);
-        diagnostics_json(&crate::diagnostics::finalize(all))
-    };
     files.push(OutFile {
         path: "diagnostics.json".into(),
-        contents,
+        contents: diagnostics,
     });
     files.sort_by(|a, b| a.path.cmp(&b.path));
     files
