@@ -598,7 +598,7 @@ pub fn lessons_list_text(lessons: &[&Value]) -> String {
             l["id"].as_str().unwrap_or(""),
             l["status"].as_str().unwrap_or(""),
             l["kind"].as_str().unwrap_or(""),
-            l["confidence"],
+            three(&l["confidence"]),
             l["scope"].as_str().unwrap_or(""),
             l["domain"].as_str().unwrap_or(""),
             l["text"].as_str().unwrap_or(""),
@@ -636,10 +636,12 @@ pub fn lesson_show_text(l: &Value) -> String {
     ] {
         let v = &l[key];
         if !v.is_null() {
-            t.push_str(&format!(
-                "  {key}: {}\n",
-                v.as_str().map(String::from).unwrap_or_else(|| v.to_string())
-            ));
+            let shown = match (key, v.as_str()) {
+                ("confidence", _) => three(v),
+                (_, Some(s)) => s.to_string(),
+                _ => v.to_string(),
+            };
+            t.push_str(&format!("  {key}: {shown}\n"));
         }
     }
     t.push_str(&format!("  evidence: {}\n", join(&l["evidence"])));
@@ -711,7 +713,7 @@ pub fn history_text(chain: &[Value]) -> String {
             l["id"].as_str().unwrap_or(""),
             l["status"].as_str().unwrap_or(""),
             l["text"].as_str().unwrap_or(""),
-            l["confidence"],
+            three(&l["confidence"]),
             l["scope"].as_str().unwrap_or("")
         ));
         for h in l["history"].as_array().into_iter().flatten() {
@@ -720,7 +722,7 @@ pub fn history_text(chain: &[Value]) -> String {
                 "  {} {:<12} confidence {}{}{}\n",
                 h["at"].as_str().unwrap_or(""),
                 h["event"].as_str().unwrap_or(""),
-                h["confidence"],
+                three(&h["confidence"]),
                 if exps.is_empty() {
                     String::new()
                 } else {
@@ -753,4 +755,11 @@ fn edit_distance(a: &str, b: &str) -> usize {
         prev = cur;
     }
     prev[b.len()]
+}
+
+/// A JSON confidence printed with three decimals, as everywhere else (`0.650`).
+fn three(v: &Value) -> String {
+    v.as_f64()
+        .map(|c| format!("{c:.3}"))
+        .unwrap_or_else(|| "?".into())
 }

@@ -214,6 +214,11 @@ impl<'a> Fold<'a> {
         let a = &self.inp.admitted[ai as usize];
         let cand = self.inp.candidates;
         let members: Vec<u32> = a.members[run].to_vec();
+        // Charge the days before this arrival first: the live lesson may have decayed past the
+        // floor, and candidates recorded after its supersession found a new lesson.
+        if let Some(&cur) = self.current.get(&ai) {
+            self.settle(cur, utc_day(t) - 1);
+        }
         let live = self
             .current
             .get(&ai)
@@ -514,6 +519,9 @@ impl<'a> Fold<'a> {
                 unknown.push(id.clone());
                 continue;
             };
+            // Decay is charged lazily, so settle the days before this one first: the lesson
+            // may have crossed the floor (and frozen) before this experience.
+            self.settle(li, day - 1);
             if self.live[li as usize].frozen() {
                 continue;
             }

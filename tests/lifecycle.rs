@@ -518,6 +518,36 @@ fn decay_supersedes_an_unused_lesson_on_the_day_it_crosses_the_floor() {
         last["at"].as_str().unwrap().starts_with("2026-10-17"),
         "the 16th idle active day"
     );
+
+    // Frozen: a later failure with the lesson in play neither blames nor revives it, and a new
+    // candidate after the supersession founds a new lesson that history links to the old one.
+    let id = l["id"].as_str().unwrap().to_string();
+    h.add("b.jsonl", &[
+        json!({"id": "dc-late", "recorded_at": "2026-10-20T10:00:00Z", "domains": ["python"], "project": BILLING,
+               "outcome": "failed", "in_play": [&id]}),
+        gotcha("dc-again", "2026-10-21T10:00:00Z", BILLING, "SQLAlchemy sessions expire objects on commit, so attribute access after commit hits the database"),
+    ]);
+    let ledger = h.compile();
+    let old = lesson(&ledger, &id);
+    assert_eq!(
+        (old["status"].as_str(), old["confidence"].as_f64()),
+        (Some("superseded"), Some(0.18))
+    );
+    assert!(
+        !diags_of(&h.diagnostics(), "S002")
+            .iter()
+            .any(|d| names(d, "dc-late"))
+    );
+    let new = ledger["lessons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["supersedes"] == id.as_str())
+        .expect("a new lesson");
+    assert_eq!(
+        (new["status"].as_str(), new["founder"].as_str()),
+        (Some("active"), Some("dc-again"))
+    );
 }
 
 #[test]
