@@ -381,11 +381,11 @@ fn refounded(comp: &Compilation, sink: &mut Sink) {
 /// The fate invariant (DESIGN §1.5): every candidate has exactly one fate, and every fate but
 /// `rule` has a code and a diagnostic of that code naming its record.
 fn check_fates(comp: &Compilation) -> Option<Diagnostic> {
-    let mut named: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    // (code, record id) pairs the diagnostics name; a hash set, since this touches every id.
+    let mut named: std::collections::HashSet<(&str, &str)> = std::collections::HashSet::new();
     for d in &comp.diagnostics {
-        let set = named.entry(d.code).or_default();
-        set.insert(d.subject.as_str());
-        set.extend(d.experience_ids());
+        named.insert((d.code, d.subject.as_str()));
+        named.extend(d.experience_ids().into_iter().map(|id| (d.code, id)));
     }
     let mut broken = Vec::new();
     for (c, f) in comp.candidates.iter().zip(&comp.fates) {
@@ -395,7 +395,7 @@ fn check_fates(comp: &Compilation) -> Option<Diagnostic> {
         let explained = f
             .codes
             .iter()
-            .any(|code| named.get(code).is_some_and(|s| s.contains(c.record_id.as_str())));
+            .any(|code| named.contains(&(*code, c.record_id.as_str())));
         if !explained {
             broken.push(c.record_id.clone());
         }
