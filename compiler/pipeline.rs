@@ -450,3 +450,49 @@ impl StageClock {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::{LoadOptions, load_texts};
+
+    const RECORDS: &str = r#"{"id": "fx-1", "recorded_at": "2026-11-02T10:00:00Z", "domains": ["go"], "outcome": "failed", "lesson": "Run go vet before go test; it catches printf mistakes the tests miss."}
+{"id": "fx-2", "recorded_at": "2026-11-03T10:00:00Z", "domains": ["go"], "outcome": "succeeded", "lesson": "Wrap errors with %w so errors.Is still matches the sentinel."}
+"#;
+
+    fn compiled() -> Compilation {
+        let rules = Rules::builtin();
+        let mut sink = Sink::new();
+        let corpus = load_texts(&[("fx.jsonl", RECORDS)], &LoadOptions::default(), &mut sink);
+        compile(corpus, sink, &rules, &Options::default())
+    }
+
+    #[test]
+    fn the_fate_invariant_holds_and_a_broken_one_is_reported() {
+        let comp = compiled();
+        assert_eq!(comp.fates.len(), comp.candidates.len());
+        assert!(check_fates(&comp).is_none());
+        assert!(!comp.diagnostics.iter().any(|d| d.code == codes::FATE_MISMATCH));
+        // A held-back fate whose diagnostic went missing is caught, naming the record.
+        let mut broken = comp.clone();
+        broken.diagnostics.retain(|d| d.code != codes::OUTCOME_GATE);
+        let d = check_fates(&broken).expect("E003");
+        assert_eq!(d.code, codes::FATE_MISMATCH);
+        assert_eq!(d.experience_ids(), ["fx-1"]);
+    }
+
+    #[test]
+    fn stop_after_stops_where_asked() {
+        let rules = Rules::builtin();
+        let mut sink = Sink::new();
+        let corpus = load_texts(&[("fx.jsonl", RECORDS)], &LoadOptions::default(), &mut sink);
+        let opts = Options {
+            stop_after: Some(Stage::Cluster),
+            ..Options::default()
+        };
+        let comp = compile(corpus, sink, &rules, &opts);
+        assert_eq!(comp.stopped_after, Some(Stage::Cluster));
+        assert_eq!(comp.candidates.len(), 2);
+        assert!(!comp.clusters.is_empty() && comp.lessons.is_empty());
+    }
+}
