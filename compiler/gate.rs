@@ -275,15 +275,11 @@ fn held_diagnostic(
             short_list(&ids, 3)
         )
     };
-    let mut d = Diagnostic::new(code, message)
+    Diagnostic::new(code, message)
         .subject(&cl.id)
         .domain(&cl.domain)
         .with("cluster", cl.id.clone())
         .with("text", anchor.text.clone())
         .with("candidates", n)
-        .experiences(ids);
-    if code == codes::OUTCOME_GATE {
-        d = d.with("blessed", false);
-    }
-    d
+        .experiences(ids)
 }
