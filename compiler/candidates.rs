@@ -39,20 +39,21 @@ pub struct Mechanical {
 /// Candidates from every experience and claim, in record order (experiences first, then
 /// claims; within a record: do, mechanical, watch, avoid; then by domain).
 pub fn extract(corpus: &Corpus, verdicts: &[Verdict], rules: &Rules, sink: &mut Sink) -> Vec<Candidate> {
+    let shapes = Shapes::new(corpus, rules);
     let from_experiences: Vec<(Vec<Candidate>, Sink)> = corpus
         .experiences
         .par_iter()
         .enumerate()
         .map(|(i, e)| {
             let passed = verdicts.get(i).is_some_and(|v| v.passed);
-            from_experience(i as u32, e, passed, rules)
+            from_experience(i as u32, e, passed, rules, &shapes)
         })
         .collect();
     let from_claims: Vec<(Vec<Candidate>, Sink)> = corpus
         .claims
         .par_iter()
         .enumerate()
-        .map(|(i, c)| from_claim(i as u32, c, rules))
+        .map(|(i, c)| from_claim(i as u32, c, rules, &shapes))
         .collect();
     let mut out = Vec::new();
     for (cands, diags) in from_experiences.into_iter().chain(from_claims) {
@@ -234,11 +235,59 @@ fn record_domains(valid: &[String], refused: &[String]) -> Vec<(String, Option<R
     valid.chain(refused).collect()
 }
 
+/// The narrative classification of every distinct do-text, computed once: agents write the same
+/// lesson word for word again and again, and the classifier is the costliest step here.
+struct Shapes<'a>(std::collections::HashMap<&'a str, (bool, i32)>);
+
+impl<'a> Shapes<'a> {
+    fn new(corpus: &'a Corpus, rules: &Rules) -> Shapes<'a> {
+        let mut texts: Vec<&str> = corpus
+            .experiences
+            .iter()
+            .filter_map(|e| {
+                non_empty(&e.lesson)
+                    .or(non_empty(&e.breakthrough))
+                    .or(non_empty(&e.content))
+            })
+            .chain(
+                corpus
+                    .claims
+                    .iter()
+                    .filter(|c| c.kind == Kind::Do)
+                    .map(|c| c.text.trim()),
+            )
+            .collect();
+        texts.sort_unstable();
+        texts.dedup();
+        let classified: Vec<(bool, i32)> = texts
+            .par_iter()
+            .map(|t| {
+                let c = rules.narrative.classify(t);
+                (c.narrative, c.score)
+            })
+            .collect();
+        Shapes(texts.into_iter().zip(classified).collect())
+    }
+
+    fn of(&self, text: &str, rules: &Rules) -> (bool, i32) {
+        self.0.get(text).copied().unwrap_or_else(|| {
+            let c = rules.narrative.classify(text);
+            (c.narrative, c.score)
+        })
+    }
+}
+
 fn non_empty(s: &Option<String>) -> Option<&str> {
     s.as_deref().map(str::trim).filter(|s| !s.is_empty())
 }
 
-fn from_experience(index: u32, e: &Experience, passed: bool, rules: &Rules) -> (Vec<Candidate>, Sink) {
+fn from_experience(
+    index: u32,
+    e: &Experience,
+    passed: bool,
+    rules: &Rules,
+    shapes: &Shapes,
+) -> (Vec<Candidate>, Sink) {
     let secrets = &rules.secrets;
     let id = normalize::safe_id(&e.id, &e.source, secrets).unwrap_or_else(|| e.id.clone());
     let record = Record {
@@ -264,8 +313,7 @@ fn from_experience(index: u32, e: &Experience, passed: bool, rules: &Rules) -> (
     if let Some((origin, t)) = lesson {
         let mut d = Draft::new(Kind::Do, origin, t);
         d.outcome_failed = !(passed || e.blessed);
-        let shape = rules.narrative.classify(t);
-        (d.narrative, d.narrative_score) = (shape.narrative, shape.score);
+        (d.narrative, d.narrative_score) = shapes.of(t, rules);
         dos.push(d);
     }
 
@@ -329,7 +377,7 @@ fn from_experience(index: u32, e: &Experience, passed: bool, rules: &Rules) -> (
     (cands, diags)
 }
 
-fn from_claim(index: u32, c: &LessonClaim, rules: &Rules) -> (Vec<Candidate>, Sink) {
+fn from_claim(index: u32, c: &LessonClaim, rules: &Rules, shapes: &Shapes) -> (Vec<Candidate>, Sink) {
     let secrets = &rules.secrets;
     let id = normalize::safe_id(&c.id, &c.loc, secrets).unwrap_or_else(|| c.id.clone());
     let record = Record {
@@ -351,8 +399,7 @@ fn from_claim(index: u32, c: &LessonClaim, rules: &Rules) -> (Vec<Candidate>, Si
     let mut d = Draft::new(c.kind, Origin::Claim, text);
     d.key = c.operation_key.clone().filter(|k| !k.trim().is_empty());
     if c.kind == Kind::Do {
-        let shape = rules.narrative.classify(text);
-        (d.narrative, d.narrative_score) = (shape.narrative, shape.score);
+        (d.narrative, d.narrative_score) = shapes.of(text, rules);
     }
     let (cands, mut diags) = record.spread(&[vec![d]], secrets);
     if cands.is_empty() {
