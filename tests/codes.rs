@@ -210,6 +210,11 @@ fn a_locked_output_and_a_foreign_store_cannot_run() {
     let o = skillc(&["compile", "--out", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("error[U001]"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("pid 1"),
+        "the error names the lock's holder: {}",
+        stderr(&o)
+    );
     std::fs::remove_file(out.join(".skillc/lock")).unwrap();
 
     let foreign = s.path("gaia.db");

@@ -297,18 +297,6 @@ fn stale_generated_files_are_removed_and_foreign_files_kept() {
 }
 
 #[test]
-fn a_second_compile_on_a_locked_output_refuses_naming_the_holder() {
-    let s = Scratch::new("locked");
-    let out = s.path("out");
-    std::fs::create_dir_all(out.join(".skillc")).unwrap();
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
-    std::fs::write(out.join(".skillc/lock"), format!("pid 1 on {}", host.trim())).unwrap();
-    let o = skillc(&["compile", "--out", out.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("pid 1"), "{}", stderr(&o));
-}
-
-#[test]
 fn strict_exits_one_when_input_was_refused() {
     let s = Scratch::new("strict");
     let out = s.path("out");
