@@ -153,8 +153,9 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         sink.extend(score_sink);
         comp.lessons = scored.lessons;
         comp.lesson_of = scored.lesson_of;
-        lesson_diagnostics(&comp, &mut sink);
-        refounded(&comp, &mut sink);
+        let members = members_by_lesson(&comp);
+        lesson_diagnostics(&comp, &members, &mut sink);
+        refounded(&comp, &members, &mut sink);
         comp.fates = fates(&comp);
         clock.lap("score");
         comp.stopped_after = Some(Stage::Score);
@@ -239,19 +240,26 @@ fn fates(comp: &Compilation) -> Vec<FateOf> {
         .collect()
 }
 
-/// One diagnostic per lesson that is not a rule, naming every experience behind it.
-fn lesson_diagnostics(comp: &Compilation, sink: &mut Sink) {
-    let mut members: BTreeMap<u32, Vec<&str>> = BTreeMap::new();
+/// The candidates (indices) that joined each lesson.
+fn members_by_lesson(comp: &Compilation) -> BTreeMap<u32, Vec<usize>> {
+    let mut members: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     for (i, l) in comp.lesson_of.iter().enumerate() {
         if let Some(l) = l {
-            members
-                .entry(*l)
-                .or_default()
-                .push(comp.candidates[i].record_id.as_str());
+            members.entry(*l).or_default().push(i);
         }
     }
+    members
+}
+
+/// One diagnostic per lesson that is not a rule, naming every experience behind it.
+fn lesson_diagnostics(comp: &Compilation, members: &BTreeMap<u32, Vec<usize>>, sink: &mut Sink) {
     for (li, l) in comp.lessons.iter().enumerate() {
-        let mut ids: Vec<&str> = members.get(&(li as u32)).cloned().unwrap_or_default();
+        let mut ids: Vec<&str> = members
+            .get(&(li as u32))
+            .map_or(&[][..], |v| v)
+            .iter()
+            .map(|&i| comp.candidates[i].record_id.as_str())
+            .collect();
         ids.extend(l.evidence.iter().map(String::as_str));
         ids.sort();
         ids.dedup();
@@ -301,18 +309,18 @@ fn lesson_diagnostics(comp: &Compilation, sink: &mut Sink) {
 /// Back-filled history (DESIGN §6 identity): the record directory only grows, so a member that
 /// sits later in (path, line) order but earlier in time than the members before it arrived after
 /// them, and re-founded their lesson under a new id. Reports the id the lesson had before.
-fn refounded(comp: &Compilation, sink: &mut Sink) {
-    let mut members: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
-    for (i, l) in comp.lesson_of.iter().enumerate() {
-        if let (Some(l), crate::model::Source::Experience(_)) = (l, comp.candidates[i].source) {
-            members.entry(*l).or_default().push(i);
-        }
-    }
+fn refounded(comp: &Compilation, members: &BTreeMap<u32, Vec<usize>>, sink: &mut Sink) {
     let position = |i: usize| match comp.candidates[i].source {
         crate::model::Source::Experience(e) => e,
         crate::model::Source::Claim(_) => u32::MAX,
     };
-    for (li, ms) in members {
+    for (&li, all) in members {
+        // Claims have no input position among the records; only experiences can be back-filled.
+        let ms: Vec<usize> = all
+            .iter()
+            .copied()
+            .filter(|&i| matches!(comp.candidates[i].source, crate::model::Source::Experience(_)))
+            .collect();
         let l = &comp.lessons[li as usize];
         if l.supersedes.is_some() {
             continue;

@@ -58,9 +58,7 @@ fn compile(
     extra: &[&str],
 ) -> (serde_json::Value, std::process::Output) {
     let out = s.path("out");
-    let mut args = vec!["compile", input.to_str().unwrap(), "--out", out.to_str().unwrap()];
-    args.extend(extra);
-    let o = skillc(&args);
+    let o = compile_to(input, &out, extra);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     (read_json(&out.join("diagnostics.json")), o)
 }
@@ -260,7 +258,7 @@ fn every_emitted_diagnostic_keeps_the_message_style() {
     .enumerate()
     {
         let out = s.path(&format!("out{i}"));
-        let o = skillc(&["compile", input.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        let o = compile_to(input, &out, &[]);
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
         let diags = read_json(&out.join("diagnostics.json"));
         for d in diags["diagnostics"].as_array().unwrap() {

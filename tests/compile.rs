@@ -8,12 +8,7 @@ use common::*;
 
 fn compile_foundation(s: &Scratch) -> (serde_json::Value, serde_json::Value, std::process::Output) {
     let out = s.path("out");
-    let o = skillc(&[
-        "compile",
-        fixture("foundation").to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = compile_to(&fixture("foundation"), &out, &[]);
     assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
     (
         read_json(&out.join("ledger.json")),
@@ -39,12 +34,7 @@ fn recurring_paraphrases_from_two_projects_become_a_global_rule() {
     assert_eq!(pytest["rule"], true);
     assert_eq!(pytest["scope"], "global");
     assert_eq!(pytest["kind"], "do");
-    let ev: Vec<&str> = pytest["evidence"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
+    let ev = ids(&pytest["evidence"]);
     assert_eq!(
         ev,
         ["e-py-001", "e-py-002", "e-py-009"],
@@ -266,12 +256,7 @@ fn output_is_byte_identical_across_thread_counts_and_reruns() {
 fn stale_generated_files_are_removed_and_foreign_files_kept() {
     let s = Scratch::new("stale");
     let out = s.path("out");
-    let o = skillc(&[
-        "compile",
-        fixture("foundation").to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = compile_to(&fixture("foundation"), &out, &[]);
     assert_eq!(o.status.code(), Some(0));
     assert!(out.join("rust/SKILL.md").is_file());
     std::fs::write(out.join("notes.txt"), "mine").unwrap();
@@ -283,12 +268,7 @@ fn stale_generated_files_are_removed_and_foreign_files_kept() {
         .filter(|l| l.contains("\"python\"") || l.contains("\"py\""))
         .collect();
     std::fs::write(&py_only, lines.join("\n")).unwrap();
-    let o = skillc(&[
-        "compile",
-        py_only.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = compile_to(&py_only, &out, &[]);
     assert_eq!(o.status.code(), Some(0));
     assert!(!out.join("rust/SKILL.md").exists());
     assert!(!out.join("rust").exists());
@@ -300,20 +280,9 @@ fn stale_generated_files_are_removed_and_foreign_files_kept() {
 fn strict_exits_one_when_input_was_refused() {
     let s = Scratch::new("strict");
     let out = s.path("out");
-    let o = skillc(&[
-        "compile",
-        fixture("foundation").to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--strict",
-    ]);
+    let o = compile_to(&fixture("foundation"), &out, &["--strict"]);
     assert_eq!(o.status.code(), Some(1));
-    let o = skillc(&[
-        "compile",
-        "/nonexistent/records.jsonl",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = compile_to(std::path::Path::new("/nonexistent/records.jsonl"), &out, &[]);
     assert_eq!(o.status.code(), Some(2));
 }
 

@@ -77,14 +77,6 @@ fn lesson<'a>(ledger: &'a Value, id: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no lesson {id}"))
 }
 
-fn ids(v: &Value) -> Vec<String> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_str().unwrap().to_string())
-        .collect()
-}
-
 fn digest(project: &str) -> String {
     skillc::digest::project(project)
 }

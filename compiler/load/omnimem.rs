@@ -10,7 +10,7 @@
 use serde_json::{Map, Value};
 
 use super::json;
-use super::record::{self, Item, Parsed};
+use super::record::{self, Item, Parsed, Validator};
 use crate::diagnostics::{Diagnostic, codes};
 use crate::model::{DeadEnd, Experience, Outcome, SourceLoc};
 use crate::normalize::{self, Aliases};
@@ -82,50 +82,9 @@ pub(crate) fn read(text: &str, file: &str, aliases: &Aliases) -> Vec<Parsed> {
     out
 }
 
-/// The problems of one memory, collected before it is built or refused.
-struct Check<'a> {
-    loc: &'a SourceLoc,
-    subject: String,
-    diags: Vec<Diagnostic>,
-}
-
-impl Check<'_> {
-    fn missing(&mut self, field: &str) {
-        self.diags.push(
-            Diagnostic::new(codes::MISSING_FIELD, format!("omnimem memory has no `{field}`"))
-                .subject(self.subject.clone())
-                .at(self.loc)
-                .with("field", field),
-        );
-    }
-
-    fn invalid(&mut self, field: &str, expected: &str, v: &Value) {
-        let found = record::found(v);
-        self.diags.push(
-            Diagnostic::new(
-                codes::INVALID_VALUE,
-                format!("`{field}` must be {expected}, found {found}"),
-            )
-            .subject(self.subject.clone())
-            .at(self.loc)
-            .with("field", field)
-            .with("expected", expected)
-            .with("found", found),
-        );
-    }
-
-    fn opt_string(&mut self, field: &str, v: Option<Value>) -> Option<String> {
-        match v {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) if s.trim().is_empty() => None,
-            Some(Value::String(s)) => Some(s),
-            Some(other) => {
-                self.invalid(field, "a string", &other);
-                None
-            }
-        }
-    }
-
+/// OmniMem's lenient conversions (strings standing in for numbers, lists and booleans), on the
+/// loader's one validator, which collects the problems of a memory before it is built or refused.
+impl Validator<'_> {
     /// A list of strings, a JSON-encoded list in a string, or a comma-separated string.
     fn string_list(&mut self, field: &str, v: Option<Value>, split_commas: bool) -> Vec<String> {
         let expected = "a list of strings or a JSON-encoded list";
@@ -163,7 +122,7 @@ impl Check<'_> {
         out
     }
 
-    fn dead_ends(&mut self, field: &str, v: Option<Value>, out: &mut Vec<DeadEnd>) {
+    fn abandoned(&mut self, field: &str, v: Option<Value>, out: &mut Vec<DeadEnd>) {
         let items = match v {
             None | Some(Value::Null) => return,
             Some(Value::String(s)) => match decoded(&s) {
@@ -205,7 +164,7 @@ impl Check<'_> {
         }
     }
 
-    fn bool(&mut self, field: &str, v: Option<Value>) -> bool {
+    fn lenient_bool(&mut self, field: &str, v: Option<Value>) -> bool {
         match v {
             None | Some(Value::Null) => false,
             Some(Value::Bool(b)) => b,
@@ -303,11 +262,11 @@ fn memory(v: Value, loc: &SourceLoc, first: bool, aliases: &Aliases) -> Parsed {
         Some(Value::Number(n)) => Some(n.to_string()),
         _ => None,
     };
-    let mut c = Check {
+    let mut c = Validator::new(
         loc,
-        subject: key.clone().unwrap_or_else(|| loc.file.clone()),
-        diags: Vec::new(),
-    };
+        key.clone().unwrap_or_else(|| loc.file.clone()),
+        "omnimem memory",
+    );
     if key.is_none() {
         c.missing("key");
     }
@@ -375,9 +334,9 @@ fn memory(v: Value, loc: &SourceLoc, first: bool, aliases: &Aliases) -> Parsed {
     let gotchas = c.string_list("gotchas", m.remove("gotchas"), false);
     let mut dead_ends = Vec::new();
     for field in ["abandoned", "abandoned_approaches"] {
-        c.dead_ends(field, m.remove(field), &mut dead_ends);
+        c.abandoned(field, m.remove(field), &mut dead_ends);
     }
-    let blessed = c.bool("blessed", m.remove("blessed"));
+    let blessed = c.lenient_bool("blessed", m.remove("blessed"));
     let task = match m.remove("task").or_else(|| m.remove("title")) {
         Some(Value::String(s)) if !s.trim().is_empty() => Some(s),
         _ => None,

@@ -119,16 +119,27 @@ fn blank_is_none(s: String) -> Option<String> {
 }
 
 /// The field validator for one record: collects every problem, then the record is either
-/// built or refused with all of them.
-struct Validator<'a> {
-    loc: &'a SourceLoc,
-    subject: String,
+/// built or refused with all of them. Other formats' readers (OmniMem) add their own lenient
+/// conversions to it in their modules.
+pub(crate) struct Validator<'a> {
+    pub(crate) loc: &'a SourceLoc,
+    pub(crate) subject: String,
     what: &'static str,
-    diags: Vec<Diagnostic>,
+    pub(crate) diags: Vec<Diagnostic>,
 }
 
-impl Validator<'_> {
-    fn missing(&mut self, field: &str) {
+impl<'a> Validator<'a> {
+    /// `what` names the record in messages (`record`, `omnimem memory`).
+    pub(crate) fn new(loc: &'a SourceLoc, subject: String, what: &'static str) -> Validator<'a> {
+        Validator {
+            loc,
+            subject,
+            what,
+            diags: Vec::new(),
+        }
+    }
+
+    pub(crate) fn missing(&mut self, field: &str) {
         let d = Diagnostic::new(codes::MISSING_FIELD, format!("{} has no `{field}`", self.what))
             .subject(self.subject.clone())
             .at(self.loc)
@@ -144,7 +155,7 @@ impl Validator<'_> {
         self.diags.push(d);
     }
 
-    fn invalid(&mut self, field: &str, expected: &str, v: &Value) {
+    pub(crate) fn invalid(&mut self, field: &str, expected: &str, v: &Value) {
         let found = found(v);
         let d = Diagnostic::new(
             codes::INVALID_VALUE,
@@ -159,12 +170,28 @@ impl Validator<'_> {
     }
 
     /// An optional string; null or blank is absent.
-    fn opt_string(&mut self, field: &str, v: Option<Value>) -> Option<String> {
+    pub(crate) fn opt_string(&mut self, field: &str, v: Option<Value>) -> Option<String> {
         match v {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => blank_is_none(s),
             Some(other) => {
                 self.invalid(field, "a string", &other);
+                None
+            }
+        }
+    }
+
+    /// A required string inside a list item (`dead_ends[2].name`): null or blank is missing
+    /// from `item` (`dead end 3`).
+    fn req_item_string(&mut self, item: String, field: String, v: Option<Value>) -> Option<String> {
+        match v {
+            Some(Value::String(s)) if !s.trim().is_empty() => Some(s),
+            None | Some(Value::Null) | Some(Value::String(_)) => {
+                self.missing_in(item, field);
+                None
+            }
+            Some(other) => {
+                self.invalid(&field, "a string", &other);
                 None
             }
         }
@@ -347,17 +374,11 @@ impl Validator<'_> {
                 }
                 Value::Object(map) => {
                     let mut f = Fields::new(map, DEAD_END_FIELDS, "dead_ends[].", unknown);
-                    let name = match f.take("name") {
-                        Some(Value::String(s)) if !s.trim().is_empty() => Some(s),
-                        None | Some(Value::Null) | Some(Value::String(_)) => {
-                            self.missing_in(format!("dead end {}", i + 1), format!("dead_ends[{i}].name"));
-                            None
-                        }
-                        Some(other) => {
-                            self.invalid(&format!("dead_ends[{i}].name"), "a string", &other);
-                            None
-                        }
-                    };
+                    let name = self.req_item_string(
+                        format!("dead end {}", i + 1),
+                        format!("dead_ends[{i}].name"),
+                        f.take("name"),
+                    );
                     let kind = self.opt_string(&format!("dead_ends[{i}].type"), f.take("type"));
                     let reason = self.opt_string(&format!("dead_ends[{i}].reason"), f.take("reason"));
                     if let Some(name) = name {
@@ -395,17 +416,11 @@ impl Validator<'_> {
                 }
             };
             let mut f = Fields::new(map, OPERATION_FIELDS, "operations[].", unknown);
-            let tool = match f.take("tool") {
-                Some(Value::String(s)) if !s.trim().is_empty() => Some(s),
-                None | Some(Value::Null) | Some(Value::String(_)) => {
-                    self.missing_in(format!("operation {}", i + 1), format!("operations[{i}].tool"));
-                    None
-                }
-                Some(other) => {
-                    self.invalid(&format!("operations[{i}].tool"), "a string", &other);
-                    None
-                }
-            };
+            let tool = self.req_item_string(
+                format!("operation {}", i + 1),
+                format!("operations[{i}].tool"),
+                f.take("tool"),
+            );
             let args = f.take("args").unwrap_or(Value::Null);
             let status = self
                 .keyword(
@@ -421,20 +436,11 @@ impl Validator<'_> {
                 None | Some(Value::Null) => None,
                 Some(Value::Object(map)) => {
                     let mut c = Fields::new(map, CHECK_FIELDS, "operations[].check.", f.unknown);
-                    let label = match c.take("label") {
-                        Some(Value::String(s)) if !s.trim().is_empty() => Some(s),
-                        None | Some(Value::Null) | Some(Value::String(_)) => {
-                            self.missing_in(
-                                format!("the check of operation {}", i + 1),
-                                format!("operations[{i}].check.label"),
-                            );
-                            None
-                        }
-                        Some(other) => {
-                            self.invalid(&format!("operations[{i}].check.label"), "a string", &other);
-                            None
-                        }
-                    };
+                    let label = self.req_item_string(
+                        format!("the check of operation {}", i + 1),
+                        format!("operations[{i}].check.label"),
+                        c.take("label"),
+                    );
                     let target = self.opt_string(&format!("operations[{i}].check.target"), c.take("target"));
                     let passed = match c.take("passed") {
                         Some(Value::Bool(b)) => Some(b),
@@ -559,12 +565,7 @@ pub(crate) fn from_value(v: Value, loc: &SourceLoc, first: bool) -> Parsed {
         _ => loc.file.clone(),
     };
     let mut unknown = Vec::new();
-    let mut c = Validator {
-        loc,
-        subject,
-        what: "record",
-        diags: Vec::new(),
-    };
+    let mut c = Validator::new(loc, subject, "record");
     let is_claim = match map.get("type") {
         None | Some(Value::Null) => Some(false),
         Some(Value::String(s)) if s == "experience" => Some(false),
@@ -595,13 +596,19 @@ pub(crate) fn from_value(v: Value, loc: &SourceLoc, first: bool) -> Parsed {
     Parsed { line, item, unknown }
 }
 
-fn experience(c: &mut Validator, f: &mut Fields, loc: &SourceLoc) -> Option<Item> {
+/// The fields experiences and claims share: id, recorded_at, domains, project (trimmed).
+fn header(c: &mut Validator, f: &mut Fields) -> (Option<String>, Option<i64>, Vec<String>, Option<String>) {
     let id = c.req_string("id", f.take("id"));
     let recorded_at = c.recorded_at(f.take("recorded_at"));
     let domains = c.domains(f.take("domains"));
     let project = c
         .opt_string("project", f.take("project"))
         .map(|p| p.trim().to_string());
+    (id, recorded_at, domains, project)
+}
+
+fn experience(c: &mut Validator, f: &mut Fields, loc: &SourceLoc) -> Option<Item> {
+    let (id, recorded_at, domains, project) = header(c, f);
     let task = c.opt_string("task", f.take("task"));
     let outcome = c.keyword("outcome", f.take("outcome"), true, OUTCOMES, Outcome::parse);
     let effort = c.effort(f.take("effort"));
@@ -635,12 +642,7 @@ fn experience(c: &mut Validator, f: &mut Fields, loc: &SourceLoc) -> Option<Item
 }
 
 fn claim(c: &mut Validator, f: &mut Fields, loc: &SourceLoc) -> Option<Item> {
-    let id = c.req_string("id", f.take("id"));
-    let recorded_at = c.recorded_at(f.take("recorded_at"));
-    let domains = c.domains(f.take("domains"));
-    let project = c
-        .opt_string("project", f.take("project"))
-        .map(|p| p.trim().to_string());
+    let (id, recorded_at, domains, project) = header(c, f);
     let text = c.req_string("text", f.take("text"));
     let kind = c.keyword("kind", f.take("kind"), true, KINDS, Kind::parse);
     let source = c.keyword("source", f.take("source"), true, SOURCES, ClaimSource::parse);

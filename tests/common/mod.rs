@@ -48,6 +48,22 @@ pub fn skillc(args: &[&str]) -> Output {
     skillc_in(&repo(), args)
 }
 
+/// `skillc compile INPUT --out OUT EXTRA...`, without checking the exit code.
+pub fn compile_to(input: &Path, out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["compile", input.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    args.extend(extra);
+    skillc(&args)
+}
+
+/// A JSON array of strings (experience or lesson ids) as a vector.
+pub fn ids(v: &serde_json::Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap().to_string())
+        .collect()
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
