@@ -336,8 +336,13 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
         );
     }
 
+    // Every candidate's fate (DESIGN §1.5): these add up to `candidates`.
+    let [rule, lesson, held, refused] = crate::pipeline::fate_counts(comp)
+        .remove(&domain)
+        .unwrap_or_default();
     let json = json!({
         "domain": domain,
+        "fates": {"rule": rule, "lesson": lesson, "held-back": held, "refused": refused},
         "rules": rule_count,
         "lessons": lessons.len(),
         "experiences": exps.len(),
@@ -359,13 +364,18 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
 pub fn why_text(r: &WhyReport) -> String {
     let j = &r.json;
     let mut t = format!(
-        "domain {}: {} rules, {} lessons from {} candidates in {} experiences\n\nfunnel:\n",
+        "domain {}: {} rules, {} lessons from {} candidates in {} experiences\n",
         j["domain"].as_str().unwrap_or(""),
         j["rules"],
         j["lessons"],
         j["candidates"],
         j["experiences"]
     );
+    let f = &j["fates"];
+    t.push_str(&format!(
+        "  candidates: {} in rules, {} in lessons only, {} held back, {} refused\n\nfunnel:\n",
+        f["rule"], f["lesson"], f["held-back"], f["refused"]
+    ));
     for f in j["funnel"].as_array().into_iter().flatten() {
         t.push_str(&format!(
             "  {:<14} {}\n",

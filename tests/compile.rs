@@ -216,6 +216,7 @@ fn fates_add_up_per_domain_on_the_sample_corpus() {
         domains.len() >= 6,
         "sample covers at least 6 domains: {domains:?}"
     );
+    let mut per_domain_total = 0;
     for d in domains {
         let w = json(&skillc(&[
             "why",
@@ -225,10 +226,23 @@ fn fates_add_up_per_domain_on_the_sample_corpus() {
             "--out",
             out.to_str().unwrap(),
         ]));
-        let cands = w["candidates"].as_u64().unwrap();
-        let reasons_total: u64 = w["funnel"].as_array().unwrap()[1]["remaining"].as_u64().unwrap();
-        assert_eq!(cands, reasons_total, "{d}");
+        // candidates = in rules + in lessons only + held back + refused, per domain.
+        let f = &w["fates"];
+        let fates: Vec<u64> = ["rule", "lesson", "held-back", "refused"]
+            .iter()
+            .map(|k| f[k].as_u64().unwrap())
+            .collect();
+        assert_eq!(
+            fates.iter().sum::<u64>(),
+            w["candidates"].as_u64().unwrap(),
+            "{d}: {f}"
+        );
+        // And the fates agree with the ledger: a domain has rule candidates exactly when it has rules.
+        assert_eq!(fates[0] > 0, w["rules"].as_u64().unwrap() > 0, "{d}: {f}");
+        per_domain_total += fates.iter().sum::<u64>();
     }
+    // No candidate is counted in two domains.
+    assert!(per_domain_total <= summary["candidates"].as_u64().unwrap());
 }
 
 #[test]
