@@ -461,6 +461,7 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
         decisions,
     };
     let mut comp = pipeline::compile(corpus, sink, &rules, &opts);
+    clock.restart(); // compile timed its own stages
     let mut delta_files = Vec::new();
     if let (Some(dir), Stage::Emit) = (&args.base_skills, stop) {
         let base =

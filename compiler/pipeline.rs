@@ -451,9 +451,32 @@ impl StageClock {
         StageClock(std::env::var_os("SKILLC_TIMINGS").map(|_| std::time::Instant::now()))
     }
 
+    /// Prints the time since the last lap (or restart) and the resident memory now and at peak.
     pub fn lap(&mut self, stage: &str) {
         if let Some(t) = self.0 {
-            eprintln!("timing: {stage:<12} {:>8.3} s", t.elapsed().as_secs_f64());
+            let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+            let kib = |key: &str| -> f64 {
+                let line = status.lines().find(|l| l.starts_with(key)).unwrap_or("");
+                let n: f64 = line
+                    .split_whitespace()
+                    .nth(1)
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(0.0);
+                n / (1024.0 * 1024.0)
+            };
+            eprintln!(
+                "timing: {stage:<12} {:>8.3} s  rss {:>5.2} GiB  peak {:>5.2} GiB",
+                t.elapsed().as_secs_f64(),
+                kib("VmRSS:"),
+                kib("VmHWM:")
+            );
+            self.restart();
+        }
+    }
+
+    /// Starts the next lap now (after work another clock has already timed).
+    pub fn restart(&mut self) {
+        if self.0.is_some() {
             self.0 = Some(std::time::Instant::now());
         }
     }
