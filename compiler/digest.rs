@@ -4,18 +4,21 @@ use sha2::{Digest, Sha256};
 
 /// Lower-case hex SHA-256.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    let hash = Sha256::digest(bytes);
-    let mut s = String::with_capacity(64);
-    for b in hash {
-        s.push_str(&format!("{b:02x}"));
-    }
-    s
+    hex(&Sha256::digest(bytes))
 }
 
 /// The first 12 hex characters of the SHA-256 of `bytes`.
 pub fn short(bytes: &[u8]) -> String {
-    let mut s = sha256_hex(bytes);
-    s.truncate(12);
+    hex(&Sha256::digest(bytes)[..6])
+}
+
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(2 * bytes.len());
+    for &b in bytes {
+        s.push(DIGITS[usize::from(b >> 4)] as char);
+        s.push(DIGITS[usize::from(b & 15)] as char);
+    }
     s
 }
 

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::diagnostics::{Diagnostic, Sink, codes};
 use crate::digest;
@@ -418,47 +418,79 @@ pub fn lesson_json(l: &Lesson) -> Value {
 }
 
 pub fn ledger_json(lessons: &[Lesson]) -> String {
-    json_lines("lessons", lessons.iter().map(ledger_lesson))
+    json_lines("lessons", lessons, |buf, l| {
+        serde_json::to_writer(buf, &ledger_lesson(l)).expect("lesson serialises")
+    })
 }
 
 /// `{"generator": "skillc", "version": 1, "<key>": [` then one compact object per line, `]}`:
-/// valid JSON that diffs line by line and stays small at a million records.
-fn json_lines<T: serde::Serialize>(key: &str, items: impl Iterator<Item = T>) -> String {
-    let mut s = format!("{{\"generator\": \"{GENERATOR}\", \"version\": 1, \"{key}\": [\n");
-    let mut first = true;
-    for item in items {
-        if !first {
-            s.push_str(",\n");
-        }
-        first = false;
-        s.push_str(&serde_json::to_string(&item).expect("serialises"));
+/// valid JSON that diffs line by line and stays small at a million records. Chunks of lines
+/// serialise in parallel and are joined in order.
+fn json_lines<T: Sync>(key: &str, items: &[T], write: impl Fn(&mut Vec<u8>, &T) + Sync) -> String {
+    use rayon::prelude::*;
+    let chunks: Vec<String> = items
+        .par_chunks(2048)
+        .map(|chunk| {
+            let mut buf = Vec::new();
+            for item in chunk {
+                buf.extend_from_slice(b",\n");
+                write(&mut buf, item);
+            }
+            String::from_utf8(buf).expect("serde_json writes UTF-8")
+        })
+        .collect();
+    let head = format!("{{\"generator\": \"{GENERATOR}\", \"version\": 1, \"{key}\": [\n");
+    let mut s = String::with_capacity(head.len() + chunks.iter().map(String::len).sum::<usize>() + 4);
+    s.push_str(&head);
+    for (i, chunk) in chunks.into_iter().enumerate() {
+        // Every line but the first is preceded by ",\n".
+        s.push_str(if i == 0 { &chunk[2..] } else { &chunk });
     }
-    s.push_str(if first { "]}\n" } else { "\n]}\n" });
+    s.push_str(if items.is_empty() { "]}\n" } else { "\n]}\n" });
     s
 }
 
+/// A diagnostic as it appears in diagnostics.json (keys in alphabetical order).
+#[derive(serde::Serialize)]
+struct DiagnosticView<'a> {
+    code: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    domain: Option<&'a str>,
+    evidence: &'a BTreeMap<String, Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<&'a str>,
+    help: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<u32>,
+    message: &'a str,
+    name: &'static str,
+    severity: &'static str,
+    subject: &'a str,
+}
+
+fn diagnostic_view(d: &Diagnostic) -> DiagnosticView<'_> {
+    DiagnosticView {
+        code: d.code,
+        domain: d.domain.as_deref(),
+        evidence: &d.evidence,
+        file: d.location.as_ref().map(|l| l.file.as_str()),
+        help: &d.help,
+        line: d.location.as_ref().map(|l| l.line),
+        message: &d.message,
+        name: d.name(),
+        severity: d.severity.as_str(),
+        subject: &d.subject,
+    }
+}
+
 pub fn diagnostic_json(d: &Diagnostic) -> Value {
-    let mut v = json!({
-        "code": d.code,
-        "name": d.name(),
-        "severity": d.severity.as_str(),
-        "message": d.message,
-        "subject": d.subject,
-        "evidence": d.evidence,
-        "help": d.help,
-    });
-    if let Some(loc) = &d.location {
-        v["file"] = json!(loc.file);
-        v["line"] = json!(loc.line);
-    }
-    if let Some(domain) = &d.domain {
-        v["domain"] = json!(domain);
-    }
-    v
+    serde_json::to_value(diagnostic_view(d)).expect("diagnostic serialises")
 }
 
 pub fn diagnostics_json(diags: &[Diagnostic]) -> String {
-    json_lines("diagnostics", diags.iter().map(diagnostic_json))
+    json_lines("diagnostics", diags, |buf, d| {
+        serde_json::to_writer(buf, &diagnostic_view(d)).expect("diagnostic serialises")
+    })
 }
 
 /// Writes `files` under `out` atomically and removes the files in `previous` (what the last

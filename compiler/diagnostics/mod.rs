@@ -171,7 +171,8 @@ pub fn finalize(mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
         d.evidence.insert("experiences".into(), Value::from(ids));
         kept.push(d);
     }
-    kept.sort_by(order);
+    // Stable, like `sort_by`: the same order at any thread count.
+    rayon::slice::ParallelSliceMut::par_sort_by(&mut kept[..], order);
     kept.dedup();
     kept
 }
