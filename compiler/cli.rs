@@ -486,8 +486,14 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
             .iter()
             .find(|f| f.path == "ledger.json")
             .map(|f| f.contents.as_str())
-            .unwrap_or("{}");
-        store.save_compile(comp.corpus.now(), comp.lessons.len(), ledger, &written)?;
+            .unwrap_or("");
+        let rows: Vec<(&str, &str)> = comp
+            .lessons
+            .iter()
+            .map(|l| l.id.as_str())
+            .zip(emit::ledger_rows(ledger))
+            .collect();
+        store.save_compile(comp.corpus.now(), &rows, &written)?;
         clock.lap("store");
     }
     let diagnostics: Vec<&Diagnostic> = comp.diagnostics.iter().chain(&emit_sink).collect();
@@ -533,26 +539,29 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
         )));
     }
     let mut store = Store::open(&path).map_err(store_fatal)?;
-    let ledger: serde_json::Value = match store.last_compile()?.ledger_json {
-        Some(s) => serde_json::from_str(&s)?,
-        None => {
-            return Err(Fatal(format!(
-                "{} holds no compile yet; run `skillc compile` first",
-                path.display()
-            )));
+    if !store.has_compile()? {
+        return Err(Fatal(format!(
+            "{} holds no compile yet; run `skillc compile` first",
+            path.display()
+        )));
+    }
+    let find = |store: &Store, id: &str| -> Result<serde_json::Value, Fatal> {
+        match store.ledger_lesson(id)? {
+            Some(json) => Ok(serde_json::from_str(&json)?),
+            None => Err(Fatal(format!("no lesson with id `{id}` in the last compile"))),
         }
     };
-    let lessons: Vec<serde_json::Value> = ledger["lessons"].as_array().cloned().unwrap_or_default();
-    let find = |id: &str| -> Result<serde_json::Value, Fatal> {
-        lessons
+    // `list` and `history` need the whole ledger; the others read one row.
+    let all = |store: &Store| -> Result<Vec<serde_json::Value>, Fatal> {
+        let rows = store.ledger_lessons()?;
+        Ok(rows
             .iter()
-            .find(|l| l["id"] == id)
-            .cloned()
-            .ok_or_else(|| Fatal(format!("no lesson with id `{id}` in the last compile")))
+            .map(|r| serde_json::from_str(r))
+            .collect::<Result<_, _>>()?)
     };
     let fmt = state.format;
     let mut record = |action: Action, id: &str, text: Option<&str>| -> Result<i32, Fatal> {
-        let lesson = find(id)?;
+        let lesson = find(&store, id)?;
         if let Some(t) = text
             && let Some(pattern) = Rules::builtin().secrets.find(t)
         {
@@ -581,6 +590,7 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
             status,
             ..
         } => {
+            let lessons = all(&store)?;
             let picked: Vec<&serde_json::Value> = lessons
                 .iter()
                 .filter(|l| domain.as_ref().is_none_or(|d| l["domain"] == d.as_str()))
@@ -594,11 +604,12 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
             )
         }
         L::Show { id, .. } => {
-            let l = find(&id)?;
+            let l = find(&store, &id)?;
             print_report(fmt, report::lesson_show_text(&l), &l)
         }
         L::History { id, .. } => {
-            find(&id)?;
+            find(&store, &id)?;
+            let lessons = all(&store)?;
             let chain = report::history_chain(&lessons, &id);
             print_report(
                 fmt,

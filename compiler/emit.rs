@@ -423,6 +423,16 @@ pub fn ledger_json(lessons: &[Lesson]) -> String {
     })
 }
 
+/// The lesson objects of a rendered ledger, in ledger order: one per line between the
+/// header line and the closing `]}` (for the state store's rows).
+pub fn ledger_rows(ledger: &str) -> impl Iterator<Item = &str> {
+    ledger
+        .lines()
+        .skip(1)
+        .filter(|l| l.starts_with('{'))
+        .map(|l| l.strip_suffix(',').unwrap_or(l))
+}
+
 /// `{"generator": "skillc", "version": 1, "<key>": [` then one compact object per line, `]}`:
 /// valid JSON that diffs line by line and stays small at a million records. Chunks of lines
 /// serialise in parallel and are joined in order.

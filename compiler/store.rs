@@ -1,5 +1,6 @@
 //! The state store (SQLite, DESIGN §7): the append-only journal of user decisions, the ledger
-//! of the last compile and the list of files it generated. Plus the output lock.
+//! of the last compile (one row per lesson, so `lessons show` reads one row and no ledger
+//! meets SQLite's 1 GB value limit) and the list of files it generated. Plus the output lock.
 //!
 //! The store is excluded from byte-identity and never removed by skillc. A store that is not
 //! skillc's (other tables, no skillc marker) is refused rather than written to.
@@ -12,7 +13,8 @@ use rusqlite::{Connection, OptionalExtension, params};
 use crate::model::{Action, Decision, Millis};
 
 const APP: &str = "skillc";
-const SCHEMA: i64 = 1;
+/// 2: the ledger one row per lesson (1 held it as one JSON text in `compiles.ledger`).
+const SCHEMA: i64 = 2;
 
 #[derive(Debug)]
 pub enum StoreError {
@@ -47,15 +49,6 @@ impl std::fmt::Display for StoreError {
 pub struct Store {
     conn: Connection,
     path: PathBuf,
-}
-
-/// What the last compile left behind.
-#[derive(Clone, Debug, Default)]
-pub struct LastCompile {
-    /// The latest `recorded_at` of that compile's input: the time new decisions take.
-    pub now: Millis,
-    pub ledger_json: Option<String>,
-    pub outputs: Vec<String>,
 }
 
 impl Store {
@@ -106,9 +99,9 @@ impl Store {
              CREATE TABLE IF NOT EXISTS compiles (
                  seq INTEGER PRIMARY KEY AUTOINCREMENT,
                  now INTEGER NOT NULL,
-                 lessons INTEGER NOT NULL,
-                 ledger TEXT NOT NULL
+                 lessons INTEGER NOT NULL
              );
+             CREATE TABLE IF NOT EXISTS lessons (id TEXT PRIMARY KEY, json TEXT NOT NULL);
              CREATE TABLE IF NOT EXISTS outputs (path TEXT PRIMARY KEY);",
         )
         .map_err(sql)?;
@@ -117,10 +110,57 @@ impl Store {
             params![APP, SCHEMA.to_string()],
         )
         .map_err(sql)?;
-        Ok(Store {
+        let mut store = Store {
             conn,
             path: path.to_path_buf(),
-        })
+        };
+        store.migrate_ledger_rows()?;
+        Ok(store)
+    }
+
+    /// Schema 1 kept the ledger as one text in `compiles.ledger`: split it into lesson rows
+    /// and drop the column. The journal is untouched.
+    fn migrate_ledger_rows(&mut self) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let e = |e| StoreError::Sqlite(path.clone(), e);
+        let has_column: bool = self
+            .conn
+            .query_row(
+                "SELECT count(*) FROM pragma_table_info('compiles') WHERE name = 'ledger'",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .map_err(e)?
+            > 0;
+        if !has_column {
+            return Ok(());
+        }
+        let tx = self.conn.transaction().map_err(e)?;
+        let ledger: Option<String> = tx
+            .query_row("SELECT ledger FROM compiles ORDER BY seq DESC LIMIT 1", [], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(e)?;
+        let parsed: serde_json::Value = ledger
+            .and_then(|l| serde_json::from_str(&l).ok())
+            .unwrap_or_default();
+        {
+            let mut st = tx
+                .prepare("INSERT OR REPLACE INTO lessons (id, json) VALUES (?1, ?2)")
+                .map_err(e)?;
+            for lesson in parsed["lessons"].as_array().into_iter().flatten() {
+                if let Some(id) = lesson["id"].as_str() {
+                    st.execute(params![id, lesson.to_string()]).map_err(e)?;
+                }
+            }
+        }
+        tx.execute_batch(
+            "ALTER TABLE compiles DROP COLUMN ledger;
+             UPDATE skillc_meta SET value = '2' WHERE key = 'schema';",
+        )
+        .map_err(e)?;
+        tx.commit().map_err(e)
     }
 
     fn err(&self) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
@@ -211,49 +251,67 @@ impl Store {
         Ok(now.unwrap_or(0))
     }
 
-    pub fn last_compile(&self) -> Result<LastCompile, StoreError> {
-        let row: Option<(i64, String)> = self
+    /// Whether a compile has been recorded (the ledger commands need one).
+    pub fn has_compile(&self) -> Result<bool, StoreError> {
+        let n: i64 = self
             .conn
-            .query_row(
-                "SELECT now, ledger FROM compiles ORDER BY seq DESC LIMIT 1",
-                [],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()
+            .query_row("SELECT count(*) FROM compiles", [], |r| r.get(0))
             .map_err(self.err())?;
-        let outputs = self.outputs()?;
-        Ok(match row {
-            Some((now, ledger)) => LastCompile {
-                now,
-                ledger_json: Some(ledger),
-                outputs,
-            },
-            None => LastCompile {
-                now: 0,
-                ledger_json: None,
-                outputs,
-            },
-        })
+        Ok(n > 0)
     }
 
-    /// Records a finished compile: its ledger, its time and the files it generated, in one
-    /// transaction. Only the latest ledger is kept; each lesson carries its own history.
+    /// One lesson of the last compile's ledger, as its JSON object.
+    pub fn ledger_lesson(&self, id: &str) -> Result<Option<String>, StoreError> {
+        self.conn
+            .query_row("SELECT json FROM lessons WHERE id = ?1", params![id], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(self.err())
+    }
+
+    /// Every lesson of the last compile's ledger, sorted by id, as JSON objects.
+    pub fn ledger_lessons(&self) -> Result<Vec<String>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare("SELECT json FROM lessons ORDER BY id")
+            .map_err(self.err())?;
+        let rows = st.query_map([], |r| r.get(0)).map_err(self.err())?;
+        rows.collect::<Result<Vec<String>, _>>().map_err(self.err())
+    }
+
+    /// Records a finished compile: its ledger as (lesson id, JSON object) rows, its time and
+    /// the files it generated, in one transaction. Only the latest ledger is kept; each lesson
+    /// carries its own history.
     pub fn save_compile(
         &mut self,
         now: Millis,
-        lessons: usize,
-        ledger: &str,
+        ledger: &[(&str, &str)],
         outputs: &[String],
     ) -> Result<(), StoreError> {
         let path = self.path.clone();
         let e = |e| StoreError::Sqlite(path.clone(), e);
+        // The compile's record can always be rebuilt by compiling again, so it does not wait
+        // for the disk (WAL keeps the store consistent either way); journal entries still do.
+        self.conn
+            .pragma_update(None, "synchronous", "NORMAL")
+            .map_err(e)?;
         let tx = self.conn.transaction().map_err(e)?;
         tx.execute("DELETE FROM compiles", []).map_err(e)?;
         tx.execute(
-            "INSERT INTO compiles (now, lessons, ledger) VALUES (?1, ?2, ?3)",
-            params![now, lessons as i64, ledger],
+            "INSERT INTO compiles (now, lessons) VALUES (?1, ?2)",
+            params![now, ledger.len() as i64],
         )
         .map_err(e)?;
+        tx.execute("DELETE FROM lessons", []).map_err(e)?;
+        {
+            let mut st = tx
+                .prepare("INSERT INTO lessons (id, json) VALUES (?1, ?2)")
+                .map_err(e)?;
+            for (id, json) in ledger {
+                st.execute(params![id, json]).map_err(e)?;
+            }
+        }
         tx.execute("DELETE FROM outputs", []).map_err(e)?;
         {
             let mut st = tx.prepare("INSERT INTO outputs (path) VALUES (?1)").map_err(e)?;
@@ -261,7 +319,8 @@ impl Store {
                 st.execute(params![o]).map_err(e)?;
             }
         }
-        tx.commit().map_err(e)
+        tx.commit().map_err(e)?;
+        self.conn.pragma_update(None, "synchronous", "FULL").map_err(e)
     }
 }
 
@@ -343,13 +402,62 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_schema_1_store_keeps_its_journal_and_gets_its_ledger_as_rows() {
+        let dir = std::env::temp_dir().join(format!("skillc-store-v1-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("state.db");
+        let ledger = r#"{"generator": "skillc", "version": 1, "lessons": [
+{"id":"L1a2b3c4d5e6f","kind":"do","text":"Run go vet before go test.","status":"active"},
+{"id":"L9f8e7d6c5b4a","kind":"avoid","text":"pip install into the system Python","status":"superseded"}
+]}
+"#;
+        {
+            let c = Connection::open(&path).unwrap();
+            c.execute_batch(
+                "CREATE TABLE skillc_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                 INSERT INTO skillc_meta VALUES ('application', 'skillc'), ('schema', '1');
+                 CREATE TABLE journal (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL,
+                     action TEXT NOT NULL, target TEXT NOT NULL, text TEXT);
+                 INSERT INTO journal (at, action, target, text)
+                     VALUES (1700000000000, 'pin', 'L1a2b3c4d5e6f', NULL);
+                 CREATE TABLE compiles (seq INTEGER PRIMARY KEY AUTOINCREMENT, now INTEGER NOT NULL,
+                     lessons INTEGER NOT NULL, ledger TEXT NOT NULL);
+                 CREATE TABLE outputs (path TEXT PRIMARY KEY);",
+            )
+            .unwrap();
+            c.execute(
+                "INSERT INTO compiles (now, lessons, ledger) VALUES (1700000500000, 2, ?1)",
+                params![ledger],
+            )
+            .unwrap();
+        }
+        let s = Store::open(&path).unwrap();
+        assert_eq!(s.decisions().unwrap().len(), 1, "the journal survives");
+        assert_eq!(s.last_now().unwrap(), 1_700_000_500_000);
+        assert!(s.has_compile().unwrap());
+        let row = s
+            .ledger_lesson("L9f8e7d6c5b4a")
+            .unwrap()
+            .expect("a row per lesson");
+        let v: serde_json::Value = serde_json::from_str(&row).unwrap();
+        assert_eq!(v["text"], "pip install into the system Python");
+        assert_eq!(s.ledger_lessons().unwrap().len(), 2);
+        drop(s);
+        // Opening again finds nothing left to migrate.
+        let s = Store::open(&path).unwrap();
+        assert_eq!(s.ledger_lessons().unwrap().len(), 2);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn journal_survives_reopen_and_foreign_db_is_refused() {
         let dir = std::env::temp_dir().join(format!("skillc-store-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let path = dir.join("state.db");
         {
             let mut s = Store::open(&path).unwrap();
-            s.save_compile(1_700_000_000_000, 0, "{}", &["ledger.json".into()])
+            s.save_compile(1_700_000_000_000, &[], &["ledger.json".into()])
                 .unwrap();
             let d = s
                 .record(Action::Retire, "L0123456789ab", Some("obsolete"))
@@ -360,7 +468,7 @@ mod tests {
         let ds = s.decisions().unwrap();
         assert_eq!(ds.len(), 1);
         assert_eq!(ds[0].action, Action::Retire);
-        assert_eq!(s.last_compile().unwrap().outputs, vec!["ledger.json".to_string()]);
+        assert_eq!(s.outputs().unwrap(), vec!["ledger.json".to_string()]);
 
         let foreign = dir.join("other.db");
         let c = Connection::open(&foreign).unwrap();
