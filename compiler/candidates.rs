@@ -421,11 +421,13 @@ pub fn mechanical(ops: &[Operation], policy: &Policy) -> Vec<Mechanical> {
     let mut failures: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
+    // Each call's args parsed once (they are held as text, see `Args`).
+    let args: Vec<serde_json::Value> = ops.iter().map(|op| op.args.value()).collect();
     for (j, op) in ops.iter().enumerate() {
         if op.status == OpStatus::Refused {
             continue;
         }
-        let key = opkey::operation_key(&op.tool, &op.args);
+        let key = opkey::operation_key(&op.tool, &args[j]);
         if teaching_failure(op, policy) {
             failures.entry(key).or_default().push(j);
             continue;
@@ -436,19 +438,18 @@ pub fn mechanical(ops: &[Operation], policy: &Policy) -> Vec<Mechanical> {
         let Some(failed) = failures.get(&key) else {
             continue;
         };
-        let Some(&a) = failed.iter().rev().find(|&&i| ops[i].args != op.args) else {
+        let Some(&a) = failed.iter().rev().find(|&&i| args[i] != args[j]) else {
             continue;
         };
-        let working = opkey::python_json(&op.args);
+        let working = opkey::python_json(&args[j]);
         if !seen.insert((key.clone(), working.clone())) {
             continue;
         }
-        let failing = &ops[a];
-        let text = describe(&key, &failing.args, &op.args);
-        let program = opkey::command_of(&op.args).and_then(|(_, c)| opkey::program(c));
+        let text = describe(&key, &args[a], &args[j]);
+        let program = opkey::command_of(&args[j]).and_then(|(_, c)| opkey::program(c));
         let mut scanned = Vec::new();
-        strings(&failing.args, &mut scanned);
-        strings(&op.args, &mut scanned);
+        strings(&args[a], &mut scanned);
+        strings(&args[j], &mut scanned);
         out.push(Mechanical {
             key,
             working,
@@ -550,7 +551,7 @@ mod tests {
     fn sh(cmd: &str, cwd: &str, status: OpStatus, error: Option<&str>) -> Operation {
         Operation {
             tool: "run_shell_command".into(),
-            args: json!({"command": cmd, "cwd": cwd}),
+            args: json!({"command": cmd, "cwd": cwd}).into(),
             status,
             error: error.map(String::from),
             check: None,
@@ -730,8 +731,8 @@ mod tests {
         let read = |path: &str, enc: Option<&str>, status: OpStatus| Operation {
             tool: "read_file".into(),
             args: match enc {
-                Some(e) => json!({"file_path": path, "encoding": e}),
-                None => json!({"file_path": path}),
+                Some(e) => json!({"file_path": path, "encoding": e}).into(),
+                None => json!({"file_path": path}).into(),
             },
             status,
             error: (status == OpStatus::Error)
@@ -937,7 +938,7 @@ mod tests {
             .enumerate()
             .map(|(i, cwd)| Operation {
                 tool: "run_shell_command".into(),
-                args: json!({"command": "python -m evals.run", "env": env, "cwd": cwd}),
+                args: json!({"command": "python -m evals.run", "env": env, "cwd": cwd}).into(),
                 status: if i == 0 { OpStatus::Error } else { OpStatus::Ok },
                 error: (i == 0).then(|| "No module named 'evals'".into()),
                 check: None,

@@ -93,7 +93,7 @@ pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Can
                     Some(k) => exp
                         .operations
                         .iter()
-                        .any(|op| &opkey::operation_key(&op.tool, &op.args) == k),
+                        .any(|op| &opkey::operation_key(&op.tool, &op.args.value()) == k),
                 };
                 let supports = match c.kind {
                     Kind::Do => in_domain && passed && on_key,

@@ -93,12 +93,61 @@ pub struct Check {
     pub passed: bool,
 }
 
+/// A tool call's arguments (`cwd` included) as compact JSON text. At a million records a
+/// `Value` tree per call would be most of the corpus's memory; the few readers parse on
+/// demand with `value()`. Normalize leaves the text canonical (keys sorted, no spaces).
+#[derive(Clone, Debug, Default)]
+pub struct Args(Box<str>);
+
+impl Args {
+    /// `Value::Null` is held as no text.
+    pub fn from_value(v: &Value) -> Args {
+        if v.is_null() {
+            Args::default()
+        } else {
+            Args(v.to_string().into())
+        }
+    }
+
+    /// JSON text a parser has already validated (the loader's raw slice).
+    pub fn from_json(text: &str) -> Args {
+        Args(text.into())
+    }
+
+    pub fn value(&self) -> Value {
+        if self.0.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&self.0).unwrap_or(Value::Null)
+        }
+    }
+}
+
+impl From<Value> for Args {
+    fn from(v: Value) -> Args {
+        Args::from_value(&v)
+    }
+}
+
+/// Equal JSON values are equal args, however their text was spelled.
+impl PartialEq for Args {
+    fn eq(&self, other: &Args) -> bool {
+        self.0 == other.0 || self.value() == other.value()
+    }
+}
+
+impl Serialize for Args {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.value().serialize(s)
+    }
+}
+
 /// One tool call, in call order.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Operation {
     pub tool: String,
-    /// Everything the tool was called with (`cwd` included); `Value::Null` when absent.
-    pub args: Value,
+    /// Everything the tool was called with (`cwd` included); empty when absent.
+    pub args: Args,
     pub status: OpStatus,
     pub error: Option<String>,
     pub check: Option<Check>,

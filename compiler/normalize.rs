@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use crate::diagnostics::{Diagnostic, Sink, codes};
 use crate::digest;
-use crate::model::{Corpus, DeadEnd, Experience, LessonClaim, SourceLoc};
+use crate::model::{Args, Corpus, DeadEnd, Experience, LessonClaim, SourceLoc};
 use crate::policy::Rules;
 
 /// Longest normalised text, in characters (the cut one included).
@@ -427,7 +427,9 @@ fn normalize_experience(e: &mut Experience, rules: &Rules) -> Sink {
         })
         .collect();
     for op in &mut e.operations {
-        scrub_value(&mut op.args, secrets);
+        let mut args = op.args.value();
+        scrub_value(&mut args, secrets);
+        op.args = Args::from_value(&args);
         if let Some(err) = &mut op.error {
             scrub(err, secrets);
         }
@@ -730,7 +732,7 @@ mod tests {
         e.lesson = Some(format!("Export AWS_ACCESS_KEY_ID={key} before terraform plan"));
         e.operations = vec![Operation {
             tool: "run_shell_command".into(),
-            args: json!({"command": format!("aws s3 ls --key {key}"), "cwd": "/srv"}),
+            args: json!({"command": format!("aws s3 ls --key {key}"), "cwd": "/srv"}).into(),
             status: OpStatus::Error,
             error: Some(format!("InvalidAccessKeyId {key}")),
             check: Some(Check {

@@ -191,7 +191,7 @@ mod tests {
     fn op(tool: &str, args: serde_json::Value, status: OpStatus) -> Operation {
         Operation {
             tool: tool.into(),
-            args,
+            args: args.into(),
             status,
             error: (status == OpStatus::Error).then(|| "exit status 1".into()),
             check: None,

@@ -573,8 +573,8 @@ impl<'a> Fold<'a> {
                     .iter()
                     .filter(|op| op.status != OpStatus::Refused)
                     .filter(|op| {
-                        &opkey::operation_key(&op.tool, &op.args) == k
-                            && &opkey::python_json(&op.args) == working
+                        let args = op.args.value();
+                        &opkey::operation_key(&op.tool, &args) == k && &opkey::python_json(&args) == working
                     })
                     .collect();
                 let last = runs
@@ -587,7 +587,7 @@ impl<'a> Fold<'a> {
                 let on_key: Vec<&crate::model::Operation> = exp
                     .operations
                     .iter()
-                    .filter(|op| &opkey::operation_key(&op.tool, &op.args) == k)
+                    .filter(|op| &opkey::operation_key(&op.tool, &op.args.value()) == k)
                     .collect();
                 if v.passed && on_key.iter().any(|op| op.status != OpStatus::Refused) {
                     Some(true)

@@ -29,7 +29,7 @@ fn loc(file: &str, line: u32) -> SourceLoc {
 fn op(tool: &str, args: Value, status: OpStatus, error: Option<&str>) -> Operation {
     Operation {
         tool: tool.into(),
-        args,
+        args: args.into(),
         status,
         error: error.map(String::from),
         check: None,

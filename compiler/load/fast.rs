@@ -12,11 +12,11 @@ use std::fmt;
 
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::record::{CLAIM_FIELDS, EXPERIENCE_FIELDS, parse_status};
 use crate::model::{
-    Check, ClaimSource, DeadEnd, Experience, Kind, LessonClaim, Millis, OpStatus, Operation, Outcome,
+    Args, Check, ClaimSource, DeadEnd, Experience, Kind, LessonClaim, Millis, OpStatus, Operation, Outcome,
     SourceLoc,
 };
 use crate::time::parse_rfc3339;
@@ -457,14 +457,15 @@ impl<'de> Visitor<'de> for OperationSeed<'_> {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut tool = None;
-        let mut args = Value::Null;
+        let mut args = Args::default();
         let mut status = OpStatus::Ok;
         let mut error = None;
         let mut check = None;
         while let Some(k) = map.next_key_seed(KeySeed(OPERATION_KEYS))? {
             match k {
                 AnyKey::Known(0) => tool = opt_string(&mut map)?,
-                AnyKey::Known(1) => args = map.next_value::<Value>()?,
+                // Kept as the raw text: no `Value` tree per call (see `Args`).
+                AnyKey::Known(1) => args = Args::from_json(map.next_value::<&RawValue>()?.get()),
                 AnyKey::Known(2) => {
                     status = map
                         .next_value_seed(Keyword(parse_status))?

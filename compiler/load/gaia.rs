@@ -35,7 +35,7 @@ use super::record::{self, Item, Parsed};
 use crate::candidates;
 use crate::diagnostics::{Diagnostic, codes, short_list};
 use crate::model::{
-    Check, ClaimSource, Experience, Kind, LessonClaim, OpStatus, Operation, Outcome, SourceLoc,
+    Args, Check, ClaimSource, Experience, Kind, LessonClaim, OpStatus, Operation, Outcome, SourceLoc,
 };
 use crate::normalize::{self, Aliases};
 use crate::opkey::{self, COMMAND_FIELDS, PATH_FIELDS};
@@ -631,7 +631,7 @@ impl Reader<'_> {
             keyed.push((row.id, key, status, teaches));
             operations.push(Operation {
                 tool: row.tool.clone(),
-                args,
+                args: Args::from_value(&args),
                 status,
                 error,
                 check,

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::diagnostics::{Diagnostic, codes};
 use crate::model::{
-    Check, ClaimSource, DeadEnd, Experience, Kind, LessonClaim, OpStatus, Operation, Outcome, SourceLoc,
+    Args, Check, ClaimSource, DeadEnd, Experience, Kind, LessonClaim, OpStatus, Operation, Outcome, SourceLoc,
 };
 use crate::time::parse_rfc3339;
 
@@ -421,7 +421,7 @@ impl<'a> Validator<'a> {
                 format!("operations[{i}].tool"),
                 f.take("tool"),
             );
-            let args = f.take("args").unwrap_or(Value::Null);
+            let args = Args::from_value(&f.take("args").unwrap_or(Value::Null));
             let status = self
                 .keyword(
                     &format!("operations[{i}].status"),

@@ -107,7 +107,7 @@ fn jsonl_bad_line_in_the_middle_is_skipped_and_the_run_goes_on() {
     assert_eq!(e.outcome, Some(Outcome::Succeeded));
     assert_eq!(e.operations.len(), 2);
     assert_eq!(e.operations[0].status, OpStatus::Error);
-    assert_eq!(e.operations[0].args["cwd"], "/home/dev/billing-api");
+    assert_eq!(e.operations[0].args.value()["cwd"], "/home/dev/billing-api");
     assert_eq!(e.operations[1].check.as_ref().unwrap().label, "tests");
     assert_eq!(
         c.experiences[1].recorded_at,
@@ -208,7 +208,7 @@ fn yaml_two_documents_and_a_list_with_item_lines() {
     assert_eq!(lines, [3, 12, 18]);
     assert_eq!(c.experiences[0].domains, ["kubernetes", "helm"]);
     assert_eq!(
-        c.experiences[0].operations[0].args["command"],
+        c.experiences[0].operations[0].args.value()["command"],
         "helm template charts/api"
     );
     assert_eq!(c.experiences[1].gotchas.len(), 1);
