@@ -471,6 +471,15 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
         comp.diagnostics = crate::diagnostics::finalize(std::mem::take(&mut comp.diagnostics));
         delta_files = files;
     }
+    let mut summary = report::summary(&comp, &args.out, 0);
+    let refused = comp.fates.iter().any(|f| f.fate == Fate::Refused);
+    if stop == Stage::Emit {
+        // Emit reads only the lessons and the diagnostics. The records, candidates and
+        // clusters — most of the memory at a million records — are freed on another thread
+        // while it renders.
+        let records = comp.take_records();
+        std::thread::spawn(move || drop(records));
+    }
     let mut emit_sink = Vec::new();
     let mut written = Vec::new();
     if let Some(store) = store.as_mut() {
@@ -493,19 +502,19 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
             .map(|l| l.id.as_str())
             .zip(emit::ledger_rows(ledger))
             .collect();
-        store.save_compile(comp.corpus.now(), &rows, &written)?;
+        store.save_compile(comp.now, &rows, &written)?;
         clock.lap("store");
     }
     let diagnostics: Vec<&Diagnostic> = comp.diagnostics.iter().chain(&emit_sink).collect();
     print_diagnostics(&diagnostics);
-    let summary = report::summary(&comp, &args.out, written.len());
+    summary["files"] = written.len().into();
     print_report(args.format, report::summary_text(&summary), &summary)?;
-    let refused_or_malformed = comp.fates.iter().any(|f| f.fate == Fate::Refused)
+    let refused_or_malformed = refused
         || diagnostics
             .iter()
             .any(|d| d.severity == Severity::Error && matches!(&d.code[..1], "L" | "N" | "G"));
-    // The process ends right after this; freeing a million records one by one would only
-    // cost time.
+    // The process ends right after this; freeing a million lessons' histories one by one would
+    // only cost time.
     std::mem::forget(comp);
     Ok(if args.strict && refused_or_malformed { 1 } else { 0 })
 }

@@ -101,7 +101,7 @@ pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile
     }
 
     // Plan-time lesson blocks per scope.
-    let now_day = utc_day(comp.corpus.now());
+    let now_day = utc_day(comp.now);
     let mut scopes: BTreeMap<String, Vec<&Lesson>> = BTreeMap::new();
     for l in comp.lessons.iter().filter(|l| l.is_active()) {
         scopes.entry(l.scope.clone()).or_default().push(l);

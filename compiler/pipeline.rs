@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::cluster;
 use crate::diagnostics::{self, Diagnostic, Sink, codes, short_list};
 use crate::gate::{self, GateResult, GateVerdict};
-use crate::model::{Action, Candidate, Cluster, Corpus, Decision, Fate, Lesson, Status};
+use crate::model::{Action, Candidate, Cluster, Corpus, Decision, Fate, Lesson, Millis, Status};
 use crate::outcome::{self, Verdict};
 use crate::policy::Rules;
 use crate::score::{self, confidence_text};
@@ -84,6 +84,8 @@ pub struct Compilation {
     pub lesson_of: Vec<Option<u32>>,
     pub fates: Vec<FateOf>,
     pub diagnostics: Vec<Diagnostic>,
+    /// The latest `recorded_at` in the input (DESIGN §1).
+    pub now: Millis,
     pub min_reinforcement: u32,
     /// The last stage that ran (`Emit` for a whole compile).
     pub stopped_after: Option<Stage>,
@@ -94,6 +96,20 @@ impl Compilation {
     pub fn rules(&self) -> impl Iterator<Item = &Lesson> {
         self.lessons.iter().filter(|l| l.rule)
     }
+
+    /// Moves out everything but the lessons and the diagnostics (what emit reads), so the
+    /// caller can free it early.
+    pub fn take_records(&mut self) -> impl Send + use<> {
+        (
+            std::mem::take(&mut self.corpus),
+            std::mem::take(&mut self.verdicts),
+            std::mem::take(&mut self.candidates),
+            std::mem::take(&mut self.clusters),
+            std::mem::take(&mut self.gate),
+            std::mem::take(&mut self.lesson_of),
+            std::mem::take(&mut self.fates),
+        )
+    }
 }
 
 /// Runs normalize → outcome → candidates → cluster → gate → score on a loaded corpus.
@@ -103,6 +119,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
     let min_reinforcement = opts.min_reinforcement.unwrap_or(rules.policy.min_reinforcement);
     let stop = opts.stop_after.unwrap_or(Stage::Emit);
     let mut comp = Compilation {
+        now: corpus.now(),
         min_reinforcement,
         stopped_after: Some(Stage::Load),
         ..Default::default()
