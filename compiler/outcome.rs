@@ -113,7 +113,65 @@ pub fn derive_all(corpus: &Corpus, policy: &Policy, sink: &mut Sink) -> Vec<Verd
         verdicts.push(v);
         sink.extend(d);
     }
+    unverified_notes(corpus, &verdicts, policy, sink);
     verdicts
+}
+
+/// `unverified-success` notes, one per experience and domain. Notes fold per (code, domain)
+/// in the end (`diagnostics::finalize`); a large corpus has hundreds of thousands of these, so
+/// a domain's are folded here, without building each one first.
+fn unverified_notes(corpus: &Corpus, verdicts: &[Verdict], policy: &Policy, sink: &mut Sink) {
+    let mut by_domain: BTreeMap<Option<&str>, Vec<&Experience>> = BTreeMap::new();
+    for (exp, v) in corpus.experiences.iter().zip(verdicts) {
+        if !(reports_success(exp, policy) && v.passed && !v.verified) {
+            continue;
+        }
+        if exp.domains.is_empty() {
+            by_domain.entry(None).or_default().push(exp);
+        }
+        for d in &exp.domains {
+            by_domain.entry(Some(d.as_str())).or_default().push(exp);
+        }
+    }
+    let note = |exp: &Experience, domain: Option<&str>| {
+        let d = Diagnostic::new(
+            codes::UNVERIFIED_SUCCESS,
+            format!(
+                "experience reports {} with no check to verify it",
+                exp.outcome().as_str()
+            ),
+        )
+        .subject(subject_id(&exp.id))
+        .at(&exp.source)
+        .experiences([&exp.id]);
+        match domain {
+            Some(domain) => d.domain(domain),
+            None => d,
+        }
+    };
+    for (domain, exps) in by_domain {
+        if !crate::diagnostics::notes_fold(codes::UNVERIFIED_SUCCESS, exps.len()) {
+            sink.extend(exps.iter().map(|e| note(e, domain)));
+            continue;
+        }
+        // The first in output order: by location, then subject and message.
+        let first = exps
+            .iter()
+            .min_by(|a, b| {
+                (&a.source, subject_id(&a.id), a.outcome().as_str()).cmp(&(
+                    &b.source,
+                    subject_id(&b.id),
+                    b.outcome().as_str(),
+                ))
+            })
+            .expect("a folded group is not empty");
+        let mut ids: Vec<String> = exps.iter().map(|e| e.id.clone()).collect();
+        ids.sort();
+        ids.dedup();
+        let folded =
+            crate::diagnostics::folded_note(note(first, domain), domain.map(String::from), exps.len(), ids);
+        sink.push(folded);
+    }
 }
 
 fn diagnose(exp: &Experience, verdict: &Verdict, policy: &Policy) -> Sink {
@@ -157,22 +215,6 @@ fn diagnose(exp: &Experience, verdict: &Verdict, policy: &Policy) -> Sink {
                 .with("domains", exp.domains.clone())
                 .experiences([&exp.id]),
         );
-    } else if verdict.passed && !verdict.verified {
-        let note = || {
-            Diagnostic::new(
-                codes::UNVERIFIED_SUCCESS,
-                format!("experience reports {outcome} with no check to verify it"),
-            )
-            .subject(subject)
-            .at(&exp.source)
-            .experiences([&exp.id])
-        };
-        if exp.domains.is_empty() {
-            diags.push(note());
-        }
-        for d in &exp.domains {
-            diags.push(note().domain(d.clone()));
-        }
     }
     diags
 }
@@ -394,12 +436,73 @@ mod tests {
         let e = exp(Outcome::Succeeded, vec![edit("settings.py")]);
         let (v, sink) = run(&e, &policy());
         assert!(v.passed && !v.verified);
-        let domains: Vec<_> = sink.iter().map(|d| d.domain.clone().unwrap()).collect();
-        assert_eq!(domains, ["python", "django"]);
+        let mut domains: Vec<_> = sink.iter().map(|d| d.domain.clone().unwrap()).collect();
+        domains.sort();
+        assert_eq!(domains, ["django", "python"]);
         assert!(
             sink.iter()
                 .all(|d| d.code == codes::UNVERIFIED_SUCCESS && d.experience_ids() == ["exp-2024-05-02-a"])
         );
+    }
+
+    #[test]
+    fn many_unverified_successes_fold_into_one_note_per_domain() {
+        // Seven unchecked successes in python (one pivoted, allowed by policy), two of them
+        // also in django, one also in flask: python and django fold (this note always
+        // does), flask's single note stays as it is.
+        let mut corpus = Corpus::default();
+        for i in 0..7u32 {
+            let mut e = exp(Outcome::Succeeded, vec![edit("app/models.py")]);
+            e.id = format!("exp-2024-05-{:02}-b", 20 - i);
+            e.source.line = 30 + i;
+            e.domains = match i {
+                0 | 1 => vec!["python".into(), "django".into()],
+                6 => vec!["python".into(), "flask".into()],
+                _ => vec!["python".into()],
+            };
+            if i == 0 {
+                e.outcome = Some(Outcome::Pivoted);
+            }
+            corpus.experiences.push(e);
+        }
+        let mut p = policy();
+        p.allow_pivoted = true;
+        let mut sink = Sink::new();
+        derive_all(&corpus, &p, &mut sink);
+        let sink = crate::diagnostics::finalize(sink);
+        let python: Vec<&Diagnostic> = sink
+            .iter()
+            .filter(|d| d.domain.as_deref() == Some("python"))
+            .collect();
+        assert_eq!(python.len(), 1);
+        let d = python[0];
+        // The first by location is line 30, the pivoted one.
+        assert_eq!(
+            d.message,
+            "experience reports pivoted with no check to verify it (7 times)"
+        );
+        assert_eq!(d.subject, "python");
+        assert!(d.location.is_none());
+        assert_eq!(d.evidence["count"], json!(7));
+        let mut ids: Vec<String> = corpus.experiences.iter().map(|e| e.id.clone()).collect();
+        ids.sort();
+        assert_eq!(d.experience_ids(), ids);
+        let in_domain = |name: &str| -> Vec<&Diagnostic> {
+            sink.iter()
+                .filter(|d| d.domain.as_deref() == Some(name))
+                .collect()
+        };
+        let django = in_domain("django");
+        assert_eq!(django.len(), 1);
+        assert!(django[0].message.ends_with("(2 times)"));
+        assert_eq!(
+            django[0].experience_ids(),
+            ["exp-2024-05-19-b", "exp-2024-05-20-b"]
+        );
+        let flask = in_domain("flask");
+        assert_eq!(flask.len(), 1);
+        assert_eq!(flask[0].subject, "exp-2024-05-14-b");
+        assert_eq!(flask[0].location.as_ref().map(|l| l.line), Some(36));
     }
 
     #[test]

@@ -141,8 +141,7 @@ pub fn finalize(mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
         }
     }
     for ((code, domain), mut group) in folded {
-        let always = lookup(code).is_some_and(|c| c.fold_notes);
-        if group.len() == 1 || (!always && group.len() <= NOTES_KEPT_APART) {
+        if !notes_fold(code, group.len()) {
             kept.extend(group);
             continue;
         }
@@ -160,21 +159,32 @@ pub fn finalize(mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
             .collect();
         ids.sort();
         ids.dedup();
-        let first = group.swap_remove(0);
-        let mut d = Diagnostic {
-            message: format!("{} ({count} times)", first.message),
-            subject: domain.clone().unwrap_or_else(|| first.subject.clone()),
-            location: None,
-            ..first
-        };
-        d.evidence.insert("count".into(), Value::from(count));
-        d.evidence.insert("experiences".into(), Value::from(ids));
-        kept.push(d);
+        kept.push(folded_note(group.swap_remove(0), domain, count, ids));
     }
     // Stable, like `sort_by`: the same order at any thread count.
     rayon::slice::ParallelSliceMut::par_sort_by(&mut kept[..], order);
     kept.dedup();
     kept
+}
+
+/// Do `count` notes of one (code, domain) fold into one?
+pub fn notes_fold(code: &str, count: usize) -> bool {
+    let always = lookup(code).is_some_and(|c| c.fold_notes);
+    count > 1 && (always || count > NOTES_KEPT_APART)
+}
+
+/// The note that stands for `count` notes of one (code, domain): the first one (in output
+/// order) with the count, and every experience id.
+pub fn folded_note(first: Diagnostic, domain: Option<String>, count: usize, ids: Vec<String>) -> Diagnostic {
+    let mut d = Diagnostic {
+        message: format!("{} ({count} times)", first.message),
+        subject: domain.unwrap_or_else(|| first.subject.clone()),
+        location: None,
+        ..first
+    };
+    d.evidence.insert("count".into(), Value::from(count));
+    d.evidence.insert("experiences".into(), Value::from(ids));
+    d
 }
 
 fn order(a: &Diagnostic, b: &Diagnostic) -> std::cmp::Ordering {
