@@ -55,7 +55,12 @@ pub fn extract(corpus: &Corpus, verdicts: &[Verdict], rules: &Rules, sink: &mut 
         .enumerate()
         .map(|(i, c)| from_claim(i as u32, c, rules, &shapes))
         .collect();
-    let mut out = Vec::new();
+    let total = from_experiences
+        .iter()
+        .chain(&from_claims)
+        .map(|(c, _)| c.len())
+        .sum();
+    let mut out = Vec::with_capacity(total);
     for (cands, diags) in from_experiences.into_iter().chain(from_claims) {
         out.extend(cands);
         sink.extend(diags);
