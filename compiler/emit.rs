@@ -466,7 +466,7 @@ struct DiagnosticView<'a> {
     code: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     domain: Option<&'a str>,
-    evidence: &'a BTreeMap<String, Value>,
+    evidence: &'a crate::diagnostics::Evidence,
     #[serde(skip_serializing_if = "Option::is_none")]
     file: Option<&'a str>,
     help: &'a str,

@@ -46,7 +46,7 @@ pub struct Diagnostic {
     /// The domain it concerns, when it concerns one (used by `why` and for folding notes).
     pub domain: Option<String>,
     /// name=value pairs; `experiences` lists every experience id concerned.
-    pub evidence: BTreeMap<String, Value>,
+    pub evidence: Evidence,
     /// How to fix it.
     pub help: String,
 }
@@ -66,7 +66,7 @@ impl Diagnostic {
             subject: String::new(),
             location: None,
             domain: None,
-            evidence: BTreeMap::new(),
+            evidence: Evidence::default(),
             help: info.help.to_string(),
         }
     }
@@ -96,7 +96,7 @@ impl Diagnostic {
         let mut ids: Vec<String> = ids.into_iter().map(|s| s.as_ref().to_string()).collect();
         ids.sort();
         ids.dedup();
-        self.evidence.insert("experiences".into(), Value::from(ids));
+        self.evidence.insert("experiences", Value::from(ids));
         self
     }
 
@@ -121,6 +121,64 @@ impl Diagnostic {
             Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
             _ => Vec::new(),
         }
+    }
+}
+
+/// A diagnostic's name=value pairs, sorted by name. A diagnostic carries a handful, so a
+/// sorted vector: a tree map per diagnostic cost more than the rest of it at the few hundred
+/// thousand a million-experience compile reports.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Evidence(Vec<(String, Value)>);
+
+impl Evidence {
+    /// Sets `name`, returning the value it replaced.
+    pub fn insert(&mut self, name: impl Into<String>, value: Value) -> Option<Value> {
+        let name = name.into();
+        match self.0.binary_search_by(|(k, _)| k.as_str().cmp(&name)) {
+            Ok(i) => Some(std::mem::replace(&mut self.0[i].1, value)),
+            Err(i) => {
+                self.0.insert(i, (name, value));
+                None
+            }
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        let i = self.0.binary_search_by(|(k, _)| k.as_str().cmp(name)).ok()?;
+        Some(&self.0[i].1)
+    }
+
+    /// The pairs in name order.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// `Null` for a name that is not there, as `serde_json::Value` indexing does.
+impl std::ops::Index<&str> for Evidence {
+    type Output = Value;
+    fn index(&self, name: &str) -> &Value {
+        static NULL: Value = Value::Null;
+        self.get(name).unwrap_or(&NULL)
+    }
+}
+
+impl Serialize for Evidence {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
     }
 }
 
@@ -182,8 +240,8 @@ pub fn folded_note(first: Diagnostic, domain: Option<String>, count: usize, ids:
         location: None,
         ..first
     };
-    d.evidence.insert("count".into(), Value::from(count));
-    d.evidence.insert("experiences".into(), Value::from(ids));
+    d.evidence.insert("count", Value::from(count));
+    d.evidence.insert("experiences", Value::from(ids));
     d
 }
 
@@ -205,5 +263,29 @@ pub fn short_list<S: AsRef<str>>(ids: &[S], max: usize) -> String {
         format!("{} and {} more", shown.join(", "), ids.len() - max)
     } else {
         shown.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn evidence_serialises_sorted_by_name_and_replaces_in_place() {
+        let d = Diagnostic::new(
+            codes::OUTCOME_GATE,
+            "cluster held back: its experiences did not pass",
+        )
+        .with("reinforcement", 1)
+        .experiences(["exp-b", "exp-a", "exp-b"])
+        .with("domains", vec!["python"])
+        .with("reinforcement", 2);
+        assert_eq!(
+            serde_json::to_string(&d.evidence).unwrap(),
+            r#"{"domains":["python"],"experiences":["exp-a","exp-b"],"reinforcement":2}"#
+        );
+        assert_eq!(d.evidence.len(), 3);
+        assert_eq!(d.evidence["missing"], Value::Null);
+        assert_eq!(d.experience_ids(), ["exp-a", "exp-b"]);
     }
 }
