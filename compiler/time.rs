@@ -70,10 +70,26 @@ pub fn format_rfc3339(ms: Millis) -> String {
     let day = utc_day(ms);
     let rem = ms - day * MS_PER_DAY;
     let (h, m, s, frac) = (rem / 3_600_000, rem / 60_000 % 60, rem / 1000 % 60, rem % 1000);
-    if frac == 0 {
-        format!("{}T{h:02}:{m:02}:{s:02}Z", format_day(day))
-    } else {
-        format!("{}T{h:02}:{m:02}:{s:02}.{frac:03}Z", format_day(day))
+    let mut out = format_day(day);
+    out.reserve(14);
+    out.push('T');
+    push_digits(&mut out, h, 2);
+    out.push(':');
+    push_digits(&mut out, m, 2);
+    out.push(':');
+    push_digits(&mut out, s, 2);
+    if frac != 0 {
+        out.push('.');
+        push_digits(&mut out, frac, 3);
+    }
+    out.push('Z');
+    out
+}
+
+/// `n` (0 ≤ n < 10^width) zero-padded; a ledger formats millions of times, so no `format!`.
+fn push_digits(out: &mut String, n: i64, width: u32) {
+    for k in (0..width).rev() {
+        out.push(char::from(b'0' + (n / 10i64.pow(k) % 10) as u8));
     }
 }
 
@@ -85,7 +101,16 @@ pub fn utc_day(ms: Millis) -> i64 {
 /// `YYYY-MM-DD` of a UTC day number.
 pub fn format_day(day: i64) -> String {
     let (y, m, d) = civil_from_days(day);
-    format!("{y:04}-{m:02}-{d:02}")
+    if !(0..=9999).contains(&y) {
+        return format!("{y:04}-{m:02}-{d:02}");
+    }
+    let mut out = String::with_capacity(24);
+    push_digits(&mut out, y, 4);
+    out.push('-');
+    push_digits(&mut out, m, 2);
+    out.push('-');
+    push_digits(&mut out, d, 2);
+    out
 }
 
 /// Unix seconds (as OmniMem stores them) to milliseconds.
@@ -154,6 +179,11 @@ mod tests {
         assert_eq!(parse_rfc3339("2026-03-01T05:30:00-04:30"), Some(z));
         assert_eq!(format_rfc3339(z), "2026-03-01T10:00:00Z");
         assert_eq!(parse_rfc3339("2026-03-01T10:00:00.250Z"), Some(z + 250));
+        assert_eq!(format_rfc3339(z + 250), "2026-03-01T10:00:00.250Z");
+        assert_eq!(
+            format_rfc3339(z + 9 * 3_600_000 + 59 * 60_000 + 7_005),
+            "2026-03-01T19:59:07.005Z"
+        );
     }
 
     #[test]
