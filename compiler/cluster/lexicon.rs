@@ -110,10 +110,8 @@ pub struct Lexicon {
     pub(crate) max_substitution: usize,
     pub(crate) postings_cap: usize,
     pub(crate) max_compares: usize,
-    stop: HashSet<String>,
-    articles: HashSet<String>,
-    negators: HashSet<String>,
-    breaks: HashSet<String>,
+    /// Stop words, articles, negators and clause breaks by stem: one lookup per word.
+    function_words: HashMap<String, FunctionWord>,
     /// Stemmed word sequences → replacement, longest first.
     phrases: Vec<(Vec<String>, String)>,
     /// First words of the phrases: most tokens start none, so they skip the phrase scan.
@@ -130,6 +128,15 @@ pub struct Lexicon {
     stages: Vec<Vec<SuffixRule>>,
     /// Stems of the words that steer roles.
     mk: Markers,
+}
+
+/// What a function word is (one word can be several: `so` is a stop word and a clause break).
+#[derive(Clone, Copy, Debug, Default)]
+struct FunctionWord {
+    stop: bool,
+    article: bool,
+    negator: bool,
+    clause_break: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -234,10 +241,7 @@ impl Lexicon {
             max_substitution: f.max_substitution,
             postings_cap: f.postings_cap,
             max_compares: f.max_compares.max(1),
-            stop: HashSet::default(),
-            articles: HashSet::default(),
-            negators: HashSet::default(),
-            breaks: HashSet::default(),
+            function_words: HashMap::default(),
             phrases: Vec::new(),
             phrase_starts: HashSet::default(),
             synonyms: HashMap::default(),
@@ -269,10 +273,20 @@ impl Lexicon {
             than: stem(&lx, "than"),
             prefer: vec![stem(&lx, "use"), stem(&lx, "prefer")],
         };
-        lx.stop = f.stop_words.iter().map(|w| stem(&lx, w)).collect();
-        lx.articles = f.articles.iter().map(|w| stem(&lx, w)).collect();
-        lx.negators = f.negators.iter().map(|w| stem(&lx, w)).collect();
-        lx.breaks = f.clause_breaks.iter().map(|w| stem(&lx, w)).collect();
+        let mut fw: HashMap<String, FunctionWord> = HashMap::default();
+        for w in &f.stop_words {
+            fw.entry(stem(&lx, w)).or_default().stop = true;
+        }
+        for w in &f.articles {
+            fw.entry(stem(&lx, w)).or_default().article = true;
+        }
+        for w in &f.negators {
+            fw.entry(stem(&lx, w)).or_default().negator = true;
+        }
+        for w in &f.clause_breaks {
+            fw.entry(stem(&lx, w)).or_default().clause_break = true;
+        }
+        lx.function_words = fw;
         let mut synonyms = HashMap::default();
         for group in &f.synonyms {
             let Some(first) = group.first() else { continue };
@@ -363,7 +377,7 @@ impl Lexicon {
                 if stem_len < r.min_stem || !has_vowel {
                     continue;
                 }
-                let mut s = format!("{base}{}", r.replace);
+                let mut s = [base, &r.replace].concat();
                 if r.undouble {
                     let mut back = s.chars().rev();
                     let (last, prev) = (back.next(), back.next());
@@ -384,8 +398,8 @@ impl Lexicon {
 
     /// Splits a text into stemmed words and clause breaks, keeping technical tokens whole.
     fn tokenize<'a>(&'a self, text: &'a str) -> Vec<Item<'a>> {
-        let mut out = Vec::new();
-        if text.contains(['\u{2019}', '\u{2018}']) {
+        let mut out = Vec::with_capacity(text.len() / 4); // about one item per word
+        if text.contains('\u{2019}') || text.contains('\u{2018}') {
             let text = text.replace(['\u{2019}', '\u{2018}'], "'");
             out.extend(self.tokenize(&text).into_iter().map(Item::into_owned));
         } else {
@@ -465,20 +479,30 @@ impl Lexicon {
             }
             return;
         }
-        for w in s.unicode_words() {
-            let mut w = keep_prefix(lowercase(w), |w| w.strip_suffix("'s").unwrap_or(w));
-            if w.ends_with("n't") {
-                w = Cow::Borrowed("not");
+        // Most chunks are one plain word: ASCII letters and digits never split.
+        if s.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            self.plain_word(lower, out);
+        } else {
+            for w in s.unicode_words() {
+                self.plain_word(lowercase(w), out);
             }
-            let text = match self.inflect(&w) {
-                Some(stem) => stem,
-                None => w,
-            };
-            out.push(Item::Word {
-                text,
-                technical: false,
-            });
         }
+    }
+
+    /// A lower-cased word, possessive and negation resolved, stemmed.
+    fn plain_word<'a>(&'a self, w: Cow<'a, str>, out: &mut Vec<Item<'a>>) {
+        let mut w = keep_prefix(w, |w| w.strip_suffix("'s").unwrap_or(w));
+        if w.ends_with("n't") {
+            w = Cow::Borrowed("not");
+        }
+        let text = match self.inflect(&w) {
+            Some(stem) => stem,
+            None => w,
+        };
+        out.push(Item::Word {
+            text,
+            technical: false,
+        });
     }
 
     /// The analysis the similarity measure compares.
@@ -562,7 +586,8 @@ impl Lexicon {
                 note(&mut roles, t, true, role);
                 continue;
             }
-            if self.breaks.contains(t) {
+            let fw = self.function_words.get(t).copied().unwrap_or_default();
+            if fw.clause_break {
                 clause = Role::Asserted;
                 contrast = false;
                 replace = false;
@@ -570,7 +595,7 @@ impl Lexicon {
                 continue;
             }
             let mk = &self.mk;
-            if self.negators.contains(t) || t == mk.not {
+            if fw.negator || t == mk.not {
                 clause = Role::Negated;
                 continue;
             }
@@ -595,8 +620,8 @@ impl Lexicon {
             if mk.prefer.iter().any(|p| p == t) {
                 prefer = true;
             }
-            if self.stop.contains(t) || t.starts_with('~') {
-                if contrast && !self.articles.contains(t) {
+            if fw.stop || t.starts_with('~') {
+                if contrast && !fw.article {
                     contrast = false;
                 }
                 continue;
@@ -704,10 +729,12 @@ fn looks_technical(s: &str) -> bool {
     if first == Some('.') && second.is_some_and(char::is_alphabetic) {
         return true;
     }
-    if s.contains('/') || s.contains('_') || s.contains('=') || s.contains("::") {
-        return true;
-    }
-    if s.bytes().any(|b| b.is_ascii_digit()) {
+    let bytes = s.as_bytes();
+    if bytes
+        .iter()
+        .any(|b| matches!(b, b'/' | b'_' | b'=' | b'0'..=b'9'))
+        || bytes.windows(2).any(|w| w == b"::")
+    {
         return true;
     }
     // A `.` between two alphanumerics (`os.path`, `v1.2`).
