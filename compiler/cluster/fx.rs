@@ -17,8 +17,10 @@ impl Hasher for Fx {
         for c in &mut chunks {
             self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
         }
-        for &b in chunks.remainder() {
-            self.add(b as u64);
+        // The 1..=7 byte tail as one zero-padded word, not one step per byte.
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            self.add(rest.iter().rev().fold(0, |w, &b| w << 8 | b as u64));
         }
     }
     fn write_u8(&mut self, i: u8) {

@@ -1,6 +1,7 @@
 //! `rules/lexicon.yaml` and the text analysis it drives: tokens, stems, synonyms, technical
 //! tokens and the role (asserted, negated, before-, after-clause) of every content word.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use super::fx::{FxMap as HashMap, FxSet as HashSet};
@@ -109,16 +110,16 @@ pub struct Lexicon {
     pub(crate) max_substitution: usize,
     pub(crate) postings_cap: usize,
     pub(crate) max_compares: usize,
-    stop: HashSet<String>,
-    articles: HashSet<String>,
-    negators: HashSet<String>,
-    breaks: HashSet<String>,
+    /// Stop words, articles, negators and clause breaks by stem: one lookup per word.
+    function_words: HashMap<String, FunctionWord>,
     /// Stemmed word sequences → replacement, longest first.
     phrases: Vec<(Vec<String>, String)>,
     /// First words of the phrases: most tokens start none, so they skip the phrase scan.
     phrase_starts: HashSet<String>,
     synonyms: HashMap<String, String>,
     pub(crate) antonyms: Vec<(String, String)>,
+    /// Word → the antonym pairs it is in, with its side (1 = first word, 2 = second).
+    antonym_of: HashMap<String, Vec<(usize, u8)>>,
     commands: HashMap<String, HashSet<String>>,
     terms: HashSet<String>,
     abbreviations: HashSet<String>,
@@ -127,6 +128,15 @@ pub struct Lexicon {
     stages: Vec<Vec<SuffixRule>>,
     /// Stems of the words that steer roles.
     mk: Markers,
+}
+
+/// What a function word is (one word can be several: `so` is a stop word and a clause break).
+#[derive(Clone, Copy, Debug, Default)]
+struct FunctionWord {
+    stop: bool,
+    article: bool,
+    negator: bool,
+    clause_break: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -189,10 +199,23 @@ impl Analysis {
     }
 }
 
+/// A word (borrowed from the text or the lexicon where it can be) or a clause break.
 #[derive(Clone, Debug)]
-enum Item {
-    Word { text: String, technical: bool },
+enum Item<'a> {
+    Word { text: Cow<'a, str>, technical: bool },
     Break,
+}
+
+impl Item<'_> {
+    fn into_owned<'b>(self) -> Item<'b> {
+        match self {
+            Item::Word { text, technical } => Item::Word {
+                text: Cow::Owned(text.into_owned()),
+                technical,
+            },
+            Item::Break => Item::Break,
+        }
+    }
 }
 
 impl Lexicon {
@@ -218,14 +241,12 @@ impl Lexicon {
             max_substitution: f.max_substitution,
             postings_cap: f.postings_cap,
             max_compares: f.max_compares.max(1),
-            stop: HashSet::default(),
-            articles: HashSet::default(),
-            negators: HashSet::default(),
-            breaks: HashSet::default(),
+            function_words: HashMap::default(),
             phrases: Vec::new(),
             phrase_starts: HashSet::default(),
             synonyms: HashMap::default(),
             antonyms: Vec::new(),
+            antonym_of: HashMap::default(),
             commands: HashMap::default(),
             terms: HashSet::default(),
             abbreviations: f.abbreviations.iter().map(|s| s.to_lowercase()).collect(),
@@ -252,10 +273,20 @@ impl Lexicon {
             than: stem(&lx, "than"),
             prefer: vec![stem(&lx, "use"), stem(&lx, "prefer")],
         };
-        lx.stop = f.stop_words.iter().map(|w| stem(&lx, w)).collect();
-        lx.articles = f.articles.iter().map(|w| stem(&lx, w)).collect();
-        lx.negators = f.negators.iter().map(|w| stem(&lx, w)).collect();
-        lx.breaks = f.clause_breaks.iter().map(|w| stem(&lx, w)).collect();
+        let mut fw: HashMap<String, FunctionWord> = HashMap::default();
+        for w in &f.stop_words {
+            fw.entry(stem(&lx, w)).or_default().stop = true;
+        }
+        for w in &f.articles {
+            fw.entry(stem(&lx, w)).or_default().article = true;
+        }
+        for w in &f.negators {
+            fw.entry(stem(&lx, w)).or_default().negator = true;
+        }
+        for w in &f.clause_breaks {
+            fw.entry(stem(&lx, w)).or_default().clause_break = true;
+        }
+        lx.function_words = fw;
         let mut synonyms = HashMap::default();
         for group in &f.synonyms {
             let Some(first) = group.first() else { continue };
@@ -292,6 +323,9 @@ impl Lexicon {
             }
             let a = lx.canon(&stem(&lx, &pair[0]));
             let b = lx.canon(&stem(&lx, &pair[1]));
+            let k = lx.antonyms.len();
+            lx.antonym_of.entry(a.clone()).or_default().push((k, 1));
+            lx.antonym_of.entry(b.clone()).or_default().push((k, 2));
             lx.antonyms.push((a, b));
         }
         for (prog, subs) in &f.commands {
@@ -318,14 +352,21 @@ impl Lexicon {
 
     /// Inflection: exceptions, then the suffix stages.
     pub fn stem(&self, word: &str) -> String {
+        self.inflect(word)
+            .map_or_else(|| word.to_string(), Cow::into_owned)
+    }
+
+    /// `stem`, or `None` when the word is its own stem (most words: no allocation for them).
+    fn inflect(&self, word: &str) -> Option<Cow<'_, str>> {
         if let Some(e) = self.exceptions.get(word) {
-            return e.clone();
+            return Some(Cow::Borrowed(e));
         }
         if word.chars().count() < self.min_length.max(1) || !word.chars().all(char::is_alphabetic) {
-            return word.to_string();
+            return None;
         }
-        let mut w = word.to_string();
+        let mut stemmed: Option<String> = None;
         for stage in &self.stages {
+            let w = stemmed.as_deref().unwrap_or(word);
             for r in stage {
                 if !w.ends_with(&r.suffix) || r.keep.iter().any(|k| w.ends_with(k.as_str())) {
                     continue;
@@ -336,36 +377,40 @@ impl Lexicon {
                 if stem_len < r.min_stem || !has_vowel {
                     continue;
                 }
-                let mut s = format!("{base}{}", r.replace);
+                let mut s = [base, &r.replace].concat();
                 if r.undouble {
-                    let cs: Vec<char> = s.chars().collect();
-                    let n = cs.len();
-                    if n >= 3
-                        && cs[n - 1] == cs[n - 2]
-                        && !"lsz".contains(cs[n - 1])
-                        && !"aeiouy".contains(cs[n - 1])
+                    let mut back = s.chars().rev();
+                    let (last, prev) = (back.next(), back.next());
+                    if let (Some(c), true) = (last, back.next().is_some())
+                        && prev == Some(c)
+                        && !"lsz".contains(c)
+                        && !"aeiouy".contains(c)
                     {
                         s.pop();
                     }
                 }
-                w = s;
+                stemmed = Some(s);
                 break;
             }
         }
-        w
+        stemmed.map(Cow::Owned)
     }
 
-    /// Splits a text into words and clause breaks, keeping technical tokens whole.
-    fn tokenize(&self, text: &str) -> Vec<Item> {
-        let text = text.replace(['\u{2019}', '\u{2018}'], "'");
-        let mut out = Vec::new();
-        for chunk in text.split_whitespace() {
-            self.chunk(chunk, &mut out);
+    /// Splits a text into stemmed words and clause breaks, keeping technical tokens whole.
+    fn tokenize<'a>(&'a self, text: &'a str) -> Vec<Item<'a>> {
+        let mut out = Vec::with_capacity(text.len() / 4); // about one item per word
+        if text.contains('\u{2019}') || text.contains('\u{2018}') {
+            let text = text.replace(['\u{2019}', '\u{2018}'], "'");
+            out.extend(self.tokenize(&text).into_iter().map(Item::into_owned));
+        } else {
+            for chunk in text.split_whitespace() {
+                self.chunk(chunk, &mut out);
+            }
         }
         out
     }
 
-    fn chunk(&self, chunk: &str, out: &mut Vec<Item>) {
+    fn chunk<'a>(&'a self, chunk: &'a str, out: &mut Vec<Item<'a>>) {
         const LEAD: &[char] = &['"', '\'', '`', '(', '[', '{', '<', '*', '“', '”'];
         const TRAIL: &[char] = &[
             '"', '\'', '`', ')', ']', '}', '>', '*', ',', ';', ':', '.', '!', '?', '“', '”',
@@ -398,9 +443,13 @@ impl Lexicon {
         {
             let (head, rest) = (&s[..i], &s[i + 1..]);
             self.word_or_technical(head, true, out);
-            let rest = rest.replace(')', "");
-            if !rest.is_empty() {
-                self.chunk(&rest, out);
+            if rest.contains(')') {
+                let rest = rest.replace(')', "");
+                let mut more = Vec::new();
+                self.chunk(&rest, &mut more);
+                out.extend(more.into_iter().map(Item::into_owned));
+            } else if !rest.is_empty() {
+                self.chunk(rest, out);
             }
         } else if !s.is_empty() {
             self.word_or_technical(s, call, out);
@@ -410,14 +459,18 @@ impl Lexicon {
         }
     }
 
-    fn word_or_technical(&self, s: &str, call: bool, out: &mut Vec<Item>) {
-        let lower = s.to_lowercase();
+    fn word_or_technical<'a>(&'a self, s: &'a str, call: bool, out: &mut Vec<Item<'a>>) {
+        let lower = lowercase(s);
         if self.abbreviations.contains(lower.trim_end_matches('.')) {
             return;
         }
         if call || looks_technical(s) {
-            let t: String = lower.chars().filter(|c| !"\"'`".contains(*c)).collect();
-            let t = t.trim_end_matches("()").to_string();
+            let t = if lower.contains(['"', '\'', '`']) {
+                Cow::Owned(lower.chars().filter(|c| !"\"'`".contains(*c)).collect())
+            } else {
+                lower
+            };
+            let t = keep_prefix(t, |t| t.trim_end_matches("()"));
             if t.chars().any(char::is_alphanumeric) {
                 out.push(Item::Word {
                     text: t,
@@ -426,43 +479,41 @@ impl Lexicon {
             }
             return;
         }
-        for w in s.unicode_words() {
-            let mut w = w.to_lowercase();
-            if let Some(b) = w.strip_suffix("'s") {
-                w = b.to_string();
+        // Most chunks are one plain word: ASCII letters and digits never split.
+        if s.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            self.plain_word(lower, out);
+        } else {
+            for w in s.unicode_words() {
+                self.plain_word(lowercase(w), out);
             }
-            if w.ends_with("n't") {
-                w = "not".into();
-            }
-            out.push(Item::Word {
-                text: w,
-                technical: false,
-            });
         }
+    }
+
+    /// A lower-cased word, possessive and negation resolved, stemmed.
+    fn plain_word<'a>(&'a self, w: Cow<'a, str>, out: &mut Vec<Item<'a>>) {
+        let mut w = keep_prefix(w, |w| w.strip_suffix("'s").unwrap_or(w));
+        if w.ends_with("n't") {
+            w = Cow::Borrowed("not");
+        }
+        let text = match self.inflect(&w) {
+            Some(stem) => stem,
+            None => w,
+        };
+        out.push(Item::Word {
+            text,
+            technical: false,
+        });
     }
 
     /// The analysis the similarity measure compares.
     pub fn analyze(&self, text: &str) -> Analysis {
-        // 1. stems
-        let items: Vec<Item> = self
-            .tokenize(text)
-            .into_iter()
-            .map(|it| match it {
-                Item::Word {
-                    text,
-                    technical: false,
-                } => Item::Word {
-                    text: self.stem(&text),
-                    technical: false,
-                },
-                other => other,
-            })
-            .collect();
+        // 1. stems (while tokenizing)
+        let mut items = self.tokenize(text);
         // 2. phrases, 3. synonyms
         let mut seq: Vec<Item> = Vec::with_capacity(items.len());
         let mut i = 0;
         'outer: while i < items.len() {
-            let may_start = matches!(&items[i], Item::Word { text, technical: false } if self.phrase_starts.contains(text));
+            let may_start = matches!(&items[i], Item::Word { text, technical: false } if self.phrase_starts.contains(&**text));
             for (words, repl) in self.phrases.iter().filter(|_| may_start) {
                 let n = words.len();
                 if i + n <= items.len()
@@ -472,53 +523,50 @@ impl Lexicon {
                         .all(|(w, it)| matches!(it, Item::Word { text, technical: false } if text == w))
                 {
                     seq.push(Item::Word {
-                        text: repl.clone(),
+                        text: Cow::Borrowed(repl),
                         technical: false,
                     });
                     i += n;
                     continue 'outer;
                 }
             }
-            seq.push(match &items[i] {
-                Item::Word { text, technical } => {
-                    let c = self.canon(text);
-                    let technical = if c != *text {
-                        *technical && !c.chars().all(char::is_alphabetic)
-                    } else {
-                        *technical
-                    };
-                    Item::Word {
-                        technical: technical || self.terms.contains(&c),
-                        text: c,
-                    }
-                }
+            // Moved out: the scan never looks back at item i.
+            seq.push(match std::mem::replace(&mut items[i], Item::Break) {
+                Item::Word { text, technical } => self.synonym(text, technical),
                 Item::Break => Item::Break,
             });
             i += 1;
         }
         // 4. commands: `program subcommand` becomes a technical token as well.
         let mut full: Vec<Item> = Vec::with_capacity(seq.len() + 4);
-        for (k, it) in seq.iter().enumerate() {
-            full.push(it.clone());
-            if let (Item::Word { text: p, .. }, Some(Item::Word { text: sub, .. })) = (it, seq.get(k + 1))
-                && self.commands.get(p).is_some_and(|s| s.contains(sub))
-            {
+        let mut seq = seq.into_iter().peekable();
+        while let Some(it) = seq.next() {
+            let command = match (&it, seq.peek()) {
+                (Item::Word { text: p, .. }, Some(Item::Word { text: sub, .. }))
+                    if self.commands.get(&**p).is_some_and(|s| s.contains(&**sub)) =>
+                {
+                    Some(format!("{p} {sub}"))
+                }
+                _ => None,
+            };
+            full.push(it);
+            if let Some(c) = command {
                 full.push(Item::Word {
-                    text: format!("{p} {sub}"),
+                    text: Cow::Owned(c),
                     technical: true,
                 });
             }
         }
         // 5. roles, 6. stop words.
-        let mut words: Vec<String> = Vec::new();
+        let mut words: Vec<&str> = Vec::with_capacity(full.len());
         // Content tokens in order of first appearance, with their role.
-        let mut roles: Vec<(String, bool, Option<Role>)> = Vec::new();
+        let mut roles: Vec<(&str, bool, Option<Role>)> = Vec::new();
         let mut clause = Role::Asserted;
         let mut contrast = false;
         let mut replace = false;
         let mut prefer = false;
         for it in &full {
-            let (text, technical) = match it {
+            let (t, technical) = match it {
                 Item::Break => {
                     clause = Role::Asserted;
                     contrast = false;
@@ -526,20 +574,20 @@ impl Lexicon {
                     prefer = false;
                     continue;
                 }
-                Item::Word { text, technical } => (text, *technical),
+                Item::Word { text, technical } => (&**text, *technical),
             };
-            words.push(text.clone());
+            words.push(t);
             if technical {
                 let role = if contrast || replace {
                     Role::Negated
                 } else {
                     clause
                 };
-                note(&mut roles, text, true, role);
+                note(&mut roles, t, true, role);
                 continue;
             }
-            let t = text.as_str();
-            if self.breaks.contains(t) {
+            let fw = self.function_words.get(t).copied().unwrap_or_default();
+            if fw.clause_break {
                 clause = Role::Asserted;
                 contrast = false;
                 replace = false;
@@ -547,37 +595,33 @@ impl Lexicon {
                 continue;
             }
             let mk = &self.mk;
-            if self.negators.contains(t) || *t == mk.not {
+            if fw.negator || t == mk.not {
                 clause = Role::Negated;
                 continue;
             }
-            if t == INSTEAD || (prefer && (*t == mk.over || *t == mk.than)) {
+            if t == INSTEAD || (prefer && (t == mk.over || t == mk.than)) {
                 contrast = true;
                 continue;
             }
-            if *t == mk.replace {
+            if t == mk.replace {
                 replace = true;
                 continue;
             }
-            if replace && (*t == mk.with || *t == mk.by) {
+            if replace && (t == mk.with || t == mk.by) {
                 replace = false;
                 continue;
             }
-            if *t == mk.before || *t == mk.after {
+            if t == mk.before || t == mk.after {
                 if clause != Role::Negated {
-                    clause = if *t == mk.before {
-                        Role::Before
-                    } else {
-                        Role::After
-                    };
+                    clause = if t == mk.before { Role::Before } else { Role::After };
                 }
                 continue;
             }
             if mk.prefer.iter().any(|p| p == t) {
                 prefer = true;
             }
-            if self.stop.contains(t) || t.starts_with('~') {
-                if contrast && !self.articles.contains(t) {
+            if fw.stop || t.starts_with('~') {
+                if contrast && !fw.article {
                     contrast = false;
                 }
                 continue;
@@ -587,78 +631,121 @@ impl Lexicon {
             } else {
                 clause
             };
-            note(&mut roles, text, false, role);
+            note(&mut roles, t, false, role);
         }
-        words.sort();
+        words.sort_unstable();
         words.dedup();
-        let mut seq: Vec<(String, bool)> = roles.iter().map(|r| (r.0.clone(), r.1)).collect();
+        // Each antonym word marks its side: 1 = first word only, 2 = second only, 3 = both.
+        let mut antonyms = vec![0u8; self.antonyms.len()];
+        for w in &words {
+            for &(k, side) in self.antonym_of.get(*w).into_iter().flatten() {
+                antonyms[k] |= side;
+            }
+        }
+        for a in &mut antonyms {
+            if *a == 3 {
+                *a = 0;
+            }
+        }
+        let mut seq: Vec<(&str, bool)> = roles.iter().map(|r| (r.0, r.1)).collect();
         seq.dedup_by(|a, b| a.0 == b.0);
-        let mut tokens: Vec<Token> = roles
-            .into_iter()
-            .map(|(text, technical, role)| Token {
-                text,
-                technical,
-                role,
-            })
-            .collect();
         // A word seen both as technical and plain counts once, as technical.
-        tokens.sort_by(|a, b| a.text.cmp(&b.text).then(b.technical.cmp(&a.technical)));
-        tokens.dedup_by(|a, b| a.text == b.text);
-        let has = |w: &str| words.binary_search_by(|x| x.as_str().cmp(w)).is_ok();
-        let antonyms = self
-            .antonyms
-            .iter()
-            .map(|(x, y)| match (has(x), has(y)) {
-                (true, false) => 1,
-                (false, true) => 2,
-                _ => 0,
-            })
-            .collect();
+        roles.sort_by(|a, b| a.0.cmp(b.0).then(b.1.cmp(&a.1)));
+        roles.dedup_by(|a, b| a.0 == b.0);
         Analysis {
-            tokens,
-            words,
-            seq,
+            tokens: roles
+                .into_iter()
+                .map(|(text, technical, role)| Token {
+                    text: text.to_string(),
+                    technical,
+                    role,
+                })
+                .collect(),
+            words: words.into_iter().map(str::to_string).collect(),
+            seq: seq.into_iter().map(|(t, tech)| (t.to_string(), tech)).collect(),
             antonyms,
+        }
+    }
+
+    /// Step 3: the canonical word of a synonym group; listed technical terms are technical.
+    fn synonym<'a>(&'a self, text: Cow<'a, str>, technical: bool) -> Item<'a> {
+        let (text, technical) = match self.synonyms.get(&*text) {
+            // A synonym spelled as a plain word is not technical (`node.js` → `node`).
+            Some(c) if *c != *text => (
+                Cow::Borrowed(c.as_str()),
+                technical && !c.chars().all(char::is_alphabetic),
+            ),
+            _ => (text, technical),
+        };
+        Item::Word {
+            technical: technical || self.terms.contains(&*text),
+            text,
         }
     }
 }
 
-fn note(roles: &mut Vec<(String, bool, Option<Role>)>, text: &str, technical: bool, role: Role) {
+fn note<'a>(roles: &mut Vec<(&'a str, bool, Option<Role>)>, text: &'a str, technical: bool, role: Role) {
     match roles.iter_mut().find(|r| r.1 == technical && r.0 == text) {
         Some(r) => {
             if r.2 != Some(role) {
                 r.2 = None
             }
         }
-        None => roles.push((text.to_string(), technical, Some(role))),
+        None => roles.push((text, technical, Some(role))),
+    }
+}
+
+/// `s.to_lowercase()`, borrowed when nothing changes (ASCII without capitals, most words).
+fn lowercase(s: &str) -> Cow<'_, str> {
+    if s.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
+        Cow::Owned(s.to_lowercase())
+    } else {
+        Cow::Borrowed(s)
+    }
+}
+
+/// Cuts a text to the prefix `cut` returns, copying nothing.
+fn keep_prefix<'a>(s: Cow<'a, str>, cut: impl FnOnce(&str) -> &str) -> Cow<'a, str> {
+    match s {
+        Cow::Borrowed(b) => Cow::Borrowed(cut(b)),
+        Cow::Owned(mut o) => {
+            let n = cut(&o).len();
+            o.truncate(n);
+            Cow::Owned(o)
+        }
     }
 }
 
 /// Flags, paths, dotted identifiers, snake_case, `k=v`, words with digits, camelCase.
 fn looks_technical(s: &str) -> bool {
-    let cs: Vec<char> = s.chars().collect();
-    if cs.is_empty() || !cs.iter().any(|c| c.is_alphanumeric()) {
+    if !s.chars().any(char::is_alphanumeric) {
         return false;
     }
-    if cs[0] == '-' && cs.len() > 1 && (cs[1].is_alphanumeric() || cs[1] == '-') {
+    let mut cs = s.chars();
+    let (first, second) = (cs.next(), cs.next());
+    if first == Some('-') && second.is_some_and(|c| c.is_alphanumeric() || c == '-') {
         return true;
     }
-    if cs[0] == '.' && cs.len() > 1 && cs[1].is_alphabetic() {
+    if first == Some('.') && second.is_some_and(char::is_alphabetic) {
         return true;
     }
-    if s.contains('/') || s.contains('_') || s.contains('=') || s.contains("::") {
+    let bytes = s.as_bytes();
+    if bytes
+        .iter()
+        .any(|b| matches!(b, b'/' | b'_' | b'=' | b'0'..=b'9'))
+        || bytes.windows(2).any(|w| w == b"::")
+    {
         return true;
     }
-    if cs.iter().any(|c| c.is_ascii_digit()) {
+    // A `.` between two alphanumerics (`os.path`, `v1.2`).
+    let alnum = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+    if s.match_indices('.')
+        .any(|(i, _)| alnum(s[..i].chars().next_back()) && alnum(s[i + 1..].chars().next()))
+    {
         return true;
-    }
-    for w in cs.windows(3) {
-        if w[1] == '.' && w[0].is_alphanumeric() && w[2].is_alphanumeric() {
-            return true;
-        }
     }
     // camelCase: lower case first, an upper-case letter later.
-    cs[0].is_lowercase() && cs.iter().skip(1).any(|c| c.is_uppercase())
+    first.is_some_and(char::is_lowercase) && s.chars().skip(1).any(char::is_uppercase)
 }
 
 #[cfg(test)]

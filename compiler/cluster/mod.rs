@@ -5,7 +5,8 @@
 //!
 //! Refused candidates are skipped. The rest are blocked by (domain, kind, key). Inside a
 //! block, mechanical candidates (`working` set) cluster exactly on their working args; the
-//! others cluster lexically among themselves. Blocks run in parallel (rayon); the output is
+//! others cluster lexically among themselves. Each distinct lexical text is analysed once,
+//! for all blocks, before them. Blocks run in parallel (rayon), largest first; the output is
 //! sorted by cluster id, so it is the same at any thread count.
 //!
 //! # Anchors, no chaining
@@ -100,7 +101,11 @@ pub fn cluster(candidates: &[Candidate], lexicon: &Lexicon) -> Vec<Cluster> {
             .or_default()
             .push(i as u32);
     }
-    let blocks: Vec<(BlockKey, Vec<u32>)> = blocks.into_iter().collect();
+    let mut blocks: Vec<(BlockKey, Vec<u32>)> = blocks.into_iter().collect();
+    // Largest blocks first, so that no large block starts last while the other threads idle
+    // (the output is sorted below, so the order blocks run in never shows).
+    blocks.sort_by_key(|(_, idx)| std::cmp::Reverse(idx.len()));
+    let texts = Texts::analyse(candidates, lexicon);
     let mut out: Vec<Cluster> = blocks
         .into_par_iter()
         .flat_map_iter(|((domain, kind, key), mut idx)| {
@@ -118,12 +123,56 @@ pub fn cluster(candidates: &[Candidate], lexicon: &Lexicon) -> Vec<Cluster> {
                 key,
             };
             let mut v = block.mechanical(&mech);
-            v.extend(block.lexical(&lex, lexicon));
+            v.extend(block.lexical(&lex, &texts, lexicon));
             v
         })
         .collect();
     out.sort_by(|a, b| a.id.cmp(&b.id).then(a.anchor.cmp(&b.anchor)));
     out
+}
+
+/// The analysis of every distinct lexical text, made once for all blocks: a text recurs in
+/// several blocks (domains, kinds), and one parallel pass keeps every core busy even when a
+/// single large block dominates the clustering.
+struct Texts {
+    /// Per candidate: the slot of its text (lexical candidates only).
+    slot: Vec<u32>,
+    analyses: Vec<Analysis>,
+    /// A fingerprint of each analysis, to find exact duplicates.
+    prints: Vec<u64>,
+}
+
+impl Texts {
+    fn analyse(candidates: &[Candidate], lx: &Lexicon) -> Texts {
+        let mut slot_of: FxMap<&str, u32> = FxMap::default();
+        let mut texts: Vec<&str> = Vec::new();
+        let slot = candidates
+            .iter()
+            .map(|c| {
+                if c.refusal.is_some() || c.working.is_some() {
+                    return u32::MAX;
+                }
+                *slot_of.entry(c.text.as_str()).or_insert_with(|| {
+                    texts.push(&c.text);
+                    texts.len() as u32 - 1
+                })
+            })
+            .collect();
+        let (analyses, prints) = texts
+            .par_iter()
+            .map(|t| {
+                let a = lx.analyze(t);
+                let mut h = fx::Fx::default();
+                a.hash(&mut h);
+                (a, h.finish())
+            })
+            .unzip();
+        Texts {
+            slot,
+            analyses,
+            prints,
+        }
+    }
 }
 
 struct Block<'a> {
@@ -167,35 +216,18 @@ impl Block<'_> {
     }
 
     /// Anchor-based lexical clustering; `order` is already in member order.
-    fn lexical(&self, order: &[u32], lx: &Lexicon) -> Vec<Cluster> {
-        // Identical texts are analysed once.
-        let mut slot_of: FxMap<&str, usize> = FxMap::default();
-        let mut texts: Vec<&str> = Vec::new();
-        let slots: Vec<usize> = order
-            .iter()
-            .map(|&i| {
-                let t = self.candidates[i as usize].text.as_str();
-                *slot_of.entry(t).or_insert_with(|| {
-                    texts.push(t);
-                    texts.len() - 1
-                })
-            })
-            .collect();
-        let distinct: Vec<Analysis> = texts.par_iter().map(|t| lx.analyze(t)).collect();
-        let prints: Vec<u64> = distinct
-            .par_iter()
-            .map(|a| {
-                let mut h = fx::Fx::default();
-                a.hash(&mut h);
-                h.finish()
-            })
-            .collect();
+    fn lexical(&self, order: &[u32], texts: &Texts, lx: &Lexicon) -> Vec<Cluster> {
+        let slots: Vec<usize> = order.iter().map(|&i| texts.slot[i as usize] as usize).collect();
+        let (distinct, prints) = (&texts.analyses, &texts.prints);
         // Cluster k: anchor position in `order` and its members.
         let mut clusters: Vec<(usize, Vec<u32>)> = Vec::new();
         // Exact duplicates: fingerprint → (analysis slot, cluster), checked for equality.
         let mut dup: FxMap<u64, Vec<(usize, usize)>> = FxMap::default();
         let mut index: FxMap<&str, Vec<u32>> = FxMap::default();
+        // Per cluster: shared-token count with the current candidate, and the anchor's token
+        // count (kept here, next to the count, rather than looked up through the anchor).
         let mut counts: Vec<u32> = Vec::new();
+        let mut anchor_len: Vec<u32> = Vec::new();
         let mut touched: Vec<u32> = Vec::new();
         let mut found: Vec<(f64, u32)> = Vec::new();
         for (p, &slot) in slots.iter().enumerate() {
@@ -227,7 +259,7 @@ impl Block<'_> {
             let n = an.tokens.len();
             found.clear();
             for &k in &touched {
-                let m = distinct[slots[clusters[k as usize].0]].tokens.len();
+                let m = anchor_len[k as usize] as usize;
                 let c = (counts[k as usize] as usize).min(n).min(m);
                 counts[k as usize] = 0;
                 let bound = similar::score(lx.measure, c, c, n, m);
@@ -236,9 +268,15 @@ impl Block<'_> {
                 }
             }
             touched.clear();
-            found.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
+            // Only the best `max_compares` are needed, in order (each anchor once: a total order).
+            let best_first = |x: &(f64, u32), y: &(f64, u32)| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1));
+            if found.len() > lx.max_compares {
+                found.select_nth_unstable_by(lx.max_compares, best_first);
+                found.truncate(lx.max_compares);
+            }
+            found.sort_by(best_first);
             let mut best: Option<(f64, usize)> = None;
-            for &(bound, k) in found.iter().take(lx.max_compares) {
+            for &(bound, k) in &found {
                 let k = k as usize;
                 if best.is_some_and(|(b, _)| bound < b) {
                     break;
@@ -258,6 +296,7 @@ impl Block<'_> {
                     let k = clusters.len();
                     clusters.push((p, vec![cand]));
                     counts.push(0);
+                    anchor_len.push(an.tokens.len() as u32);
                     for t in &an.tokens {
                         for key in index_keys(t) {
                             let list = index.entry(key).or_default();

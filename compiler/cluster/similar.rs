@@ -1,5 +1,7 @@
 //! The pairwise measure: "same lesson, different wording" over two analyses.
 
+use std::cmp::Ordering;
+
 use super::lexicon::{Analysis, Lexicon, Measure, Token};
 
 /// Do two technical tokens name the same thing? Equal, or one is a `.`/`/`-suffix of the
@@ -9,23 +11,34 @@ pub(crate) fn tech_match(a: &str, b: &str) -> bool {
         return true;
     }
     let (long, short) = if a.len() > b.len() { (a, b) } else { (b, a) };
-    long.ends_with(short) && {
-        let cut = long.len() - short.len();
-        matches!(long.as_bytes()[cut - 1], b'.' | b'/')
-    }
+    // The separator first: it rules out most pairs without comparing the texts.
+    let cut = long.len() - short.len();
+    cut > 0 && matches!(long.as_bytes()[cut - 1], b'.' | b'/') && long.ends_with(short)
 }
 
-fn has_match(t: &Token, other: &Analysis) -> bool {
-    if t.technical {
-        other
-            .tokens
-            .iter()
-            .any(|o| o.technical && tech_match(&t.text, &o.text) || o.text == t.text)
-    } else {
-        other
-            .tokens
-            .binary_search_by(|o| o.text.as_str().cmp(&t.text))
-            .is_ok()
+/// Does the other side mention technical token `t`: the same text, or a technical token
+/// that names the same thing?
+fn tech_has_match(t: &Token, other: &Analysis) -> bool {
+    other
+        .tokens
+        .iter()
+        .any(|o| o.technical && tech_match(&t.text, &o.text) || o.text == t.text)
+}
+
+/// Calls `f` for each pair of tokens with the same text: both lists are sorted by text, each
+/// text once, so one merge walk finds them all.
+fn same_text<'a>(a: &'a [Token], b: &'a [Token], mut f: impl FnMut(&'a Token, &'a Token)) {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].text.cmp(&b[j].text) {
+            Ordering::Less => i += 1,
+            Ordering::Greater => j += 1,
+            Ordering::Equal => {
+                f(&a[i], &b[j]);
+                i += 1;
+                j += 1;
+            }
+        }
     }
 }
 
@@ -42,17 +55,18 @@ pub(crate) fn score(measure: Measure, shared_a: usize, shared_b: usize, na: usiz
     }
 }
 
-/// Why two texts are, or are not, the same lesson.
+/// Why two texts are, or are not, the same lesson. The words are `String`s for callers and
+/// `&str` inside clustering, which only needs the outcome and should not copy them.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Verdict {
+pub enum Verdict<W = String> {
     /// Same lesson, with the overlap score.
     Same(f64),
     /// A text has no content tokens.
     Empty,
     /// Both sides carry technical tokens the other lacks (one example from each side).
-    Technical(String, String),
+    Technical(W, W),
     /// An antonym pair splits them.
-    Antonym(String, String),
+    Antonym(W, W),
     /// Shared words play opposite roles (negated on one side, asserted on the other, …).
     Roles,
     /// They differ only by swapping a few words.
@@ -61,29 +75,47 @@ pub enum Verdict {
     Overlap(f64),
 }
 
+impl Verdict<&str> {
+    fn into_owned(self) -> Verdict {
+        match self {
+            Verdict::Same(s) => Verdict::Same(s),
+            Verdict::Empty => Verdict::Empty,
+            Verdict::Technical(x, y) => Verdict::Technical(x.into(), y.into()),
+            Verdict::Antonym(x, y) => Verdict::Antonym(x.into(), y.into()),
+            Verdict::Roles => Verdict::Roles,
+            Verdict::MinimalPair => Verdict::MinimalPair,
+            Verdict::Overlap(s) => Verdict::Overlap(s),
+        }
+    }
+}
+
 /// `Some(score)` when `a` and `b` are the same lesson, else `None`.
 pub(crate) fn compare(lx: &Lexicon, a: &Analysis, b: &Analysis) -> Option<f64> {
-    match verdict(lx, a, b) {
+    match judge(lx, a, b) {
         Verdict::Same(s) => Some(s),
         _ => None,
     }
 }
 
 pub(crate) fn verdict(lx: &Lexicon, a: &Analysis, b: &Analysis) -> Verdict {
+    judge(lx, a, b).into_owned()
+}
+
+fn judge<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis) -> Verdict<&'a str> {
     if a.tokens.is_empty() || b.tokens.is_empty() {
         return Verdict::Empty;
     }
     // 1. Technical tokens agree: at most one side mentions technical tokens the other lacks.
-    let ua = a.tokens.iter().find(|t| t.technical && !has_match(t, b));
-    let ub = b.tokens.iter().find(|t| t.technical && !has_match(t, a));
+    let ua = a.tokens.iter().find(|t| t.technical && !tech_has_match(t, b));
+    let ub = b.tokens.iter().find(|t| t.technical && !tech_has_match(t, a));
     if let (Some(x), Some(y)) = (ua, ub) {
-        return Verdict::Technical(x.text.clone(), y.text.clone());
+        return Verdict::Technical(&x.text, &y.text);
     }
     // 2. Antonyms agree.
     for (i, (&x, &y)) in a.antonyms.iter().zip(&b.antonyms).enumerate() {
         if x != 0 && y != 0 && x != y {
             let (w1, w2) = &lx.antonyms[i];
-            return Verdict::Antonym(w1.clone(), w2.clone());
+            return Verdict::Antonym(w1, w2);
         }
     }
     // 3. Not a minimal pair (cheap, and common among near-identical texts).
@@ -93,26 +125,36 @@ pub(crate) fn verdict(lx: &Lexicon, a: &Analysis, b: &Analysis) -> Verdict {
     // 4. Roles agree: shared words asserted on one side and negated (or in the other
     //    before/after clause) on the other weigh against.
     let (mut agree, mut disagree) = (0u32, 0u32);
-    for t in &a.tokens {
-        let Ok(j) = b.tokens.binary_search_by(|o| o.text.as_str().cmp(&t.text)) else {
-            continue;
+    // Plain tokens of each side whose text the other side has (for step 5).
+    let (mut plain_a, mut plain_b) = (0, 0);
+    same_text(&a.tokens, &b.tokens, |x, y| {
+        plain_a += usize::from(!x.technical);
+        plain_b += usize::from(!y.technical);
+        let (Some(ra), Some(rb)) = (x.role, y.role) else {
+            return;
         };
-        let (Some(ra), Some(rb)) = (t.role, b.tokens[j].role) else {
-            continue;
-        };
-        let w = if t.technical { 2 } else { 1 };
+        let w = if x.technical { 2 } else { 1 };
         if ra == rb {
             agree += w;
         } else {
             disagree += w;
         }
-    }
+    });
     if disagree > 0 && disagree >= agree {
         return Verdict::Roles;
     }
-    // 5. Content overlap.
-    let sa = a.tokens.iter().filter(|t| has_match(t, b)).count();
-    let sb = b.tokens.iter().filter(|t| has_match(t, a)).count();
+    // 5. Content overlap: a plain token matches the same text, a technical one also the
+    //    same thing named by a suffix.
+    let sa = plain_a
+        + a.tokens
+            .iter()
+            .filter(|t| t.technical && tech_has_match(t, b))
+            .count();
+    let sb = plain_b
+        + b.tokens
+            .iter()
+            .filter(|t| t.technical && tech_has_match(t, a))
+            .count();
     let s = score(lx.measure, sa, sb, a.tokens.len(), b.tokens.len());
     if s >= lx.threshold {
         Verdict::Same(s)
