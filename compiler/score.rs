@@ -13,18 +13,21 @@
 //! clusters of a key form one unit and every other cluster folds with its domain. What crosses
 //! units is handled around the parallel step:
 //!
-//! * `in_play` names lesson ids, and an id exists only once the fold founds it. Before the
-//!   fold, every run of arrivals whose founding id some `in_play` names tells which unit could
-//!   hold that id (`owners`), and the experience goes to those units (and to every unit whose
-//!   lesson the user edited, since an edit makes a new id). The warning for ids that name no
-//!   lesson is built after the fold from what no unit found, once per experience.
+//! * `in_play` names lesson ids, and an id exists only once the fold founds it (or an edit
+//!   makes it). So a unit takes in experiences as it goes: when it founds or edits a lesson, the
+//!   later experiences that name the new id join its events (`Fold::take_in`). An experience
+//!   that names no lesson a unit holds changes nothing there, so this is all the single pass
+//!   would do. The warning for ids that name no lesson is built after the fold from what no
+//!   unit found, once per experience, with the same text.
 //! * User decisions go to every unit; only the unit holding the target lesson acts.
 //! * Caps per (scope, domain), the ledger fields and the sort by id run on the merged lessons.
 //!
 //! If two units end up holding lessons with the same id (a 48-bit hash collision, which the
-//! single pass would settle by creation order), the fold runs again as one unit.
+//! single pass would settle by creation order), the fold runs again as the single pass: one
+//! unit that folds every experience with lessons in play.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
 
 use rayon::prelude::*;
 
@@ -68,11 +71,10 @@ enum Event {
         from: u32,
         to: u32,
     },
-    Experience(u32),
     Decision(u32),
 }
 
-/// One unit's events, sorted by (time, phase, rank).
+/// One unit's arrivals and decisions, sorted by (time, phase, rank).
 type Events = Vec<(Millis, u8, u32, Event)>;
 
 /// The runs of one time in an admitted cluster's members (sorted by time): `(time, from, to)`.
@@ -111,6 +113,11 @@ fn founding<'a>(inp: &Inputs<'a>, cluster: &Cluster, members: &[u32]) -> (&'a st
 
 /// Read-only data every unit shares.
 struct Shared<'a> {
+    /// Experiences with lessons in play (indices), by rank: their order by id, which breaks
+    /// ties at one time.
+    in_play: Vec<u32>,
+    /// Lesson id → the ranks of the experiences whose `in_play` names it.
+    named: HashMap<&'a str, Vec<u32>>,
     active_days: ActiveDays<'a>,
     exp_index: HashMap<&'a str, u32>,
     /// No two experiences share an id, so a candidate's own experience is the one its id names.
@@ -225,15 +232,14 @@ impl<'a> ActiveDays<'a> {
 }
 
 pub fn score(inp: &Inputs) -> (Scored, Sink) {
-    let (shared, in_play) = prepare(inp);
-    fold_units(inp, &shared, &in_play, false)
-        .or_else(|| fold_units(inp, &shared, &in_play, true))
+    let shared = prepare(inp);
+    fold_units(inp, &shared, false)
+        .or_else(|| fold_units(inp, &shared, true))
         .expect("one unit holds every lesson")
 }
 
-/// What every unit reads, and the experiences with lessons in play ranked by id (their
-/// tie-break at one time).
-fn prepare<'a>(inp: &Inputs<'a>) -> (Shared<'a>, Vec<u32>) {
+/// What every unit reads.
+fn prepare<'a>(inp: &Inputs<'a>) -> Shared<'a> {
     let (active_days, (exp_index, unique_ids)) = rayon::join(
         || ActiveDays::new(inp.corpus),
         || {
@@ -246,17 +252,27 @@ fn prepare<'a>(inp: &Inputs<'a>) -> (Shared<'a>, Vec<u32>) {
             (index, unique)
         },
     );
-    let shared = Shared {
-        active_days,
-        exp_index,
-        unique_ids,
-    };
     let exps = &inp.corpus.experiences;
     let mut in_play: Vec<u32> = (0..exps.len() as u32)
         .filter(|&i| !exps[i as usize].in_play.is_empty())
         .collect();
     in_play.par_sort_by(|&a, &b| exps[a as usize].id.cmp(&exps[b as usize].id));
-    (shared, in_play)
+    let mut named: HashMap<&str, Vec<u32>> = HashMap::new();
+    for (rank, &i) in in_play.iter().enumerate() {
+        for id in &exps[i as usize].in_play {
+            let ranks = named.entry(id).or_default();
+            if ranks.last() != Some(&(rank as u32)) {
+                ranks.push(rank as u32);
+            }
+        }
+    }
+    Shared {
+        in_play,
+        named,
+        active_days,
+        exp_index,
+        unique_ids,
+    }
 }
 
 /// The unit of each admitted cluster: mechanical clusters by operation key, the others by
@@ -285,56 +301,9 @@ fn units(inp: &Inputs, single: bool) -> Vec<u32> {
     keys.iter().map(|k| number[k]).collect()
 }
 
-/// The units that could hold a lesson some `in_play` names: those with a run that would found
-/// it, and those whose lessons the user edited (an edit makes an id no run does).
-fn owners<'a>(inp: &Inputs<'a>, unit_of: &[u32], in_play: &[u32]) -> (HashMap<&'a str, Vec<u32>>, Vec<u32>) {
-    let exps = &inp.corpus.experiences;
-    let named: HashSet<&str> = in_play
-        .iter()
-        .flat_map(|&i| exps[i as usize].in_play.iter().map(String::as_str))
-        .collect();
-    let edits: HashSet<&str> = (inp.decisions.iter())
-        .filter(|d| d.action == Action::Edit)
-        .map(|d| d.target.as_str())
-        .collect();
-    let (named, edits) = (&named, &edits);
-    // (the id if some in_play names it, unit, whether the user edited it) for every run whose
-    // id matters.
-    let hits: Vec<(Option<&str>, u32, bool)> = inp
-        .admitted
-        .par_iter()
-        .enumerate()
-        .flat_map_iter(|(ai, a)| {
-            let cluster = &inp.clusters[a.cluster as usize];
-            runs(inp.candidates, &a.members).filter_map(move |(_, from, to)| {
-                let (_, _, id) = founding(inp, cluster, &a.members[from..to]);
-                let is_named = named.get(id.as_str()).copied();
-                let edited = edits.contains(id.as_str());
-                (is_named.is_some() || edited).then_some((is_named, unit_of[ai], edited))
-            })
-        })
-        .collect();
-    let mut owners: HashMap<&str, Vec<u32>> = HashMap::new();
-    let mut edited: Vec<u32> = Vec::new();
-    for (id, unit, was_edited) in hits {
-        if let Some(id) = id {
-            owners.entry(id).or_default().push(unit);
-        }
-        if was_edited {
-            edited.push(unit);
-        }
-    }
-    for units in owners.values_mut() {
-        units.sort_unstable();
-        units.dedup();
-    }
-    edited.sort_unstable();
-    edited.dedup();
-    (owners, edited)
-}
-
-/// Each unit's events (see the module comment).
-fn plan(inp: &Inputs, unit_of: &[u32], in_play: &[u32], single: bool) -> Vec<Events> {
+/// Each unit's arrivals and decisions, in the global order. Experiences join as the fold
+/// founds the lessons they name (`Fold::take_in`).
+fn plan(inp: &Inputs, unit_of: &[u32]) -> Vec<Events> {
     let units = unit_of.iter().max().map_or(1, |&u| u as usize + 1);
     let mut events: Vec<Events> = vec![Vec::new(); units];
     // At one time: attribution first (a lesson in play is judged before the same evidence can
@@ -351,29 +320,7 @@ fn plan(inp: &Inputs, unit_of: &[u32], in_play: &[u32], single: bool) -> Vec<Eve
             events[unit_of[ai] as usize].push((t, 1, a.cluster, run));
         }
     }
-    let (owners, edited) = if single || in_play.is_empty() {
-        (HashMap::new(), Vec::new())
-    } else {
-        owners(inp, unit_of, in_play)
-    };
-    for (rank, &i) in in_play.iter().enumerate() {
-        let e = &inp.corpus.experiences[i as usize];
-        let mut to: Vec<u32> = if single {
-            vec![0]
-        } else {
-            (e.in_play.iter())
-                .filter_map(|id| owners.get(id.as_str()))
-                .flatten()
-                .chain(&edited)
-                .copied()
-                .collect()
-        };
-        to.sort_unstable();
-        to.dedup();
-        for u in to {
-            events[u as usize].push((e.recorded_at, 0, rank as u32, Event::Experience(i)));
-        }
-    }
+    // Decisions go to every unit: only the one holding the target acts.
     for (i, d) in inp.decisions.iter().enumerate() {
         for ev in &mut events {
             ev.push((d.at, 2, i as u32, Event::Decision(i as u32)));
@@ -454,12 +401,12 @@ fn prefix(s: &str) -> u128 {
 
 /// Folds every unit in parallel and merges them; `None` when two units hold lessons with the
 /// same id (the partition would then not be the single pass).
-fn fold_units(inp: &Inputs, shared: &Shared, in_play: &[u32], single: bool) -> Option<(Scored, Sink)> {
+fn fold_units(inp: &Inputs, shared: &Shared, single: bool) -> Option<(Scored, Sink)> {
     let now = inp.corpus.now();
     let unit_of = units(inp, single);
-    let outs: Vec<UnitOut> = plan(inp, &unit_of, in_play, single)
+    let outs: Vec<UnitOut> = plan(inp, &unit_of)
         .into_par_iter()
-        .map(|events| fold_unit(inp, shared, &events, utc_day(now)))
+        .map(|events| fold_unit(inp, shared, &events, utc_day(now), single))
         .collect();
     let mut merged = Merged::new(outs);
     let order = merged.by_id()?;
@@ -479,7 +426,7 @@ fn fold_units(inp: &Inputs, shared: &Shared, in_play: &[u32], single: bool) -> O
         found.extend(out.found_in_play.drain(..));
         base += out.live.len() as u32;
     }
-    sink.extend(unknown_in_play(inp, in_play, &found));
+    sink.extend(unknown_in_play(inp, &shared.in_play, &found));
     apply_caps(&mut merged, &inp.rules.policy, now, &mut sink);
     Some(finish(inp, merged, order, lesson_of, contradictions, sink))
 }
@@ -514,7 +461,15 @@ fn unknown_in_play(inp: &Inputs, in_play: &[u32], found: &FxSet<(u32, u32)>) -> 
         .collect()
 }
 
-fn fold_unit<'a>(inp: &Inputs<'a>, shared: &Shared<'a>, events: &Events, now_day: i64) -> UnitOut<'a> {
+/// Folds one unit. With `every_experience`, every experience with lessons in play is an event
+/// from the start, as in the single pass, instead of being taken in.
+fn fold_unit<'a>(
+    inp: &Inputs<'a>,
+    shared: &Shared<'a>,
+    events: &Events,
+    now_day: i64,
+    every_experience: bool,
+) -> UnitOut<'a> {
     let mut fold = Fold {
         inp,
         shared,
@@ -526,12 +481,39 @@ fn fold_unit<'a>(inp: &Inputs<'a>, shared: &Shared<'a>, events: &Events, now_day
         contradictions: BTreeMap::new(),
         mechanical: HashMap::new(),
         found_in_play: Vec::new(),
+        at: (Millis::MIN, 0, 0),
+        pending: BinaryHeap::new(),
+        taken: FxSet::default(),
     };
-    for &(t, _, _, ev) in events {
-        match ev {
-            Event::Arrivals { cluster, from, to } => fold.arrivals(cluster, from as usize..to as usize, t),
-            Event::Experience(i) => fold.attribute(i, t),
-            Event::Decision(i) => fold.decide(&inp.decisions[i as usize]),
+    if every_experience {
+        for (rank, &e) in shared.in_play.iter().enumerate() {
+            let t = inp.corpus.experiences[e as usize].recorded_at;
+            fold.pending.push(Reverse((t, rank as u32)));
+            fold.taken.insert(rank as u32);
+        }
+    }
+    let mut next = 0;
+    loop {
+        // The earlier of the next arrival or decision and the next experience taken in (phase
+        // 0; keys never tie).
+        let taken = fold.pending.peek().map(|&Reverse((t, rank))| (t, 0, rank));
+        match events.get(next) {
+            Some(&(t, phase, rank, ev)) if taken.is_none_or(|k| (t, phase, rank) < k) => {
+                next += 1;
+                fold.at = (t, phase, rank);
+                match ev {
+                    Event::Arrivals { cluster, from, to } => {
+                        fold.arrivals(cluster, from as usize..to as usize, t)
+                    }
+                    Event::Decision(i) => fold.decide(&inp.decisions[i as usize]),
+                }
+            }
+            _ => {
+                let Some((t, _, rank)) = taken else { break };
+                fold.pending.pop();
+                fold.at = (t, 0, rank);
+                fold.attribute(shared.in_play[rank as usize], t);
+            }
         }
     }
     for i in 0..fold.live.len() {
@@ -673,6 +655,12 @@ struct Fold<'s, 'a> {
     /// The active mechanical lesson per (scope, operation key).
     mechanical: HashMap<(String, String), u32>,
     found_in_play: Vec<(u32, u32)>,
+    /// The key (time, phase, rank) of the event being folded.
+    at: (Millis, u8, u32),
+    /// Experiences taken in and not yet folded, as (time, rank).
+    pending: BinaryHeap<Reverse<(Millis, u32)>>,
+    /// Ranks of the experiences taken in so far.
+    taken: FxSet<u32>,
 }
 
 impl<'s, 'a> Fold<'s, 'a> {
@@ -805,9 +793,26 @@ impl<'s, 'a> Fold<'s, 'a> {
             demoted_to: None,
             last_confirm_project: None,
         });
+        self.take_in(&id);
         self.by_id.entry(id).or_insert(li);
         self.current.insert(ai, li);
         li
+    }
+
+    /// The experiences after the current event that name `id` (a lesson just founded or edited
+    /// into existence) join this unit's events. The ones before could not see it.
+    fn take_in(&mut self, id: &str) {
+        let shared = self.shared;
+        let Some(ranks) = shared.named.get(id) else {
+            return;
+        };
+        for &rank in ranks {
+            let e = shared.in_play[rank as usize];
+            let t = self.inp.corpus.experiences[e as usize].recorded_at;
+            if (t, 0, rank) > self.at && self.taken.insert(rank) {
+                self.pending.push(Reverse((t, rank)));
+            }
+        }
     }
 
     /// An experience joins a lesson's evidence (a supporting candidate or a confirmation).
@@ -1229,6 +1234,7 @@ impl<'s, 'a> Fold<'s, 'a> {
                 ));
                 let ni = self.live.len() as u32;
                 self.live.push(next);
+                self.take_in(&new_id);
                 self.by_id.entry(new_id).or_insert(ni);
                 for cur in self.current.values_mut() {
                     if *cur == li {
@@ -1404,9 +1410,9 @@ mod tests {
             rules: &rules,
             min_reinforcement: 2,
         };
-        let (shared, in_play) = prepare(&inp);
-        let (one, one_sink) = fold_units(&inp, &shared, &in_play, true).expect("one unit");
-        let (par, par_sink) = fold_units(&inp, &shared, &in_play, false).expect("no id in two units");
+        let shared = prepare(&inp);
+        let (one, one_sink) = fold_units(&inp, &shared, true).expect("one unit");
+        let (par, par_sink) = fold_units(&inp, &shared, false).expect("no id in two units");
         assert!(units(&inp, false).iter().max() > Some(&10));
         assert!(one.lessons == par.lessons, "the lessons differ");
         assert_eq!(one.lesson_of, par.lesson_of);
