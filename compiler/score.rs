@@ -275,60 +275,52 @@ fn prepare<'a>(inp: &Inputs<'a>) -> Shared<'a> {
     }
 }
 
-/// The unit of each admitted cluster: mechanical clusters by operation key, the others by
-/// domain, numbered in (mechanical, name) order. With `single`, all are unit 0.
-fn units(inp: &Inputs, single: bool) -> Vec<u32> {
+/// The admitted clusters (indices) of each unit: mechanical clusters by operation key, the
+/// others by domain, units in (mechanical, name) order. With `single`, one unit holds all.
+fn units(inp: &Inputs, single: bool) -> Vec<Vec<u32>> {
     if single {
-        return vec![0; inp.admitted.len()];
+        return vec![(0..inp.admitted.len() as u32).collect()];
     }
-    let keys: Vec<(bool, &str)> = inp
-        .admitted
-        .iter()
-        .map(|a| {
-            let cluster = &inp.clusters[a.cluster as usize];
-            let mechanical = a
-                .members
-                .iter()
-                .any(|&m| inp.candidates[m as usize].working.is_some());
-            match &cluster.key {
-                Some(key) if mechanical => (true, key.as_str()),
-                _ => (false, cluster.domain.as_str()),
-            }
-        })
-        .collect();
-    let sorted: BTreeSet<(bool, &str)> = keys.iter().copied().collect();
-    let number: BTreeMap<(bool, &str), u32> = sorted.into_iter().zip(0..).collect();
-    keys.iter().map(|k| number[k]).collect()
+    let mut units: BTreeMap<(bool, &str), Vec<u32>> = BTreeMap::new();
+    for (ai, a) in inp.admitted.iter().enumerate() {
+        let cluster = &inp.clusters[a.cluster as usize];
+        let mechanical = a
+            .members
+            .iter()
+            .any(|&m| inp.candidates[m as usize].working.is_some());
+        let unit = match &cluster.key {
+            Some(key) if mechanical => (true, key.as_str()),
+            _ => (false, cluster.domain.as_str()),
+        };
+        units.entry(unit).or_default().push(ai as u32);
+    }
+    units.into_values().collect()
 }
 
-/// Each unit's arrivals and decisions, in the global order. Experiences join as the fold
-/// founds the lessons they name (`Fold::take_in`).
-fn plan(inp: &Inputs, unit_of: &[u32]) -> Vec<Events> {
-    let units = unit_of.iter().max().map_or(1, |&u| u as usize + 1);
-    let mut events: Vec<Events> = vec![Vec::new(); units];
+/// A unit's arrivals and decisions, in the global order. Experiences join as the fold founds
+/// the lessons they name (`Fold::take_in`).
+fn events(inp: &Inputs, clusters: &[u32]) -> Events {
+    let mut events = Events::new();
     // At one time: attribution first (a lesson in play is judged before the same evidence can
     // found its successor), then candidate arrivals, then user decisions.
     // Ties inside a phase break by id: clusters are sorted by id already, experiences get their
     // rank among the ids of those with lessons in play, decisions their journal order.
-    for (ai, a) in inp.admitted.iter().enumerate() {
+    for &ai in clusters {
+        let a = &inp.admitted[ai as usize];
         for (t, from, to) in runs(inp.candidates, &a.members) {
             let run = Event::Arrivals {
-                cluster: ai as u32,
+                cluster: ai,
                 from: from as u32,
                 to: to as u32,
             };
-            events[unit_of[ai] as usize].push((t, 1, a.cluster, run));
+            events.push((t, 1, a.cluster, run));
         }
     }
     // Decisions go to every unit: only the one holding the target acts.
     for (i, d) in inp.decisions.iter().enumerate() {
-        for ev in &mut events {
-            ev.push((d.at, 2, i as u32, Event::Decision(i as u32)));
-        }
+        events.push((d.at, 2, i as u32, Event::Decision(i as u32)));
     }
-    events
-        .par_iter_mut()
-        .for_each(|ev| ev.sort_unstable_by_key(|e| (e.0, e.1, e.2)));
+    events.sort_unstable_by_key(|e| (e.0, e.1, e.2));
     events
 }
 
@@ -403,11 +395,24 @@ fn prefix(s: &str) -> u128 {
 /// same id (the partition would then not be the single pass).
 fn fold_units(inp: &Inputs, shared: &Shared, single: bool) -> Option<(Scored, Sink)> {
     let now = inp.corpus.now();
-    let unit_of = units(inp, single);
-    let outs: Vec<UnitOut> = plan(inp, &unit_of)
+    let units = units(inp, single);
+    // Largest first, so that the biggest unit does not start last and leave one thread alone;
+    // the merge takes the units back in their own order.
+    let size = |u: usize| -> usize {
+        let members = |ai: &u32| inp.admitted[*ai as usize].members.len();
+        units[u].iter().map(members).sum()
+    };
+    let mut by_size: Vec<usize> = (0..units.len()).collect();
+    by_size.sort_by_key(|&u| Reverse(size(u)));
+    let mut folded: Vec<(usize, UnitOut)> = by_size
         .into_par_iter()
-        .map(|events| fold_unit(inp, shared, &events, utc_day(now), single))
+        .map(|u| {
+            let events = events(inp, &units[u]);
+            (u, fold_unit(inp, shared, &events, utc_day(now), single))
+        })
         .collect();
+    folded.sort_unstable_by_key(|&(u, _)| u);
+    let outs: Vec<UnitOut> = folded.into_iter().map(|(_, out)| out).collect();
     let mut merged = Merged::new(outs);
     let order = merged.by_id()?;
 
@@ -1413,7 +1418,7 @@ mod tests {
         let shared = prepare(&inp);
         let (one, one_sink) = fold_units(&inp, &shared, true).expect("one unit");
         let (par, par_sink) = fold_units(&inp, &shared, false).expect("no id in two units");
-        assert!(units(&inp, false).iter().max() > Some(&10));
+        assert!(units(&inp, false).len() > 10);
         assert!(one.lessons == par.lessons, "the lessons differ");
         assert_eq!(one.lesson_of, par.lesson_of);
         assert_eq!(finalize(one_sink), finalize(par_sink));
