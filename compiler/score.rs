@@ -128,8 +128,11 @@ struct Shared<'a> {
 #[derive(Clone)]
 struct Live<'a> {
     lesson: Lesson,
-    evidence: BTreeSet<&'a str>,
+    /// Supporting experience ids; an id may repeat (sorted and deduplicated at the end).
+    evidence: Vec<&'a str>,
     projects: BTreeSet<&'a str>,
+    /// The active days of its domain within its scope (decay), looked up when the scope changes.
+    days: &'a [i64],
     /// Days up to and including this one are charged for decay.
     settled_through: i64,
     /// Set when a global lesson was demoted: the project it was demoted to.
@@ -215,20 +218,21 @@ impl<'a> ActiveDays<'a> {
         days
     }
 
-    /// Active days of a lesson's domain within its scope, in `(from, to]`.
-    fn between(&self, lesson: &Lesson, from: i64, to: i64) -> &[i64] {
-        let days: &[i64] = match lesson.scope.strip_prefix("project:") {
-            Some(p) => self
-                .per_project
-                .get(lesson.domain.as_str())
-                .and_then(|m| m.get(p))
-                .map_or(&[], |v| v),
-            None => self.any.get(lesson.domain.as_str()).map_or(&[], |v| v),
-        };
-        let lo = days.partition_point(|&d| d <= from);
-        let hi = days.partition_point(|&d| d <= to);
-        &days[lo..hi.max(lo)]
+    /// The active days of a domain within a scope (`global` or `project:<p>`).
+    fn of(&self, domain: &str, scope: &str) -> &[i64] {
+        match scope.strip_prefix("project:") {
+            Some(p) => self.per_project.get(domain).and_then(|m| m.get(p)),
+            None => self.any.get(domain),
+        }
+        .map_or(&[], |v| v)
     }
+}
+
+/// The days of `days` (sorted) in `(from, to]`.
+fn between(days: &[i64], from: i64, to: i64) -> &[i64] {
+    let lo = days.partition_point(|&d| d <= from);
+    let hi = days.partition_point(|&d| d <= to);
+    &days[lo..hi.max(lo)]
 }
 
 pub fn score(inp: &Inputs) -> (Scored, Sink) {
@@ -469,8 +473,8 @@ fn unknown_in_play(inp: &Inputs, in_play: &[u32], found: &FxSet<(u32, u32)>) -> 
 /// Folds one unit. With `every_experience`, every experience with lessons in play is an event
 /// from the start, as in the single pass, instead of being taken in.
 fn fold_unit<'a>(
-    inp: &Inputs<'a>,
-    shared: &Shared<'a>,
+    inp: &'a Inputs<'a>,
+    shared: &'a Shared<'a>,
     events: &Events,
     now_day: i64,
     every_experience: bool,
@@ -599,6 +603,8 @@ fn finish(
     let min = inp.min_reinforcement;
     merged.units.par_iter_mut().for_each(|u| {
         for l in &mut u.live {
+            l.evidence.sort_unstable();
+            l.evidence.dedup();
             l.lesson.evidence = l.evidence.iter().map(|s| s.to_string()).collect();
             l.lesson.projects = l.projects.iter().map(|s| s.to_string()).collect();
             l.lesson.reinforcement = l.evidence.len() as u32;
@@ -645,9 +651,9 @@ fn finish(
 }
 
 /// One unit's fold state.
-struct Fold<'s, 'a> {
-    inp: &'s Inputs<'a>,
-    shared: &'s Shared<'a>,
+struct Fold<'a> {
+    inp: &'a Inputs<'a>,
+    shared: &'a Shared<'a>,
     live: Vec<Live<'a>>,
     by_id: HashMap<String, u32>,
     /// The current lesson generation of each admitted cluster. (Fx only for integer keys: on
@@ -668,8 +674,8 @@ struct Fold<'s, 'a> {
     taken: FxSet<u32>,
 }
 
-impl<'s, 'a> Fold<'s, 'a> {
-    fn policy(&self) -> &'s crate::policy::Policy {
+impl<'a> Fold<'a> {
+    fn policy(&self) -> &'a crate::policy::Policy {
         &self.inp.rules.policy
     }
 
@@ -790,10 +796,12 @@ impl<'s, 'a> Fold<'s, 'a> {
             )],
         };
         let li = self.live.len() as u32;
+        let days = self.shared.active_days.of(&lesson.domain, &lesson.scope);
         self.live.push(Live {
             lesson,
-            evidence: BTreeSet::new(),
+            evidence: Vec::new(),
             projects: BTreeSet::new(),
+            days,
             settled_through: utc_day(t),
             demoted_to: None,
             last_confirm_project: None,
@@ -825,9 +833,9 @@ impl<'s, 'a> Fold<'s, 'a> {
     fn add_support(&mut self, li: u32, exp_id: &'a str, hint: Option<u32>) {
         let project = self.experience(exp_id, hint).and_then(|e| e.project.as_deref());
         let l = &mut self.live[li as usize];
-        if l.evidence.insert(exp_id)
-            && let Some(p) = project
-        {
+        // A repeated id brings the same project again: no need to check it is new.
+        l.evidence.push(exp_id);
+        if let Some(p) = project {
             l.projects.insert(p);
         }
     }
@@ -869,6 +877,7 @@ impl<'s, 'a> Fold<'s, 'a> {
             let l = &mut self.live[li as usize];
             let was_project = l.lesson.scope.starts_with("project:");
             l.lesson.scope = scope;
+            l.days = self.shared.active_days.of(&l.lesson.domain, &l.lesson.scope);
             if was_project && l.lesson.scope == "global" && l.lesson.history.len() > 1 {
                 let c = l.lesson.confidence;
                 l.lesson.history.push(entry(
@@ -922,7 +931,7 @@ impl<'s, 'a> Fold<'s, 'a> {
             self.live[li as usize].settled_through = day;
             return;
         }
-        let days = self.shared.active_days.between(&l.lesson, l.settled_through, day);
+        let days = between(l.days, l.settled_through, day);
         let n = days.len() as i32;
         let conf = l.lesson.confidence;
         if n == 0 {
@@ -1222,6 +1231,7 @@ impl<'s, 'a> Fold<'s, 'a> {
                     },
                     evidence: l.evidence.clone(),
                     projects: l.projects.clone(),
+                    days: l.days,
                     settled_through: utc_day(t),
                     demoted_to: l.demoted_to,
                     last_confirm_project: l.last_confirm_project,
