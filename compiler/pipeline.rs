@@ -4,6 +4,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use rayon::prelude::*;
+
 use crate::cluster;
 use crate::diagnostics::{self, Diagnostic, Sink, codes, short_list};
 use crate::gate::{self, GateResult, GateVerdict};
@@ -170,9 +172,10 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         sink.extend(score_sink);
         comp.lessons = scored.lessons;
         comp.lesson_of = scored.lesson_of;
+        // Per lesson and per candidate, in parallel; each collects in order.
         let members = members_by_lesson(&comp);
-        lesson_diagnostics(&comp, &members, &mut sink);
-        refounded(&comp, &members, &mut sink);
+        sink.extend(lesson_diagnostics(&comp, &members));
+        sink.extend(refounded(&comp, &members));
         comp.fates = fates(&comp);
         clock.lap("score");
         comp.stopped_after = Some(Stage::Score);
@@ -209,10 +212,9 @@ fn apply_blessings(corpus: &mut Corpus, decisions: &[Decision]) {
 /// Each candidate's fate: refused and held-back from the gates; members of a lesson by the
 /// lesson's final state.
 fn fates(comp: &Compilation) -> Vec<FateOf> {
-    comp.candidates
-        .iter()
-        .enumerate()
-        .map(|(i, _)| match &comp.gate.verdicts[i] {
+    (0..comp.candidates.len())
+        .into_par_iter()
+        .map(|i| match &comp.gate.verdicts[i] {
             Some(GateVerdict::Refused(c)) => FateOf {
                 fate: Fate::Refused,
                 codes: c.clone(),
@@ -257,150 +259,150 @@ fn fates(comp: &Compilation) -> Vec<FateOf> {
         .collect()
 }
 
-/// The candidates (indices) that joined each lesson.
-fn members_by_lesson(comp: &Compilation) -> BTreeMap<u32, Vec<usize>> {
-    let mut members: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+/// The candidates (indices) that joined each lesson, per lesson index.
+fn members_by_lesson(comp: &Compilation) -> Vec<Vec<usize>> {
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); comp.lessons.len()];
     for (i, l) in comp.lesson_of.iter().enumerate() {
         if let Some(l) = l {
-            members.entry(*l).or_default().push(i);
+            members[*l as usize].push(i);
         }
     }
     members
 }
 
 /// One diagnostic per lesson that is not a rule, naming every experience behind it.
-fn lesson_diagnostics(comp: &Compilation, members: &BTreeMap<u32, Vec<usize>>, sink: &mut Sink) {
-    for (li, l) in comp.lessons.iter().enumerate() {
-        let mut ids: Vec<&str> = members
-            .get(&(li as u32))
-            .map_or(&[][..], |v| v)
-            .iter()
-            .map(|&i| comp.candidates[i].record_id.as_str())
-            .collect();
-        ids.extend(l.evidence.iter().map(String::as_str));
-        ids.sort();
-        ids.dedup();
-        let base = |code, msg: String| {
-            Diagnostic::new(code, msg)
-                .subject(&l.id)
-                .domain(&l.domain)
-                .with("lesson", l.id.clone())
-                .with("text", l.text.clone())
-                .experiences(&ids)
-        };
-        let d = match l.status {
-            Status::Active if !l.rule => base(
-                codes::BELOW_REINFORCEMENT,
-                format!(
-                    "lesson has {} supporting experience(s); a rule needs {}",
-                    l.reinforcement, comp.min_reinforcement
+fn lesson_diagnostics(comp: &Compilation, members: &[Vec<usize>]) -> Vec<Diagnostic> {
+    (comp.lessons.par_iter().zip(members))
+        .filter_map(|(l, members)| {
+            if l.status == Status::Active && l.rule {
+                return None;
+            }
+            let mut ids: Vec<&str> = members
+                .iter()
+                .map(|&i| comp.candidates[i].record_id.as_str())
+                .collect();
+            ids.extend(l.evidence.iter().map(String::as_str));
+            ids.sort();
+            ids.dedup();
+            let base = |code, msg: String| {
+                Diagnostic::new(code, msg)
+                    .subject(&l.id)
+                    .domain(&l.domain)
+                    .with("lesson", l.id.clone())
+                    .with("text", l.text.clone())
+                    .experiences(&ids)
+            };
+            let d = match l.status {
+                Status::Active if !l.rule => base(
+                    codes::BELOW_REINFORCEMENT,
+                    format!(
+                        "lesson has {} supporting experience(s); a rule needs {}",
+                        l.reinforcement, comp.min_reinforcement
+                    ),
+                )
+                .with("support", l.reinforcement)
+                .with("min_reinforcement", comp.min_reinforcement),
+                Status::Claimed => base(
+                    codes::NO_EVIDENCE,
+                    "claimed lesson names no evidence and stays claimed".into(),
+                )
+                .with("confidence", score::confidence_value(l.confidence)),
+                Status::Superseded => base(
+                    codes::SUPERSEDED,
+                    format!("lesson superseded: {}", l.reason.as_deref().unwrap_or("replaced")),
+                )
+                .with("superseded_by", l.superseded_by.clone())
+                .with("confidence", confidence_text(l.confidence)),
+                Status::Retired => base(
+                    codes::RETIRED_EVIDENCE,
+                    format!(
+                        "{} experience(s) sit behind a lesson the user retired and are not re-learned: {}",
+                        ids.len(),
+                        short_list(&ids, 3)
+                    ),
                 ),
-            )
-            .with("support", l.reinforcement)
-            .with("min_reinforcement", comp.min_reinforcement),
-            Status::Claimed => base(
-                codes::NO_EVIDENCE,
-                "claimed lesson names no evidence and stays claimed".into(),
-            )
-            .with("confidence", score::confidence_value(l.confidence)),
-            Status::Superseded => base(
-                codes::SUPERSEDED,
-                format!("lesson superseded: {}", l.reason.as_deref().unwrap_or("replaced")),
-            )
-            .with("superseded_by", l.superseded_by.clone())
-            .with("confidence", confidence_text(l.confidence)),
-            Status::Retired => base(
-                codes::RETIRED_EVIDENCE,
-                format!(
-                    "{} experience(s) sit behind a lesson the user retired and are not re-learned: {}",
-                    ids.len(),
-                    short_list(&ids, 3)
-                ),
-            ),
-            Status::Active => continue,
-        };
-        sink.push(d);
-    }
+                Status::Active => return None,
+            };
+            Some(d)
+        })
+        .collect()
 }
 
 /// Back-filled history (DESIGN §6 identity): the record directory only grows, so a member that
 /// sits later in (path, line) order but earlier in time than the members before it arrived after
 /// them, and re-founded their lesson under a new id. Reports the id the lesson had before.
-fn refounded(comp: &Compilation, members: &BTreeMap<u32, Vec<usize>>, sink: &mut Sink) {
+fn refounded(comp: &Compilation, members: &[Vec<usize>]) -> Vec<Diagnostic> {
     let position = |i: usize| match comp.candidates[i].source {
         crate::model::Source::Experience(e) => e,
         crate::model::Source::Claim(_) => u32::MAX,
     };
-    for (&li, all) in members {
-        // Claims have no input position among the records; only experiences can be back-filled.
-        let ms: Vec<usize> = all
-            .iter()
-            .copied()
-            .filter(|&i| matches!(comp.candidates[i].source, crate::model::Source::Experience(_)))
-            .collect();
-        let l = &comp.lessons[li as usize];
-        if l.supersedes.is_some() {
-            continue;
-        }
-        let Some(&first_in_input) = ms.iter().min_by_key(|&&i| position(i)) else {
-            continue;
-        };
-        // The members recorded before the founder arrived: those that precede it in input order.
-        let founder_pos = ms
-            .iter()
-            .filter(|&&i| comp.candidates[i].record_id == l.founder)
-            .map(|&i| position(i))
-            .min()
-            .unwrap_or(0);
-        if position(first_in_input) >= founder_pos {
-            continue;
-        }
-        let before: Vec<usize> = ms
-            .iter()
-            .copied()
-            .filter(|&i| position(i) < founder_pos)
-            .collect();
-        let t0 = before
-            .iter()
-            .map(|&i| comp.candidates[i].recorded_at)
-            .min()
-            .unwrap_or(0);
-        let founders: Vec<&Candidate> = before
-            .iter()
-            .map(|&i| &comp.candidates[i])
-            .filter(|c| c.recorded_at == t0)
-            .collect();
-        let Some(old_founder) = founders.iter().map(|c| c.record_id.as_str()).min() else {
-            continue;
-        };
-        let wording = founders
-            .iter()
-            .min_by_key(|c| (c.narrative_score, c.record_id.as_str()))
-            .map(|c| c.text.as_str())
-            .unwrap_or("");
-        let key = l.operation_key.clone().unwrap_or_default();
-        let old_id = format!(
-            "L{}",
-            crate::digest::of_fields(&[&l.domain, l.kind.as_str(), &key, old_founder, wording])
-        );
-        if old_id == l.id {
-            continue;
-        }
-        sink.push(
-            Diagnostic::new(
-                codes::REFOUNDED,
-                format!(
-                    "a back-filled older experience ({}) re-founded lesson {old_id} as {}",
-                    l.founder, l.id
-                ),
+    (comp.lessons.par_iter().zip(members))
+        .filter_map(|(l, all)| {
+            if l.supersedes.is_some() {
+                return None;
+            }
+            // Claims have no input position among the records; only experiences can be back-filled.
+            let ms: Vec<usize> = all
+                .iter()
+                .copied()
+                .filter(|&i| matches!(comp.candidates[i].source, crate::model::Source::Experience(_)))
+                .collect();
+            let &first_in_input = ms.iter().min_by_key(|&&i| position(i))?;
+            // The members recorded before the founder arrived: those that precede it in input order.
+            let founder_pos = ms
+                .iter()
+                .filter(|&&i| comp.candidates[i].record_id == l.founder)
+                .map(|&i| position(i))
+                .min()
+                .unwrap_or(0);
+            if position(first_in_input) >= founder_pos {
+                return None;
+            }
+            let before: Vec<usize> = ms
+                .iter()
+                .copied()
+                .filter(|&i| position(i) < founder_pos)
+                .collect();
+            let t0 = before
+                .iter()
+                .map(|&i| comp.candidates[i].recorded_at)
+                .min()
+                .unwrap_or(0);
+            let founders: Vec<&Candidate> = before
+                .iter()
+                .map(|&i| &comp.candidates[i])
+                .filter(|c| c.recorded_at == t0)
+                .collect();
+            let old_founder = founders.iter().map(|c| c.record_id.as_str()).min()?;
+            let wording = founders
+                .iter()
+                .min_by_key(|c| (c.narrative_score, c.record_id.as_str()))
+                .map(|c| c.text.as_str())
+                .unwrap_or("");
+            let key = l.operation_key.clone().unwrap_or_default();
+            let old_id = format!(
+                "L{}",
+                crate::digest::of_fields(&[&l.domain, l.kind.as_str(), &key, old_founder, wording])
+            );
+            if old_id == l.id {
+                return None;
+            }
+            Some(
+                Diagnostic::new(
+                    codes::REFOUNDED,
+                    format!(
+                        "a back-filled older experience ({}) re-founded lesson {old_id} as {}",
+                        l.founder, l.id
+                    ),
+                )
+                .subject(&l.id)
+                .domain(&l.domain)
+                .with("old_id", old_id)
+                .with("new_id", l.id.clone())
+                .experiences([l.founder.as_str(), old_founder]),
             )
-            .subject(&l.id)
-            .domain(&l.domain)
-            .with("old_id", old_id)
-            .with("new_id", l.id.clone())
-            .experiences([l.founder.as_str(), old_founder]),
-        );
-    }
+        })
+        .collect()
 }
 
 /// The fate invariant (DESIGN §1.5): every candidate has exactly one fate, and every fate but

@@ -5,9 +5,33 @@
 //! wording, confidence (integer thousandths), status, scope and history. Decay is settled
 //! lazily: when a lesson is touched, the active days since it was last settled are charged.
 //! Nothing is deleted: a lesson leaves the prompt-facing files by being superseded or retired.
+//!
+//! The pass runs per *unit* in parallel (rayon): each unit has its own state and sees its own
+//! events in the global order, so it does exactly what the single pass would do to its
+//! lessons. Lessons touch each other only through the mechanical slot (one active mechanical
+//! lesson per (scope, operation key)), and one key spans many domains, so the mechanical
+//! clusters of a key form one unit and every other cluster folds with its domain. What crosses
+//! units is handled around the parallel step:
+//!
+//! * `in_play` names lesson ids, and an id exists only once the fold founds it (or an edit
+//!   makes it). So a unit takes in experiences as it goes: when it founds or edits a lesson, the
+//!   later experiences that name the new id join its events (`Fold::take_in`). An experience
+//!   that names no lesson a unit holds changes nothing there, so this is all the single pass
+//!   would do. The warning for ids that name no lesson is built after the fold from what no
+//!   unit found, once per experience, with the same text.
+//! * User decisions go to every unit; only the unit holding the target lesson acts.
+//! * Caps per (scope, domain), the ledger fields and the sort by id run on the merged lessons.
+//!
+//! If two units end up holding lessons with the same id (a 48-bit hash collision, which the
+//! single pass would settle by creation order), the fold runs again as the single pass: one
+//! unit that folds every experience with lessons in play.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
 
+use rayon::prelude::*;
+
+use crate::cluster::fx::{FxMap, FxSet};
 use crate::diagnostics::{Diagnostic, Sink, codes, short_list};
 use crate::digest;
 use crate::gate::Admitted;
@@ -41,179 +65,624 @@ pub struct Inputs<'a> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Event {
     /// Admissible members of one admitted cluster arriving at one time (the founders, when
-    /// the cluster has no live lesson).
-    /// `members[from..to]` of the admitted cluster: its members are sorted by time, so one
-    /// time's arrivals are one run.
+    /// the cluster has no live lesson): `members[from..to]` of admitted cluster `cluster`.
     Arrivals {
         cluster: u32,
         from: u32,
         to: u32,
     },
-    Experience(u32),
     Decision(u32),
 }
 
+/// One unit's arrivals and decisions, sorted by (time, phase, rank).
+type Events = Vec<(Millis, u8, u32, Event)>;
+
+/// The runs of one time in an admitted cluster's members (sorted by time): `(time, from, to)`.
+fn runs<'c>(cand: &'c [Candidate], members: &'c [u32]) -> impl Iterator<Item = (Millis, usize, usize)> + 'c {
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        let t = cand[*members.get(from)? as usize].recorded_at;
+        let to = from + members[from..].partition_point(|&m| cand[m as usize].recorded_at == t);
+        let run = (t, from, to);
+        from = to;
+        Some(run)
+    })
+}
+
+/// The founder and wording of the lesson a run of members founds, and its id (DESIGN §6).
+fn founding<'a>(inp: &Inputs<'a>, cluster: &Cluster, members: &[u32]) -> (&'a str, &'a str, String) {
+    let cand = inp.candidates;
+    let founder = members
+        .iter()
+        .map(|&m| cand[m as usize].record_id.as_str())
+        .min()
+        .unwrap_or("");
+    // Wording: the most rule-shaped founding member; ties to the smallest id.
+    let wording = members
+        .iter()
+        .map(|&m| &cand[m as usize])
+        .min_by_key(|c| (c.narrative_score, c.record_id.as_str()))
+        .map_or("", |c| c.text.as_str());
+    let key = cluster.key.as_deref().unwrap_or("");
+    let id = format!(
+        "L{}",
+        digest::of_fields(&[&cluster.domain, cluster.kind.as_str(), key, founder, wording])
+    );
+    (founder, wording, id)
+}
+
+/// Read-only data every unit shares.
+struct Shared<'a> {
+    /// Experiences with lessons in play (indices), by rank: their order by id, which breaks
+    /// ties at one time.
+    in_play: Vec<u32>,
+    /// Lesson id → the ranks of the experiences whose `in_play` names it.
+    named: HashMap<&'a str, Vec<u32>>,
+    active_days: ActiveDays<'a>,
+    exp_index: HashMap<&'a str, u32>,
+    /// No two experiences share an id, so a candidate's own experience is the one its id names.
+    unique_ids: bool,
+}
+
 /// A lesson being folded, with the bookkeeping the ledger does not show.
-struct Live {
+#[derive(Clone)]
+struct Live<'a> {
     lesson: Lesson,
-    evidence: BTreeSet<String>,
-    projects: BTreeSet<String>,
+    /// Supporting experience ids; an id may repeat (sorted and deduplicated at the end).
+    evidence: Vec<&'a str>,
+    projects: BTreeSet<&'a str>,
+    /// The active days of its domain within its scope (decay), looked up when the scope changes.
+    days: &'a [i64],
     /// Days up to and including this one are charged for decay.
     settled_through: i64,
     /// Set when a global lesson was demoted: the project it was demoted to.
-    demoted_to: Option<String>,
-    last_confirm_project: Option<String>,
+    demoted_to: Option<&'a str>,
+    last_confirm_project: Option<&'a str>,
 }
 
-impl Live {
+impl Live<'_> {
     fn frozen(&self) -> bool {
         matches!(self.lesson.status, Status::Superseded | Status::Retired)
+    }
+
+    fn supersede(&mut self, t: Millis, by: Option<String>, reason: &str) {
+        if self.frozen() {
+            return;
+        }
+        let l = &mut self.lesson;
+        l.status = Status::Superseded;
+        l.superseded_by = by.clone();
+        l.reason = Some(reason.to_string());
+        let detail = match &by {
+            Some(b) => format!("{reason}; superseded by {b}"),
+            None => reason.to_string(),
+        };
+        let c = l.confidence;
+        l.history.push(entry(t, "superseded", c, vec![], Some(detail)));
     }
 }
 
 /// Days on which each domain (optionally within one project) has an experience.
-struct ActiveDays {
-    any: HashMap<String, Vec<i64>>,
+#[derive(Default)]
+struct ActiveDays<'a> {
+    any: HashMap<&'a str, Vec<i64>>,
     /// domain → project → days.
-    per_project: HashMap<String, HashMap<String, Vec<i64>>>,
+    per_project: HashMap<&'a str, HashMap<&'a str, Vec<i64>>>,
 }
 
-impl ActiveDays {
-    fn new(corpus: &Corpus) -> ActiveDays {
-        let mut any: HashMap<String, Vec<i64>> = HashMap::new();
-        let mut per_project: HashMap<String, HashMap<String, Vec<i64>>> = HashMap::new();
-        for e in &corpus.experiences {
-            let day = utc_day(e.recorded_at);
-            for d in &e.domains {
-                any.entry(d.clone()).or_default().push(day);
-                if let Some(p) = &e.project {
-                    per_project
-                        .entry(d.clone())
-                        .or_default()
-                        .entry(p.clone())
-                        .or_default()
-                        .push(day);
+impl<'a> ActiveDays<'a> {
+    fn new(corpus: &'a Corpus) -> ActiveDays<'a> {
+        // Chunks of the corpus fill their own maps, merged after; every list is sorted and
+        // deduplicated at the end, so the merge order does not matter.
+        let mut days = corpus
+            .experiences
+            .par_iter()
+            .fold(ActiveDays::default, |mut acc, e| {
+                let day = utc_day(e.recorded_at);
+                // Neighbouring records mostly share a day: skipping a repeat of the last day
+                // keeps the lists short.
+                let add = |v: &mut Vec<i64>| {
+                    if v.last() != Some(&day) {
+                        v.push(day);
+                    }
+                };
+                for d in &e.domains {
+                    add(acc.any.entry(d).or_default());
+                    if let Some(p) = &e.project {
+                        add(acc.per_project.entry(d).or_default().entry(p).or_default());
+                    }
                 }
-            }
-        }
-        for v in any
+                acc
+            })
+            .reduce(ActiveDays::default, |mut a, b| {
+                for (d, v) in b.any {
+                    a.any.entry(d).or_default().extend(v);
+                }
+                for (d, m) in b.per_project {
+                    let am = a.per_project.entry(d).or_default();
+                    for (p, v) in m {
+                        am.entry(p).or_default().extend(v);
+                    }
+                }
+                a
+            });
+        let mut lists: Vec<&mut Vec<i64>> = days
+            .any
             .values_mut()
-            .chain(per_project.values_mut().flat_map(|m| m.values_mut()))
-        {
+            .chain(days.per_project.values_mut().flat_map(|m| m.values_mut()))
+            .collect();
+        lists.par_iter_mut().for_each(|v| {
             v.sort_unstable();
             v.dedup();
-        }
-        ActiveDays { any, per_project }
+        });
+        days
     }
 
-    /// Active days of a lesson's domain within its scope, in `(from, to]`.
-    fn between<'a>(&'a self, lesson: &Lesson, from: i64, to: i64) -> &'a [i64] {
-        let days: &[i64] = match lesson.scope.strip_prefix("project:") {
-            Some(p) => self
-                .per_project
-                .get(&lesson.domain)
-                .and_then(|m| m.get(p))
-                .map_or(&[], |v| v),
-            None => self.any.get(&lesson.domain).map_or(&[], |v| v),
-        };
-        let lo = days.partition_point(|&d| d <= from);
-        let hi = days.partition_point(|&d| d <= to);
-        &days[lo..hi.max(lo)]
+    /// The active days of a domain within a scope (`global` or `project:<p>`).
+    fn of(&self, domain: &str, scope: &str) -> &[i64] {
+        match scope.strip_prefix("project:") {
+            Some(p) => self.per_project.get(domain).and_then(|m| m.get(p)),
+            None => self.any.get(domain),
+        }
+        .map_or(&[], |v| v)
     }
 }
 
-struct Fold<'a> {
-    inp: &'a Inputs<'a>,
-    live: Vec<Live>,
-    by_id: HashMap<String, u32>,
-    /// The current lesson generation of each cluster.
-    current: HashMap<u32, u32>,
-    lesson_of: Vec<Option<u32>>,
-    active_days: ActiveDays,
-    sink: Sink,
-    contradictions: BTreeMap<u32, Vec<String>>,
-    exp_index: HashMap<&'a str, u32>,
-    /// The active mechanical lesson per (scope, operation key).
-    mechanical: HashMap<(String, String), u32>,
+/// The days of `days` (sorted) in `(from, to]`.
+fn between(days: &[i64], from: i64, to: i64) -> &[i64] {
+    let lo = days.partition_point(|&d| d <= from);
+    let hi = days.partition_point(|&d| d <= to);
+    &days[lo..hi.max(lo)]
 }
 
 pub fn score(inp: &Inputs) -> (Scored, Sink) {
+    let shared = prepare(inp);
+    fold_units(inp, &shared, false)
+        .or_else(|| fold_units(inp, &shared, true))
+        .expect("one unit holds every lesson")
+}
+
+/// What every unit reads.
+fn prepare<'a>(inp: &Inputs<'a>) -> Shared<'a> {
+    let (active_days, (exp_index, unique_ids)) = rayon::join(
+        || ActiveDays::new(inp.corpus),
+        || {
+            let mut index = HashMap::with_capacity(inp.corpus.experiences.len());
+            let mut unique = true;
+            for (i, e) in inp.corpus.experiences.iter().enumerate() {
+                // Of two experiences with one id, the last is found, as it always was.
+                unique &= index.insert(e.id.as_str(), i as u32).is_none();
+            }
+            (index, unique)
+        },
+    );
+    let exps = &inp.corpus.experiences;
+    let mut in_play: Vec<u32> = (0..exps.len() as u32)
+        .filter(|&i| !exps[i as usize].in_play.is_empty())
+        .collect();
+    in_play.par_sort_by(|&a, &b| exps[a as usize].id.cmp(&exps[b as usize].id));
+    let mut named: HashMap<&str, Vec<u32>> = HashMap::new();
+    for (rank, &i) in in_play.iter().enumerate() {
+        for id in &exps[i as usize].in_play {
+            let ranks = named.entry(id).or_default();
+            if ranks.last() != Some(&(rank as u32)) {
+                ranks.push(rank as u32);
+            }
+        }
+    }
+    Shared {
+        in_play,
+        named,
+        active_days,
+        exp_index,
+        unique_ids,
+    }
+}
+
+/// The admitted clusters (indices) of each unit: mechanical clusters by operation key, the
+/// others by domain, units in (mechanical, name) order. With `single`, one unit holds all.
+fn units(inp: &Inputs, single: bool) -> Vec<Vec<u32>> {
+    if single {
+        return vec![(0..inp.admitted.len() as u32).collect()];
+    }
+    let mut units: BTreeMap<(bool, &str), Vec<u32>> = BTreeMap::new();
+    for (ai, a) in inp.admitted.iter().enumerate() {
+        let cluster = &inp.clusters[a.cluster as usize];
+        let mechanical = a
+            .members
+            .iter()
+            .any(|&m| inp.candidates[m as usize].working.is_some());
+        let unit = match &cluster.key {
+            Some(key) if mechanical => (true, key.as_str()),
+            _ => (false, cluster.domain.as_str()),
+        };
+        units.entry(unit).or_default().push(ai as u32);
+    }
+    units.into_values().collect()
+}
+
+/// A unit's arrivals and decisions, in the global order. Experiences join as the fold founds
+/// the lessons they name (`Fold::take_in`).
+fn events(inp: &Inputs, clusters: &[u32]) -> Events {
+    let mut events = Events::new();
     // At one time: attribution first (a lesson in play is judged before the same evidence can
     // found its successor), then candidate arrivals, then user decisions.
     // Ties inside a phase break by id: clusters are sorted by id already, experiences get their
     // rank among the ids of those with lessons in play, decisions their journal order.
-    let mut events: Vec<(Millis, u8, u32, Event)> = Vec::new();
-    let cand = inp.candidates;
-    for (ai, a) in inp.admitted.iter().enumerate() {
-        let mut from = 0;
-        while from < a.members.len() {
-            let t = cand[a.members[from] as usize].recorded_at;
-            let to = from + a.members[from..].partition_point(|&m| cand[m as usize].recorded_at == t);
+    for &ai in clusters {
+        let a = &inp.admitted[ai as usize];
+        for (t, from, to) in runs(inp.candidates, &a.members) {
             let run = Event::Arrivals {
-                cluster: ai as u32,
+                cluster: ai,
                 from: from as u32,
                 to: to as u32,
             };
             events.push((t, 1, a.cluster, run));
-            from = to;
         }
     }
-    let mut in_play: Vec<usize> = (0..inp.corpus.experiences.len())
-        .filter(|&i| !inp.corpus.experiences[i].in_play.is_empty())
-        .collect();
-    in_play.sort_by(|&a, &b| inp.corpus.experiences[a].id.cmp(&inp.corpus.experiences[b].id));
-    for (rank, &i) in in_play.iter().enumerate() {
-        let e = &inp.corpus.experiences[i];
-        events.push((e.recorded_at, 0, rank as u32, Event::Experience(i as u32)));
-    }
+    // Decisions go to every unit: only the one holding the target acts.
     for (i, d) in inp.decisions.iter().enumerate() {
         events.push((d.at, 2, i as u32, Event::Decision(i as u32)));
     }
     events.sort_unstable_by_key(|e| (e.0, e.1, e.2));
+    events
+}
 
+/// What one unit's fold hands to the merge.
+struct UnitOut<'a> {
+    live: Vec<Live<'a>>,
+    /// (candidate, lesson) pairs; lesson indices are the unit's own.
+    lesson_of: Vec<(u32, u32)>,
+    contradictions: BTreeMap<u32, Vec<&'a str>>,
+    sink: Sink,
+    /// (experience, position in its `in_play`) of every id that named one of the unit's lessons.
+    found_in_play: Vec<(u32, u32)>,
+}
+
+/// Every unit's lessons under one numbering (unit by unit), left where the units put them.
+struct Merged<'a> {
+    units: Vec<UnitOut<'a>>,
+    /// Lesson number → (unit, index in the unit).
+    at: Vec<(u32, u32)>,
+}
+
+impl<'a> Merged<'a> {
+    fn new(units: Vec<UnitOut<'a>>) -> Merged<'a> {
+        let at = (units.iter().enumerate())
+            .flat_map(|(u, o)| (0..o.live.len() as u32).map(move |i| (u as u32, i)))
+            .collect();
+        Merged { units, at }
+    }
+
+    fn get(&self, g: u32) -> &Live<'a> {
+        let (u, i) = self.at[g as usize];
+        &self.units[u as usize].live[i as usize]
+    }
+
+    fn get_mut(&mut self, g: u32) -> &mut Live<'a> {
+        let (u, i) = self.at[g as usize];
+        &mut self.units[u as usize].live[i as usize]
+    }
+
+    /// Lesson numbers in id order (ties, possible only in one unit, in creation order), or
+    /// `None` when two units hold lessons with the same id.
+    fn by_id(&self) -> Option<Vec<u32>> {
+        let id = |g: u32| self.get(g).lesson.id.as_str();
+        // Comparing a 16-byte prefix first decides almost every comparison without a cache
+        // miss on the id's heap text.
+        let mut order: Vec<(u128, u32)> = (0..self.at.len() as u32).map(|g| (prefix(id(g)), g)).collect();
+        order.par_sort_unstable_by(|a, b| {
+            (a.0.cmp(&b.0))
+                .then_with(|| id(a.1).cmp(id(b.1)))
+                .then(a.1.cmp(&b.1))
+        });
+        let shared_id = |w: &[(u128, u32)]| {
+            let (a, b) = (w[0].1, w[1].1);
+            self.at[a as usize].0 != self.at[b as usize].0 && id(a) == id(b)
+        };
+        if order.windows(2).any(shared_id) {
+            return None;
+        }
+        Some(order.into_iter().map(|(_, g)| g).collect())
+    }
+}
+
+/// The first 16 bytes of `s`, zero-padded, big-endian: ordered like `s` as far as they go.
+fn prefix(s: &str) -> u128 {
+    let mut b = [0u8; 16];
+    let n = s.len().min(16);
+    b[..n].copy_from_slice(&s.as_bytes()[..n]);
+    u128::from_be_bytes(b)
+}
+
+/// Folds every unit in parallel and merges them; `None` when two units hold lessons with the
+/// same id (the partition would then not be the single pass).
+fn fold_units(inp: &Inputs, shared: &Shared, single: bool) -> Option<(Scored, Sink)> {
+    let now = inp.corpus.now();
+    let units = units(inp, single);
+    // Largest first, so that the biggest unit does not start last and leave one thread alone;
+    // the merge takes the units back in their own order.
+    let size = |u: usize| -> usize {
+        let members = |ai: &u32| inp.admitted[*ai as usize].members.len();
+        units[u].iter().map(members).sum()
+    };
+    let mut by_size: Vec<usize> = (0..units.len()).collect();
+    by_size.sort_by_key(|&u| Reverse(size(u)));
+    let mut folded: Vec<(usize, UnitOut)> = by_size
+        .into_par_iter()
+        .map(|u| {
+            let events = events(inp, &units[u]);
+            (u, fold_unit(inp, shared, &events, utc_day(now), single))
+        })
+        .collect();
+    folded.sort_unstable_by_key(|&(u, _)| u);
+    let outs: Vec<UnitOut> = folded.into_iter().map(|(_, out)| out).collect();
+    let mut merged = Merged::new(outs);
+    let order = merged.by_id()?;
+
+    let mut sink = Sink::new();
+    let mut found: FxSet<(u32, u32)> = FxSet::default();
+    let mut lesson_of: Vec<Option<u32>> = vec![None; inp.candidates.len()];
+    let mut contradictions: BTreeMap<u32, Vec<&str>> = BTreeMap::new();
+    let mut base = 0;
+    for out in &mut merged.units {
+        for &(c, li) in &out.lesson_of {
+            lesson_of[c as usize] = Some(base + li);
+        }
+        let exps = std::mem::take(&mut out.contradictions);
+        contradictions.extend(exps.into_iter().map(|(li, e)| (base + li, e)));
+        sink.append(&mut out.sink);
+        found.extend(out.found_in_play.drain(..));
+        base += out.live.len() as u32;
+    }
+    sink.extend(unknown_in_play(inp, &shared.in_play, &found));
+    apply_caps(&mut merged, &inp.rules.policy, now, &mut sink);
+    Some(finish(inp, merged, order, lesson_of, contradictions, sink))
+}
+
+/// One warning per experience whose `in_play` names ids that were no lesson when it was
+/// recorded (no unit found them).
+fn unknown_in_play(inp: &Inputs, in_play: &[u32], found: &FxSet<(u32, u32)>) -> Vec<Diagnostic> {
+    in_play
+        .par_iter()
+        .filter_map(|&i| {
+            let exp = &inp.corpus.experiences[i as usize];
+            let mut seen = BTreeSet::new();
+            let unknown: Vec<String> = (exp.in_play.iter().enumerate())
+                .filter(|&(pos, id)| seen.insert(id.as_str()) && !found.contains(&(i, pos as u32)))
+                .map(|(_, id)| id.clone())
+                .collect();
+            (!unknown.is_empty()).then(|| {
+                Diagnostic::new(
+                    codes::UNKNOWN_IN_PLAY,
+                    format!(
+                        "in_play names {} id(s) that are no lesson: {}",
+                        unknown.len(),
+                        short_list(&unknown, 3)
+                    ),
+                )
+                .subject(&exp.id)
+                .at(&exp.source)
+                .with("ids", unknown)
+                .experiences([&exp.id])
+            })
+        })
+        .collect()
+}
+
+/// Folds one unit. With `every_experience`, every experience with lessons in play is an event
+/// from the start, as in the single pass, instead of being taken in.
+fn fold_unit<'a>(
+    inp: &'a Inputs<'a>,
+    shared: &'a Shared<'a>,
+    events: &Events,
+    now_day: i64,
+    every_experience: bool,
+) -> UnitOut<'a> {
     let mut fold = Fold {
         inp,
+        shared,
         live: Vec::new(),
         by_id: HashMap::new(),
-        current: HashMap::new(),
-        lesson_of: vec![None; cand.len()],
-        active_days: ActiveDays::new(inp.corpus),
+        current: FxMap::default(),
+        lesson_of: Vec::new(),
         sink: Sink::new(),
         contradictions: BTreeMap::new(),
-        exp_index: inp
-            .corpus
-            .experiences
-            .iter()
-            .enumerate()
-            .map(|(i, e)| (e.id.as_str(), i as u32))
-            .collect(),
         mechanical: HashMap::new(),
+        found_in_play: Vec::new(),
+        at: (Millis::MIN, 0, 0),
+        pending: BinaryHeap::new(),
+        taken: FxSet::default(),
     };
-    for (t, _, _, ev) in &events {
-        match *ev {
-            Event::Arrivals { cluster, from, to } => fold.arrivals(cluster, from as usize..to as usize, *t),
-            Event::Experience(i) => fold.attribute(i, *t),
-            Event::Decision(i) => fold.decide(&inp.decisions[i as usize]),
+    if every_experience {
+        for (rank, &e) in shared.in_play.iter().enumerate() {
+            let t = inp.corpus.experiences[e as usize].recorded_at;
+            fold.pending.push(Reverse((t, rank as u32)));
+            fold.taken.insert(rank as u32);
         }
     }
-    let now_day = utc_day(inp.corpus.now());
+    let mut next = 0;
+    loop {
+        // The earlier of the next arrival or decision and the next experience taken in (phase
+        // 0; keys never tie).
+        let taken = fold.pending.peek().map(|&Reverse((t, rank))| (t, 0, rank));
+        match events.get(next) {
+            Some(&(t, phase, rank, ev)) if taken.is_none_or(|k| (t, phase, rank) < k) => {
+                next += 1;
+                fold.at = (t, phase, rank);
+                match ev {
+                    Event::Arrivals { cluster, from, to } => {
+                        fold.arrivals(cluster, from as usize..to as usize, t)
+                    }
+                    Event::Decision(i) => fold.decide(&inp.decisions[i as usize]),
+                }
+            }
+            _ => {
+                let Some((t, _, rank)) = taken else { break };
+                fold.pending.pop();
+                fold.at = (t, 0, rank);
+                fold.attribute(shared.in_play[rank as usize], t);
+            }
+        }
+    }
     for i in 0..fold.live.len() {
         fold.settle(i as u32, now_day);
     }
-    fold.apply_caps();
-    fold.finish()
+    // Candidates of an edited lesson belong to its new wording.
+    let lesson_of = fold
+        .lesson_of
+        .iter()
+        .map(|&(c, li)| (c, fold.latest(li)))
+        .collect();
+    UnitOut {
+        live: fold.live,
+        lesson_of,
+        contradictions: fold.contradictions,
+        sink: fold.sink,
+        found_in_play: fold.found_in_play,
+    }
+}
+
+/// At most `caps.active_lessons` active lessons per (scope, domain), pinned ones exempt.
+fn apply_caps(merged: &mut Merged, policy: &crate::policy::Policy, now: Millis, sink: &mut Sink) {
+    let cap = policy.caps.active_lessons;
+    // (scope, domain) → (pinned active lessons, the other active lessons).
+    let mut groups: BTreeMap<(String, String), (usize, Vec<u32>)> = BTreeMap::new();
+    for g in 0..merged.at.len() as u32 {
+        let l = &merged.get(g).lesson;
+        if l.status == Status::Active {
+            let slot = groups.entry((l.scope.clone(), l.domain.clone())).or_default();
+            if l.pinned {
+                slot.0 += 1;
+            } else {
+                slot.1.push(g);
+            }
+        }
+    }
+    for ((scope, domain), (pinned, mut ids)) in groups {
+        let room = cap.saturating_sub(pinned);
+        if ids.len() <= room {
+            continue;
+        }
+        ids.sort_by(|&a, &b| {
+            let (la, lb) = (&merged.get(a).lesson, &merged.get(b).lesson);
+            lb.confidence.cmp(&la.confidence).then_with(|| la.id.cmp(&lb.id))
+        });
+        let dropped: Vec<u32> = ids.split_off(room);
+        let names: Vec<String> = dropped.iter().map(|&g| merged.get(g).lesson.id.clone()).collect();
+        for &g in &dropped {
+            let reason = "over the cap of active lessons for its scope and domain";
+            merged.get_mut(g).supersede(now, None, reason);
+        }
+        sink.push(
+            Diagnostic::new(
+                codes::CAP_EXCEEDED,
+                format!(
+                    "{} active lessons in {scope} / {domain} exceed the cap of {cap}; {} lowest-confidence superseded",
+                    ids.len() + dropped.len() + pinned,
+                    dropped.len()
+                ),
+            )
+            .subject(format!("{scope}/{domain}"))
+            .domain(&domain)
+            .with("cap", cap)
+            .with("superseded", names),
+        );
+    }
+}
+
+/// The ledger fields, the contradiction warnings, and the lessons in id order (`order`).
+fn finish(
+    inp: &Inputs,
+    mut merged: Merged,
+    order: Vec<u32>,
+    lesson_of: Vec<Option<u32>>,
+    contradictions: BTreeMap<u32, Vec<&str>>,
+    mut sink: Sink,
+) -> (Scored, Sink) {
+    let min = inp.min_reinforcement;
+    merged.units.par_iter_mut().for_each(|u| {
+        for l in &mut u.live {
+            l.evidence.sort_unstable();
+            l.evidence.dedup();
+            l.lesson.evidence = l.evidence.iter().map(|s| s.to_string()).collect();
+            l.lesson.projects = l.projects.iter().map(|s| s.to_string()).collect();
+            l.lesson.reinforcement = l.evidence.len() as u32;
+            l.lesson.rule =
+                l.lesson.status == Status::Active && (l.lesson.reinforcement >= min || l.lesson.blessed);
+        }
+    });
+    for (g, exps) in contradictions {
+        let l = &merged.get(g).lesson;
+        sink.push(
+            Diagnostic::new(
+                codes::CONTRADICTED,
+                format!(
+                    "lesson in play was contradicted by {} experience(s): {}",
+                    exps.len(),
+                    short_list(&exps, 3)
+                ),
+            )
+            .subject(&l.id)
+            .domain(&l.domain)
+            .with("lesson", l.id.clone())
+            .with("confidence", confidence_value(l.confidence))
+            .experiences(&exps),
+        );
+    }
+    let mut new_index = vec![0u32; order.len()];
+    for (new, &old) in order.iter().enumerate() {
+        new_index[old as usize] = new as u32;
+    }
+    let mut slots: Vec<Vec<Option<Lesson>>> = (merged.units.into_par_iter())
+        .map(|u| u.live.into_iter().map(|l| Some(l.lesson)).collect())
+        .collect();
+    let lessons: Vec<Lesson> = (order.iter())
+        .map(|&g| {
+            let (u, i) = merged.at[g as usize];
+            slots[u as usize][i as usize].take().unwrap()
+        })
+        .collect();
+    let lesson_of = lesson_of
+        .into_iter()
+        .map(|o| o.map(|g| new_index[g as usize]))
+        .collect();
+    (Scored { lessons, lesson_of }, sink)
+}
+
+/// One unit's fold state.
+struct Fold<'a> {
+    inp: &'a Inputs<'a>,
+    shared: &'a Shared<'a>,
+    live: Vec<Live<'a>>,
+    by_id: HashMap<String, u32>,
+    /// The current lesson generation of each admitted cluster. (Fx only for integer keys: on
+    /// ids that share a prefix, such as experience or lesson ids, its low bits collide.)
+    current: FxMap<u32, u32>,
+    /// (candidate, lesson) for every member that joined or founded a lesson.
+    lesson_of: Vec<(u32, u32)>,
+    sink: Sink,
+    contradictions: BTreeMap<u32, Vec<&'a str>>,
+    /// The active mechanical lesson per (scope, operation key).
+    mechanical: HashMap<(String, String), u32>,
+    found_in_play: Vec<(u32, u32)>,
+    /// The key (time, phase, rank) of the event being folded.
+    at: (Millis, u8, u32),
+    /// Experiences taken in and not yet folded, as (time, rank).
+    pending: BinaryHeap<Reverse<(Millis, u32)>>,
+    /// Ranks of the experiences taken in so far.
+    taken: FxSet<u32>,
 }
 
 impl<'a> Fold<'a> {
-    fn policy(&self) -> &crate::policy::Policy {
+    fn policy(&self) -> &'a crate::policy::Policy {
         &self.inp.rules.policy
     }
 
     /// Members of admitted cluster `ai` recorded at `t` join its live lesson, or found one.
     fn arrivals(&mut self, ai: u32, run: std::ops::Range<usize>, t: Millis) {
-        let a = &self.inp.admitted[ai as usize];
-        let cand = self.inp.candidates;
-        let members: Vec<u32> = a.members[run].to_vec();
+        let inp = self.inp;
+        let members = &inp.admitted[ai as usize].members[run];
         // Charge the days before this arrival first: the live lesson may have decayed past the
         // floor, and candidates recorded after its supersession found a new lesson.
         if let Some(&cur) = self.current.get(&ai) {
@@ -226,21 +695,21 @@ impl<'a> Fold<'a> {
             .filter(|&l| !self.live[l as usize].frozen());
         let li = match live {
             Some(li) => li,
-            None => self.found(ai, &members, t),
+            None => self.found(ai, members, t),
         };
         let day = utc_day(t);
         self.settle(li, day - 1);
-        let mut joined = Vec::new();
-        for &m in &members {
-            self.lesson_of[m as usize] = Some(li);
-            let c = &cand[m as usize];
-            let ids: Vec<String> = match c.source {
-                Source::Experience(_) => vec![c.record_id.clone()],
-                Source::Claim(ci) => self.inp.corpus.claims[ci as usize].evidence.clone(),
+        let mut joined: Vec<&str> = Vec::new();
+        for &m in members {
+            self.lesson_of.push((m, li));
+            let c = &inp.candidates[m as usize];
+            let (ids, hint): (&[String], _) = match c.source {
+                Source::Experience(ei) => (std::slice::from_ref(&c.record_id), Some(ei)),
+                Source::Claim(ci) => (&inp.corpus.claims[ci as usize].evidence, None),
             };
             for id in ids {
-                joined.push(id.clone());
-                self.add_support(li, &id);
+                joined.push(id);
+                self.add_support(li, id, hint);
             }
             let l = &mut self.live[li as usize].lesson;
             for r in &c.reasons {
@@ -259,12 +728,12 @@ impl<'a> Fold<'a> {
                 t,
                 "admitted",
                 conf,
-                joined.clone(),
+                owned(&joined),
                 Some("claim gained evidence".into()),
             ));
         } else if !joined.is_empty() && l.lesson.admitted_at != t {
             let c = l.lesson.confidence;
-            l.lesson.history.push(entry(t, "joined", c, joined, None));
+            l.lesson.history.push(entry(t, "joined", c, owned(&joined), None));
         }
         self.mark_used(li, day);
         self.rescope(li, t);
@@ -272,29 +741,12 @@ impl<'a> Fold<'a> {
 
     /// Founds a new lesson for admitted cluster `ai` from the members recorded at `t`.
     fn found(&mut self, ai: u32, members: &[u32], t: Millis) -> u32 {
-        let a = &self.inp.admitted[ai as usize];
-        let cluster = &self.inp.clusters[a.cluster as usize];
-        let cand = self.inp.candidates;
-        let founder = members
-            .iter()
-            .map(|&m| cand[m as usize].record_id.as_str())
-            .min()
-            .unwrap_or("")
-            .to_string();
-        // Wording: the most rule-shaped founding member; ties to the smallest id.
-        let wording = members
-            .iter()
-            .map(|&m| &cand[m as usize])
-            .min_by_key(|c| (c.narrative_score, c.record_id.as_str()))
-            .map(|c| c.text.clone())
-            .unwrap_or_default();
-        let key = cluster.key.clone().unwrap_or_default();
-        let id = format!(
-            "L{}",
-            digest::of_fields(&[&cluster.domain, cluster.kind.as_str(), &key, &founder, &wording])
-        );
+        let inp = self.inp;
+        let cluster = &inp.clusters[inp.admitted[ai as usize].cluster as usize];
+        let cand = inp.candidates;
+        let (founder, wording, id) = founding(inp, cluster, members);
         let claimed = members.iter().all(|&m| match cand[m as usize].source {
-            Source::Claim(ci) => self.inp.corpus.claims[ci as usize].evidence.is_empty(),
+            Source::Claim(ci) => inp.corpus.claims[ci as usize].evidence.is_empty(),
             Source::Experience(_) => false,
         });
         let conf = &self.policy().confidence;
@@ -311,7 +763,7 @@ impl<'a> Fold<'a> {
         let lesson = Lesson {
             id: id.clone(),
             kind: cluster.kind,
-            text: wording,
+            text: wording.to_string(),
             domain: cluster.domain.clone(),
             scope: "global".into(),
             operation_key: cluster.key.clone(),
@@ -326,7 +778,7 @@ impl<'a> Fold<'a> {
             projects: Vec::new(),
             superseded_by: None,
             supersedes: previous.clone(),
-            founder: founder.clone(),
+            founder: founder.to_string(),
             cluster: cluster.id.clone(),
             admitted_at: t,
             last_used_day: utc_day(t),
@@ -344,35 +796,64 @@ impl<'a> Fold<'a> {
             )],
         };
         let li = self.live.len() as u32;
+        let days = self.shared.active_days.of(&lesson.domain, &lesson.scope);
         self.live.push(Live {
             lesson,
-            evidence: BTreeSet::new(),
+            evidence: Vec::new(),
             projects: BTreeSet::new(),
+            days,
             settled_through: utc_day(t),
             demoted_to: None,
             last_confirm_project: None,
         });
+        self.take_in(&id);
         self.by_id.entry(id).or_insert(li);
         self.current.insert(ai, li);
-
         li
     }
 
+    /// The experiences after the current event that name `id` (a lesson just founded or edited
+    /// into existence) join this unit's events. The ones before could not see it.
+    fn take_in(&mut self, id: &str) {
+        let shared = self.shared;
+        let Some(ranks) = shared.named.get(id) else {
+            return;
+        };
+        for &rank in ranks {
+            let e = shared.in_play[rank as usize];
+            let t = self.inp.corpus.experiences[e as usize].recorded_at;
+            if (t, 0, rank) > self.at && self.taken.insert(rank) {
+                self.pending.push(Reverse((t, rank)));
+            }
+        }
+    }
+
     /// An experience joins a lesson's evidence (a supporting candidate or a confirmation).
-    fn add_support(&mut self, li: u32, exp_id: &str) {
-        let project = self.experience(exp_id).and_then(|e| e.project.clone());
+    /// `hint`: the experience the support probably is (see `experience`).
+    fn add_support(&mut self, li: u32, exp_id: &'a str, hint: Option<u32>) {
+        let project = self.experience(exp_id, hint).and_then(|e| e.project.as_deref());
         let l = &mut self.live[li as usize];
-        if l.evidence.insert(exp_id.to_string())
-            && let Some(p) = project
-        {
+        // A repeated id brings the same project again: no need to check it is new.
+        l.evidence.push(exp_id);
+        if let Some(p) = project {
             l.projects.insert(p);
         }
     }
 
-    fn experience(&self, id: &str) -> Option<&'a Experience> {
-        self.exp_index
+    /// The experience an id names. `hint`, the index it probably has (a candidate's own
+    /// experience), saves a lookup in a million-entry map when ids are unique.
+    fn experience(&self, id: &str, hint: Option<u32>) -> Option<&'a Experience> {
+        let corpus: &'a Corpus = self.inp.corpus;
+        if let Some(h) = hint
+            && self.shared.unique_ids
+            && corpus.experiences[h as usize].id == id
+        {
+            return Some(&corpus.experiences[h as usize]);
+        }
+        self.shared
+            .exp_index
             .get(id)
-            .map(|&i| &self.inp.corpus.experiences[i as usize])
+            .map(|&i| &corpus.experiences[i as usize])
     }
 
     /// Recomputes scope from the supporting projects (DESIGN §6) and enforces one active
@@ -380,17 +861,24 @@ impl<'a> Fold<'a> {
     fn rescope(&mut self, li: u32, t: Millis) {
         let day = utc_day(t);
         let l = &self.live[li as usize];
-        let scope = match (&l.demoted_to, l.projects.len()) {
-            (Some(p), _) => format!("project:{p}"),
-            (None, 1) => format!("project:{}", l.projects.iter().next().unwrap()),
-            (None, _) => "global".to_string(),
+        let project = match (l.demoted_to, l.projects.len()) {
+            (Some(p), _) => Some(p),
+            (None, 1) => l.projects.first().copied(),
+            (None, _) => None,
         };
-        if scope != l.lesson.scope {
+        // Compared without building the string: this runs on every arrival.
+        let unchanged = match project {
+            Some(p) => l.lesson.scope.strip_prefix("project:") == Some(p),
+            None => l.lesson.scope == "global",
+        };
+        if !unchanged {
+            let scope = project.map_or_else(|| "global".to_string(), |p| format!("project:{p}"));
             self.settle(li, day - 1);
             let l = &mut self.live[li as usize];
             let was_project = l.lesson.scope.starts_with("project:");
-            l.lesson.scope = scope.clone();
-            if was_project && scope == "global" && l.lesson.history.len() > 1 {
+            l.lesson.scope = scope;
+            l.days = self.shared.active_days.of(&l.lesson.domain, &l.lesson.scope);
+            if was_project && l.lesson.scope == "global" && l.lesson.history.len() > 1 {
                 let c = l.lesson.confidence;
                 l.lesson.history.push(entry(
                     t,
@@ -425,28 +913,10 @@ impl<'a> Fold<'a> {
         };
         let (old, new) = if newer(o) <= newer(li) { (o, li) } else { (li, o) };
         let new_id = self.live[new as usize].lesson.id.clone();
-        self.supersede(old, t, Some(new_id), "another form of this operation now works");
+        self.live[old as usize].supersede(t, Some(new_id), "another form of this operation now works");
         let old_id = self.live[old as usize].lesson.id.clone();
         self.live[new as usize].lesson.supersedes.get_or_insert(old_id);
         self.mechanical.insert(slot, new);
-    }
-
-    fn supersede(&mut self, li: u32, t: Millis, by: Option<String>, reason: &str) {
-        let l = &mut self.live[li as usize];
-        if l.frozen() {
-            return;
-        }
-        l.lesson.status = Status::Superseded;
-        l.lesson.superseded_by = by.clone();
-        l.lesson.reason = Some(reason.to_string());
-        let c = l.lesson.confidence;
-        let detail = match &by {
-            Some(b) => format!("{reason}; superseded by {b}"),
-            None => reason.to_string(),
-        };
-        l.lesson
-            .history
-            .push(entry(t, "superseded", c, vec![], Some(detail)));
     }
 
     /// Charges decay for the active, unused days after the last settled day through `day`.
@@ -461,7 +931,7 @@ impl<'a> Fold<'a> {
             self.live[li as usize].settled_through = day;
             return;
         }
-        let days = self.active_days.between(&l.lesson, l.settled_through, day);
+        let days = between(l.days, l.settled_through, day);
         let n = days.len() as i32;
         let conf = l.lesson.confidence;
         if n == 0 {
@@ -484,8 +954,7 @@ impl<'a> Fold<'a> {
                 vec![],
                 Some(format!("{k} active days without use")),
             ));
-            self.supersede(
-                li,
+            l.supersede(
                 t,
                 None,
                 "confidence decayed below the floor (unused on active days)",
@@ -504,21 +973,22 @@ impl<'a> Fold<'a> {
         l.lesson.last_used_day = l.lesson.last_used_day.max(day);
     }
 
-    /// Credits or blames the lessons an experience had in play (DESIGN §6 attribution).
+    /// Credits or blames the lessons of this unit that an experience had in play (DESIGN §6
+    /// attribution). Ids no unit holds are reported after the fold (`unknown_in_play`).
     fn attribute(&mut self, ei: u32, t: Millis) {
-        let exp = &self.inp.corpus.experiences[ei as usize];
-        let verdict = &self.inp.verdicts[ei as usize];
+        let inp = self.inp;
+        let exp = &inp.corpus.experiences[ei as usize];
+        let verdict = &inp.verdicts[ei as usize];
         let day = utc_day(t);
-        let mut unknown = Vec::new();
         let mut seen = BTreeSet::new();
-        for id in &exp.in_play {
+        for (pos, id) in exp.in_play.iter().enumerate() {
             if !seen.insert(id.as_str()) {
                 continue;
             }
             let Some(&li) = self.by_id.get(id) else {
-                unknown.push(id.clone());
                 continue;
             };
+            self.found_in_play.push((ei, pos as u32));
             // Decay is charged lazily, so settle the days before this one first: the lesson
             // may have crossed the floor (and frozen) before this experience.
             self.settle(li, day - 1);
@@ -528,26 +998,10 @@ impl<'a> Fold<'a> {
             self.mark_used(li, day);
             let effect = self.effect(&self.live[li as usize].lesson, exp, verdict);
             match effect {
-                Some(true) => self.confirm(li, exp, t),
+                Some(true) => self.confirm(li, ei, t),
                 Some(false) => self.contradict(li, exp, t),
                 None => {}
             }
-        }
-        if !unknown.is_empty() {
-            self.sink.push(
-                Diagnostic::new(
-                    codes::UNKNOWN_IN_PLAY,
-                    format!(
-                        "in_play names {} id(s) that are no lesson: {}",
-                        unknown.len(),
-                        short_list(&unknown, 3)
-                    ),
-                )
-                .subject(&exp.id)
-                .at(&exp.source)
-                .with("ids", unknown)
-                .experiences([&exp.id]),
-            );
         }
     }
 
@@ -611,9 +1065,10 @@ impl<'a> Fold<'a> {
         }
     }
 
-    fn confirm(&mut self, li: u32, exp: &Experience, t: Millis) {
+    fn confirm(&mut self, li: u32, ei: u32, t: Millis) {
+        let exp = &self.inp.corpus.experiences[ei as usize];
         let conf = self.policy().confidence.clone();
-        self.add_support(li, &exp.id);
+        self.add_support(li, &exp.id, Some(ei));
         let l = &mut self.live[li as usize];
         if l.lesson.status == Status::Claimed {
             l.lesson.status = Status::Active;
@@ -632,16 +1087,16 @@ impl<'a> Fold<'a> {
                 .history
                 .push(entry(t, "confirmed", c, vec![exp.id.clone()], None));
         }
-        if let Some(p) = &exp.project {
-            if l.demoted_to.as_ref().is_some_and(|d| d != p) {
+        if let Some(p) = exp.project.as_deref() {
+            if l.demoted_to.is_some_and(|d| d != p) {
                 l.demoted_to = None;
             }
-            l.last_confirm_project = Some(p.clone());
+            l.last_confirm_project = Some(p);
         }
         self.rescope(li, t);
     }
 
-    fn contradict(&mut self, li: u32, exp: &Experience, t: Millis) {
+    fn contradict(&mut self, li: u32, exp: &'a Experience, t: Millis) {
         let conf = self.policy().confidence.clone();
         let l = &mut self.live[li as usize];
         l.lesson.confidence = (l.lesson.confidence - conf.contradiction).max(0);
@@ -649,30 +1104,27 @@ impl<'a> Fold<'a> {
         l.lesson
             .history
             .push(entry(t, "contradicted", c, vec![exp.id.clone()], None));
-        self.contradictions.entry(li).or_default().push(exp.id.clone());
+        self.contradictions.entry(li).or_default().push(&exp.id);
         // A global lesson contradicted from a third project goes back to the project that
         // last confirmed it.
+        let l = &self.live[li as usize];
         if l.lesson.scope == "global"
-            && let Some(p) = &exp.project
+            && let Some(p) = exp.project.as_deref()
             && l.projects.len() >= 2
             && !l.projects.contains(p)
         {
-            let back_to = l.last_confirm_project.clone().or_else(|| {
+            let back_to = l.last_confirm_project.or_else(|| {
                 let newest = l
                     .evidence
                     .iter()
-                    .filter_map(|id| {
-                        self.exp_index
-                            .get(id.as_str())
-                            .map(|&i| &self.inp.corpus.experiences[i as usize])
-                    })
+                    .filter_map(|id| self.experience(id, None))
                     .filter(|e| e.project.is_some())
-                    .max_by_key(|e| (e.recorded_at, e.id.clone()));
-                newest.and_then(|e| e.project.clone())
+                    .max_by_key(|e| (e.recorded_at, e.id.as_str()));
+                newest.and_then(|e| e.project.as_deref())
             });
             if let Some(to) = back_to {
                 let l = &mut self.live[li as usize];
-                l.demoted_to = Some(to.clone());
+                l.demoted_to = Some(to);
                 l.lesson.history.push(entry(
                     t,
                     "demoted",
@@ -697,18 +1149,15 @@ impl<'a> Fold<'a> {
             }
         }
         if self.live[li as usize].lesson.confidence < conf.supersede_below {
-            self.supersede(
-                li,
-                t,
-                None,
-                "confidence fell below the floor after contradictions",
-            );
+            self.live[li as usize].supersede(t, None, "confidence fell below the floor after contradictions");
         }
     }
 
     fn decide(&mut self, d: &Decision) {
         let Some(&li) = self.by_id.get(&d.target) else {
-            return; // bless targets experiences (applied before the pipeline); unknown ids were refused by the CLI
+            // Another unit's lesson; bless targets experiences (applied before the pipeline);
+            // unknown ids were refused by the CLI.
+            return;
         };
         // Follow an edit chain to the lesson's current wording.
         let li = self.latest(li);
@@ -782,9 +1231,10 @@ impl<'a> Fold<'a> {
                     },
                     evidence: l.evidence.clone(),
                     projects: l.projects.clone(),
+                    days: l.days,
                     settled_through: utc_day(t),
-                    demoted_to: l.demoted_to.clone(),
-                    last_confirm_project: l.last_confirm_project.clone(),
+                    demoted_to: l.demoted_to,
+                    last_confirm_project: l.last_confirm_project,
                 };
                 next.lesson.status = l.lesson.status;
                 l.lesson.status = Status::Superseded;
@@ -799,6 +1249,7 @@ impl<'a> Fold<'a> {
                 ));
                 let ni = self.live.len() as u32;
                 self.live.push(next);
+                self.take_in(&new_id);
                 self.by_id.entry(new_id).or_insert(ni);
                 for cur in self.current.values_mut() {
                     if *cur == li {
@@ -824,118 +1275,11 @@ impl<'a> Fold<'a> {
         }
         li
     }
+}
 
-    /// At most `caps.active_lessons` active lessons per (scope, domain), pinned ones exempt.
-    fn apply_caps(&mut self) {
-        let cap = self.policy().caps.active_lessons;
-        let now = self.inp.corpus.now();
-        // (scope, domain) → (pinned active lessons, the other active lessons).
-        let mut groups: BTreeMap<(String, String), (usize, Vec<u32>)> = BTreeMap::new();
-        for (i, l) in self.live.iter().enumerate() {
-            if l.lesson.status == Status::Active {
-                let g = groups
-                    .entry((l.lesson.scope.clone(), l.lesson.domain.clone()))
-                    .or_default();
-                if l.lesson.pinned {
-                    g.0 += 1;
-                } else {
-                    g.1.push(i as u32);
-                }
-            }
-        }
-        for ((scope, domain), (pinned, mut ids)) in groups {
-            let room = cap.saturating_sub(pinned);
-            if ids.len() <= room {
-                continue;
-            }
-            ids.sort_by(|&a, &b| {
-                let (la, lb) = (&self.live[a as usize].lesson, &self.live[b as usize].lesson);
-                lb.confidence.cmp(&la.confidence).then_with(|| la.id.cmp(&lb.id))
-            });
-            let dropped: Vec<u32> = ids.split_off(room);
-            let names: Vec<String> = dropped
-                .iter()
-                .map(|&i| self.live[i as usize].lesson.id.clone())
-                .collect();
-            for &i in &dropped {
-                self.supersede(
-                    i,
-                    now,
-                    None,
-                    "over the cap of active lessons for its scope and domain",
-                );
-            }
-            self.sink.push(
-                Diagnostic::new(
-                    codes::CAP_EXCEEDED,
-                    format!(
-                        "{} active lessons in {scope} / {domain} exceed the cap of {cap}; {} lowest-confidence superseded",
-                        ids.len() + dropped.len() + pinned,
-                        dropped.len()
-                    ),
-                )
-                .subject(format!("{scope}/{domain}"))
-                .domain(&domain)
-                .with("cap", cap)
-                .with("superseded", names),
-            );
-        }
-    }
-
-    fn finish(mut self) -> (Scored, Sink) {
-        let min = self.inp.min_reinforcement;
-        // Candidates of an edited lesson belong to its new wording.
-        for i in 0..self.lesson_of.len() {
-            if let Some(li) = self.lesson_of[i] {
-                self.lesson_of[i] = Some(self.latest(li));
-            }
-        }
-        for l in &mut self.live {
-            l.lesson.evidence = l.evidence.iter().cloned().collect();
-            l.lesson.projects = l.projects.iter().cloned().collect();
-            l.lesson.reinforcement = l.evidence.len() as u32;
-            l.lesson.rule =
-                l.lesson.status == Status::Active && (l.lesson.reinforcement >= min || l.lesson.blessed);
-        }
-        for (li, exps) in std::mem::take(&mut self.contradictions) {
-            let l = &self.live[li as usize].lesson;
-            self.sink.push(
-                Diagnostic::new(
-                    codes::CONTRADICTED,
-                    format!(
-                        "lesson in play was contradicted by {} experience(s): {}",
-                        exps.len(),
-                        short_list(&exps, 3)
-                    ),
-                )
-                .subject(&l.id)
-                .domain(&l.domain)
-                .with("lesson", l.id.clone())
-                .with("confidence", confidence_value(l.confidence))
-                .experiences(&exps),
-            );
-        }
-        // Sort by id; remap candidate → lesson indices.
-        let mut order: Vec<u32> = (0..self.live.len() as u32).collect();
-        order.sort_by(|&a, &b| {
-            self.live[a as usize]
-                .lesson
-                .id
-                .cmp(&self.live[b as usize].lesson.id)
-        });
-        let mut new_index = vec![0u32; order.len()];
-        for (new, &old) in order.iter().enumerate() {
-            new_index[old as usize] = new as u32;
-        }
-        let mut slots: Vec<Option<Lesson>> = self.live.into_iter().map(|l| Some(l.lesson)).collect();
-        let lessons: Vec<Lesson> = order.iter().map(|&o| slots[o as usize].take().unwrap()).collect();
-        let lesson_of = self
-            .lesson_of
-            .into_iter()
-            .map(|o| o.map(|i| new_index[i as usize]))
-            .collect();
-        (Scored { lessons, lesson_of }, self.sink)
-    }
+/// Owned copies of borrowed ids, for a history entry.
+fn owned(ids: &[&str]) -> Vec<String> {
+    ids.iter().map(|s| s.to_string()).collect()
 }
 
 fn entry(
@@ -966,4 +1310,152 @@ pub fn confidence_value(thousandths: i32) -> serde_json::Value {
 /// Thousandths printed with three decimals: `0.650`.
 pub fn confidence_text(thousandths: i32) -> String {
     format!("{}.{:03}", thousandths / 1000, thousandths % 1000)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostics::finalize;
+    use crate::load::{LoadOptions, load_texts};
+    use crate::pipeline::{self, Options, Stage};
+
+    #[test]
+    fn the_prefix_orders_like_the_string() {
+        let mut ids = vec![
+            "",
+            "a",
+            "a\0",
+            "a\0b",
+            "ab",
+            "L0123456789abcdef",
+            "L0123456789abcdee",
+            "L01234567",
+            "b",
+        ];
+        let mut by_prefix = ids.clone();
+        ids.sort();
+        by_prefix.sort_by_key(|s| (prefix(s), *s));
+        assert_eq!(ids, by_prefix);
+    }
+
+    /// The units fold exactly like one pass, on a corpus where `in_play` names real lessons
+    /// (of the experience's domain and mechanical ones of any domain) and the user edits,
+    /// retires, pins and restores lessons.
+    #[test]
+    fn units_fold_like_one_pass() {
+        let rules = Rules::builtin();
+        let mut text = Vec::new();
+        crate::generate::generate(3000, 11, &mut text).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        let load = || {
+            let mut sink = Sink::new();
+            let corpus = load_texts(&[("gen.jsonl", &text)], &LoadOptions::default(), &mut sink);
+            (corpus, sink)
+        };
+        let (corpus, sink) = load();
+        let first = pipeline::compile(corpus, sink, &rules, &Options::default());
+        // First-generation lessons: their ids do not depend on what is in play.
+        let founded: Vec<&Lesson> = first.lessons.iter().filter(|l| l.supersedes.is_none()).collect();
+        let mechanical: Vec<&Lesson> = founded.iter().copied().filter(|l| l.working.is_some()).collect();
+        assert!(founded.len() > 100 && mechanical.len() > 10);
+
+        let (a, b, c, m) = (founded[10], founded[20], founded[30], mechanical[3]);
+        let (edit_a, edit_m) = (
+            "Check the lock file before upgrading anything.",
+            "Run it from the project root.",
+        );
+        // The id an edit gives a lesson.
+        let edited = |l: &Lesson, text: &str| {
+            let key = l.operation_key.as_deref().unwrap_or("");
+            let text = crate::normalize::text(text);
+            format!(
+                "L{}",
+                digest::of_fields(&[&l.domain, l.kind.as_str(), key, &l.id, &text])
+            )
+        };
+        let (mut corpus, sink) = load();
+        for (i, e) in corpus.experiences.iter_mut().enumerate() {
+            let own: Vec<&&Lesson> = founded.iter().filter(|l| e.domains.contains(&l.domain)).collect();
+            if i % 3 == 0 && !own.is_empty() {
+                e.in_play.push(own[i / 3 % own.len()].id.clone());
+            }
+            if i % 5 == 0 {
+                e.in_play.push(mechanical[i / 5 % mechanical.len()].id.clone());
+            }
+            if i % 4 == 0 {
+                e.in_play.push(edited(a, edit_a));
+                e.in_play.push(edited(m, edit_m));
+            }
+        }
+        let decide = |seq: i64, l: &Lesson, days: i64, action: Action, text: Option<&str>| Decision {
+            seq,
+            at: l.admitted_at + days * 86_400_000,
+            action,
+            target: l.id.clone(),
+            text: text.map(String::from),
+        };
+        let decisions = vec![
+            decide(1, a, 1, Action::Edit, Some(edit_a)),
+            decide(
+                2,
+                a,
+                3,
+                Action::Edit,
+                Some("Check the lock file before every upgrade."),
+            ),
+            decide(3, a, 4, Action::Pin, None),
+            decide(4, b, 1, Action::Retire, Some("wrong")),
+            decide(5, b, 2, Action::Restore, None),
+            decide(6, c, 1, Action::Retire, None),
+            decide(7, m, 1, Action::Edit, Some(edit_m)),
+        ];
+        let opts = Options {
+            stop_after: Some(Stage::Gate),
+            decisions,
+            ..Options::default()
+        };
+        let comp = pipeline::compile(corpus, sink, &rules, &opts);
+        let inp = Inputs {
+            corpus: &comp.corpus,
+            verdicts: &comp.verdicts,
+            candidates: &comp.candidates,
+            clusters: &comp.clusters,
+            admitted: &comp.gate.admitted,
+            decisions: &opts.decisions,
+            rules: &rules,
+            min_reinforcement: 2,
+        };
+        let shared = prepare(&inp);
+        let (one, one_sink) = fold_units(&inp, &shared, true).expect("one unit");
+        let (par, par_sink) = fold_units(&inp, &shared, false).expect("no id in two units");
+        assert!(units(&inp, false).len() > 10);
+        assert!(one.lessons == par.lessons, "the lessons differ");
+        assert_eq!(one.lesson_of, par.lesson_of);
+        assert_eq!(finalize(one_sink), finalize(par_sink));
+
+        // It exercised what it is meant to.
+        let events: BTreeSet<&str> = (par.lessons.iter())
+            .flat_map(|l| l.history.iter().map(|h| h.event))
+            .collect();
+        for e in [
+            "confirmed",
+            "contradicted",
+            "edited",
+            "retired",
+            "restored",
+            "pinned",
+            "promoted",
+        ] {
+            assert!(events.contains(e), "no {e} event: {events:?}");
+        }
+        let domain: HashMap<&str, &str> = (par.lessons.iter())
+            .map(|l| (l.id.as_str(), l.domain.as_str()))
+            .collect();
+        let across = par.lessons.iter().any(|l| {
+            l.superseded_by
+                .as_deref()
+                .is_some_and(|by| domain.get(by).is_some_and(|d| *d != l.domain))
+        });
+        assert!(across, "no mechanical lesson superseded from another domain");
+    }
 }

@@ -57,7 +57,7 @@
 //! 5. the content overlap — Dice, 2|A∩B| / (|A|+|B|), over content-token sets — is at least
 //!    `threshold` (the measure and threshold are read from the lexicon).
 
-mod fx;
+pub(crate) mod fx;
 mod lexicon;
 mod similar;
 
