@@ -409,7 +409,8 @@ fn refounded(comp: &Compilation, members: &[Vec<usize>]) -> Vec<Diagnostic> {
 /// `rule` has a code and a diagnostic of that code naming its record.
 fn check_fates(comp: &Compilation) -> Option<Diagnostic> {
     // (code, record id) pairs the diagnostics name; a hash set, since this touches every id.
-    let mut named: std::collections::HashSet<(&str, &str)> = std::collections::HashSet::new();
+    let mut named: crate::cluster::fx::FxSet<(&str, &str)> = Default::default();
+    named.reserve(comp.candidates.len());
     for d in &comp.diagnostics {
         named.insert((d.code, d.subject.as_str()));
         named.extend(d.experience_ids().into_iter().map(|id| (d.code, id)));
