@@ -303,15 +303,30 @@ impl Store {
             params![now, ledger.len() as i64],
         )
         .map_err(e)?;
-        tx.execute("DELETE FROM lessons", []).map_err(e)?;
+        // Rows are rewritten only where the lesson changed: a nightly re-compile of a store
+        // that mostly grew leaves most of a half-gigabyte ledger untouched on disk.
+        tx.execute_batch(
+            "CREATE TEMP TABLE IF NOT EXISTS kept (id TEXT PRIMARY KEY);
+             DELETE FROM kept;",
+        )
+        .map_err(e)?;
         {
-            let mut st = tx
-                .prepare("INSERT INTO lessons (id, json) VALUES (?1, ?2)")
+            let mut keep = tx
+                .prepare("INSERT OR IGNORE INTO kept (id) VALUES (?1)")
+                .map_err(e)?;
+            let mut upsert = tx
+                .prepare(
+                    "INSERT INTO lessons (id, json) VALUES (?1, ?2)
+                     ON CONFLICT (id) DO UPDATE SET json = excluded.json WHERE json <> excluded.json",
+                )
                 .map_err(e)?;
             for (id, json) in ledger {
-                st.execute(params![id, json]).map_err(e)?;
+                keep.execute(params![id]).map_err(e)?;
+                upsert.execute(params![id, json]).map_err(e)?;
             }
         }
+        tx.execute("DELETE FROM lessons WHERE id NOT IN (SELECT id FROM kept)", [])
+            .map_err(e)?;
         tx.execute("DELETE FROM outputs", []).map_err(e)?;
         {
             let mut st = tx.prepare("INSERT INTO outputs (path) VALUES (?1)").map_err(e)?;
@@ -447,6 +462,25 @@ mod tests {
         // Opening again finds nothing left to migrate.
         let s = Store::open(&path).unwrap();
         assert_eq!(s.ledger_lessons().unwrap().len(), 2);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_new_compile_replaces_changed_lessons_and_drops_gone_ones() {
+        let dir = std::env::temp_dir().join(format!("skillc-store-rows-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut s = Store::open(&dir.join("state.db")).unwrap();
+        let go = r#"{"id":"L1a2b3c4d5e6f","text":"Run go vet before go test.","confidence":0.5}"#;
+        let go_later = r#"{"id":"L1a2b3c4d5e6f","text":"Run go vet before go test.","confidence":0.6}"#;
+        let pip = r#"{"id":"L9f8e7d6c5b4a","text":"Use a virtualenv, not the system pip."}"#;
+        let npm = r#"{"id":"Lc0ffee000001","text":"Use npm ci in CI, not npm install."}"#;
+        s.save_compile(1, &[("L1a2b3c4d5e6f", go), ("L9f8e7d6c5b4a", pip)], &[])
+            .unwrap();
+        s.save_compile(2, &[("L1a2b3c4d5e6f", go_later), ("Lc0ffee000001", npm)], &[])
+            .unwrap();
+        assert_eq!(s.ledger_lessons().unwrap(), [go_later, npm]);
+        assert_eq!(s.ledger_lesson("L9f8e7d6c5b4a").unwrap(), None);
+        assert_eq!(s.last_now().unwrap(), 2);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
