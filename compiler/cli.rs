@@ -509,6 +509,7 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
     print_diagnostics(&diagnostics);
     summary["files"] = written.len().into();
     print_report(args.format, report::summary_text(&summary), &summary)?;
+    clock.lap("report");
     let refused_or_malformed = refused
         || diagnostics
             .iter()
