@@ -82,7 +82,12 @@ fn runs<'c>(cand: &'c [Candidate], members: &'c [u32]) -> impl Iterator<Item = (
     let mut from = 0;
     std::iter::from_fn(move || {
         let t = cand[*members.get(from)? as usize].recorded_at;
-        let to = from + members[from..].partition_point(|&m| cand[m as usize].recorded_at == t);
+        // Runs are short: a scan reads fewer candidates than a binary search over the rest.
+        let len = members[from..]
+            .iter()
+            .take_while(|&&m| cand[m as usize].recorded_at == t)
+            .count();
+        let to = from + len;
         let run = (t, from, to);
         from = to;
         Some(run)
@@ -164,10 +169,12 @@ impl Live<'_> {
 
 /// Days on which each domain (optionally within one project) has an experience.
 #[derive(Default)]
-struct ActiveDays<'a> {
-    any: HashMap<&'a str, Vec<i64>>,
-    /// domain → project → days.
-    per_project: HashMap<&'a str, HashMap<&'a str, Vec<i64>>>,
+struct ActiveDays<'a>(HashMap<&'a str, DomainDays<'a>>);
+
+#[derive(Default)]
+struct DomainDays<'a> {
+    any: Vec<i64>,
+    per_project: HashMap<&'a str, Vec<i64>>,
 }
 
 impl<'a> ActiveDays<'a> {
@@ -187,29 +194,26 @@ impl<'a> ActiveDays<'a> {
                     }
                 };
                 for d in &e.domains {
-                    add(acc.any.entry(d).or_default());
+                    let dd = acc.0.entry(d).or_default();
+                    add(&mut dd.any);
                     if let Some(p) = &e.project {
-                        add(acc.per_project.entry(d).or_default().entry(p).or_default());
+                        add(dd.per_project.entry(p).or_default());
                     }
                 }
                 acc
             })
             .reduce(ActiveDays::default, |mut a, b| {
-                for (d, v) in b.any {
-                    a.any.entry(d).or_default().extend(v);
-                }
-                for (d, m) in b.per_project {
-                    let am = a.per_project.entry(d).or_default();
-                    for (p, v) in m {
-                        am.entry(p).or_default().extend(v);
+                for (d, bd) in b.0 {
+                    let ad = a.0.entry(d).or_default();
+                    ad.any.extend(bd.any);
+                    for (p, v) in bd.per_project {
+                        ad.per_project.entry(p).or_default().extend(v);
                     }
                 }
                 a
             });
-        let mut lists: Vec<&mut Vec<i64>> = days
-            .any
-            .values_mut()
-            .chain(days.per_project.values_mut().flat_map(|m| m.values_mut()))
+        let mut lists: Vec<&mut Vec<i64>> = (days.0.values_mut())
+            .flat_map(|d| std::iter::once(&mut d.any).chain(d.per_project.values_mut()))
             .collect();
         lists.par_iter_mut().for_each(|v| {
             v.sort_unstable();
@@ -220,11 +224,13 @@ impl<'a> ActiveDays<'a> {
 
     /// The active days of a domain within a scope (`global` or `project:<p>`).
     fn of(&self, domain: &str, scope: &str) -> &[i64] {
+        let Some(d) = self.0.get(domain) else {
+            return &[];
+        };
         match scope.strip_prefix("project:") {
-            Some(p) => self.per_project.get(domain).and_then(|m| m.get(p)),
-            None => self.any.get(domain),
+            Some(p) => d.per_project.get(p).map_or(&[], |v| v),
+            None => &d.any,
         }
-        .map_or(&[], |v| v)
     }
 }
 
