@@ -410,8 +410,7 @@ fn refounded(comp: &Compilation, members: &[Vec<usize>]) -> Vec<Diagnostic> {
 /// `rule` has a code and a diagnostic of that code naming its record.
 fn check_fates(comp: &Compilation) -> Option<Diagnostic> {
     // (code, record id) pairs the diagnostics name; a hash set, since this touches every id.
-    // SipHash: the Fx hasher leaves these (code, id) pairs clustered and the set crawls.
-    let mut named: std::collections::HashSet<(&str, &str)> = std::collections::HashSet::new();
+    let mut named: crate::cluster::fx::FxSet<(&str, &str)> = Default::default();
     named.reserve(comp.candidates.len());
     for d in &comp.diagnostics {
         named.insert((d.code, d.subject.as_str()));

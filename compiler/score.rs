@@ -662,8 +662,7 @@ struct Fold<'a> {
     shared: &'a Shared<'a>,
     live: Vec<Live<'a>>,
     by_id: HashMap<String, u32>,
-    /// The current lesson generation of each admitted cluster. (Fx only for integer keys: on
-    /// ids that share a prefix, such as experience or lesson ids, its low bits collide.)
+    /// The current lesson generation of each admitted cluster.
     current: FxMap<u32, u32>,
     /// (candidate, lesson) for every member that joined or founded a lesson.
     lesson_of: Vec<(u32, u32)>,

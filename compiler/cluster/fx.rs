@@ -10,7 +10,10 @@ pub(crate) struct Fx(u64);
 
 impl Hasher for Fx {
     fn finish(&self) -> u64 {
-        self.0
+        // The multiply mixes upward: the low bits hashbrown picks buckets with depend only on
+        // the low bits of the input. The rotate brings the well-mixed high bits down (as
+        // rustc-hash 2 does), so keys that differ late, like ids with a common prefix, spread.
+        self.0.rotate_left(26)
     }
     fn write(&mut self, bytes: &[u8]) {
         let mut chunks = bytes.chunks_exact(8);
