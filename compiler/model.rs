@@ -93,9 +93,10 @@ pub struct Check {
     pub passed: bool,
 }
 
-/// A tool call's arguments (`cwd` included) as compact JSON text. At a million records a
+/// A tool call's arguments (`cwd` included) as JSON text. At a million records a
 /// `Value` tree per call would be most of the corpus's memory; the few readers parse on
-/// demand with `value()`. Normalize leaves the text canonical (keys sorted, no spaces).
+/// demand with `value()`. The text is as the input spelled it (or canonical, where normalize
+/// redacted a secret or the loader built it), so equality compares values, not text.
 #[derive(Clone, Debug, Default)]
 pub struct Args(Box<str>);
 

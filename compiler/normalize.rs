@@ -318,9 +318,14 @@ pub fn subject_id(id: &str) -> &str {
     }
 }
 
-fn scrub(s: &mut String, secrets: &SecretScanner) {
-    if let Some((clean, _)) = secrets.redact(s) {
-        *s = clean;
+/// Redacts in place; true when something was redacted.
+fn scrub(s: &mut String, secrets: &SecretScanner) -> bool {
+    match secrets.redact(s) {
+        Some((clean, _)) => {
+            *s = clean;
+            true
+        }
+        None => false,
     }
 }
 
@@ -337,12 +342,17 @@ fn clean_opt(field: &mut Option<String>, secrets: &SecretScanner) {
     *field = field.as_deref().and_then(|s| clean_text(s, secrets));
 }
 
-fn scrub_value(v: &mut Value, secrets: &SecretScanner) {
+/// Redacts every string inside `v`; true when something was redacted.
+fn scrub_value(v: &mut Value, secrets: &SecretScanner) -> bool {
     match v {
         Value::String(s) => scrub(s, secrets),
-        Value::Array(items) => items.iter_mut().for_each(|i| scrub_value(i, secrets)),
-        Value::Object(map) => map.values_mut().for_each(|i| scrub_value(i, secrets)),
-        _ => {}
+        Value::Array(items) => items
+            .iter_mut()
+            .fold(false, |any, i| scrub_value(i, secrets) | any),
+        Value::Object(map) => map
+            .values_mut()
+            .fold(false, |any, i| scrub_value(i, secrets) | any),
+        _ => false,
     }
 }
 
@@ -431,9 +441,11 @@ fn normalize_experience(e: &mut Experience, rules: &Rules) -> Sink {
         })
         .collect();
     for op in &mut e.operations {
+        // Written back only when a secret was redacted: almost no call carries one.
         let mut args = op.args.value();
-        scrub_value(&mut args, secrets);
-        op.args = Args::from_value(&args);
+        if scrub_value(&mut args, secrets) {
+            op.args = Args::from_value(&args);
+        }
         if let Some(err) = &mut op.error {
             scrub(err, secrets);
         }
