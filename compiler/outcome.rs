@@ -154,23 +154,24 @@ fn unverified_notes(corpus: &Corpus, verdicts: &[Verdict], policy: &Policy, sink
             sink.extend(exps.iter().map(|e| note(e, domain)));
             continue;
         }
-        // The first in output order: by location, then subject and message.
+        // The first in output order: output order starts with the location, so only the notes
+        // of the earliest records are built to compare.
+        let earliest = exps.iter().map(|e| &e.source).min();
         let first = exps
             .iter()
-            .min_by(|a, b| {
-                (&a.source, subject_id(&a.id), a.outcome().as_str()).cmp(&(
-                    &b.source,
-                    subject_id(&b.id),
-                    b.outcome().as_str(),
-                ))
-            })
+            .filter(|e| Some(&e.source) == earliest)
+            .map(|e| note(e, domain))
+            .min_by(crate::diagnostics::order)
             .expect("a folded group is not empty");
         let mut ids: Vec<String> = exps.iter().map(|e| e.id.clone()).collect();
         ids.sort();
         ids.dedup();
-        let folded =
-            crate::diagnostics::folded_note(note(first, domain), domain.map(String::from), exps.len(), ids);
-        sink.push(folded);
+        sink.push(crate::diagnostics::folded_note(
+            first,
+            domain.map(String::from),
+            exps.len(),
+            ids,
+        ));
     }
 }
 

@@ -245,7 +245,8 @@ pub fn folded_note(first: Diagnostic, domain: Option<String>, count: usize, ids:
     d
 }
 
-fn order(a: &Diagnostic, b: &Diagnostic) -> std::cmp::Ordering {
+/// The order diagnostics are listed in.
+pub fn order(a: &Diagnostic, b: &Diagnostic) -> std::cmp::Ordering {
     let stage = |d: &Diagnostic| registry::stage_rank(d.code);
     (stage(a), a.code, &a.location, &a.domain, &a.subject, &a.message)
         .cmp(&(stage(b), b.code, &b.location, &b.domain, &b.subject, &b.message))
