@@ -412,11 +412,6 @@ fn ledger_lesson(l: &Lesson) -> LedgerLesson<'_> {
     }
 }
 
-/// One lesson as a JSON value (for reports).
-pub fn lesson_json(l: &Lesson) -> Value {
-    serde_json::to_value(ledger_lesson(l)).expect("lesson serialises")
-}
-
 pub fn ledger_json(lessons: &[Lesson]) -> String {
     json_lines("lessons", lessons, |buf, l| {
         serde_json::to_writer(buf, &ledger_lesson(l)).expect("lesson serialises")
@@ -491,10 +486,6 @@ fn diagnostic_view(d: &Diagnostic) -> DiagnosticView<'_> {
         severity: d.severity.as_str(),
         subject: &d.subject,
     }
-}
-
-pub fn diagnostic_json(d: &Diagnostic) -> Value {
-    serde_json::to_value(diagnostic_view(d)).expect("diagnostic serialises")
 }
 
 pub fn diagnostics_json(diags: &[Diagnostic]) -> String {
