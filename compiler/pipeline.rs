@@ -465,16 +465,17 @@ pub fn fate_counts(comp: &Compilation) -> BTreeMap<String, [usize; 4]> {
 }
 
 /// Stage timings on stderr when `SKILLC_TIMINGS` is set (for profiling; never in an output file).
-pub struct StageClock(Option<std::time::Instant>);
+pub struct StageClock(Option<(std::time::Instant, f64)>);
 
 impl StageClock {
     pub fn from_env() -> StageClock {
-        StageClock(std::env::var_os("SKILLC_TIMINGS").map(|_| std::time::Instant::now()))
+        StageClock(std::env::var_os("SKILLC_TIMINGS").map(|_| (std::time::Instant::now(), cpu_seconds())))
     }
 
-    /// Prints the time since the last lap (or restart) and the resident memory now and at peak.
+    /// Prints the time since the last lap (or restart), the CPU time the process spent in it
+    /// (twice the wall time means both cores were busy), and the resident memory now and at peak.
     pub fn lap(&mut self, stage: &str) {
-        if let Some(t) = self.0 {
+        if let Some((t, cpu)) = self.0 {
             let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
             let kib = |key: &str| -> f64 {
                 let line = status.lines().find(|l| l.starts_with(key)).unwrap_or("");
@@ -486,8 +487,9 @@ impl StageClock {
                 n / (1024.0 * 1024.0)
             };
             eprintln!(
-                "timing: {stage:<12} {:>8.3} s  rss {:>5.2} GiB  peak {:>5.2} GiB",
+                "timing: {stage:<12} {:>8.3} s  cpu {:>7.2} s  rss {:>5.2} GiB  peak {:>5.2} GiB",
                 t.elapsed().as_secs_f64(),
+                cpu_seconds() - cpu,
                 kib("VmRSS:"),
                 kib("VmHWM:")
             );
@@ -498,9 +500,25 @@ impl StageClock {
     /// Starts the next lap now (after work another clock has already timed).
     pub fn restart(&mut self) {
         if self.0.is_some() {
-            self.0 = Some(std::time::Instant::now());
+            self.0 = Some((std::time::Instant::now(), cpu_seconds()));
         }
     }
+}
+
+/// User plus system CPU time of the whole process so far, from `/proc/self/stat` (Linux; 0
+/// elsewhere). Clock ticks are 100 per second on every Linux this runs on.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name, which is in parentheses and may contain spaces.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let field = |i: usize| -> f64 {
+        rest.split_whitespace()
+            .nth(i)
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0.0)
+    };
+    // utime and stime are fields 14 and 15 of the line; 12 and 13 after the name and state.
+    (field(11) + field(12)) / 100.0
 }
 
 #[cfg(test)]
