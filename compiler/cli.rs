@@ -483,26 +483,34 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
     let mut emit_sink = Vec::new();
     let mut written = Vec::new();
     if let Some(store) = store.as_mut() {
-        let mut files = emit::render(&comp, &rules, &mut emit_sink);
-        files.extend(delta_files);
-        files.sort_by(|a, b| a.path.cmp(&b.path));
-        clock.lap("render");
+        let ledger = emit::ledger_file(&comp.lessons);
+        clock.lap("ledger");
         let previous = store.outputs()?;
-        written = emit::write(&args.out, &files, &previous)
-            .map_err(|e| Fatal(format!("{}: {e}", args.out.display())))?;
-        clock.lap("write");
-        let ledger = files
-            .iter()
-            .find(|f| f.path == "ledger.json")
-            .map(|f| f.contents.as_str())
-            .unwrap_or("");
-        let rows: Vec<(&str, &str)> = comp
-            .lessons
-            .iter()
-            .map(|l| l.id.as_str())
-            .zip(emit::ledger_rows(ledger))
-            .collect();
-        store.save_compile(comp.now, &rows, &written)?;
+        let (files_tx, files_rx) = std::sync::mpsc::channel();
+        let (wrote, saved) = std::thread::scope(|s| {
+            // SQLite takes one writer: it stages the ledger rows on its own thread while the
+            // other files render and everything is written, and commits once they are.
+            let (lessons, now, ledger_text) = (&comp.lessons, comp.now, ledger.contents.as_str());
+            let saving = s.spawn(move || {
+                let ids = lessons.iter().map(|l| l.id.as_str());
+                let rows: Vec<(&str, &str)> = ids.zip(emit::ledger_rows(ledger_text)).collect();
+                store.save_compile(now, &rows, || files_rx.recv().ok())
+            });
+            let mut files = emit::render(&comp, &rules, &mut emit_sink);
+            files.extend(delta_files);
+            clock.lap("render");
+            let mut all: Vec<&emit::OutFile> = files.iter().chain([&ledger]).collect();
+            all.sort_by(|a, b| a.path.cmp(&b.path));
+            let wrote = emit::write(&args.out, &all, &previous);
+            if let Ok(paths) = &wrote {
+                let _ = files_tx.send(paths.clone());
+            }
+            drop(files_tx);
+            clock.lap("write");
+            (wrote, saving.join().expect("the store thread does not panic"))
+        });
+        written = wrote.map_err(|e| Fatal(format!("{}: {e}", args.out.display())))?;
+        saved?;
         clock.lap("store");
     }
     let diagnostics: Vec<&Diagnostic> = comp.diagnostics.iter().chain(&emit_sink).collect();

@@ -29,7 +29,8 @@ pub struct OutFile {
     pub contents: String,
 }
 
-/// Renders every output file of a compile, sorted by path. Diagnostics about what did not fit
+/// Renders every output file of a compile but the ledger (`ledger_file`, which the state
+/// store reads while the rest renders), sorted by path. Diagnostics about what did not fit
 /// are pushed to `sink` and also appear in `diagnostics.json`.
 pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile> {
     let mut files = Vec::new();
@@ -118,24 +119,14 @@ pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile
     }
 
     sink.extend(emit_diags.iter().cloned());
-    // The two large documents serialise side by side. The compile's diagnostics are final
-    // already; only emit's own need merging in.
-    let (ledger, diagnostics) = rayon::join(
-        || ledger_json(&comp.lessons),
-        || {
-            if emit_diags.is_empty() {
-                diagnostics_json(&comp.diagnostics)
-            } else {
-                let mut all = comp.diagnostics.clone();
-                all.extend(emit_diags);
-                diagnostics_json(&crate::diagnostics::finalize(all))
-            }
-        },
-    );
-    files.push(OutFile {
-        path: "ledger.json".into(),
-        contents: ledger,
-    });
+    // The compile's diagnostics are final already; only emit's own need merging in.
+    let diagnostics = if emit_diags.is_empty() {
+        diagnostics_json(&comp.diagnostics)
+    } else {
+        let mut all = comp.diagnostics.clone();
+        all.extend(emit_diags);
+        diagnostics_json(&crate::diagnostics::finalize(all))
+    };
     files.push(OutFile {
         path: "diagnostics.json".into(),
         contents: diagnostics,
@@ -412,6 +403,14 @@ fn ledger_lesson(l: &Lesson) -> LedgerLesson<'_> {
     }
 }
 
+/// `ledger.json`: every lesson, one object per line (`ledger_rows` splits them again).
+pub fn ledger_file(lessons: &[Lesson]) -> OutFile {
+    OutFile {
+        path: "ledger.json".into(),
+        contents: ledger_json(lessons),
+    }
+}
+
 pub fn ledger_json(lessons: &[Lesson]) -> String {
     json_lines("lessons", lessons, |buf, l| {
         serde_json::to_writer(buf, &ledger_lesson(l)).expect("lesson serialises")
@@ -496,7 +495,7 @@ pub fn diagnostics_json(diags: &[Diagnostic]) -> String {
 
 /// Writes `files` under `out` atomically and removes the files in `previous` (what the last
 /// compile generated) that this compile no longer generates. Returns the paths written.
-pub fn write(out: &Path, files: &[OutFile], previous: &[String]) -> std::io::Result<Vec<String>> {
+pub fn write(out: &Path, files: &[&OutFile], previous: &[String]) -> std::io::Result<Vec<String>> {
     std::fs::create_dir_all(out)?;
     for f in files {
         let path = out.join(&f.path);

@@ -283,12 +283,16 @@ impl Store {
     /// Records a finished compile: its ledger as (lesson id, JSON object) rows, its time and
     /// the files it generated, in one transaction. Only the latest ledger is kept; each lesson
     /// carries its own history.
+    ///
+    /// `outputs` is asked for the generated files only after the ledger rows are staged, so
+    /// the caller can write them meanwhile; `None` (writing failed) rolls everything back.
+    /// Returns whether the compile was recorded.
     pub fn save_compile(
         &mut self,
         now: Millis,
         ledger: &[(&str, &str)],
-        outputs: &[String],
-    ) -> Result<(), StoreError> {
+        outputs: impl FnOnce() -> Option<Vec<String>>,
+    ) -> Result<bool, StoreError> {
         let path = self.path.clone();
         let e = |e| StoreError::Sqlite(path.clone(), e);
         // The compile's record can always be rebuilt by compiling again, so it does not wait
@@ -327,15 +331,21 @@ impl Store {
         }
         tx.execute("DELETE FROM lessons WHERE id NOT IN (SELECT id FROM kept)", [])
             .map_err(e)?;
+        let Some(outputs) = outputs() else {
+            tx.rollback().map_err(e)?;
+            self.conn.pragma_update(None, "synchronous", "FULL").map_err(e)?;
+            return Ok(false);
+        };
         tx.execute("DELETE FROM outputs", []).map_err(e)?;
         {
             let mut st = tx.prepare("INSERT INTO outputs (path) VALUES (?1)").map_err(e)?;
-            for o in outputs {
+            for o in &outputs {
                 st.execute(params![o]).map_err(e)?;
             }
         }
         tx.commit().map_err(e)?;
-        self.conn.pragma_update(None, "synchronous", "FULL").map_err(e)
+        self.conn.pragma_update(None, "synchronous", "FULL").map_err(e)?;
+        Ok(true)
     }
 }
 
@@ -474,12 +484,21 @@ mod tests {
         let go_later = r#"{"id":"L1a2b3c4d5e6f","text":"Run go vet before go test.","confidence":0.6}"#;
         let pip = r#"{"id":"L9f8e7d6c5b4a","text":"Use a virtualenv, not the system pip."}"#;
         let npm = r#"{"id":"Lc0ffee000001","text":"Use npm ci in CI, not npm install."}"#;
-        s.save_compile(1, &[("L1a2b3c4d5e6f", go), ("L9f8e7d6c5b4a", pip)], &[])
-            .unwrap();
-        s.save_compile(2, &[("L1a2b3c4d5e6f", go_later), ("Lc0ffee000001", npm)], &[])
-            .unwrap();
+        s.save_compile(1, &[("L1a2b3c4d5e6f", go), ("L9f8e7d6c5b4a", pip)], || {
+            Some(vec![])
+        })
+        .unwrap();
+        s.save_compile(2, &[("L1a2b3c4d5e6f", go_later), ("Lc0ffee000001", npm)], || {
+            Some(vec![])
+        })
+        .unwrap();
         assert_eq!(s.ledger_lessons().unwrap(), [go_later, npm]);
         assert_eq!(s.ledger_lesson("L9f8e7d6c5b4a").unwrap(), None);
+        assert_eq!(s.last_now().unwrap(), 2);
+        // Files that could not be written leave the last recorded compile as it was.
+        let recorded = s.save_compile(3, &[("Lc0ffee000001", npm)], || None).unwrap();
+        assert!(!recorded);
+        assert_eq!(s.ledger_lessons().unwrap(), [go_later, npm]);
         assert_eq!(s.last_now().unwrap(), 2);
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -491,7 +510,7 @@ mod tests {
         let path = dir.join("state.db");
         {
             let mut s = Store::open(&path).unwrap();
-            s.save_compile(1_700_000_000_000, &[], &["ledger.json".into()])
+            s.save_compile(1_700_000_000_000, &[], || Some(vec!["ledger.json".into()]))
                 .unwrap();
             let d = s
                 .record(Action::Retire, "L0123456789ab", Some("obsolete"))
