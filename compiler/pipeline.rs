@@ -416,19 +416,13 @@ fn check_fates(comp: &Compilation) -> Option<Diagnostic> {
         named.insert((d.code, d.subject.as_str()));
         named.extend(d.experience_ids().into_iter().map(|id| (d.code, id)));
     }
-    let mut broken = Vec::new();
-    for (c, f) in comp.candidates.iter().zip(&comp.fates) {
-        if f.fate == Fate::Rule {
-            continue;
-        }
-        let explained = f
-            .codes
-            .iter()
-            .any(|code| named.contains(&(*code, c.record_id.as_str())));
-        if !explained {
-            broken.push(c.record_id.clone());
-        }
-    }
+    let mut broken: Vec<String> = (comp.candidates.par_iter().zip(&comp.fates))
+        .filter(|(c, f)| {
+            let explained = |code: &&str| named.contains(&(*code, c.record_id.as_str()));
+            f.fate != Fate::Rule && !f.codes.iter().any(explained)
+        })
+        .map(|(c, _)| c.record_id.clone())
+        .collect();
     let consistent = comp.fates.len() == comp.candidates.len();
     if broken.is_empty() && consistent {
         return None;

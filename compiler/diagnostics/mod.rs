@@ -7,8 +7,6 @@
 pub mod pages;
 pub mod registry;
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 use serde_json::Value;
 
@@ -188,39 +186,44 @@ const NOTES_KEPT_APART: usize = 5;
 /// Sorts diagnostics into a stable order and folds notes per (code, domain) into one
 /// diagnostic with a count, so that volume follows problems, not input size. Codes marked
 /// `fold_notes` always fold; other notes fold past `NOTES_KEPT_APART`.
-pub fn finalize(mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
-    let mut folded: BTreeMap<(&'static str, Option<String>), Vec<Diagnostic>> = BTreeMap::new();
-    let mut kept = Vec::with_capacity(diags.len());
-    for d in diags.drain(..) {
-        if d.severity == Severity::Note {
-            folded.entry((d.code, d.domain.clone())).or_default().push(d);
-        } else {
-            kept.push(d);
-        }
-    }
-    for ((code, domain), mut group) in folded {
-        if !notes_fold(code, group.len()) {
-            kept.extend(group);
-            continue;
-        }
-        group.sort_by(order);
-        let count = group.len();
-        let mut ids: Vec<String> = group
-            .iter()
-            .flat_map(|d| {
-                let mut v: Vec<String> = d.experience_ids().into_iter().map(String::from).collect();
-                if v.is_empty() && !d.subject.is_empty() {
-                    v.push(d.subject.clone());
-                }
-                v
-            })
-            .collect();
-        ids.sort();
-        ids.dedup();
-        kept.push(folded_note(group.swap_remove(0), domain, count, ids));
-    }
-    // Stable, like `sort_by`: the same order at any thread count.
-    rayon::slice::ParallelSliceMut::par_sort_by(&mut kept[..], order);
+pub fn finalize(diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    use rayon::prelude::*;
+    // A million-record compile makes hundreds of thousands of notes; every step here runs
+    // on all cores, and each is stable, so the result is the same at any thread count.
+    let (mut notes, mut kept): (Vec<Diagnostic>, Vec<Diagnostic>) =
+        diags.into_par_iter().partition(|d| d.severity == Severity::Note);
+    // Each (code, domain) group together, in output order within it.
+    notes.par_sort_by(|a, b| {
+        (a.code, &a.domain)
+            .cmp(&(b.code, &b.domain))
+            .then_with(|| order(a, b))
+    });
+    let groups: Vec<Vec<Diagnostic>> = notes
+        .par_chunk_by(|a, b| a.code == b.code && a.domain == b.domain)
+        .map(|group| {
+            let first = &group[0];
+            if !notes_fold(first.code, group.len()) {
+                return group.to_vec();
+            }
+            let mut ids: Vec<String> = group
+                .iter()
+                .flat_map(|d| {
+                    let ids = d.experience_ids();
+                    if ids.is_empty() && !d.subject.is_empty() {
+                        vec![d.subject.clone()]
+                    } else {
+                        ids.into_iter().map(String::from).collect()
+                    }
+                })
+                .collect();
+            ids.sort_unstable();
+            ids.dedup();
+            vec![folded_note(first.clone(), first.domain.clone(), group.len(), ids)]
+        })
+        .collect();
+    notes.into_par_iter().for_each(drop);
+    kept.extend(groups.into_iter().flatten());
+    kept.par_sort_by(order);
     kept.dedup();
     kept
 }
