@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use rayon::prelude::*;
 use serde_json::{Map, Value};
 
-use crate::diagnostics::{Diagnostic, Sink, codes};
+use crate::diagnostics::{Diagnostic, Notes, Sink, codes};
 use crate::model::{
     Candidate, Corpus, Experience, Kind, LessonClaim, OpStatus, Operation, Origin, Refusal, Source,
 };
@@ -40,32 +40,56 @@ pub struct Mechanical {
 /// claims; within a record: do, mechanical, watch, avoid; then by domain).
 pub fn extract(corpus: &Corpus, verdicts: &[Verdict], rules: &Rules, sink: &mut Sink) -> Vec<Candidate> {
     let shapes = Shapes::new(corpus, rules);
-    let from_experiences: Vec<(Vec<Candidate>, Sink)> = corpus
+    // In chunks of records: a vector per record would be a million small ones to gather, and
+    // the notes (a record that yields nothing) fold as they are made.
+    const CHUNK: usize = 4096;
+    let from_experiences = corpus
         .experiences
-        .par_iter()
+        .par_chunks(CHUNK)
         .enumerate()
-        .map(|(i, e)| {
-            let passed = verdicts.get(i).is_some_and(|v| v.passed);
-            from_experience(i as u32, e, passed, rules, &shapes)
-        })
-        .collect();
-    let from_claims: Vec<(Vec<Candidate>, Sink)> = corpus
-        .claims
-        .par_iter()
-        .enumerate()
-        .map(|(i, c)| from_claim(i as u32, c, rules, &shapes))
-        .collect();
-    let total = from_experiences
-        .iter()
-        .chain(&from_claims)
-        .map(|(c, _)| c.len())
-        .sum();
-    let mut out = Vec::with_capacity(total);
-    for (cands, diags) in from_experiences.into_iter().chain(from_claims) {
-        out.extend(cands);
-        sink.extend(diags);
+        .map(|(k, chunk)| {
+            let mut part = Part::default();
+            for (j, e) in chunk.iter().enumerate() {
+                let i = k * CHUNK + j;
+                let passed = verdicts.get(i).is_some_and(|v| v.passed);
+                part.add(from_experience(i as u32, e, passed, rules, &shapes));
+            }
+            part
+        });
+    let from_claims = corpus.claims.par_chunks(CHUNK).enumerate().map(|(k, chunk)| {
+        let mut part = Part::default();
+        for (j, c) in chunk.iter().enumerate() {
+            part.add(from_claim((k * CHUNK + j) as u32, c, rules, &shapes));
+        }
+        part
+    });
+    let parts: Vec<Part> = from_experiences.chain(from_claims).collect();
+    let mut out = Vec::with_capacity(parts.iter().map(|p| p.candidates.len()).sum());
+    let mut notes = Notes::default();
+    for part in parts {
+        out.extend(part.candidates);
+        sink.extend(part.sink);
+        notes = notes.merge(part.notes);
     }
+    sink.extend(notes.into_sink());
     out
+}
+
+/// The candidates and diagnostics of a run of records.
+#[derive(Default)]
+struct Part {
+    candidates: Vec<Candidate>,
+    sink: Sink,
+    notes: Notes,
+}
+
+impl Part {
+    fn add(&mut self, (candidates, diags): (Vec<Candidate>, Sink)) {
+        self.candidates.extend(candidates);
+        for d in diags {
+            self.notes.add(d, &mut self.sink);
+        }
+    }
 }
 
 /// One text an experience or claim offers, before it is spread over domains.

@@ -273,60 +273,59 @@ fn members_by_lesson(comp: &Compilation) -> Vec<Vec<usize>> {
 
 /// One diagnostic per lesson that is not a rule, naming every experience behind it.
 fn lesson_diagnostics(comp: &Compilation, members: &[Vec<usize>]) -> Vec<Diagnostic> {
-    (comp.lessons.par_iter().zip(members))
-        .filter_map(|(l, members)| {
-            if l.status == Status::Active && l.rule {
-                return None;
-            }
-            let mut ids: Vec<&str> = members
-                .iter()
-                .map(|&i| comp.candidates[i].record_id.as_str())
-                .collect();
-            ids.extend(l.evidence.iter().map(String::as_str));
-            ids.sort();
-            ids.dedup();
-            let base = |code, msg: String| {
-                Diagnostic::new(code, msg)
-                    .subject(&l.id)
-                    .domain(&l.domain)
-                    .with("lesson", l.id.clone())
-                    .with("text", l.text.clone())
-                    .experiences(&ids)
-            };
-            let d = match l.status {
-                Status::Active if !l.rule => base(
-                    codes::BELOW_REINFORCEMENT,
-                    format!(
-                        "lesson has {} supporting experience(s); a rule needs {}",
-                        l.reinforcement, comp.min_reinforcement
-                    ),
-                )
-                .with("support", l.reinforcement)
-                .with("min_reinforcement", comp.min_reinforcement),
-                Status::Claimed => base(
-                    codes::NO_EVIDENCE,
-                    "claimed lesson names no evidence and stays claimed".into(),
-                )
-                .with("confidence", score::confidence_value(l.confidence)),
-                Status::Superseded => base(
-                    codes::SUPERSEDED,
-                    format!("lesson superseded: {}", l.reason.as_deref().unwrap_or("replaced")),
-                )
-                .with("superseded_by", l.superseded_by.clone())
-                .with("confidence", confidence_text(l.confidence)),
-                Status::Retired => base(
-                    codes::RETIRED_EVIDENCE,
-                    format!(
-                        "{} experience(s) sit behind a lesson the user retired and are not re-learned: {}",
-                        ids.len(),
-                        short_list(&ids, 3)
-                    ),
+    // Most of these are notes (a superseded or unreinforced lesson): folded as they are made.
+    diagnostics::folding((comp.lessons.par_iter().zip(members)).filter_map(|(l, members)| {
+        if l.status == Status::Active && l.rule {
+            return None;
+        }
+        let mut ids: Vec<&str> = members
+            .iter()
+            .map(|&i| comp.candidates[i].record_id.as_str())
+            .collect();
+        ids.extend(l.evidence.iter().map(String::as_str));
+        ids.sort();
+        ids.dedup();
+        let base = |code, msg: String| {
+            Diagnostic::new(code, msg)
+                .subject(&l.id)
+                .domain(&l.domain)
+                .with("lesson", l.id.clone())
+                .with("text", l.text.clone())
+                .experiences(&ids)
+        };
+        let d = match l.status {
+            Status::Active if !l.rule => base(
+                codes::BELOW_REINFORCEMENT,
+                format!(
+                    "lesson has {} supporting experience(s); a rule needs {}",
+                    l.reinforcement, comp.min_reinforcement
                 ),
-                Status::Active => return None,
-            };
-            Some(d)
-        })
-        .collect()
+            )
+            .with("support", l.reinforcement)
+            .with("min_reinforcement", comp.min_reinforcement),
+            Status::Claimed => base(
+                codes::NO_EVIDENCE,
+                "claimed lesson names no evidence and stays claimed".into(),
+            )
+            .with("confidence", score::confidence_value(l.confidence)),
+            Status::Superseded => base(
+                codes::SUPERSEDED,
+                format!("lesson superseded: {}", l.reason.as_deref().unwrap_or("replaced")),
+            )
+            .with("superseded_by", l.superseded_by.clone())
+            .with("confidence", confidence_text(l.confidence)),
+            Status::Retired => base(
+                codes::RETIRED_EVIDENCE,
+                format!(
+                    "{} experience(s) sit behind a lesson the user retired and are not re-learned: {}",
+                    ids.len(),
+                    short_list(&ids, 3)
+                ),
+            ),
+            Status::Active => return None,
+        };
+        Some(d)
+    }))
 }
 
 /// Back-filled history (DESIGN §6 identity): the record directory only grows, so a member that

@@ -7,6 +7,8 @@
 pub mod pages;
 pub mod registry;
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -188,44 +190,110 @@ const NOTES_KEPT_APART: usize = 5;
 /// `fold_notes` always fold; other notes fold past `NOTES_KEPT_APART`.
 pub fn finalize(diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
     use rayon::prelude::*;
-    // A million-record compile makes hundreds of thousands of notes; every step here runs
-    // on all cores, and each is stable, so the result is the same at any thread count.
-    let (mut notes, mut kept): (Vec<Diagnostic>, Vec<Diagnostic>) =
-        diags.into_par_iter().partition(|d| d.severity == Severity::Note);
-    // Each (code, domain) group together, in output order within it.
-    notes.par_sort_by(|a, b| {
-        (a.code, &a.domain)
-            .cmp(&(b.code, &b.domain))
-            .then_with(|| order(a, b))
-    });
-    let groups: Vec<Vec<Diagnostic>> = notes
-        .par_chunk_by(|a, b| a.code == b.code && a.domain == b.domain)
-        .map(|group| {
-            let first = &group[0];
-            if !notes_fold(first.code, group.len()) {
-                return group.to_vec();
-            }
-            let mut ids: Vec<String> = group
-                .iter()
-                .flat_map(|d| {
-                    let ids = d.experience_ids();
-                    if ids.is_empty() && !d.subject.is_empty() {
-                        vec![d.subject.clone()]
-                    } else {
-                        ids.into_iter().map(String::from).collect()
-                    }
-                })
-                .collect();
-            ids.sort_unstable();
-            ids.dedup();
-            vec![folded_note(first.clone(), first.domain.clone(), group.len(), ids)]
-        })
-        .collect();
-    notes.into_par_iter().for_each(drop);
-    kept.extend(groups.into_iter().flatten());
+    // Every step runs on all cores and is stable, so the result is the same at any thread count.
+    let mut kept = folding(diags.into_par_iter());
     kept.par_sort_by(order);
     kept.dedup();
     kept
+}
+
+/// Collects diagnostics made in parallel, folding the notes as they arrive (`Notes`): the
+/// others in order, then what the notes fold into. A stage that makes a note per record
+/// collects with this, so hundreds of thousands of notes are never held at once.
+pub fn folding(diags: impl rayon::iter::ParallelIterator<Item = Diagnostic>) -> Sink {
+    use rayon::prelude::*;
+    let (mut sink, notes) = diags
+        .fold(
+            || (Sink::new(), Notes::default()),
+            |(mut sink, mut notes), d| {
+                notes.add(d, &mut sink);
+                (sink, notes)
+            },
+        )
+        .reduce(
+            || (Sink::new(), Notes::default()),
+            |(mut sink, notes), (more, other)| {
+                sink.extend(more);
+                (sink, notes.merge(other))
+            },
+        );
+    sink.extend(notes.into_sink());
+    sink
+}
+
+/// Notes folded as they are made, exactly as `finalize` folds them: per (code, domain) the
+/// count, every experience id, and only the first few notes in output order (all that a
+/// group too small to fold shows).
+#[derive(Debug, Default)]
+pub struct Notes(BTreeMap<(&'static str, Option<String>), NoteGroup>);
+
+#[derive(Debug, Default)]
+struct NoteGroup {
+    count: usize,
+    /// The first notes in output order, at most `NOTES_KEPT_APART` once trimmed.
+    first: Vec<Diagnostic>,
+    ids: Vec<String>,
+}
+
+impl NoteGroup {
+    /// Keeps the first `NOTES_KEPT_APART` in output order; stable, so of notes that sort
+    /// alike the one made first stays.
+    fn trim(&mut self) {
+        self.first.sort_by(order);
+        self.first.truncate(NOTES_KEPT_APART);
+    }
+}
+
+impl Notes {
+    /// Takes `d` if it is a note; anything else goes to `sink`.
+    pub fn add(&mut self, d: Diagnostic, sink: &mut Sink) {
+        if d.severity != Severity::Note {
+            sink.push(d);
+            return;
+        }
+        let group = self.0.entry((d.code, d.domain.clone())).or_default();
+        group.count += 1;
+        let ids = d.experience_ids();
+        if ids.is_empty() && !d.subject.is_empty() {
+            group.ids.push(d.subject.clone());
+        } else {
+            group.ids.extend(ids.into_iter().map(String::from));
+        }
+        group.first.push(d);
+        if group.first.len() >= 2 * NOTES_KEPT_APART {
+            group.trim();
+        }
+    }
+
+    /// These notes and `later` ones (made after them) as if added to one `Notes`.
+    pub fn merge(mut self, later: Notes) -> Notes {
+        for (key, more) in later.0 {
+            let group = self.0.entry(key).or_default();
+            group.count += more.count;
+            group.first.extend(more.first);
+            group.ids.extend(more.ids);
+            group.trim();
+        }
+        self
+    }
+
+    /// The notes as `finalize` leaves them: a folded note per group that folds, the notes
+    /// of the others.
+    pub fn into_sink(self) -> Sink {
+        let mut sink = Sink::new();
+        for ((code, domain), mut group) in self.0 {
+            group.trim();
+            if notes_fold(code, group.count) {
+                group.ids.sort_unstable();
+                group.ids.dedup();
+                let first = group.first.swap_remove(0);
+                sink.push(folded_note(first, domain, group.count, group.ids));
+            } else {
+                sink.extend(group.first);
+            }
+        }
+        sink
+    }
 }
 
 /// Do `count` notes of one (code, domain) fold into one?
@@ -291,5 +359,72 @@ mod tests {
         assert_eq!(d.evidence.len(), 3);
         assert_eq!(d.evidence["missing"], Value::Null);
         assert_eq!(d.experience_ids(), ["exp-a", "exp-b"]);
+    }
+
+    /// Superseded lessons in three domains (one with few enough to list apart), records that
+    /// yield nothing (always folded), and a warning: what a compile's lesson and candidate
+    /// stages report in bulk.
+    fn bulk_notes() -> Vec<Diagnostic> {
+        let mut all = Vec::new();
+        for (domain, n) in [("python", 40), ("docker", 3), ("postgres", 12)] {
+            for i in (0..n).rev() {
+                all.push(
+                    Diagnostic::new(codes::SUPERSEDED, format!("lesson superseded: replaced ({i})"))
+                        .subject(format!("L{domain}{i:04}"))
+                        .domain(domain)
+                        .experiences([format!("{domain}-run-{i}"), format!("{domain}-run-{}", i / 2)]),
+                );
+            }
+        }
+        for i in 0..9 {
+            let loc = SourceLoc {
+                file: "memory/2026-11.jsonl".into(),
+                line: 100 - i,
+            };
+            all.push(
+                Diagnostic::new(codes::NO_CANDIDATES, "experience yields no candidate lesson")
+                    .subject(format!("exp-{i}"))
+                    .at(&loc)
+                    .experiences([format!("exp-{i}")]),
+            );
+        }
+        all.push(Diagnostic::new(codes::OUTCOME_GATE, "cluster held back").subject("C0123456789ab"));
+        all
+    }
+
+    #[test]
+    fn notes_folded_where_they_are_made_finalize_like_notes_folded_at_the_end() {
+        let all = bulk_notes();
+        let at_the_end = finalize(all.clone());
+        // Fewer than six superseded docker lessons stay apart; the rest fold with a count.
+        assert_eq!(
+            at_the_end.iter().filter(|d| d.code == codes::SUPERSEDED).count(),
+            2 + 3
+        );
+        let python = at_the_end
+            .iter()
+            .find(|d| d.domain.as_deref() == Some("python"))
+            .unwrap();
+        assert_eq!(python.evidence["count"], 40);
+        assert_eq!(python.subject, "python");
+        assert_eq!(python.message, "lesson superseded: replaced (0) (40 times)");
+        assert_eq!(python.experience_ids().len(), 40);
+        // In chunks, merged in order, as a parallel stage collects them.
+        let mut notes = Notes::default();
+        let mut sink = Sink::new();
+        for chunk in all.chunks(7) {
+            let mut part = Notes::default();
+            for d in chunk {
+                part.add(d.clone(), &mut sink);
+            }
+            notes = notes.merge(part);
+        }
+        assert_eq!(sink.len(), 1, "only the warning is not a note");
+        sink.extend(notes.into_sink());
+        assert_eq!(finalize(sink), at_the_end);
+        assert_eq!(
+            finalize(folding(rayon::iter::IntoParallelIterator::into_par_iter(all))),
+            at_the_end
+        );
     }
 }
