@@ -478,7 +478,7 @@ fn diagnostic_view(d: &Diagnostic) -> DiagnosticView<'_> {
         domain: d.domain.as_deref(),
         evidence: &d.evidence,
         file: d.location.as_ref().map(|l| l.file.as_str()),
-        help: &d.help,
+        help: d.help,
         line: d.location.as_ref().map(|l| l.line),
         message: &d.message,
         name: d.name(),

@@ -47,8 +47,8 @@ pub struct Diagnostic {
     pub domain: Option<String>,
     /// name=value pairs; `experiences` lists every experience id concerned.
     pub evidence: Evidence,
-    /// How to fix it.
-    pub help: String,
+    /// How to fix it (the code's help line).
+    pub help: &'static str,
 }
 
 /// Every stage pushes into one of these; parallel stages fill their own and append in a
@@ -67,7 +67,7 @@ impl Diagnostic {
             location: None,
             domain: None,
             evidence: Evidence::default(),
-            help: info.help.to_string(),
+            help: info.help,
         }
     }
 
@@ -86,8 +86,8 @@ impl Diagnostic {
         self
     }
 
-    pub fn with(mut self, name: &str, value: impl Into<Value>) -> Self {
-        self.evidence.insert(name.to_string(), value.into());
+    pub fn with(mut self, name: &'static str, value: impl Into<Value>) -> Self {
+        self.evidence.insert(name, value.into());
         self
     }
 
@@ -97,11 +97,6 @@ impl Diagnostic {
         ids.sort();
         ids.dedup();
         self.evidence.insert("experiences", Value::from(ids));
-        self
-    }
-
-    pub fn help(mut self, help: impl Into<String>) -> Self {
-        self.help = help.into();
         self
     }
 
@@ -128,13 +123,13 @@ impl Diagnostic {
 /// sorted vector: a tree map per diagnostic cost more than the rest of it at the few hundred
 /// thousand a million-experience compile reports.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Evidence(Vec<(String, Value)>);
+/// Names are the builders' literals, so they cost no allocation.
+pub struct Evidence(Vec<(&'static str, Value)>);
 
 impl Evidence {
     /// Sets `name`, returning the value it replaced.
-    pub fn insert(&mut self, name: impl Into<String>, value: Value) -> Option<Value> {
-        let name = name.into();
-        match self.0.binary_search_by(|(k, _)| k.as_str().cmp(&name)) {
+    pub fn insert(&mut self, name: &'static str, value: Value) -> Option<Value> {
+        match self.0.binary_search_by(|(k, _)| k.cmp(&name)) {
             Ok(i) => Some(std::mem::replace(&mut self.0[i].1, value)),
             Err(i) => {
                 self.0.insert(i, (name, value));
@@ -144,13 +139,13 @@ impl Evidence {
     }
 
     pub fn get(&self, name: &str) -> Option<&Value> {
-        let i = self.0.binary_search_by(|(k, _)| k.as_str().cmp(name)).ok()?;
+        let i = self.0.binary_search_by(|(k, _)| k.cmp(&name)).ok()?;
         Some(&self.0[i].1)
     }
 
     /// The pairs in name order.
-    pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
-        self.0.iter().map(|(k, v)| (k, v))
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &Value)> {
+        self.0.iter().map(|(k, v)| (*k, v))
     }
 
     pub fn len(&self) -> usize {
@@ -190,8 +185,11 @@ const NOTES_KEPT_APART: usize = 5;
 /// `fold_notes` always fold; other notes fold past `NOTES_KEPT_APART`.
 pub fn finalize(diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
     use rayon::prelude::*;
-    // Every step runs on all cores and is stable, so the result is the same at any thread count.
-    let mut kept = folding(diags.into_par_iter());
+    // Notes come out in place (most stages folded theirs already, so there are few); the rest
+    // stays where it is. Every step is stable: the same result at any thread count.
+    let mut kept = diags;
+    let notes: Vec<Diagnostic> = kept.extract_if(.., |d| d.severity == Severity::Note).collect();
+    kept.extend(folding(notes.into_par_iter()));
     kept.par_sort_by(order);
     kept.dedup();
     kept
