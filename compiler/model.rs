@@ -190,6 +190,18 @@ pub struct Experience {
 }
 
 impl Experience {
+    /// Frees the narrative texts (task, lesson, breakthrough, gotchas, dead ends, content)
+    /// once they have become candidates: no later stage reads them, and at a million records
+    /// they are a good part of the corpus's memory.
+    pub fn drop_narrative(&mut self) {
+        self.task = None;
+        self.lesson = None;
+        self.breakthrough = None;
+        self.gotchas = Vec::new();
+        self.dead_ends = Vec::new();
+        self.content = None;
+    }
+
     /// The self-reported outcome; `load` refuses records without one, so this never fails
     /// on loaded data.
     pub fn outcome(&self) -> Outcome {

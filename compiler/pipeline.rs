@@ -76,6 +76,8 @@ pub struct FateOf {
 /// Everything a compile computed; emit writes part of it, `why`/`trace` read the rest.
 #[derive(Clone, Debug, Default)]
 pub struct Compilation {
+    /// The input, normalised; past the candidates stage its experiences no longer hold their
+    /// narrative texts (`Experience::drop_narrative`): the candidates do.
     pub corpus: Corpus,
     pub verdicts: Vec<Verdict>,
     pub candidates: Vec<Candidate>,
@@ -144,6 +146,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
     if stop > Stage::Outcome {
         comp.candidates = candidates::extract(&corpus, &comp.verdicts, rules, &mut sink);
         gate::check_claims(&corpus, &comp.verdicts, &mut comp.candidates, &mut sink);
+        corpus.experiences.par_iter_mut().for_each(|e| e.drop_narrative());
         clock.lap("candidates");
         comp.stopped_after = Some(Stage::Candidates);
     }
