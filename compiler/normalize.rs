@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use crate::diagnostics::{Diagnostic, Sink, codes};
 use crate::digest;
-use crate::model::{Args, Corpus, DeadEnd, Experience, LessonClaim, SourceLoc};
+use crate::model::{Args, Corpus, Experience, LessonClaim, SourceLoc};
 use crate::policy::Rules;
 
 /// Longest normalised text, in characters (the cut one included).
@@ -255,6 +255,14 @@ pub fn display_escape(raw: &str) -> String {
 ///
 /// Control characters count as whitespace, so nothing that could drive a terminal survives.
 pub fn text(raw: &str) -> String {
+    if is_clean_line(raw) {
+        return raw.to_string();
+    }
+    collapse(raw)
+}
+
+/// `text` character by character.
+fn collapse(raw: &str) -> String {
     let mut out = String::with_capacity(raw.len().min(4 * MAX_TEXT_CHARS));
     let mut chars = 0usize;
     let mut pending_space = false;
@@ -281,6 +289,17 @@ pub fn text(raw: &str) -> String {
     cut.truncate(cut.trim_end().len());
     cut.push('…');
     cut
+}
+
+/// Already what `text` makes of it: printable ASCII, single spaces, none at either end, and
+/// short enough. Most recorded texts are, and skip the character-by-character copy.
+fn is_clean_line(raw: &str) -> bool {
+    let b = raw.as_bytes();
+    b.len() <= MAX_TEXT_CHARS
+        && b.first() != Some(&b' ')
+        && b.last() != Some(&b' ')
+        && b.iter().all(|c| (0x20..0x7f).contains(c))
+        && !raw.contains("  ")
 }
 
 /// Normalises every record in place: valid domains stay in `domains`, refused ones move to
@@ -329,17 +348,22 @@ fn scrub(s: &mut String, secrets: &SecretScanner) -> bool {
     }
 }
 
-/// Redact, then `text()`; `None` when nothing is left.
-fn clean_text(raw: &str, secrets: &SecretScanner) -> Option<String> {
-    let t = match secrets.redact(raw) {
-        Some((clean, _)) => text(&clean),
-        None => text(raw),
-    };
-    (!t.is_empty()).then_some(t)
+/// Redacts, then `text()`, in place: a text that is clean already is neither copied nor
+/// moved. False when nothing is left of it.
+fn clean_in_place(s: &mut String, secrets: &SecretScanner) -> bool {
+    if let Some((clean, _)) = secrets.redact(s) {
+        *s = clean;
+    }
+    if !is_clean_line(s) {
+        *s = text(s);
+    }
+    !s.is_empty()
 }
 
 fn clean_opt(field: &mut Option<String>, secrets: &SecretScanner) {
-    *field = field.as_deref().and_then(|s| clean_text(s, secrets));
+    if !field.as_mut().is_some_and(|s| clean_in_place(s, secrets)) {
+        *field = None;
+    }
 }
 
 /// Redacts every string inside `v`; true when something was redacted.
@@ -428,18 +452,12 @@ fn normalize_experience(e: &mut Experience, rules: &Rules) -> Sink {
     clean_opt(&mut e.lesson, secrets);
     clean_opt(&mut e.breakthrough, secrets);
     clean_opt(&mut e.content, secrets);
-    e.gotchas = e.gotchas.iter().filter_map(|g| clean_text(g, secrets)).collect();
-    e.dead_ends = e
-        .dead_ends
-        .iter()
-        .filter_map(|d| {
-            Some(DeadEnd {
-                name: clean_text(&d.name, secrets)?,
-                kind: d.kind.as_deref().and_then(|k| clean_text(k, secrets)),
-                reason: d.reason.as_deref().and_then(|r| clean_text(r, secrets)),
-            })
-        })
-        .collect();
+    e.gotchas.retain_mut(|g| clean_in_place(g, secrets));
+    e.dead_ends.retain_mut(|d| {
+        clean_opt(&mut d.kind, secrets);
+        clean_opt(&mut d.reason, secrets);
+        clean_in_place(&mut d.name, secrets)
+    });
     for op in &mut e.operations {
         // Written back only when a secret was redacted: almost no call carries one.
         let mut args = op.args.value();
@@ -475,7 +493,7 @@ fn normalize_claim(c: &mut LessonClaim, rules: &Rules) -> Sink {
     c.domains = valid;
     c.refused_domains.extend(refused);
     c.project = project_digest(&c.project);
-    c.text = clean_text(&c.text, secrets).unwrap_or_default();
+    clean_in_place(&mut c.text, secrets);
     c.operation_key = c.operation_key.as_deref().and_then(|k| {
         let k = match secrets.redact(k) {
             Some((clean, _)) => clean,
@@ -495,8 +513,34 @@ fn normalize_claim(c: &mut LessonClaim, rules: &Rules) -> Sink {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Check, Kind, OpStatus, Operation, Outcome};
+    use crate::model::{Check, DeadEnd, Kind, OpStatus, Operation, Outcome};
     use serde_json::json;
+
+    #[test]
+    fn clean_lines_skip_the_copy_and_come_out_as_the_slow_path_makes_them() {
+        let long = "Pin the terraform provider version in required_providers. ".repeat(5);
+        let samples = [
+            "Run go vet before go test; it catches printf mistakes the tests miss.",
+            "  leading and trailing spaces  ",
+            "two  spaces inside",
+            "tab\there and a newline\nthere",
+            "non-breaking\u{a0}space and an em dash — kept",
+            "bell\u{7}and escape\u{1b}[31m",
+            "",
+            "   ",
+            long.trim_end(),
+            &long[..240],
+            &long[..241],
+        ];
+        for s in samples {
+            assert_eq!(text(s), collapse(s), "{s:?}");
+        }
+        assert!(is_clean_line(samples[0]));
+        assert!(!is_clean_line(samples[3]));
+        assert!(!is_clean_line(samples[4]), "non-ASCII takes the slow path");
+        assert!(text(long.trim_end()).ends_with('…'));
+        assert_eq!(text(&long[..240]), &long[..240].trim_end()[..]);
+    }
 
     fn rules() -> Rules {
         Rules::builtin()
