@@ -2,7 +2,9 @@
 //! (DESIGN §5.4). Every failing reason is recorded, not only the first, so `why` can count
 //! reasons honestly.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::cluster::fx::FxMap as HashMap;
 
 use rayon::prelude::*;
 
@@ -42,6 +44,9 @@ pub struct GateResult {
 /// (an experience that does not back the claim). Runs before clustering so a refused claim
 /// never joins a cluster.
 pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Candidate], sink: &mut Sink) {
+    if corpus.claims.is_empty() {
+        return;
+    }
     let index: HashMap<&str, usize> = corpus
         .experiences
         .iter()

@@ -27,7 +27,10 @@
 //! unit that folds every experience with lessons in play.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+
+// Deterministic and fast; none of these maps is iterated into the output.
+use crate::cluster::fx::FxMap as HashMap;
 
 use rayon::prelude::*;
 
@@ -253,7 +256,8 @@ fn prepare<'a>(inp: &Inputs<'a>) -> Shared<'a> {
     let (active_days, (exp_index, unique_ids)) = rayon::join(
         || ActiveDays::new(inp.corpus),
         || {
-            let mut index = HashMap::with_capacity(inp.corpus.experiences.len());
+            let mut index =
+                HashMap::with_capacity_and_hasher(inp.corpus.experiences.len(), Default::default());
             let mut unique = true;
             for (i, e) in inp.corpus.experiences.iter().enumerate() {
                 // Of two experiences with one id, the last is found, as it always was.
@@ -267,7 +271,7 @@ fn prepare<'a>(inp: &Inputs<'a>) -> Shared<'a> {
         .filter(|&i| !exps[i as usize].in_play.is_empty())
         .collect();
     in_play.par_sort_by(|&a, &b| exps[a as usize].id.cmp(&exps[b as usize].id));
-    let mut named: HashMap<&str, Vec<u32>> = HashMap::new();
+    let mut named: HashMap<&str, Vec<u32>> = HashMap::default();
     for (rank, &i) in in_play.iter().enumerate() {
         for id in &exps[i as usize].in_play {
             let ranks = named.entry(id).or_default();
@@ -489,12 +493,12 @@ fn fold_unit<'a>(
         inp,
         shared,
         live: Vec::new(),
-        by_id: HashMap::new(),
+        by_id: HashMap::default(),
         current: FxMap::default(),
         lesson_of: Vec::new(),
         sink: Sink::new(),
         contradictions: BTreeMap::new(),
-        mechanical: HashMap::new(),
+        mechanical: HashMap::default(),
         found_in_play: Vec::new(),
         at: (Millis::MIN, 0, 0),
         pending: BinaryHeap::new(),
