@@ -496,23 +496,25 @@ pub fn diagnostics_json(diags: &[Diagnostic]) -> String {
 /// Writes `files` under `out` atomically and removes the files in `previous` (what the last
 /// compile generated) that this compile no longer generates. Returns the paths written.
 pub fn write(out: &Path, files: &[&OutFile], previous: &[String]) -> std::io::Result<Vec<String>> {
+    use rayon::prelude::*;
     std::fs::create_dir_all(out)?;
-    for f in files {
+    // Files are independent; the ledger and diagnostics (most of the bytes) go side by side.
+    files.par_iter().try_for_each(|f| -> std::io::Result<()> {
         let path = out.join(&f.path);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)?;
         }
         // Unchanged files are left alone, so a re-run on unchanged input touches nothing.
         if std::fs::read(&path).is_ok_and(|old| old == f.contents.as_bytes()) {
-            continue;
+            return Ok(());
         }
         let tmp = tmp_path(&path);
         {
             let mut w = std::fs::File::create(&tmp)?;
             w.write_all(f.contents.as_bytes())?;
         }
-        std::fs::rename(&tmp, &path)?;
-    }
+        std::fs::rename(&tmp, &path)
+    })?;
     let now: BTreeSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
     for old in previous {
         if now.contains(old.as_str()) || !is_safe_relative(old) {

@@ -411,16 +411,31 @@ fn refounded(comp: &Compilation, members: &[Vec<usize>]) -> Vec<Diagnostic> {
 /// The fate invariant (DESIGN §1.5): every candidate has exactly one fate, and every fate but
 /// `rule` has a code and a diagnostic of that code naming its record.
 fn check_fates(comp: &Compilation) -> Option<Diagnostic> {
-    // (code, record id) pairs the diagnostics name; a hash set, since this touches every id.
-    let mut named: crate::cluster::fx::FxSet<(&str, &str)> = Default::default();
-    named.reserve(comp.candidates.len());
-    for d in &comp.diagnostics {
-        named.insert((d.code, d.subject.as_str()));
-        named.extend(d.experience_ids().into_iter().map(|id| (d.code, id)));
+    use std::hash::BuildHasher;
+    type Named<'a> = crate::cluster::fx::FxSet<(&'a str, &'a str)>;
+    // (code, record id) pairs the diagnostics name, in hash sets (this touches every id),
+    // split by hash so that each core builds one.
+    let shards = rayon::current_num_threads().max(1);
+    let hasher = <Named as Default>::default().hasher().clone();
+    let shard_of = |pair: &(&str, &str)| hasher.hash_one(pair) as usize % shards;
+    fn pairs(d: &Diagnostic) -> impl Iterator<Item = (&'static str, &str)> {
+        let ids = d.experience_ids();
+        std::iter::once((d.code, d.subject.as_str())).chain(ids.into_iter().map(move |id| (d.code, id)))
     }
+    let named: Vec<Named> = (0..shards)
+        .into_par_iter()
+        .map(|shard| {
+            let mut set = Named::default();
+            for d in &comp.diagnostics {
+                set.extend(pairs(d).filter(|p| shard_of(p) == shard));
+            }
+            set
+        })
+        .collect();
+    let is_named = |pair: (&str, &str)| named[shard_of(&pair)].contains(&pair);
     let mut broken: Vec<String> = (comp.candidates.par_iter().zip(&comp.fates))
         .filter(|(c, f)| {
-            let explained = |code: &&str| named.contains(&(*code, c.record_id.as_str()));
+            let explained = |code: &&str| is_named((code, c.record_id.as_str()));
             f.fate != Fate::Rule && !f.codes.iter().any(explained)
         })
         .map(|(c, _)| c.record_id.clone())

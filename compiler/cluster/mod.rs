@@ -127,7 +127,7 @@ pub fn cluster(candidates: &[Candidate], lexicon: &Lexicon) -> Vec<Cluster> {
             v
         })
         .collect();
-    out.sort_by(|a, b| a.id.cmp(&b.id).then(a.anchor.cmp(&b.anchor)));
+    out.par_sort_by(|a, b| a.id.cmp(&b.id).then(a.anchor.cmp(&b.anchor)));
     out
 }
 
