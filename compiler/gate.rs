@@ -20,6 +20,16 @@ pub struct Admitted {
     pub members: Vec<u32>,
 }
 
+/// Members of one cluster held back for one reason.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Held {
+    pub cluster: u32,
+    pub code: &'static str,
+    pub members: Vec<u32>,
+    /// No member was admissible: the whole cluster is held back.
+    pub whole_cluster: bool,
+}
+
 /// What the gates decided, per candidate.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GateVerdict {
@@ -34,6 +44,9 @@ pub enum GateVerdict {
 #[derive(Clone, Debug, Default)]
 pub struct GateResult {
     pub admitted: Vec<Admitted>,
+    /// Members held back, one group per (cluster, reason), in cluster order: each becomes a
+    /// diagnostic (`held_diagnostics`).
+    pub held: Vec<Held>,
     /// One per candidate, same order as the candidate list.
     pub verdicts: Vec<Option<GateVerdict>>,
     /// The cluster each clustered candidate belongs to (index into the cluster list).
@@ -160,7 +173,7 @@ pub fn hold_reasons(c: &Candidate) -> Vec<&'static str> {
 /// Applies the per-cluster gates. A cluster with no admissible member is held back (one
 /// diagnostic per reason, naming every member's experience); otherwise it is admitted and its
 /// non-admissible members are held back.
-pub fn gate(candidates: &[Candidate], clusters: &[Cluster], sink: &mut Sink) -> GateResult {
+pub fn gate(candidates: &[Candidate], clusters: &[Cluster]) -> GateResult {
     let mut verdicts: Vec<Option<GateVerdict>> = candidates
         .iter()
         .map(|c| {
@@ -175,7 +188,7 @@ pub fn gate(candidates: &[Candidate], clusters: &[Cluster], sink: &mut Sink) -> 
         .par_iter()
         .enumerate()
         .map(|(ci, cl)| {
-            let mut local = Sink::new();
+            let mut held = Vec::new();
             let mut decided = Vec::with_capacity(cl.members.len());
             let admissible: Vec<u32> = cl
                 .members
@@ -198,7 +211,12 @@ pub fn gate(candidates: &[Candidate], clusters: &[Cluster], sink: &mut Sink) -> 
             }
             let whole = admissible.is_empty();
             for (code, members) in by_reason {
-                local.push(held_diagnostic(code, cl, &members, candidates, whole));
+                held.push(Held {
+                    cluster: ci as u32,
+                    code,
+                    members,
+                    whole_cluster: whole,
+                });
             }
             let admitted = (!whole).then_some(Admitted {
                 cluster: ci as u32,
@@ -207,18 +225,19 @@ pub fn gate(candidates: &[Candidate], clusters: &[Cluster], sink: &mut Sink) -> 
             ClusterDecision {
                 admitted,
                 decided,
-                diagnostics: local,
+                held,
             }
         })
         .collect();
 
     let mut admitted = Vec::new();
+    let mut all_held = Vec::new();
     for (
         ci,
         ClusterDecision {
             admitted: a,
             decided,
-            diagnostics: local,
+            held,
         },
     ) in per_cluster.into_iter().enumerate()
     {
@@ -227,10 +246,11 @@ pub fn gate(candidates: &[Candidate], clusters: &[Cluster], sink: &mut Sink) -> 
             verdicts[m as usize] = Some(v);
             cluster_of[m as usize] = Some(ci as u32);
         }
-        sink.extend(local);
+        all_held.extend(held);
     }
     GateResult {
         admitted,
+        held: all_held,
         verdicts,
         cluster_of,
     }
@@ -240,16 +260,21 @@ pub fn gate(candidates: &[Candidate], clusters: &[Cluster], sink: &mut Sink) -> 
 struct ClusterDecision {
     admitted: Option<Admitted>,
     decided: Vec<(u32, GateVerdict)>,
-    diagnostics: Sink,
+    held: Vec<Held>,
 }
 
-fn held_diagnostic(
-    code: &'static str,
-    cl: &Cluster,
-    members: &[u32],
-    candidates: &[Candidate],
-    whole_cluster: bool,
-) -> Diagnostic {
+/// One diagnostic per held-back group (DESIGN §7), in parallel. The pipeline makes them
+/// after scoring: at a million records they are hundreds of thousands, and the lifecycle
+/// fold does not read them.
+pub fn held_diagnostics(gate: &GateResult, candidates: &[Candidate], clusters: &[Cluster]) -> Sink {
+    gate.held
+        .par_iter()
+        .map(|h| held_diagnostic(h, &clusters[h.cluster as usize], candidates))
+        .collect()
+}
+
+fn held_diagnostic(held: &Held, cl: &Cluster, candidates: &[Candidate]) -> Diagnostic {
+    let (code, members, whole_cluster) = (held.code, &held.members, held.whole_cluster);
     let ids: BTreeSet<&str> = members
         .iter()
         .map(|&m| candidates[m as usize].record_id.as_str())

@@ -101,18 +101,25 @@ impl Compilation {
         self.lessons.iter().filter(|l| l.rule)
     }
 
-    /// Moves out everything but the lessons and the diagnostics (what emit reads), so the
-    /// caller can free it early.
-    pub fn take_records(&mut self) -> impl Send + use<> {
-        (
-            std::mem::take(&mut self.corpus),
-            std::mem::take(&mut self.verdicts),
-            std::mem::take(&mut self.candidates),
-            std::mem::take(&mut self.clusters),
-            std::mem::take(&mut self.gate),
-            std::mem::take(&mut self.lesson_of),
-            std::mem::take(&mut self.fates),
-        )
+    /// Frees everything but the lessons and the diagnostics (what emit reads), on every
+    /// core: at a million records that is most of the memory, and emit's large documents
+    /// then reuse it instead of adding to the peak.
+    pub fn free_records(&mut self) {
+        let experiences = std::mem::take(&mut self.corpus.experiences);
+        let candidates = std::mem::take(&mut self.candidates);
+        let clusters = std::mem::take(&mut self.clusters);
+        rayon::join(
+            || experiences.into_par_iter().for_each(drop),
+            || {
+                candidates.into_par_iter().for_each(drop);
+                clusters.into_par_iter().for_each(drop);
+            },
+        );
+        self.corpus = Corpus::default();
+        self.verdicts = Vec::new();
+        self.gate = GateResult::default();
+        self.lesson_of = Vec::new();
+        self.fates = Vec::new();
     }
 }
 
@@ -156,7 +163,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         comp.stopped_after = Some(Stage::Cluster);
     }
     if stop > Stage::Cluster {
-        comp.gate = gate::gate(&comp.candidates, &comp.clusters, &mut sink);
+        comp.gate = gate::gate(&comp.candidates, &comp.clusters);
         clock.lap("gate");
         comp.stopped_after = Some(Stage::Gate);
     }
@@ -182,6 +189,15 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         comp.fates = fates(&comp);
         clock.lap("score");
         comp.stopped_after = Some(Stage::Score);
+    }
+    // The gate's diagnostics, made once the lifecycle fold (which never reads them) is done
+    // and its working memory is free again.
+    if stop > Stage::Cluster {
+        sink.extend(gate::held_diagnostics(
+            &comp.gate,
+            &comp.candidates,
+            &comp.clusters,
+        ));
     }
     comp.corpus = corpus;
     comp.diagnostics = diagnostics::finalize(sink);
@@ -411,28 +427,32 @@ fn refounded(comp: &Compilation, members: &[Vec<usize>]) -> Vec<Diagnostic> {
 /// The fate invariant (DESIGN §1.5): every candidate has exactly one fate, and every fate but
 /// `rule` has a code and a diagnostic of that code naming its record.
 fn check_fates(comp: &Compilation) -> Option<Diagnostic> {
-    use std::hash::BuildHasher;
-    type Named<'a> = crate::cluster::fx::FxSet<(&'a str, &'a str)>;
-    // (code, record id) pairs the diagnostics name, in hash sets (this touches every id),
-    // split by hash so that each core builds one.
-    let shards = rayon::current_num_threads().max(1);
-    let hasher = <Named as Default>::default().hasher().clone();
-    let shard_of = |pair: &(&str, &str)| hasher.hash_one(pair) as usize % shards;
-    fn pairs(d: &Diagnostic) -> impl Iterator<Item = (&'static str, &str)> {
-        let ids = d.experience_ids();
-        std::iter::once((d.code, d.subject.as_str())).chain(ids.into_iter().map(move |id| (d.code, id)))
+    // The (code, record id) pairs the diagnostics name, as 64-bit fingerprints (a few
+    // million at a million records; a false match is a 1-in-10^12 chance, and would only
+    // hide a mismatch from this self-check), in sets split by value so each core builds one.
+    type Named = crate::cluster::fx::FxSet<u64>;
+    fn print(code: &str, id: &str) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::hash::DefaultHasher::new();
+        (code, id).hash(&mut h);
+        h.finish()
     }
+    let shards = rayon::current_num_threads().max(1) as u64;
     let named: Vec<Named> = (0..shards)
         .into_par_iter()
         .map(|shard| {
             let mut set = Named::default();
             for d in &comp.diagnostics {
-                set.extend(pairs(d).filter(|p| shard_of(p) == shard));
+                let ids = std::iter::once(d.subject.as_str()).chain(d.experience_ids());
+                set.extend(ids.map(|id| print(d.code, id)).filter(|p| p % shards == shard));
             }
             set
         })
         .collect();
-    let is_named = |pair: (&str, &str)| named[shard_of(&pair)].contains(&pair);
+    let is_named = |(code, id): (&str, &str)| {
+        let p = print(code, id);
+        named[(p % shards) as usize].contains(&p)
+    };
     let mut broken: Vec<String> = (comp.candidates.par_iter().zip(&comp.fates))
         .filter(|(c, f)| {
             let explained = |code: &&str| is_named((code, c.record_id.as_str()));
