@@ -595,11 +595,11 @@ mod tests {
             if passed { OpStatus::Ok } else { OpStatus::Error },
             (!passed).then_some("ERROR: file or directory not found: tests/test_invoices.py"),
         );
-        op.check = Some(Check {
+        op.check = Some(Box::new(Check {
             label: "pytest".into(),
             target: None,
             passed,
-        });
+        }));
         op
     }
 

@@ -151,7 +151,8 @@ pub struct Operation {
     pub args: Args,
     pub status: OpStatus,
     pub error: Option<String>,
-    pub check: Option<Check>,
+    /// Boxed: most calls carry none, and two million calls would each hold its room.
+    pub check: Option<Box<Check>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

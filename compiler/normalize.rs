@@ -795,11 +795,11 @@ mod tests {
             args: json!({"command": format!("aws s3 ls --key {key}"), "cwd": "/srv"}).into(),
             status: OpStatus::Error,
             error: Some(format!("InvalidAccessKeyId {key}")),
-            check: Some(Check {
+            check: Some(Box::new(Check {
                 label: format!("auth {key}"),
                 target: None,
                 passed: false,
-            }),
+            })),
         }];
         let mut corpus = Corpus {
             experiences: vec![e],

@@ -255,11 +255,11 @@ mod tests {
             json!({"command": format!("{label} -q"), "cwd": "/srv/billing"}),
             if passed { OpStatus::Ok } else { OpStatus::Error },
         );
-        o.check = Some(Check {
+        o.check = Some(Box::new(Check {
             label: label.into(),
             target: target.map(String::from),
             passed,
-        });
+        }));
         o
     }
 

@@ -37,11 +37,11 @@ fn op(tool: &str, args: Value, status: OpStatus, error: Option<&str>) -> Operati
 }
 
 fn checked(mut o: Operation, label: &str) -> Operation {
-    o.check = Some(Check {
+    o.check = Some(Box::new(Check {
         label: label.into(),
         target: None,
         passed: o.status == OpStatus::Ok,
-    });
+    }));
     o
 }
 

@@ -484,7 +484,7 @@ impl<'de> Visitor<'de> for OperationSeed<'_> {
             args,
             status,
             error,
-            check,
+            check: check.map(Box::new),
         })
     }
 }

@@ -634,7 +634,7 @@ impl Reader<'_> {
                 args: Args::from_value(&args),
                 status,
                 error,
-                check,
+                check: check.map(Box::new),
             });
         }
         if !lost.is_empty() {

@@ -480,7 +480,7 @@ impl<'a> Validator<'a> {
                     args,
                     status,
                     error,
-                    check,
+                    check: check.map(Box::new),
                 });
             }
         }
