@@ -8,6 +8,7 @@
 //! are only recorded as flags; the gate stage acts on them per cluster.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use serde_json::{Map, Value};
@@ -42,7 +43,7 @@ pub fn extract(corpus: &Corpus, verdicts: &[Verdict], rules: &Rules, sink: &mut 
     let shapes = Shapes::new(corpus, rules);
     // In chunks of records: a vector per record would be a million small ones to gather, and
     // the notes (a record that yields nothing) fold as they are made.
-    const CHUNK: usize = 4096;
+    const CHUNK: usize = 16384;
     let from_experiences = corpus
         .experiences
         .par_chunks(CHUNK)
@@ -81,11 +82,22 @@ struct Part {
     candidates: Vec<Candidate>,
     sink: Sink,
     notes: Notes,
+    /// Texts recur (a paraphrase family, a gotcha many runs meet): candidates of the run
+    /// that say the same share one copy.
+    texts: crate::cluster::fx::FxSet<Arc<str>>,
 }
 
 impl Part {
     fn add(&mut self, (candidates, diags): (Vec<Candidate>, Sink)) {
-        self.candidates.extend(candidates);
+        for mut c in candidates {
+            match self.texts.get(&*c.text) {
+                Some(t) => c.text = t.clone(),
+                None => {
+                    self.texts.insert(c.text.clone());
+                }
+            }
+            self.candidates.push(c);
+        }
         for d in diags {
             self.notes.add(d, &mut self.sink);
         }
@@ -180,8 +192,10 @@ impl Record<'_> {
                         .or_else(|| d.secret(secrets))
                 })
                 .collect();
+            // One text per draft, shared by its candidates in every domain.
+            let texts: Vec<Arc<str>> = group.iter().map(|d| Arc::from(d.text.as_str())).collect();
             for (domain, domain_refusal) in &self.domains {
-                for (draft, secret) in group.iter().zip(&secrets_of) {
+                for ((draft, secret), text) in group.iter().zip(&secrets_of).zip(&texts) {
                     if draft.only_domain.as_ref().is_some_and(|only| only != domain) {
                         continue;
                     }
@@ -191,7 +205,7 @@ impl Record<'_> {
                         domain: domain.clone(),
                         kind: draft.kind,
                         origin: draft.origin,
-                        text: draft.text.clone(),
+                        text: text.clone(),
                         key: draft.key.clone(),
                         working: draft.working.clone(),
                         recorded_at: self.recorded_at,
@@ -207,7 +221,7 @@ impl Record<'_> {
                         c.refusal = Some(Refusal::Credential {
                             pattern: pattern.clone(),
                         });
-                        c.text = marker(pattern);
+                        c.text = marker(pattern).into();
                         c.key = None;
                         c.working = None;
                         c.reasons.clear();
@@ -657,7 +671,7 @@ mod tests {
         );
         assert_eq!(
             c.text,
-            "run_shell_command pytest: run `pytest -q` (cwd=/srv/app) instead of `pytest -q` (cwd=/srv/app/tests)"
+            "run_shell_command pytest: run `pytest -q` (cwd=/srv/app) instead of `pytest -q` (cwd=/srv/app/tests)".into()
         );
         assert!(!c.outcome_failed && !c.narrative && c.refusal.is_none());
         assert_eq!(c.record_id, "exp-cwd-1");
@@ -783,7 +797,7 @@ mod tests {
         assert_eq!(mech[1].domain, "csv");
         assert_eq!(
             mech[0].text,
-            "read_file data/legacy.csv: call with encoding=latin-1 instead of without encoding"
+            "read_file data/legacy.csv: call with encoding=latin-1 instead of without encoding".into()
         );
         assert_eq!(mech[0].key.as_deref(), Some("read_file data/legacy.csv"));
     }
@@ -849,7 +863,7 @@ mod tests {
         assert!(sink.is_empty());
         let summary: Vec<(Kind, Origin, &str, &str)> = cands
             .iter()
-            .map(|c| (c.kind, c.origin, c.domain.as_str(), c.text.as_str()))
+            .map(|c| (c.kind, c.origin, c.domain.as_str(), &*c.text))
             .collect();
         let lesson = "Run migrations with --plan before applying them in CI";
         assert_eq!(
@@ -1010,7 +1024,7 @@ mod tests {
                     pattern: "github-token".into()
                 })
             );
-            assert_eq!(c.text, "[redacted: github-token]");
+            assert_eq!(&*c.text, "[redacted: github-token]");
         }
         assert!(cands[2].refusal.is_none());
         assert_eq!(sink.len(), 2, "one N002 per refused candidate");

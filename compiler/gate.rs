@@ -309,7 +309,7 @@ fn held_diagnostic(held: &Held, cl: &Cluster, candidates: &[Candidate]) -> Diagn
         .subject(&cl.id)
         .domain(&cl.domain)
         .with("cluster", cl.id.clone())
-        .with("text", anchor.text.clone())
+        .with("text", &*anchor.text)
         .with("candidates", n)
         .experiences(ids)
 }

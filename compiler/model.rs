@@ -305,7 +305,7 @@ pub struct Candidate {
     pub kind: Kind,
     pub origin: Origin,
     /// Normalised text (DESIGN §4); for a refused credential candidate a redacted stand-in.
-    pub text: String,
+    pub text: std::sync::Arc<str>,
     /// Operation key, only for mechanical candidates, keyed claims and keyed error evidence.
     pub key: Option<String>,
     /// Mechanical candidates: the working args, canonically serialised; they cluster exactly

@@ -396,7 +396,7 @@ fn refounded(comp: &Compilation, members: &[Vec<usize>]) -> Vec<Diagnostic> {
             let wording = founders
                 .iter()
                 .min_by_key(|c| (c.narrative_score, c.record_id.as_str()))
-                .map(|c| c.text.as_str())
+                .map(|c| &*c.text)
                 .unwrap_or("");
             let key = l.operation_key.clone().unwrap_or_default();
             let old_id = format!(

@@ -110,7 +110,7 @@ fn founding<'a>(inp: &Inputs<'a>, cluster: &Cluster, members: &[u32]) -> (&'a st
         .iter()
         .map(|&m| &cand[m as usize])
         .min_by_key(|c| (c.narrative_score, c.record_id.as_str()))
-        .map_or("", |c| c.text.as_str());
+        .map_or("", |c| &*c.text);
     let key = cluster.key.as_deref().unwrap_or("");
     let id = format!(
         "L{}",

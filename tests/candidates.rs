@@ -234,7 +234,7 @@ fn billing_experience_yields_lesson_mechanical_and_watch() {
     let mech = of(&cands, "exp-billing-0412")[2];
     assert_eq!(
         mech.text,
-        "run_shell_command pytest: run `pytest -q` (cwd=/srv/billing) instead of `pytest -q` (cwd=/srv/billing/tests)"
+        "run_shell_command pytest: run `pytest -q` (cwd=/srv/billing) instead of `pytest -q` (cwd=/srv/billing/tests)".into()
     );
     assert_eq!(mech.key.as_deref(), Some("run_shell_command pytest"));
     assert_eq!(
@@ -314,7 +314,7 @@ fn secrets_never_leave_normalize() {
             pattern: "bearer-token".into()
         })
     );
-    assert_eq!(curl[0].text, "[redacted: bearer-token]");
+    assert_eq!(&*curl[0].text, "[redacted: bearer-token]");
     assert_eq!((curl[0].key.as_ref(), curl[0].working.as_ref()), (None, None));
 
     // The secret id is replaced everywhere, and diagnostics say `<redacted>` with a location.

@@ -152,7 +152,7 @@ impl Texts {
                 if c.refusal.is_some() || c.working.is_some() {
                     return u32::MAX;
                 }
-                *slot_of.entry(c.text.as_str()).or_insert_with(|| {
+                *slot_of.entry(&*c.text).or_insert_with(|| {
                     texts.push(&c.text);
                     texts.len() as u32 - 1
                 })

@@ -277,7 +277,7 @@ fn scale_200k() {
         let t = std::time::Instant::now();
         let cs = cluster(&v, &l);
         let dt = t.elapsed();
-        let texts: std::collections::HashSet<&str> = v.iter().map(|c| c.text.as_str()).collect();
+        let texts: std::collections::HashSet<&str> = v.iter().map(|c| &*c.text).collect();
         println!(
             "200000 candidates ({} distinct texts), one block: {} clusters in {:.2?} ({} threads)",
             texts.len(),
