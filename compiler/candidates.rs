@@ -211,16 +211,16 @@ impl Record<'_> {
                         recorded_at: self.recorded_at,
                         project: self.project.clone(),
                         blessed: self.blessed,
-                        refusal: domain_refusal.clone(),
+                        refusal: domain_refusal.clone().map(Box::new),
                         outcome_failed: draft.outcome_failed,
                         narrative: draft.narrative,
                         narrative_score: draft.narrative_score,
                         reasons: draft.reasons.clone(),
                     };
                     if let Some((field, pattern)) = secret {
-                        c.refusal = Some(Refusal::Credential {
+                        c.refusal = Some(Box::new(Refusal::Credential {
                             pattern: pattern.clone(),
-                        });
+                        }));
                         c.text = marker(pattern).into();
                         c.key = None;
                         c.working = None;
@@ -958,7 +958,7 @@ mod tests {
         assert_eq!(cands.len(), 1);
         assert_eq!(cands[0].origin, Origin::Mechanical);
         assert!(
-            matches!(&cands[0].refusal, Some(Refusal::Credential { pattern }) if pattern == "openai-key")
+            matches!(cands[0].refusal.as_deref(), Some(Refusal::Credential { pattern }) if pattern == "openai-key")
         );
         assert!(cands[0].record_id.starts_with("[redacted: openai-key] "));
         assert_eq!(sink[0].subject, "<redacted>");
@@ -1001,8 +1001,8 @@ mod tests {
         assert!(cands[0].refusal.is_none());
         assert_eq!(cands[1].domain, "../etc");
         assert_eq!(
-            cands[1].refusal,
-            Some(Refusal::InvalidDomain { raw: "../etc".into() })
+            cands[1].refusal.as_deref(),
+            Some(&Refusal::InvalidDomain { raw: "../etc".into() })
         );
         assert!(sink.iter().all(|d| d.code != codes::INVALID_DOMAIN));
     }
@@ -1019,8 +1019,8 @@ mod tests {
         assert_eq!(cands.len(), 4);
         for c in &cands[..2] {
             assert_eq!(
-                c.refusal,
-                Some(Refusal::Credential {
+                c.refusal.as_deref(),
+                Some(&Refusal::Credential {
                     pattern: "github-token".into()
                 })
             );

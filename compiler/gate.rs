@@ -95,7 +95,7 @@ pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Can
                 .with("claim", claim.id.clone())
                 .experiences(claim.evidence.iter().filter(|id| index.contains_key(id.as_str()))),
             );
-            c.refusal = Some(Refusal::FabricatedEvidence { ids: fabricated });
+            c.refusal = Some(Box::new(Refusal::FabricatedEvidence { ids: fabricated }));
             continue;
         }
         let unsupported: Vec<String> = claim
@@ -143,7 +143,7 @@ pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Can
                 .with("unsupported", unsupported.clone())
                 .experiences(&unsupported),
             );
-            c.refusal = Some(Refusal::UnsupportedEvidence { ids: unsupported });
+            c.refusal = Some(Box::new(Refusal::UnsupportedEvidence { ids: unsupported }));
         }
     }
 }

@@ -315,7 +315,7 @@ pub struct Candidate {
     pub project: Option<String>,
     pub blessed: bool,
     /// Set before clustering; a refused candidate never reaches a cluster.
-    pub refusal: Option<Refusal>,
+    pub refusal: Option<Box<Refusal>>,
     /// Outcome gate failed (the experience did not pass and is not blessed).
     pub outcome_failed: bool,
     /// Reads as the story of one incident (do-candidates only).

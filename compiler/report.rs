@@ -112,14 +112,14 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
     use crate::model::Refusal;
     let removed_by = |stage: &str, i: usize| match stage {
         "not-refused" => matches!(
-            cands[i].refusal,
+            cands[i].refusal.as_deref(),
             Some(Refusal::Credential { .. } | Refusal::InvalidDomain { .. })
         ),
         "outcome" => cands[i].outcome_failed,
         "not-narrative" => cands[i].narrative,
         "evidence" => {
             matches!(
-                cands[i].refusal,
+                cands[i].refusal.as_deref(),
                 Some(Refusal::FabricatedEvidence { .. } | Refusal::UnsupportedEvidence { .. })
             )
         }

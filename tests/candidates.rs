@@ -271,7 +271,10 @@ fn refused_domain_candidates_travel_with_the_record() {
         ]
     );
     for c in web.iter().filter(|c| c.domain == "../etc") {
-        assert_eq!(c.refusal, Some(Refusal::InvalidDomain { raw: "../etc".into() }));
+        assert_eq!(
+            c.refusal.as_deref(),
+            Some(&Refusal::InvalidDomain { raw: "../etc".into() })
+        );
     }
     let n001: Vec<_> = sink
         .iter()
@@ -309,8 +312,8 @@ fn secrets_never_leave_normalize() {
     assert_eq!(curl.len(), 1, "{curl:#?}");
     assert_eq!(curl[0].origin, Origin::Mechanical);
     assert_eq!(
-        curl[0].refusal,
-        Some(Refusal::Credential {
+        curl[0].refusal.as_deref(),
+        Some(&Refusal::Credential {
             pattern: "bearer-token".into()
         })
     );
@@ -359,7 +362,10 @@ fn claims_and_notes() {
     assert_eq!(claim[0].key.as_deref(), Some("run_shell_command pytest"));
     assert!(claim[0].refusal.is_none());
     assert_eq!(claim[1].domain, "bad/domain");
-    assert!(matches!(claim[1].refusal, Some(Refusal::InvalidDomain { .. })));
+    assert!(matches!(
+        claim[1].refusal.as_deref(),
+        Some(Refusal::InvalidDomain { .. })
+    ));
 
     // The abandoned k8s experience yields nothing and says so, in its aliased domain.
     let k001: Vec<_> = sink.iter().filter(|d| d.code == codes::NO_CANDIDATES).collect();

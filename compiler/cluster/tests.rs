@@ -99,9 +99,9 @@ fn mechanical_clusters_exactly() {
 fn refused_candidates_are_skipped() {
     let l = lx();
     let mut r = cand(1, 2, "Use git pull --rebase on feature branches");
-    r.refusal = Some(Refusal::Credential {
+    r.refusal = Some(Box::new(Refusal::Credential {
         pattern: "github-token".into(),
-    });
+    }));
     let cs = cluster(&[cand(0, 1, "Use git pull --rebase on feature branches"), r], &l);
     assert_eq!(cs.len(), 1);
     assert_eq!(cs[0].members, vec![0]);
