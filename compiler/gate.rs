@@ -30,13 +30,17 @@ pub struct Held {
     pub whole_cluster: bool,
 }
 
+/// Diagnostic codes that explain a decision: a few fixed combinations, so static slices
+/// rather than a vector for each of a million candidates.
+pub type Codes = &'static [&'static str];
+
 /// What the gates decided, per candidate.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GateVerdict {
     /// Refused before clustering; the codes say why.
-    Refused(Vec<&'static str>),
+    Refused(Codes),
     /// Held back by a per-candidate flag travelling in its cluster.
-    HeldBack(Vec<&'static str>),
+    HeldBack(Codes),
     /// An admissible member of an admitted cluster; the lifecycle decides the rest.
     Admitted,
 }
@@ -149,25 +153,23 @@ pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Can
 }
 
 /// The diagnostic codes of a refused candidate.
-pub fn refusal_code(r: &Refusal) -> &'static str {
+pub fn refusal_codes(r: &Refusal) -> Codes {
     match r {
-        Refusal::Credential { .. } => codes::CREDENTIAL_REFUSED,
-        Refusal::InvalidDomain { .. } => codes::INVALID_DOMAIN,
-        Refusal::FabricatedEvidence { .. } => codes::FABRICATED_EVIDENCE,
-        Refusal::UnsupportedEvidence { .. } => codes::UNSUPPORTED_EVIDENCE,
+        Refusal::Credential { .. } => &[codes::CREDENTIAL_REFUSED],
+        Refusal::InvalidDomain { .. } => &[codes::INVALID_DOMAIN],
+        Refusal::FabricatedEvidence { .. } => &[codes::FABRICATED_EVIDENCE],
+        Refusal::UnsupportedEvidence { .. } => &[codes::UNSUPPORTED_EVIDENCE],
     }
 }
 
 /// Every per-candidate reason that keeps a clustered candidate out of its cluster's lesson.
-pub fn hold_reasons(c: &Candidate) -> Vec<&'static str> {
-    let mut r = Vec::new();
-    if c.outcome_failed {
-        r.push(codes::OUTCOME_GATE);
+pub fn hold_reasons(c: &Candidate) -> Codes {
+    match (c.outcome_failed, c.narrative) {
+        (false, false) => &[],
+        (true, false) => &[codes::OUTCOME_GATE],
+        (false, true) => &[codes::NARRATIVE_CANDIDATE],
+        (true, true) => &[codes::OUTCOME_GATE, codes::NARRATIVE_CANDIDATE],
     }
-    if c.narrative {
-        r.push(codes::NARRATIVE_CANDIDATE);
-    }
-    r
 }
 
 /// Applies the per-cluster gates. A cluster with no admissible member is held back (one
@@ -176,11 +178,7 @@ pub fn hold_reasons(c: &Candidate) -> Vec<&'static str> {
 pub fn gate(candidates: &[Candidate], clusters: &[Cluster]) -> GateResult {
     let mut verdicts: Vec<Option<GateVerdict>> = candidates
         .iter()
-        .map(|c| {
-            c.refusal
-                .as_ref()
-                .map(|r| GateVerdict::Refused(vec![refusal_code(r)]))
-        })
+        .map(|c| c.refusal.as_ref().map(|r| GateVerdict::Refused(refusal_codes(r))))
         .collect();
     let mut cluster_of = vec![None; candidates.len()];
 
@@ -203,7 +201,7 @@ pub fn gate(candidates: &[Candidate], clusters: &[Cluster]) -> GateResult {
                 if reasons.is_empty() {
                     decided.push((m, GateVerdict::Admitted));
                 } else {
-                    for &r in &reasons {
+                    for &r in reasons {
                         by_reason.entry(r).or_default().push(m);
                     }
                     decided.push((m, GateVerdict::HeldBack(reasons)));

@@ -70,7 +70,7 @@ pub struct Options {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FateOf {
     pub fate: Fate,
-    pub codes: Vec<&'static str>,
+    pub codes: gate::Codes,
 }
 
 /// Everything a compile computed; emit writes part of it, `why`/`trace` read the rest.
@@ -237,11 +237,11 @@ fn fates(comp: &Compilation) -> Vec<FateOf> {
         .map(|i| match &comp.gate.verdicts[i] {
             Some(GateVerdict::Refused(c)) => FateOf {
                 fate: Fate::Refused,
-                codes: c.clone(),
+                codes: c,
             },
             Some(GateVerdict::HeldBack(c)) => FateOf {
                 fate: Fate::HeldBack,
-                codes: c.clone(),
+                codes: c,
             },
             Some(GateVerdict::Admitted) | None => match comp.lesson_of.get(i).copied().flatten() {
                 Some(li) => {
@@ -249,30 +249,30 @@ fn fates(comp: &Compilation) -> Vec<FateOf> {
                     match l.status {
                         _ if l.rule => FateOf {
                             fate: Fate::Rule,
-                            codes: vec![],
+                            codes: &[],
                         },
                         Status::Active => FateOf {
                             fate: Fate::Lesson,
-                            codes: vec![codes::BELOW_REINFORCEMENT],
+                            codes: &[codes::BELOW_REINFORCEMENT],
                         },
                         Status::Claimed => FateOf {
                             fate: Fate::Lesson,
-                            codes: vec![codes::NO_EVIDENCE],
+                            codes: &[codes::NO_EVIDENCE],
                         },
                         Status::Superseded => FateOf {
                             fate: Fate::HeldBack,
-                            codes: vec![codes::SUPERSEDED],
+                            codes: &[codes::SUPERSEDED],
                         },
                         Status::Retired => FateOf {
                             fate: Fate::HeldBack,
-                            codes: vec![codes::RETIRED_EVIDENCE],
+                            codes: &[codes::RETIRED_EVIDENCE],
                         },
                     }
                 }
                 // Admitted but never reached by the fold: cannot happen; reported by check_fates.
                 None => FateOf {
                     fate: Fate::HeldBack,
-                    codes: vec![],
+                    codes: &[],
                 },
             },
         })

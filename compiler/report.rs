@@ -141,7 +141,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
     // Reasons: every code on every candidate, counted.
     let mut reason_counts: BTreeMap<&str, usize> = BTreeMap::new();
     for &i in &idx {
-        for c in &fates[i].codes {
+        for c in fates[i].codes {
             *reason_counts.entry(c).or_default() += 1;
         }
     }
@@ -522,7 +522,7 @@ pub fn trace(comp: &Compilation, id: &str) -> Option<TraceReport> {
                 "cluster": cluster,
                 "lesson": lesson,
                 "fate": fate.map(|f| f.fate.as_str()),
-                "codes": fate.map(|f| f.codes.clone()).unwrap_or_default(),
+                "codes": fate.map(|f| f.codes).unwrap_or_default(),
             })
         })
         .collect();
