@@ -644,20 +644,36 @@ fn finish(
     for (new, &old) in order.iter().enumerate() {
         new_index[old as usize] = new as u32;
     }
-    let mut slots: Vec<Vec<Option<Lesson>>> = (merged.units.into_par_iter())
-        .map(|u| u.live.into_iter().map(|l| Some(l.lesson)).collect())
-        .collect();
-    let lessons: Vec<Lesson> = (order.iter())
-        .map(|&g| {
-            let (u, i) = merged.at[g as usize];
-            slots[u as usize][i as usize].take().unwrap()
-        })
-        .collect();
+    // Lesson numbers count the units' lessons in unit order, so this is lesson g at index g;
+    // then into ledger order in place (a second vector of lessons would double them).
+    let mut lessons: Vec<Lesson> = Vec::with_capacity(order.len());
+    for unit in merged.units {
+        lessons.extend(unit.live.into_iter().map(|l| l.lesson));
+    }
+    permute(&mut lessons, &order);
     let lesson_of = lesson_of
         .into_iter()
         .map(|o| o.map(|g| new_index[g as usize]))
         .collect();
     (Scored { lessons, lesson_of }, sink)
+}
+
+/// Reorders `items` in place so that `items[new] = old items[from[new]]` (`from` is a
+/// permutation), one cycle at a time.
+fn permute<T>(items: &mut [T], from: &[u32]) {
+    let mut placed = vec![false; items.len()];
+    for start in 0..items.len() {
+        let mut at = start;
+        while !placed[at] {
+            placed[at] = true;
+            let src = from[at] as usize;
+            if src == start {
+                break;
+            }
+            items.swap(at, src);
+            at = src;
+        }
+    }
 }
 
 /// One unit's fold state.
@@ -1327,6 +1343,17 @@ mod tests {
     use crate::diagnostics::finalize;
     use crate::load::{LoadOptions, load_texts};
     use crate::pipeline::{self, Options, Stage};
+
+    #[test]
+    fn lessons_are_put_in_ledger_order_in_place() {
+        // Two cycles and a fixed point: new[i] = old[from[i]].
+        let mut ids = vec!["L-go", "L-pip", "L-npm", "L-cargo", "L-tox", "L-make"];
+        permute(&mut ids, &[2, 0, 1, 3, 5, 4]);
+        assert_eq!(ids, ["L-npm", "L-go", "L-pip", "L-cargo", "L-make", "L-tox"]);
+        let mut one = vec!["L-only"];
+        permute(&mut one, &[0]);
+        assert_eq!(one, ["L-only"]);
+    }
 
     #[test]
     fn the_prefix_orders_like_the_string() {
