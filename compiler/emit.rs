@@ -505,7 +505,7 @@ pub fn write(out: &Path, files: &[&OutFile], previous: &[String]) -> std::io::Re
             std::fs::create_dir_all(parent)?;
         }
         // Unchanged files are left alone, so a re-run on unchanged input touches nothing.
-        if std::fs::read(&path).is_ok_and(|old| old == f.contents.as_bytes()) {
+        if same_contents(&path, f.contents.as_bytes()) {
             return Ok(());
         }
         let tmp = tmp_path(&path);
@@ -527,6 +527,29 @@ pub fn write(out: &Path, files: &[&OutFile], previous: &[String]) -> std::io::Re
         }
     }
     Ok(files.iter().map(|f| f.path.clone()).collect())
+}
+
+/// Does the file at `path` hold exactly `bytes`? Compared a block at a time: the old ledger
+/// of a large compile is half a gigabyte, and reading it whole would add that to the peak.
+fn same_contents(path: &Path, bytes: &[u8]) -> bool {
+    use std::io::Read;
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    if file.metadata().map(|m| m.len()).ok() != Some(bytes.len() as u64) {
+        return false;
+    }
+    let mut block = vec![0u8; 1 << 20];
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let n = block.len().min(rest.len());
+        if file.read_exact(&mut block[..n]).is_err() || block[..n] != rest[..n] {
+            return false;
+        }
+        rest = &rest[n..];
+    }
+    // Nothing may follow (the file could have grown since its length was read).
+    file.read(&mut block[..1]).is_ok_and(|extra| extra == 0)
 }
 
 fn tmp_path(path: &Path) -> PathBuf {
