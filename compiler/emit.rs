@@ -578,3 +578,27 @@ fn remove_empty_parents(out: &Path, file: &Path) {
         dir = d.parent();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_output_file_is_the_same_only_when_every_byte_is() {
+        let dir = std::env::temp_dir().join(format!("skillc-same-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("ledger.json");
+        // Longer than one comparison block, so the block loop runs more than once.
+        let ledger = "{\"id\":\"L1a2b3c4d5e6f\",\"text\":\"Run go vet before go test.\"},\n".repeat(40_000);
+        std::fs::write(&path, &ledger).unwrap();
+        assert!(same_contents(&path, ledger.as_bytes()));
+        let mut changed = ledger.clone().into_bytes();
+        let last = changed.len() - 3;
+        changed[last] = b'X';
+        assert!(!same_contents(&path, &changed), "one byte differs near the end");
+        assert!(!same_contents(&path, &ledger.as_bytes()[1..]), "shorter");
+        assert!(!same_contents(&path, format!("{ledger} ").as_bytes()), "longer");
+        assert!(!same_contents(&dir.join("missing.json"), b""));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
