@@ -82,20 +82,26 @@ struct Part {
     candidates: Vec<Candidate>,
     sink: Sink,
     notes: Notes,
-    /// Texts recur (a paraphrase family, a gotcha many runs meet): candidates of the run
-    /// that say the same share one copy.
-    texts: crate::cluster::fx::FxSet<Arc<str>>,
+    /// Texts and project digests recur (a paraphrase family, a gotcha many runs meet, a
+    /// thousand projects): candidates of the run share one copy of each.
+    shared: crate::cluster::fx::FxSet<Arc<str>>,
 }
 
 impl Part {
+    fn shared(&mut self, s: &Arc<str>) -> Arc<str> {
+        match self.shared.get(&**s) {
+            Some(known) => known.clone(),
+            None => {
+                self.shared.insert(s.clone());
+                s.clone()
+            }
+        }
+    }
+
     fn add(&mut self, (candidates, diags): (Vec<Candidate>, Sink)) {
         for mut c in candidates {
-            match self.texts.get(&*c.text) {
-                Some(t) => c.text = t.clone(),
-                None => {
-                    self.texts.insert(c.text.clone());
-                }
-            }
+            c.text = self.shared(&c.text);
+            c.project = c.project.as_ref().map(|p| self.shared(p));
             self.candidates.push(c);
         }
         for d in diags {
@@ -170,7 +176,7 @@ struct Record<'a> {
     id: String,
     loc: &'a crate::model::SourceLoc,
     recorded_at: i64,
-    project: Option<String>,
+    project: Option<Arc<str>>,
     blessed: bool,
     /// Valid domains, then refused ones (with their refusal).
     domains: Vec<(String, Option<Refusal>)>,
@@ -339,7 +345,7 @@ fn from_experience(
         id,
         loc: &e.source,
         recorded_at: e.recorded_at,
-        project: e.project.clone(),
+        project: e.project.as_deref().map(Arc::from),
         blessed: e.blessed,
         domains: record_domains(&e.domains, &e.refused_domains),
     };
@@ -429,7 +435,7 @@ fn from_claim(index: u32, c: &LessonClaim, rules: &Rules, shapes: &Shapes) -> (V
         id,
         loc: &c.loc,
         recorded_at: c.recorded_at,
-        project: c.project.clone(),
+        project: c.project.as_deref().map(Arc::from),
         blessed: false,
         domains: record_domains(&c.domains, &c.refused_domains),
     };
@@ -908,11 +914,8 @@ mod tests {
         );
         assert!(cands[7].reasons.is_empty());
         assert!(cands.iter().all(|c| c.key.is_none() && !c.outcome_failed));
-        assert!(
-            cands
-                .iter()
-                .all(|c| c.project == Some(crate::digest::project("git@github.com:acme/billing.git")))
-        );
+        assert!(cands.iter().all(|c| c.project.as_deref()
+            == Some(crate::digest::project("git@github.com:acme/billing.git").as_str())));
     }
 
     #[test]

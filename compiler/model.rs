@@ -312,7 +312,7 @@ pub struct Candidate {
     /// on (key, working).
     pub working: Option<String>,
     pub recorded_at: Millis,
-    pub project: Option<String>,
+    pub project: Option<std::sync::Arc<str>>,
     pub blessed: bool,
     /// Set before clustering; a refused candidate never reaches a cluster.
     pub refusal: Option<Box<Refusal>>,
