@@ -1,8 +1,10 @@
 //! Emit: the ledger rendered as files (DESIGN §7), then written atomically.
 //!
-//! `render` is pure — it returns every file's relative path and bytes, so tests and `diff`
-//! can look at output without touching the disk; `write` puts them in place (temporary file,
-//! then rename) and removes files a previous compile generated that this one does not.
+//! `render` and `ledger_file` are pure — they return every file's relative path and bytes
+//! (the ledger apart, so the state store can read it while the rest renders), and tests can
+//! look at output without touching the disk; `write` puts them in place (temporary file, then
+//! rename, files in parallel) and removes files a previous compile generated that this one
+//! does not.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
