@@ -428,8 +428,9 @@ fn refounded(comp: &Compilation, members: &[Vec<usize>]) -> Vec<Diagnostic> {
 /// `rule` has a code and a diagnostic of that code naming its record.
 fn check_fates(comp: &Compilation) -> Option<Diagnostic> {
     // The (code, record id) pairs the diagnostics name, as 64-bit fingerprints (a few
-    // million at a million records; a false match is a 1-in-10^12 chance, and would only
-    // hide a mismatch from this self-check), in sets split by value so each core builds one.
+    // million at a million records; the chance that any probe of a whole check matches by
+    // accident is about one in ten million, and it would only hide a mismatch from this
+    // self-check), in sets split by value so each core builds one.
     type Named = crate::cluster::fx::FxSet<u64>;
     fn print(code: &str, id: &str) -> u64 {
         use std::hash::{Hash, Hasher};
