@@ -264,11 +264,10 @@ struct ClusterDecision {
 /// One diagnostic per held-back group (DESIGN §7), in parallel. The pipeline makes them
 /// after scoring: at a million records they are hundreds of thousands, and the lifecycle
 /// fold does not read them.
-pub fn held_diagnostics(gate: &GateResult, candidates: &[Candidate], clusters: &[Cluster]) -> Sink {
-    gate.held
-        .par_iter()
-        .map(|h| held_diagnostic(h, &clusters[h.cluster as usize], candidates))
-        .collect()
+/// They are written straight into `sink` (no second vector of them at the peak).
+pub fn held_diagnostics(gate: &GateResult, candidates: &[Candidate], clusters: &[Cluster], sink: &mut Sink) {
+    let made = gate.held.par_iter();
+    sink.par_extend(made.map(|h| held_diagnostic(h, &clusters[h.cluster as usize], candidates)));
 }
 
 fn held_diagnostic(held: &Held, cl: &Cluster, candidates: &[Candidate]) -> Diagnostic {
