@@ -41,29 +41,11 @@ pub struct Mechanical {
 /// claims; within a record: do, mechanical, watch, avoid; then by domain).
 pub fn extract(corpus: &Corpus, verdicts: &[Verdict], rules: &Rules, sink: &mut Sink) -> Vec<Candidate> {
     let shapes = Shapes::new(corpus, rules);
-    // In chunks of records: a vector per record would be a million small ones to gather, and
-    // the notes (a record that yields nothing) fold as they are made.
-    const CHUNK: usize = 16384;
-    let from_experiences = corpus
-        .experiences
-        .par_chunks(CHUNK)
-        .enumerate()
-        .map(|(k, chunk)| {
-            let mut part = Part::default();
-            for (j, e) in chunk.iter().enumerate() {
-                let i = k * CHUNK + j;
-                let passed = verdicts.get(i).is_some_and(|v| v.passed);
-                part.add(from_experience(i as u32, e, passed, rules, &shapes));
-            }
-            part
-        });
-    let from_claims = corpus.claims.par_chunks(CHUNK).enumerate().map(|(k, chunk)| {
-        let mut part = Part::default();
-        for (j, c) in chunk.iter().enumerate() {
-            part.add(from_claim((k * CHUNK + j) as u32, c, rules, &shapes));
-        }
-        part
+    let from_experiences = in_parts(&corpus.experiences, |i, e| {
+        let passed = verdicts.get(i as usize).is_some_and(|v| v.passed);
+        from_experience(i, e, passed, rules, &shapes)
     });
+    let from_claims = in_parts(&corpus.claims, |i, c| from_claim(i, c, rules, &shapes));
     let parts: Vec<Part> = from_experiences.chain(from_claims).collect();
     let mut out = Vec::with_capacity(parts.iter().map(|p| p.candidates.len()).sum());
     let mut notes = Notes::default();
@@ -74,6 +56,23 @@ pub fn extract(corpus: &Corpus, verdicts: &[Verdict], rules: &Rules, sink: &mut 
     }
     sink.extend(notes.into_sink());
     out
+}
+
+/// `make` over every record (with its index), in runs of records: a vector per record would
+/// be a million small ones to gather, and the notes (a record that yields nothing) fold as
+/// they are made.
+fn in_parts<'a, T: Sync>(
+    records: &'a [T],
+    make: impl Fn(u32, &T) -> (Vec<Candidate>, Sink) + Sync + Send + 'a,
+) -> impl IndexedParallelIterator<Item = Part> + 'a {
+    const RUN: usize = 16384;
+    records.par_chunks(RUN).enumerate().map(move |(k, run)| {
+        let mut part = Part::default();
+        for (j, r) in run.iter().enumerate() {
+            part.add(make((k * RUN + j) as u32, r));
+        }
+        part
+    })
 }
 
 /// The candidates and diagnostics of a run of records.

@@ -173,7 +173,7 @@ pub fn hold_reasons(c: &Candidate) -> Codes {
 }
 
 /// Applies the per-cluster gates. A cluster with no admissible member is held back (one
-/// diagnostic per reason, naming every member's experience); otherwise it is admitted and its
+/// `Held` group per reason, naming every member); otherwise it is admitted and its
 /// non-admissible members are held back.
 pub fn gate(candidates: &[Candidate], clusters: &[Cluster]) -> GateResult {
     let mut verdicts: Vec<Option<GateVerdict>> = candidates
@@ -261,10 +261,9 @@ struct ClusterDecision {
     held: Vec<Held>,
 }
 
-/// One diagnostic per held-back group (DESIGN §7), in parallel. The pipeline makes them
-/// after scoring: at a million records they are hundreds of thousands, and the lifecycle
-/// fold does not read them.
-/// They are written straight into `sink` (no second vector of them at the peak).
+/// One diagnostic per held-back group (DESIGN §7), made in parallel straight into `sink`.
+/// The pipeline makes them after scoring: at a million records they are hundreds of
+/// thousands, and the lifecycle fold does not read them.
 pub fn held_diagnostics(gate: &GateResult, candidates: &[Candidate], clusters: &[Cluster], sink: &mut Sink) {
     let made = gate.held.par_iter();
     sink.par_extend(made.map(|h| held_diagnostic(h, &clusters[h.cluster as usize], candidates)));

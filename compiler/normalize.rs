@@ -351,11 +351,9 @@ fn scrub(s: &mut String, secrets: &SecretScanner) -> bool {
 /// Redacts, then `text()`, in place: a text that is clean already is neither copied nor
 /// moved. False when nothing is left of it.
 fn clean_in_place(s: &mut String, secrets: &SecretScanner) -> bool {
-    if let Some((clean, _)) = secrets.redact(s) {
-        *s = clean;
-    }
+    scrub(s, secrets);
     if !is_clean_line(s) {
-        *s = text(s);
+        *s = collapse(s);
     }
     !s.is_empty()
 }

@@ -113,66 +113,40 @@ pub fn derive_all(corpus: &Corpus, policy: &Policy, sink: &mut Sink) -> Vec<Verd
         verdicts.push(v);
         sink.extend(d);
     }
-    unverified_notes(corpus, &verdicts, policy, sink);
+    sink.extend(unverified_notes(corpus, &verdicts, policy));
     verdicts
 }
 
-/// `unverified-success` notes, one per experience and domain. Notes fold per (code, domain)
-/// in the end (`diagnostics::finalize`); a large corpus has hundreds of thousands of these, so
-/// a domain's are folded here, without building each one first.
-fn unverified_notes(corpus: &Corpus, verdicts: &[Verdict], policy: &Policy, sink: &mut Sink) {
-    let mut by_domain: BTreeMap<Option<&str>, Vec<&Experience>> = BTreeMap::new();
-    for (exp, v) in corpus.experiences.iter().zip(verdicts) {
-        if !(reports_success(exp, policy) && v.passed && !v.verified) {
-            continue;
-        }
+/// `unverified-success` notes, one per experience and domain. A large corpus has hundreds of
+/// thousands of these; they fold per domain as they are made (`diagnostics::folding`).
+fn unverified_notes(corpus: &Corpus, verdicts: &[Verdict], policy: &Policy) -> Sink {
+    let unverified = (corpus.experiences.par_iter().zip(verdicts))
+        .filter(|(exp, v)| reports_success(exp, policy) && v.passed && !v.verified)
+        .map(|(exp, _)| exp);
+    crate::diagnostics::folding(unverified.flat_map_iter(|exp| {
+        let note = |domain: Option<&str>| {
+            let d = Diagnostic::new(
+                codes::UNVERIFIED_SUCCESS,
+                format!(
+                    "experience reports {} with no check to verify it",
+                    exp.outcome().as_str()
+                ),
+            )
+            .subject(subject_id(&exp.id))
+            .at(&exp.source)
+            .experiences([&exp.id]);
+            match domain {
+                Some(domain) => d.domain(domain),
+                None => d,
+            }
+        };
+        // One per domain; a record with none still gets its note.
         if exp.domains.is_empty() {
-            by_domain.entry(None).or_default().push(exp);
+            vec![note(None)]
+        } else {
+            exp.domains.iter().map(|d| note(Some(d))).collect()
         }
-        for d in &exp.domains {
-            by_domain.entry(Some(d.as_str())).or_default().push(exp);
-        }
-    }
-    let note = |exp: &Experience, domain: Option<&str>| {
-        let d = Diagnostic::new(
-            codes::UNVERIFIED_SUCCESS,
-            format!(
-                "experience reports {} with no check to verify it",
-                exp.outcome().as_str()
-            ),
-        )
-        .subject(subject_id(&exp.id))
-        .at(&exp.source)
-        .experiences([&exp.id]);
-        match domain {
-            Some(domain) => d.domain(domain),
-            None => d,
-        }
-    };
-    for (domain, exps) in by_domain {
-        if !crate::diagnostics::notes_fold(codes::UNVERIFIED_SUCCESS, exps.len()) {
-            sink.extend(exps.iter().map(|e| note(e, domain)));
-            continue;
-        }
-        // The first in output order: output order starts with the location, so only the notes
-        // of the earliest records are built to compare.
-        let earliest = exps.iter().map(|e| &e.source).min();
-        let first = exps
-            .iter()
-            .filter(|e| Some(&e.source) == earliest)
-            .map(|e| note(e, domain))
-            .min_by(crate::diagnostics::order)
-            .expect("a folded group is not empty");
-        let mut ids: Vec<String> = exps.iter().map(|e| e.id.clone()).collect();
-        ids.sort();
-        ids.dedup();
-        sink.push(crate::diagnostics::folded_note(
-            first,
-            domain.map(String::from),
-            exps.len(),
-            ids,
-        ));
-    }
+    }))
 }
 
 fn diagnose(exp: &Experience, verdict: &Verdict, policy: &Policy) -> Sink {

@@ -295,14 +295,14 @@ impl Notes {
 }
 
 /// Do `count` notes of one (code, domain) fold into one?
-pub fn notes_fold(code: &str, count: usize) -> bool {
+fn notes_fold(code: &str, count: usize) -> bool {
     let always = lookup(code).is_some_and(|c| c.fold_notes);
     count > 1 && (always || count > NOTES_KEPT_APART)
 }
 
 /// The note that stands for `count` notes of one (code, domain): the first one (in output
 /// order) with the count, and every experience id.
-pub fn folded_note(first: Diagnostic, domain: Option<String>, count: usize, ids: Vec<String>) -> Diagnostic {
+fn folded_note(first: Diagnostic, domain: Option<String>, count: usize, ids: Vec<String>) -> Diagnostic {
     let mut d = Diagnostic {
         message: format!("{} ({count} times)", first.message),
         subject: domain.unwrap_or_else(|| first.subject.clone()),
