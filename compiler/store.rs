@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use crate::cluster::fx::FxMap;
 use crate::model::{Action, Decision, Millis};
 
 const APP: &str = "skillc";
@@ -308,29 +309,52 @@ impl Store {
         )
         .map_err(e)?;
         // Rows are rewritten only where the lesson changed: a nightly re-compile of a store
-        // that mostly grew leaves most of a half-gigabyte ledger untouched on disk.
-        tx.execute_batch(
-            "CREATE TEMP TABLE IF NOT EXISTS kept (id TEXT PRIMARY KEY);
-             DELETE FROM kept;",
-        )
-        .map_err(e)?;
+        // that mostly grew leaves most of a half-gigabyte ledger untouched on disk. The old rows
+        // are read in one table scan and compared here, which is several times cheaper than a
+        // keyed upsert that compares inside SQLite, row by row.
+        let index: FxMap<&[u8], usize> = ledger
+            .iter()
+            .enumerate()
+            .map(|(i, (id, _))| (id.as_bytes(), i))
+            .collect();
+        let mut stored = vec![false; ledger.len()];
+        let mut changed = Vec::new();
+        let mut gone = Vec::new();
         {
-            let mut keep = tx
-                .prepare("INSERT OR IGNORE INTO kept (id) VALUES (?1)")
-                .map_err(e)?;
+            let mut scan = tx.prepare("SELECT id, json, rowid FROM lessons").map_err(e)?;
+            let mut rows = scan.query([]).map_err(e)?;
+            while let Some(row) = rows.next().map_err(e)? {
+                let text = |i| row.get_ref(i).map(|v| v.as_bytes().unwrap_or_default());
+                let id = text(0).map_err(e)?;
+                match index.get(id) {
+                    Some(&i) => {
+                        stored[i] = true;
+                        if text(1).map_err(e)? != ledger[i].1.as_bytes() {
+                            changed.push(i);
+                        }
+                    }
+                    None => gone.push(row.get::<_, i64>(2).map_err(e)?),
+                }
+            }
+        }
+        changed.extend(stored.iter().enumerate().filter(|(_, s)| !**s).map(|(i, _)| i));
+        changed.sort_unstable();
+        {
+            let mut remove = tx.prepare("DELETE FROM lessons WHERE rowid = ?1").map_err(e)?;
+            for rowid in &gone {
+                remove.execute(params![rowid]).map_err(e)?;
+            }
             let mut upsert = tx
                 .prepare(
                     "INSERT INTO lessons (id, json) VALUES (?1, ?2)
-                     ON CONFLICT (id) DO UPDATE SET json = excluded.json WHERE json <> excluded.json",
+                     ON CONFLICT (id) DO UPDATE SET json = excluded.json",
                 )
                 .map_err(e)?;
-            for (id, json) in ledger {
-                keep.execute(params![id]).map_err(e)?;
+            for &i in &changed {
+                let (id, json) = ledger[i];
                 upsert.execute(params![id, json]).map_err(e)?;
             }
         }
-        tx.execute("DELETE FROM lessons WHERE id NOT IN (SELECT id FROM kept)", [])
-            .map_err(e)?;
         let Some(outputs) = outputs() else {
             tx.rollback().map_err(e)?;
             self.conn.pragma_update(None, "synchronous", "FULL").map_err(e)?;
