@@ -61,8 +61,6 @@ pub(crate) mod fx;
 mod lexicon;
 mod similar;
 
-use std::collections::BTreeMap;
-
 use rayon::prelude::*;
 
 use crate::digest;
@@ -91,7 +89,7 @@ pub fn similarity(lexicon: &Lexicon, a: &str, b: &str) -> Option<f64> {
 /// Clusters every candidate that is not refused; output sorted by cluster id.
 pub fn cluster(candidates: &[Candidate], lexicon: &Lexicon) -> Vec<Cluster> {
     type BlockKey<'a> = (&'a str, Kind, Option<&'a str>);
-    let mut blocks: BTreeMap<BlockKey, Vec<u32>> = BTreeMap::new();
+    let mut blocks: FxMap<BlockKey, Vec<u32>> = FxMap::default();
     for (i, c) in candidates.iter().enumerate() {
         if c.refusal.is_some() {
             continue;
@@ -104,7 +102,7 @@ pub fn cluster(candidates: &[Candidate], lexicon: &Lexicon) -> Vec<Cluster> {
     let mut blocks: Vec<(BlockKey, Vec<u32>)> = blocks.into_iter().collect();
     // Largest blocks first, so that no large block starts last while the other threads idle
     // (the output is sorted below, so the order blocks run in never shows).
-    blocks.sort_by_key(|(_, idx)| std::cmp::Reverse(idx.len()));
+    blocks.sort_unstable_by(|(a, x), (b, y)| y.len().cmp(&x.len()).then_with(|| a.cmp(b)));
     let texts = Texts::analyse(candidates, lexicon);
     let mut out: Vec<Cluster> = blocks
         .into_par_iter()
@@ -140,6 +138,11 @@ struct Texts {
     analyses: Vec<Analysis>,
     /// A fingerprint of each analysis, to find exact duplicates.
     prints: Vec<u64>,
+    /// Per slot, its index keys (`index_keys` of each token, in token order) as numbers: the
+    /// blocks' inverted indexes are keyed by these, so pairing hashes integers, not strings.
+    keys: Vec<u32>,
+    /// Slot `s`'s keys are `keys[key_start[s]..key_start[s + 1]]`.
+    key_start: Vec<u32>,
 }
 
 impl Texts {
@@ -158,7 +161,7 @@ impl Texts {
                 })
             })
             .collect();
-        let (analyses, prints) = texts
+        let (analyses, prints): (Vec<Analysis>, Vec<u64>) = texts
             .par_iter()
             .map(|t| {
                 let a = lx.analyze(t);
@@ -167,11 +170,31 @@ impl Texts {
                 (a, h.finish())
             })
             .unzip();
+        // Numbered in first-seen order; only equality of numbers is ever used.
+        let mut number: FxMap<&str, u32> = FxMap::default();
+        let mut keys = Vec::new();
+        let mut key_start = Vec::with_capacity(analyses.len() + 1);
+        key_start.push(0);
+        for a in &analyses {
+            for t in &a.tokens {
+                for key in index_keys(t) {
+                    let next = number.len() as u32;
+                    keys.push(*number.entry(key).or_insert(next));
+                }
+            }
+            key_start.push(keys.len() as u32);
+        }
         Texts {
             slot,
             analyses,
             prints,
+            keys,
+            key_start,
         }
+    }
+
+    fn keys(&self, slot: usize) -> &[u32] {
+        &self.keys[self.key_start[slot] as usize..self.key_start[slot + 1] as usize]
     }
 }
 
@@ -223,7 +246,7 @@ impl Block<'_> {
         let mut clusters: Vec<(usize, Vec<u32>)> = Vec::new();
         // Exact duplicates: fingerprint → (analysis slot, cluster), checked for equality.
         let mut dup: FxMap<u64, Vec<(usize, usize)>> = FxMap::default();
-        let mut index: FxMap<&str, Vec<u32>> = FxMap::default();
+        let mut index: FxMap<u32, Vec<u32>> = FxMap::default();
         // Per cluster: shared-token count with the current candidate, and the anchor's token
         // count (kept here, next to the count, rather than looked up through the anchor).
         let mut counts: Vec<u32> = Vec::new();
@@ -242,15 +265,13 @@ impl Block<'_> {
                 clusters[k].1.push(cand);
                 continue;
             }
-            for t in &an.tokens {
-                for key in index_keys(t) {
-                    if let Some(list) = index.get(key) {
-                        for &k in list {
-                            if counts[k as usize] == 0 {
-                                touched.push(k);
-                            }
-                            counts[k as usize] += 1;
+            for key in texts.keys(slot) {
+                if let Some(list) = index.get(key) {
+                    for &k in list {
+                        if counts[k as usize] == 0 {
+                            touched.push(k);
                         }
+                        counts[k as usize] += 1;
                     }
                 }
             }
@@ -297,12 +318,10 @@ impl Block<'_> {
                     clusters.push((p, vec![cand]));
                     counts.push(0);
                     anchor_len.push(an.tokens.len() as u32);
-                    for t in &an.tokens {
-                        for key in index_keys(t) {
-                            let list = index.entry(key).or_default();
-                            if list.len() < lx.postings_cap && list.last() != Some(&(k as u32)) {
-                                list.push(k as u32);
-                            }
+                    for &key in texts.keys(slot) {
+                        let list = index.entry(key).or_default();
+                        if list.len() < lx.postings_cap && list.last() != Some(&(k as u32)) {
+                            list.push(k as u32);
                         }
                     }
                     k
