@@ -39,6 +39,9 @@ pub const THRESHOLD_KEY: &str = "narrative_threshold";
 pub struct Narrative {
     threshold: i32,
     signals: Vec<Signal>,
+    /// Every `Matches` pattern in one set, in signal order: one pass over a text tells which
+    /// signals match at all, so only those that count past one match search again.
+    any: regex::RegexSet,
 }
 
 /// An empty classifier: no signals, so nothing is narrative.
@@ -47,6 +50,7 @@ impl Default for Narrative {
         Narrative {
             threshold: 1,
             signals: Vec::new(),
+            any: regex::RegexSet::empty(),
         }
     }
 }
@@ -202,9 +206,15 @@ impl Narrative {
             }
             signals.push(sig);
         }
+        let any = regex::RegexSet::new(signals.iter().filter_map(|s| match &s.test {
+            Test::Matches { re, .. } => Some(re.as_str()),
+            Test::Absent(_) => None,
+        }))
+        .map_err(|e| e.to_string())?;
         Ok(Narrative {
             threshold: spec.threshold,
             signals,
+            any,
         })
     }
 
@@ -221,9 +231,18 @@ impl Narrative {
         let mut fired = vec![false; self.signals.len()];
         let mut score = 0i32;
         let mut names = Vec::new();
+        let matched = self.any.matches(text);
+        let mut pattern = 0;
         for (i, s) in self.signals.iter().enumerate() {
             let count = match &s.test {
-                Test::Matches { re, max } => (re.find_iter(text).take(*max as usize).count()) as i32,
+                Test::Matches { re, max } => {
+                    pattern += 1;
+                    match matched.matched(pattern - 1) {
+                        false => 0,
+                        true if *max == 1 => 1,
+                        true => re.find_iter(text).take(*max as usize).count() as i32,
+                    }
+                }
                 Test::Absent(others) => i32::from(!others.iter().any(|&j| fired[j])),
             };
             if count > 0 {

@@ -423,33 +423,27 @@ fn refounded(comp: &Compilation, members: &[Vec<usize>]) -> Vec<Diagnostic> {
 /// The fate invariant (DESIGN §1.5): every candidate has exactly one fate, and every fate but
 /// `rule` has a code and a diagnostic of that code naming its record.
 fn check_fates(comp: &Compilation) -> Option<Diagnostic> {
-    // The (code, record id) pairs the diagnostics name, as 64-bit fingerprints (a few
+    // The (code, record id) pairs the diagnostics name, as sorted 64-bit fingerprints (a few
     // million at a million records; the chance that any probe of a whole check matches by
     // accident is about one in ten million, and it would only hide a mismatch from this
-    // self-check), in sets split by value so each core builds one.
-    type Named = crate::cluster::fx::FxSet<u64>;
+    // self-check).
     fn print(code: &str, id: &str) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut h = std::hash::DefaultHasher::new();
         (code, id).hash(&mut h);
         h.finish()
     }
-    let shards = rayon::current_num_threads().max(1) as u64;
-    let named: Vec<Named> = (0..shards)
-        .into_par_iter()
-        .map(|shard| {
-            let mut set = Named::default();
-            for d in &comp.diagnostics {
-                let ids = std::iter::once(d.subject.as_str()).chain(d.experience_ids());
-                set.extend(ids.map(|id| print(d.code, id)).filter(|p| p % shards == shard));
-            }
-            set
+    let mut named: Vec<u64> = comp
+        .diagnostics
+        .par_iter()
+        .flat_map_iter(|d| {
+            let ids = std::iter::once(d.subject.as_str()).chain(d.experience_ids());
+            ids.map(|id| print(d.code, id))
         })
         .collect();
-    let is_named = |(code, id): (&str, &str)| {
-        let p = print(code, id);
-        named[(p % shards) as usize].contains(&p)
-    };
+    named.par_sort_unstable();
+    named.dedup();
+    let is_named = |(code, id): (&str, &str)| named.binary_search(&print(code, id)).is_ok();
     let mut broken: Vec<String> = (comp.candidates.par_iter().zip(&comp.fates))
         .filter(|(c, f)| {
             let explained = |code: &&str| is_named((code, c.record_id.as_str()));
