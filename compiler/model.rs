@@ -115,6 +115,11 @@ impl Args {
         Args(text.into())
     }
 
+    /// The JSON text (empty for none).
+    pub fn text(&self) -> &str {
+        &self.0
+    }
+
     pub fn value(&self) -> Value {
         if self.0.is_empty() {
             Value::Null

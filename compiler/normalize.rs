@@ -84,6 +84,9 @@ pub struct SecretScanner {
     /// Every pattern in one automaton: almost no text carries a secret, so one pass that
     /// says "none of them" spares running each pattern.
     any: regex::RegexSet,
+    /// No pattern is anchored, so a text holds a match exactly when it holds one inside a
+    /// newline-joined run of texts (see `may_hold`).
+    joinable: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -131,7 +134,28 @@ impl SecretScanner {
         }
         let any = regex::RegexSet::new(patterns.iter().map(|p| p.regex.as_str()))
             .map_err(|err| format!("secret patterns: {err}"))?;
-        Ok(SecretScanner { patterns, any })
+        let joinable = !patterns.iter().any(|p| anchored(p.regex.as_str()));
+        Ok(SecretScanner {
+            patterns,
+            any,
+            joinable,
+        })
+    }
+
+    /// Could a secret hide in any of `texts`? One scan of them joined by newlines instead of
+    /// one scan each (a record has a dozen short texts, and a scan's setup costs more than
+    /// its bytes): `false` means none of them holds one. Sound because no pattern is
+    /// anchored and a newline is, for `\b`, the same as either end of a text.
+    pub fn may_hold<'t>(&self, texts: impl IntoIterator<Item = &'t str>) -> bool {
+        if !self.joinable {
+            return true;
+        }
+        let mut joined = String::with_capacity(1024);
+        for t in texts {
+            joined.push_str(t);
+            joined.push('\n');
+        }
+        self.any.is_match(&joined)
     }
 
     /// The name of the first pattern the text matches; never the secret itself.
@@ -180,6 +204,25 @@ impl SecretPattern {
             .filter(|m| !self.allow.as_ref().is_some_and(|a| a.is_match(m.as_str())))
             .map(|m| (m.start(), m.end()))
     }
+}
+
+/// Could `pattern` match a text alone but not the same text inside a longer one? Only an
+/// anchor can (`^`, `$`, `\A`, `\z`). Conservative: any `^` that does not open a negated
+/// class and any `$` count.
+fn anchored(pattern: &str) -> bool {
+    let b = pattern.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' if matches!(b.get(i + 1), Some(b'A' | b'z')) => return true,
+            b'\\' => i += 1,
+            b'^' if i == 0 || b[i - 1] != b'[' => return true,
+            b'$' => return true,
+            _ => {}
+        }
+        i += 1;
+    }
+    false
 }
 
 /// What stands in for a secret: `[redacted: <pattern>]`.
@@ -350,15 +393,17 @@ fn scrub(s: &mut String, secrets: &SecretScanner) -> bool {
 
 /// Redacts, then `text()`, in place: a text that is clean already is neither copied nor
 /// moved. False when nothing is left of it.
-fn clean_in_place(s: &mut String, secrets: &SecretScanner) -> bool {
-    scrub(s, secrets);
+fn clean_in_place(s: &mut String, secrets: Option<&SecretScanner>) -> bool {
+    if let Some(secrets) = secrets {
+        scrub(s, secrets);
+    }
     if !is_clean_line(s) {
         *s = collapse(s);
     }
     !s.is_empty()
 }
 
-fn clean_opt(field: &mut Option<String>, secrets: &SecretScanner) {
+fn clean_opt(field: &mut Option<String>, secrets: Option<&SecretScanner>) {
     if !field.as_mut().is_some_and(|s| clean_in_place(s, secrets)) {
         *field = None;
     }
@@ -390,6 +435,7 @@ fn split_domains(
     id: &str,
     loc: &SourceLoc,
     rules: &Rules,
+    scan_secrets: bool,
     diags: &mut Sink,
 ) -> (Vec<String>, Vec<String>) {
     let mut valid = Vec::new();
@@ -397,7 +443,8 @@ fn split_domains(
     let mut seen = BTreeSet::new();
     let mut seen_refused = BTreeSet::new();
     for r in raw {
-        let (shown, message, why) = if let Some(pattern) = rules.secrets.find(r) {
+        let secret = if scan_secrets { rules.secrets.find(r) } else { None };
+        let (shown, message, why) = if let Some(pattern) = secret {
             let shown = marker(pattern);
             let message = format!("domain looks like a secret ({pattern}) and was refused");
             (shown, message, format!("matches secret pattern {pattern}"))
@@ -434,14 +481,18 @@ fn split_domains(
 }
 
 fn normalize_experience(e: &mut Experience, rules: &Rules) -> Sink {
-    let secrets = &rules.secrets;
     let mut diags = Sink::new();
-    if let Some(id) = safe_id(&e.id, &e.source, secrets) {
+    // Almost no record carries a secret: one scan over all its texts says so, and spares a
+    // scan per text and a parse of every call's arguments. The arguments are scanned as JSON
+    // text, which holds each of their strings verbatim unless it has an escape.
+    let args_escaped = e.operations.iter().any(|op| op.args.text().contains('\\'));
+    let secrets = (args_escaped || rules.secrets.may_hold(record_texts(e))).then_some(&rules.secrets);
+    if let Some(id) = secrets.and_then(|s| safe_id(&e.id, &e.source, s)) {
         e.id = id;
     }
     let raw = std::mem::take(&mut e.domains);
     let mut refused_before = std::mem::take(&mut e.refused_domains);
-    let (valid, refused) = split_domains(&raw, &e.id, &e.source, rules, &mut diags);
+    let (valid, refused) = split_domains(&raw, &e.id, &e.source, rules, secrets.is_some(), &mut diags);
     e.domains = valid;
     refused_before.extend(refused);
     e.refused_domains = refused_before;
@@ -456,6 +507,9 @@ fn normalize_experience(e: &mut Experience, rules: &Rules) -> Sink {
         clean_opt(&mut d.reason, secrets);
         clean_in_place(&mut d.name, secrets)
     });
+    let Some(secrets) = secrets else {
+        return diags;
+    };
     for op in &mut e.operations {
         // Written back only when a secret was redacted: almost no call carries one.
         let mut args = op.args.value();
@@ -480,6 +534,37 @@ fn normalize_experience(e: &mut Experience, rules: &Rules) -> Sink {
     diags
 }
 
+/// Every text of a record that normalize scans for secrets (the arguments as JSON text).
+fn record_texts(e: &Experience) -> impl Iterator<Item = &str> {
+    fn opt(o: &Option<String>) -> Option<&str> {
+        o.as_deref()
+    }
+    let texts = [
+        opt(&e.task),
+        opt(&e.lesson),
+        opt(&e.breakthrough),
+        opt(&e.content),
+    ];
+    let dead_ends = e
+        .dead_ends
+        .iter()
+        .flat_map(|d| [Some(d.name.as_str()), opt(&d.kind), opt(&d.reason)]);
+    let operations = e.operations.iter().flat_map(|op| {
+        let check = op.check.as_deref();
+        [
+            Some(op.args.text()),
+            opt(&op.error),
+            check.map(|c| c.label.as_str()),
+            check.and_then(|c| c.target.as_deref()),
+        ]
+    });
+    let plain = std::iter::once(e.id.as_str())
+        .chain(e.domains.iter().map(String::as_str))
+        .chain(e.gotchas.iter().map(String::as_str))
+        .chain(e.in_play.iter().map(String::as_str));
+    plain.chain(texts.into_iter().chain(dead_ends).chain(operations).flatten())
+}
+
 fn normalize_claim(c: &mut LessonClaim, rules: &Rules) -> Sink {
     let secrets = &rules.secrets;
     let mut diags = Sink::new();
@@ -487,11 +572,11 @@ fn normalize_claim(c: &mut LessonClaim, rules: &Rules) -> Sink {
         c.id = id;
     }
     let raw = std::mem::take(&mut c.domains);
-    let (valid, refused) = split_domains(&raw, &c.id, &c.loc, rules, &mut diags);
+    let (valid, refused) = split_domains(&raw, &c.id, &c.loc, rules, true, &mut diags);
     c.domains = valid;
     c.refused_domains.extend(refused);
     c.project = project_digest(&c.project);
-    clean_in_place(&mut c.text, secrets);
+    clean_in_place(&mut c.text, Some(secrets));
     c.operation_key = c.operation_key.as_deref().and_then(|k| {
         let k = match secrets.redact(k) {
             Some((clean, _)) => clean,
@@ -817,5 +902,81 @@ mod tests {
             e.lesson.as_deref(),
             Some("Export AWS_ACCESS_KEY_ID=[redacted: aws-access-key] before terraform plan")
         );
+    }
+
+    #[test]
+    fn a_secret_alone_in_any_one_field_is_still_redacted() {
+        // The one-scan check over a whole record must see every field a secret can hide in.
+        let key = "ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5";
+        let place: Vec<fn(&mut Experience, &str)> = vec![
+            |e, k| e.task = Some(format!("Rotate {k} for the release bot")),
+            |e, k| e.breakthrough = Some(format!("gh auth login --with-token {k} fixed the push")),
+            |e, k| e.gotchas = vec![format!("The old token {k} still sits in .netrc")],
+            |e, k| {
+                e.dead_ends = vec![DeadEnd {
+                    name: "hard-code the token".into(),
+                    kind: None,
+                    reason: Some(format!("{k} leaked into the CI log")),
+                }]
+            },
+            |e, k| e.in_play = vec![k.to_string()],
+            |e, k| {
+                e.operations = vec![Operation {
+                    tool: "run_shell_command".into(),
+                    args: json!({"command": "git push", "env": {"GH_TOKEN": k}}).into(),
+                    status: OpStatus::Ok,
+                    error: None,
+                    check: None,
+                }]
+            },
+            |e, k| {
+                // Escaped in the JSON text: `\u0070` spells `p` only once parsed.
+                let raw = format!(r#"{{"env":{{"GH_TOKEN":"gh\u0070{}"}}}}"#, &k[3..]);
+                e.operations = vec![Operation {
+                    tool: "run_shell_command".into(),
+                    args: Args::from_json(&raw),
+                    status: OpStatus::Ok,
+                    error: None,
+                    check: None,
+                }]
+            },
+        ];
+        for (i, put) in place.iter().enumerate() {
+            let mut e = exp("sess-1", &["git"]);
+            put(&mut e, key);
+            let mut corpus = Corpus {
+                experiences: vec![e],
+                claims: vec![],
+            };
+            normalize(&mut corpus, &rules(), &mut Sink::new());
+            let e = &corpus.experiences[0];
+            let args: Vec<Value> = e.operations.iter().map(|op| op.args.value()).collect();
+            let dump = format!("{e:?} {args:?}");
+            assert!(!dump.contains(key), "field {i}: {dump}");
+            assert!(dump.contains("[redacted: github-token]"), "field {i}: {dump}");
+        }
+    }
+
+    #[test]
+    fn anchored_patterns_are_scanned_text_by_text() {
+        assert!(!anchored(r"\bsk-[A-Za-z0-9]{20,}"));
+        assert!(!anchored(r"://[^\s/:@]+:[^\s/@]{3,}@"));
+        assert!(anchored(r"^ghp_[A-Za-z0-9]{20,}"));
+        assert!(anchored(r"token=\S+$"));
+        assert!(anchored(r"\Atoken"));
+        let yaml = "patterns:\n  - name: bare-token\n    regex: '^tok_[a-z0-9]{8,}$'\n";
+        let secrets = SecretScanner::from_yaml(yaml).unwrap();
+        // Joined, `^…$` would see neither end of the second text: it must be scanned alone.
+        assert!(secrets.may_hold(["nothing here", "tok_abcdef123"]));
+        let mut e = exp("sess-2", &["git"]);
+        e.gotchas = vec!["Set the env first".into(), "tok_abcdef123".into()];
+        let mut rules = rules();
+        rules.secrets = secrets;
+        let mut corpus = Corpus {
+            experiences: vec![e],
+            claims: vec![],
+        };
+        normalize(&mut corpus, &rules, &mut Sink::new());
+        assert_eq!(corpus.experiences[0].gotchas[1], "[redacted: bare-token]");
     }
 }
