@@ -145,10 +145,15 @@ impl Draft {
 
     /// The first secret this draft carries, as (field, pattern).
     fn secret(&self, secrets: &SecretScanner) -> Option<(&'static str, String)> {
+        let fields = [Some(self.text.as_str()), self.key.as_deref(), self.working.as_deref()];
+        let texts = fields.into_iter().flatten();
+        let texts = texts.chain(self.scanned.iter().chain(&self.reasons).map(String::as_str));
+        // One scan over all of them first: almost no draft carries a secret.
+        let scan = secrets.may_hold(texts);
         let hit = |s: &str| -> Option<String> {
             redacted_pattern(s)
                 .map(String::from)
-                .or_else(|| secrets.find(s).map(String::from))
+                .or_else(|| scan.then(|| secrets.find(s)).flatten().map(String::from))
         };
         if let Some(p) = hit(&self.text) {
             return Some(("text", p));

@@ -1328,8 +1328,12 @@ fn entry(
 
 /// Thousandths as a JSON number with three decimals.
 pub fn confidence_value(thousandths: i32) -> serde_json::Value {
-    let s = format!("{}.{:03}", thousandths / 1000, thousandths % 1000);
-    serde_json::from_str(&s).unwrap_or(serde_json::Value::Null)
+    // The nearest double to thousandths / 1000 (both exact, so the division rounds once),
+    // the number `0.650` parses to; a ledger makes a million of these.
+    if thousandths < 0 {
+        return serde_json::Value::Null;
+    }
+    serde_json::Number::from_f64(f64::from(thousandths) / 1000.0).map_or(serde_json::Value::Null, Into::into)
 }
 
 /// Thousandths printed with three decimals: `0.650`.
@@ -1343,6 +1347,15 @@ mod tests {
     use crate::diagnostics::finalize;
     use crate::load::{LoadOptions, load_texts};
     use crate::pipeline::{self, Options, Stage};
+
+    #[test]
+    fn confidence_values_are_the_numbers_their_three_decimals_spell() {
+        for t in (0..=1000).chain([1234, 99_999]) {
+            let spelled: serde_json::Value = serde_json::from_str(&confidence_text(t)).unwrap();
+            assert_eq!(confidence_value(t), spelled, "{t}");
+            assert_eq!(confidence_value(t).to_string(), spelled.to_string(), "{t}");
+        }
+    }
 
     #[test]
     fn lessons_are_put_in_ledger_order_in_place() {
