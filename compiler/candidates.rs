@@ -145,7 +145,11 @@ impl Draft {
 
     /// The first secret this draft carries, as (field, pattern).
     fn secret(&self, secrets: &SecretScanner) -> Option<(&'static str, String)> {
-        let fields = [Some(self.text.as_str()), self.key.as_deref(), self.working.as_deref()];
+        let fields = [
+            Some(self.text.as_str()),
+            self.key.as_deref(),
+            self.working.as_deref(),
+        ];
         let texts = fields.into_iter().flatten();
         let texts = texts.chain(self.scanned.iter().chain(&self.reasons).map(String::as_str));
         // One scan over all of them first: almost no draft carries a secret.
