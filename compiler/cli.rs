@@ -488,7 +488,7 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
         let (wrote, saved) = std::thread::scope(|s| {
             // SQLite takes one writer: it stages the ledger rows on its own thread while the
             // other files render and everything is written, and commits once they are.
-            let (lessons, now, ledger_text) = (&comp.lessons, comp.now, ledger.contents.as_str());
+            let (lessons, now, ledger_text) = (&comp.lessons, comp.now, &ledger.pieces);
             let saving = s.spawn(move || {
                 let ids = lessons.iter().map(|l| l.id.as_str());
                 let rows: Vec<(&str, &str)> = ids.zip(emit::ledger_rows(ledger_text)).collect();

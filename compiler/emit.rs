@@ -24,11 +24,36 @@ use crate::time::{format_day, utc_day};
 pub const GENERATOR: &str = "skillc";
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// One output file: path relative to the output directory, and its bytes.
+/// One output file: path relative to the output directory, and its text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OutFile {
     pub path: String,
-    pub contents: String,
+    /// The text, in order: one piece for most files. The ledger and the diagnostics keep the
+    /// pieces they were serialised in on every core; joining them would copy most of a
+    /// gigabyte at a million experiences.
+    pub pieces: Vec<String>,
+}
+
+impl OutFile {
+    pub fn new(path: impl Into<String>, text: String) -> OutFile {
+        OutFile {
+            path: path.into(),
+            pieces: vec![text],
+        }
+    }
+
+    /// The whole text (a copy).
+    pub fn text(&self) -> String {
+        self.pieces.concat()
+    }
+
+    pub fn len(&self) -> usize {
+        self.pieces.iter().map(String::len).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// Renders every output file of a compile but the ledger (`ledger_file`, which the state
@@ -88,19 +113,14 @@ pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile
             .copied()
             .filter(|l| !left_out.iter().any(|o| o.id == l.id))
             .collect();
-        files.push(OutFile {
-            path: format!("{dir}/SKILL.md"),
-            contents: skill,
-        });
-        files.push(OutFile {
-            path: format!("{dir}/references/EVIDENCE.md"),
-            contents: evidence_md(
-                &scope,
-                &domain,
-                &kept,
-                gone.get(&(scope.as_str(), domain.as_str())).map_or(&[], |v| v),
-            ),
-        });
+        files.push(OutFile::new(format!("{dir}/SKILL.md"), skill));
+        let gone_here = gone
+            .get(&(scope.as_str(), domain.as_str()))
+            .map_or(&[][..], |v| v);
+        files.push(OutFile::new(
+            format!("{dir}/references/EVIDENCE.md"),
+            evidence_md(&scope, &domain, &kept, gone_here),
+        ));
     }
 
     // Plan-time lesson blocks per scope.
@@ -114,10 +134,10 @@ pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile
             Some(p) => format!("project-{p}"),
             None => "global".to_string(),
         };
-        files.push(OutFile {
-            path: format!("lessons/{name}.md"),
-            contents: lesson_block(lessons, now_day, rules.policy.caps.block_lines),
-        });
+        files.push(OutFile::new(
+            format!("lessons/{name}.md"),
+            lesson_block(lessons, now_day, rules.policy.caps.block_lines),
+        ));
     }
 
     sink.extend(emit_diags.iter().cloned());
@@ -131,7 +151,7 @@ pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile
     };
     files.push(OutFile {
         path: "diagnostics.json".into(),
-        contents: diagnostics,
+        pieces: diagnostics,
     });
     files.sort_by(|a, b| a.path.cmp(&b.path));
     files
@@ -409,21 +429,23 @@ fn ledger_lesson(l: &Lesson) -> LedgerLesson<'_> {
 pub fn ledger_file(lessons: &[Lesson]) -> OutFile {
     OutFile {
         path: "ledger.json".into(),
-        contents: ledger_json(lessons),
+        pieces: ledger_json(lessons),
     }
 }
 
-pub fn ledger_json(lessons: &[Lesson]) -> String {
+/// The ledger's text in pieces (see `OutFile::pieces`).
+pub fn ledger_json(lessons: &[Lesson]) -> Vec<String> {
     json_lines("lessons", lessons, |buf, l| {
         serde_json::to_writer(buf, &ledger_lesson(l)).expect("lesson serialises")
     })
 }
 
 /// The lesson objects of a rendered ledger, in ledger order: one per line between the
-/// header line and the closing `]}` (for the state store's rows).
-pub fn ledger_rows(ledger: &str) -> impl Iterator<Item = &str> {
+/// header line and the closing `]}` (for the state store's rows). No line spans two pieces.
+pub fn ledger_rows(ledger: &[String]) -> impl Iterator<Item = &str> {
     ledger
-        .lines()
+        .iter()
+        .flat_map(|piece| piece.lines())
         .skip(1)
         .filter(|l| l.starts_with('{'))
         .map(|l| l.strip_suffix(',').unwrap_or(l))
@@ -431,29 +453,30 @@ pub fn ledger_rows(ledger: &str) -> impl Iterator<Item = &str> {
 
 /// `{"generator": "skillc", "version": 1, "<key>": [` then one compact object per line, `]}`:
 /// valid JSON that diffs line by line and stays small at a million records. Chunks of lines
-/// serialise in parallel and are joined in order.
-fn json_lines<T: Sync>(key: &str, items: &[T], write: impl Fn(&mut Vec<u8>, &T) + Sync) -> String {
+/// serialise in parallel and stay the file's pieces: the header, each chunk (lines joined by
+/// `,\n`, the next chunk beginning with one), the closing `]}`.
+fn json_lines<T: Sync>(key: &str, items: &[T], write: impl Fn(&mut Vec<u8>, &T) + Sync) -> Vec<String> {
     use rayon::prelude::*;
     let chunks: Vec<String> = items
         .par_chunks(2048)
-        .map(|chunk| {
+        .enumerate()
+        .map(|(i, chunk)| {
             let mut buf = Vec::new();
-            for item in chunk {
-                buf.extend_from_slice(b",\n");
+            for (j, item) in chunk.iter().enumerate() {
+                if i > 0 || j > 0 {
+                    buf.extend_from_slice(b",\n");
+                }
                 write(&mut buf, item);
             }
             String::from_utf8(buf).expect("serde_json writes UTF-8")
         })
         .collect();
     let head = format!("{{\"generator\": \"{GENERATOR}\", \"version\": 1, \"{key}\": [\n");
-    let mut s = String::with_capacity(head.len() + chunks.iter().map(String::len).sum::<usize>() + 4);
-    s.push_str(&head);
-    for (i, chunk) in chunks.into_iter().enumerate() {
-        // Every line but the first is preceded by ",\n".
-        s.push_str(if i == 0 { &chunk[2..] } else { &chunk });
-    }
-    s.push_str(if items.is_empty() { "]}\n" } else { "\n]}\n" });
-    s
+    let tail = if items.is_empty() { "]}\n" } else { "\n]}\n" };
+    std::iter::once(head)
+        .chain(chunks)
+        .chain([tail.to_string()])
+        .collect()
 }
 
 /// A diagnostic as it appears in diagnostics.json (keys in alphabetical order).
@@ -489,7 +512,7 @@ fn diagnostic_view(d: &Diagnostic) -> DiagnosticView<'_> {
     }
 }
 
-pub fn diagnostics_json(diags: &[Diagnostic]) -> String {
+pub fn diagnostics_json(diags: &[Diagnostic]) -> Vec<String> {
     json_lines("diagnostics", diags, |buf, d| {
         serde_json::to_writer(buf, &diagnostic_view(d)).expect("diagnostic serialises")
     })
@@ -507,13 +530,15 @@ pub fn write(out: &Path, files: &[&OutFile], previous: &[String]) -> std::io::Re
             std::fs::create_dir_all(parent)?;
         }
         // Unchanged files are left alone, so a re-run on unchanged input touches nothing.
-        if same_contents(&path, f.contents.as_bytes()) {
+        if same_contents(&path, &f.pieces) {
             return Ok(());
         }
         let tmp = tmp_path(&path);
         {
             let mut w = std::fs::File::create(&tmp)?;
-            w.write_all(f.contents.as_bytes())?;
+            for piece in &f.pieces {
+                w.write_all(piece.as_bytes())?;
+            }
         }
         std::fs::rename(&tmp, &path)
     })?;
@@ -531,24 +556,28 @@ pub fn write(out: &Path, files: &[&OutFile], previous: &[String]) -> std::io::Re
     Ok(files.iter().map(|f| f.path.clone()).collect())
 }
 
-/// Does the file at `path` hold exactly `bytes`? Compared a block at a time: the old ledger
-/// of a large compile is half a gigabyte, and reading it whole would add that to the peak.
-fn same_contents(path: &Path, bytes: &[u8]) -> bool {
+/// Does the file at `path` hold exactly `pieces`, one after the other? Compared a block at a
+/// time: the old ledger of a large compile is half a gigabyte, and reading it whole would add
+/// that to the peak.
+fn same_contents(path: &Path, pieces: &[String]) -> bool {
     use std::io::Read;
     let Ok(mut file) = std::fs::File::open(path) else {
         return false;
     };
-    if file.metadata().map(|m| m.len()).ok() != Some(bytes.len() as u64) {
+    let len: usize = pieces.iter().map(String::len).sum();
+    if file.metadata().map(|m| m.len()).ok() != Some(len as u64) {
         return false;
     }
     let mut block = vec![0u8; 1 << 20];
-    let mut rest = bytes;
-    while !rest.is_empty() {
-        let n = block.len().min(rest.len());
-        if file.read_exact(&mut block[..n]).is_err() || block[..n] != rest[..n] {
-            return false;
+    for piece in pieces {
+        let mut rest = piece.as_bytes();
+        while !rest.is_empty() {
+            let n = block.len().min(rest.len());
+            if file.read_exact(&mut block[..n]).is_err() || block[..n] != rest[..n] {
+                return false;
+            }
+            rest = &rest[n..];
         }
-        rest = &rest[n..];
     }
     // Nothing may follow (the file could have grown since its length was read).
     file.read(&mut block[..1]).is_ok_and(|extra| extra == 0)
@@ -593,14 +622,30 @@ mod tests {
         // Longer than one comparison block, so the block loop runs more than once.
         let ledger = "{\"id\":\"L1a2b3c4d5e6f\",\"text\":\"Run go vet before go test.\"},\n".repeat(40_000);
         std::fs::write(&path, &ledger).unwrap();
-        assert!(same_contents(&path, ledger.as_bytes()));
+        let one = |s: &str| vec![s.to_string()];
+        assert!(same_contents(&path, &one(&ledger)));
+        // In pieces cut anywhere, as the ledger's chunks are.
+        let (a, rest) = ledger.split_at(7);
+        let (b, c) = rest.split_at(1_500_001);
+        assert!(same_contents(
+            &path,
+            &[a.into(), b.into(), String::new(), c.into()]
+        ));
         let mut changed = ledger.clone().into_bytes();
         let last = changed.len() - 3;
         changed[last] = b'X';
-        assert!(!same_contents(&path, &changed), "one byte differs near the end");
-        assert!(!same_contents(&path, &ledger.as_bytes()[1..]), "shorter");
-        assert!(!same_contents(&path, format!("{ledger} ").as_bytes()), "longer");
-        assert!(!same_contents(&dir.join("missing.json"), b""));
+        let changed = String::from_utf8(changed).unwrap();
+        assert!(
+            !same_contents(&path, &one(&changed)),
+            "one byte differs near the end"
+        );
+        assert!(
+            !same_contents(&path, &[a.into(), c.into(), b.into()]),
+            "pieces out of order"
+        );
+        assert!(!same_contents(&path, &one(&ledger[1..])), "shorter");
+        assert!(!same_contents(&path, &one(&format!("{ledger} "))), "longer");
+        assert!(!same_contents(&dir.join("missing.json"), &[]));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -203,10 +203,11 @@ fn by_id(id: &str) -> Lesson {
 }
 
 fn rows(f: &OutFile) -> Vec<Value> {
-    let v: Value = serde_json::from_str(&f.contents).unwrap();
+    let text = f.text();
+    let v: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["generator"], "skillc");
     assert_eq!(v["version"], 1);
-    assert!(f.contents.ends_with("}\n"), "trailing newline");
+    assert!(text.ends_with("}\n"), "trailing newline");
     v["rows"].as_array().unwrap().clone()
 }
 

@@ -86,10 +86,10 @@ pub fn compute(base: &[BaseSkill], lessons: &[Lesson], policy: &Policy) -> (Vec<
         if rows.is_empty() {
             continue;
         }
-        files.push(OutFile {
-            path: format!("deltas/{}.json", skill.name),
-            contents: delta_json(&rows),
-        });
+        files.push(OutFile::new(
+            format!("deltas/{}.json", skill.name),
+            delta_json(&rows),
+        ));
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     files.dedup_by(|a, b| a.path == b.path);
