@@ -143,6 +143,11 @@ impl Evidence {
         Some(&self.0[i].1)
     }
 
+    pub fn remove(&mut self, name: &str) -> Option<Value> {
+        let i = self.0.binary_search_by(|(k, _)| k.cmp(&name)).ok()?;
+        Some(self.0.remove(i).1)
+    }
+
     /// The pairs in name order.
     pub fn iter(&self) -> impl Iterator<Item = (&'static str, &Value)> {
         self.0.iter().map(|(k, v)| (*k, v))
@@ -223,23 +228,41 @@ pub fn folding(diags: impl rayon::iter::ParallelIterator<Item = Diagnostic>) -> 
 /// count, every experience id, and only the first few notes in output order (all that a
 /// group too small to fold shows).
 #[derive(Debug, Default)]
-pub struct Notes(BTreeMap<(&'static str, Option<String>), NoteGroup>);
+pub struct Notes(BTreeMap<&'static str, BTreeMap<Option<String>, NoteGroup>>);
 
 #[derive(Debug, Default)]
 struct NoteGroup {
     count: usize,
     /// The first notes in output order, at most `NOTES_KEPT_APART` once trimmed.
     first: Vec<Diagnostic>,
+    /// The experience ids of the notes trimmed away (moved out of them, not copied).
     ids: Vec<String>,
 }
 
 impl NoteGroup {
     /// Keeps the first `NOTES_KEPT_APART` in output order; stable, so of notes that sort
-    /// alike the one made first stays.
+    /// alike the one made first stays. The others leave their ids behind.
     fn trim(&mut self) {
         self.first.sort_by(order);
-        self.first.truncate(NOTES_KEPT_APART);
+        for d in self.first.drain(NOTES_KEPT_APART.min(self.first.len())..) {
+            take_ids(d, &mut self.ids);
+        }
     }
+}
+
+/// A note's experience ids (its subject when it names none), moved into `ids`.
+fn take_ids(mut d: Diagnostic, ids: &mut Vec<String>) {
+    let own = match d.evidence.remove("experiences") {
+        Some(Value::Array(a)) => a,
+        _ => Vec::new(),
+    };
+    if own.is_empty() && !d.subject.is_empty() {
+        ids.push(d.subject);
+    }
+    ids.extend(own.into_iter().filter_map(|v| match v {
+        Value::String(s) => Some(s),
+        _ => None,
+    }));
 }
 
 impl Notes {
@@ -249,14 +272,12 @@ impl Notes {
             sink.push(d);
             return;
         }
-        let group = self.0.entry((d.code, d.domain.clone())).or_default();
+        let groups = self.0.entry(d.code).or_default();
+        let group = match groups.get_mut(&d.domain) {
+            Some(g) => g,
+            None => groups.entry(d.domain.clone()).or_default(),
+        };
         group.count += 1;
-        let ids = d.experience_ids();
-        if ids.is_empty() && !d.subject.is_empty() {
-            group.ids.push(d.subject.clone());
-        } else {
-            group.ids.extend(ids.into_iter().map(String::from));
-        }
         group.first.push(d);
         if group.first.len() >= 2 * NOTES_KEPT_APART {
             group.trim();
@@ -265,12 +286,15 @@ impl Notes {
 
     /// These notes and `later` ones (made after them) as if added to one `Notes`.
     pub fn merge(mut self, later: Notes) -> Notes {
-        for (key, more) in later.0 {
-            let group = self.0.entry(key).or_default();
-            group.count += more.count;
-            group.first.extend(more.first);
-            group.ids.extend(more.ids);
-            group.trim();
+        for (code, groups) in later.0 {
+            let mine = self.0.entry(code).or_default();
+            for (domain, more) in groups {
+                let group = mine.entry(domain).or_default();
+                group.count += more.count;
+                group.first.extend(more.first);
+                group.ids.extend(more.ids);
+                group.trim();
+            }
         }
         self
     }
@@ -279,15 +303,21 @@ impl Notes {
     /// of the others.
     pub fn into_sink(self) -> Sink {
         let mut sink = Sink::new();
-        for ((code, domain), mut group) in self.0 {
-            group.trim();
-            if notes_fold(code, group.count) {
-                group.ids.sort_unstable();
-                group.ids.dedup();
-                let first = group.first.swap_remove(0);
-                sink.push(folded_note(first, domain, group.count, group.ids));
-            } else {
-                sink.extend(group.first);
+        for (code, groups) in self.0 {
+            for (domain, mut group) in groups {
+                group.trim();
+                if notes_fold(code, group.count) {
+                    // The folded note stands for the first; the ids of all are in it.
+                    let first = group.first[0].clone();
+                    for d in group.first {
+                        take_ids(d, &mut group.ids);
+                    }
+                    group.ids.sort_unstable();
+                    group.ids.dedup();
+                    sink.push(folded_note(first, domain, group.count, group.ids));
+                } else {
+                    sink.extend(group.first);
+                }
             }
         }
         sink
