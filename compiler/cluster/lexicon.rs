@@ -199,6 +199,10 @@ impl Analysis {
     }
 }
 
+/// The items of whitespace chunks already tokenized (see `Lexicon::analyze_with`).
+#[derive(Default)]
+pub struct ChunkMemo<'a>(HashMap<&'a str, Vec<Item<'a>>>);
+
 /// A word (borrowed from the text or the lexicon where it can be) or a clause break.
 #[derive(Clone, Debug)]
 enum Item<'a> {
@@ -397,11 +401,24 @@ impl Lexicon {
     }
 
     /// Splits a text into stemmed words and clause breaks, keeping technical tokens whole.
-    fn tokenize<'a>(&'a self, text: &'a str) -> Vec<Item<'a>> {
+    /// A whitespace chunk's items depend on the chunk alone, so with a `memo` a chunk seen
+    /// before (agents' texts share most of their words) is copied instead of worked out again.
+    fn tokenize<'a>(&'a self, text: &'a str, memo: Option<&mut ChunkMemo<'a>>) -> Vec<Item<'a>> {
         let mut out = Vec::with_capacity(text.len() / 4); // about one item per word
         if text.contains('\u{2019}') || text.contains('\u{2018}') {
             let text = text.replace(['\u{2019}', '\u{2018}'], "'");
-            out.extend(self.tokenize(&text).into_iter().map(Item::into_owned));
+            out.extend(self.tokenize(&text, None).into_iter().map(Item::into_owned));
+        } else if let Some(memo) = memo {
+            for chunk in text.split_whitespace() {
+                match memo.0.get(chunk) {
+                    Some(items) => out.extend(items.iter().cloned()),
+                    None => {
+                        let start = out.len();
+                        self.chunk(chunk, &mut out);
+                        memo.0.insert(chunk, out[start..].to_vec());
+                    }
+                }
+            }
         } else {
             for chunk in text.split_whitespace() {
                 self.chunk(chunk, &mut out);
@@ -507,8 +524,14 @@ impl Lexicon {
 
     /// The analysis the similarity measure compares.
     pub fn analyze(&self, text: &str) -> Analysis {
+        self.analyze_with(text, None)
+    }
+
+    /// `analyze`, remembering the items of each whitespace chunk in `memo` (for analysing many
+    /// texts in a row; the memo borrows from them and from the lexicon).
+    pub fn analyze_with<'a>(&'a self, text: &'a str, memo: Option<&mut ChunkMemo<'a>>) -> Analysis {
         // 1. stems (while tokenizing)
-        let mut items = self.tokenize(text);
+        let mut items = self.tokenize(text, memo);
         // 2. phrases, 3. synonyms
         let mut seq: Vec<Item> = Vec::with_capacity(items.len());
         let mut i = 0;
@@ -796,6 +819,33 @@ mod tests {
             assert!(t.contains(&want.to_string()), "{want} missing from {t:?}");
         }
         assert!(a.tokens.iter().find(|x| x.text == "--locked").unwrap().technical);
+    }
+
+    #[test]
+    fn a_memo_of_chunks_changes_no_analysis() {
+        let l = lx();
+        let texts = [
+            "Run `npm ci` instead of npm install in CI; it respects package-lock.json.",
+            "Don't run npm install in CI: use npm ci, which respects package-lock.json.",
+            "Call os.makedirs(path, exist_ok=True) before writing to ./build/out.txt.",
+            "Never commit the repo's .env file — add it to .gitignore first.",
+            "Turn on `--locked` for cargo build when Cargo.lock is committed.",
+            "Turn on --locked for cargo build when Cargo.lock is committed.",
+            "Set memory limits on every container, not requests.",
+            "The deploy failed because the runner’s cache was stale.",
+            "Restarting Redis (v7.2) fixed the ECONNRESET errors after 30s.",
+        ];
+        let mut memo = ChunkMemo::default();
+        for round in 0..2 {
+            for t in texts {
+                assert_eq!(
+                    l.analyze_with(t, Some(&mut memo)),
+                    l.analyze(t),
+                    "round {round}: {t}"
+                );
+            }
+        }
+        assert!(memo.0.contains_key("npm") && memo.0.contains_key("package-lock.json."));
     }
 
     #[test]

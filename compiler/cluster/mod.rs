@@ -167,12 +167,18 @@ impl Texts {
             })
             .collect();
         let (analyses, prints): (Vec<Analysis>, Vec<u64>) = texts
-            .par_iter()
-            .map(|t| {
-                let a = lx.analyze(t);
-                let mut h = fx::Fx::default();
-                a.hash(&mut h);
-                (a, h.finish())
+            .par_chunks(1024)
+            .flat_map_iter(|chunk| {
+                let mut memo = lexicon::ChunkMemo::default();
+                chunk
+                    .iter()
+                    .map(|t| {
+                        let a = lx.analyze_with(t, Some(&mut memo));
+                        let mut h = fx::Fx::default();
+                        a.hash(&mut h);
+                        (a, h.finish())
+                    })
+                    .collect::<Vec<_>>()
             })
             .unzip();
         // Numbered in first-seen order; only equality of numbers is ever used.
