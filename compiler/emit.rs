@@ -46,14 +46,6 @@ impl OutFile {
     pub fn text(&self) -> String {
         self.pieces.concat()
     }
-
-    pub fn len(&self) -> usize {
-        self.pieces.iter().map(String::len).sum()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 /// Renders every output file of a compile but the ledger (`ledger_file`, which the state

@@ -66,7 +66,8 @@ struct Signal {
 #[derive(Clone, Debug)]
 enum Test {
     /// Counts non-overlapping matches, capped at `max`.
-    Matches { re: Regex, max: u32 },
+    /// `set` is its pattern's index in `Narrative::any`.
+    Matches { re: Regex, max: u32, set: usize },
     /// Fires (once) when none of these signals (indices of earlier ones) fired.
     Absent(Vec<usize>),
 }
@@ -179,7 +180,11 @@ impl SignalSpec {
             if max == 0 {
                 return Err(err("`max` must be at least 1"));
             }
-            Test::Matches { re, max }
+            let set = earlier
+                .iter()
+                .filter(|s| matches!(s.test, Test::Matches { .. }))
+                .count();
+            Test::Matches { re, max, set }
         };
         Ok(Signal {
             name,
@@ -233,17 +238,13 @@ impl Narrative {
         let mut score = 0i32;
         let mut names = Vec::new();
         let matched = self.any.as_ref().map(|set| set.matches(text));
-        let mut pattern = 0;
         for (i, s) in self.signals.iter().enumerate() {
             let count = match &s.test {
-                Test::Matches { re, max } => {
-                    pattern += 1;
-                    match matched.as_ref().map(|m| m.matched(pattern - 1)) {
-                        Some(false) => 0,
-                        Some(true) if *max == 1 => 1,
-                        _ => re.find_iter(text).take(*max as usize).count() as i32,
-                    }
-                }
+                Test::Matches { re, max, set } => match matched.as_ref().map(|m| m.matched(*set)) {
+                    Some(false) => 0,
+                    Some(true) if *max == 1 => 1,
+                    _ => re.find_iter(text).take(*max as usize).count() as i32,
+                },
                 Test::Absent(others) => i32::from(!others.iter().any(|&j| fired[j])),
             };
             if count > 0 {

@@ -429,13 +429,14 @@ fn project_digest(project: &Option<String>) -> Option<String> {
 }
 
 /// Splits raw domains into valid (aliased, deduplicated, first-seen order) and refused
-/// (escaped, deduplicated), with one `invalid-domain` per refused domain.
+/// (escaped, deduplicated), with one `invalid-domain` per refused domain. `secrets` is `None`
+/// when the record is known to carry none.
 fn split_domains(
     raw: &[String],
     id: &str,
     loc: &SourceLoc,
     rules: &Rules,
-    scan_secrets: bool,
+    secrets: Option<&SecretScanner>,
     diags: &mut Sink,
 ) -> (Vec<String>, Vec<String>) {
     let mut valid = Vec::new();
@@ -443,8 +444,7 @@ fn split_domains(
     let mut seen = BTreeSet::new();
     let mut seen_refused = BTreeSet::new();
     for r in raw {
-        let secret = if scan_secrets { rules.secrets.find(r) } else { None };
-        let (shown, message, why) = if let Some(pattern) = secret {
+        let (shown, message, why) = if let Some(pattern) = secrets.and_then(|s| s.find(r)) {
             let shown = marker(pattern);
             let message = format!("domain looks like a secret ({pattern}) and was refused");
             (shown, message, format!("matches secret pattern {pattern}"))
@@ -492,7 +492,7 @@ fn normalize_experience(e: &mut Experience, rules: &Rules) -> Sink {
     }
     let raw = std::mem::take(&mut e.domains);
     let mut refused_before = std::mem::take(&mut e.refused_domains);
-    let (valid, refused) = split_domains(&raw, &e.id, &e.source, rules, secrets.is_some(), &mut diags);
+    let (valid, refused) = split_domains(&raw, &e.id, &e.source, rules, secrets, &mut diags);
     e.domains = valid;
     refused_before.extend(refused);
     e.refused_domains = refused_before;
@@ -572,7 +572,7 @@ fn normalize_claim(c: &mut LessonClaim, rules: &Rules) -> Sink {
         c.id = id;
     }
     let raw = std::mem::take(&mut c.domains);
-    let (valid, refused) = split_domains(&raw, &c.id, &c.loc, rules, true, &mut diags);
+    let (valid, refused) = split_domains(&raw, &c.id, &c.loc, rules, Some(secrets), &mut diags);
     c.domains = valid;
     c.refused_domains.extend(refused);
     c.project = project_digest(&c.project);
@@ -908,40 +908,96 @@ mod tests {
     fn a_secret_alone_in_any_one_field_is_still_redacted() {
         // The one-scan check over a whole record must see every field a secret can hide in.
         let key = "ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5";
-        let place: Vec<fn(&mut Experience, &str)> = vec![
-            |e, k| e.task = Some(format!("Rotate {k} for the release bot")),
-            |e, k| e.breakthrough = Some(format!("gh auth login --with-token {k} fixed the push")),
-            |e, k| e.gotchas = vec![format!("The old token {k} still sits in .netrc")],
-            |e, k| {
-                e.dead_ends = vec![DeadEnd {
-                    name: "hard-code the token".into(),
-                    kind: None,
-                    reason: Some(format!("{k} leaked into the CI log")),
-                }]
-            },
-            |e, k| e.in_play = vec![k.to_string()],
-            |e, k| {
-                e.operations = vec![Operation {
-                    tool: "run_shell_command".into(),
-                    args: json!({"command": "git push", "env": {"GH_TOKEN": k}}).into(),
-                    status: OpStatus::Ok,
-                    error: None,
-                    check: None,
-                }]
-            },
-            |e, k| {
+        let call = |args: Args, error: Option<String>, label: &str, target: Option<&str>| Operation {
+            tool: "run_shell_command".into(),
+            args,
+            status: OpStatus::Error,
+            error,
+            check: Some(Box::new(Check {
+                label: label.into(),
+                target: target.map(String::from),
+                passed: false,
+            })),
+        };
+        let push = || Args::from_value(&json!({"command": "git push"}));
+        let dead_end =
+            |name: String, kind: Option<String>, reason: Option<String>| DeadEnd { name, kind, reason };
+        type Put = Box<dyn Fn(&mut Experience, &str)>;
+        let place: Vec<(&str, Put)> = vec![
+            ("id", Box::new(|e, k| e.id = format!("sess-{k}"))),
+            ("domain", Box::new(|e, k| e.domains.push(k.into()))),
+            (
+                "task",
+                Box::new(|e, k| e.task = Some(format!("Rotate {k} for the release bot"))),
+            ),
+            (
+                "lesson",
+                Box::new(|e, k| e.lesson = Some(format!("Never paste {k} into a commit"))),
+            ),
+            (
+                "breakthrough",
+                Box::new(|e, k| {
+                    e.breakthrough = Some(format!("gh auth login --with-token {k} fixed the push"))
+                }),
+            ),
+            (
+                "content",
+                Box::new(|e, k| e.content = Some(format!("token {k} rotated"))),
+            ),
+            (
+                "gotcha",
+                Box::new(|e, k| e.gotchas = vec![format!("The old token {k} still sits in .netrc")]),
+            ),
+            (
+                "dead-end name",
+                Box::new(move |e, k| {
+                    e.dead_ends = vec![dead_end(format!("export GH_TOKEN={k}"), None, None)]
+                }),
+            ),
+            (
+                "dead-end type",
+                Box::new(move |e, k| {
+                    e.dead_ends = vec![dead_end("hard-code it".into(), Some(k.into()), None)]
+                }),
+            ),
+            (
+                "dead-end reason",
+                Box::new(move |e, k| {
+                    e.dead_ends = vec![dead_end("hard-code it".into(), None, Some(format!("{k} leaked")))]
+                }),
+            ),
+            ("in_play", Box::new(|e, k| e.in_play = vec![k.to_string()])),
+            (
+                "arguments",
+                Box::new(move |e, k| {
+                    let args = json!({"command": "git push", "env": {"GH_TOKEN": k}}).into();
+                    e.operations = vec![call(args, None, "push", None)]
+                }),
+            ),
+            (
                 // Escaped in the JSON text: `\u0070` spells `p` only once parsed.
-                let raw = format!(r#"{{"env":{{"GH_TOKEN":"gh\u0070{}"}}}}"#, &k[3..]);
-                e.operations = vec![Operation {
-                    tool: "run_shell_command".into(),
-                    args: Args::from_json(&raw),
-                    status: OpStatus::Ok,
-                    error: None,
-                    check: None,
-                }]
-            },
+                "escaped arguments",
+                Box::new(move |e, k| {
+                    let raw = format!(r#"{{"env":{{"GH_TOKEN":"gh\u0070{}"}}}}"#, &k[3..]);
+                    e.operations = vec![call(Args::from_json(&raw), None, "push", None)]
+                }),
+            ),
+            (
+                "error",
+                Box::new(move |e, k| {
+                    e.operations = vec![call(push(), Some(format!("bad token {k}")), "push", None)]
+                }),
+            ),
+            (
+                "check label",
+                Box::new(move |e, k| e.operations = vec![call(push(), None, &format!("auth {k}"), None)]),
+            ),
+            (
+                "check target",
+                Box::new(move |e, k| e.operations = vec![call(push(), None, "auth", Some(k))]),
+            ),
         ];
-        for (i, put) in place.iter().enumerate() {
+        for (field, put) in &place {
             let mut e = exp("sess-1", &["git"]);
             put(&mut e, key);
             let mut corpus = Corpus {
@@ -952,8 +1008,8 @@ mod tests {
             let e = &corpus.experiences[0];
             let args: Vec<Value> = e.operations.iter().map(|op| op.args.value()).collect();
             let dump = format!("{e:?} {args:?}");
-            assert!(!dump.contains(key), "field {i}: {dump}");
-            assert!(dump.contains("[redacted: github-token]"), "field {i}: {dump}");
+            assert!(!dump.contains(key), "{field}: {dump}");
+            assert!(dump.contains("[redacted: github-token]"), "{field}: {dump}");
         }
     }
 

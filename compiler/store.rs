@@ -317,28 +317,20 @@ impl Store {
             .enumerate()
             .map(|(i, (id, _))| (id.as_bytes(), i))
             .collect();
-        let mut stored = vec![false; ledger.len()];
-        let mut changed = Vec::new();
+        // Rows to write: every lesson but those stored already with the same text.
+        let mut write = vec![true; ledger.len()];
         let mut gone = Vec::new();
         {
             let mut scan = tx.prepare("SELECT id, json, rowid FROM lessons").map_err(e)?;
             let mut rows = scan.query([]).map_err(e)?;
             while let Some(row) = rows.next().map_err(e)? {
                 let text = |i| row.get_ref(i).map(|v| v.as_bytes().unwrap_or_default());
-                let id = text(0).map_err(e)?;
-                match index.get(id) {
-                    Some(&i) => {
-                        stored[i] = true;
-                        if text(1).map_err(e)? != ledger[i].1.as_bytes() {
-                            changed.push(i);
-                        }
-                    }
+                match index.get(text(0).map_err(e)?) {
+                    Some(&i) => write[i] = text(1).map_err(e)? != ledger[i].1.as_bytes(),
                     None => gone.push(row.get::<_, i64>(2).map_err(e)?),
                 }
             }
         }
-        changed.extend(stored.iter().enumerate().filter(|(_, s)| !**s).map(|(i, _)| i));
-        changed.sort_unstable();
         {
             let mut remove = tx.prepare("DELETE FROM lessons WHERE rowid = ?1").map_err(e)?;
             for rowid in &gone {
@@ -350,8 +342,12 @@ impl Store {
                      ON CONFLICT (id) DO UPDATE SET json = excluded.json",
                 )
                 .map_err(e)?;
-            for &i in &changed {
-                let (id, json) = ledger[i];
+            for (id, json) in ledger
+                .iter()
+                .zip(&write)
+                .filter(|(_, w)| **w)
+                .map(|(row, _)| *row)
+            {
                 upsert.execute(params![id, json]).map_err(e)?;
             }
         }
@@ -519,6 +515,30 @@ mod tests {
         assert_eq!(s.ledger_lessons().unwrap(), [go_later, npm]);
         assert_eq!(s.ledger_lesson("L9f8e7d6c5b4a").unwrap(), None);
         assert_eq!(s.last_now().unwrap(), 2);
+        // The same ledger again: only the compile's own row and the outputs list are written.
+        let before = s.conn.total_changes();
+        s.save_compile(2, &[("L1a2b3c4d5e6f", go_later), ("Lc0ffee000001", npm)], || {
+            Some(vec![])
+        })
+        .unwrap();
+        let compile_rows = 2; // `compiles` cleared and its one row inserted
+        assert_eq!(
+            s.conn.total_changes() - before,
+            compile_rows,
+            "no lesson row rewritten"
+        );
+        // One lesson changed: one more row.
+        let before = s.conn.total_changes();
+        s.save_compile(2, &[("L1a2b3c4d5e6f", go), ("Lc0ffee000001", npm)], || {
+            Some(vec![])
+        })
+        .unwrap();
+        assert_eq!(s.conn.total_changes() - before, compile_rows + 1);
+        assert_eq!(s.ledger_lessons().unwrap(), [go, npm]);
+        s.save_compile(2, &[("L1a2b3c4d5e6f", go_later), ("Lc0ffee000001", npm)], || {
+            Some(vec![])
+        })
+        .unwrap();
         // Files that could not be written leave the last recorded compile as it was.
         let recorded = s.save_compile(3, &[("Lc0ffee000001", npm)], || None).unwrap();
         assert!(!recorded);

@@ -408,20 +408,18 @@ impl Lexicon {
         if text.contains('\u{2019}') || text.contains('\u{2018}') {
             let text = text.replace(['\u{2019}', '\u{2018}'], "'");
             out.extend(self.tokenize(&text, None).into_iter().map(Item::into_owned));
-        } else if let Some(memo) = memo {
-            for chunk in text.split_whitespace() {
-                match memo.0.get(chunk) {
-                    Some(items) => out.extend(items.iter().cloned()),
-                    None => {
-                        let start = out.len();
-                        self.chunk(chunk, &mut out);
-                        memo.0.insert(chunk, out[start..].to_vec());
-                    }
-                }
-            }
         } else {
+            let mut memo = memo;
             for chunk in text.split_whitespace() {
+                if let Some(items) = memo.as_ref().and_then(|m| m.0.get(chunk)) {
+                    out.extend(items.iter().cloned());
+                    continue;
+                }
+                let start = out.len();
                 self.chunk(chunk, &mut out);
+                if let Some(m) = memo.as_mut() {
+                    m.0.insert(chunk, out[start..].to_vec());
+                }
             }
         }
         out

@@ -190,8 +190,10 @@ const NOTES_KEPT_APART: usize = 5;
 /// `fold_notes` always fold; other notes fold past `NOTES_KEPT_APART`.
 pub fn finalize(diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
     use rayon::prelude::*;
-    // Notes come out in place (most stages folded theirs already, so there are few); the rest
-    // stays where it is. Every step is stable: the same result at any thread count.
+    // Only the notes go through `folding` (most stages folded theirs already, so there are
+    // few): the rest stays in place, since passing a million-compile's hundreds of thousands
+    // of warnings through it would hold them twice at the peak. Every step is stable: the
+    // same result at any thread count.
     let mut kept = diags;
     let notes: Vec<Diagnostic> = kept.extract_if(.., |d| d.severity == Severity::Note).collect();
     kept.extend(folding(notes.into_par_iter()));
