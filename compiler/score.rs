@@ -411,7 +411,9 @@ fn fold_units(inp: &Inputs, shared: &Shared, single: bool) -> Option<(Scored, Si
     let now = inp.corpus.now();
     let units = units(inp, single);
     // Largest first, so that the biggest unit does not start last and leave one thread alone;
-    // the merge takes the units back in their own order.
+    // one unit per job (`with_max_len`), or rayon hands a thread a run of the large units to
+    // fold in a row while the other runs out of work. The merge takes the units back in
+    // their own order.
     let size = |u: usize| -> usize {
         let members = |ai: &u32| inp.admitted[*ai as usize].members.len();
         units[u].iter().map(members).sum()
@@ -420,6 +422,7 @@ fn fold_units(inp: &Inputs, shared: &Shared, single: bool) -> Option<(Scored, Si
     by_size.sort_by_key(|&u| Reverse(size(u)));
     let mut folded: Vec<(usize, UnitOut)> = by_size
         .into_par_iter()
+        .with_max_len(1)
         .map(|u| {
             let events = events(inp, &units[u]);
             (u, fold_unit(inp, shared, &events, utc_day(now), single))
@@ -611,7 +614,7 @@ fn finish(
     mut sink: Sink,
 ) -> (Scored, Sink) {
     let min = inp.min_reinforcement;
-    merged.units.par_iter_mut().for_each(|u| {
+    merged.units.par_iter_mut().with_max_len(1).for_each(|u| {
         for l in &mut u.live {
             l.evidence.sort_unstable();
             l.evidence.dedup();

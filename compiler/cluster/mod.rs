@@ -100,12 +100,15 @@ pub fn cluster(candidates: &[Candidate], lexicon: &Lexicon) -> Vec<Cluster> {
             .push(i as u32);
     }
     let mut blocks: Vec<(BlockKey, Vec<u32>)> = blocks.into_iter().collect();
-    // Largest blocks first, so that no large block starts last while the other threads idle
-    // (the output is sorted below, so the order blocks run in never shows).
+    // Largest blocks first, so that no large block starts last while the other threads idle,
+    // and one block per job: rayon otherwise splits the list only a few times, and a thread
+    // that drew the run of large blocks works through it alone while the others run dry.
+    // (The output is sorted below, so the order blocks run in never shows.)
     blocks.sort_unstable_by(|(a, x), (b, y)| y.len().cmp(&x.len()).then_with(|| a.cmp(b)));
     let texts = Texts::analyse(candidates, lexicon);
     let mut out: Vec<Cluster> = blocks
         .into_par_iter()
+        .with_max_len(1)
         .flat_map_iter(|((domain, kind, key), mut idx)| {
             idx.sort_by(|&x, &y| {
                 let (a, b) = (&candidates[x as usize], &candidates[y as usize]);
@@ -125,7 +128,6 @@ pub fn cluster(candidates: &[Candidate], lexicon: &Lexicon) -> Vec<Cluster> {
             v
         })
         .collect();
-    // The analyses are millions of small strings: freed on every core, beside the sort.
     let analyses = texts.analyses;
     rayon::join(
         || out.par_sort_by(|a, b| a.id.cmp(&b.id).then(a.anchor.cmp(&b.anchor))),
@@ -152,54 +154,86 @@ struct Texts {
 
 impl Texts {
     fn analyse(candidates: &[Candidate], lx: &Lexicon) -> Texts {
-        let mut slot_of: FxMap<&str, u32> = FxMap::default();
-        let mut texts: Vec<&str> = Vec::new();
-        let slot = candidates
-            .iter()
-            .map(|c| {
-                if c.refusal.is_some() || c.working.is_some() {
-                    return u32::MAX;
+        let (slot, texts) = distinct_texts(candidates);
+        // Per batch of texts: the analyses, their fingerprints, and their index keys numbered
+        // in a batch-local dictionary (so the numbering runs on every core, too).
+        struct Batch {
+            analyses: Vec<Analysis>,
+            prints: Vec<u64>,
+            keys: Vec<u32>,
+            key_counts: Vec<u32>,
+            dictionary: Vec<String>,
+        }
+        let batches: Vec<Batch> = texts
+            .par_chunks(1024)
+            .map(|chunk| {
+                let mut memo = lexicon::ChunkMemo::default();
+                let mut b = Batch {
+                    analyses: Vec::with_capacity(chunk.len()),
+                    prints: Vec::with_capacity(chunk.len()),
+                    keys: Vec::new(),
+                    key_counts: Vec::with_capacity(chunk.len()),
+                    dictionary: Vec::new(),
+                };
+                let mut local: FxMap<&str, u32> = FxMap::default();
+                let analyses: Vec<Analysis> = chunk
+                    .iter()
+                    .map(|t| lx.analyze_with(t, Some(&mut memo)))
+                    .collect();
+                for a in &analyses {
+                    let mut h = fx::Fx::default();
+                    a.hash(&mut h);
+                    b.prints.push(h.finish());
+                    let before = b.keys.len();
+                    for t in &a.tokens {
+                        for key in index_keys(t) {
+                            let next = local.len() as u32;
+                            b.keys.push(*local.entry(key).or_insert_with(|| {
+                                b.dictionary.push(key.to_string());
+                                next
+                            }));
+                        }
+                    }
+                    b.key_counts.push((b.keys.len() - before) as u32);
                 }
-                *slot_of.entry(&*c.text).or_insert_with(|| {
-                    texts.push(&c.text);
-                    texts.len() as u32 - 1
-                })
+                drop(local);
+                b.analyses = analyses;
+                b
             })
             .collect();
-        let (analyses, prints): (Vec<Analysis>, Vec<u64>) = texts
-            .par_chunks(1024)
-            .flat_map_iter(|chunk| {
-                let mut memo = lexicon::ChunkMemo::default();
-                chunk
-                    .iter()
-                    .map(|t| {
-                        let a = lx.analyze_with(t, Some(&mut memo));
-                        let mut h = fx::Fx::default();
-                        a.hash(&mut h);
-                        (a, h.finish())
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .unzip();
-        // Numbered in first-seen order; only equality of numbers is ever used.
+        // One numbering for all batches: each batch's dictionary is looked up once (a few
+        // thousand words per batch instead of every token), then its keys are renumbered in
+        // parallel. Only equality of numbers is ever used.
         let mut number: FxMap<&str, u32> = FxMap::default();
-        let mut keys = Vec::new();
-        let mut key_start = Vec::with_capacity(analyses.len() + 1);
-        key_start.push(0);
-        for a in &analyses {
-            for t in &a.tokens {
-                for key in index_keys(t) {
-                    let next = number.len() as u32;
-                    keys.push(*number.entry(key).or_insert(next));
-                }
+        let renumber: Vec<Vec<u32>> = (batches.iter())
+            .map(|b| {
+                (b.dictionary.iter())
+                    .map(|key| {
+                        let next = number.len() as u32;
+                        *number.entry(key).or_insert(next)
+                    })
+                    .collect()
+            })
+            .collect();
+        drop(number);
+        let renumbered: Vec<Vec<u32>> = (batches.par_iter().zip(&renumber))
+            .map(|(b, to)| b.keys.iter().map(|&k| to[k as usize]).collect())
+            .collect();
+        let mut key_start = Vec::with_capacity(texts.len() + 1);
+        key_start.push(0u32);
+        let (mut analyses, mut prints) = (Vec::with_capacity(texts.len()), Vec::with_capacity(texts.len()));
+        for b in batches {
+            for n in b.key_counts {
+                key_start.push(key_start.last().copied().unwrap_or(0) + n);
             }
-            key_start.push(keys.len() as u32);
+            analyses.extend(b.analyses);
+            prints.extend(b.prints);
         }
         Texts {
             slot,
             analyses,
             prints,
-            keys,
+            keys: renumbered.concat(),
             key_start,
         }
     }
@@ -207,6 +241,67 @@ impl Texts {
     fn keys(&self, slot: usize) -> &[u32] {
         &self.keys[self.key_start[slot] as usize..self.key_start[slot + 1] as usize]
     }
+}
+
+/// Each lexical candidate's text slot, and the distinct texts (a slot indexes them) in
+/// first-seen order, which keeps a block's analyses near each other in memory. Found by
+/// sorting (text hash, candidate) pairs, so the work runs on every core; equal hashes are
+/// still compared as texts.
+fn distinct_texts(candidates: &[Candidate]) -> (Vec<u32>, Vec<&str>) {
+    let mut hashed: Vec<(u64, u32)> = (candidates.par_iter().enumerate())
+        .filter(|(_, c)| c.refusal.is_none() && c.working.is_none())
+        .map(|(i, c)| {
+            let mut h = fx::Fx::default();
+            h.write(c.text.as_bytes());
+            (h.finish(), i as u32)
+        })
+        .collect();
+    hashed.par_sort_unstable();
+    // Per run of one hash: its distinct texts (almost always one) with the first candidate
+    // that has each, and each member's text among them.
+    type Run<'a> = (Vec<(u32, &'a str)>, Vec<(u32, u32)>);
+    let runs: Vec<Run> = hashed
+        .par_chunk_by(|a, b| a.0 == b.0)
+        .map(|run| {
+            let mut texts: Vec<(u32, &str)> = Vec::with_capacity(1);
+            let members = (run.iter())
+                .map(|&(_, i)| {
+                    let text = &*candidates[i as usize].text;
+                    let at = texts.iter().position(|t| t.1 == text).unwrap_or_else(|| {
+                        texts.push((i, text));
+                        texts.len() - 1
+                    });
+                    (i, at as u32)
+                })
+                .collect();
+            (texts, members)
+        })
+        .collect();
+    drop(hashed);
+    // Texts numbered in run order, then ranked by their first candidate.
+    let mut first: Vec<(u32, u32)> = Vec::with_capacity(runs.len());
+    let mut run_start = Vec::with_capacity(runs.len());
+    let mut found = Vec::with_capacity(runs.len());
+    for (texts, _) in &runs {
+        run_start.push(found.len() as u32);
+        for &(i, text) in texts {
+            first.push((i, found.len() as u32));
+            found.push(text);
+        }
+    }
+    first.par_sort_unstable();
+    let mut rank = vec![0u32; found.len()];
+    for (r, &(_, t)) in first.iter().enumerate() {
+        rank[t as usize] = r as u32;
+    }
+    let mut slot = vec![u32::MAX; candidates.len()];
+    for ((_, members), start) in runs.iter().zip(run_start) {
+        for &(i, at) in members {
+            slot[i as usize] = rank[(start + at) as usize];
+        }
+    }
+    let texts = first.iter().map(|&(_, t)| found[t as usize]).collect();
+    (slot, texts)
 }
 
 struct Block<'a> {
