@@ -298,7 +298,7 @@ struct Shapes<'a>(crate::cluster::fx::FxMap<&'a str, (bool, i32)>);
 
 impl<'a> Shapes<'a> {
     fn new(corpus: &'a Corpus, rules: &Rules) -> Shapes<'a> {
-        let mut texts: Vec<&str> = corpus
+        let texts: Vec<&str> = corpus
             .experiences
             .iter()
             .filter_map(|e| {
@@ -314,9 +314,8 @@ impl<'a> Shapes<'a> {
                     .map(|c| c.text.trim()),
             )
             .collect();
-        // A million texts, few distinct: sorted on every core, then classified once each.
-        texts.par_sort_unstable();
-        texts.dedup();
+        // A million texts, few distinct: classified once each.
+        let (_, texts) = crate::distinct::first_seen(&texts, |t| Some(*t));
         let classified: Vec<(bool, i32)> = texts
             .par_iter()
             .map(|t| {

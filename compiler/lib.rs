@@ -10,6 +10,7 @@ pub mod cluster;
 pub mod deltas;
 pub mod diagnostics;
 pub mod digest;
+pub mod distinct;
 pub mod emit;
 pub mod explain;
 pub mod gate;

@@ -153,8 +153,9 @@ struct Texts {
 }
 
 impl Texts {
-    fn analyse(candidates: &[Candidate], lx: &Lexicon) -> Texts {
-        let (slot, texts) = distinct_texts(candidates);
+    fn analyse<'a>(candidates: &'a [Candidate], lx: &Lexicon) -> Texts {
+        let lexical = |c: &'a Candidate| (c.refusal.is_none() && c.working.is_none()).then_some(&*c.text);
+        let (slot, texts) = crate::distinct::first_seen(candidates, lexical);
         // Per batch of texts: the analyses, their fingerprints, and their index keys numbered
         // in a batch-local dictionary (so the numbering runs on every core, too).
         struct Batch {
@@ -241,67 +242,6 @@ impl Texts {
     fn keys(&self, slot: usize) -> &[u32] {
         &self.keys[self.key_start[slot] as usize..self.key_start[slot + 1] as usize]
     }
-}
-
-/// Each lexical candidate's text slot, and the distinct texts (a slot indexes them) in
-/// first-seen order, which keeps a block's analyses near each other in memory. Found by
-/// sorting (text hash, candidate) pairs, so the work runs on every core; equal hashes are
-/// still compared as texts.
-fn distinct_texts(candidates: &[Candidate]) -> (Vec<u32>, Vec<&str>) {
-    let mut hashed: Vec<(u64, u32)> = (candidates.par_iter().enumerate())
-        .filter(|(_, c)| c.refusal.is_none() && c.working.is_none())
-        .map(|(i, c)| {
-            let mut h = fx::Fx::default();
-            h.write(c.text.as_bytes());
-            (h.finish(), i as u32)
-        })
-        .collect();
-    hashed.par_sort_unstable();
-    // Per run of one hash: its distinct texts (almost always one) with the first candidate
-    // that has each, and each member's text among them.
-    type Run<'a> = (Vec<(u32, &'a str)>, Vec<(u32, u32)>);
-    let runs: Vec<Run> = hashed
-        .par_chunk_by(|a, b| a.0 == b.0)
-        .map(|run| {
-            let mut texts: Vec<(u32, &str)> = Vec::with_capacity(1);
-            let members = (run.iter())
-                .map(|&(_, i)| {
-                    let text = &*candidates[i as usize].text;
-                    let at = texts.iter().position(|t| t.1 == text).unwrap_or_else(|| {
-                        texts.push((i, text));
-                        texts.len() - 1
-                    });
-                    (i, at as u32)
-                })
-                .collect();
-            (texts, members)
-        })
-        .collect();
-    drop(hashed);
-    // Texts numbered in run order, then ranked by their first candidate.
-    let mut first: Vec<(u32, u32)> = Vec::with_capacity(runs.len());
-    let mut run_start = Vec::with_capacity(runs.len());
-    let mut found = Vec::with_capacity(runs.len());
-    for (texts, _) in &runs {
-        run_start.push(found.len() as u32);
-        for &(i, text) in texts {
-            first.push((i, found.len() as u32));
-            found.push(text);
-        }
-    }
-    first.par_sort_unstable();
-    let mut rank = vec![0u32; found.len()];
-    for (r, &(_, t)) in first.iter().enumerate() {
-        rank[t as usize] = r as u32;
-    }
-    let mut slot = vec![u32::MAX; candidates.len()];
-    for ((_, members), start) in runs.iter().zip(run_start) {
-        for &(i, at) in members {
-            slot[i as usize] = rank[(start + at) as usize];
-        }
-    }
-    let texts = first.iter().map(|&(_, t)| found[t as usize]).collect();
-    (slot, texts)
 }
 
 struct Block<'a> {

@@ -289,31 +289,3 @@ fn scale_200k() {
         assert_eq!(total, 200_000);
     }
 }
-
-#[test]
-fn distinct_texts_in_first_seen_order() {
-    let mut cs = vec![
-        cand(0, 1, "Pin the base image digest in the Dockerfile"),
-        cand(1, 2, "Run npm ci instead of npm install in CI"),
-        cand(2, 3, "Pin the base image digest in the Dockerfile"),
-        cand(3, 4, "Refused: contains a token"),
-        cand(4, 5, "git status"),
-        cand(5, 6, "Run npm ci instead of npm install in CI"),
-        cand(6, 7, "Pin the base image digest in the dockerfile"),
-    ];
-    cs[3].refusal = Some(Box::new(Refusal::Credential {
-        pattern: "github-token".into(),
-    }));
-    cs[4].working = Some("git status".into());
-    let (slot, texts) = distinct_texts(&cs);
-    assert_eq!(
-        texts,
-        vec![
-            "Pin the base image digest in the Dockerfile",
-            "Run npm ci instead of npm install in CI",
-            "Pin the base image digest in the dockerfile",
-        ]
-    );
-    // Equal texts share a slot; refused and mechanical candidates have none.
-    assert_eq!(slot, vec![0, 1, 0, u32::MAX, u32::MAX, 1, 2]);
-}

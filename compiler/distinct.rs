@@ -1,0 +1,114 @@
+//! The distinct strings of a large list, found on every core: agents write the same lesson
+//! word for word again and again, so the costly per-text steps (the narrative classifier, the
+//! lexical analysis) run once per distinct text.
+
+use std::hash::Hasher;
+
+use rayon::prelude::*;
+
+use crate::cluster::fx::Fx;
+
+/// The distinct texts among `items` (an item with `None` has none) in first-seen order, and
+/// each item's position among them (`u32::MAX` for none). Found by sorting (hash, item)
+/// pairs on every core; texts with one hash are still compared as texts. First-seen order
+/// keeps texts that are used together near each other in memory.
+pub fn first_seen<'a, 's, T: Sync>(
+    items: &'a [T],
+    text: impl Fn(&'a T) -> Option<&'s str> + Sync,
+) -> (Vec<u32>, Vec<&'s str>) {
+    let mut hashed: Vec<(u64, u32)> = (items.par_iter().enumerate())
+        .filter_map(|(i, item)| {
+            let t = text(item)?;
+            let mut h = Fx::default();
+            h.write(t.as_bytes());
+            Some((h.finish(), i as u32))
+        })
+        .collect();
+    hashed.par_sort_unstable();
+    // Per run of one hash: its distinct texts (almost always one) with the first item that
+    // has each, and each item's text among them.
+    type Run<'s> = (Vec<(u32, &'s str)>, Vec<(u32, u32)>);
+    let runs: Vec<Run> = hashed
+        .par_chunk_by(|a, b| a.0 == b.0)
+        .map(|run| {
+            let mut texts: Vec<(u32, &str)> = Vec::with_capacity(1);
+            let members = (run.iter())
+                .map(|&(_, i)| {
+                    let t = text(&items[i as usize]).unwrap_or_default();
+                    let at = texts.iter().position(|x| x.1 == t).unwrap_or_else(|| {
+                        texts.push((i, t));
+                        texts.len() - 1
+                    });
+                    (i, at as u32)
+                })
+                .collect();
+            (texts, members)
+        })
+        .collect();
+    drop(hashed);
+    // Texts numbered in run order, then ranked by their first item.
+    let mut first: Vec<(u32, u32)> = Vec::with_capacity(runs.len());
+    let mut run_start = Vec::with_capacity(runs.len());
+    let mut found = Vec::with_capacity(runs.len());
+    for (texts, _) in &runs {
+        run_start.push(found.len() as u32);
+        for &(i, t) in texts {
+            first.push((i, found.len() as u32));
+            found.push(t);
+        }
+    }
+    first.par_sort_unstable();
+    let mut rank = vec![0u32; found.len()];
+    for (r, &(_, t)) in first.iter().enumerate() {
+        rank[t as usize] = r as u32;
+    }
+    let mut position = vec![u32::MAX; items.len()];
+    for ((_, members), start) in runs.iter().zip(run_start) {
+        for &(i, at) in members {
+            position[i as usize] = rank[(start + at) as usize];
+        }
+    }
+    let texts = first.iter().map(|&(_, t)| found[t as usize]).collect();
+    (position, texts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distinct_texts_in_first_seen_order() {
+        let items = [
+            Some("Pin the base image digest in the Dockerfile"),
+            Some("Run npm ci instead of npm install in CI"),
+            Some("Pin the base image digest in the Dockerfile"),
+            None,
+            Some("Run npm ci instead of npm install in CI"),
+            Some("Pin the base image digest in the dockerfile"),
+            Some(""),
+        ];
+        let (position, texts) = first_seen(&items, |t| *t);
+        assert_eq!(
+            texts,
+            vec![
+                "Pin the base image digest in the Dockerfile",
+                "Run npm ci instead of npm install in CI",
+                "Pin the base image digest in the dockerfile",
+                "",
+            ]
+        );
+        assert_eq!(position, vec![0, 1, 0, u32::MAX, 1, 2, 3]);
+    }
+
+    #[test]
+    fn many_texts_each_found_once() {
+        // Enough texts that the hash runs split across threads.
+        let items: Vec<String> = (0..50_000).map(|i| format!("lesson {}", i % 7919)).collect();
+        let (position, texts) = first_seen(&items, |s| Some(s.as_str()));
+        assert_eq!(texts.len(), 7919);
+        assert_eq!(texts[..3], ["lesson 0", "lesson 1", "lesson 2"]);
+        for (i, s) in items.iter().enumerate() {
+            assert_eq!(texts[position[i] as usize], s);
+        }
+    }
+}
