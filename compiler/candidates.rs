@@ -46,16 +46,14 @@ pub fn extract(corpus: &Corpus, verdicts: &[Verdict], rules: &Rules, sink: &mut 
         from_experience(i, e, passed, rules, &shapes)
     });
     let from_claims = in_parts(&corpus.claims, |i, c| from_claim(i, c, rules, &shapes));
-    let parts: Vec<Part> = from_experiences.chain(from_claims).collect();
-    let mut out = Vec::with_capacity(parts.iter().map(|p| p.candidates.len()).sum());
+    let mut parts: Vec<Part> = from_experiences.chain(from_claims).collect();
     let mut notes = Notes::default();
-    for part in parts {
-        out.extend(part.candidates);
-        sink.extend(part.sink);
-        notes = notes.merge(part.notes);
+    for part in &mut parts {
+        sink.append(&mut part.sink);
+        notes = notes.merge(std::mem::take(&mut part.notes));
     }
     sink.extend(notes.into_sink());
-    out
+    crate::bulk::concat(parts.into_iter().map(|p| p.candidates).collect())
 }
 
 /// `make` over every record (with its index), in runs of records: a vector per record would
@@ -315,7 +313,7 @@ impl<'a> Shapes<'a> {
             )
             .collect();
         // A million texts, few distinct: classified once each.
-        let (_, texts) = crate::distinct::first_seen(&texts, |t| Some(*t));
+        let (_, texts) = crate::bulk::first_seen(&texts, |t| Some(*t));
         let classified: Vec<(bool, i32)> = texts
             .par_iter()
             .map(|t| {

@@ -4,13 +4,13 @@
 //! skill deltas and diagnostics come out. `pipeline::compile` is the whole job as a pure
 //! function; `emit` and `store` are the only stages that write.
 
+pub mod bulk;
 pub mod candidates;
 pub mod cli;
 pub mod cluster;
 pub mod deltas;
 pub mod diagnostics;
 pub mod digest;
-pub mod distinct;
 pub mod emit;
 pub mod explain;
 pub mod gate;

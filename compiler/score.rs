@@ -649,10 +649,11 @@ fn finish(
     }
     // Lesson numbers count the units' lessons in unit order, so this is lesson g at index g;
     // then into ledger order in place (a second vector of lessons would double them).
-    let mut lessons: Vec<Lesson> = Vec::with_capacity(order.len());
-    for unit in merged.units {
-        lessons.extend(unit.live.into_iter().map(|l| l.lesson));
-    }
+    let lessons = merged.units.into_par_iter().with_max_len(1);
+    let lessons = lessons
+        .map(|u| u.live.into_iter().map(|l| l.lesson).collect())
+        .collect();
+    let mut lessons: Vec<Lesson> = crate::bulk::concat(lessons);
     permute(&mut lessons, &order);
     let lesson_of = lesson_of
         .into_iter()

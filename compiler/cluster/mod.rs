@@ -155,7 +155,7 @@ struct Texts {
 impl Texts {
     fn analyse<'a>(candidates: &'a [Candidate], lx: &Lexicon) -> Texts {
         let lexical = |c: &'a Candidate| (c.refusal.is_none() && c.working.is_none()).then_some(&*c.text);
-        let (slot, texts) = crate::distinct::first_seen(candidates, lexical);
+        let (slot, texts) = crate::bulk::first_seen(candidates, lexical);
         // Per batch of texts: the analyses, their fingerprints, and their index keys numbered
         // in a batch-local dictionary (so the numbering runs on every core, too).
         struct Batch {
