@@ -529,7 +529,7 @@ impl StageClock {
 
 /// User plus system CPU time of the whole process so far, from `/proc/self/stat` (Linux; 0
 /// elsewhere). Clock ticks are 100 per second on every Linux this runs on.
-pub fn cpu_seconds() -> f64 {
+fn cpu_seconds() -> f64 {
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
     // Fields after the command name, which is in parentheses and may contain spaces.
     let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
