@@ -443,7 +443,22 @@ fn check_fates(comp: &Compilation) -> Option<Diagnostic> {
         .collect();
     named.par_sort_unstable();
     named.dedup();
-    let is_named = |(code, id): (&str, &str)| named.binary_search(&print(code, id)).is_ok();
+    // Where each run of fingerprints with the same top bits starts (about one per bucket): a
+    // lookup reads two places, where a binary search would miss the cache at almost every step.
+    let bits = (usize::BITS - named.len().leading_zeros()).clamp(1, 24);
+    let bucket = |print: u64| (print >> (64 - bits)) as usize;
+    let mut start = vec![0u32; (1 << bits) + 1];
+    for &p in &named {
+        start[bucket(p) + 1] += 1;
+    }
+    for b in 1..start.len() {
+        start[b] += start[b - 1];
+    }
+    let is_named = |(code, id): (&str, &str)| {
+        let p = print(code, id);
+        let b = bucket(p);
+        named[start[b] as usize..start[b + 1] as usize].contains(&p)
+    };
     let mut broken: Vec<String> = (comp.candidates.par_iter().zip(&comp.fates))
         .filter(|(c, f)| {
             let explained = |code: &&str| is_named((code, c.record_id.as_str()));
