@@ -2,12 +2,12 @@
 //! load, in order, with one diagnostics sink. `why`, `trace` and `diff` call this too, so they
 //! never disagree with `compile`.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rayon::prelude::*;
 
 use crate::cluster;
-use crate::diagnostics::{self, Diagnostic, Sink, codes, short_list};
+use crate::diagnostics::{self, Diagnostic, Severity, Sink, codes, short_list};
 use crate::gate::{self, GateResult, GateVerdict};
 use crate::model::{Action, Candidate, Cluster, Corpus, Decision, Fate, Lesson, Millis, Status};
 use crate::outcome::{self, Verdict};
@@ -287,12 +287,9 @@ fn members_by_lesson(comp: &Compilation) -> Vec<Vec<usize>> {
 }
 
 /// One diagnostic per lesson that is not a rule, naming every experience behind it.
-fn lesson_diagnostics(comp: &Compilation, members: &[Vec<usize>]) -> Vec<Diagnostic> {
-    // Most of these are notes (a superseded or unreinforced lesson): folded as they are made.
-    diagnostics::folding((comp.lessons.par_iter().zip(members)).filter_map(|(l, members)| {
-        if l.status == Status::Active && l.rule {
-            return None;
-        }
+fn lesson_diagnostics<'a>(comp: &'a Compilation, members: &[Vec<usize>]) -> Vec<Diagnostic> {
+    // Every experience behind a lesson: its members' and its evidence, sorted.
+    let ids_of = |l: &'a Lesson, members: &[usize]| -> Vec<&'a str> {
         let mut ids: Vec<&str> = members
             .iter()
             .map(|&i| comp.candidates[i].record_id.as_str())
@@ -300,47 +297,88 @@ fn lesson_diagnostics(comp: &Compilation, members: &[Vec<usize>]) -> Vec<Diagnos
         ids.extend(l.evidence.iter().map(String::as_str));
         ids.sort();
         ids.dedup();
-        let base = |code, msg: String| {
-            Diagnostic::new(code, msg)
-                .subject(&l.id)
-                .domain(&l.domain)
-                .with("lesson", l.id.clone())
-                .with("text", l.text.clone())
-                .experiences(&ids)
-        };
-        let d = match l.status {
-            Status::Active if !l.rule => base(
-                codes::BELOW_REINFORCEMENT,
-                format!(
-                    "lesson has {} supporting experience(s); a rule needs {}",
-                    l.reinforcement, comp.min_reinforcement
+        ids
+    };
+    // These are notes, folded as they are made. Superseded and unreinforced lessons are
+    // hundreds of thousands at a million records and fold into one note per (code, domain),
+    // so only the notes that can show are made in full: the first few of a group in output
+    // order, which is ledger order (the notes' subject is the lesson id, and nothing before
+    // it differs). The others leave only their experience ids.
+    let code_of = |l: &Lesson| match l.status {
+        Status::Active if l.rule => None,
+        Status::Active => Some(codes::BELOW_REINFORCEMENT),
+        Status::Claimed => Some(codes::NO_EVIDENCE),
+        Status::Superseded => Some(codes::SUPERSEDED),
+        Status::Retired => Some(codes::RETIRED_EVIDENCE),
+    };
+    let is_note = |code| diagnostics::lookup(code).is_some_and(|c| c.severity == Severity::Note);
+    let mut seen: HashMap<(&str, &str), usize> = HashMap::new();
+    let unshown: Vec<Option<&'static str>> = (comp.lessons.iter())
+        .map(|l| {
+            let code = code_of(l).filter(|&code| is_note(code))?;
+            let n = seen.entry((code, l.domain.as_str())).or_insert(0);
+            *n += 1;
+            (*n > diagnostics::NOTES_KEPT_APART).then_some(code)
+        })
+        .collect();
+    let earlier = (comp.lessons.par_iter().zip(members).zip(&unshown))
+        .filter_map(|((l, members), code)| Some((l, members, (*code)?)))
+        .fold(diagnostics::Notes::default, |mut notes, (l, members, code)| {
+            let ids = ids_of(l, members).into_iter().map(str::to_string);
+            notes.add_unshown(code, Some(&l.domain), &l.id, ids);
+            notes
+        })
+        .reduce(diagnostics::Notes::default, diagnostics::Notes::merge);
+    let shown = (comp.lessons.par_iter().zip(members).zip(&unshown)).filter(|(_, unshown)| unshown.is_none());
+    diagnostics::folding_with(
+        shown.filter_map(|((l, members), _)| {
+            if l.status == Status::Active && l.rule {
+                return None;
+            }
+            let ids = ids_of(l, members);
+            let base = |code, msg: String| {
+                Diagnostic::new(code, msg)
+                    .subject(&l.id)
+                    .domain(&l.domain)
+                    .with("lesson", l.id.clone())
+                    .with("text", l.text.clone())
+                    .experiences(&ids)
+            };
+            let d = match l.status {
+                Status::Active if !l.rule => base(
+                    codes::BELOW_REINFORCEMENT,
+                    format!(
+                        "lesson has {} supporting experience(s); a rule needs {}",
+                        l.reinforcement, comp.min_reinforcement
+                    ),
+                )
+                .with("support", l.reinforcement)
+                .with("min_reinforcement", comp.min_reinforcement),
+                Status::Claimed => base(
+                    codes::NO_EVIDENCE,
+                    "claimed lesson names no evidence and stays claimed".into(),
+                )
+                .with("confidence", score::confidence_value(l.confidence)),
+                Status::Superseded => base(
+                    codes::SUPERSEDED,
+                    format!("lesson superseded: {}", l.reason.as_deref().unwrap_or("replaced")),
+                )
+                .with("superseded_by", l.superseded_by.clone())
+                .with("confidence", confidence_text(l.confidence)),
+                Status::Retired => base(
+                    codes::RETIRED_EVIDENCE,
+                    format!(
+                        "{} experience(s) sit behind a lesson the user retired and are not re-learned: {}",
+                        ids.len(),
+                        short_list(&ids, 3)
+                    ),
                 ),
-            )
-            .with("support", l.reinforcement)
-            .with("min_reinforcement", comp.min_reinforcement),
-            Status::Claimed => base(
-                codes::NO_EVIDENCE,
-                "claimed lesson names no evidence and stays claimed".into(),
-            )
-            .with("confidence", score::confidence_value(l.confidence)),
-            Status::Superseded => base(
-                codes::SUPERSEDED,
-                format!("lesson superseded: {}", l.reason.as_deref().unwrap_or("replaced")),
-            )
-            .with("superseded_by", l.superseded_by.clone())
-            .with("confidence", confidence_text(l.confidence)),
-            Status::Retired => base(
-                codes::RETIRED_EVIDENCE,
-                format!(
-                    "{} experience(s) sit behind a lesson the user retired and are not re-learned: {}",
-                    ids.len(),
-                    short_list(&ids, 3)
-                ),
-            ),
-            Status::Active => return None,
-        };
-        Some(d)
-    }))
+                Status::Active => return None,
+            };
+            Some(d)
+        }),
+        earlier,
+    )
 }
 
 /// Back-filled history (DESIGN §6 identity): the record directory only grows, so a member that

@@ -183,7 +183,7 @@ impl Serialize for Evidence {
 }
 
 /// Notes of one (code, domain) are listed one by one up to this many, then folded.
-const NOTES_KEPT_APART: usize = 5;
+pub const NOTES_KEPT_APART: usize = 5;
 
 /// Sorts diagnostics into a stable order and folds notes per (code, domain) into one
 /// diagnostic with a count, so that volume follows problems, not input size. Codes marked
@@ -206,6 +206,11 @@ pub fn finalize(diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
 /// others in order, then what the notes fold into. A stage that makes a note per record
 /// collects with this, so hundreds of thousands of notes are never held at once.
 pub fn folding(diags: impl rayon::iter::ParallelIterator<Item = Diagnostic>) -> Sink {
+    folding_with(diags, Notes::default())
+}
+
+/// `folding`, with `earlier` notes (made before `diags`) folded in too.
+pub fn folding_with(diags: impl rayon::iter::ParallelIterator<Item = Diagnostic>, earlier: Notes) -> Sink {
     use rayon::prelude::*;
     let (mut sink, notes) = diags
         .fold(
@@ -222,7 +227,7 @@ pub fn folding(diags: impl rayon::iter::ParallelIterator<Item = Diagnostic>) -> 
                 (sink, notes.merge(other))
             },
         );
-    sink.extend(notes.into_sink());
+    sink.extend(earlier.merge(notes).into_sink());
     sink
 }
 
@@ -258,13 +263,20 @@ fn take_ids(mut d: Diagnostic, ids: &mut Vec<String>) {
         Some(Value::Array(a)) => a,
         _ => Vec::new(),
     };
-    if own.is_empty() && !d.subject.is_empty() {
-        ids.push(d.subject);
-    }
-    ids.extend(own.into_iter().filter_map(|v| match v {
+    let own = own.into_iter().filter_map(|v| match v {
         Value::String(s) => Some(s),
         _ => None,
-    }));
+    });
+    note_ids(&d.subject, own, ids);
+}
+
+/// Keeps a note's experience ids, or its subject when it names none.
+fn note_ids(subject: &str, experiences: impl Iterator<Item = String>, ids: &mut Vec<String>) {
+    let before = ids.len();
+    ids.extend(experiences);
+    if ids.len() == before && !subject.is_empty() {
+        ids.push(subject.to_string());
+    }
 }
 
 impl Notes {
@@ -284,6 +296,23 @@ impl Notes {
         if group.first.len() >= 2 * NOTES_KEPT_APART {
             group.trim();
         }
+    }
+
+    /// Counts a note that cannot be among the first `NOTES_KEPT_APART` of its (code, domain)
+    /// in output order — the caller knows that many come before it — so that it can only be
+    /// folded away: as if it had been made and trimmed, only its experience ids are kept
+    /// (its subject when it names none). Saves making the whole note when they are many.
+    pub fn add_unshown(
+        &mut self,
+        code: &'static str,
+        domain: Option<&str>,
+        subject: &str,
+        experiences: impl Iterator<Item = String>,
+    ) {
+        let groups = self.0.entry(code).or_default();
+        let group = groups.entry(domain.map(str::to_string)).or_default();
+        group.count += 1;
+        note_ids(subject, experiences, &mut group.ids);
     }
 
     /// These notes and `later` ones (made after them) as if added to one `Notes`.
@@ -309,8 +338,12 @@ impl Notes {
             for (domain, mut group) in groups {
                 group.trim();
                 if notes_fold(code, group.count) {
-                    // The folded note stands for the first; the ids of all are in it.
-                    let first = group.first[0].clone();
+                    // The folded note stands for the first; the ids of all are in it. (A group
+                    // of unshown notes alone breaks `add_unshown`'s contract: nothing to show.)
+                    debug_assert!(!group.first.is_empty(), "{code}: only unshown notes");
+                    let Some(first) = group.first.first().cloned() else {
+                        continue;
+                    };
                     for d in group.first {
                         take_ids(d, &mut group.ids);
                     }
@@ -456,5 +489,34 @@ mod tests {
             finalize(folding(rayon::iter::IntoParallelIterator::into_par_iter(all))),
             at_the_end
         );
+    }
+
+    #[test]
+    fn notes_past_the_first_few_counted_unshown_fold_like_notes_made_in_full() {
+        use rayon::iter::IntoParallelIterator;
+        let all = bulk_notes();
+        let at_the_end = finalize(folding(all.clone().into_par_iter()));
+        // Per (code, domain), the notes after the first few in output order give only their
+        // ids; the superseded notes' subjects sort like their number, so that order is known.
+        let mut sorted = all.clone();
+        sorted.sort_by(order);
+        let mut seen: BTreeMap<(&str, Option<String>), usize> = BTreeMap::new();
+        let (mut shown, mut unshown) = (Vec::new(), Notes::default());
+        for d in sorted {
+            let n = seen.entry((d.code, d.domain.clone())).or_insert(0);
+            *n += 1;
+            if d.severity == Severity::Note && *n > NOTES_KEPT_APART {
+                let ids = d
+                    .experience_ids()
+                    .into_iter()
+                    .map(str::to_string)
+                    .collect::<Vec<_>>();
+                unshown.add_unshown(d.code, d.domain.as_deref(), &d.subject, ids.into_iter());
+            } else {
+                shown.push(d);
+            }
+        }
+        assert!(shown.len() < all.len() / 2, "most notes went unshown");
+        assert_eq!(finalize(folding_with(shown.into_par_iter(), unshown)), at_the_end);
     }
 }
