@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::diagnostics::{Diagnostic, Sink, codes};
@@ -74,15 +75,19 @@ pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile
             .or_default()
             .push(l);
     }
-    for ((scope, domain), mut rules_here) in groups {
-        rules_here.sort_by(|a, b| b.confidence.cmp(&a.confidence).then_with(|| a.id.cmp(&b.id)));
-        let dir = match scope.strip_prefix("project:") {
-            Some(p) => format!("projects/{p}/{domain}"),
-            None => domain.clone(),
-        };
-        let (skill, left_out) = skill_md(&scope, &domain, &rules_here, rules.policy.caps.skill_lines);
-        if !left_out.is_empty() {
-            emit_diags.push(
+    // Each (scope, domain) on its own rayon job: their sizes follow the domains' (a few hold
+    // most of the superseded history their EVIDENCE.md walks back through).
+    let made: Vec<(OutFile, OutFile, Option<Diagnostic>)> = (groups.into_iter().collect::<Vec<_>>())
+        .into_par_iter()
+        .with_max_len(1)
+        .map(|((scope, domain), mut rules_here)| {
+            rules_here.sort_by(|a, b| b.confidence.cmp(&a.confidence).then_with(|| a.id.cmp(&b.id)));
+            let dir = match scope.strip_prefix("project:") {
+                Some(p) => format!("projects/{p}/{domain}"),
+                None => domain.clone(),
+            };
+            let (skill, left_out) = skill_md(&scope, &domain, &rules_here, rules.policy.caps.skill_lines);
+            let too_long = (!left_out.is_empty()).then(|| {
                 Diagnostic::new(
                     codes::SKILL_TOO_LONG,
                     format!(
@@ -97,22 +102,28 @@ pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile
                     "left_out",
                     left_out.iter().map(|l| l.id.clone()).collect::<Vec<_>>(),
                 )
-                .with("skill_lines", rules.policy.caps.skill_lines),
-            );
-        }
-        let kept: Vec<&Lesson> = rules_here
-            .iter()
-            .copied()
-            .filter(|l| !left_out.iter().any(|o| o.id == l.id))
-            .collect();
-        files.push(OutFile::new(format!("{dir}/SKILL.md"), skill));
-        let gone_here = gone
-            .get(&(scope.as_str(), domain.as_str()))
-            .map_or(&[][..], |v| v);
-        files.push(OutFile::new(
-            format!("{dir}/references/EVIDENCE.md"),
-            evidence_md(&scope, &domain, &kept, gone_here),
-        ));
+                .with("skill_lines", rules.policy.caps.skill_lines)
+            });
+            let kept: Vec<&Lesson> = rules_here
+                .iter()
+                .copied()
+                .filter(|l| !left_out.iter().any(|o| o.id == l.id))
+                .collect();
+            let gone_here = gone
+                .get(&(scope.as_str(), domain.as_str()))
+                .map_or(&[][..], |v| v);
+            let evidence = evidence_md(&scope, &domain, &kept, gone_here);
+            (
+                OutFile::new(format!("{dir}/SKILL.md"), skill),
+                OutFile::new(format!("{dir}/references/EVIDENCE.md"), evidence),
+                too_long,
+            )
+        })
+        .collect();
+    for (skill, evidence, too_long) in made {
+        files.push(skill);
+        files.push(evidence);
+        emit_diags.extend(too_long);
     }
 
     // Plan-time lesson blocks per scope.
@@ -448,7 +459,6 @@ pub fn ledger_rows(ledger: &[String]) -> impl Iterator<Item = &str> {
 /// serialise in parallel and stay the file's pieces: the header, each chunk (lines joined by
 /// `,\n`, the next chunk beginning with one), the closing `]}`.
 fn json_lines<T: Sync>(key: &str, items: &[T], write: impl Fn(&mut Vec<u8>, &T) + Sync) -> Vec<String> {
-    use rayon::prelude::*;
     let chunks: Vec<String> = items
         .par_chunks(2048)
         .enumerate()
@@ -513,7 +523,6 @@ pub fn diagnostics_json(diags: &[Diagnostic]) -> Vec<String> {
 /// Writes `files` under `out` atomically and removes the files in `previous` (what the last
 /// compile generated) that this compile no longer generates. Returns the paths written.
 pub fn write(out: &Path, files: &[&OutFile], previous: &[String]) -> std::io::Result<Vec<String>> {
-    use rayon::prelude::*;
     std::fs::create_dir_all(out)?;
     // Files are independent; the ledger and diagnostics (most of the bytes) go side by side.
     files.par_iter().try_for_each(|f| -> std::io::Result<()> {
