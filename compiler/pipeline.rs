@@ -2,11 +2,11 @@
 //! load, in order, with one diagnostics sink. `why`, `trace` and `diff` call this too, so they
 //! never disagree with `compile`.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use rayon::prelude::*;
 
-use crate::cluster;
+use crate::cluster::{self, fx::FxMap};
 use crate::diagnostics::{self, Diagnostic, Severity, Sink, codes, short_list};
 use crate::gate::{self, GateResult, GateVerdict};
 use crate::model::{Action, Candidate, Cluster, Corpus, Decision, Fate, Lesson, Millis, Status};
@@ -312,7 +312,7 @@ fn lesson_diagnostics<'a>(comp: &'a Compilation, members: &[Vec<usize>]) -> Vec<
         Status::Retired => Some(codes::RETIRED_EVIDENCE),
     };
     let is_note = |code| diagnostics::lookup(code).is_some_and(|c| c.severity == Severity::Note);
-    let mut seen: HashMap<(&str, &str), usize> = HashMap::new();
+    let mut seen: FxMap<(&str, &str), usize> = FxMap::default();
     let unshown: Vec<Option<&'static str>> = (comp.lessons.iter())
         .map(|l| {
             let code = code_of(l).filter(|&code| is_note(code))?;

@@ -333,29 +333,32 @@ impl Notes {
     /// The notes as `finalize` leaves them: a folded note per group that folds, the notes
     /// of the others.
     pub fn into_sink(self) -> Sink {
-        let mut sink = Sink::new();
-        for (code, groups) in self.0 {
-            for (domain, mut group) in groups {
+        use rayon::prelude::*;
+        let groups: Vec<(&'static str, Option<String>, NoteGroup)> = (self.0.into_iter())
+            .flat_map(|(code, groups)| groups.into_iter().map(move |(domain, g)| (code, domain, g)))
+            .collect();
+        // A group of a big domain sorts hundreds of thousands of ids: one group per job.
+        let made: Vec<Vec<Diagnostic>> = (groups.into_par_iter().with_max_len(1))
+            .map(|(code, domain, mut group)| {
                 group.trim();
-                if notes_fold(code, group.count) {
-                    // The folded note stands for the first; the ids of all are in it. (A group
-                    // of unshown notes alone breaks `add_unshown`'s contract: nothing to show.)
-                    debug_assert!(!group.first.is_empty(), "{code}: only unshown notes");
-                    let Some(first) = group.first.first().cloned() else {
-                        continue;
-                    };
-                    for d in group.first {
-                        take_ids(d, &mut group.ids);
-                    }
-                    group.ids.sort_unstable();
-                    group.ids.dedup();
-                    sink.push(folded_note(first, domain, group.count, group.ids));
-                } else {
-                    sink.extend(group.first);
+                if !notes_fold(code, group.count) {
+                    return group.first;
                 }
-            }
-        }
-        sink
+                // The folded note stands for the first; the ids of all are in it. (A group of
+                // unshown notes alone breaks `add_unshown`'s contract: nothing to show.)
+                debug_assert!(!group.first.is_empty(), "{code}: only unshown notes");
+                let Some(first) = group.first.first().cloned() else {
+                    return Vec::new();
+                };
+                for d in group.first {
+                    take_ids(d, &mut group.ids);
+                }
+                group.ids.sort_unstable();
+                group.ids.dedup();
+                vec![folded_note(first, domain, group.count, group.ids)]
+            })
+            .collect();
+        made.into_iter().flatten().collect()
     }
 }
 
