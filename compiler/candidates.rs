@@ -292,40 +292,49 @@ fn record_domains(valid: &[String], refused: &[String]) -> Vec<(String, Option<R
 
 /// The narrative classification of every distinct do-text, computed once: agents write the same
 /// lesson word for word again and again, and the classifier is the costliest step here.
-struct Shapes<'a>(crate::cluster::fx::FxMap<&'a str, (bool, i32)>);
+/// Looked up by record (experiences, then claims), not by text: no text is hashed twice.
+struct Shapes {
+    /// Per experience, then per claim: its do-text's place in `classified` (`u32::MAX`: none).
+    place: Vec<u32>,
+    experiences: usize,
+    classified: Vec<(bool, i32)>,
+}
 
-impl<'a> Shapes<'a> {
-    fn new(corpus: &'a Corpus, rules: &Rules) -> Shapes<'a> {
-        let texts: Vec<&str> = corpus
-            .experiences
-            .iter()
-            .filter_map(|e| {
+impl Shapes {
+    fn new(corpus: &Corpus, rules: &Rules) -> Shapes {
+        let texts: Vec<Option<&str>> = (corpus.experiences.iter())
+            .map(|e| {
                 non_empty(&e.lesson)
                     .or(non_empty(&e.breakthrough))
                     .or(non_empty(&e.content))
             })
-            .chain(
-                corpus
-                    .claims
-                    .iter()
-                    .filter(|c| c.kind == Kind::Do)
-                    .map(|c| c.text.trim()),
-            )
+            .chain((corpus.claims.iter()).map(|c| (c.kind == Kind::Do).then(|| c.text.trim())))
             .collect();
         // A million texts, few distinct: classified once each.
-        let (_, texts) = crate::bulk::first_seen(&texts, |t| Some(*t));
-        let classified: Vec<(bool, i32)> = texts
+        let (place, distinct) = crate::bulk::first_seen(&texts, |t| *t);
+        let classified = distinct
             .par_iter()
             .map(|t| {
                 let c = rules.narrative.classify(t);
                 (c.narrative, c.score)
             })
             .collect();
-        Shapes(texts.into_iter().zip(classified).collect())
+        Shapes {
+            place,
+            experiences: corpus.experiences.len(),
+            classified,
+        }
     }
 
-    fn of(&self, text: &str, rules: &Rules) -> (bool, i32) {
-        self.0.get(text).copied().unwrap_or_else(|| {
+    /// The classification of a record's do-text `text` (classified afresh should the record
+    /// have had none when the shapes were made).
+    fn of(&self, record: Source, text: &str, rules: &Rules) -> (bool, i32) {
+        let at = match record {
+            Source::Experience(i) => i as usize,
+            Source::Claim(i) => self.experiences + i as usize,
+        };
+        let place = self.place.get(at).copied().unwrap_or(u32::MAX);
+        self.classified.get(place as usize).copied().unwrap_or_else(|| {
             let c = rules.narrative.classify(text);
             (c.narrative, c.score)
         })
@@ -368,7 +377,7 @@ fn from_experience(
     if let Some((origin, t)) = lesson {
         let mut d = Draft::new(Kind::Do, origin, t);
         d.outcome_failed = !(passed || e.blessed);
-        (d.narrative, d.narrative_score) = shapes.of(t, rules);
+        (d.narrative, d.narrative_score) = shapes.of(Source::Experience(index), t, rules);
         dos.push(d);
     }
 
@@ -454,7 +463,7 @@ fn from_claim(index: u32, c: &LessonClaim, rules: &Rules, shapes: &Shapes) -> (V
     let mut d = Draft::new(c.kind, Origin::Claim, text);
     d.key = c.operation_key.clone().filter(|k| !k.trim().is_empty());
     if c.kind == Kind::Do {
-        (d.narrative, d.narrative_score) = shapes.of(text, rules);
+        (d.narrative, d.narrative_score) = shapes.of(Source::Claim(index), text, rules);
     }
     let (cands, mut diags) = record.spread(&[vec![d]], secrets);
     if cands.is_empty() {
