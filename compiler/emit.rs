@@ -459,8 +459,11 @@ pub fn ledger_rows(ledger: &[String]) -> impl Iterator<Item = &str> {
 /// serialise in parallel and stay the file's pieces: the header, each chunk (lines joined by
 /// `,\n`, the next chunk beginning with one), the closing `]}`.
 fn json_lines<T: Sync>(key: &str, items: &[T], write: impl Fn(&mut Vec<u8>, &T) + Sync) -> Vec<String> {
+    // One chunk per job: a lesson's size follows its history, and a thread left a run of
+    // large chunks would finish alone.
     let chunks: Vec<String> = items
         .par_chunks(2048)
+        .with_max_len(1)
         .enumerate()
         .map(|(i, chunk)| {
             let mut buf = Vec::new();
