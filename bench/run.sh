@@ -2,7 +2,8 @@
 # skillc benchmark: generates 10k / 100k / 1M-experience corpora with `skillc gen` and reports, per
 # size, the median wall time of a full compile, experiences per second, peak RSS, the ratio of the
 # full compile to a load-only pass (`--stop-after load`), and the load-only pass against a bare typed
-# serde_json parse of the same file (the physical floor). Then the worst case — one block of
+# serde_json parse of the same file (the physical floor); each run takes the three back to back and
+# the ratios are medians of the runs' own ratios. Then the worst case — one block of
 # 200 000 near-identical candidates — and a byte-identity check at 1 and 2 threads.
 #
 #   bench/run.sh                 # all sizes, 3 runs each
@@ -25,16 +26,12 @@ TIME=/usr/bin/time
 
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-# Runs a command RUNS times; prints "median_seconds max_rss_kb".
-measure() {
-  local secs=() rss=0
-  for _ in $(seq "$RUNS"); do
-    "$TIME" -f "%e %M" -o "$OUT/time.txt" "$@" >/dev/null 2>&1
-    read -r s m < "$OUT/time.txt"
-    secs+=("$s"); (( m > rss )) && rss=$m
-  done
-  printf '%s %s\n' "$(printf '%s\n' "${secs[@]}" | median)" "$rss"
+# Runs a command once; prints "seconds max_rss_kb".
+once() {
+  "$TIME" -f "%e %M" -o "$OUT/time.txt" "$@" >/dev/null 2>&1
+  cat "$OUT/time.txt"
 }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f\n", (b > 0 ? a / b : 0) }'; }
 
 echo "skillc benchmark — $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), runs per figure: $RUNS (median)"
 echo
@@ -44,12 +41,27 @@ for n in $SIZES; do
   corpus="$OUT/corpus-$n.jsonl"
   [ -s "$corpus" ] || "$BIN" gen --experiences "$n" --seed "$SEED" --out "$corpus"
   size=$(du -h "$corpus" | cut -f1)
-  bare=$(for _ in $(seq "$RUNS"); do "$BARE" "$corpus" 2>/dev/null; done | median)
-  read -r load _ < <(measure "$BIN" compile "$corpus" --out "$OUT/skills-$n" --stop-after load)
-  read -r full rss < <(measure "$BIN" compile "$corpus" --out "$OUT/skills-$n")
-  awk -v n="$n" -v size="$size" -v bare="$bare" -v load="$load" -v full="$full" -v rss="$rss" 'BEGIN {
+  # Each run times the bare parse, the load-only pass and the full compile back to back, and
+  # the ratios are the medians of each run's own ratios: this machine's speed drifts from one
+  # minute to the next, and three figures taken minutes apart would measure the drift.
+  bares=(); loads=(); fulls=(); lb=(); fl=(); rss=0
+  for _ in $(seq "$RUNS"); do
+    b=$("$BARE" "$corpus" 2>/dev/null)
+    read -r l _ < <(once "$BIN" compile "$corpus" --out "$OUT/skills-$n" --stop-after load)
+    read -r f m < <(once "$BIN" compile "$corpus" --out "$OUT/skills-$n")
+    bares+=("$b"); loads+=("$l"); fulls+=("$f")
+    lb+=("$(ratio "$l" "$b")"); fl+=("$(ratio "$f" "$l")")
+    (( m > rss )) && rss=$m
+  done
+  bare=$(printf '%s\n' "${bares[@]}" | median)
+  load=$(printf '%s\n' "${loads[@]}" | median)
+  full=$(printf '%s\n' "${fulls[@]}" | median)
+  load_bare=$(printf '%s\n' "${lb[@]}" | median)
+  full_load=$(printf '%s\n' "${fl[@]}" | median)
+  awk -v n="$n" -v size="$size" -v bare="$bare" -v load="$load" -v full="$full" -v rss="$rss" \
+      -v lb="$load_bare" -v fl="$full_load" 'BEGIN {
     printf "| %d | %s | %.2f s | %.2f s | %.2f s | %.0f | %.2f GiB | %.2f× | %.2f× |\n",
-      n, size, bare, load, full, n / full, rss / 1048576, load / bare, full / load }'
+      n, size, bare, load, full, n / full, rss / 1048576, lb, fl }'
 done
 
 echo
