@@ -430,6 +430,7 @@ fn analyse(args: &CompileArgs) -> Result<(Compilation, Rules), Fatal> {
         min_reinforcement: args.min_reinforcement,
         stop_after: None,
         decisions: decisions(args)?,
+        free_experiences: false, // `why` and `trace` read them
     };
     Ok((pipeline::compile(corpus, sink, &rules, &opts), rules))
 }
@@ -459,6 +460,7 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
         min_reinforcement: args.min_reinforcement,
         stop_after: Some(stop),
         decisions,
+        free_experiences: true,
     };
     let mut comp = pipeline::compile(corpus, sink, &rules, &opts);
     clock.restart(); // compile timed its own stages

@@ -64,6 +64,9 @@ pub struct Options {
     pub min_reinforcement: Option<u32>,
     pub stop_after: Option<Stage>,
     pub decisions: Vec<Decision>,
+    /// The caller reads no experience after the compile (the `compile` command): they are
+    /// freed once scored, so the peak of the last stages does not hold them.
+    pub free_experiences: bool,
 }
 
 /// A candidate's fate and the codes that explain it (empty only for `rule`).
@@ -93,6 +96,8 @@ pub struct Compilation {
     pub min_reinforcement: u32,
     /// The last stage that ran (`Emit` for a whole compile).
     pub stopped_after: Option<Stage>,
+    /// How many experiences were loaded (`corpus.experiences` may have been freed since).
+    pub experience_count: usize,
 }
 
 impl Compilation {
@@ -133,6 +138,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         now: corpus.now(),
         min_reinforcement,
         stopped_after: Some(Stage::Load),
+        experience_count: corpus.experiences.len(),
         ..Default::default()
     };
     if stop == Stage::Load {
@@ -187,6 +193,11 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         sink.extend(lesson_diagnostics(&comp, &members));
         sink.extend(refounded(&comp, &members));
         comp.fates = fates(&comp);
+        if opts.free_experiences {
+            std::mem::take(&mut corpus.experiences)
+                .into_par_iter()
+                .for_each(drop);
+        }
         clock.lap("score");
         comp.stopped_after = Some(Stage::Score);
     }
@@ -624,6 +635,26 @@ mod tests {
         let d = check_fates(&broken).expect("E003");
         assert_eq!(d.code, codes::FATE_MISMATCH);
         assert_eq!(d.experience_ids(), ["fx-1"]);
+    }
+
+    #[test]
+    fn freeing_the_experiences_early_changes_nothing_but_the_corpus() {
+        let kept = compiled();
+        let rules = Rules::builtin();
+        let mut sink = Sink::new();
+        let corpus = load_texts(&[("fx.jsonl", RECORDS)], &LoadOptions::default(), &mut sink);
+        let loaded = corpus.experiences.len();
+        let opts = Options {
+            free_experiences: true,
+            ..Options::default()
+        };
+        let freed = compile(corpus, sink, &rules, &opts);
+        assert!(freed.corpus.experiences.is_empty() && loaded > 0);
+        assert_eq!(freed.experience_count, loaded);
+        assert_eq!(kept.experience_count, loaded);
+        assert_eq!(freed.lessons, kept.lessons);
+        assert_eq!(freed.diagnostics, kept.diagnostics);
+        assert_eq!(freed.fates, kept.fates);
     }
 
     #[test]

@@ -20,7 +20,7 @@ pub fn summary(comp: &Compilation, out: &Path, files: usize) -> Value {
     let domains: BTreeSet<&str> = comp.rules().map(|l| l.domain.as_str()).collect();
     json!({
         "stage": comp.stopped_after.map(|s| s.name()),
-        "experiences": comp.corpus.experiences.len(),
+        "experiences": comp.experience_count,
         "claims": comp.corpus.claims.len(),
         "candidates": comp.candidates.len(),
         "clusters": comp.clusters.len(),
