@@ -315,6 +315,7 @@ fn lesson_diagnostics<'a>(comp: &'a Compilation, members: &[Vec<usize>]) -> Vec<
     // so only the notes that can show are made in full: the first few of a group in output
     // order, which is ledger order (the notes' subject is the lesson id, and nothing before
     // it differs). The others leave only their experience ids.
+    // A lesson's note (none for a rule).
     let code_of = |l: &Lesson| match l.status {
         Status::Active if l.rule => None,
         Status::Active => Some(codes::BELOW_REINFORCEMENT),
@@ -343,11 +344,9 @@ fn lesson_diagnostics<'a>(comp: &'a Compilation, members: &[Vec<usize>]) -> Vec<
     let shown = (comp.lessons.par_iter().zip(members).zip(&unshown)).filter(|(_, unshown)| unshown.is_none());
     diagnostics::folding_with(
         shown.filter_map(|((l, members), _)| {
-            if l.status == Status::Active && l.rule {
-                return None;
-            }
+            let code = code_of(l)?;
             let ids = ids_of(l, members);
-            let base = |code, msg: String| {
+            let base = |msg: String| {
                 Diagnostic::new(code, msg)
                     .subject(&l.id)
                     .domain(&l.domain)
@@ -355,38 +354,27 @@ fn lesson_diagnostics<'a>(comp: &'a Compilation, members: &[Vec<usize>]) -> Vec<
                     .with("text", l.text.clone())
                     .experiences(&ids)
             };
-            let d = match l.status {
-                Status::Active if !l.rule => base(
-                    codes::BELOW_REINFORCEMENT,
-                    format!(
-                        "lesson has {} supporting experience(s); a rule needs {}",
-                        l.reinforcement, comp.min_reinforcement
-                    ),
-                )
+            Some(match l.status {
+                Status::Active => base(format!(
+                    "lesson has {} supporting experience(s); a rule needs {}",
+                    l.reinforcement, comp.min_reinforcement
+                ))
                 .with("support", l.reinforcement)
                 .with("min_reinforcement", comp.min_reinforcement),
-                Status::Claimed => base(
-                    codes::NO_EVIDENCE,
-                    "claimed lesson names no evidence and stays claimed".into(),
-                )
-                .with("confidence", score::confidence_value(l.confidence)),
-                Status::Superseded => base(
-                    codes::SUPERSEDED,
-                    format!("lesson superseded: {}", l.reason.as_deref().unwrap_or("replaced")),
-                )
+                Status::Claimed => base("claimed lesson names no evidence and stays claimed".into())
+                    .with("confidence", score::confidence_value(l.confidence)),
+                Status::Superseded => base(format!(
+                    "lesson superseded: {}",
+                    l.reason.as_deref().unwrap_or("replaced")
+                ))
                 .with("superseded_by", l.superseded_by.clone())
                 .with("confidence", confidence_text(l.confidence)),
-                Status::Retired => base(
-                    codes::RETIRED_EVIDENCE,
-                    format!(
-                        "{} experience(s) sit behind a lesson the user retired and are not re-learned: {}",
-                        ids.len(),
-                        short_list(&ids, 3)
-                    ),
-                ),
-                Status::Active => return None,
-            };
-            Some(d)
+                Status::Retired => base(format!(
+                    "{} experience(s) sit behind a lesson the user retired and are not re-learned: {}",
+                    ids.len(),
+                    short_list(&ids, 3)
+                )),
+            })
         }),
         earlier,
     )

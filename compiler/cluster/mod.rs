@@ -128,6 +128,7 @@ pub fn cluster(candidates: &[Candidate], lexicon: &Lexicon) -> Vec<Cluster> {
             v
         })
         .collect();
+    // The analyses are millions of small strings: freed on every core, beside the sort.
     let analyses = texts.analyses;
     rayon::join(
         || out.par_sort_by(|a, b| a.id.cmp(&b.id).then(a.anchor.cmp(&b.anchor))),
@@ -169,37 +170,38 @@ impl Texts {
             .par_chunks(1024)
             .map(|chunk| {
                 let mut memo = lexicon::ChunkMemo::default();
-                let mut b = Batch {
-                    analyses: Vec::with_capacity(chunk.len()),
-                    prints: Vec::with_capacity(chunk.len()),
-                    keys: Vec::new(),
-                    key_counts: Vec::with_capacity(chunk.len()),
-                    dictionary: Vec::new(),
-                };
-                let mut local: FxMap<&str, u32> = FxMap::default();
                 let analyses: Vec<Analysis> = chunk
                     .iter()
                     .map(|t| lx.analyze_with(t, Some(&mut memo)))
                     .collect();
+                let mut prints = Vec::with_capacity(analyses.len());
+                let (mut keys, mut key_counts) = (Vec::new(), Vec::with_capacity(analyses.len()));
+                let mut dictionary = Vec::new();
+                let mut local: FxMap<&str, u32> = FxMap::default();
                 for a in &analyses {
                     let mut h = fx::Fx::default();
                     a.hash(&mut h);
-                    b.prints.push(h.finish());
-                    let before = b.keys.len();
+                    prints.push(h.finish());
+                    let before = keys.len();
                     for t in &a.tokens {
                         for key in index_keys(t) {
                             let next = local.len() as u32;
-                            b.keys.push(*local.entry(key).or_insert_with(|| {
-                                b.dictionary.push(key.to_string());
+                            keys.push(*local.entry(key).or_insert_with(|| {
+                                dictionary.push(key.to_string());
                                 next
                             }));
                         }
                     }
-                    b.key_counts.push((b.keys.len() - before) as u32);
+                    key_counts.push((keys.len() - before) as u32);
                 }
                 drop(local);
-                b.analyses = analyses;
-                b
+                Batch {
+                    analyses,
+                    prints,
+                    keys,
+                    key_counts,
+                    dictionary,
+                }
             })
             .collect();
         // One numbering for all batches: each batch's dictionary is looked up once (a few
