@@ -8,11 +8,11 @@ use rayon::prelude::*;
 
 use crate::cluster::fx::Fx;
 
-/// The distinct texts among `items` (agents write the same lesson word for word again and
-/// again, so the costly per-text steps run once per distinct text) (an item with `None` has none) in first-seen order, and
-/// each item's position among them (`u32::MAX` for none). Found by sorting (hash, item)
-/// pairs on every core; texts with one hash are still compared as texts. First-seen order
-/// keeps texts that are used together near each other in memory.
+/// The distinct texts among `items` in first-seen order, and each item's position among
+/// them (`u32::MAX` for an item whose `text` is `None`). Agents write the same lesson word for
+/// word again and again, so the costly per-text steps run once per distinct text. Found by
+/// sorting (hash, item) pairs on every core; texts with one hash are still compared as texts.
+/// First-seen order keeps texts that are used together near each other in memory.
 pub fn first_seen<'a, 's, T: Sync>(
     items: &'a [T],
     text: impl Fn(&'a T) -> Option<&'s str> + Sync,
@@ -110,6 +110,10 @@ mod tests {
             Some("Run npm ci instead of npm install in CI"),
             Some("Pin the base image digest in the dockerfile"),
             Some(""),
+            // The hash reads a zero-padded tail without the length: these two collide with
+            // "go" and must still come out as texts of their own.
+            Some("go\0"),
+            Some("go"),
         ];
         let (position, texts) = first_seen(&items, |t| *t);
         assert_eq!(
@@ -119,9 +123,11 @@ mod tests {
                 "Run npm ci instead of npm install in CI",
                 "Pin the base image digest in the dockerfile",
                 "",
+                "go\0",
+                "go",
             ]
         );
-        assert_eq!(position, vec![0, 1, 0, u32::MAX, 1, 2, 3]);
+        assert_eq!(position, vec![0, 1, 0, u32::MAX, 1, 2, 3, 4, 5]);
     }
 
     #[test]

@@ -293,15 +293,16 @@ fn record_domains(valid: &[String], refused: &[String]) -> Vec<(String, Option<R
 /// The narrative classification of every distinct do-text, computed once: agents write the same
 /// lesson word for word again and again, and the classifier is the costliest step here.
 /// Looked up by record (experiences, then claims), not by text: no text is hashed twice.
-struct Shapes {
-    /// Per experience, then per claim: its do-text's place in `classified` (`u32::MAX`: none).
+struct Shapes<'a> {
+    /// Per experience, then per claim: its do-text's place in `texts` (`u32::MAX`: none).
     place: Vec<u32>,
     experiences: usize,
+    texts: Vec<&'a str>,
     classified: Vec<(bool, i32)>,
 }
 
-impl Shapes {
-    fn new(corpus: &Corpus, rules: &Rules) -> Shapes {
+impl<'a> Shapes<'a> {
+    fn new(corpus: &'a Corpus, rules: &Rules) -> Shapes<'a> {
         let texts: Vec<Option<&str>> = (corpus.experiences.iter())
             .map(|e| {
                 non_empty(&e.lesson)
@@ -311,8 +312,8 @@ impl Shapes {
             .chain((corpus.claims.iter()).map(|c| (c.kind == Kind::Do).then(|| c.text.trim())))
             .collect();
         // A million texts, few distinct: classified once each.
-        let (place, distinct) = crate::bulk::first_seen(&texts, |t| *t);
-        let classified = distinct
+        let (place, texts) = crate::bulk::first_seen(&texts, |t| *t);
+        let classified = texts
             .par_iter()
             .map(|t| {
                 let c = rules.narrative.classify(t);
@@ -322,22 +323,27 @@ impl Shapes {
         Shapes {
             place,
             experiences: corpus.experiences.len(),
+            texts,
             classified,
         }
     }
 
-    /// The classification of a record's do-text `text` (classified afresh should the record
-    /// have had none when the shapes were made).
+    /// The classification of a record's do-text `text`. Classified afresh when it is not the
+    /// text the shapes took for that record (the two choices of a do-text can never drift
+    /// into a wrong answer, only into a slower one).
     fn of(&self, record: Source, text: &str, rules: &Rules) -> (bool, i32) {
         let at = match record {
             Source::Experience(i) => i as usize,
             Source::Claim(i) => self.experiences + i as usize,
         };
-        let place = self.place.get(at).copied().unwrap_or(u32::MAX);
-        self.classified.get(place as usize).copied().unwrap_or_else(|| {
-            let c = rules.narrative.classify(text);
-            (c.narrative, c.score)
-        })
+        let place = self.place.get(at).map_or(usize::MAX, |&p| p as usize);
+        match self.texts.get(place) {
+            Some(&known) if known == text => self.classified[place],
+            _ => {
+                let c = rules.narrative.classify(text);
+                (c.narrative, c.score)
+            }
+        }
     }
 }
 
@@ -651,6 +657,31 @@ mod tests {
             },
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn shapes_answer_for_the_text_asked_about_not_only_the_record() {
+        let rules = rules();
+        let story = "Community PR merged cleanly despite the flaky CI run yesterday afternoon";
+        let rule = "Run npm ci instead of npm install in CI";
+        let mut told = exp("sess-9", &["npm"], Outcome::Succeeded, vec![]);
+        told.lesson = Some(story.into());
+        let corpus = Corpus {
+            experiences: vec![told, exp("sess-10", &["npm"], Outcome::Succeeded, vec![])],
+            claims: vec![],
+        };
+        let shapes = Shapes::new(&corpus, &rules);
+        let class = |t: &str| {
+            let c = rules.narrative.classify(t);
+            (c.narrative, c.score)
+        };
+        assert_ne!(class(story), class(rule), "the two texts classify apart");
+        assert_eq!(shapes.of(Source::Experience(0), story, &rules), class(story));
+        // Another text for the same record, or a record the shapes took no text for, is
+        // classified as itself.
+        assert_eq!(shapes.of(Source::Experience(0), rule, &rules), class(rule));
+        assert_eq!(shapes.of(Source::Experience(1), rule, &rules), class(rule));
+        assert_eq!(shapes.of(Source::Claim(0), rule, &rules), class(rule));
     }
 
     fn extract_one(e: Experience) -> (Vec<Candidate>, Sink) {

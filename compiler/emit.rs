@@ -77,7 +77,8 @@ pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile
     }
     // Each (scope, domain) on its own rayon job: their sizes follow the domains' (a few hold
     // most of the superseded history their EVIDENCE.md walks back through).
-    let made: Vec<(OutFile, OutFile, Option<Diagnostic>)> = (groups.into_iter().collect::<Vec<_>>())
+    let groups: Vec<_> = groups.into_iter().collect();
+    let made: Vec<(OutFile, OutFile, Option<Diagnostic>)> = groups
         .into_par_iter()
         .with_max_len(1)
         .map(|((scope, domain), mut rules_here)| {

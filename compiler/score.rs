@@ -649,11 +649,10 @@ fn finish(
     }
     // Lesson numbers count the units' lessons in unit order, so this is lesson g at index g;
     // then into ledger order in place (a second vector of lessons would double them).
-    let lessons = merged.units.into_par_iter().with_max_len(1);
-    let lessons = lessons
+    let per_unit: Vec<Vec<Lesson>> = (merged.units.into_par_iter().with_max_len(1))
         .map(|u| u.live.into_iter().map(|l| l.lesson).collect())
         .collect();
-    let mut lessons: Vec<Lesson> = crate::bulk::concat(lessons);
+    let mut lessons = crate::bulk::concat(per_unit);
     permute(&mut lessons, &order);
     let lesson_of = lesson_of
         .into_iter()

@@ -251,14 +251,14 @@ impl NoteGroup {
     /// alike the one made first stays. The others leave their ids behind.
     fn trim(&mut self) {
         self.first.sort_by(order);
-        for d in self.first.drain(NOTES_KEPT_APART.min(self.first.len())..) {
-            take_ids(d, &mut self.ids);
+        for mut d in self.first.drain(NOTES_KEPT_APART.min(self.first.len())..) {
+            take_ids(&mut d, &mut self.ids);
         }
     }
 }
 
 /// A note's experience ids (its subject when it names none), moved into `ids`.
-fn take_ids(mut d: Diagnostic, ids: &mut Vec<String>) {
+fn take_ids(d: &mut Diagnostic, ids: &mut Vec<String>) {
     let own = match d.evidence.remove("experiences") {
         Some(Value::Array(a)) => a,
         _ => Vec::new(),
@@ -347,12 +347,12 @@ impl Notes {
                 // The folded note stands for the first; the ids of all are in it. (A group of
                 // unshown notes alone breaks `add_unshown`'s contract: nothing to show.)
                 debug_assert!(!group.first.is_empty(), "{code}: only unshown notes");
-                let Some(first) = group.first.first().cloned() else {
-                    return Vec::new();
-                };
-                for d in group.first {
+                for d in &mut group.first {
                     take_ids(d, &mut group.ids);
                 }
+                let Some(first) = group.first.into_iter().next() else {
+                    return Vec::new();
+                };
                 group.ids.sort_unstable();
                 group.ids.dedup();
                 vec![folded_note(first, domain, group.count, group.ids)]
@@ -509,12 +509,8 @@ mod tests {
             let n = seen.entry((d.code, d.domain.clone())).or_insert(0);
             *n += 1;
             if d.severity == Severity::Note && *n > NOTES_KEPT_APART {
-                let ids = d
-                    .experience_ids()
-                    .into_iter()
-                    .map(str::to_string)
-                    .collect::<Vec<_>>();
-                unshown.add_unshown(d.code, d.domain.as_deref(), &d.subject, ids.into_iter());
+                let ids = d.experience_ids().into_iter().map(str::to_string);
+                unshown.add_unshown(d.code, d.domain.as_deref(), &d.subject, ids);
             } else {
                 shown.push(d);
             }
