@@ -11,7 +11,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-use serde_json::Value;
 
 use crate::diagnostics::{Diagnostic, Sink, codes};
 use crate::digest;
@@ -20,6 +19,8 @@ use crate::pipeline::Compilation;
 use crate::policy::Rules;
 use crate::score::{confidence_text, confidence_value};
 use crate::time::{format_day, utc_day};
+
+mod json;
 
 /// The generator mark every emitted JSON file and SKILL.md carries (DESIGN §4 self-ingestion).
 pub const GENERATOR: &str = "skillc";
@@ -352,81 +353,49 @@ fn evidence_md(scope: &str, domain: &str, rules: &[&Lesson], gone: &[&Lesson]) -
     s
 }
 
-/// One lesson as a ledger object (DESIGN §7); serialised straight from borrowed fields.
-#[derive(serde::Serialize)]
-struct LedgerLesson<'a> {
-    id: &'a str,
-    kind: &'static str,
-    text: &'a str,
-    domain: &'a str,
-    scope: &'a str,
-    operation_key: Option<&'a str>,
-    status: &'static str,
-    reason: Option<&'a str>,
-    confidence: Value,
-    reinforcement: u32,
-    rule: bool,
-    pinned: bool,
-    blessed: bool,
-    evidence: &'a [String],
-    projects: &'a [String],
-    superseded_by: Option<&'a str>,
-    supersedes: Option<&'a str>,
-    founder: &'a str,
-    cluster: &'a str,
-    admitted_at: String,
-    last_used: String,
-    working_args: Option<&'a str>,
-    reasons: &'a [String],
-    history: Vec<LedgerEvent<'a>>,
-}
-
-#[derive(serde::Serialize)]
-struct LedgerEvent<'a> {
-    at: String,
-    event: &'static str,
-    confidence: Value,
-    experiences: &'a [String],
-    detail: Option<&'a str>,
-}
-
-fn ledger_lesson(l: &Lesson) -> LedgerLesson<'_> {
-    LedgerLesson {
-        id: &l.id,
-        kind: l.kind.as_str(),
-        text: &l.text,
-        domain: &l.domain,
-        scope: &l.scope,
-        operation_key: l.operation_key.as_deref(),
-        status: l.status.as_str(),
-        reason: l.reason.as_deref(),
-        confidence: confidence_value(l.confidence),
-        reinforcement: l.reinforcement,
-        rule: l.rule,
-        pinned: l.pinned,
-        blessed: l.blessed,
-        evidence: &l.evidence,
-        projects: &l.projects,
-        superseded_by: l.superseded_by.as_deref(),
-        supersedes: l.supersedes.as_deref(),
-        founder: &l.founder,
-        cluster: &l.cluster,
-        admitted_at: crate::time::format_rfc3339(l.admitted_at),
-        last_used: format_day(l.last_used_day),
-        working_args: l.working.as_deref(),
-        reasons: &l.reasons,
-        history: l
-            .history
-            .iter()
-            .map(|h| LedgerEvent {
-                at: crate::time::format_rfc3339(h.at),
-                event: h.event,
-                confidence: confidence_value(h.confidence),
-                experiences: &h.experiences,
-                detail: h.detail.as_deref(),
-            })
-            .collect(),
+/// One lesson as a ledger object (DESIGN §7), keys in this order.
+fn write_lesson(buf: &mut Vec<u8>, l: &Lesson) {
+    use crate::time::format_rfc3339;
+    let mut o = json::Object::new(buf);
+    o.str("id", &l.id);
+    o.str("kind", l.kind.as_str());
+    o.str("text", &l.text);
+    o.str("domain", &l.domain);
+    o.str("scope", &l.scope);
+    o.opt_str("operation_key", l.operation_key.as_deref());
+    o.str("status", l.status.as_str());
+    o.opt_str("reason", l.reason.as_deref());
+    o.value("confidence", &confidence_value(l.confidence));
+    o.u32("reinforcement", l.reinforcement);
+    o.bool("rule", l.rule);
+    o.bool("pinned", l.pinned);
+    o.bool("blessed", l.blessed);
+    o.strs("evidence", &l.evidence);
+    o.strs("projects", &l.projects);
+    o.opt_str("superseded_by", l.superseded_by.as_deref());
+    o.opt_str("supersedes", l.supersedes.as_deref());
+    o.str("founder", &l.founder);
+    o.str("cluster", &l.cluster);
+    o.str("admitted_at", &format_rfc3339(l.admitted_at));
+    o.str("last_used", &format_day(l.last_used_day));
+    o.opt_str("working_args", l.working.as_deref());
+    o.strs("reasons", &l.reasons);
+    let buf = o.key("history");
+    buf.push(b'[');
+    for (i, h) in l.history.iter().enumerate() {
+        if i > 0 {
+            buf.push(b',');
+        }
+        let mut e = json::Object::new(buf);
+        e.str("at", &format_rfc3339(h.at));
+        e.str("event", h.event);
+        e.value("confidence", &confidence_value(h.confidence));
+        e.strs("experiences", &h.experiences);
+        e.opt_str("detail", h.detail.as_deref());
+        e.end();
     }
+    buf.push(b']');
+    o.end();
 }
 
 /// `ledger.json`: every lesson, one object per line (`ledger_rows` splits them again).
@@ -439,9 +408,7 @@ pub fn ledger_file(lessons: &[Lesson]) -> OutFile {
 
 /// The ledger's text in pieces (see `OutFile::pieces`).
 pub fn ledger_json(lessons: &[Lesson]) -> Vec<String> {
-    json_lines("lessons", lessons, |buf, l| {
-        serde_json::to_writer(buf, &ledger_lesson(l)).expect("lesson serialises")
-    })
+    json_lines("lessons", lessons, write_lesson)
 }
 
 /// The lesson objects of a rendered ledger, in ledger order: one per line between the
@@ -485,43 +452,41 @@ fn json_lines<T: Sync>(key: &str, items: &[T], write: impl Fn(&mut Vec<u8>, &T) 
         .collect()
 }
 
-/// A diagnostic as it appears in diagnostics.json (keys in alphabetical order).
-#[derive(serde::Serialize)]
-struct DiagnosticView<'a> {
-    code: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    domain: Option<&'a str>,
-    evidence: &'a crate::diagnostics::Evidence,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    file: Option<&'a str>,
-    help: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    line: Option<u32>,
-    message: &'a str,
-    name: &'static str,
-    severity: &'static str,
-    subject: &'a str,
-}
-
-fn diagnostic_view(d: &Diagnostic) -> DiagnosticView<'_> {
-    DiagnosticView {
-        code: d.code,
-        domain: d.domain.as_deref(),
-        evidence: &d.evidence,
-        file: d.location.as_ref().map(|l| l.file.as_str()),
-        help: d.help,
-        line: d.location.as_ref().map(|l| l.line),
-        message: &d.message,
-        name: d.name(),
-        severity: d.severity.as_str(),
-        subject: &d.subject,
+/// A diagnostic as it appears in diagnostics.json: keys in alphabetical order, `domain`,
+/// `file` and `line` only when set.
+fn write_diagnostic(buf: &mut Vec<u8>, d: &Diagnostic) {
+    let mut o = json::Object::new(buf);
+    o.str("code", d.code);
+    if let Some(domain) = &d.domain {
+        o.str("domain", domain);
     }
+    let buf = o.key("evidence");
+    buf.push(b'{');
+    for (i, (name, value)) in d.evidence.iter().enumerate() {
+        if i > 0 {
+            buf.push(b',');
+        }
+        json::string(buf, name);
+        buf.push(b':');
+        json::value(buf, value);
+    }
+    buf.push(b'}');
+    if let Some(at) = &d.location {
+        o.str("file", &at.file);
+    }
+    o.str("help", d.help);
+    if let Some(at) = &d.location {
+        o.u32("line", at.line);
+    }
+    o.str("message", &d.message);
+    o.str("name", d.name());
+    o.str("severity", d.severity.as_str());
+    o.str("subject", &d.subject);
+    o.end();
 }
 
 pub fn diagnostics_json(diags: &[Diagnostic]) -> Vec<String> {
-    json_lines("diagnostics", diags, |buf, d| {
-        serde_json::to_writer(buf, &diagnostic_view(d)).expect("diagnostic serialises")
-    })
+    json_lines("diagnostics", diags, write_diagnostic)
 }
 
 /// Writes `files` under `out` atomically and removes the files in `previous` (what the last
@@ -652,5 +617,234 @@ mod tests {
         assert!(!same_contents(&path, &one(&format!("{ledger} "))), "longer");
         assert!(!same_contents(&dir.join("missing.json"), &[]));
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    use crate::diagnostics::codes;
+    use crate::model::{HistoryEntry, SourceLoc};
+    use serde_json::Value;
+
+    /// The ledger object as serde derives it: the reference the hand-written one must equal.
+    #[derive(serde::Serialize)]
+    struct LedgerLesson<'a> {
+        id: &'a str,
+        kind: &'static str,
+        text: &'a str,
+        domain: &'a str,
+        scope: &'a str,
+        operation_key: Option<&'a str>,
+        status: &'static str,
+        reason: Option<&'a str>,
+        confidence: Value,
+        reinforcement: u32,
+        rule: bool,
+        pinned: bool,
+        blessed: bool,
+        evidence: &'a [String],
+        projects: &'a [String],
+        superseded_by: Option<&'a str>,
+        supersedes: Option<&'a str>,
+        founder: &'a str,
+        cluster: &'a str,
+        admitted_at: String,
+        last_used: String,
+        working_args: Option<&'a str>,
+        reasons: &'a [String],
+        history: Vec<LedgerEvent<'a>>,
+    }
+
+    #[derive(serde::Serialize)]
+    struct LedgerEvent<'a> {
+        at: String,
+        event: &'static str,
+        confidence: Value,
+        experiences: &'a [String],
+        detail: Option<&'a str>,
+    }
+
+    fn ledger_lesson(l: &Lesson) -> LedgerLesson<'_> {
+        LedgerLesson {
+            id: &l.id,
+            kind: l.kind.as_str(),
+            text: &l.text,
+            domain: &l.domain,
+            scope: &l.scope,
+            operation_key: l.operation_key.as_deref(),
+            status: l.status.as_str(),
+            reason: l.reason.as_deref(),
+            confidence: confidence_value(l.confidence),
+            reinforcement: l.reinforcement,
+            rule: l.rule,
+            pinned: l.pinned,
+            blessed: l.blessed,
+            evidence: &l.evidence,
+            projects: &l.projects,
+            superseded_by: l.superseded_by.as_deref(),
+            supersedes: l.supersedes.as_deref(),
+            founder: &l.founder,
+            cluster: &l.cluster,
+            admitted_at: crate::time::format_rfc3339(l.admitted_at),
+            last_used: format_day(l.last_used_day),
+            working_args: l.working.as_deref(),
+            reasons: &l.reasons,
+            history: l
+                .history
+                .iter()
+                .map(|h| LedgerEvent {
+                    at: crate::time::format_rfc3339(h.at),
+                    event: h.event,
+                    confidence: confidence_value(h.confidence),
+                    experiences: &h.experiences,
+                    detail: h.detail.as_deref(),
+                })
+                .collect(),
+        }
+    }
+
+    /// The diagnostic object as serde derives it (the reference).
+    #[derive(serde::Serialize)]
+    struct DiagnosticView<'a> {
+        code: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        domain: Option<&'a str>,
+        evidence: &'a crate::diagnostics::Evidence,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        file: Option<&'a str>,
+        help: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        line: Option<u32>,
+        message: &'a str,
+        name: &'static str,
+        severity: &'static str,
+        subject: &'a str,
+    }
+
+    fn diagnostic_view(d: &Diagnostic) -> DiagnosticView<'_> {
+        DiagnosticView {
+            code: d.code,
+            domain: d.domain.as_deref(),
+            evidence: &d.evidence,
+            file: d.location.as_ref().map(|l| l.file.as_str()),
+            help: d.help,
+            line: d.location.as_ref().map(|l| l.line),
+            message: &d.message,
+            name: d.name(),
+            severity: d.severity.as_str(),
+            subject: &d.subject,
+        }
+    }
+
+    fn lessons() -> Vec<Lesson> {
+        let founded = Lesson {
+            id: "L3f9a0c21b7de".into(),
+            kind: Kind::Do,
+            text: "Run `cargo test --locked` so CI uses the \"pinned\" lockfile.".into(),
+            domain: "rust".into(),
+            scope: "global".into(),
+            operation_key: None,
+            status: Status::Active,
+            reason: None,
+            confidence: 650,
+            reinforcement: 3,
+            rule: true,
+            pinned: false,
+            blessed: true,
+            evidence: vec![
+                "exp-api-0041".into(),
+                "exp-web-0107".into(),
+                "exp-cli-0220".into(),
+            ],
+            projects: vec!["2220c74b0067".into(), "a62eba3a0820".into()],
+            superseded_by: None,
+            supersedes: Some("L8d5de8116429".into()),
+            founder: "exp-api-0041".into(),
+            cluster: "Cf712f9a09f39".into(),
+            admitted_at: 1_735_689_600_123,
+            last_used_day: 20_100,
+            working: None,
+            reasons: vec![],
+            history: vec![
+                HistoryEntry {
+                    at: 1_735_689_600_123,
+                    event: "admitted",
+                    confidence: 500,
+                    experiences: vec!["exp-api-0041".into()],
+                    detail: Some("after L8d5de8116429".into()),
+                },
+                HistoryEntry {
+                    at: 1_736_000_000_000,
+                    event: "promoted",
+                    confidence: 650,
+                    experiences: vec![],
+                    detail: None,
+                },
+            ],
+        };
+        let superseded = Lesson {
+            id: "L00004f846540".into(),
+            kind: Kind::Avoid,
+            text: "pip install\tinto the system\\site-packages\n(no venv) \u{1}é🚀".into(),
+            domain: "python".into(),
+            scope: "project:d8c1d8483848".into(),
+            operation_key: Some("pip install".into()),
+            status: Status::Superseded,
+            reason: Some("confidence decayed below the floor (unused on active days)".into()),
+            confidence: 180,
+            reinforcement: 1,
+            rule: false,
+            pinned: true,
+            blessed: false,
+            evidence: vec!["g674eec-00419749".into()],
+            projects: vec!["d8c1d8483848".into()],
+            superseded_by: Some("L00015b4087a1".into()),
+            supersedes: None,
+            founder: "g674eec-00419749".into(),
+            cluster: "Ca267e0390b2d".into(),
+            admitted_at: 1_722_518_572_000,
+            last_used_day: 19_936,
+            working: Some("{\"args\":[\"--user\"]}".into()),
+            reasons: vec!["upstream dropped support for it".into(), "it \"hangs\"".into()],
+            history: vec![],
+        };
+        vec![founded, superseded]
+    }
+
+    #[test]
+    fn ledger_objects_are_serde_json_s_bytes() {
+        for l in lessons() {
+            let mut mine = Vec::new();
+            write_lesson(&mut mine, &l);
+            let reference = serde_json::to_string(&ledger_lesson(&l)).unwrap();
+            assert_eq!(String::from_utf8(mine).unwrap(), reference);
+        }
+    }
+
+    #[test]
+    fn diagnostic_objects_are_serde_json_s_bytes() {
+        let at = SourceLoc {
+            file: "memory/2026-11/run \"7\".jsonl".into(),
+            line: 4937,
+        };
+        let diags = [
+            Diagnostic::new(
+                codes::MALFORMED_RECORD,
+                "line is not valid json: EOF while parsing a string",
+            )
+            .subject("memory/2026-11/run.jsonl")
+            .at(&at)
+            .with("column", 422),
+            Diagnostic::new(codes::OUTCOME_GATE, "held back: 3 candidate(s) from failed runs")
+                .subject("Cf712f9a09f39")
+                .domain("typescript")
+                .with("ratio", 0.65)
+                .with("tool", "npm ci\t--prefer-offline")
+                .experiences(["exp-web-0107", "exp-api-0041"]),
+            Diagnostic::new(codes::NO_CANDIDATES, "no candidates").subject("go"),
+        ];
+        for d in &diags {
+            let mut mine = Vec::new();
+            write_diagnostic(&mut mine, d);
+            let reference = serde_json::to_string(&diagnostic_view(d)).unwrap();
+            assert_eq!(String::from_utf8(mine).unwrap(), reference);
+        }
     }
 }
