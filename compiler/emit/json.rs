@@ -13,32 +13,33 @@ pub fn string(buf: &mut Vec<u8>, s: &str) {
     buf.push(b'"');
     let bytes = s.as_bytes();
     let mut start = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        if let Some(word) = bytes.get(i..i + 8)
-            && !needs_escape(u64::from_le_bytes(word.try_into().expect("eight bytes")))
-        {
-            i += 8;
-            continue;
-        }
-        let end = (i + 8).min(bytes.len());
-        for j in i..end {
-            let b = bytes[j];
-            if b >= 0x20 && b != b'"' && b != b'\\' {
-                continue;
-            }
-            buf.extend_from_slice(&bytes[start..j]);
-            escape(buf, b);
-            start = j + 1;
-        }
-        i = end;
+    while let Some(at) = next_escape(bytes, start) {
+        buf.extend_from_slice(&bytes[start..at]);
+        escape(buf, bytes[at]);
+        start = at + 1;
     }
     buf.extend_from_slice(&bytes[start..]);
     buf.push(b'"');
 }
 
+/// The first byte at or after `from` that needs escaping.
+fn next_escape(bytes: &[u8], from: usize) -> Option<usize> {
+    let rest = &bytes[from..];
+    let mut clean = 0;
+    for word in rest.chunks_exact(8) {
+        if needs_escape(u64::from_le_bytes(word.try_into().expect("eight bytes"))) {
+            break;
+        }
+        clean += 8;
+    }
+    (rest[clean..].iter())
+        .position(|&b| b < 0x20 || b == b'"' || b == b'\\')
+        .map(|p| from + clean + p)
+}
+
 /// Does any byte of `w` need escaping: below 0x20, `"` or `\`? (Exact as a yes/no: the
 /// classic "has a byte less than n" and "has a zero byte" tests.)
+#[inline]
 fn needs_escape(w: u64) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
