@@ -151,6 +151,7 @@ struct Texts {
     keys: Vec<u32>,
     /// Slot `s`'s keys are `keys[key_start[s]..key_start[s + 1]]`.
     key_start: Vec<u32>,
+    min_shared: MinShared,
 }
 
 impl Texts {
@@ -238,6 +239,7 @@ impl Texts {
             prints,
             keys: renumbered.concat(),
             key_start,
+            min_shared: MinShared::new(lx),
         }
     }
 
@@ -301,6 +303,7 @@ impl Block<'_> {
         let mut anchor_len: Vec<u32> = Vec::new();
         let mut touched: Vec<u32> = Vec::new();
         let mut found: Vec<(f64, u32)> = Vec::new();
+        let min_shared = &texts.min_shared;
         for (p, &slot) in slots.iter().enumerate() {
             let cand = order[p];
             let an = &distinct[slot];
@@ -324,13 +327,18 @@ impl Block<'_> {
                 }
             }
             // Upper bound of each found anchor's score from its shared-token count; the
-            // best bounds are compared first, and at most `max_compares` of them.
+            // best bounds are compared first, and at most `max_compares` of them. Most
+            // anchors share too few tokens: the table rules them out without the division.
             let n = an.tokens.len();
             found.clear();
             for &k in &touched {
                 let m = anchor_len[k as usize] as usize;
-                let c = (counts[k as usize] as usize).min(n).min(m);
+                let count = counts[k as usize];
                 counts[k as usize] = 0;
+                if count < min_shared.get(n, m) {
+                    continue;
+                }
+                let c = (count as usize).min(n).min(m);
                 let bound = similar::score(lx.measure, c, c, n, m);
                 if bound >= lx.threshold {
                     found.push((bound, k));
@@ -384,6 +392,37 @@ impl Block<'_> {
                 self.make(anchor, &self.candidates[anchor as usize].text, members)
             })
             .collect()
+    }
+}
+
+/// For token counts `n` and `m` up to `SIDE - 1`: the fewest shared tokens whose score bound
+/// can reach the threshold (`u32::MAX` when none can). A count below it is ruled out exactly
+/// as `similar::score` would rule it out; larger texts are always let through to that test.
+struct MinShared {
+    table: Vec<u32>,
+}
+
+impl MinShared {
+    const SIDE: usize = 64;
+
+    fn new(lx: &Lexicon) -> MinShared {
+        let mut table = Vec::with_capacity(Self::SIDE * Self::SIDE);
+        for n in 0..Self::SIDE {
+            for m in 0..Self::SIDE {
+                // The bound grows with the count, so the first count that passes is the least.
+                let least = (0..=n.min(m)).find(|&c| similar::score(lx.measure, c, c, n, m) >= lx.threshold);
+                table.push(least.map_or(u32::MAX, |c| c as u32));
+            }
+        }
+        MinShared { table }
+    }
+
+    fn get(&self, n: usize, m: usize) -> u32 {
+        if n < Self::SIDE && m < Self::SIDE {
+            self.table[n * Self::SIDE + m]
+        } else {
+            0
+        }
     }
 }
 

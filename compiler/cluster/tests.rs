@@ -289,3 +289,34 @@ fn scale_200k() {
         assert_eq!(total, 200_000);
     }
 }
+
+#[test]
+fn the_shared_count_table_rules_out_exactly_what_the_score_bound_would() {
+    for measure in ["dice", "jaccard", "overlap"] {
+        for threshold in [0.05, 0.34, 0.5, 0.75, 1.0] {
+            let lx = Lexicon::from_yaml(&format!("measure: {measure}\nthreshold: {threshold}")).unwrap();
+            let table = MinShared::new(&lx);
+            let mut ruled_out = 0;
+            for n in 0..70 {
+                for m in 0..70 {
+                    for count in 0..75u32 {
+                        let c = (count as usize).min(n).min(m);
+                        let passes = similar::score(lx.measure, c, c, n, m) >= lx.threshold;
+                        let kept = count >= table.get(n, m);
+                        // Never rules out an anchor the bound would keep; below 64 tokens a
+                        // side, rules out every one it would drop.
+                        assert!(
+                            kept || !passes,
+                            "{measure} {threshold}: n={n} m={m} count={count}"
+                        );
+                        if n < MinShared::SIDE && m < MinShared::SIDE {
+                            assert_eq!(kept, passes, "{measure} {threshold}: n={n} m={m} count={count}");
+                        }
+                        ruled_out += usize::from(!kept);
+                    }
+                }
+            }
+            assert!(ruled_out > 0, "the table rules something out");
+        }
+    }
+}
