@@ -65,7 +65,12 @@ fn in_parts<'a, T: Sync>(
 ) -> impl IndexedParallelIterator<Item = Part> + 'a {
     const RUN: usize = 16384;
     records.par_chunks(RUN).enumerate().map(move |(k, run)| {
-        let mut part = Part::default();
+        // Room for two candidates a record (a million-record corpus averages about 1.7):
+        // grown by doubling, the run's candidates were copied and faulted in twice over.
+        let mut part = Part {
+            candidates: Vec::with_capacity(2 * run.len()),
+            ..Part::default()
+        };
         for (j, r) in run.iter().enumerate() {
             part.add(make((k * RUN + j) as u32, r));
         }
@@ -491,6 +496,15 @@ pub fn mechanical(ops: &[Operation], policy: &Policy) -> Vec<Mechanical> {
     let mut failures: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
+    // Nothing before the first teaching failure can take part, and without a success after
+    // it there is nothing to learn: most records stop here, their args never parsed.
+    let Some(first) = ops.iter().position(|op| teaching_failure(op, policy)) else {
+        return out;
+    };
+    let ops = &ops[first..];
+    if !ops.iter().any(|op| op.status == OpStatus::Ok) {
+        return out;
+    }
     // Each call's args parsed once (they are held as text, see `Args`).
     let args: Vec<serde_json::Value> = ops.iter().map(|op| op.args.value()).collect();
     for (j, op) in ops.iter().enumerate() {
@@ -727,6 +741,36 @@ mod tests {
         assert!(!c.outcome_failed && !c.narrative && c.refusal.is_none());
         assert_eq!(c.record_id, "exp-cwd-1");
         assert_eq!(c.source, Source::Experience(0));
+    }
+
+    #[test]
+    fn mechanical_fixes_come_only_after_a_failure() {
+        let texts = |ops: Vec<Operation>| -> Vec<String> {
+            let (cands, _) = extract_one(exp("exp-order-1", &["python"], Outcome::Succeeded, ops));
+            cands.iter().map(|c| c.text.to_string()).collect()
+        };
+        // A success before the failure is no fix for it; the one after is, and the failing
+        // form named is the failure, not the earlier success.
+        assert_eq!(
+            texts(vec![
+                pytest_check("/srv/app/tests", true),
+                pytest_check("/srv/app/src", false),
+                pytest_check("/srv/app", true),
+            ]),
+            [
+                "run_shell_command pytest: run `pytest -q` (cwd=/srv/app) instead of `pytest -q` (cwd=/srv/app/src)"
+            ]
+        );
+        // Success first, failure last: nothing was learnt.
+        let ops = [
+            pytest_check("/srv/app", true),
+            pytest_check("/srv/app/src", false),
+        ];
+        assert!(mechanical(&ops, &rules().policy).is_empty());
+        assert_eq!(
+            mechanical(&[ops[1].clone(), ops[0].clone()], &rules().policy).len(),
+            1
+        );
     }
 
     #[test]
