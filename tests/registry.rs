@@ -81,6 +81,9 @@ fn codes_are_unique_and_sorted_by_stage_then_number() {
         assert_eq!(lookup(c.code).map(|i| i.code), Some(c.code));
         assert_eq!(by_name(c.name).map(|i| i.code), Some(c.code));
     }
+    for unknown in ["G999", "G00", "G0011", "g001", ""] {
+        assert!(lookup(unknown).is_none(), "{unknown}");
+    }
 }
 
 #[test]
