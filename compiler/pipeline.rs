@@ -318,24 +318,16 @@ fn lesson_diagnostics<'a>(comp: &'a Compilation, members: &[Vec<usize>]) -> Vec<
         Status::Superseded => Some(codes::SUPERSEDED),
         Status::Retired => Some(codes::RETIRED_EVIDENCE),
     };
-    // These are notes (the registry says so; looked up once), folded as they are made.
-    // Superseded and unreinforced lessons are hundreds of thousands at a million records and
-    // fold into one note per (code, domain), so only the notes that can show are made in full:
-    // the first few of a group in output order, which is ledger order (the notes' subject is
-    // the lesson id, and nothing before it differs). The others leave only their ids.
-    let notes: Vec<&str> = [
-        codes::BELOW_REINFORCEMENT,
-        codes::NO_EVIDENCE,
-        codes::SUPERSEDED,
-        codes::RETIRED_EVIDENCE,
-    ]
-    .into_iter()
-    .filter(|&code| diagnostics::lookup(code).is_some_and(|c| c.severity == Severity::Note))
-    .collect();
+    // These are notes (the registry says which), folded as they are made. Superseded and
+    // unreinforced lessons are hundreds of thousands at a million records and fold into one
+    // note per (code, domain), so only the notes that can show are made in full: the first
+    // few of a group in output order, which is ledger order (the notes' subject is the lesson
+    // id, and nothing before it differs). The others leave only their ids.
+    let is_note = |code| diagnostics::lookup(code).is_some_and(|c| c.severity == Severity::Note);
     let mut seen: FxMap<(&str, &str), usize> = FxMap::default();
     let unshown: Vec<Option<&'static str>> = (comp.lessons.iter())
         .map(|l| {
-            let code = code_of(l).filter(|code| notes.contains(code))?;
+            let code = code_of(l).filter(|&code| is_note(code))?;
             let n = seen.entry((code, l.domain.as_str())).or_insert(0);
             *n += 1;
             (*n > diagnostics::NOTES_KEPT_APART).then_some(code)

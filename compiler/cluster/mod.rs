@@ -106,6 +106,7 @@ pub fn cluster(candidates: &[Candidate], lexicon: &Lexicon) -> Vec<Cluster> {
     // (The output is sorted below, so the order blocks run in never shows.)
     blocks.sort_unstable_by(|(a, x), (b, y)| y.len().cmp(&x.len()).then_with(|| a.cmp(b)));
     let texts = Texts::analyse(candidates, lexicon);
+    let min_shared = MinShared::new(lexicon);
     let mut out: Vec<Cluster> = blocks
         .into_par_iter()
         .with_max_len(1)
@@ -122,6 +123,7 @@ pub fn cluster(candidates: &[Candidate], lexicon: &Lexicon) -> Vec<Cluster> {
                 domain,
                 kind,
                 key,
+                min_shared: &min_shared,
             };
             let mut v = block.mechanical(&mech);
             v.extend(block.lexical(&lex, &texts, lexicon));
@@ -151,7 +153,6 @@ struct Texts {
     keys: Vec<u32>,
     /// Slot `s`'s keys are `keys[key_start[s]..key_start[s + 1]]`.
     key_start: Vec<u32>,
-    min_shared: MinShared,
 }
 
 impl Texts {
@@ -239,7 +240,6 @@ impl Texts {
             prints,
             keys: renumbered.concat(),
             key_start,
-            min_shared: MinShared::new(lx),
         }
     }
 
@@ -253,6 +253,8 @@ struct Block<'a> {
     domain: &'a str,
     kind: Kind,
     key: Option<&'a str>,
+    /// Rules out anchors that share too few tokens (made once from the lexicon).
+    min_shared: &'a MinShared,
 }
 
 impl Block<'_> {
@@ -303,7 +305,6 @@ impl Block<'_> {
         let mut anchor_len: Vec<u32> = Vec::new();
         let mut touched: Vec<u32> = Vec::new();
         let mut found: Vec<(f64, u32)> = Vec::new();
-        let min_shared = &texts.min_shared;
         for (p, &slot) in slots.iter().enumerate() {
             let cand = order[p];
             let an = &distinct[slot];
@@ -335,7 +336,7 @@ impl Block<'_> {
                 let m = anchor_len[k as usize] as usize;
                 let count = counts[k as usize];
                 counts[k as usize] = 0;
-                if count < min_shared.get(n, m) {
+                if count < self.min_shared.get(n, m) {
                     continue;
                 }
                 let c = (count as usize).min(n).min(m);

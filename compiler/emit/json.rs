@@ -109,15 +109,7 @@ impl<'a> Object<'a> {
     }
 
     pub fn strs(&mut self, key: &'static str, v: &[String]) {
-        let buf = self.key(key);
-        buf.push(b'[');
-        for (i, s) in v.iter().enumerate() {
-            if i > 0 {
-                buf.push(b',');
-            }
-            string(buf, s);
-        }
-        buf.push(b']');
+        list(self.key(key), b'[', v, b']', |buf, s| string(buf, s));
     }
 
     pub fn bool(&mut self, key: &'static str, v: bool) {
@@ -130,7 +122,7 @@ impl<'a> Object<'a> {
         write!(self.key(key), "{v}").expect("writing to a vector cannot fail");
     }
 
-    /// Any JSON value (numbers, evidence), through serde_json: rare enough not to matter.
+    /// Any JSON value (see `value`).
     pub fn value(&mut self, key: &'static str, v: &Value) {
         value(self.key(key), v);
     }
@@ -140,32 +132,40 @@ impl<'a> Object<'a> {
     }
 }
 
-/// Appends a `serde_json::Value` in serde_json's compact form; strings take the fast path.
+/// Appends `open`, each item written by `each` with a comma between two, then `close`.
+pub fn list<T>(
+    buf: &mut Vec<u8>,
+    open: u8,
+    items: impl IntoIterator<Item = T>,
+    close: u8,
+    mut each: impl FnMut(&mut Vec<u8>, T),
+) {
+    buf.push(open);
+    for (i, item) in items.into_iter().enumerate() {
+        if i > 0 {
+            buf.push(b',');
+        }
+        each(buf, item);
+    }
+    buf.push(close);
+}
+
+/// Appends (name, value) pairs, in their order, as an object.
+pub fn map<'k, 'v>(buf: &mut Vec<u8>, pairs: impl IntoIterator<Item = (&'k str, &'v Value)>) {
+    list(buf, b'{', pairs, b'}', |buf, (name, v)| {
+        string(buf, name);
+        buf.push(b':');
+        value(buf, v);
+    });
+}
+
+/// Appends a `serde_json::Value` in serde_json's compact form: strings take the fast path,
+/// numbers, booleans and null go through serde_json (few, and its number format is the one).
 pub fn value(buf: &mut Vec<u8>, v: &Value) {
     match v {
         Value::String(s) => string(buf, s),
-        Value::Array(items) => {
-            buf.push(b'[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    buf.push(b',');
-                }
-                value(buf, item);
-            }
-            buf.push(b']');
-        }
-        Value::Object(map) => {
-            buf.push(b'{');
-            for (i, (k, item)) in map.iter().enumerate() {
-                if i > 0 {
-                    buf.push(b',');
-                }
-                string(buf, k);
-                buf.push(b':');
-                value(buf, item);
-            }
-            buf.push(b'}');
-        }
+        Value::Array(items) => list(buf, b'[', items, b']', value),
+        Value::Object(m) => map(buf, m.iter().map(|(k, v)| (k.as_str(), v))),
         Value::Null | Value::Bool(_) | Value::Number(_) => {
             serde_json::to_writer(buf, v).expect("writing to a vector cannot fail")
         }

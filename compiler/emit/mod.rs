@@ -380,12 +380,7 @@ fn write_lesson(buf: &mut Vec<u8>, l: &Lesson) {
     o.str("last_used", &format_day(l.last_used_day));
     o.opt_str("working_args", l.working.as_deref());
     o.strs("reasons", &l.reasons);
-    let buf = o.key("history");
-    buf.push(b'[');
-    for (i, h) in l.history.iter().enumerate() {
-        if i > 0 {
-            buf.push(b',');
-        }
+    json::list(o.key("history"), b'[', &l.history, b']', |buf, h| {
         let mut e = json::Object::new(buf);
         e.str("at", &format_rfc3339(h.at));
         e.str("event", h.event);
@@ -393,8 +388,7 @@ fn write_lesson(buf: &mut Vec<u8>, l: &Lesson) {
         e.strs("experiences", &h.experiences);
         e.opt_str("detail", h.detail.as_deref());
         e.end();
-    }
-    buf.push(b']');
+    });
     o.end();
 }
 
@@ -461,17 +455,7 @@ fn write_diagnostic(buf: &mut Vec<u8>, d: &Diagnostic) {
     if let Some(domain) = &d.domain {
         o.str("domain", domain);
     }
-    let buf = o.key("evidence");
-    buf.push(b'{');
-    for (i, (name, value)) in d.evidence.iter().enumerate() {
-        if i > 0 {
-            buf.push(b',');
-        }
-        json::string(buf, name);
-        buf.push(b':');
-        json::value(buf, value);
-    }
-    buf.push(b'}');
+    json::map(o.key("evidence"), d.evidence.iter());
     if let Some(at) = &d.location {
         o.str("file", &at.file);
     }
