@@ -1,10 +1,41 @@
 //! The `skillc` binary: parse the command line, run, exit with the documented code.
 
+use std::ffi::{c_int, c_long};
+
 // The pipeline allocates millions of small strings and vectors from several threads; mimalloc
 // does that markedly faster than the system allocator (see ARCHITECTURE.md).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+// mimalloc's C API, linked in with the allocator (the crate re-exports it only under a feature
+// that needs one more crate).
+unsafe extern "C" {
+    fn mi_option_set_default(option: c_int, value: c_long);
+    fn mi_collect(force: bool);
+}
+
+/// `mi_option_purge_delay` (mimalloc v2 and v3 number it alike).
+const MI_OPTION_PURGE_DELAY: c_int = 15;
+
+/// mimalloc returns freed memory to the OS a second after it is freed by default. A compile
+/// frees large structures at each stage that the next stages soon allocate again, and memory
+/// returned in between is faulted in and zeroed a second time: about 4 GB at a million
+/// experiences, and on a VM a third of the CPU time in some runs. So freed memory stays with
+/// the process (an hour is "never" for a compile) until `release_freed` hands it back at the
+/// one point where the rest of the run needs less (ARCHITECTURE.md, sixth round). The
+/// environment's `MIMALLOC_PURGE_DELAY` still wins.
+const HOLD_FREED_MS: c_long = 3_600_000;
+
+/// Every thread's freed pages go back to the allocator's arenas, and the arenas to the OS.
+fn release_freed() {
+    // SAFETY: mimalloc's collect takes no pointers; each thread collects its own heap.
+    rayon::broadcast(|_| unsafe { mi_collect(true) });
+    unsafe { mi_collect(true) };
+}
+
 fn main() {
-    std::process::exit(skillc::cli::main());
+    // SAFETY: a plain store into the allocator's option table, before any other thread starts.
+    unsafe { mi_option_set_default(MI_OPTION_PURGE_DELAY, HOLD_FREED_MS) };
+    let memory = skillc::cli::Memory { release_freed };
+    std::process::exit(skillc::cli::main(memory));
 }

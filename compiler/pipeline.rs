@@ -539,17 +539,19 @@ pub fn fate_counts(comp: &Compilation) -> BTreeMap<String, [usize; 4]> {
 }
 
 /// Stage timings on stderr when `SKILLC_TIMINGS` is set (for profiling; never in an output file).
-pub struct StageClock(Option<(std::time::Instant, f64)>);
+pub struct StageClock(Option<(std::time::Instant, ProcTimes)>);
 
 impl StageClock {
     pub fn from_env() -> StageClock {
-        StageClock(std::env::var_os("SKILLC_TIMINGS").map(|_| (std::time::Instant::now(), cpu_seconds())))
+        StageClock(std::env::var_os("SKILLC_TIMINGS").map(|_| (std::time::Instant::now(), ProcTimes::now())))
     }
 
     /// Prints the time since the last lap (or restart), the CPU time the process spent in it
-    /// (twice the wall time means both cores were busy), and the resident memory now and at peak.
+    /// (twice the wall time means both cores were busy) and how much of it the kernel spent
+    /// (mostly zeroing pages on first touch), the page faults taken, and the resident memory
+    /// now and at peak.
     pub fn lap(&mut self, stage: &str) {
-        if let Some((t, cpu)) = self.0 {
+        if let Some((t, start)) = self.0 {
             let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
             let kib = |key: &str| -> f64 {
                 let line = status.lines().find(|l| l.starts_with(key)).unwrap_or("");
@@ -560,10 +562,13 @@ impl StageClock {
                     .unwrap_or(0.0);
                 n / (1024.0 * 1024.0)
             };
+            let now = ProcTimes::now();
             eprintln!(
-                "timing: {stage:<12} {:>8.3} s  cpu {:>7.2} s  rss {:>5.2} GiB  peak {:>5.2} GiB",
+                "timing: {stage:<12} {:>8.3} s  cpu {:>6.2} s  sys {:>5.2} s  faults {:>7}  rss {:>5.2} GiB  peak {:>5.2} GiB",
                 t.elapsed().as_secs_f64(),
-                cpu_seconds() - cpu,
+                now.user + now.system - start.user - start.system,
+                now.system - start.system,
+                now.faults - start.faults,
                 kib("VmRSS:"),
                 kib("VmHWM:")
             );
@@ -574,25 +579,40 @@ impl StageClock {
     /// Starts the next lap now (after work another clock has already timed).
     pub fn restart(&mut self) {
         if self.0.is_some() {
-            self.0 = Some((std::time::Instant::now(), cpu_seconds()));
+            self.0 = Some((std::time::Instant::now(), ProcTimes::now()));
         }
     }
 }
 
-/// User plus system CPU time of the whole process so far, from `/proc/self/stat` (Linux; 0
-/// elsewhere). Clock ticks are 100 per second on every Linux this runs on.
-fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // Fields after the command name, which is in parentheses and may contain spaces.
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let field = |i: usize| -> f64 {
-        rest.split_whitespace()
-            .nth(i)
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(0.0)
-    };
-    // utime and stime are fields 14 and 15 of the line; 12 and 13 after the name and state.
-    (field(11) + field(12)) / 100.0
+/// The process's user and system CPU seconds and minor page faults so far, from
+/// `/proc/self/stat` (Linux; zeros elsewhere). Clock ticks are 100 per second on every Linux
+/// this runs on.
+#[derive(Clone, Copy)]
+struct ProcTimes {
+    user: f64,
+    system: f64,
+    faults: u64,
+}
+
+impl ProcTimes {
+    fn now() -> ProcTimes {
+        let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+        // Fields after the command name, which is in parentheses and may contain spaces.
+        let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+        let field = |i: usize| -> u64 {
+            rest.split_whitespace()
+                .nth(i)
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0)
+        };
+        // minflt, utime and stime are fields 10, 14 and 15 of the line: 7, 11 and 12 counting
+        // the state (field 3) as 0.
+        ProcTimes {
+            user: field(11) as f64 / 100.0,
+            system: field(12) as f64 / 100.0,
+            faults: field(7),
+        }
+    }
 }
 
 #[cfg(test)]
