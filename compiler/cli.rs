@@ -261,11 +261,6 @@ pub struct Memory {
     pub release_freed: fn(),
 }
 
-impl Memory {
-    /// For an allocator that manages its memory on its own.
-    pub const UNMANAGED: Memory = Memory { release_freed: || {} };
-}
-
 pub fn main(memory: Memory) -> i32 {
     let cli = match Cli::try_parse() {
         Ok(c) => c,

@@ -204,24 +204,15 @@ mod tests {
 
     #[test]
     fn strings_are_escaped_exactly_as_serde_json_escapes_them() {
-        for t in awkward_texts() {
+        // The awkward texts, then every single byte value below 0x80 on its own.
+        let single_bytes = (0u8..0x80).map(|b| (b as char).to_string());
+        for t in awkward_texts().into_iter().chain(single_bytes) {
             let mut buf = Vec::new();
             string(&mut buf, &t);
             assert_eq!(
                 String::from_utf8(buf).unwrap(),
                 serde_json::to_string(&t).unwrap(),
                 "{t:?}"
-            );
-        }
-        // Every single byte value below 0x80 on its own.
-        for b in 0u8..0x80 {
-            let t = (b as char).to_string();
-            let mut buf = Vec::new();
-            string(&mut buf, &t);
-            assert_eq!(
-                String::from_utf8(buf).unwrap(),
-                serde_json::to_string(&t).unwrap(),
-                "byte {b}"
             );
         }
     }
