@@ -112,10 +112,16 @@ impl Diagnostic {
 
     /// The experience ids this diagnostic names in `evidence.experiences`.
     pub fn experience_ids(&self) -> Vec<&str> {
-        match self.evidence.get("experiences") {
-            Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
-            _ => Vec::new(),
-        }
+        self.experience_id_iter().collect()
+    }
+
+    /// `experience_ids` without collecting them.
+    pub fn experience_id_iter(&self) -> impl Iterator<Item = &str> {
+        let ids = match self.evidence.get("experiences") {
+            Some(Value::Array(a)) => a.as_slice(),
+            _ => &[],
+        };
+        ids.iter().filter_map(Value::as_str)
     }
 }
 
