@@ -1877,6 +1877,24 @@ fn write_time(buf: &mut Vec<u8>, ms: i64, rng: &mut Rng) {
     }
 }
 
+/// A generated corpus for tests, loaded afresh on each call (compiling consumes a corpus,
+/// and tests compile one several times).
+#[cfg(test)]
+pub(crate) fn loader(
+    experiences: usize,
+    seed: u64,
+) -> impl Fn() -> (crate::model::Corpus, crate::diagnostics::Sink) {
+    let mut text = Vec::new();
+    generate(experiences, seed, &mut text).expect("writing to memory");
+    let text = String::from_utf8(text).expect("the generator writes UTF-8");
+    move || {
+        let mut sink = crate::diagnostics::Sink::new();
+        let options = crate::load::LoadOptions::default();
+        let corpus = crate::load::load_texts(&[("gen.jsonl", &text)], &options, &mut sink);
+        (corpus, sink)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -208,6 +208,14 @@ impl Experience {
         self.content = None;
     }
 
+    /// Frees the operations unless the experience has lessons in play: once the candidates
+    /// are made, only attribution reads operations, and only of those experiences.
+    pub fn drop_unattributed_operations(&mut self) {
+        if self.in_play.is_empty() {
+            self.operations = Vec::new();
+        }
+    }
+
     /// The self-reported outcome; `load` refuses records without one, so this never fails
     /// on loaded data.
     pub fn outcome(&self) -> Outcome {

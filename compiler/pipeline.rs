@@ -160,15 +160,14 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
     if stop > Stage::Outcome {
         comp.candidates = candidates::extract(&corpus, &comp.verdicts, rules, &mut sink);
         gate::check_claims(&corpus, &comp.verdicts, &mut comp.candidates, &mut sink);
-        // After this stage only attribution reads an experience's operations, and only of
-        // experiences with lessons in play: when nobody reads the corpus after the compile,
-        // the others' operations (about a third of a loaded corpus) go now, so clustering and
-        // the fold reuse their memory instead of faulting in more.
-        let drop_operations = opts.free_experiences;
+        // When nobody reads the corpus after the compile, the operations no later stage reads
+        // (about a third of a loaded corpus) go now, so clustering and the fold reuse their
+        // memory instead of faulting in more.
+        let free_operations = opts.free_experiences;
         corpus.experiences.par_iter_mut().for_each(|e| {
             e.drop_narrative();
-            if drop_operations && e.in_play.is_empty() {
-                e.operations = Vec::new();
+            if free_operations {
+                e.drop_unattributed_operations();
             }
         });
         clock.lap("candidates");
@@ -677,14 +676,7 @@ mod tests {
     #[test]
     fn freeing_the_experiences_early_changes_nothing_but_the_corpus() {
         let rules = Rules::builtin();
-        let mut text = Vec::new();
-        crate::generate::generate(3000, 5, &mut text).unwrap();
-        let text = String::from_utf8(text).unwrap();
-        let load = || {
-            let mut sink = Sink::new();
-            let corpus = load_texts(&[("gen.jsonl", &text)], &LoadOptions::default(), &mut sink);
-            (corpus, sink)
-        };
+        let load = crate::generate::loader(3000, 5);
         let (corpus, sink) = load();
         let first = compile(corpus, sink, &rules, &Options::default());
         // A mechanical lesson in play where its evidence after the founder ran the operation

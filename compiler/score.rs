@@ -1348,7 +1348,6 @@ pub fn confidence_text(thousandths: i32) -> String {
 mod tests {
     use super::*;
     use crate::diagnostics::finalize;
-    use crate::load::{LoadOptions, load_texts};
     use crate::pipeline::{self, Options, Stage};
 
     #[test]
@@ -1396,14 +1395,7 @@ mod tests {
     #[test]
     fn units_fold_like_one_pass() {
         let rules = Rules::builtin();
-        let mut text = Vec::new();
-        crate::generate::generate(3000, 11, &mut text).unwrap();
-        let text = String::from_utf8(text).unwrap();
-        let load = || {
-            let mut sink = Sink::new();
-            let corpus = load_texts(&[("gen.jsonl", &text)], &LoadOptions::default(), &mut sink);
-            (corpus, sink)
-        };
+        let load = crate::generate::loader(3000, 11);
         let (corpus, sink) = load();
         let first = pipeline::compile(corpus, sink, &rules, &Options::default());
         // First-generation lessons: their ids do not depend on what is in play.
