@@ -41,8 +41,19 @@
 //!   operation key (a flag added, a different form, or the same command moved from `tests/` to
 //!   the project root); 3% a transient failure (timeout, 429, connection reset, temporarily
 //!   unavailable, cancelled) retried identically; 1% a refused operation.
-//! * **Blessed**: 1%. **in_play**: 3% of records list 1–3 ids `L` + 12 hex (random; they rarely
-//!   resolve, which is the point: unresolved references are a warning).
+//! * **Blessed**: 1%. **in_play**: 30% of records name 1–3 lessons a compile had live for them
+//!   (below); 3% also list 1–3 random ids `L` + 12 hex, which rarely resolve — unresolved
+//!   references are a warning, and real agents copy stale ids too.
+//!
+//!   The lessons are real ones: the records are generated, compiled in memory (built-in rules, up
+//!   to the score stage), and each chosen record lists lessons that compile had active in one of
+//!   its domains, globally or in its project, at its time, from the five most recently admitted
+//!   per (domain, scope) — what a plan-time block would have shown the agent. Listing them
+//!   changes what the compile attributes (confirmed lessons stop decaying, so some later lessons
+//!   never form), so the records are compiled once more and references that no longer name a
+//!   lesson are dropped. A compile of the corpus therefore confirms and contradicts lessons at
+//!   scale. Generating costs about three times a compile of the same size (two compiles and
+//!   three writes: ~37 s and 4.4 GB at a million records).
 //! * **Bad records**: 0.2% — a third each: a malformed line (the JSON cut off), a record
 //!   missing `outcome` or `recorded_at`, an unknown outcome (`done`, `success`, `completed`).
 //!
@@ -54,10 +65,17 @@ use std::io::{self, Write};
 
 /// Writes `experiences` records generated from `seed` to `out` as JSONL.
 pub fn generate(experiences: usize, seed: u64, out: &mut dyn Write) -> io::Result<()> {
+    let plan = in_play_plan(experiences, seed);
+    write_records(experiences, seed, &plan, out)
+}
+
+/// The records, each listing in `in_play` its random ids and the lessons `plan` gives it.
+fn write_records(experiences: usize, seed: u64, plan: &[Vec<String>], out: &mut dyn Write) -> io::Result<()> {
     let mut g = Generator::new(seed, experiences);
     let mut buf: Vec<u8> = Vec::with_capacity(FLUSH_AT + 64 * 1024);
     for i in 0..experiences {
-        g.record(i, &mut buf);
+        let planned = plan.get(i).map_or(&[][..], Vec::as_slice);
+        g.record(i, planned, &mut buf);
         if buf.len() >= FLUSH_AT {
             out.write_all(&buf)?;
             buf.clear();
@@ -68,6 +86,101 @@ pub fn generate(experiences: usize, seed: u64, out: &mut dyn Write) -> io::Resul
 }
 
 const FLUSH_AT: usize = 1 << 20;
+
+/// Per mille of records that list lessons a compile had active for them.
+const IN_PLAY_PER_MILLE: usize = 300;
+/// Lessons a plan-time block shows per (domain, scope), and the most a record lists.
+const BLOCK_LINES: usize = 5;
+const MOST_IN_PLAY: usize = 3;
+/// How far back through a (domain, scope)'s admissions the plan looks for live lessons.
+const WALK_BACK: usize = 256;
+
+/// Which lessons each record had in play, by record index: what an agent served by skillc's
+/// plan-time blocks would list. The records are generated without them and compiled once (with
+/// the built-in rules, up to the score stage); a share of records then name 1–3 of the lessons
+/// that compile had active in one of their domains, globally or in their project, at their
+/// time — from the five most recently admitted, as a block would show. Listing them changes
+/// what the compile attributes (confirmed lessons stop decaying, so some later lessons never
+/// form), so the records are compiled once more with the plan and the references that no longer
+/// name a lesson are dropped: an agent is only ever shown lessons that exist, and a reference
+/// that names none changes nothing but a diagnostic.
+fn in_play_plan(experiences: usize, seed: u64) -> Vec<Vec<String>> {
+    let mut plan = {
+        let comp = compiled(experiences, seed, &[]);
+        plan_from(&comp, experiences, seed)
+    };
+    let comp = compiled(experiences, seed, &plan);
+    let known: std::collections::HashSet<&str> = comp.lessons.iter().map(|l| l.id.as_str()).collect();
+    for ids in &mut plan {
+        ids.retain(|id| known.contains(id.as_str()));
+    }
+    plan
+}
+
+/// The records with `plan`'s references, compiled up to the score stage with the built-in rules.
+fn compiled(experiences: usize, seed: u64, plan: &[Vec<String>]) -> crate::pipeline::Compilation {
+    use crate::pipeline::{Options, Stage, compile};
+    let mut text = Vec::new();
+    write_records(experiences, seed, plan, &mut text).expect("writing to memory");
+    let text = String::from_utf8(text).expect("the generator writes UTF-8");
+    let mut sink = crate::diagnostics::Sink::new();
+    let corpus = crate::load::load_texts(&[("gen.jsonl", &text)], &Default::default(), &mut sink);
+    drop(text);
+    let opts = Options {
+        stop_after: Some(Stage::Score),
+        ..Default::default()
+    };
+    compile(corpus, sink, &crate::policy::Rules::builtin(), &opts)
+}
+
+/// Picks each record's references from the lessons `comp` had live at its time.
+fn plan_from(comp: &crate::pipeline::Compilation, experiences: usize, seed: u64) -> Vec<Vec<String>> {
+    // Each (domain, scope)'s lessons as (admitted, until, id), by admission time.
+    type Window<'a> = (i64, i64, &'a str);
+    let mut windows: std::collections::HashMap<(&str, &str), Vec<Window>> = Default::default();
+    for l in &comp.lessons {
+        let until = (l.history.iter())
+            .find(|h| matches!(h.event, "superseded" | "retired"))
+            .map_or(i64::MAX, |h| h.at);
+        let w = windows.entry((&l.domain, &l.scope)).or_default();
+        w.push((l.admitted_at, until, &l.id));
+    }
+    windows.values_mut().for_each(|w| w.sort_unstable());
+
+    let mut rng = Rng::new(seed ^ 0x1_0000_0000_1ABE);
+    let mut plan = vec![Vec::new(); experiences];
+    let mut shown: Vec<&str> = Vec::new();
+    for e in &comp.corpus.experiences {
+        let Some(index) = e.id.rsplit('-').next().and_then(|i| i.parse::<usize>().ok()) else {
+            continue;
+        };
+        if index >= experiences || !rng.chance(IN_PLAY_PER_MILLE) {
+            continue;
+        }
+        let project = e.project.as_ref().map(|p| format!("project:{p}"));
+        shown.clear();
+        for domain in &e.domains {
+            for scope in std::iter::once("global").chain(project.as_deref()) {
+                let Some(w) = windows.get(&(domain.as_str(), scope)) else {
+                    continue;
+                };
+                let before = w.partition_point(|&(admitted, _, _)| admitted < e.recorded_at);
+                // Bounded: a busy domain's list is mostly lessons superseded long ago.
+                let recent = w[..before].iter().rev().take(WALK_BACK);
+                let live = recent.filter(|&&(_, until, _)| until > e.recorded_at);
+                shown.extend(live.take(BLOCK_LINES).map(|&(_, _, id)| id));
+            }
+        }
+        shown.sort_unstable();
+        shown.dedup();
+        let n = shown.len().min(1 + rng.below(MOST_IN_PLAY));
+        for _ in 0..n {
+            let id = shown.swap_remove(rng.below(shown.len()));
+            plan[index].push(id.to_string());
+        }
+    }
+    plan
+}
 
 // ------------------------------------------------------------------------------------ PRNG
 
@@ -1341,7 +1454,7 @@ impl Generator {
         }
     }
 
-    fn record(&mut self, index: usize, buf: &mut Vec<u8>) {
+    fn record(&mut self, index: usize, planned: &[String], buf: &mut Vec<u8>) {
         let line_start = buf.len();
         let bad = if self.rng.chance(2) {
             1 + self.rng.below(3)
@@ -1533,14 +1646,20 @@ impl Generator {
             self.operations(buf, project, succeeded);
         }
         let r = &mut self.rng;
-        if r.chance(30) {
-            let n = 1 + r.below(3);
+        let random = if r.chance(30) { 1 + r.below(3) } else { 0 };
+        if random + planned.len() > 0 {
             buf.extend_from_slice(b", \"in_play\": [");
-            for k in 0..n {
+            for k in 0..random {
                 if k > 0 {
                     buf.extend_from_slice(b", ");
                 }
                 let _ = write!(Bytes(buf), "\"L{:012x}\"", r.next() >> 16);
+            }
+            for (k, id) in planned.iter().enumerate() {
+                if random + k > 0 {
+                    buf.extend_from_slice(b", ");
+                }
+                json_str(buf, id);
             }
             buf.push(b']');
         }
@@ -2027,6 +2146,50 @@ mod tests {
         assert!(with_ops * 100 / good >= 65);
         assert!((40..=50).contains(&(lessons * 100 / good)));
         assert!(in_play > 0 && blessed > 0);
+    }
+
+    #[test]
+    fn in_play_names_lessons_the_compile_attributes() {
+        // Agents list the lessons their plan-time blocks showed: most references resolve, and
+        // the compile confirms some lessons and holds contradictions against others.
+        let (corpus, sink) = loader(4000, 3)();
+        let listed: Vec<String> = corpus
+            .experiences
+            .iter()
+            .flat_map(|e| e.in_play.clone())
+            .collect();
+        let with = corpus
+            .experiences
+            .iter()
+            .filter(|e| !e.in_play.is_empty())
+            .count();
+        let share = with * 100 / corpus.experiences.len();
+        assert!(
+            (20..=40).contains(&share),
+            "records with lessons in play: {share}%"
+        );
+        let rules = crate::policy::Rules::builtin();
+        let comp = crate::pipeline::compile(corpus, sink, &rules, &Default::default());
+        let ids: BTreeSet<&str> = comp.lessons.iter().map(|l| l.id.as_str()).collect();
+        let resolved = listed.iter().filter(|id| ids.contains(id.as_str())).count();
+        assert!(
+            resolved * 100 >= listed.len() * 80,
+            "{resolved} of {} references resolve",
+            listed.len()
+        );
+        let events = |name: &str| {
+            let named = |h: &&crate::model::HistoryEntry| h.event == name;
+            comp.lessons
+                .iter()
+                .map(|l| l.history.iter().filter(named).count())
+                .sum::<usize>()
+        };
+        assert!(events("confirmed") >= 100, "confirmed {}", events("confirmed"));
+        assert!(
+            events("contradicted") >= 20,
+            "contradicted {}",
+            events("contradicted")
+        );
     }
 
     #[test]
