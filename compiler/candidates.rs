@@ -103,6 +103,7 @@ impl Part {
     fn add(&mut self, (candidates, diags): (Vec<Candidate>, Sink)) {
         for mut c in candidates {
             c.text = self.shared(&c.text);
+            c.domain = self.shared(&c.domain);
             c.project = c.project.as_ref().map(|p| self.shared(p));
             self.candidates.push(c);
         }
@@ -190,7 +191,7 @@ struct Record<'a> {
     project: Option<Arc<str>>,
     blessed: bool,
     /// Valid domains, then refused ones (with their refusal).
-    domains: Vec<(String, Option<Refusal>)>,
+    domains: Vec<(Arc<str>, Option<Refusal>)>,
 }
 
 impl Record<'_> {
@@ -213,7 +214,7 @@ impl Record<'_> {
             let texts: Vec<Arc<str>> = group.iter().map(|d| Arc::from(d.text.as_str())).collect();
             for (domain, domain_refusal) in &self.domains {
                 for ((draft, secret), text) in group.iter().zip(&secrets_of).zip(&texts) {
-                    if draft.only_domain.as_ref().is_some_and(|only| only != domain) {
+                    if draft.only_domain.as_ref().is_some_and(|only| **only != **domain) {
                         continue;
                     }
                     let mut c = Candidate {
@@ -260,7 +261,7 @@ impl Record<'_> {
         Diagnostic::new(codes::CREDENTIAL_REFUSED, message)
             .subject(subject_id(&self.id))
             .at(self.loc)
-            .domain(c.domain.clone())
+            .domain(&*c.domain)
             .with("pattern", pattern)
             .with("field", field)
             .with("kind", c.kind.as_str())
@@ -274,24 +275,27 @@ impl Record<'_> {
                 .at(self.loc)
                 .experiences([&self.id])
         };
-        let valid: Vec<&String> = self
+        let valid: Vec<&str> = self
             .domains
             .iter()
             .filter(|(_, r)| r.is_none())
-            .map(|(d, _)| d)
+            .map(|(d, _)| &**d)
             .collect();
         if valid.is_empty() {
             return vec![note()];
         }
-        valid.into_iter().map(|d| note().domain(d.clone())).collect()
+        valid.into_iter().map(|d| note().domain(d)).collect()
     }
 }
 
-fn record_domains(valid: &[String], refused: &[String]) -> Vec<(String, Option<Refusal>)> {
-    let valid = valid.iter().map(|d| (d.clone(), None));
-    let refused = refused
-        .iter()
-        .map(|d| (d.clone(), Some(Refusal::InvalidDomain { raw: d.clone() })));
+fn record_domains(valid: &[String], refused: &[String]) -> Vec<(Arc<str>, Option<Refusal>)> {
+    let valid = valid.iter().map(|d| (Arc::from(d.as_str()), None));
+    let refused = refused.iter().map(|d| {
+        (
+            Arc::from(d.as_str()),
+            Some(Refusal::InvalidDomain { raw: d.clone() }),
+        )
+    });
     valid.chain(refused).collect()
 }
 
@@ -728,7 +732,7 @@ mod tests {
         let c = &cands[0];
         assert_eq!(c.origin, Origin::Mechanical);
         assert_eq!(c.kind, Kind::Do);
-        assert_eq!(c.domain, "python", "pytest belongs to python only");
+        assert_eq!(&*c.domain, "python", "pytest belongs to python only");
         assert_eq!(c.key.as_deref(), Some("run_shell_command pytest"));
         assert_eq!(
             c.working.as_deref(),
@@ -888,8 +892,8 @@ mod tests {
         let (cands, _) = extract_one(e);
         let mech: Vec<_> = cands.iter().filter(|c| c.origin == Origin::Mechanical).collect();
         assert_eq!(mech.len(), 2, "one form, spread over both domains: {mech:#?}");
-        assert_eq!(mech[0].domain, "data-engineering");
-        assert_eq!(mech[1].domain, "csv");
+        assert_eq!(&*mech[0].domain, "data-engineering");
+        assert_eq!(&*mech[1].domain, "csv");
         assert_eq!(
             mech[0].text,
             "read_file data/legacy.csv: call with encoding=latin-1 instead of without encoding".into()
@@ -958,7 +962,7 @@ mod tests {
         assert!(sink.is_empty());
         let summary: Vec<(Kind, Origin, &str, &str)> = cands
             .iter()
-            .map(|c| (c.kind, c.origin, c.domain.as_str(), &*c.text))
+            .map(|c| (c.kind, c.origin, &*c.domain, &*c.text))
             .collect();
         let lesson = "Run migrations with --plan before applying them in CI";
         assert_eq!(
@@ -1089,9 +1093,9 @@ mod tests {
         e.lesson = Some("Run go vet before go test in CI".into());
         let (cands, sink) = extract_one(e);
         assert_eq!(cands.len(), 2);
-        assert_eq!(cands[0].domain, "go");
+        assert_eq!(&*cands[0].domain, "go");
         assert!(cands[0].refusal.is_none());
-        assert_eq!(cands[1].domain, "../etc");
+        assert_eq!(&*cands[1].domain, "../etc");
         assert_eq!(
             cands[1].refusal.as_deref(),
             Some(&Refusal::InvalidDomain { raw: "../etc".into() })

@@ -94,7 +94,7 @@ pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Can
                 )
                 .subject(&claim.id)
                 .at(&claim.loc)
-                .domain(&c.domain)
+                .domain(&*c.domain)
                 .with("missing", fabricated.clone())
                 .with("claim", claim.id.clone())
                 .experiences(claim.evidence.iter().filter(|id| index.contains_key(id.as_str()))),
@@ -108,7 +108,7 @@ pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Can
             .filter(|id| {
                 let i = index[id.as_str()];
                 let exp = &corpus.experiences[i];
-                let in_domain = exp.domains.iter().any(|d| d == &c.domain);
+                let in_domain = exp.domains.iter().any(|d| **d == *c.domain);
                 let passed = verdicts[i].passed || exp.blessed;
                 let on_key = match &c.key {
                     None => true,
@@ -142,7 +142,7 @@ pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Can
                 )
                 .subject(&claim.id)
                 .at(&claim.loc)
-                .domain(&c.domain)
+                .domain(&*c.domain)
                 .with("claim", claim.id.clone())
                 .with("unsupported", unsupported.clone())
                 .experiences(&unsupported),

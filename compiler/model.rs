@@ -4,6 +4,8 @@
 //! Times are milliseconds since the Unix epoch, UTC (`Millis`), so ordering never depends on
 //! the offset a record was written with.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -314,7 +316,8 @@ pub struct Candidate {
     pub source: Source,
     /// The experience id (or claim id) it cites.
     pub record_id: String,
-    pub domain: String,
+    /// Shared: a run of records' candidates hold one copy of each domain name.
+    pub domain: std::sync::Arc<str>,
     pub kind: Kind,
     pub origin: Origin,
     /// Normalised text (DESIGN §4); for a refused credential candidate a redacted stand-in.
@@ -462,7 +465,8 @@ pub struct HistoryEntry {
     /// Confidence after the event, in thousandths.
     pub confidence: i32,
     pub experiences: Vec<String>,
-    pub detail: Option<String>,
+    /// Most details are one of a few fixed texts, shared rather than copied per event.
+    pub detail: Option<Cow<'static, str>>,
 }
 
 /// A lesson in the ledger (DESIGN §6, §7).
@@ -476,7 +480,8 @@ pub struct Lesson {
     pub scope: String,
     pub operation_key: Option<String>,
     pub status: Status,
-    pub reason: Option<String>,
+    /// Usually one of a few fixed texts (decay, contradictions), shared rather than copied.
+    pub reason: Option<Cow<'static, str>>,
     /// Integer thousandths.
     pub confidence: i32,
     pub reinforcement: u32,

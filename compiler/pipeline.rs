@@ -559,7 +559,7 @@ pub fn fate_counts(comp: &Compilation) -> BTreeMap<String, [usize; 4]> {
             Fate::HeldBack => 2,
             Fate::Refused => 3,
         };
-        m.entry(c.domain.clone()).or_default()[slot] += 1;
+        m.entry(c.domain.to_string()).or_default()[slot] += 1;
     }
     m
 }

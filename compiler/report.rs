@@ -97,7 +97,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
         .filter(|e| e.domains.contains(&domain))
         .collect();
     let idx: Vec<usize> = (0..comp.candidates.len())
-        .filter(|&i| comp.candidates[i].domain == domain)
+        .filter(|&i| *comp.candidates[i].domain == *domain)
         .collect();
     let cands = &comp.candidates;
     let fates = &comp.fates;
@@ -283,7 +283,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
     if idx.is_empty() {
         let mut sizes: BTreeMap<&str, usize> = BTreeMap::new();
         for c in cands.iter().filter(|c| c.refusal.is_none()) {
-            *sizes.entry(c.domain.as_str()).or_default() += 1;
+            *sizes.entry(&*c.domain).or_default() += 1;
         }
         let mut by_size: Vec<(&str, usize)> = sizes.into_iter().collect();
         by_size.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));

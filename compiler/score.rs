@@ -26,6 +26,7 @@
 //! single pass would settle by creation order), the fold runs again as the single pass: one
 //! unit that folds every experience with lessons in play.
 
+use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
@@ -153,17 +154,17 @@ impl Live<'_> {
         matches!(self.lesson.status, Status::Superseded | Status::Retired)
     }
 
-    fn supersede(&mut self, t: Millis, by: Option<String>, reason: &str) {
+    fn supersede(&mut self, t: Millis, by: Option<String>, reason: &'static str) {
         if self.frozen() {
             return;
         }
         let l = &mut self.lesson;
         l.status = Status::Superseded;
         l.superseded_by = by.clone();
-        l.reason = Some(reason.to_string());
+        l.reason = Some(Cow::Borrowed(reason));
         let detail = match &by {
-            Some(b) => format!("{reason}; superseded by {b}"),
-            None => reason.to_string(),
+            Some(b) => Cow::Owned(format!("{reason}; superseded by {b}")),
+            None => Cow::Borrowed(reason),
         };
         let c = l.confidence;
         l.history.push(entry(t, "superseded", c, vec![], Some(detail)));
@@ -820,7 +821,7 @@ impl<'a> Fold<'a> {
                     .iter()
                     .map(|&m| cand[m as usize].record_id.clone())
                     .collect(),
-                previous.map(|p| format!("after {p}")),
+                previous.map(|p| format!("after {p}").into()),
             )],
         };
         let li = self.live.len() as u32;
@@ -975,13 +976,9 @@ impl<'a> Fold<'a> {
             l.settled_through = day;
             let t = when * 86_400_000;
             let c = l.lesson.confidence;
-            l.lesson.history.push(entry(
-                t,
-                "decayed",
-                c,
-                vec![],
-                Some(format!("{k} active days without use")),
-            ));
+            l.lesson
+                .history
+                .push(entry(t, "decayed", c, vec![], Some(days_without_use(k))));
             l.supersede(
                 t,
                 None,
@@ -1158,7 +1155,7 @@ impl<'a> Fold<'a> {
                     "demoted",
                     c,
                     vec![exp.id.clone()],
-                    Some(format!("to project:{to}")),
+                    Some(format!("to project:{to}").into()),
                 ));
                 self.sink.push(
                     Diagnostic::new(
@@ -1200,10 +1197,14 @@ impl<'a> Fold<'a> {
                 }
                 l.lesson.status = Status::Retired;
                 l.lesson.superseded_by = Some("retired:user".into());
-                l.lesson.reason = Some(d.text.clone().unwrap_or_else(|| "retired by the user".into()));
+                l.lesson.reason = Some(
+                    d.text
+                        .clone()
+                        .map_or(Cow::Borrowed("retired by the user"), Cow::Owned),
+                );
                 l.lesson
                     .history
-                    .push(entry(t, "retired", c, vec![], d.text.clone()));
+                    .push(entry(t, "retired", c, vec![], d.text.clone().map(Cow::Owned)));
             }
             Action::Restore => {
                 if l.lesson.status != Status::Retired {
@@ -1253,7 +1254,7 @@ impl<'a> Fold<'a> {
                             "edited",
                             c,
                             vec![],
-                            Some(format!("new wording of {}", l.lesson.id)),
+                            Some(format!("new wording of {}", l.lesson.id).into()),
                         )],
                         ..l.lesson.clone()
                     },
@@ -1273,7 +1274,7 @@ impl<'a> Fold<'a> {
                     "superseded",
                     c,
                     vec![],
-                    Some(format!("edited; superseded by {new_id}")),
+                    Some(format!("edited; superseded by {new_id}").into()),
                 ));
                 let ni = self.live.len() as u32;
                 self.live.push(next);
@@ -1310,12 +1311,27 @@ fn owned(ids: &[&str]) -> Vec<String> {
     ids.iter().map(|s| s.to_string()).collect()
 }
 
+/// "`k` active days without use": hundreds of thousands of decay events at a million records
+/// share one text per count up to a year's worth.
+fn days_without_use(k: i32) -> Cow<'static, str> {
+    static TEXTS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    let texts = TEXTS.get_or_init(|| {
+        (0..=366)
+            .map(|k| format!("{k} active days without use"))
+            .collect()
+    });
+    match usize::try_from(k).ok().and_then(|k| texts.get(k)) {
+        Some(text) => Cow::Borrowed(text),
+        None => Cow::Owned(format!("{k} active days without use")),
+    }
+}
+
 fn entry(
     at: Millis,
     event: &'static str,
     confidence: i32,
     experiences: Vec<String>,
-    detail: Option<String>,
+    detail: Option<Cow<'static, str>>,
 ) -> HistoryEntry {
     let mut experiences = experiences;
     experiences.sort();

@@ -219,7 +219,7 @@ fn billing_experience_yields_lesson_mechanical_and_watch() {
     let (_, cands, _) = compile(2);
     let got: Vec<(Kind, Origin, &str)> = of(&cands, "exp-billing-0412")
         .iter()
-        .map(|c| (c.kind, c.origin, c.domain.as_str()))
+        .map(|c| (c.kind, c.origin, &*c.domain))
         .collect();
     assert_eq!(
         got,
@@ -258,7 +258,7 @@ fn refused_domain_candidates_travel_with_the_record() {
     assert_eq!(corpus.experiences[1].domains, ["typescript", "node-js"]);
     assert_eq!(corpus.experiences[1].refused_domains, ["../etc"]);
     let web = of(&cands, "exp-web-0413");
-    let domains: Vec<&str> = web.iter().map(|c| c.domain.as_str()).collect();
+    let domains: Vec<&str> = web.iter().map(|c| &*c.domain).collect();
     assert_eq!(
         domains,
         [
@@ -270,7 +270,7 @@ fn refused_domain_candidates_travel_with_the_record() {
             "../etc"
         ]
     );
-    for c in web.iter().filter(|c| c.domain == "../etc") {
+    for c in web.iter().filter(|c| &*c.domain == "../etc") {
         assert_eq!(
             c.refusal.as_deref(),
             Some(&Refusal::InvalidDomain { raw: "../etc".into() })
@@ -356,12 +356,12 @@ fn claims_and_notes() {
     let (_, cands, sink) = compile(2);
     let claim = of(&cands, "claim-0001");
     assert_eq!(claim.len(), 2);
-    assert_eq!(claim[0].domain, "python");
+    assert_eq!(&*claim[0].domain, "python");
     assert_eq!(claim[0].origin, Origin::Claim);
     assert_eq!(claim[0].source, Source::Claim(0));
     assert_eq!(claim[0].key.as_deref(), Some("run_shell_command pytest"));
     assert!(claim[0].refusal.is_none());
-    assert_eq!(claim[1].domain, "bad/domain");
+    assert_eq!(&*claim[1].domain, "bad/domain");
     assert!(matches!(
         claim[1].refusal.as_deref(),
         Some(Refusal::InvalidDomain { .. })

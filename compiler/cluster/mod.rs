@@ -95,7 +95,7 @@ pub fn cluster(candidates: &[Candidate], lexicon: &Lexicon) -> Vec<Cluster> {
             continue;
         }
         blocks
-            .entry((c.domain.as_str(), c.kind, c.key.as_deref()))
+            .entry((&*c.domain, c.kind, c.key.as_deref()))
             .or_default()
             .push(i as u32);
     }
