@@ -16,7 +16,8 @@ pub type Millis = i64;
 /// directory walk) and its 1-based line.
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct SourceLoc {
-    pub file: String,
+    /// Shared by every record of a file: a million records held a million copies of its path.
+    pub file: std::sync::Arc<str>,
     pub line: u32,
 }
 

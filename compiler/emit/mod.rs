@@ -717,7 +717,7 @@ mod tests {
             code: d.code,
             domain: d.domain.as_deref(),
             evidence: &d.evidence,
-            file: d.location.as_ref().map(|l| l.file.as_str()),
+            file: d.location.as_ref().map(|l| &*l.file),
             help: d.help,
             line: d.location.as_ref().map(|l| l.line),
             message: &d.message,

@@ -28,7 +28,11 @@ pub(crate) enum Record {
 }
 
 /// Parses one JSONL line; `None` when the line is not a valid record (or not JSON at all).
-pub(crate) fn parse_slice(bytes: &[u8], file: &str, line: u32) -> Option<(Record, Vec<String>)> {
+pub(crate) fn parse_slice(
+    bytes: &[u8],
+    file: &std::sync::Arc<str>,
+    line: u32,
+) -> Option<(Record, Vec<String>)> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let acc = Acc::deserialize(&mut de).ok()?;
     de.end().ok()?;
@@ -598,7 +602,7 @@ impl<'de> Visitor<'de> for AccVisitor {
 
 impl Acc {
     /// The record, when it is entirely valid.
-    pub(crate) fn finish(mut self, file: &str, line: u32) -> Option<(Record, Vec<String>)> {
+    pub(crate) fn finish(mut self, file: &std::sync::Arc<str>, line: u32) -> Option<(Record, Vec<String>)> {
         let known = if self.claim {
             CLAIM_FIELDS
         } else {
@@ -618,7 +622,7 @@ impl Acc {
             return None;
         }
         let source = SourceLoc {
-            file: file.to_string(),
+            file: file.clone(),
             line,
         };
         let record = if self.claim {

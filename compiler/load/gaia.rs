@@ -337,7 +337,7 @@ struct Reader<'a> {
 impl Reader<'_> {
     fn loc(&self, line: i64) -> SourceLoc {
         SourceLoc {
-            file: self.name.to_string(),
+            file: self.name.into(),
             line: u32::try_from(line).unwrap_or(0),
         }
     }

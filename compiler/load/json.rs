@@ -1,6 +1,8 @@
 //! JSON Lines (the hot path: blocks of lines parsed in parallel) and JSON documents (an
 //! array of records, or one record).
 
+use std::sync::Arc;
+
 use rayon::prelude::*;
 use serde_json::Value;
 
@@ -54,7 +56,7 @@ fn next_newline(b: &[u8], from: usize) -> Option<usize> {
 /// and is checked for skillc's mark.
 pub(crate) fn jsonl_block(
     block: &[u8],
-    file: &str,
+    file: &Arc<str>,
     first_line: u32,
     first_pending: &mut bool,
 ) -> (Vec<Vec<Parsed>>, u32) {
@@ -100,7 +102,7 @@ pub(crate) fn jsonl_block(
     (out, line - first_line)
 }
 
-fn parse_part(part: &[u8], file: &str, mut line: u32) -> Vec<Parsed> {
+fn parse_part(part: &[u8], file: &Arc<str>, mut line: u32) -> Vec<Parsed> {
     let mut out = Vec::with_capacity(part.len() / 512 + 1);
     let mut start = 0;
     while start < part.len() {
@@ -115,7 +117,7 @@ fn parse_part(part: &[u8], file: &str, mut line: u32) -> Vec<Parsed> {
     out
 }
 
-fn parse_line(bytes: &[u8], file: &str, line: u32) -> Parsed {
+fn parse_line(bytes: &[u8], file: &Arc<str>, line: u32) -> Parsed {
     match fast::parse_slice(bytes, file, line) {
         Some((record, unknown)) => Parsed {
             line,
@@ -134,9 +136,9 @@ pub(crate) fn item(record: Record) -> Item {
 }
 
 /// The reference path for one line: a `Value`, then the validator.
-pub(crate) fn slow_line(bytes: &[u8], file: &str, line: u32, first: bool) -> Parsed {
+pub(crate) fn slow_line(bytes: &[u8], file: &Arc<str>, line: u32, first: bool) -> Parsed {
     let loc = SourceLoc {
-        file: file.to_string(),
+        file: file.clone(),
         line,
     };
     match serde_json::from_slice::<Value>(bytes) {
@@ -146,7 +148,7 @@ pub(crate) fn slow_line(bytes: &[u8], file: &str, line: u32, first: bool) -> Par
                 codes::MALFORMED_RECORD,
                 format!("line is not valid json: {}", error_message(&e)),
             )
-            .subject(file)
+            .subject(&**file)
             .at(&loc)
             .with("column", e.column());
             Parsed::invalid(line, d)
@@ -205,7 +207,8 @@ pub(crate) fn json_document(text: &str, file: &str) -> Vec<Parsed> {
 
 /// `json_document` with another reader's record converter (`None`: native records, with the
 /// typed fast path).
-pub(crate) fn json_document_with(text: &str, file: &str, convert: Option<Convert>) -> Vec<Parsed> {
+pub(crate) fn json_document_with(text: &str, name: &str, convert: Option<Convert>) -> Vec<Parsed> {
+    let file: &Arc<str> = &name.into();
     let mut out = Vec::new();
     let mut cur = Cursor {
         bytes: text.as_bytes(),
@@ -214,13 +217,13 @@ pub(crate) fn json_document_with(text: &str, file: &str, convert: Option<Convert
     };
     let malformed = |line: u32, message: String| {
         let loc = SourceLoc {
-            file: file.to_string(),
+            file: file.clone(),
             line,
         };
         Parsed::invalid(
             line,
             Diagnostic::new(codes::MALFORMED_RECORD, message)
-                .subject(file)
+                .subject(&**file)
                 .at(&loc),
         )
     };
@@ -310,7 +313,7 @@ pub(crate) fn json_document_with(text: &str, file: &str, convert: Option<Convert
 fn element(
     text: &str,
     cur: &mut Cursor,
-    file: &str,
+    file: &Arc<str>,
     first: bool,
     convert: Option<Convert>,
 ) -> Result<Parsed, (u32, String)> {
@@ -336,7 +339,7 @@ fn element(
             let end = cur.pos + it.byte_offset();
             cur.advance_to(end);
             let loc = SourceLoc {
-                file: file.to_string(),
+                file: file.clone(),
                 line,
             };
             Ok(match convert {

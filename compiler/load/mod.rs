@@ -29,6 +29,7 @@ use std::fs::{self, File};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::diagnostics::{Diagnostic, Sink, codes};
 use crate::model::{Corpus, SourceLoc};
@@ -523,6 +524,7 @@ fn native_text(syntax: Syntax, name: &str, text: &str, col: &mut Collector) {
             let mut first = true;
             let mut line = 1;
             let mut rest = text.as_bytes();
+            let file: Arc<str> = name.into();
             while !rest.is_empty() {
                 let cut = if rest.len() <= col.block {
                     rest.len()
@@ -532,7 +534,7 @@ fn native_text(syntax: Syntax, name: &str, text: &str, col: &mut Collector) {
                         .rposition(|&c| c == b'\n')
                         .map_or(rest.len(), |i| i + 1)
                 };
-                let (parsed, newlines) = json::jsonl_block(&rest[..cut], name, line, &mut first);
+                let (parsed, newlines) = json::jsonl_block(&rest[..cut], &file, line, &mut first);
                 line += newlines;
                 rest = &rest[cut..];
                 if !col.take(name, parsed.into_iter().flatten(), &mut tally) {
@@ -563,6 +565,7 @@ fn jsonl_stream(
     let mut line = 1;
     let mut next: Vec<u8> = Vec::new();
     let mut pending: Option<Vec<Vec<Parsed>>> = None;
+    let file: Arc<str> = name.into();
     loop {
         let cut = if eof {
             cur.len()
@@ -593,7 +596,7 @@ fn jsonl_stream(
                 };
                 (keep, read)
             },
-            || json::jsonl_block(&cur[..cut], name, line, &mut first),
+            || json::jsonl_block(&cur[..cut], &file, line, &mut first),
         );
         if !keep {
             break;
@@ -707,7 +710,7 @@ impl<'s> Collector<'s> {
             match p.item {
                 Item::Generated => {
                     let loc = SourceLoc {
-                        file: name.to_string(),
+                        file: name.into(),
                         line: p.line,
                     };
                     self.sink.push(
@@ -800,7 +803,7 @@ impl<'s> Collector<'s> {
     fn flush(&mut self, name: &str, tally: Tally) {
         for (field, (count, line)) in tally.fields {
             let loc = SourceLoc {
-                file: name.to_string(),
+                file: name.into(),
                 line,
             };
             let message = if count == 1 {

@@ -58,7 +58,7 @@ pub(crate) fn read(text: &str, file: &str, aliases: &Aliases) -> Vec<Parsed> {
             continue;
         }
         let loc = SourceLoc {
-            file: file.to_string(),
+            file: file.into(),
             line: i as u32 + 1,
         };
         match serde_json::from_str::<Value>(line) {
@@ -252,7 +252,7 @@ fn memory(v: Value, loc: &SourceLoc, first: bool, aliases: &Aliases) -> Parsed {
                         record::type_name(&other)
                     ),
                 )
-                .subject(loc.file.clone())
+                .subject(&*loc.file)
                 .at(loc),
             );
         }
@@ -264,7 +264,7 @@ fn memory(v: Value, loc: &SourceLoc, first: bool, aliases: &Aliases) -> Parsed {
     };
     let mut c = Validator::new(
         loc,
-        key.clone().unwrap_or_else(|| loc.file.clone()),
+        key.clone().unwrap_or_else(|| loc.file.to_string()),
         "omnimem memory",
     );
     if key.is_none() {

@@ -555,14 +555,14 @@ pub(crate) fn from_value(v: Value, loc: &SourceLoc, first: bool) -> Parsed {
                 codes::MALFORMED_RECORD,
                 format!("record is not an object (found {})", type_name(&other)),
             )
-            .subject(loc.file.clone())
+            .subject(&*loc.file)
             .at(loc);
             return Parsed::invalid(line, d);
         }
     };
     let subject = match map.get("id") {
         Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
-        _ => loc.file.clone(),
+        _ => loc.file.to_string(),
     };
     let mut unknown = Vec::new();
     let mut c = Validator::new(loc, subject, "record");

@@ -38,7 +38,7 @@ fn codes_at(diags: &[Diagnostic]) -> Vec<(&str, String, u32)> {
         .iter()
         .map(|d| {
             let loc = d.location.clone().unwrap_or_default();
-            (d.code, loc.file, loc.line)
+            (d.code, loc.file.to_string(), loc.line)
         })
         .collect()
 }
@@ -401,7 +401,7 @@ fn unknown_fields_are_reported_once_per_file_and_field() {
         .map(|d| {
             (
                 d.code,
-                d.location.clone().unwrap().file,
+                d.location.clone().unwrap().file.to_string(),
                 d.location.as_ref().unwrap().line,
                 d.evidence["field"].as_str().unwrap(),
                 d.evidence["records"].as_u64().unwrap(),
@@ -533,8 +533,8 @@ fn directory_walk_is_sorted_and_skips_hidden_excluded_and_other_files() {
     let c = load(std::slice::from_ref(&dir), &opts, &mut sink).unwrap();
     assert_eq!(ids(&c), ["a-b-z", "a-c", "b"]);
     assert_eq!(
-        c.experiences[0].source.file,
-        dir.join("a/b/z.json").display().to_string()
+        &*c.experiences[0].source.file,
+        &*dir.join("a/b/z.json").display().to_string()
     );
     let got: Vec<&str> = sink.iter().map(|d| d.code).collect();
     assert_eq!(got, ["L011"], "{sink:?}");
@@ -674,8 +674,8 @@ fn fast_path_agrees_with_the_reference_validator() {
                "dead_ends": "give up", "text": "claim-only field"}).to_string(),
     ];
     for line in &records {
-        let (rec, unknown) = fast::parse_slice(line.as_bytes(), "f.jsonl", 7).expect(line);
-        let slow = json::slow_line(line.as_bytes(), "f.jsonl", 7, false);
+        let (rec, unknown) = fast::parse_slice(line.as_bytes(), &"f.jsonl".into(), 7).expect(line);
+        let slow = json::slow_line(line.as_bytes(), &"f.jsonl".into(), 7, false);
         assert_eq!(unknown, slow.unknown, "{line}");
         match (json::item(rec), slow.item) {
             (Item::Experience(a), Item::Experience(b)) => assert_eq!(a, b),
@@ -697,7 +697,10 @@ fn fast_path_agrees_with_the_reference_validator() {
             json!({"operations": [{"tool": " "}]}),
         ),
     ] {
-        assert!(fast::parse_slice(line.as_bytes(), "f", 1).is_none(), "{line}");
+        assert!(
+            fast::parse_slice(line.as_bytes(), &"f".into(), 1).is_none(),
+            "{line}"
+        );
     }
 }
 

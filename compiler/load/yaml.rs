@@ -92,8 +92,9 @@ pub(crate) fn yaml_text(text: &str, file: &str) -> Vec<Parsed> {
         });
         let Some(content) = content else { continue };
         let items = item_lines(&lines, content, e);
+        let shared: std::sync::Arc<str> = file.into();
         let loc = |i: usize| SourceLoc {
-            file: file.to_string(),
+            file: shared.clone(),
             line: i as u32 + 1,
         };
         let mut emit = |v: Value, at: usize, out: &mut Vec<Parsed>| {
