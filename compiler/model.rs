@@ -154,7 +154,8 @@ impl Serialize for Args {
 /// One tool call, in call order.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Operation {
-    pub tool: String,
+    /// Shared: a handful of tool names recur across millions of calls.
+    pub tool: std::sync::Arc<str>,
     /// Everything the tool was called with (`cwd` included); empty when absent.
     pub args: Args,
     pub status: OpStatus,

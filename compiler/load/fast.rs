@@ -442,6 +442,27 @@ impl<'de> Visitor<'de> for Operations<'_> {
     }
 }
 
+/// The tool name as one shared copy per thread and name: a corpus names a handful of tools
+/// across millions of calls. Names beyond the first few hundred are not remembered.
+pub(crate) fn shared_tool(name: String) -> std::sync::Arc<str> {
+    use std::cell::RefCell;
+    use std::sync::Arc;
+    const REMEMBERED: usize = 256;
+    thread_local! {
+        static TOOLS: RefCell<Vec<Arc<str>>> = const { RefCell::new(Vec::new()) };
+    }
+    TOOLS.with_borrow_mut(|tools| {
+        if let Some(known) = tools.iter().find(|t| ***t == *name) {
+            return known.clone();
+        }
+        let tool: Arc<str> = name.into();
+        if tools.len() < REMEMBERED {
+            tools.push(tool.clone());
+        }
+        tool
+    })
+}
+
 const OPERATION_KEYS: &[&str] = &["tool", "args", "status", "error", "check"];
 const CHECK_KEYS: &[&str] = &["label", "target", "passed"];
 
@@ -484,7 +505,7 @@ impl<'de> Visitor<'de> for OperationSeed<'_> {
             }
         }
         Ok(Operation {
-            tool: tool.ok_or_else(bail)?,
+            tool: shared_tool(tool.ok_or_else(bail)?),
             args,
             status,
             error,

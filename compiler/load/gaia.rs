@@ -630,7 +630,7 @@ impl Reader<'_> {
                 status == OpStatus::Error && !error.as_deref().is_some_and(|e| policy.is_transient(e));
             keyed.push((row.id, key, status, teaches));
             operations.push(Operation {
-                tool: row.tool.clone(),
+                tool: super::fast::shared_tool(row.tool.clone()),
                 args: Args::from_value(&args),
                 status,
                 error,

@@ -476,7 +476,7 @@ impl<'a> Validator<'a> {
             };
             if let Some(tool) = tool {
                 out.push(Operation {
-                    tool,
+                    tool: super::fast::shared_tool(tool),
                     args,
                     status,
                     error,
