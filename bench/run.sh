@@ -15,6 +15,9 @@ cd "$(dirname "$0")/.."
 SIZES=${SIZES:-"10000 100000 1000000"}
 RUNS=${RUNS:-3}
 SEED=${SEED:-1}
+# The corpora are kept between runs; bump GEN when `skillc gen` changes what it writes, so a
+# working copy does not measure an old corpus (2: `in_play` names real lessons).
+GEN=2
 OUT=bench/out
 mkdir -p "$OUT"
 
@@ -38,7 +41,7 @@ echo
 echo "| experiences | file | bare parse | load only | full compile | exp/s | peak RSS | load / bare | full / load |"
 echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for n in $SIZES; do
-  corpus="$OUT/corpus-$n.jsonl"
+  corpus="$OUT/corpus-g$GEN-s$SEED-$n.jsonl"
   [ -s "$corpus" ] || "$BIN" gen --experiences "$n" --seed "$SEED" --out "$corpus"
   size=$(du -h "$corpus" | cut -f1)
   # Each run times the bare parse, the load-only pass and the full compile back to back, and
@@ -70,7 +73,7 @@ cargo test --release --quiet --lib cluster::tests::scale_200k -- --ignored --noc
 
 echo
 largest=$(echo "$SIZES" | awk '{print $NF}')
-corpus="$OUT/corpus-$largest.jsonl"
+corpus="$OUT/corpus-g$GEN-s$SEED-$largest.jsonl"
 "$BIN" compile "$corpus" --out "$OUT/t1" --threads 1 >/dev/null 2>&1
 "$BIN" compile "$corpus" --out "$OUT/t2" --threads 2 >/dev/null 2>&1
 if diff -r -q -x .skillc "$OUT/t1" "$OUT/t2" >/dev/null; then
