@@ -4,7 +4,8 @@
 # full compile to a load-only pass (`--stop-after load`), and the load-only pass against a bare typed
 # serde_json parse of the same file (the physical floor); each run takes the three back to back and
 # the ratios are medians of the runs' own ratios. Then the worst case — one block of
-# 200 000 near-identical candidates — and a byte-identity check at 1 and 2 threads.
+# 200 000 near-identical candidates — a byte-identity check at 1 and 2 threads, and `skillc why`
+# on the largest corpus.
 #
 #   bench/run.sh                 # all sizes, 3 runs each
 #   SIZES="10000 100000" RUNS=5 bench/run.sh
@@ -81,3 +82,10 @@ if diff -r -q -x .skillc "$OUT/t1" "$OUT/t2" >/dev/null; then
 else
   echo "byte-identical output at 1 and 2 threads ($largest experiences): NO"; exit 1
 fi
+
+# The diagnosis users run on a large corpus: `why` recompiles (without writing) and reports on
+# the largest domain.
+read -r w m < <(once "$BIN" why python "$corpus")
+awk -v n="$largest" -v w="$w" -v m="$m" 'BEGIN {
+  printf "skillc why python (%d experiences): %.2f s, peak %.2f GiB\n", n, w, m / 1048576 }'
+

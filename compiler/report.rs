@@ -191,11 +191,17 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
         };
         near.push((gap, l.id.clone(), json!({"lesson_or_cluster": l.id, "text": l.text, "support": support, "needed": min, "action": action})));
     }
+    // Looked up per held-back candidate: a scan of every admitted cluster each time took ten
+    // seconds for a large domain at a million records.
+    let mut admitted = vec![false; comp.clusters.len()];
+    for a in &comp.gate.admitted {
+        admitted[a.cluster as usize] = true;
+    }
     let mut held_clusters: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     for &i in &idx {
         if fates[i].fate == Fate::HeldBack
             && let Some(ci) = comp.gate.cluster_of.get(i).copied().flatten()
-            && !comp.gate.admitted.iter().any(|a| a.cluster == ci)
+            && !admitted[ci as usize]
         {
             held_clusters.entry(ci).or_default().push(i);
         }
@@ -529,7 +535,7 @@ pub fn trace(comp: &Compilation, id: &str) -> Option<TraceReport> {
     let diags: Vec<Value> = comp
         .diagnostics
         .iter()
-        .filter(|d| d.subject == id || d.experience_ids().contains(&id))
+        .filter(|d| d.subject == id || d.experience_id_iter().any(|e| e == id))
         .map(|d| json!({"code": d.code, "name": d.name(), "severity": d.severity.as_str(), "message": d.message}))
         .collect();
     Some(TraceReport {
