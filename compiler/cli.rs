@@ -581,14 +581,20 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
             None => Err(Fatal(format!("no lesson with id `{id}` in the last compile"))),
         }
     };
-    // `list` and `history` need the whole ledger; the others read one row.
-    let all = |store: &Store| -> Result<Vec<serde_json::Value>, Fatal> {
-        let rows = store.ledger_lessons()?;
-        Ok(rows
+    // `list` and `history` read every row, but only the few fields they filter and follow on
+    // (`report::LedgerRow`); the others read one row.
+    fn rows_of(texts: &[String]) -> Result<Vec<report::LedgerRow<'_>>, Fatal> {
+        Ok(texts
             .iter()
             .map(|r| serde_json::from_str(r))
             .collect::<Result<_, _>>()?)
-    };
+    }
+    fn values(texts: &[String], picked: &[usize]) -> Result<Vec<serde_json::Value>, Fatal> {
+        Ok(picked
+            .iter()
+            .map(|&i| serde_json::from_str(&texts[i]))
+            .collect::<Result<_, _>>()?)
+    }
     let fmt = state.format;
     let mut record = |action: Action, id: &str, text: Option<&str>| -> Result<i32, Fatal> {
         let lesson = find(&store, id)?;
@@ -620,18 +626,25 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
             status,
             ..
         } => {
-            let lessons = all(&store)?;
-            let picked: Vec<&serde_json::Value> = lessons
-                .iter()
-                .filter(|l| domain.as_ref().is_none_or(|d| l["domain"] == d.as_str()))
-                .filter(|l| scope.as_ref().is_none_or(|s| l["scope"] == s.as_str()))
-                .filter(|l| status.as_ref().is_none_or(|s| l["status"] == s.as_str()))
+            let texts = store.ledger_lessons()?;
+            let rows = rows_of(&texts)?;
+            let is = |field: &str, wanted: &Option<String>| wanted.as_deref().is_none_or(|w| field == w);
+            let picked: Vec<usize> = (0..rows.len())
+                .filter(|&i| {
+                    let l = &rows[i];
+                    is(&l.domain, &domain) && is(&l.scope, &scope) && is(&l.status, &status)
+                })
                 .collect();
-            print_report(
-                fmt,
-                report::lessons_list_text(&picked),
-                &serde_json::json!({"lessons": picked}),
-            )
+            match fmt {
+                OutputFormat::Human => {
+                    let text = report::lessons_list_text(picked.iter().map(|&i| &rows[i]));
+                    print_report(fmt, text, &serde_json::Value::Null)
+                }
+                OutputFormat::Json => {
+                    let lessons = values(&texts, &picked)?;
+                    print_report(fmt, String::new(), &serde_json::json!({"lessons": lessons}))
+                }
+            }
         }
         L::Show { id, .. } => {
             let l = find(&store, &id)?;
@@ -639,8 +652,8 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
         }
         L::History { id, .. } => {
             find(&store, &id)?;
-            let lessons = all(&store)?;
-            let chain = report::history_chain(&lessons, &id);
+            let texts = store.ledger_lessons()?;
+            let chain = values(&texts, &report::history_chain(&rows_of(&texts)?, &id))?;
             print_report(
                 fmt,
                 report::history_text(&chain),

@@ -229,6 +229,33 @@ fn seed_a_mistake_then_avoid_it_then_unlearn_it_when_the_environment_changes() {
         assert!(text.contains("contradicted") && text.contains("superseded by"));
     }
 
+    // The list filters by status and domain, as text and as JSON.
+    let o = h.run(&["lessons", "list", "--status", "superseded", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let listed = json(&o)["lessons"].as_array().unwrap().clone();
+    let ids: Vec<&str> = listed.iter().map(|l| l["id"].as_str().unwrap()).collect();
+    assert!(
+        ids.contains(&old.as_str()) && !ids.contains(&new.as_str()),
+        "{ids:?}"
+    );
+    assert!(
+        listed
+            .iter()
+            .all(|l| l["status"] == "superseded" && l["history"].is_array())
+    );
+    let text = stdout(&h.run(&["lessons", "list", "--domain", "python", "--status", "active"]));
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(new.as_str()))
+        .expect("the new lesson is listed");
+    assert!(
+        line.contains("active") && line.contains("0.650") && line.ends_with("[rule]"),
+        "{line}"
+    );
+    assert!(!text.contains(old.as_str()), "{text}");
+    let none = stdout(&h.run(&["lessons", "list", "--domain", "rust"]));
+    assert_eq!(none, "no lessons match\n");
+
     // Re-running the compile on unchanged input changes nothing.
     let before = tree(&h.s.path("out"));
     h.compile();
