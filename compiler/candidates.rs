@@ -314,9 +314,9 @@ impl<'a> Shapes<'a> {
     fn new(corpus: &'a Corpus, rules: &Rules) -> Shapes<'a> {
         let texts: Vec<Option<&str>> = (corpus.experiences.iter())
             .map(|e| {
-                non_empty(&e.lesson)
-                    .or(non_empty(&e.breakthrough))
-                    .or(non_empty(&e.content))
+                non_empty(&e.words.lesson)
+                    .or(non_empty(&e.words.breakthrough))
+                    .or(non_empty(&e.words.content))
             })
             .chain((corpus.claims.iter()).map(|c| (c.kind == Kind::Do).then(|| c.text.trim())))
             .collect();
@@ -380,13 +380,13 @@ fn from_experience(
     };
 
     let mut dos = Vec::new();
-    let lesson = non_empty(&e.lesson)
+    let lesson = non_empty(&e.words.lesson)
         .map(|t| (Origin::Lesson, t))
-        .or_else(|| non_empty(&e.breakthrough).map(|t| (Origin::Breakthrough, t)));
-    let bare = lesson.is_none() && e.gotchas.is_empty() && e.dead_ends.is_empty();
+        .or_else(|| non_empty(&e.words.breakthrough).map(|t| (Origin::Breakthrough, t)));
+    let bare = lesson.is_none() && e.words.gotchas.is_empty() && e.words.dead_ends.is_empty();
     let lesson = lesson.or_else(|| {
         (e.blessed && bare)
-            .then(|| non_empty(&e.content).map(|t| (Origin::Content, t)))
+            .then(|| non_empty(&e.words.content).map(|t| (Origin::Content, t)))
             .flatten()
     });
     if let Some((origin, t)) = lesson {
@@ -419,7 +419,7 @@ fn from_experience(
 
     let mut watches = Vec::new();
     let mut seen = BTreeSet::new();
-    for g in &e.gotchas {
+    for g in &e.words.gotchas {
         let g = g.trim();
         if !g.is_empty() && seen.insert(g.to_lowercase()) {
             watches.push(Draft::new(Kind::Watch, Origin::Gotcha, g));
@@ -428,7 +428,7 @@ fn from_experience(
 
     let mut avoids: Vec<Draft> = Vec::new();
     let mut by_name: BTreeMap<String, usize> = BTreeMap::new();
-    for dead in &e.dead_ends {
+    for dead in &e.words.dead_ends {
         let name = dead.name.trim();
         if name.is_empty() {
             continue;
@@ -683,7 +683,7 @@ mod tests {
         let story = "Community PR merged cleanly despite the flaky CI run yesterday afternoon";
         let rule = "Run npm ci instead of npm install in CI";
         let mut told = exp("sess-9", &["npm"], Outcome::Succeeded, vec![]);
-        told.lesson = Some(story.into());
+        told.words.lesson = Some(story.into());
         let corpus = Corpus {
             experiences: vec![told, exp("sess-10", &["npm"], Outcome::Succeeded, vec![])],
             claims: vec![],
@@ -843,7 +843,7 @@ mod tests {
         ];
         for (name, ops, outcome) in cases {
             let mut e = exp("exp-none", &["python"], outcome, ops);
-            e.lesson = None;
+            e.words.lesson = None;
             let (cands, _) = extract_one(e);
             assert!(
                 cands.iter().all(|c| c.origin != Origin::Mechanical),
@@ -929,14 +929,14 @@ mod tests {
             Outcome::Succeeded,
             vec![pytest_check("/srv/app", true)],
         );
-        e.lesson = Some("Run migrations with --plan before applying them in CI".into());
-        e.breakthrough = Some("Found the squashed migration".into());
-        e.gotchas = vec![
+        e.words.lesson = Some("Run migrations with --plan before applying them in CI".into());
+        e.words.breakthrough = Some("Found the squashed migration".into());
+        e.words.gotchas = vec![
             "Django caches settings at import time".into(),
             "django caches settings at import time".into(),
             "The test DB is reused with --keepdb".into(),
         ];
-        e.dead_ends = vec![
+        e.words.dead_ends = vec![
             DeadEnd {
                 name: "Faking the migration".into(),
                 kind: Some("approach".into()),
@@ -1014,7 +1014,7 @@ mod tests {
     #[test]
     fn outcome_flag_and_fallbacks() {
         let mut failed = exp("exp-f", &["rust"], Outcome::Failed, vec![]);
-        failed.breakthrough = Some("cargo clean fixed the stale build script output".into());
+        failed.words.breakthrough = Some("cargo clean fixed the stale build script output".into());
         let (cands, _) = extract_one(failed.clone());
         assert_eq!(cands.len(), 1);
         assert_eq!(cands[0].origin, Origin::Breakthrough);
@@ -1026,7 +1026,7 @@ mod tests {
 
         // Blessed with nothing but content: content stands in as the lesson.
         let mut bare = exp("omni-7f3a", &["docker"], Outcome::Succeeded, vec![]);
-        bare.content = Some("Pin base images by digest, not by tag".into());
+        bare.words.content = Some("Pin base images by digest, not by tag".into());
         let (cands, sink) = extract_one(bare.clone());
         assert!(cands.is_empty());
         assert_eq!(sink.len(), 1);
@@ -1038,7 +1038,7 @@ mod tests {
         assert_eq!(cands[0].origin, Origin::Content);
         assert!(sink.is_empty());
         // ... but not when it has a gotcha of its own.
-        bare.gotchas = vec!["docker build caches COPY layers by checksum".into()];
+        bare.words.gotchas = vec!["docker build caches COPY layers by checksum".into()];
         let (cands, _) = extract_one(bare);
         assert_eq!(cands.len(), 1);
         assert_eq!(cands[0].origin, Origin::Gotcha);
@@ -1090,7 +1090,7 @@ mod tests {
     fn refused_domains_produce_refused_candidates() {
         let mut e = exp("exp-dom", &["go"], Outcome::Succeeded, vec![]);
         e.refused_domains = vec!["../etc".into()];
-        e.lesson = Some("Run go vet before go test in CI".into());
+        e.words.lesson = Some("Run go vet before go test in CI".into());
         let (cands, sink) = extract_one(e);
         assert_eq!(cands.len(), 2);
         assert_eq!(&*cands[0].domain, "go");
@@ -1107,10 +1107,10 @@ mod tests {
     fn credential_candidate_is_redacted_everywhere() {
         let token = "ghp_R2d2C3poX9yZ8wV7uT6sR5qP4oN3mL2kJ1iH";
         let mut e = exp("exp-gh", &["git", "github-actions"], Outcome::Succeeded, vec![]);
-        e.lesson = Some(format!(
+        e.words.lesson = Some(format!(
             "Push with https://{token}@github.com/acme/billing.git when SSH is blocked"
         ));
-        e.gotchas = vec!["gh auth status shows which account is active".into()];
+        e.words.gotchas = vec!["gh auth status shows which account is active".into()];
         let (cands, sink) = extract_one(e);
         assert_eq!(cands.len(), 4);
         for c in &cands[..2] {

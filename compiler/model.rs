@@ -184,32 +184,81 @@ pub struct Experience {
     pub domains: Vec<String>,
     pub refused_domains: Vec<String>,
     pub project: Option<String>,
-    pub task: Option<String>,
     pub outcome: Option<Outcome>,
     pub effort: Option<u8>,
+    /// Task, lesson, breakthrough, gotchas, dead ends.
+    #[serde(flatten)]
+    pub words: Words,
+    pub operations: Vec<Operation>,
+    pub in_play: Vec<String>,
+    pub blessed: bool,
+    pub source: SourceLoc,
+}
+
+/// What an experience says in words: every text a candidate can come from.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Narrative {
+    pub task: Option<String>,
     pub lesson: Option<String>,
     pub breakthrough: Option<String>,
     pub gotchas: Vec<String>,
     pub dead_ends: Vec<DeadEnd>,
-    pub operations: Vec<Operation>,
-    pub in_play: Vec<String>,
-    pub blessed: bool,
     /// OmniMem's `content`: stands in as the lesson of a blessed memory that has nothing else.
     pub content: Option<String>,
-    pub source: SourceLoc,
+}
+
+/// An experience's `Narrative` behind a pointer that is empty once its texts have become
+/// candidates (`Experience::drop_narrative`): held inline, the empty fields alone were 144 MB
+/// of the score stage's peak at a million records. A freed one reads as an empty narrative;
+/// writing to it makes a new one.
+#[derive(Clone, Debug, Default)]
+pub struct Words(Option<Box<Narrative>>);
+
+static NO_WORDS: Narrative = Narrative {
+    task: None,
+    lesson: None,
+    breakthrough: None,
+    gotchas: Vec::new(),
+    dead_ends: Vec::new(),
+    content: None,
+};
+
+impl std::ops::Deref for Words {
+    type Target = Narrative;
+    fn deref(&self) -> &Narrative {
+        self.0.as_deref().unwrap_or(&NO_WORDS)
+    }
+}
+
+impl std::ops::DerefMut for Words {
+    fn deref_mut(&mut self) -> &mut Narrative {
+        self.0.get_or_insert_default()
+    }
+}
+
+impl PartialEq for Words {
+    fn eq(&self, other: &Words) -> bool {
+        **self == **other
+    }
+}
+
+impl Serialize for Words {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (**self).serialize(s)
+    }
+}
+
+impl From<Narrative> for Words {
+    fn from(n: Narrative) -> Words {
+        Words(Some(Box::new(n)))
+    }
 }
 
 impl Experience {
-    /// Frees the narrative texts (task, lesson, breakthrough, gotchas, dead ends, content)
-    /// once they have become candidates: no later stage reads them, and at a million records
-    /// they are a good part of the corpus's memory.
+    /// Frees the narrative texts once they have become candidates: no later stage reads them,
+    /// and at a million records they are a good part of the corpus's memory.
     pub fn drop_narrative(&mut self) {
-        self.task = None;
-        self.lesson = None;
-        self.breakthrough = None;
-        self.gotchas = Vec::new();
-        self.dead_ends = Vec::new();
-        self.content = None;
+        self.words = Words::default();
     }
 
     /// Frees the operations unless the experience has lessons in play: once the candidates

@@ -502,12 +502,12 @@ fn normalize_experience(e: &mut Experience, rules: &Rules) -> Sink {
     refused_before.extend(refused);
     e.refused_domains = refused_before;
     e.project = project_digest(&e.project);
-    clean_opt(&mut e.task, secrets);
-    clean_opt(&mut e.lesson, secrets);
-    clean_opt(&mut e.breakthrough, secrets);
-    clean_opt(&mut e.content, secrets);
-    e.gotchas.retain_mut(|g| clean_in_place(g, secrets));
-    e.dead_ends.retain_mut(|d| {
+    clean_opt(&mut e.words.task, secrets);
+    clean_opt(&mut e.words.lesson, secrets);
+    clean_opt(&mut e.words.breakthrough, secrets);
+    clean_opt(&mut e.words.content, secrets);
+    e.words.gotchas.retain_mut(|g| clean_in_place(g, secrets));
+    e.words.dead_ends.retain_mut(|d| {
         clean_opt(&mut d.kind, secrets);
         clean_opt(&mut d.reason, secrets);
         clean_in_place(&mut d.name, secrets)
@@ -545,12 +545,13 @@ fn record_texts(e: &Experience) -> impl Iterator<Item = &str> {
         o.as_deref()
     }
     let texts = [
-        opt(&e.task),
-        opt(&e.lesson),
-        opt(&e.breakthrough),
-        opt(&e.content),
+        opt(&e.words.task),
+        opt(&e.words.lesson),
+        opt(&e.words.breakthrough),
+        opt(&e.words.content),
     ];
     let dead_ends = e
+        .words
         .dead_ends
         .iter()
         .flat_map(|d| [Some(d.name.as_str()), opt(&d.kind), opt(&d.reason)]);
@@ -565,7 +566,7 @@ fn record_texts(e: &Experience) -> impl Iterator<Item = &str> {
     });
     let plain = std::iter::once(e.id.as_str())
         .chain(e.domains.iter().map(String::as_str))
-        .chain(e.gotchas.iter().map(String::as_str))
+        .chain(e.words.gotchas.iter().map(String::as_str))
         .chain(e.in_play.iter().map(String::as_str));
     plain.chain(texts.into_iter().chain(dead_ends).chain(operations).flatten())
 }
@@ -833,10 +834,10 @@ mod tests {
     fn normalize_records() {
         let mut e = exp("exp-101", &["Python", "py", "../etc", "Node.js", "../etc", "a/b"]);
         e.project = Some("  git@github.com:acme/billing.git \n".into());
-        e.lesson = Some("  Run   pytest\nfrom the repo root  ".into());
-        e.breakthrough = Some("   ".into());
-        e.gotchas = vec!["".into(), " conftest.py  shadows fixtures ".into()];
-        e.dead_ends = vec![
+        e.words.lesson = Some("  Run   pytest\nfrom the repo root  ".into());
+        e.words.breakthrough = Some("   ".into());
+        e.words.gotchas = vec!["".into(), " conftest.py  shadows fixtures ".into()];
+        e.words.dead_ends = vec![
             DeadEnd {
                 name: "  ".into(),
                 kind: None,
@@ -880,11 +881,11 @@ mod tests {
             Some(digest::project("git@github.com:acme/billing.git").as_str())
         );
         assert_eq!(e.project.as_ref().unwrap().len(), 12);
-        assert_eq!(e.lesson.as_deref(), Some("Run pytest from the repo root"));
-        assert_eq!(e.breakthrough, None);
-        assert_eq!(e.gotchas, ["conftest.py shadows fixtures"]);
-        assert_eq!(e.dead_ends.len(), 1);
-        assert_eq!(e.dead_ends[0].reason, None);
+        assert_eq!(e.words.lesson.as_deref(), Some("Run pytest from the repo root"));
+        assert_eq!(e.words.breakthrough, None);
+        assert_eq!(e.words.gotchas, ["conftest.py shadows fixtures"]);
+        assert_eq!(e.words.dead_ends.len(), 1);
+        assert_eq!(e.words.dead_ends[0].reason, None);
         assert_eq!(corpus.experiences[1].project, None);
         let c = &corpus.claims[0];
         assert_eq!(c.domains, ["typescript"]);
@@ -912,7 +913,7 @@ mod tests {
     fn normalize_scrubs_secrets_everywhere() {
         let key = "AKIAIOSFODNN7EXAMPLE";
         let mut e = exp(&format!("sess-{key}"), &["aws", key]);
-        e.lesson = Some(format!("Export AWS_ACCESS_KEY_ID={key} before terraform plan"));
+        e.words.lesson = Some(format!("Export AWS_ACCESS_KEY_ID={key} before terraform plan"));
         e.operations = vec![Operation {
             tool: "run_shell_command".into(),
             args: json!({"command": format!("aws s3 ls --key {key}"), "cwd": "/srv"}).into(),
@@ -939,7 +940,7 @@ mod tests {
         assert_eq!(sink.len(), 1);
         assert_eq!(sink[0].subject, "<redacted>");
         assert_eq!(
-            e.lesson.as_deref(),
+            e.words.lesson.as_deref(),
             Some("Export AWS_ACCESS_KEY_ID=[redacted: aws-access-key] before terraform plan")
         );
     }
@@ -968,42 +969,43 @@ mod tests {
             ("domain", Box::new(|e, k| e.domains.push(k.into()))),
             (
                 "task",
-                Box::new(|e, k| e.task = Some(format!("Rotate {k} for the release bot"))),
+                Box::new(|e, k| e.words.task = Some(format!("Rotate {k} for the release bot"))),
             ),
             (
                 "lesson",
-                Box::new(|e, k| e.lesson = Some(format!("Never paste {k} into a commit"))),
+                Box::new(|e, k| e.words.lesson = Some(format!("Never paste {k} into a commit"))),
             ),
             (
                 "breakthrough",
                 Box::new(|e, k| {
-                    e.breakthrough = Some(format!("gh auth login --with-token {k} fixed the push"))
+                    e.words.breakthrough = Some(format!("gh auth login --with-token {k} fixed the push"))
                 }),
             ),
             (
                 "content",
-                Box::new(|e, k| e.content = Some(format!("token {k} rotated"))),
+                Box::new(|e, k| e.words.content = Some(format!("token {k} rotated"))),
             ),
             (
                 "gotcha",
-                Box::new(|e, k| e.gotchas = vec![format!("The old token {k} still sits in .netrc")]),
+                Box::new(|e, k| e.words.gotchas = vec![format!("The old token {k} still sits in .netrc")]),
             ),
             (
                 "dead-end name",
                 Box::new(move |e, k| {
-                    e.dead_ends = vec![dead_end(format!("export GH_TOKEN={k}"), None, None)]
+                    e.words.dead_ends = vec![dead_end(format!("export GH_TOKEN={k}"), None, None)]
                 }),
             ),
             (
                 "dead-end type",
                 Box::new(move |e, k| {
-                    e.dead_ends = vec![dead_end("hard-code it".into(), Some(k.into()), None)]
+                    e.words.dead_ends = vec![dead_end("hard-code it".into(), Some(k.into()), None)]
                 }),
             ),
             (
                 "dead-end reason",
                 Box::new(move |e, k| {
-                    e.dead_ends = vec![dead_end("hard-code it".into(), None, Some(format!("{k} leaked")))]
+                    e.words.dead_ends =
+                        vec![dead_end("hard-code it".into(), None, Some(format!("{k} leaked")))]
                 }),
             ),
             ("in_play", Box::new(|e, k| e.in_play = vec![k.to_string()])),
@@ -1065,7 +1067,7 @@ mod tests {
         // Joined, `^…$` would see neither end of the second text: it must be scanned alone.
         assert!(secrets.may_hold(["nothing here", "tok_abcdef123"]));
         let mut e = exp("sess-2", &["git"]);
-        e.gotchas = vec!["Set the env first".into(), "tok_abcdef123".into()];
+        e.words.gotchas = vec!["Set the env first".into(), "tok_abcdef123".into()];
         let mut rules = rules();
         rules.secrets = secrets;
         let mut corpus = Corpus {
@@ -1073,6 +1075,6 @@ mod tests {
             claims: vec![],
         };
         normalize(&mut corpus, &rules, &mut Sink::new());
-        assert_eq!(corpus.experiences[0].gotchas[1], "[redacted: bare-token]");
+        assert_eq!(corpus.experiences[0].words.gotchas[1], "[redacted: bare-token]");
     }
 }

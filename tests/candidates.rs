@@ -6,8 +6,8 @@ use skillc::candidates;
 use skillc::diagnostics::{self, Sink, codes};
 use skillc::digest;
 use skillc::model::{
-    Candidate, Check, ClaimSource, Corpus, DeadEnd, Experience, Kind, LessonClaim, OpStatus, Operation,
-    Origin, Outcome, Refusal, Source, SourceLoc,
+    Candidate, Check, ClaimSource, Corpus, DeadEnd, Experience, Kind, LessonClaim, Narrative, OpStatus,
+    Operation, Origin, Outcome, Refusal, Source, SourceLoc,
 };
 use skillc::normalize;
 use skillc::outcome;
@@ -55,12 +55,16 @@ fn corpus() -> Corpus {
             recorded_at: 1_712_900_000_000,
             domains: vec!["Python".into(), "py".into(), "testing".into()],
             project: Some(format!("  {billing} ")),
-            task: Some("Fix the failing invoice rounding test".into()),
             outcome: Some(Outcome::Succeeded),
-            lesson: Some(
-                "Run pytest from the repository root so that conftest.py fixtures are collected".into(),
-            ),
-            gotchas: vec!["pytest -q hides which conftest.py was loaded".into()],
+            words: Narrative {
+                task: Some("Fix the failing invoice rounding test".into()),
+                lesson: Some(
+                    "Run pytest from the repository root so that conftest.py fixtures are collected".into(),
+                ),
+                gotchas: vec!["pytest -q hides which conftest.py was loaded".into()],
+                ..Default::default()
+            }
+            .into(),
             operations: vec![
                 op(
                     "read_file",
@@ -104,12 +108,16 @@ fn corpus() -> Corpus {
             domains: vec!["TS".into(), "Node.js".into(), "../etc".into()],
             project: Some(web.into()),
             outcome: Some(Outcome::Succeeded),
-            lesson: Some("Run tsc --noEmit before vitest so type errors fail fast".into()),
-            dead_ends: vec![DeadEnd {
-                name: "Downgrading vitest".into(),
-                kind: Some("approach".into()),
-                reason: Some("the type error was ours, not vitest's".into()),
-            }],
+            words: Narrative {
+                lesson: Some("Run tsc --noEmit before vitest so type errors fail fast".into()),
+                dead_ends: vec![DeadEnd {
+                    name: "Downgrading vitest".into(),
+                    kind: Some("approach".into()),
+                    reason: Some("the type error was ours, not vitest's".into()),
+                }],
+                ..Default::default()
+            }
+            .into(),
             source: loc("memory/web.jsonl", 4),
             ..Default::default()
         },
@@ -144,11 +152,15 @@ fn corpus() -> Corpus {
             domains: vec!["terraform".into()],
             project: Some("/home/dev/infra".into()),
             outcome: Some(Outcome::Failed),
-            dead_ends: vec![DeadEnd {
-                name: "Hard-coding the DSN".into(),
-                kind: None,
-                reason: Some(format!("password={DB_PASSWORD} ended up in the plan output")),
-            }],
+            words: Narrative {
+                dead_ends: vec![DeadEnd {
+                    name: "Hard-coding the DSN".into(),
+                    kind: None,
+                    reason: Some(format!("password={DB_PASSWORD} ended up in the plan output")),
+                }],
+                ..Default::default()
+            }
+            .into(),
             source: loc("memory/infra.yaml", 9),
             ..Default::default()
         },
@@ -158,7 +170,11 @@ fn corpus() -> Corpus {
             recorded_at: 1_713_200_000_000,
             domains: vec!["K8s".into()],
             outcome: Some(Outcome::Abandoned),
-            task: Some("Scale the ingress controller".into()),
+            words: Narrative {
+                task: Some("Scale the ingress controller".into()),
+                ..Default::default()
+            }
+            .into(),
             source: loc("memory/infra.yaml", 30),
             ..Default::default()
         },

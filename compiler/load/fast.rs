@@ -16,8 +16,8 @@ use serde_json::value::RawValue;
 
 use super::record::{CLAIM_FIELDS, EXPERIENCE_FIELDS, parse_status};
 use crate::model::{
-    Args, Check, ClaimSource, DeadEnd, Experience, Kind, LessonClaim, Millis, OpStatus, Operation, Outcome,
-    SourceLoc,
+    Args, Check, ClaimSource, DeadEnd, Experience, Kind, LessonClaim, Millis, Narrative, OpStatus, Operation,
+    Outcome, SourceLoc,
 };
 use crate::time::parse_rfc3339;
 
@@ -667,17 +667,20 @@ impl Acc {
                 domains,
                 refused_domains: Vec::new(),
                 project: self.project,
-                task: self.task,
                 outcome: Some(self.outcome?),
                 effort: self.effort,
-                lesson: self.lesson,
-                breakthrough: self.breakthrough,
-                gotchas: self.gotchas,
-                dead_ends: self.dead_ends,
+                words: Narrative {
+                    task: self.task,
+                    lesson: self.lesson,
+                    breakthrough: self.breakthrough,
+                    gotchas: self.gotchas,
+                    dead_ends: self.dead_ends,
+                    content: None,
+                }
+                .into(),
                 operations: self.operations,
                 in_play: self.in_play,
                 blessed: self.blessed,
-                content: None,
                 source,
             })
         };

@@ -35,7 +35,8 @@ use super::record::{self, Item, Parsed};
 use crate::candidates;
 use crate::diagnostics::{Diagnostic, codes, short_list};
 use crate::model::{
-    Args, Check, ClaimSource, Experience, Kind, LessonClaim, OpStatus, Operation, Outcome, SourceLoc,
+    Args, Check, ClaimSource, Experience, Kind, LessonClaim, Narrative, OpStatus, Operation, Outcome,
+    SourceLoc,
 };
 use crate::normalize::{self, Aliases};
 use crate::opkey::{self, COMMAND_FIELDS, PATH_FIELDS};
@@ -697,7 +698,11 @@ impl Reader<'_> {
             recorded_at,
             domains: domains.into_iter().collect(),
             project: projects.get(&s.id).cloned(),
-            task: tasks.get(&s.id).cloned(),
+            words: Narrative {
+                task: tasks.get(&s.id).cloned(),
+                ..Default::default()
+            }
+            .into(),
             outcome: Some(outcome),
             operations,
             source: loc,

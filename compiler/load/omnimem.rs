@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use super::json;
 use super::record::{self, Item, Parsed, Validator};
 use crate::diagnostics::{Diagnostic, codes};
-use crate::model::{DeadEnd, Experience, Outcome, SourceLoc};
+use crate::model::{DeadEnd, Experience, Narrative, Outcome, SourceLoc};
 use crate::normalize::{self, Aliases};
 use crate::time::{from_unix_seconds, parse_rfc3339};
 
@@ -347,15 +347,18 @@ fn memory(v: Value, loc: &SourceLoc, first: bool, aliases: &Aliases) -> Parsed {
             recorded_at,
             domains: tags,
             project,
-            task,
             outcome: Some(outcome),
             effort,
-            lesson,
-            breakthrough,
-            gotchas,
-            dead_ends,
+            words: Narrative {
+                task,
+                lesson,
+                breakthrough,
+                gotchas,
+                dead_ends,
+                content,
+            }
+            .into(),
             blessed,
-            content,
             source: loc.clone(),
             ..Default::default()
         }),
@@ -450,10 +453,10 @@ mod tests {
         assert_eq!(e.effort, Some(4));
         assert!(e.blessed);
         assert_eq!(e.recorded_at, 1_714_552_800_000);
-        assert_eq!(e.gotchas, ["fixtures leak state between tests"]);
-        assert_eq!(e.dead_ends[0].name, "monkeypatching time");
-        assert_eq!(e.dead_ends[0].reason.as_deref(), Some("flaky"));
-        assert_eq!(e.content.as_deref(), Some("c"));
+        assert_eq!(e.words.gotchas, ["fixtures leak state between tests"]);
+        assert_eq!(e.words.dead_ends[0].name, "monkeypatching time");
+        assert_eq!(e.words.dead_ends[0].reason.as_deref(), Some("flaky"));
+        assert_eq!(e.words.content.as_deref(), Some("c"));
         assert!(p.unknown.is_empty(), "OmniMem's own fields are not reported");
 
         // updated_at stands in for a missing created_at.

@@ -9,7 +9,8 @@ use serde_json::{Map, Value};
 
 use crate::diagnostics::{Diagnostic, codes};
 use crate::model::{
-    Args, Check, ClaimSource, DeadEnd, Experience, Kind, LessonClaim, OpStatus, Operation, Outcome, SourceLoc,
+    Args, Check, ClaimSource, DeadEnd, Experience, Kind, LessonClaim, Narrative, OpStatus, Operation,
+    Outcome, SourceLoc,
 };
 use crate::time::parse_rfc3339;
 
@@ -626,17 +627,20 @@ fn experience(c: &mut Validator, f: &mut Fields, loc: &SourceLoc) -> Option<Item
         domains,
         refused_domains: Vec::new(),
         project,
-        task,
         outcome: Some(outcome?),
         effort,
-        lesson,
-        breakthrough,
-        gotchas,
-        dead_ends,
+        words: Narrative {
+            task,
+            lesson,
+            breakthrough,
+            gotchas,
+            dead_ends,
+            content: None,
+        }
+        .into(),
         operations,
         in_play,
         blessed,
-        content: None,
         source: loc.clone(),
     }))
 }

@@ -211,8 +211,8 @@ fn yaml_two_documents_and_a_list_with_item_lines() {
         c.experiences[0].operations[0].args.value()["command"],
         "helm template charts/api"
     );
-    assert_eq!(c.experiences[1].gotchas.len(), 1);
-    let de = &c.experiences[2].dead_ends;
+    assert_eq!(c.experiences[1].words.gotchas.len(), 1);
+    let de = &c.experiences[2].words.dead_ends;
     assert_eq!(de.len(), 2);
     assert_eq!(de[0].reason.as_deref(), Some("drift from the chart"));
     assert_eq!(de[1].name, "port-forward debugging");
@@ -330,9 +330,9 @@ fn blank_optional_strings_are_absent_and_project_is_trimmed() {
     assert!(d.is_empty(), "{d:?}");
     let e = &c.experiences[0];
     assert_eq!(e.project.as_deref(), Some("/home/dev/site"));
-    assert_eq!(e.lesson, None);
-    assert_eq!(e.task, None);
-    assert_eq!(e.gotchas, ["rebase drops empty commits"]);
+    assert_eq!(e.words.lesson, None);
+    assert_eq!(e.words.task, None);
+    assert_eq!(e.words.gotchas, ["rebase drops empty commits"]);
     assert_eq!(e.effort, Some(2));
 }
 
