@@ -1315,14 +1315,11 @@ fn owned(ids: &[&str]) -> Vec<String> {
 /// share one text per count up to a year's worth.
 fn days_without_use(k: i32) -> Cow<'static, str> {
     static TEXTS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
-    let texts = TEXTS.get_or_init(|| {
-        (0..=366)
-            .map(|k| format!("{k} active days without use"))
-            .collect()
-    });
+    let text = |k: i32| format!("{k} active days without use");
+    let texts = TEXTS.get_or_init(|| (0..=366).map(text).collect());
     match usize::try_from(k).ok().and_then(|k| texts.get(k)) {
-        Some(text) => Cow::Borrowed(text),
-        None => Cow::Owned(format!("{k} active days without use")),
+        Some(known) => Cow::Borrowed(known),
+        None => Cow::Owned(text(k)),
     }
 }
 

@@ -444,7 +444,7 @@ impl<'de> Visitor<'de> for Operations<'_> {
 
 /// The tool name as one shared copy per thread and name: a corpus names a handful of tools
 /// across millions of calls. Names beyond the first few hundred are not remembered.
-pub(crate) fn shared_tool(name: String) -> std::sync::Arc<str> {
+pub(crate) fn shared_tool(name: &str) -> std::sync::Arc<str> {
     use std::cell::RefCell;
     use std::sync::Arc;
     const REMEMBERED: usize = 256;
@@ -461,6 +461,11 @@ pub(crate) fn shared_tool(name: String) -> std::sync::Arc<str> {
         }
         tool
     })
+}
+
+/// A non-blank tool name, shared; blank is no name (the record then bails).
+fn tool_name(s: &str) -> Option<std::sync::Arc<str>> {
+    (!s.trim().is_empty()).then(|| shared_tool(s))
 }
 
 const OPERATION_KEYS: &[&str] = &["tool", "args", "status", "error", "check"];
@@ -488,7 +493,8 @@ impl<'de> Visitor<'de> for OperationSeed<'_> {
         let mut check = None;
         while let Some(k) = map.next_key_seed(KeySeed(OPERATION_KEYS))? {
             match k {
-                AnyKey::Known(0) => tool = opt_string(&mut map)?,
+                // Read in place and shared (`Keyword`): no string per call.
+                AnyKey::Known(0) => tool = map.next_value_seed(Keyword(tool_name))?,
                 // Kept as the raw text: no `Value` tree per call (see `Args`).
                 AnyKey::Known(1) => args = Args::from_json(map.next_value::<&RawValue>()?.get()),
                 AnyKey::Known(2) => {
@@ -505,7 +511,7 @@ impl<'de> Visitor<'de> for OperationSeed<'_> {
             }
         }
         Ok(Operation {
-            tool: shared_tool(tool.ok_or_else(bail)?),
+            tool: tool.ok_or_else(bail)?,
             args,
             status,
             error,

@@ -631,7 +631,7 @@ impl Reader<'_> {
                 status == OpStatus::Error && !error.as_deref().is_some_and(|e| policy.is_transient(e));
             keyed.push((row.id, key, status, teaches));
             operations.push(Operation {
-                tool: super::fast::shared_tool(row.tool.clone()),
+                tool: super::fast::shared_tool(&row.tool),
                 args: Args::from_value(&args),
                 status,
                 error,

@@ -477,7 +477,7 @@ impl<'a> Validator<'a> {
             };
             if let Some(tool) = tool {
                 out.push(Operation {
-                    tool: super::fast::shared_tool(tool),
+                    tool: super::fast::shared_tool(&tool),
                     args,
                     status,
                     error,

@@ -696,6 +696,27 @@ fn fast_path_agrees_with_the_reference_validator() {
             "failed",
             json!({"operations": [{"tool": " "}]}),
         ),
+        exp(
+            "x",
+            "2026-03-01T10:00:00Z",
+            "py",
+            "failed",
+            json!({"operations": [{"tool": null}]}),
+        ),
+        exp(
+            "x",
+            "2026-03-01T10:00:00Z",
+            "py",
+            "failed",
+            json!({"operations": [{"tool": 3}]}),
+        ),
+        exp(
+            "x",
+            "2026-03-01T10:00:00Z",
+            "py",
+            "failed",
+            json!({"operations": [{"args": {}}]}),
+        ),
     ] {
         assert!(
             fast::parse_slice(line.as_bytes(), &"f".into(), 1).is_none(),
