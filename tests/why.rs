@@ -198,3 +198,55 @@ fn explain_and_codes_document_every_code() {
     assert!(stdout(&o).contains("min_reinforcement"));
     assert_eq!(skillc(&["explain", "Z999"]).status.code(), Some(2));
 }
+
+#[test]
+fn held_back_clusters_are_near_misses_and_admitted_ones_are_not() {
+    // Three agents write the same pytest lesson: two runs pass, one fails. The cluster is
+    // admitted (a rule) although the failed run's member is held back, so it is no near miss;
+    // a lesson seen once in a failed run is held back whole and is one.
+    let s = Scratch::new("why-held-clusters");
+    let rule = "Run pytest from the repository root so conftest.py fixtures are collected.";
+    let once = "Pin pytest-asyncio to the version the event loop fixture was written for.";
+    let record = |id: &str, day: u32, project: &str, outcome: &str, lesson: &str| {
+        let passed = outcome == "succeeded";
+        serde_json::json!({
+            "id": id, "recorded_at": format!("2026-10-{day:02}T09:00:00Z"), "domains": ["python"],
+            "project": project, "task": "fix the failing tests", "outcome": outcome, "lesson": lesson,
+            "operations": [{"tool": "run_shell_command", "args": {"command": "pytest -q"},
+                            "status": if passed { "ok" } else { "error" },
+                            "check": {"label": "tests", "target": "app", "passed": passed}}]
+        })
+        .to_string()
+    };
+    let lines = [
+        record("py-a", 1, "git@github.com:acme/billing.git", "succeeded", rule),
+        record("py-b", 2, "git@github.com:acme/ledger.git", "succeeded", rule),
+        record("py-c", 3, "git@github.com:acme/search.git", "failed", rule),
+        record("py-d", 4, "git@github.com:acme/search.git", "failed", once),
+    ];
+    let input = s.path("agents.jsonl");
+    std::fs::write(&input, lines.join("\n") + "\n").unwrap();
+    let out = s.path("out");
+    let o = compile_to(&input, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ledger = read_json(&out.join("ledger.json"));
+    let admitted: Vec<&str> = (ledger["lessons"].as_array().unwrap().iter())
+        .filter(|l| l["rule"] == true)
+        .filter_map(|l| l["cluster"].as_str())
+        .collect();
+    assert_eq!(admitted.len(), 1, "{ledger}");
+
+    let o = skillc(&["why", "python", input.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let w = json(&o);
+    let held: Vec<&serde_json::Value> = (w["near_misses"].as_array().unwrap().iter())
+        .filter(|n| n["lesson_or_cluster"].as_str().unwrap().starts_with('C'))
+        .collect();
+    assert_eq!(held.len(), 1, "{w}");
+    assert_ne!(held[0]["lesson_or_cluster"], admitted[0]);
+    assert_eq!(held[0]["text"], once);
+    assert_eq!(
+        held[0]["action"],
+        "bless py-d if the lesson holds despite the outcome"
+    );
+}
