@@ -87,6 +87,10 @@ impl Store {
                 ));
             }
         }
+        // A new store takes large pages (an existing one keeps its own): a large compile stores
+        // half a gigabyte of lesson rows, and 4 KiB pages cost a system call each, twice (WAL,
+        // then checkpoint).
+        conn.pragma_update(None, "page_size", 65536).map_err(sql)?;
         conn.pragma_update(None, "journal_mode", "WAL").map_err(sql)?;
         conn.execute_batch(
             "CREATE TABLE IF NOT EXISTS skillc_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -446,6 +450,10 @@ fn holder_alive(holder: &str) -> bool {
 mod tests {
     use super::*;
 
+    fn page_size(s: &Store) -> i64 {
+        s.conn.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap()
+    }
+
     #[test]
     fn a_schema_1_store_keeps_its_journal_and_gets_its_ledger_as_rows() {
         let dir = std::env::temp_dir().join(format!("skillc-store-v1-{}", std::process::id()));
@@ -478,6 +486,7 @@ mod tests {
             .unwrap();
         }
         let s = Store::open(&path).unwrap();
+        assert_eq!(page_size(&s), 4096, "an existing store keeps its pages");
         assert_eq!(s.decisions().unwrap().len(), 1, "the journal survives");
         assert_eq!(s.last_now().unwrap(), 1_700_000_500_000);
         assert!(s.has_compile().unwrap());
@@ -500,6 +509,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("skillc-store-rows-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let mut s = Store::open(&dir.join("state.db")).unwrap();
+        assert_eq!(page_size(&s), 65536, "a new store takes large pages");
         let go = r#"{"id":"L1a2b3c4d5e6f","text":"Run go vet before go test.","confidence":0.5}"#;
         let go_later = r#"{"id":"L1a2b3c4d5e6f","text":"Run go vet before go test.","confidence":0.6}"#;
         let pip = r#"{"id":"L9f8e7d6c5b4a","text":"Use a virtualenv, not the system pip."}"#;
