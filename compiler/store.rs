@@ -305,13 +305,41 @@ impl Store {
         self.conn
             .pragma_update(None, "synchronous", "NORMAL")
             .map_err(e)?;
-        let tx = self.conn.transaction().map_err(e)?;
-        tx.execute("DELETE FROM compiles", []).map_err(e)?;
+        // The first ledger goes straight into the database file: WAL would write it twice
+        // (log, then checkpoint), and an empty store has no reader to keep working meanwhile.
+        // Another connection keeps the store in WAL, which only costs time.
+        let first = !self.has_compile()?;
+        if first {
+            self.try_journal_mode("DELETE");
+        }
+        let saved = self.save_rows(now, ledger, outputs);
+        if first {
+            self.try_journal_mode("WAL");
+        }
+        self.conn.pragma_update(None, "synchronous", "FULL").map_err(e)?;
+        saved.map_err(e)
+    }
+
+    /// Asks for a journal mode. Either mode keeps the store consistent, so a refusal (another
+    /// connection is open) is no error; `open` asks for WAL again.
+    fn try_journal_mode(&self, mode: &str) {
+        let sql = format!("PRAGMA journal_mode = {mode}");
+        let _ = self.conn.query_row(&sql, [], |_| Ok(()));
+    }
+
+    /// `save_compile`'s transaction.
+    fn save_rows(
+        &mut self,
+        now: Millis,
+        ledger: &[(&str, &str)],
+        outputs: impl FnOnce() -> Option<Vec<String>>,
+    ) -> rusqlite::Result<bool> {
+        let tx = self.conn.transaction()?;
+        tx.execute("DELETE FROM compiles", [])?;
         tx.execute(
             "INSERT INTO compiles (now, lessons) VALUES (?1, ?2)",
             params![now, ledger.len() as i64],
-        )
-        .map_err(e)?;
+        )?;
         // Rows are rewritten only where the lesson changed: a nightly re-compile of a store
         // that mostly grew leaves most of a half-gigabyte ledger untouched on disk. The old rows
         // are read in one table scan and compared here, which is several times cheaper than a
@@ -325,50 +353,46 @@ impl Store {
         let mut write = vec![true; ledger.len()];
         let mut gone = Vec::new();
         {
-            let mut scan = tx.prepare("SELECT id, json, rowid FROM lessons").map_err(e)?;
-            let mut rows = scan.query([]).map_err(e)?;
-            while let Some(row) = rows.next().map_err(e)? {
+            let mut scan = tx.prepare("SELECT id, json, rowid FROM lessons")?;
+            let mut rows = scan.query([])?;
+            while let Some(row) = rows.next()? {
                 let text = |i| row.get_ref(i).map(|v| v.as_bytes().unwrap_or_default());
-                match index.get(text(0).map_err(e)?) {
-                    Some(&i) => write[i] = text(1).map_err(e)? != ledger[i].1.as_bytes(),
-                    None => gone.push(row.get::<_, i64>(2).map_err(e)?),
+                match index.get(text(0)?) {
+                    Some(&i) => write[i] = text(1)? != ledger[i].1.as_bytes(),
+                    None => gone.push(row.get::<_, i64>(2)?),
                 }
             }
         }
         {
-            let mut remove = tx.prepare("DELETE FROM lessons WHERE rowid = ?1").map_err(e)?;
+            let mut remove = tx.prepare("DELETE FROM lessons WHERE rowid = ?1")?;
             for rowid in &gone {
-                remove.execute(params![rowid]).map_err(e)?;
+                remove.execute(params![rowid])?;
             }
-            let mut upsert = tx
-                .prepare(
-                    "INSERT INTO lessons (id, json) VALUES (?1, ?2)
+            let mut upsert = tx.prepare(
+                "INSERT INTO lessons (id, json) VALUES (?1, ?2)
                      ON CONFLICT (id) DO UPDATE SET json = excluded.json",
-                )
-                .map_err(e)?;
+            )?;
             for (id, json) in ledger
                 .iter()
                 .zip(&write)
                 .filter(|(_, w)| **w)
                 .map(|(row, _)| *row)
             {
-                upsert.execute(params![id, json]).map_err(e)?;
+                upsert.execute(params![id, json])?;
             }
         }
         let Some(outputs) = outputs() else {
-            tx.rollback().map_err(e)?;
-            self.conn.pragma_update(None, "synchronous", "FULL").map_err(e)?;
+            tx.rollback()?;
             return Ok(false);
         };
-        tx.execute("DELETE FROM outputs", []).map_err(e)?;
+        tx.execute("DELETE FROM outputs", [])?;
         {
-            let mut st = tx.prepare("INSERT INTO outputs (path) VALUES (?1)").map_err(e)?;
+            let mut st = tx.prepare("INSERT INTO outputs (path) VALUES (?1)")?;
             for o in &outputs {
-                st.execute(params![o]).map_err(e)?;
+                st.execute(params![o])?;
             }
         }
-        tx.commit().map_err(e)?;
-        self.conn.pragma_update(None, "synchronous", "FULL").map_err(e)?;
+        tx.commit()?;
         Ok(true)
     }
 }
@@ -554,6 +578,35 @@ mod tests {
         assert!(!recorded);
         assert_eq!(s.ledger_lessons().unwrap(), [go_later, npm]);
         assert_eq!(s.last_now().unwrap(), 2);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_first_compile_is_stored_with_or_without_a_reader_and_the_store_stays_in_wal() {
+        let dir = std::env::temp_dir().join(format!("skillc-store-first-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let go = r#"{"id":"L1a2b3c4d5e6f","text":"Run go vet before go test."}"#;
+        let mode =
+            |c: &Connection| -> String { c.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap() };
+        for reader_open in [false, true] {
+            let path = dir.join(format!("state-{reader_open}.db"));
+            let mut s = Store::open(&path).unwrap();
+            // A `skillc lessons list` in another process, mid-read.
+            let reader = Connection::open(&path).unwrap();
+            let mut st = reader.prepare("SELECT id FROM lessons").unwrap();
+            let mut rows = st.query([]).unwrap();
+            assert!(rows.next().unwrap().is_none());
+            if !reader_open {
+                drop(rows);
+                drop(st);
+                drop(reader);
+            }
+            let recorded = s.save_compile(1, &[("L1a2b3c4d5e6f", go)], || Some(vec!["ledger.json".into()]));
+            assert!(recorded.unwrap(), "reader open: {reader_open}");
+            assert_eq!(s.ledger_lessons().unwrap(), [go]);
+            assert_eq!(mode(&s.conn), "wal", "reader open: {reader_open}");
+            assert!(s.has_compile().unwrap());
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 
