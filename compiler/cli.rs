@@ -486,16 +486,17 @@ fn compile(args: &CompileArgs, memory: Memory) -> Result<i32, Fatal> {
     let refused = comp.fates.iter().any(|f| f.fate == Fate::Refused);
     if stop == Stage::Emit {
         // Emit reads only the lessons and the diagnostics (the summary is made already). The
-        // records were most of the peak and emit's documents are smaller: what they freed goes
-        // back to the OS, so the peak stays the fold's.
+        // records were most of the peak and emit's documents are smaller, so the peak stays
+        // the fold's: the ledger text takes its memory from them, and the rest goes back to the
+        // OS once it is made (released first, the ledger's half gigabyte was faulted in anew).
         comp.free_records();
-        (memory.release_freed)();
         clock.lap("free");
     }
     let mut emit_sink = Vec::new();
     let mut written = Vec::new();
     if let Some(store) = store.as_mut() {
         let ledger = emit::ledger_file(&comp.lessons);
+        (memory.release_freed)(); // after the ledger: see `free_records` above
         clock.lap("ledger");
         let previous = store.outputs()?;
         let (files_tx, files_rx) = std::sync::mpsc::channel();
