@@ -7,6 +7,7 @@
 //! as invalid domains, so that every domain's funnel adds up. The outcome and narrative gates
 //! are only recorded as flags; the gate stage acts on them per cluster.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -564,16 +565,14 @@ fn strings(v: &Value, out: &mut Vec<String>) {
 /// ``<key>: run `<working>` (name=value) instead of `<failing>` (name=value)``, or for calls
 /// without a command ``<key>: call with name=value instead of name=value``.
 pub fn describe(key: &str, failing: &Value, working: &Value) -> String {
-    let empty = Map::new();
-    let as_map = |v: &Value| match v {
-        Value::Object(m) => m.clone(),
-        Value::Null => empty.clone(),
-        other => {
-            let mut m = Map::new();
-            m.insert("args".into(), other.clone());
-            m
+    // Args are almost always an object, read in place.
+    fn as_map(v: &Value) -> Cow<'_, Map<String, Value>> {
+        match v {
+            Value::Object(m) => Cow::Borrowed(m),
+            Value::Null => Cow::Owned(Map::new()),
+            other => Cow::Owned(Map::from_iter([("args".into(), other.clone())])),
         }
-    };
+    }
     let (fa, wa) = (as_map(failing), as_map(working));
     let command_mode = opkey::command_of(working).is_some() || opkey::command_of(failing).is_some();
     let names: BTreeSet<&String> = fa.keys().chain(wa.keys()).collect();
