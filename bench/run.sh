@@ -22,8 +22,10 @@ SEED=${SEED:-1}
 # working copy does not measure an old corpus (2: `in_play` names real lessons).
 GEN=2
 OUT=bench/out
-# Fresh output directories are made per run and removed at the end (deleting them between runs
-# would slow the next run's file creation: ext4 skips recently freed inodes).
+# Fresh output directories are made per run and removed at the end: ext4 skips inodes freed in
+# the last few minutes when it makes new files, so deleting ~14 000 output directories between
+# runs slowed the next compiles' writing by seconds. For the same reason, start the benchmark a
+# few minutes after deleting any large output tree (another benchmark's included).
 FRESH=$OUT/fresh
 rm -rf "$FRESH"
 mkdir -p "$OUT" "$FRESH"
