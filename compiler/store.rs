@@ -370,7 +370,7 @@ impl Store {
             }
             let mut upsert = tx.prepare(
                 "INSERT INTO lessons (id, json) VALUES (?1, ?2)
-                     ON CONFLICT (id) DO UPDATE SET json = excluded.json",
+                 ON CONFLICT (id) DO UPDATE SET json = excluded.json",
             )?;
             for (id, json) in ledger
                 .iter()
