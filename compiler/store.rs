@@ -300,23 +300,26 @@ impl Store {
     ) -> Result<bool, StoreError> {
         let path = self.path.clone();
         let e = |e| StoreError::Sqlite(path.clone(), e);
-        // The compile's record can always be rebuilt by compiling again, so it does not wait
-        // for the disk (WAL keeps the store consistent either way); journal entries still do.
-        self.conn
-            .pragma_update(None, "synchronous", "NORMAL")
-            .map_err(e)?;
         // The first ledger goes straight into the database file: WAL would write it twice
         // (log, then checkpoint), and an empty store has no reader to keep working meanwhile.
-        // Another connection keeps the store in WAL, which only costs time.
+        // Another connection keeps the store in WAL, which only costs time. A rollback journal
+        // is only safe from a power cut with `synchronous=FULL`, which stays.
+        // Later compiles, in WAL, do not wait for the disk: their record can always be rebuilt
+        // by compiling again (journal entries still wait, with `FULL`).
         let first = !self.has_compile()?;
         if first {
             self.try_journal_mode("DELETE");
+        } else {
+            self.conn
+                .pragma_update(None, "synchronous", "NORMAL")
+                .map_err(e)?;
         }
         let saved = self.save_rows(now, ledger, outputs);
         if first {
             self.try_journal_mode("WAL");
+        } else {
+            self.conn.pragma_update(None, "synchronous", "FULL").map_err(e)?;
         }
-        self.conn.pragma_update(None, "synchronous", "FULL").map_err(e)?;
         saved.map_err(e)
     }
 
@@ -601,7 +604,17 @@ mod tests {
                 drop(st);
                 drop(reader);
             }
-            let recorded = s.save_compile(1, &[("L1a2b3c4d5e6f", go)], || Some(vec!["ledger.json".into()]));
+            let wal = path.with_extension("db-wal");
+            assert!(wal.exists(), "the store opens in WAL");
+            let recorded = s.save_compile(1, &[("L1a2b3c4d5e6f", go)], || {
+                // Mid-transaction: without a reader the rows go to the database file, not the log.
+                assert_eq!(
+                    wal.exists(),
+                    reader_open,
+                    "WAL in use, reader open: {reader_open}"
+                );
+                Some(vec!["ledger.json".into()])
+            });
             assert!(recorded.unwrap(), "reader open: {reader_open}");
             assert_eq!(s.ledger_lessons().unwrap(), [go]);
             assert_eq!(mode(&s.conn), "wal", "reader open: {reader_open}");
