@@ -7,7 +7,9 @@
 # serde_json parse of the same file (the physical floor); each run takes them back to back and
 # the ratios are medians of the runs' own ratios. Then the worst case — one block of
 # 200 000 near-identical candidates — a byte-identity check at 1 and 2 threads, and `skillc why`
-# on the largest corpus.
+# on the largest corpus. It also prices fresh memory on the machine (`examples/fresh_memory.rs`):
+# the full compile touches more memory than the load-only pass and pays that price on the
+# difference.
 #
 #   bench/run.sh                 # all sizes, 3 runs each
 #   SIZES="10000 100000" RUNS=5 bench/run.sh
@@ -31,9 +33,10 @@ rm -rf "$FRESH"
 mkdir -p "$OUT" "$FRESH"
 
 cargo build --release --quiet
-cargo build --release --quiet --example bare_parse
+cargo build --release --quiet --example bare_parse --example fresh_memory
 BIN=target/release/skillc
 BARE=target/release/examples/bare_parse
+FRESH_MEMORY=target/release/examples/fresh_memory
 TIME=/usr/bin/time
 
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -78,6 +81,17 @@ for n in $SIZES; do
     printf "| %d | %s | %.2f s | %.2f s | %.2f s | %.2f s | %.0f | %.2f GiB | %.2f× | %.2f× |\n",
       n, size, bare, load, full, rerun, n / full, rss / 1048576, lb, fl }'
 done
+
+# The price of memory the process has not touched before (3 GiB, about a 1 M compile's peak),
+# taken three times: on a virtual machine it depends on what the guest used a moment ago.
+firsts=(); agains=()
+for r in 1 2 3; do
+  read -r f a < <("$FRESH_MEMORY" 3)
+  firsts+=("$f"); agains+=("$a")
+done
+echo
+printf '%s\n' "${firsts[@]}" | sort -g | awk -v again="$(printf '%s\n' "${agains[@]}" | median)" '
+  {a[NR]=$1} END { printf "Fresh memory (3 GiB, one thread): first touch %.2f-%.2f s/GiB, touched again %.3f s/GiB\n", a[1], a[NR], again }'
 
 echo
 echo "Worst case: one block of 200 000 near-identical candidates"
