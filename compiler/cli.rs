@@ -289,13 +289,13 @@ fn run(cli: Cli, memory: Memory) -> Result<i32, Fatal> {
     match cli.command {
         Command::Compile(args) => compile(&args, memory),
         Command::Why { domain, run } => {
-            let (comp, rules) = analyse(&run)?;
+            let (comp, rules) = analyse(&run, false)?;
             let r = report::why(&comp, &rules, &domain);
             print_diagnostics(&r.diagnostics.iter().collect::<Vec<_>>());
             print_report(run.format, report::why_text(&r), &r.json)
         }
         Command::Trace { experience_id, run } => {
-            let (comp, _) = analyse(&run)?;
+            let (comp, _) = analyse(&run, true)?;
             let Some(r) = report::trace(&comp, &experience_id) else {
                 return Err(Fatal(format!(
                     "no experience or claim with id `{experience_id}` in the input"
@@ -430,8 +430,9 @@ fn decisions(args: &CompileArgs) -> Result<Vec<crate::model::Decision>, Fatal> {
     Ok(Store::open(&path).map_err(store_fatal)?.decisions()?)
 }
 
-/// Recompute without writing (why, trace, bless).
-fn analyse(args: &CompileArgs) -> Result<(Compilation, Rules), Fatal> {
+/// Recompute without writing (why, trace). `why` reads the experiences but not their
+/// operations; `trace` counts those too.
+fn analyse(args: &CompileArgs, reads_operations: bool) -> Result<(Compilation, Rules), Fatal> {
     set_threads(args.threads)?;
     let rules = load_rules(args.rules.as_deref())?;
     let (corpus, sink) = load_inputs(args, &rules)?;
@@ -440,6 +441,7 @@ fn analyse(args: &CompileArgs) -> Result<(Compilation, Rules), Fatal> {
         stop_after: None,
         decisions: decisions(args)?,
         free_experiences: false, // `why` and `trace` read them
+        free_operations: !reads_operations,
     };
     Ok((pipeline::compile(corpus, sink, &rules, &opts), rules))
 }
@@ -470,6 +472,7 @@ fn compile(args: &CompileArgs, memory: Memory) -> Result<i32, Fatal> {
         stop_after: Some(stop),
         decisions,
         free_experiences: true,
+        free_operations: true,
     };
     let mut comp = pipeline::compile(corpus, sink, &rules, &opts);
     clock.restart(); // compile timed its own stages

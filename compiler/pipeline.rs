@@ -65,9 +65,13 @@ pub struct Options {
     pub stop_after: Option<Stage>,
     pub decisions: Vec<Decision>,
     /// The caller reads no experience after the compile (the `compile` command): they are
-    /// freed once scored, so the peak of the last stages does not hold them, and the
-    /// operations no later stage reads are freed once the candidates are made.
+    /// freed once scored, so the peak of the last stages does not hold them. Implies
+    /// `free_operations`.
     pub free_experiences: bool,
+    /// The caller reads no experience's operations after the compile (`compile`, `why`): the
+    /// operations no later stage reads (about a third of a loaded corpus) are freed once the
+    /// candidates are made.
+    pub free_operations: bool,
 }
 
 /// A candidate's fate and the codes that explain it (empty only for `rule`).
@@ -160,10 +164,9 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
     if stop > Stage::Outcome {
         comp.candidates = candidates::extract(&corpus, &comp.verdicts, rules, &mut sink);
         gate::check_claims(&corpus, &comp.verdicts, &mut comp.candidates, &mut sink);
-        // When nobody reads the corpus after the compile, the operations no later stage reads
-        // (about a third of a loaded corpus) go now, so clustering and the fold reuse their
-        // memory instead of faulting in more.
-        let free_operations = opts.free_experiences;
+        // When nobody reads them after the compile, the operations no later stage reads go
+        // now, so clustering and the fold reuse their memory instead of faulting in more.
+        let free_operations = opts.free_operations || opts.free_experiences;
         corpus.experiences.par_iter_mut().for_each(|e| {
             e.drop_narrative();
             if free_operations {
@@ -688,19 +691,21 @@ mod tests {
             }
         }
         assert!(in_play.len() >= 3);
-        let run = |free_experiences: bool| {
+        let run = |free_operations: bool, free_experiences: bool| {
             let (mut corpus, sink) = load();
             for e in &mut corpus.experiences {
                 let named = in_play.get(e.id.as_str()).into_iter().flatten();
                 e.in_play.extend(named.map(|id| id.to_string()));
             }
             let opts = Options {
+                free_operations,
                 free_experiences,
                 ..Options::default()
             };
             compile(corpus, sink, &rules, &opts)
         };
-        let (kept, freed) = (run(false), run(true));
+        // Everything kept (`trace`), operations freed (`why`), experiences freed (`compile`).
+        let (kept, no_ops, freed) = (run(false, false), run(true, false), run(false, true));
         let loaded = kept.corpus.experiences.len();
         assert!(freed.corpus.experiences.is_empty() && loaded > 2900);
         assert_eq!(freed.experience_count, loaded);
@@ -714,9 +719,29 @@ mod tests {
             judged(&kept) >= 3,
             "attribution confirmed or contradicted lessons"
         );
-        assert_eq!(freed.lessons, kept.lessons);
-        assert_eq!(freed.diagnostics, kept.diagnostics);
-        assert_eq!(freed.fates, kept.fates);
+        for other in [&no_ops, &freed] {
+            assert_eq!(other.lessons, kept.lessons);
+            assert_eq!(other.diagnostics, kept.diagnostics);
+            assert_eq!(other.fates, kept.fates);
+        }
+        // Without the operations the experiences still answer `why`: the same report for the
+        // busiest domain. Only experiences with lessons in play kept operations.
+        let ops = |c: &Compilation| {
+            c.corpus
+                .experiences
+                .iter()
+                .map(|e| e.operations.len())
+                .sum::<usize>()
+        };
+        assert!(ops(&no_ops) > 0 && ops(&no_ops) < ops(&kept) / 2);
+        let busiest = kept
+            .lessons
+            .iter()
+            .map(|l| l.domain.as_str())
+            .max_by_key(|d| kept.lessons.iter().filter(|l| l.domain == *d).count());
+        let busiest = busiest.expect("lessons");
+        let why = |c: &Compilation| crate::report::why(c, &rules, busiest).json;
+        assert_eq!(why(&no_ops), why(&kept));
     }
 
     #[test]
