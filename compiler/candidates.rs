@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 
 use crate::diagnostics::{Diagnostic, Notes, Sink, codes};
 use crate::model::{
-    Candidate, Corpus, Experience, Kind, LessonClaim, OpStatus, Operation, Origin, Refusal, Source,
+    Candidate, Corpus, Experience, Id, Kind, LessonClaim, OpStatus, Operation, Origin, Refusal, Source,
 };
 use crate::normalize::{self, SecretScanner, marker, redacted_pattern, subject_id};
 use crate::opkey::{self, COMMAND_FIELDS};
@@ -186,7 +186,7 @@ impl Draft {
 /// What every candidate of one record shares.
 struct Record<'a> {
     source: Source,
-    id: String,
+    id: Id,
     loc: &'a crate::model::SourceLoc,
     recorded_at: i64,
     project: Option<Arc<str>>,
@@ -369,7 +369,7 @@ fn from_experience(
     shapes: &Shapes,
 ) -> (Vec<Candidate>, Sink) {
     let secrets = &rules.secrets;
-    let id = normalize::safe_id(&e.id, &e.source, secrets).unwrap_or_else(|| e.id.clone());
+    let id = normalize::safe_id(&e.id, &e.source, secrets).map_or_else(|| e.id.clone(), Id::from);
     let record = Record {
         source: Source::Experience(index),
         id,
@@ -459,7 +459,7 @@ fn from_experience(
 
 fn from_claim(index: u32, c: &LessonClaim, rules: &Rules, shapes: &Shapes) -> (Vec<Candidate>, Sink) {
     let secrets = &rules.secrets;
-    let id = normalize::safe_id(&c.id, &c.loc, secrets).unwrap_or_else(|| c.id.clone());
+    let id = normalize::safe_id(&c.id, &c.loc, secrets).map_or_else(|| c.id.clone(), Id::from);
     let record = Record {
         source: Source::Claim(index),
         id,
@@ -742,7 +742,7 @@ mod tests {
             "run_shell_command pytest: run `pytest -q` (cwd=/srv/app) instead of `pytest -q` (cwd=/srv/app/tests)".into()
         );
         assert!(!c.outcome_failed && !c.narrative && c.refusal.is_none());
-        assert_eq!(c.record_id, "exp-cwd-1");
+        assert_eq!(&*c.record_id, "exp-cwd-1");
         assert_eq!(c.source, Source::Experience(0));
     }
 

@@ -337,7 +337,7 @@ fn run(cli: Cli, memory: Memory) -> Result<i32, Fatal> {
             // Only the id needs checking: load the records, not the whole compile.
             let rules = load_rules(run.rules.as_deref())?;
             let (corpus, _) = load_inputs(&run, &rules)?;
-            if !corpus.experiences.iter().any(|e| e.id == experience_id) {
+            if !corpus.experiences.iter().any(|e| *e.id == *experience_id) {
                 return Err(Fatal(format!(
                     "no experience with id `{experience_id}` in the input"
                 )));

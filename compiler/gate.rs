@@ -68,7 +68,7 @@ pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Can
         .experiences
         .iter()
         .enumerate()
-        .map(|(i, e)| (e.id.as_str(), i))
+        .map(|(i, e)| (&*e.id, i))
         .collect();
     for c in candidates.iter_mut() {
         let Source::Claim(ci) = c.source else { continue };
@@ -79,8 +79,8 @@ pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Can
         let fabricated: Vec<String> = claim
             .evidence
             .iter()
-            .filter(|id| !index.contains_key(id.as_str()))
-            .cloned()
+            .filter(|id| !index.contains_key(&***id))
+            .map(|id| id.to_string())
             .collect();
         if !fabricated.is_empty() {
             sink.push(
@@ -92,12 +92,12 @@ pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Can
                         short_list(&fabricated, 3)
                     ),
                 )
-                .subject(&claim.id)
+                .subject(&*claim.id)
                 .at(&claim.loc)
                 .domain(&*c.domain)
                 .with("missing", fabricated.clone())
-                .with("claim", claim.id.clone())
-                .experiences(claim.evidence.iter().filter(|id| index.contains_key(id.as_str()))),
+                .with("claim", &*claim.id)
+                .experiences(claim.evidence.iter().filter(|id| index.contains_key(&***id))),
             );
             c.refusal = Some(Box::new(Refusal::FabricatedEvidence { ids: fabricated }));
             continue;
@@ -106,7 +106,7 @@ pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Can
             .evidence
             .iter()
             .filter(|id| {
-                let i = index[id.as_str()];
+                let i = index[&***id];
                 let exp = &corpus.experiences[i];
                 let in_domain = exp.domains.iter().any(|d| **d == *c.domain);
                 let passed = verdicts[i].passed || exp.blessed;
@@ -123,7 +123,7 @@ pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Can
                 };
                 !supports
             })
-            .cloned()
+            .map(|id| id.to_string())
             .collect();
         if !unsupported.is_empty() {
             let what = match c.kind {
@@ -140,10 +140,10 @@ pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Can
                         short_list(&unsupported, 3)
                     ),
                 )
-                .subject(&claim.id)
+                .subject(&*claim.id)
                 .at(&claim.loc)
                 .domain(&*c.domain)
-                .with("claim", claim.id.clone())
+                .with("claim", &*claim.id)
                 .with("unsupported", unsupported.clone())
                 .experiences(&unsupported),
             );
@@ -273,7 +273,7 @@ fn held_diagnostic(held: &Held, cl: &Cluster, candidates: &[Candidate]) -> Diagn
     let (code, members, whole_cluster) = (held.code, &held.members, held.whole_cluster);
     let ids: BTreeSet<&str> = members
         .iter()
-        .map(|&m| candidates[m as usize].record_id.as_str())
+        .map(|&m| &*candidates[m as usize].record_id)
         .collect();
     let ids: Vec<&str> = ids.into_iter().collect();
     let anchor = &candidates[cl.anchor as usize];

@@ -12,6 +12,11 @@ use serde_json::Value;
 /// Milliseconds since 1970-01-01T00:00:00Z.
 pub type Millis = i64;
 
+/// A record's id. Its candidates, the lessons they support and those lessons' history entries
+/// all cite it: a million experiences are cited about five million times, and each citation
+/// shares the one copy.
+pub type Id = std::sync::Arc<str>;
+
 /// Where a record came from: the input file (as given on the command line or found in a
 /// directory walk) and its 1-based line.
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -179,7 +184,7 @@ pub struct DeadEnd {
 /// and `project` holds the 12-hex digest of the identity.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Experience {
-    pub id: String,
+    pub id: Id,
     pub recorded_at: Millis,
     pub domains: Vec<String>,
     pub refused_domains: Vec<String>,
@@ -298,7 +303,7 @@ impl ClaimSource {
 /// A lesson claimed outside an experience (`{"type": "lesson", ...}`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LessonClaim {
-    pub id: String,
+    pub id: Id,
     pub recorded_at: Millis,
     pub domains: Vec<String>,
     pub refused_domains: Vec<String>,
@@ -306,7 +311,7 @@ pub struct LessonClaim {
     pub text: String,
     pub kind: Kind,
     pub source: ClaimSource,
-    pub evidence: Vec<String>,
+    pub evidence: Vec<Id>,
     pub operation_key: Option<String>,
     pub loc: SourceLoc,
 }
@@ -366,7 +371,7 @@ pub enum Refusal {
 pub struct Candidate {
     pub source: Source,
     /// The experience id (or claim id) it cites.
-    pub record_id: String,
+    pub record_id: Id,
     /// Shared: a run of records' candidates hold one copy of each domain name.
     pub domain: std::sync::Arc<str>,
     pub kind: Kind,
@@ -515,7 +520,7 @@ pub struct HistoryEntry {
     pub event: &'static str,
     /// Confidence after the event, in thousandths.
     pub confidence: i32,
-    pub experiences: Vec<String>,
+    pub experiences: Vec<Id>,
     /// Most details are one of a few fixed texts, shared rather than copied per event.
     pub detail: Option<Cow<'static, str>>,
 }
@@ -540,13 +545,13 @@ pub struct Lesson {
     pub pinned: bool,
     pub blessed: bool,
     /// Supporting experience ids, sorted.
-    pub evidence: Vec<String>,
+    pub evidence: Vec<Id>,
     /// Project digests of the supporting experiences, sorted.
     pub projects: Vec<String>,
     pub superseded_by: Option<String>,
     /// The lesson this one replaced (edit, or a new lesson formed after a supersession).
     pub supersedes: Option<String>,
-    pub founder: String,
+    pub founder: Id,
     pub cluster: String,
     pub admitted_at: Millis,
     /// UTC day the lesson was last used (in play, drew a candidate, admitted).

@@ -493,7 +493,7 @@ fn normalize_experience(e: &mut Experience, rules: &Rules) -> Sink {
     let args_escaped = e.operations.iter().any(|op| op.args.text().contains('\\'));
     let secrets = (args_escaped || rules.secrets.may_hold(record_texts(e))).then_some(&rules.secrets);
     if let Some(id) = secrets.and_then(|s| safe_id(&e.id, &e.source, s)) {
-        e.id = id;
+        e.id = id.into();
     }
     let raw = std::mem::take(&mut e.domains);
     let mut refused_before = std::mem::take(&mut e.refused_domains);
@@ -564,7 +564,7 @@ fn record_texts(e: &Experience) -> impl Iterator<Item = &str> {
             check.and_then(|c| c.target.as_deref()),
         ]
     });
-    let plain = std::iter::once(e.id.as_str())
+    let plain = std::iter::once(&*e.id)
         .chain(e.domains.iter().map(String::as_str))
         .chain(e.words.gotchas.iter().map(String::as_str))
         .chain(e.in_play.iter().map(String::as_str));
@@ -575,7 +575,7 @@ fn normalize_claim(c: &mut LessonClaim, rules: &Rules) -> Sink {
     let secrets = &rules.secrets;
     let mut diags = Sink::new();
     if let Some(id) = safe_id(&c.id, &c.loc, secrets) {
-        c.id = id;
+        c.id = id.into();
     }
     let raw = std::mem::take(&mut c.domains);
     let (valid, refused) = split_domains(&raw, &c.id, &c.loc, rules, Some(secrets), &mut diags);
@@ -593,7 +593,7 @@ fn normalize_claim(c: &mut LessonClaim, rules: &Rules) -> Sink {
     });
     for id in &mut c.evidence {
         if let Some(p) = secrets.find(id) {
-            *id = marker(p);
+            *id = marker(p).into();
         }
     }
     diags
@@ -965,7 +965,7 @@ mod tests {
             |name: String, kind: Option<String>, reason: Option<String>| DeadEnd { name, kind, reason };
         type Put = Box<dyn Fn(&mut Experience, &str)>;
         let place: Vec<(&str, Put)> = vec![
-            ("id", Box::new(|e, k| e.id = format!("sess-{k}"))),
+            ("id", Box::new(|e, k| e.id = format!("sess-{k}").into())),
             ("domain", Box::new(|e, k| e.domains.push(k.into()))),
             (
                 "task",

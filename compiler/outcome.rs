@@ -428,7 +428,7 @@ mod tests {
         let mut corpus = Corpus::default();
         for i in 0..7u32 {
             let mut e = exp(Outcome::Succeeded, vec![edit("app/models.py")]);
-            e.id = format!("exp-2024-05-{:02}-b", 20 - i);
+            e.id = format!("exp-2024-05-{:02}-b", 20 - i).into();
             e.source.line = 30 + i;
             e.domains = match i {
                 0 | 1 => vec!["python".into(), "django".into()],
@@ -459,7 +459,7 @@ mod tests {
         assert_eq!(d.subject, "python");
         assert!(d.location.is_none());
         assert_eq!(d.evidence["count"], json!(7));
-        let mut ids: Vec<String> = corpus.experiences.iter().map(|e| e.id.clone()).collect();
+        let mut ids: Vec<String> = corpus.experiences.iter().map(|e| e.id.to_string()).collect();
         ids.sort();
         assert_eq!(d.experience_ids(), ids);
         let in_domain = |name: &str| -> Vec<&Diagnostic> {
@@ -490,7 +490,7 @@ mod tests {
                 Outcome::Succeeded
             };
             let mut e = exp(outcome, vec![check("pytest", None, i % 2 == 0)]);
-            e.id = format!("exp-{i:03}");
+            e.id = format!("exp-{i:03}").into();
             corpus.experiences.push(e);
         }
         let mut sink = Sink::new();

@@ -243,7 +243,7 @@ fn apply_blessings(corpus: &mut Corpus, decisions: &[Decision]) {
         return;
     }
     for e in &mut corpus.experiences {
-        if blessed.contains(e.id.as_str()) {
+        if blessed.contains(&*e.id) {
             e.blessed = true;
         }
     }
@@ -314,11 +314,8 @@ fn members_by_lesson(comp: &Compilation) -> Vec<Vec<usize>> {
 fn lesson_diagnostics<'a>(comp: &'a Compilation, members: &[Vec<usize>]) -> Vec<Diagnostic> {
     // Every experience behind a lesson: its members' and its evidence, sorted.
     let ids_of = |l: &'a Lesson, members: &[usize]| -> Vec<&'a str> {
-        let mut ids: Vec<&str> = members
-            .iter()
-            .map(|&i| comp.candidates[i].record_id.as_str())
-            .collect();
-        ids.extend(l.evidence.iter().map(String::as_str));
+        let mut ids: Vec<&str> = members.iter().map(|&i| &*comp.candidates[i].record_id).collect();
+        ids.extend(l.evidence.iter().map(|id| &**id));
         ids.sort();
         ids.dedup();
         ids
@@ -438,10 +435,10 @@ fn refounded(comp: &Compilation, members: &[Vec<usize>]) -> Vec<Diagnostic> {
                 .map(|&i| &comp.candidates[i])
                 .filter(|c| c.recorded_at == t0)
                 .collect();
-            let old_founder = founders.iter().map(|c| c.record_id.as_str()).min()?;
+            let old_founder = founders.iter().map(|c| &*c.record_id).min()?;
             let wording = founders
                 .iter()
-                .min_by_key(|c| (c.narrative_score, c.record_id.as_str()))
+                .min_by_key(|c| (c.narrative_score, &*c.record_id))
                 .map(|c| &*c.text)
                 .unwrap_or("");
             let key = l.operation_key.clone().unwrap_or_default();
@@ -464,7 +461,7 @@ fn refounded(comp: &Compilation, members: &[Vec<usize>]) -> Vec<Diagnostic> {
                 .domain(&l.domain)
                 .with("old_id", old_id)
                 .with("new_id", l.id.clone())
-                .experiences([l.founder.as_str(), old_founder]),
+                .experiences([&*l.founder, old_founder]),
             )
         })
         .collect()
@@ -527,10 +524,10 @@ fn check_fates(comp: &Compilation) -> Option<Diagnostic> {
     };
     let mut broken: Vec<String> = (comp.candidates.par_iter().zip(&comp.fates))
         .filter(|(c, f)| {
-            let explained = |code: &&str| is_named((code, c.record_id.as_str()));
+            let explained = |code: &&str| is_named((code, &*c.record_id));
             f.fate != Fate::Rule && !f.codes.iter().any(explained)
         })
-        .map(|(c, _)| c.record_id.clone())
+        .map(|(c, _)| c.record_id.to_string())
         .collect();
     let consistent = comp.fates.len() == comp.candidates.len();
     if broken.is_empty() && consistent {
@@ -687,14 +684,14 @@ mod tests {
         let mut in_play: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
         for l in first.lessons.iter().filter(|l| l.working.is_some()) {
             for id in l.evidence.iter().skip(1) {
-                in_play.entry(id.as_str()).or_default().push(l.id.as_str());
+                in_play.entry(&**id).or_default().push(l.id.as_str());
             }
         }
         assert!(in_play.len() >= 3);
         let run = |free_operations: bool, free_experiences: bool| {
             let (mut corpus, sink) = load();
             for e in &mut corpus.experiences {
-                let named = in_play.get(e.id.as_str()).into_iter().flatten();
+                let named = in_play.get(&*e.id).into_iter().flatten();
                 e.in_play.extend(named.map(|id| id.to_string()));
             }
             let opts = Options {

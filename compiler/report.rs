@@ -261,7 +261,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
     let blessable: Vec<&str> = idx
         .iter()
         .filter(|&&i| fates[i].fate == Fate::Lesson && !cands[i].narrative)
-        .map(|&i| cands[i].record_id.as_str())
+        .map(|&i| &*cands[i].record_id)
         .collect::<BTreeSet<_>>()
         .into_iter()
         .take(3)
@@ -470,8 +470,8 @@ pub struct TraceReport {
 }
 
 pub fn trace(comp: &Compilation, id: &str) -> Option<TraceReport> {
-    let exp = comp.corpus.experiences.iter().position(|e| e.id == id);
-    let claim = comp.corpus.claims.iter().position(|c| c.id == id);
+    let exp = comp.corpus.experiences.iter().position(|e| *e.id == *id);
+    let claim = comp.corpus.claims.iter().position(|c| *c.id == *id);
     if exp.is_none() && claim.is_none() {
         return None;
     }
@@ -501,7 +501,7 @@ pub fn trace(comp: &Compilation, id: &str) -> Option<TraceReport> {
         .iter()
         .enumerate()
         .filter(|(_, c)| {
-            c.record_id == id
+            *c.record_id == *id
                 || matches!(c.source, Source::Experience(i) if Some(i as usize) == exp)
                 || matches!(c.source, Source::Claim(i) if Some(i as usize) == claim)
         })

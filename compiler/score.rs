@@ -40,8 +40,8 @@ use crate::diagnostics::{Diagnostic, Sink, codes, short_list};
 use crate::digest;
 use crate::gate::Admitted;
 use crate::model::{
-    Action, Candidate, Cluster, Corpus, Decision, Experience, HistoryEntry, Lesson, Millis, OpStatus, Source,
-    Status,
+    Action, Candidate, Cluster, Corpus, Decision, Experience, HistoryEntry, Id, Lesson, Millis, OpStatus,
+    Source, Status,
 };
 use crate::opkey;
 use crate::outcome::Verdict;
@@ -99,23 +99,23 @@ fn runs<'c>(cand: &'c [Candidate], members: &'c [u32]) -> impl Iterator<Item = (
 }
 
 /// The founder and wording of the lesson a run of members founds, and its id (DESIGN §6).
-fn founding<'a>(inp: &Inputs<'a>, cluster: &Cluster, members: &[u32]) -> (&'a str, &'a str, String) {
+fn founding<'a>(inp: &Inputs<'a>, cluster: &Cluster, members: &[u32]) -> (Id, &'a str, String) {
     let cand = inp.candidates;
     let founder = members
         .iter()
-        .map(|&m| cand[m as usize].record_id.as_str())
+        .map(|&m| &cand[m as usize].record_id)
         .min()
-        .unwrap_or("");
+        .map_or_else(|| Id::from(""), Id::clone);
     // Wording: the most rule-shaped founding member; ties to the smallest id.
     let wording = members
         .iter()
         .map(|&m| &cand[m as usize])
-        .min_by_key(|c| (c.narrative_score, c.record_id.as_str()))
+        .min_by_key(|c| (c.narrative_score, &*c.record_id))
         .map_or("", |c| &*c.text);
     let key = cluster.key.as_deref().unwrap_or("");
     let id = format!(
         "L{}",
-        digest::of_fields(&[&cluster.domain, cluster.kind.as_str(), key, founder, wording])
+        digest::of_fields(&[&cluster.domain, cluster.kind.as_str(), key, &founder, wording])
     );
     (founder, wording, id)
 }
@@ -138,7 +138,7 @@ struct Shared<'a> {
 struct Live<'a> {
     lesson: Lesson,
     /// Supporting experience ids; an id may repeat (sorted and deduplicated at the end).
-    evidence: Vec<&'a str>,
+    evidence: Vec<&'a Id>,
     projects: BTreeSet<&'a str>,
     /// The active days of its domain within its scope (decay), looked up when the scope changes.
     days: &'a [i64],
@@ -262,7 +262,7 @@ fn prepare<'a>(inp: &Inputs<'a>) -> Shared<'a> {
             let mut unique = true;
             for (i, e) in inp.corpus.experiences.iter().enumerate() {
                 // Of two experiences with one id, the last is found, as it always was.
-                unique &= index.insert(e.id.as_str(), i as u32).is_none();
+                unique &= index.insert(&*e.id, i as u32).is_none();
             }
             (index, unique)
         },
@@ -475,7 +475,7 @@ fn unknown_in_play(inp: &Inputs, in_play: &[u32], found: &FxSet<(u32, u32)>) -> 
                         short_list(&unknown, 3)
                     ),
                 )
-                .subject(&exp.id)
+                .subject(&*exp.id)
                 .at(&exp.source)
                 .with("ids", unknown)
                 .experiences([&exp.id])
@@ -619,7 +619,7 @@ fn finish(
         for l in &mut u.live {
             l.evidence.sort_unstable();
             l.evidence.dedup();
-            l.lesson.evidence = l.evidence.iter().map(|s| s.to_string()).collect();
+            l.lesson.evidence = l.evidence.iter().map(|&id| id.clone()).collect();
             l.lesson.projects = l.projects.iter().map(|s| s.to_string()).collect();
             l.lesson.reinforcement = l.evidence.len() as u32;
             l.lesson.rule =
@@ -728,11 +728,11 @@ impl<'a> Fold<'a> {
         };
         let day = utc_day(t);
         self.settle(li, day - 1);
-        let mut joined: Vec<&str> = Vec::new();
+        let mut joined: Vec<&Id> = Vec::new();
         for &m in members {
             self.lesson_of.push((m, li));
             let c = &inp.candidates[m as usize];
-            let (ids, hint): (&[String], _) = match c.source {
+            let (ids, hint): (&[Id], _) = match c.source {
                 Source::Experience(ei) => (std::slice::from_ref(&c.record_id), Some(ei)),
                 Source::Claim(ci) => (&inp.corpus.claims[ci as usize].evidence, None),
             };
@@ -807,7 +807,7 @@ impl<'a> Fold<'a> {
             projects: Vec::new(),
             superseded_by: None,
             supersedes: previous.clone(),
-            founder: founder.to_string(),
+            founder,
             cluster: cluster.id.clone(),
             admitted_at: t,
             last_used_day: utc_day(t),
@@ -859,7 +859,7 @@ impl<'a> Fold<'a> {
 
     /// An experience joins a lesson's evidence (a supporting candidate or a confirmation).
     /// `hint`: the experience the support probably is (see `experience`).
-    fn add_support(&mut self, li: u32, exp_id: &'a str, hint: Option<u32>) {
+    fn add_support(&mut self, li: u32, exp_id: &'a Id, hint: Option<u32>) {
         let project = self.experience(exp_id, hint).and_then(|e| e.project.as_deref());
         let l = &mut self.live[li as usize];
         // A repeated id brings the same project again: no need to check it is new.
@@ -875,7 +875,7 @@ impl<'a> Fold<'a> {
         let corpus: &'a Corpus = self.inp.corpus;
         if let Some(h) = hint
             && self.shared.unique_ids
-            && corpus.experiences[h as usize].id == id
+            && *corpus.experiences[h as usize].id == *id
         {
             return Some(&corpus.experiences[h as usize]);
         }
@@ -1144,7 +1144,7 @@ impl<'a> Fold<'a> {
                     .iter()
                     .filter_map(|id| self.experience(id, None))
                     .filter(|e| e.project.is_some())
-                    .max_by_key(|e| (e.recorded_at, e.id.as_str()));
+                    .max_by_key(|e| (e.recorded_at, &e.id));
                 newest.and_then(|e| e.project.as_deref())
             });
             if let Some(to) = back_to {
@@ -1307,8 +1307,8 @@ impl<'a> Fold<'a> {
 }
 
 /// Owned copies of borrowed ids, for a history entry.
-fn owned(ids: &[&str]) -> Vec<String> {
-    ids.iter().map(|s| s.to_string()).collect()
+fn owned(ids: &[&Id]) -> Vec<Id> {
+    ids.iter().map(|&id| id.clone()).collect()
 }
 
 /// "`k` active days without use": hundreds of thousands of decay events at a million records
@@ -1327,7 +1327,7 @@ fn entry(
     at: Millis,
     event: &'static str,
     confidence: i32,
-    experiences: Vec<String>,
+    experiences: Vec<Id>,
     detail: Option<Cow<'static, str>>,
 ) -> HistoryEntry {
     let mut experiences = experiences;

@@ -147,7 +147,7 @@ fn corpus() -> Corpus {
         },
         // A record whose id is itself a secret, with a secret in a dead-end reason.
         Experience {
-            id: format!("aws-{AWS_KEY}"),
+            id: format!("aws-{AWS_KEY}").into(),
             recorded_at: 1_713_100_000_000,
             domains: vec!["terraform".into()],
             project: Some("/home/dev/infra".into()),
@@ -227,7 +227,7 @@ fn compile(threads: usize) -> (Corpus, Vec<Candidate>, Sink) {
 }
 
 fn of<'a>(cands: &'a [Candidate], record: &str) -> Vec<&'a Candidate> {
-    cands.iter().filter(|c| c.record_id == record).collect()
+    cands.iter().filter(|c| *c.record_id == *record).collect()
 }
 
 #[test]

@@ -33,7 +33,7 @@ fn pairs() -> Vec<Pair> {
 fn candidate(i: u32, text: &str) -> Candidate {
     Candidate {
         source: Source::Experience(i),
-        record_id: format!("exp-{i}"),
+        record_id: format!("exp-{i}").into(),
         domain: "python".into(),
         kind: Kind::Do,
         origin: Origin::Lesson,

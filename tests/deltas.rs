@@ -53,11 +53,11 @@ fn lesson(
         rule,
         pinned: false,
         blessed: false,
-        evidence: evidence.iter().map(|s| s.to_string()).collect(),
+        evidence: evidence.iter().map(|&s| s.into()).collect(),
         projects: vec!["0a1b2c3d4e5f".into(), "9f8e7d6c5b4a".into()],
         superseded_by: None,
         supersedes: None,
-        founder: evidence.first().map(|s| s.to_string()).unwrap_or_default(),
+        founder: evidence.first().map_or_else(|| "".into(), |&s| s.into()),
         cluster: format!("C{}", &id[1..]),
         admitted_at: 1_735_689_600_000,
         last_used_day: 20_100,
@@ -71,7 +71,7 @@ fn lesson(
             at: 1_735_689_600_000,
             event: "admitted",
             confidence: 500,
-            experiences: evidence.iter().map(|s| s.to_string()).collect(),
+            experiences: evidence.iter().map(|&s| s.into()).collect(),
             detail: None,
         }],
     }
@@ -309,7 +309,7 @@ fn check_row(skill: &BaseSkill, row: &Value, max_payload: usize, max_tokens: usi
         .collect();
     assert_eq!(
         ev,
-        evidence.iter().map(String::as_str).collect::<Vec<_>>(),
+        evidence.iter().map(|id| &**id).collect::<Vec<_>>(),
         "evidence sorted, deduped"
     );
     resolved

@@ -55,7 +55,7 @@ fn public_api_loads_texts_in_order() {
         &mut sink,
     );
     assert!(sink.is_empty(), "{sink:?}");
-    let ids: Vec<&str> = c.experiences.iter().map(|e| e.id.as_str()).collect();
+    let ids: Vec<&str> = c.experiences.iter().map(|e| &*e.id).collect();
     assert_eq!(ids, ["exp-0000001", "exp-0000002", "exp-0000003"]);
     assert_eq!(c.experiences[2].operations.len(), 2);
 }

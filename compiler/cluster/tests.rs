@@ -8,7 +8,7 @@ fn lx() -> Lexicon {
 fn cand(i: u32, at: i64, text: &str) -> Candidate {
     Candidate {
         source: Source::Experience(i),
-        record_id: format!("e{i:03}"),
+        record_id: format!("e{i:03}").into(),
         domain: "git".into(),
         kind: Kind::Do,
         origin: Origin::Lesson,

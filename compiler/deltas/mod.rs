@@ -219,7 +219,7 @@ fn row(base_name: &str, anchor: &Anchor, rules: &[&Lesson]) -> Option<Value> {
     );
     let evidence: BTreeSet<&str> = rules
         .iter()
-        .flat_map(|l| l.evidence.iter().map(String::as_str))
+        .flat_map(|l| l.evidence.iter().map(|id| &**id))
         .collect();
     Some(json!({
         "id": id,

@@ -108,8 +108,8 @@ impl<'a> Object<'a> {
         }
     }
 
-    pub fn strs(&mut self, key: &'static str, v: &[String]) {
-        list(self.key(key), b'[', v, b']', |buf, s| string(buf, s));
+    pub fn strs(&mut self, key: &'static str, v: &[impl AsRef<str>]) {
+        list(self.key(key), b'[', v, b']', |buf, s| string(buf, s.as_ref()));
     }
 
     pub fn bool(&mut self, key: &'static str, v: bool) {

@@ -194,7 +194,7 @@ pub fn rule_line(l: &Lesson) -> String {
 
 /// `rule_line` with a prefix before the text (deltas spell out "Avoid: " and "Watch out: ").
 pub fn rule_line_with(l: &Lesson, prefix: &str) -> String {
-    let cites: Vec<&str> = l.evidence.iter().take(3).map(String::as_str).collect();
+    let cites: Vec<&str> = l.evidence.iter().take(3).map(|id| &**id).collect();
     let more = if l.evidence.len() > 3 {
         format!(" +{} more", l.evidence.len() - 3)
     } else {
@@ -633,7 +633,7 @@ mod tests {
         rule: bool,
         pinned: bool,
         blessed: bool,
-        evidence: &'a [String],
+        evidence: &'a [crate::model::Id],
         projects: &'a [String],
         superseded_by: Option<&'a str>,
         supersedes: Option<&'a str>,
@@ -651,7 +651,7 @@ mod tests {
         at: String,
         event: &'static str,
         confidence: Value,
-        experiences: &'a [String],
+        experiences: &'a [crate::model::Id],
         detail: Option<&'a str>,
     }
 

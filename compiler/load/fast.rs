@@ -16,8 +16,8 @@ use serde_json::value::RawValue;
 
 use super::record::{CLAIM_FIELDS, EXPERIENCE_FIELDS, parse_status};
 use crate::model::{
-    Args, Check, ClaimSource, DeadEnd, Experience, Kind, LessonClaim, Millis, Narrative, OpStatus, Operation,
-    Outcome, SourceLoc,
+    Args, Check, ClaimSource, DeadEnd, Experience, Id, Kind, LessonClaim, Millis, Narrative, OpStatus,
+    Operation, Outcome, SourceLoc,
 };
 use crate::time::parse_rfc3339;
 
@@ -654,7 +654,7 @@ impl Acc {
         };
         let record = if self.claim {
             Record::Claim(LessonClaim {
-                id: self.id?,
+                id: self.id?.into(),
                 recorded_at: self.recorded_at?,
                 domains,
                 refused_domains: Vec::new(),
@@ -662,13 +662,13 @@ impl Acc {
                 text: self.text?,
                 kind: self.kind?,
                 source: self.source?,
-                evidence: self.evidence,
+                evidence: self.evidence.into_iter().map(Id::from).collect(),
                 operation_key: self.operation_key,
                 loc: source,
             })
         } else {
             Record::Experience(Experience {
-                id: self.id?,
+                id: self.id?.into(),
                 recorded_at: self.recorded_at?,
                 domains,
                 refused_domains: Vec::new(),

@@ -35,7 +35,7 @@ use super::record::{self, Item, Parsed};
 use crate::candidates;
 use crate::diagnostics::{Diagnostic, codes, short_list};
 use crate::model::{
-    Args, Check, ClaimSource, Experience, Kind, LessonClaim, Narrative, OpStatus, Operation, Outcome,
+    Args, Check, ClaimSource, Experience, Id, Kind, LessonClaim, Narrative, OpStatus, Operation, Outcome,
     SourceLoc,
 };
 use crate::normalize::{self, Aliases};
@@ -694,7 +694,7 @@ impl Reader<'_> {
             }
         }
         Some(Experience {
-            id,
+            id: id.into(),
             recorded_at,
             domains: domains.into_iter().collect(),
             project: projects.get(&s.id).cloned(),
@@ -814,7 +814,7 @@ impl Reader<'_> {
             // The claim holds from the second failing session on.
             let qualified = experiences[sessions[1]].recorded_at;
             let recorded_at = k.at.map_or(qualified, |t| t.max(qualified));
-            let mut evidence: Vec<String> = sessions.iter().map(|&i| experiences[i].id.clone()).collect();
+            let mut evidence: Vec<Id> = sessions.iter().map(|&i| experiences[i].id.clone()).collect();
             evidence.sort();
             let projects: BTreeSet<Option<&String>> = sessions
                 .iter()
@@ -885,7 +885,7 @@ impl Reader<'_> {
         kind: Kind,
         text: String,
         key: &str,
-        evidence: Vec<String>,
+        evidence: Vec<Id>,
         project: Option<String>,
         recorded_at: i64,
     ) -> Parsed {
@@ -893,7 +893,7 @@ impl Reader<'_> {
         Parsed {
             line: loc.line,
             item: Item::Claim(LessonClaim {
-                id: format!("gaia:knowledge:{}", k.id),
+                id: format!("gaia:knowledge:{}", k.id).into(),
                 recorded_at,
                 domains: vec![key_domain(key, &self.rules.aliases)],
                 refused_domains: Vec::new(),

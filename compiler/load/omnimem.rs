@@ -343,7 +343,7 @@ fn memory(v: Value, loc: &SourceLoc, first: bool, aliases: &Aliases) -> Parsed {
     };
     let item = match (key, outcome, recorded_at) {
         (Some(id), Some(outcome), Some(recorded_at)) if c.diags.is_empty() => Item::Experience(Experience {
-            id,
+            id: id.into(),
             recorded_at,
             domains: tags,
             project,
@@ -447,7 +447,7 @@ mod tests {
         let Item::Experience(e) = p.item else {
             panic!("{:?}", p.item)
         };
-        assert_eq!(e.id, "mem-42");
+        assert_eq!(&*e.id, "mem-42");
         assert_eq!(e.domains, ["Python", "testing"]);
         assert_eq!(e.outcome, Some(Outcome::Succeeded));
         assert_eq!(e.effort, Some(4));

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::diagnostics::{Diagnostic, codes};
 use crate::model::{
-    Args, Check, ClaimSource, DeadEnd, Experience, Kind, LessonClaim, Narrative, OpStatus, Operation,
+    Args, Check, ClaimSource, DeadEnd, Experience, Id, Kind, LessonClaim, Narrative, OpStatus, Operation,
     Outcome, SourceLoc,
 };
 use crate::time::parse_rfc3339;
@@ -622,7 +622,7 @@ fn experience(c: &mut Validator, f: &mut Fields, loc: &SourceLoc) -> Option<Item
     let blessed = c.bool("blessed", f.take("blessed"));
     f.take("type");
     Some(Item::Experience(Experience {
-        id: id?,
+        id: id?.into(),
         recorded_at: recorded_at?,
         domains,
         refused_domains: Vec::new(),
@@ -654,7 +654,7 @@ fn claim(c: &mut Validator, f: &mut Fields, loc: &SourceLoc) -> Option<Item> {
     let operation_key = c.opt_string("operation_key", f.take("operation_key"));
     f.take("type");
     Some(Item::Claim(LessonClaim {
-        id: id?,
+        id: id?.into(),
         recorded_at: recorded_at?,
         domains,
         refused_domains: Vec::new(),
@@ -662,7 +662,7 @@ fn claim(c: &mut Validator, f: &mut Fields, loc: &SourceLoc) -> Option<Item> {
         text: text?,
         kind: kind?,
         source: source?,
-        evidence,
+        evidence: evidence.into_iter().map(Id::from).collect(),
         operation_key,
         loc: loc.clone(),
     }))

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::diagnostics::Diagnostic;
-use crate::model::{ClaimSource, Kind, OpStatus, Outcome};
+use crate::model::{ClaimSource, Id, Kind, OpStatus, Outcome};
 use crate::time::parse_rfc3339;
 
 fn exp(id: &str, at: &str, domains: &str, outcome: &str, extra: Value) -> String {
@@ -30,7 +30,7 @@ fn texts(files: &[(&str, &str)]) -> (Corpus, Vec<Diagnostic>) {
 }
 
 fn ids(c: &Corpus) -> Vec<&str> {
-    c.experiences.iter().map(|e| e.id.as_str()).collect()
+    c.experiences.iter().map(|e| &*e.id).collect()
 }
 
 fn codes_at(diags: &[Diagnostic]) -> Vec<(&str, String, u32)> {
@@ -442,10 +442,10 @@ fn lesson_claims_are_loaded_and_validated() {
     assert!(c.experiences.is_empty());
     assert_eq!(c.claims.len(), 1);
     let claim = &c.claims[0];
-    assert_eq!(claim.id, "c-1");
+    assert_eq!(&*claim.id, "c-1");
     assert_eq!(claim.kind, Kind::Do);
     assert_eq!(claim.source, ClaimSource::Model);
-    assert_eq!(claim.evidence, ["e-101", "e-102"]);
+    assert_eq!(claim.evidence, [Id::from("e-101"), Id::from("e-102")]);
     assert_eq!(claim.operation_key.as_deref(), Some("run_shell_command pytest"));
     assert_eq!(
         claim.project.as_deref(),
@@ -777,7 +777,7 @@ fn duplicate_check_survives_hash_collisions() {
         .corpus
         .experiences
         .iter()
-        .map(|e| (e.id.clone(), e.source.line))
+        .map(|e| (e.id.to_string(), e.source.line))
         .collect();
     assert_eq!(kept, [("a".to_string(), 1), ("b".to_string(), 2)]);
     let dups: Vec<(String, u32)> = sink
@@ -810,10 +810,6 @@ outcome: pivoted
 ";
     let (c, d) = texts(&[("style.yml", text)]);
     assert!(d.is_empty(), "{d:?}");
-    let got: Vec<(&str, u32)> = c
-        .experiences
-        .iter()
-        .map(|e| (e.id.as_str(), e.source.line))
-        .collect();
+    let got: Vec<(&str, u32)> = c.experiences.iter().map(|e| (&*e.id, e.source.line)).collect();
     assert_eq!(got, [("f-1", 3), ("f-2", 3), ("f-3", 8)]);
 }
