@@ -13,7 +13,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::diagnostics::{Diagnostic, Severity};
 use crate::load::{self, Format, LoadOptions};
 use crate::model::{Action, Corpus, Fate};
-use crate::pipeline::{self, Compilation, Options, Stage};
+use crate::pipeline::{self, Compilation, Keep, Options, Stage};
 use crate::policy::Rules;
 use crate::store::{OutputLock, Store, StoreError};
 use crate::{emit, explain, report};
@@ -289,13 +289,13 @@ fn run(cli: Cli, memory: Memory) -> Result<i32, Fatal> {
     match cli.command {
         Command::Compile(args) => compile(&args, memory),
         Command::Why { domain, run } => {
-            let (comp, rules) = analyse(&run, false)?;
+            let (comp, rules) = analyse(&run, Keep::Experiences)?;
             let r = report::why(&comp, &rules, &domain);
             print_diagnostics(&r.diagnostics.iter().collect::<Vec<_>>());
             print_report(run.format, report::why_text(&r), &r.json)
         }
         Command::Trace { experience_id, run } => {
-            let (comp, _) = analyse(&run, true)?;
+            let (comp, _) = analyse(&run, Keep::Everything)?;
             let Some(r) = report::trace(&comp, &experience_id) else {
                 return Err(Fatal(format!(
                     "no experience or claim with id `{experience_id}` in the input"
@@ -430,9 +430,8 @@ fn decisions(args: &CompileArgs) -> Result<Vec<crate::model::Decision>, Fatal> {
     Ok(Store::open(&path).map_err(store_fatal)?.decisions()?)
 }
 
-/// Recompute without writing (why, trace). `why` reads the experiences but not their
-/// operations; `trace` counts those too.
-fn analyse(args: &CompileArgs, reads_operations: bool) -> Result<(Compilation, Rules), Fatal> {
+/// Recompute without writing (why, trace), keeping what the report reads.
+fn analyse(args: &CompileArgs, keep: Keep) -> Result<(Compilation, Rules), Fatal> {
     set_threads(args.threads)?;
     let rules = load_rules(args.rules.as_deref())?;
     let (corpus, sink) = load_inputs(args, &rules)?;
@@ -440,8 +439,7 @@ fn analyse(args: &CompileArgs, reads_operations: bool) -> Result<(Compilation, R
         min_reinforcement: args.min_reinforcement,
         stop_after: None,
         decisions: decisions(args)?,
-        free_experiences: false, // `why` and `trace` read them
-        free_operations: !reads_operations,
+        keep,
     };
     Ok((pipeline::compile(corpus, sink, &rules, &opts), rules))
 }
@@ -471,8 +469,7 @@ fn compile(args: &CompileArgs, memory: Memory) -> Result<i32, Fatal> {
         min_reinforcement: args.min_reinforcement,
         stop_after: Some(stop),
         decisions,
-        free_experiences: true,
-        free_operations: true,
+        keep: Keep::Nothing,
     };
     let mut comp = pipeline::compile(corpus, sink, &rules, &opts);
     clock.restart(); // compile timed its own stages

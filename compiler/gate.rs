@@ -79,7 +79,7 @@ pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Can
         let fabricated: Vec<String> = claim
             .evidence
             .iter()
-            .filter(|id| !index.contains_key(&***id))
+            .filter(|id| !index.contains_key(&id[..]))
             .map(|id| id.to_string())
             .collect();
         if !fabricated.is_empty() {
@@ -97,7 +97,7 @@ pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Can
                 .domain(&*c.domain)
                 .with("missing", fabricated.clone())
                 .with("claim", &*claim.id)
-                .experiences(claim.evidence.iter().filter(|id| index.contains_key(&***id))),
+                .experiences(claim.evidence.iter().filter(|id| index.contains_key(&id[..]))),
             );
             c.refusal = Some(Box::new(Refusal::FabricatedEvidence { ids: fabricated }));
             continue;
@@ -106,7 +106,7 @@ pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Can
             .evidence
             .iter()
             .filter(|id| {
-                let i = index[&***id];
+                let i = index[&id[..]];
                 let exp = &corpus.experiences[i];
                 let in_domain = exp.domains.iter().any(|d| **d == *c.domain);
                 let passed = verdicts[i].passed || exp.blessed;

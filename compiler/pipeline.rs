@@ -64,14 +64,23 @@ pub struct Options {
     pub min_reinforcement: Option<u32>,
     pub stop_after: Option<Stage>,
     pub decisions: Vec<Decision>,
-    /// The caller reads no experience after the compile (the `compile` command): they are
-    /// freed once scored, so the peak of the last stages does not hold them. Implies
-    /// `free_operations`.
-    pub free_experiences: bool,
-    /// The caller reads no experience's operations after the compile (`compile`, `why`): the
-    /// operations no later stage reads (about a third of a loaded corpus) are freed once the
-    /// candidates are made.
-    pub free_operations: bool,
+    /// What of the corpus the caller reads after the compile.
+    pub keep: Keep,
+}
+
+/// What of the corpus the caller reads after the compile. The rest is freed as soon as no
+/// later stage needs it, so that it does not add to the peak of the stages after.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Keep {
+    /// Everything (`trace` counts each experience's operations).
+    #[default]
+    Everything,
+    /// The experiences, without the operations no later stage reads (about a third of a
+    /// loaded corpus; `why`). They go once the candidates are made.
+    Experiences,
+    /// Nothing (`compile`): the operations go once the candidates are made, the experiences
+    /// once they are scored.
+    Nothing,
 }
 
 /// A candidate's fate and the codes that explain it (empty only for `rule`).
@@ -166,7 +175,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         gate::check_claims(&corpus, &comp.verdicts, &mut comp.candidates, &mut sink);
         // When nobody reads them after the compile, the operations no later stage reads go
         // now, so clustering and the fold reuse their memory instead of faulting in more.
-        let free_operations = opts.free_operations || opts.free_experiences;
+        let free_operations = opts.keep != Keep::Everything;
         corpus.experiences.par_iter_mut().for_each(|e| {
             e.drop_narrative();
             if free_operations {
@@ -206,7 +215,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         sink.extend(lesson_diagnostics(&comp, &members));
         sink.extend(refounded(&comp, &members));
         comp.fates = fates(&comp);
-        if opts.free_experiences {
+        if opts.keep == Keep::Nothing {
             std::mem::take(&mut corpus.experiences)
                 .into_par_iter()
                 .for_each(drop);
@@ -688,21 +697,19 @@ mod tests {
             }
         }
         assert!(in_play.len() >= 3);
-        let run = |free_operations: bool, free_experiences: bool| {
+        let run = |keep: Keep| {
             let (mut corpus, sink) = load();
             for e in &mut corpus.experiences {
                 let named = in_play.get(&*e.id).into_iter().flatten();
                 e.in_play.extend(named.map(|id| id.to_string()));
             }
             let opts = Options {
-                free_operations,
-                free_experiences,
+                keep,
                 ..Options::default()
             };
             compile(corpus, sink, &rules, &opts)
         };
-        // Everything kept (`trace`), operations freed (`why`), experiences freed (`compile`).
-        let (kept, no_ops, freed) = (run(false, false), run(true, false), run(false, true));
+        let (kept, no_ops, freed) = (run(Keep::Everything), run(Keep::Experiences), run(Keep::Nothing));
         let loaded = kept.corpus.experiences.len();
         assert!(freed.corpus.experiences.is_empty() && loaded > 2900);
         assert_eq!(freed.experience_count, loaded);
