@@ -252,16 +252,7 @@ impl<E: std::fmt::Display> From<E> for Fatal {
     }
 }
 
-/// What the binary's allocator does on request; the library cannot name the allocator itself
-/// (its tests run on the system one).
-#[derive(Clone, Copy)]
-pub struct Memory {
-    /// Hands the memory freed so far back to the OS. The binary keeps freed memory otherwise,
-    /// so each stage reuses what the one before it freed.
-    pub release_freed: fn(),
-}
-
-pub fn main(memory: Memory) -> i32 {
+pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -270,7 +261,7 @@ pub fn main(memory: Memory) -> i32 {
             return code;
         }
     };
-    match run(cli, memory) {
+    match run(cli) {
         Ok(code) => code,
         Err(Fatal(msg)) => {
             let coded = msg
@@ -285,9 +276,9 @@ pub fn main(memory: Memory) -> i32 {
     }
 }
 
-fn run(cli: Cli, memory: Memory) -> Result<i32, Fatal> {
+fn run(cli: Cli) -> Result<i32, Fatal> {
     match cli.command {
-        Command::Compile(args) => compile(&args, memory),
+        Command::Compile(args) => compile(&args),
         Command::Why { domain, run } => {
             let (comp, rules) = analyse(&run, Keep::Experiences)?;
             let r = report::why(&comp, &rules, &domain);
@@ -444,7 +435,7 @@ fn analyse(args: &CompileArgs, keep: Keep) -> Result<(Compilation, Rules), Fatal
     Ok((pipeline::compile(corpus, sink, &rules, &opts), rules))
 }
 
-fn compile(args: &CompileArgs, memory: Memory) -> Result<i32, Fatal> {
+fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
     set_threads(args.threads)?;
     let rules = load_rules(args.rules.as_deref())?;
     let stop = args.stop_after.unwrap_or(Stage::Emit);
@@ -487,43 +478,45 @@ fn compile(args: &CompileArgs, memory: Memory) -> Result<i32, Fatal> {
     if stop == Stage::Emit {
         // Emit reads only the lessons and the diagnostics (the summary is made already). The
         // records were most of the peak and emit's documents are smaller, so the peak stays
-        // the fold's: the ledger text takes its memory from them, and the rest goes back to the
-        // OS once it is made (released first, the ledger's half gigabyte was faulted in anew).
+        // the fold's: the allocator keeps what is freed here and emit's text reuses it.
         comp.free_records();
         clock.lap("free");
     }
     let mut emit_sink = Vec::new();
     let mut written = Vec::new();
     if let Some(store) = store.as_mut() {
-        let ledger = emit::ledger_file(&comp.lessons);
-        (memory.release_freed)(); // after the ledger: see `free_records` above
-        clock.lap("ledger");
         let previous = store.outputs()?;
-        let (files_tx, files_rx) = std::sync::mpsc::channel();
-        let (wrote, saved) = std::thread::scope(|s| {
-            // SQLite takes one writer: it stages the ledger rows on its own thread while the
-            // other files render and everything is written, and commits once they are.
-            let (lessons, now, ledger_text) = (&comp.lessons, comp.now, &ledger.pieces);
-            let saving = s.spawn(move || {
-                let ids = lessons.iter().map(|l| l.id.as_str());
-                let rows: Vec<(&str, &str)> = ids.zip(emit::ledger_rows(ledger_text)).collect();
-                store.save_compile(now, &rows, || files_rx.recv().ok())
-            });
-            let mut files = emit::render(&comp, &rules, &mut emit_sink);
-            files.extend(delta_files);
-            clock.lap("render");
-            let mut all: Vec<&emit::OutFile> = files.iter().chain([&ledger]).collect();
-            all.sort_by(|a, b| a.path.cmp(&b.path));
-            let wrote = emit::write(&args.out, &all, &previous);
-            if let Ok(paths) = &wrote {
-                let _ = files_tx.send(paths.clone());
-            }
-            drop(files_tx);
-            clock.lap("write");
-            (wrote, saving.join().expect("the store thread does not panic"))
+        let ledger = emit::ledger_file(&comp.lessons);
+        clock.lap("ledger");
+        // The ledger is most of the output at scale. It is written and staged in the store
+        // side by side, then freed, so the other files are rendered into its memory instead
+        // of beside it (which would set a new peak).
+        let ids = comp.lessons.iter().map(|l| l.id.as_str());
+        let rows: Vec<(&str, &str)> = ids.zip(emit::ledger_rows(&ledger.pieces)).collect();
+        let (staged, ledger_written) = std::thread::scope(|s| {
+            let writing = s.spawn(|| emit::write(&args.out, &[&ledger]));
+            let staged = store.stage_compile(comp.now, &rows);
+            (staged, writing.join().expect("writing a file does not panic"))
         });
-        written = wrote.map_err(|e| Fatal(format!("{}: {e}", args.out.display())))?;
-        saved?;
+        let mut generated = vec![ledger.path.clone()];
+        drop(rows);
+        drop(ledger);
+        let staged = staged?;
+        clock.lap("ledger written");
+        let mut files = emit::render(&comp, &rules, &mut emit_sink);
+        files.extend(delta_files);
+        clock.lap("render");
+        generated.extend(files.iter().map(|f| f.path.clone()));
+        generated.sort();
+        let wrote = ledger_written
+            .and_then(|()| emit::write(&args.out, &files.iter().collect::<Vec<_>>()))
+            .and_then(|()| emit::remove_stale(&args.out, &generated, &previous));
+        clock.lap("write");
+        // Files that could not be written leave the last recorded compile as it was.
+        let recorded = staged.finish(wrote.is_ok().then(|| generated.clone()));
+        wrote.map_err(|e| Fatal(format!("{}: {e}", args.out.display())))?;
+        recorded?;
+        written = generated;
         clock.lap("store");
     }
     let diagnostics: Vec<&Diagnostic> = comp.diagnostics.iter().chain(&emit_sink).collect();

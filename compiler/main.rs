@@ -11,7 +11,6 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 // that needs one more crate).
 unsafe extern "C" {
     fn mi_option_set_default(option: c_int, value: c_long);
-    fn mi_collect(force: bool);
 }
 
 /// `mi_option_purge_delay` (mimalloc v2 and v3 number it alike).
@@ -21,21 +20,13 @@ const MI_OPTION_PURGE_DELAY: c_int = 15;
 /// frees large structures at each stage that the next stages soon allocate again, and memory
 /// returned in between is faulted in and zeroed a second time: about 4 GB at a million
 /// experiences, and on a VM a third of the CPU time in some runs. So freed memory stays with
-/// the process (an hour is "never" for a compile) until `release_freed` hands it back at the
-/// one point where the rest of the run needs less (ARCHITECTURE.md, sixth round). The
-/// environment's `MIMALLOC_PURGE_DELAY` still wins.
+/// the process (an hour is "never" for a compile); no stage after the lifecycle fold needs
+/// more than the fold freed (ARCHITECTURE.md, sixth and eleventh rounds). The environment's
+/// `MIMALLOC_PURGE_DELAY` still wins.
 const HOLD_FREED_MS: c_long = 3_600_000;
-
-/// Every thread's freed pages go back to the allocator's arenas, and the arenas to the OS.
-fn release_freed() {
-    // SAFETY: mimalloc's collect takes no pointers; each thread collects its own heap.
-    rayon::broadcast(|_| unsafe { mi_collect(true) });
-    unsafe { mi_collect(true) };
-}
 
 fn main() {
     // SAFETY: a plain store into the allocator's option table, before any other thread starts.
     unsafe { mi_option_set_default(MI_OPTION_PURGE_DELAY, HOLD_FREED_MS) };
-    let memory = skillc::cli::Memory { release_freed };
-    std::process::exit(skillc::cli::main(memory));
+    std::process::exit(skillc::cli::main());
 }

@@ -285,21 +285,17 @@ impl Store {
         rows.collect::<Result<Vec<String>, _>>().map_err(self.err())
     }
 
-    /// Records a finished compile: its ledger as (lesson id, JSON object) rows, its time and
-    /// the files it generated, in one transaction. Only the latest ledger is kept; each lesson
-    /// carries its own history.
+    /// Stages a compile's ledger, as (lesson id, JSON object) rows, in a transaction that
+    /// `StagedCompile::finish` commits with the compile's time and the files it generated.
+    /// Only the latest ledger is kept; each lesson carries its own history.
     ///
-    /// `outputs` is asked for the generated files only after the ledger rows are staged, so
-    /// the caller can write them meanwhile; `None` (writing failed) rolls everything back.
-    /// Returns whether the compile was recorded.
-    pub fn save_compile(
+    /// Staging comes first so the caller can free the ledger's text and write the other
+    /// files meanwhile; a compile that is never finished leaves the store as it was.
+    pub fn stage_compile(
         &mut self,
         now: Millis,
         ledger: &[(&str, &str)],
-        outputs: impl FnOnce() -> Option<Vec<String>>,
-    ) -> Result<bool, StoreError> {
-        let path = self.path.clone();
-        let e = |e| StoreError::Sqlite(path.clone(), e);
+    ) -> Result<StagedCompile<'_>, StoreError> {
         // The first ledger goes straight into the database file: WAL would write it twice
         // (log, then checkpoint), and an empty store has no reader to keep working meanwhile.
         // Another connection keeps the store in WAL, which only costs time. A rollback journal
@@ -312,15 +308,20 @@ impl Store {
         } else {
             self.conn
                 .pragma_update(None, "synchronous", "NORMAL")
-                .map_err(e)?;
+                .map_err(self.err())?;
         }
-        let saved = self.save_rows(now, ledger, outputs);
-        if first {
-            self.try_journal_mode("WAL");
-        } else {
-            self.conn.pragma_update(None, "synchronous", "FULL").map_err(e)?;
-        }
-        saved.map_err(e)
+        let mut staged = StagedCompile {
+            store: self,
+            first,
+            open: true,
+        };
+        staged
+            .store
+            .conn
+            .execute_batch("BEGIN")
+            .map_err(staged.store.err())?;
+        staged.stage_rows(now, ledger).map_err(staged.store.err())?;
+        Ok(staged)
     }
 
     /// Asks for a journal mode. Either mode keeps the store consistent, so a refusal (another
@@ -329,17 +330,51 @@ impl Store {
         let sql = format!("PRAGMA journal_mode = {mode}");
         let _ = self.conn.query_row(&sql, [], |_| Ok(()));
     }
+}
 
-    /// `save_compile`'s transaction.
-    fn save_rows(
-        &mut self,
-        now: Millis,
-        ledger: &[(&str, &str)],
-        outputs: impl FnOnce() -> Option<Vec<String>>,
-    ) -> rusqlite::Result<bool> {
-        let tx = self.conn.transaction()?;
-        tx.execute("DELETE FROM compiles", [])?;
-        tx.execute(
+/// A compile whose ledger rows are staged in an open transaction (`Store::stage_compile`).
+/// Dropped unfinished, it rolls back.
+pub struct StagedCompile<'a> {
+    store: &'a mut Store,
+    /// The store's first compile (written without WAL).
+    first: bool,
+    /// Neither committed nor rolled back yet.
+    open: bool,
+}
+
+impl StagedCompile<'_> {
+    /// Records the compile with `outputs`, the files it generated; `None` (writing them
+    /// failed) rolls everything back. Returns whether the compile was recorded.
+    pub fn finish(mut self, outputs: Option<Vec<String>>) -> Result<bool, StoreError> {
+        let Some(outputs) = outputs else {
+            return self.close("ROLLBACK").map(|()| false);
+        };
+        self.record_outputs(&outputs).map_err(self.store.err())?;
+        self.close("COMMIT").map(|()| true)
+    }
+
+    /// Ends the transaction (`COMMIT` or `ROLLBACK`) and puts the connection's journal
+    /// settings back, once.
+    fn close(&mut self, end: &str) -> Result<(), StoreError> {
+        if !std::mem::take(&mut self.open) {
+            return Ok(());
+        }
+        let conn = &self.store.conn;
+        let ended = conn.execute_batch(end);
+        let restored = if self.first {
+            self.store.try_journal_mode("WAL");
+            Ok(())
+        } else {
+            conn.pragma_update(None, "synchronous", "FULL")
+        };
+        ended.and(restored).map_err(self.store.err())
+    }
+
+    /// The ledger rows and the compile's time, inside the open transaction.
+    fn stage_rows(&mut self, now: Millis, ledger: &[(&str, &str)]) -> rusqlite::Result<()> {
+        let conn = &self.store.conn;
+        conn.execute("DELETE FROM compiles", [])?;
+        conn.execute(
             "INSERT INTO compiles (now, lessons) VALUES (?1, ?2)",
             params![now, ledger.len() as i64],
         )?;
@@ -356,7 +391,7 @@ impl Store {
         let mut write = vec![true; ledger.len()];
         let mut gone = Vec::new();
         {
-            let mut scan = tx.prepare("SELECT id, json, rowid FROM lessons")?;
+            let mut scan = conn.prepare("SELECT id, json, rowid FROM lessons")?;
             let mut rows = scan.query([])?;
             while let Some(row) = rows.next()? {
                 let text = |i| row.get_ref(i).map(|v| v.as_bytes().unwrap_or_default());
@@ -367,11 +402,11 @@ impl Store {
             }
         }
         {
-            let mut remove = tx.prepare("DELETE FROM lessons WHERE rowid = ?1")?;
+            let mut remove = conn.prepare("DELETE FROM lessons WHERE rowid = ?1")?;
             for rowid in &gone {
                 remove.execute(params![rowid])?;
             }
-            let mut upsert = tx.prepare(
+            let mut upsert = conn.prepare(
                 "INSERT INTO lessons (id, json) VALUES (?1, ?2)
                  ON CONFLICT (id) DO UPDATE SET json = excluded.json",
             )?;
@@ -384,19 +419,27 @@ impl Store {
                 upsert.execute(params![id, json])?;
             }
         }
-        let Some(outputs) = outputs() else {
-            tx.rollback()?;
-            return Ok(false);
-        };
-        tx.execute("DELETE FROM outputs", [])?;
+        Ok(())
+    }
+
+    fn record_outputs(&mut self, outputs: &[String]) -> rusqlite::Result<()> {
+        let conn = &self.store.conn;
+        conn.execute("DELETE FROM outputs", [])?;
         {
-            let mut st = tx.prepare("INSERT INTO outputs (path) VALUES (?1)")?;
-            for o in &outputs {
+            let mut st = conn.prepare("INSERT INTO outputs (path) VALUES (?1)")?;
+            for o in outputs {
                 st.execute(params![o])?;
             }
         }
-        tx.commit()?;
-        Ok(true)
+        Ok(())
+    }
+}
+
+impl Drop for StagedCompile<'_> {
+    fn drop(&mut self) {
+        // Unfinished (an error on the way): nothing of this compile is recorded. The store
+        // stays consistent either way, so a failure here has nobody to tell.
+        let _ = self.close("ROLLBACK");
     }
 }
 
@@ -541,23 +584,23 @@ mod tests {
         let go_later = r#"{"id":"L1a2b3c4d5e6f","text":"Run go vet before go test.","confidence":0.6}"#;
         let pip = r#"{"id":"L9f8e7d6c5b4a","text":"Use a virtualenv, not the system pip."}"#;
         let npm = r#"{"id":"Lc0ffee000001","text":"Use npm ci in CI, not npm install."}"#;
-        s.save_compile(1, &[("L1a2b3c4d5e6f", go), ("L9f8e7d6c5b4a", pip)], || {
-            Some(vec![])
-        })
-        .unwrap();
-        s.save_compile(2, &[("L1a2b3c4d5e6f", go_later), ("Lc0ffee000001", npm)], || {
-            Some(vec![])
-        })
-        .unwrap();
+        s.stage_compile(1, &[("L1a2b3c4d5e6f", go), ("L9f8e7d6c5b4a", pip)])
+            .unwrap()
+            .finish(Some(vec![]))
+            .unwrap();
+        s.stage_compile(2, &[("L1a2b3c4d5e6f", go_later), ("Lc0ffee000001", npm)])
+            .unwrap()
+            .finish(Some(vec![]))
+            .unwrap();
         assert_eq!(s.ledger_lessons().unwrap(), [go_later, npm]);
         assert_eq!(s.ledger_lesson("L9f8e7d6c5b4a").unwrap(), None);
         assert_eq!(s.last_now().unwrap(), 2);
         // The same ledger again: only the compile's own row and the outputs list are written.
         let before = s.conn.total_changes();
-        s.save_compile(2, &[("L1a2b3c4d5e6f", go_later), ("Lc0ffee000001", npm)], || {
-            Some(vec![])
-        })
-        .unwrap();
+        s.stage_compile(2, &[("L1a2b3c4d5e6f", go_later), ("Lc0ffee000001", npm)])
+            .unwrap()
+            .finish(Some(vec![]))
+            .unwrap();
         let compile_rows = 2; // `compiles` cleared and its one row inserted
         assert_eq!(
             s.conn.total_changes() - before,
@@ -566,19 +609,27 @@ mod tests {
         );
         // One lesson changed: one more row.
         let before = s.conn.total_changes();
-        s.save_compile(2, &[("L1a2b3c4d5e6f", go), ("Lc0ffee000001", npm)], || {
-            Some(vec![])
-        })
-        .unwrap();
+        s.stage_compile(2, &[("L1a2b3c4d5e6f", go), ("Lc0ffee000001", npm)])
+            .unwrap()
+            .finish(Some(vec![]))
+            .unwrap();
         assert_eq!(s.conn.total_changes() - before, compile_rows + 1);
         assert_eq!(s.ledger_lessons().unwrap(), [go, npm]);
-        s.save_compile(2, &[("L1a2b3c4d5e6f", go_later), ("Lc0ffee000001", npm)], || {
-            Some(vec![])
-        })
-        .unwrap();
+        s.stage_compile(2, &[("L1a2b3c4d5e6f", go_later), ("Lc0ffee000001", npm)])
+            .unwrap()
+            .finish(Some(vec![]))
+            .unwrap();
         // Files that could not be written leave the last recorded compile as it was.
-        let recorded = s.save_compile(3, &[("Lc0ffee000001", npm)], || None).unwrap();
+        let recorded = s
+            .stage_compile(3, &[("Lc0ffee000001", npm)])
+            .unwrap()
+            .finish(None)
+            .unwrap();
         assert!(!recorded);
+        assert_eq!(s.ledger_lessons().unwrap(), [go_later, npm]);
+        assert_eq!(s.last_now().unwrap(), 2);
+        // So does a compile that stops between staging and finishing (an error on the way).
+        drop(s.stage_compile(4, &[("Lc0ffee000001", npm)]).unwrap());
         assert_eq!(s.ledger_lessons().unwrap(), [go_later, npm]);
         assert_eq!(s.last_now().unwrap(), 2);
         let _ = std::fs::remove_dir_all(&dir);
@@ -606,15 +657,14 @@ mod tests {
             }
             let wal = path.with_extension("db-wal");
             assert!(wal.exists(), "the store opens in WAL");
-            let recorded = s.save_compile(1, &[("L1a2b3c4d5e6f", go)], || {
-                // Mid-transaction: without a reader the rows go to the database file, not the log.
-                assert_eq!(
-                    wal.exists(),
-                    reader_open,
-                    "WAL in use, reader open: {reader_open}"
-                );
-                Some(vec!["ledger.json".into()])
-            });
+            let staged = s.stage_compile(1, &[("L1a2b3c4d5e6f", go)]).unwrap();
+            // Mid-transaction: without a reader the rows go to the database file, not the log.
+            assert_eq!(
+                wal.exists(),
+                reader_open,
+                "WAL in use, reader open: {reader_open}"
+            );
+            let recorded = staged.finish(Some(vec!["ledger.json".into()]));
             assert!(recorded.unwrap(), "reader open: {reader_open}");
             assert_eq!(s.ledger_lessons().unwrap(), [go]);
             assert_eq!(mode(&s.conn), "wal", "reader open: {reader_open}");
@@ -630,7 +680,9 @@ mod tests {
         let path = dir.join("state.db");
         {
             let mut s = Store::open(&path).unwrap();
-            s.save_compile(1_700_000_000_000, &[], || Some(vec!["ledger.json".into()]))
+            s.stage_compile(1_700_000_000_000, &[])
+                .unwrap()
+                .finish(Some(vec!["ledger.json".into()]))
                 .unwrap();
             let d = s
                 .record(Action::Retire, "L0123456789ab", Some("obsolete"))

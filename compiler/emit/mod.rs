@@ -483,17 +483,15 @@ pub fn diagnostics_json(diags: &[Diagnostic]) -> Vec<String> {
     json_lines("diagnostics", diags, write_diagnostic)
 }
 
-/// Writes `files` under `out` atomically and removes the files in `previous` (what the last
-/// compile generated) that this compile no longer generates. Returns the paths written.
-pub fn write(out: &Path, files: &[&OutFile], previous: &[String]) -> std::io::Result<Vec<String>> {
+/// Writes `files` under `out` atomically, side by side. Unchanged files are left alone, so a
+/// re-run on unchanged input touches nothing.
+pub fn write(out: &Path, files: &[&OutFile]) -> std::io::Result<()> {
     std::fs::create_dir_all(out)?;
-    // Files are independent; the ledger and diagnostics (most of the bytes) go side by side.
     files.par_iter().try_for_each(|f| -> std::io::Result<()> {
         let path = out.join(&f.path);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)?;
         }
-        // Unchanged files are left alone, so a re-run on unchanged input touches nothing.
         if same_contents(&path, &f.pieces) {
             return Ok(());
         }
@@ -505,8 +503,13 @@ pub fn write(out: &Path, files: &[&OutFile], previous: &[String]) -> std::io::Re
             }
         }
         std::fs::rename(&tmp, &path)
-    })?;
-    let now: BTreeSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    })
+}
+
+/// Removes the files in `previous` (what the last compile generated) that this compile, which
+/// generated `generated`, no longer does.
+pub fn remove_stale(out: &Path, generated: &[String], previous: &[String]) -> std::io::Result<()> {
+    let now: BTreeSet<&str> = generated.iter().map(String::as_str).collect();
     for old in previous {
         if now.contains(old.as_str()) || !is_safe_relative(old) {
             continue;
@@ -517,7 +520,7 @@ pub fn write(out: &Path, files: &[&OutFile], previous: &[String]) -> std::io::Re
             remove_empty_parents(out, &path);
         }
     }
-    Ok(files.iter().map(|f| f.path.clone()).collect())
+    Ok(())
 }
 
 /// Does the file at `path` hold exactly `pieces`, one after the other? Compared a block at a
