@@ -291,6 +291,38 @@ fn stale_generated_files_are_removed_and_foreign_files_kept() {
 }
 
 #[test]
+fn a_compile_that_cannot_write_its_files_leaves_the_recorded_compile_as_it_was() {
+    let s = Scratch::new("unwritable");
+    let out = s.path("out");
+    let o = compile_to(&fixture("foundation"), &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out_arg = out.to_str().unwrap();
+    let list = || {
+        stdout(&skillc(&[
+            "lessons", "list", "--format", "json", "--out", out_arg,
+        ]))
+    };
+    let recorded = list();
+    assert!(recorded.contains("conftest.py"), "{recorded}");
+    // python/SKILL.md cannot be replaced: a directory with something in it stands there.
+    std::fs::remove_file(out.join("python/SKILL.md")).unwrap();
+    std::fs::create_dir_all(out.join("python/SKILL.md/kept")).unwrap();
+    let py_only = s.path("py.jsonl");
+    let text = std::fs::read_to_string(fixture("foundation/agents.jsonl")).unwrap();
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("\"python\"") || l.contains("\"py\""))
+        .collect();
+    std::fs::write(&py_only, lines.join("\n")).unwrap();
+    let o = compile_to(&py_only, &out, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains(out_arg), "{}", stderr(&o));
+    // The store still holds the first compile, and its files are not cleaned up as stale.
+    assert_eq!(list(), recorded);
+    assert!(out.join("rust/SKILL.md").is_file());
+}
+
+#[test]
 fn strict_exits_one_when_input_was_refused() {
     let s = Scratch::new("strict");
     let out = s.path("out");
