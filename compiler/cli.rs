@@ -513,7 +513,7 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
             .and_then(|()| emit::remove_stale(&args.out, &generated, &previous));
         clock.lap("write");
         // Files that could not be written leave the last recorded compile as it was.
-        let recorded = staged.finish(wrote.is_ok().then(|| generated.clone()));
+        let recorded = staged.finish(wrote.is_ok().then_some(&generated[..]));
         wrote.map_err(|e| Fatal(format!("{}: {e}", args.out.display())))?;
         recorded?;
         written = generated;

@@ -345,11 +345,11 @@ pub struct StagedCompile<'a> {
 impl StagedCompile<'_> {
     /// Records the compile with `outputs`, the files it generated; `None` (writing them
     /// failed) rolls everything back. Returns whether the compile was recorded.
-    pub fn finish(mut self, outputs: Option<Vec<String>>) -> Result<bool, StoreError> {
+    pub fn finish(mut self, outputs: Option<&[String]>) -> Result<bool, StoreError> {
         let Some(outputs) = outputs else {
             return self.close("ROLLBACK").map(|()| false);
         };
-        self.record_outputs(&outputs).map_err(self.store.err())?;
+        self.record_outputs(outputs).map_err(self.store.err())?;
         self.close("COMMIT").map(|()| true)
     }
 
@@ -586,11 +586,11 @@ mod tests {
         let npm = r#"{"id":"Lc0ffee000001","text":"Use npm ci in CI, not npm install."}"#;
         s.stage_compile(1, &[("L1a2b3c4d5e6f", go), ("L9f8e7d6c5b4a", pip)])
             .unwrap()
-            .finish(Some(vec![]))
+            .finish(Some(&[]))
             .unwrap();
         s.stage_compile(2, &[("L1a2b3c4d5e6f", go_later), ("Lc0ffee000001", npm)])
             .unwrap()
-            .finish(Some(vec![]))
+            .finish(Some(&[]))
             .unwrap();
         assert_eq!(s.ledger_lessons().unwrap(), [go_later, npm]);
         assert_eq!(s.ledger_lesson("L9f8e7d6c5b4a").unwrap(), None);
@@ -599,7 +599,7 @@ mod tests {
         let before = s.conn.total_changes();
         s.stage_compile(2, &[("L1a2b3c4d5e6f", go_later), ("Lc0ffee000001", npm)])
             .unwrap()
-            .finish(Some(vec![]))
+            .finish(Some(&[]))
             .unwrap();
         let compile_rows = 2; // `compiles` cleared and its one row inserted
         assert_eq!(
@@ -611,13 +611,13 @@ mod tests {
         let before = s.conn.total_changes();
         s.stage_compile(2, &[("L1a2b3c4d5e6f", go), ("Lc0ffee000001", npm)])
             .unwrap()
-            .finish(Some(vec![]))
+            .finish(Some(&[]))
             .unwrap();
         assert_eq!(s.conn.total_changes() - before, compile_rows + 1);
         assert_eq!(s.ledger_lessons().unwrap(), [go, npm]);
         s.stage_compile(2, &[("L1a2b3c4d5e6f", go_later), ("Lc0ffee000001", npm)])
             .unwrap()
-            .finish(Some(vec![]))
+            .finish(Some(&[]))
             .unwrap();
         // Files that could not be written leave the last recorded compile as it was.
         let recorded = s
@@ -664,7 +664,7 @@ mod tests {
                 reader_open,
                 "WAL in use, reader open: {reader_open}"
             );
-            let recorded = staged.finish(Some(vec!["ledger.json".into()]));
+            let recorded = staged.finish(Some(&["ledger.json".into()]));
             assert!(recorded.unwrap(), "reader open: {reader_open}");
             assert_eq!(s.ledger_lessons().unwrap(), [go]);
             assert_eq!(mode(&s.conn), "wal", "reader open: {reader_open}");
@@ -682,7 +682,7 @@ mod tests {
             let mut s = Store::open(&path).unwrap();
             s.stage_compile(1_700_000_000_000, &[])
                 .unwrap()
-                .finish(Some(vec!["ledger.json".into()]))
+                .finish(Some(&["ledger.json".into()]))
                 .unwrap();
             let d = s
                 .record(Action::Retire, "L0123456789ab", Some("obsolete"))

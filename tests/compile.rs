@@ -266,6 +266,18 @@ fn output_is_byte_identical_across_thread_counts_and_reruns() {
     assert_eq!(one, again);
 }
 
+/// The foundation corpus's python records (`python` and its alias `py`) as their own file.
+fn python_records_only(s: &Scratch) -> std::path::PathBuf {
+    let path = s.path("py.jsonl");
+    let text = std::fs::read_to_string(fixture("foundation/agents.jsonl")).unwrap();
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("\"python\"") || l.contains("\"py\""))
+        .collect();
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    path
+}
+
 #[test]
 fn stale_generated_files_are_removed_and_foreign_files_kept() {
     let s = Scratch::new("stale");
@@ -275,14 +287,7 @@ fn stale_generated_files_are_removed_and_foreign_files_kept() {
     assert!(out.join("rust/SKILL.md").is_file());
     std::fs::write(out.join("notes.txt"), "mine").unwrap();
     // Recompile with only the python records: rust's files go, the user's file stays.
-    let py_only = s.path("py.jsonl");
-    let text = std::fs::read_to_string(fixture("foundation/agents.jsonl")).unwrap();
-    let lines: Vec<&str> = text
-        .lines()
-        .filter(|l| l.contains("\"python\"") || l.contains("\"py\""))
-        .collect();
-    std::fs::write(&py_only, lines.join("\n")).unwrap();
-    let o = compile_to(&py_only, &out, &[]);
+    let o = compile_to(&python_records_only(&s), &out, &[]);
     assert_eq!(o.status.code(), Some(0));
     assert!(!out.join("rust/SKILL.md").exists());
     assert!(!out.join("rust").exists());
@@ -307,14 +312,7 @@ fn a_compile_that_cannot_write_its_files_leaves_the_recorded_compile_as_it_was()
     // python/SKILL.md cannot be replaced: a directory with something in it stands there.
     std::fs::remove_file(out.join("python/SKILL.md")).unwrap();
     std::fs::create_dir_all(out.join("python/SKILL.md/kept")).unwrap();
-    let py_only = s.path("py.jsonl");
-    let text = std::fs::read_to_string(fixture("foundation/agents.jsonl")).unwrap();
-    let lines: Vec<&str> = text
-        .lines()
-        .filter(|l| l.contains("\"python\"") || l.contains("\"py\""))
-        .collect();
-    std::fs::write(&py_only, lines.join("\n")).unwrap();
-    let o = compile_to(&py_only, &out, &[]);
+    let o = compile_to(&python_records_only(&s), &out, &[]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains(out_arg), "{}", stderr(&o));
     // The store still holds the first compile, and its files are not cleaned up as stale.

@@ -1,10 +1,10 @@
 //! Emit: the ledger rendered as files (DESIGN §7), then written atomically.
 //!
 //! `render` and `ledger_file` are pure — they return every file's relative path and bytes
-//! (the ledger apart, so the state store can read it while the rest renders), and tests can
-//! look at output without touching the disk; `write` puts them in place (temporary file, then
-//! rename, files in parallel) and removes files a previous compile generated that this one
-//! does not.
+//! (the ledger apart, so it can be written, staged in the state store and freed before the
+//! rest renders), and tests can look at output without touching the disk; `write` puts them
+//! in place (temporary file, then rename, files in parallel) and `remove_stale` removes files
+//! a previous compile generated that this one does not.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
@@ -50,8 +50,8 @@ impl OutFile {
     }
 }
 
-/// Renders every output file of a compile but the ledger (`ledger_file`, which the state
-/// store reads while the rest renders), sorted by path. Diagnostics about what did not fit
+/// Renders every output file of a compile but the ledger (`ledger_file`, written and freed
+/// before the rest renders), sorted by path. Diagnostics about what did not fit
 /// are pushed to `sink` and also appear in `diagnostics.json`.
 pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile> {
     let mut files = Vec::new();
