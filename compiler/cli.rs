@@ -201,7 +201,7 @@ pub struct CompileArgs {
     /// Distinct supporting experiences a lesson needs to become a rule
     #[arg(long)]
     pub min_reinforcement: Option<u32>,
-    /// Worker threads (default: all cores)
+    /// Worker threads, 1 to 256 (default: all cores)
     #[arg(long)]
     pub threads: Option<usize>,
     /// Input format (default: recognised by content)
@@ -371,10 +371,16 @@ fn state_path(args: &CompileArgs) -> PathBuf {
         .unwrap_or_else(|| args.out.join(".skillc").join("state.db"))
 }
 
+/// More workers than this buys nothing on any machine skillc runs on, and each reserves a
+/// stack: a mistyped count would stall the run starting threads instead of refusing.
+const MAX_THREADS: usize = 256;
+
 fn set_threads(threads: Option<usize>) -> Result<(), Fatal> {
     if let Some(n) = threads {
-        if n == 0 {
-            return Err(Fatal("--threads must be at least 1".into()));
+        if !(1..=MAX_THREADS).contains(&n) {
+            return Err(Fatal(format!(
+                "--threads must be from 1 to {MAX_THREADS} (got {n})"
+            )));
         }
         // Fails only if a pool was already built (tests calling twice); the count then stays.
         let _ = rayon::ThreadPoolBuilder::new().num_threads(n).build_global();
@@ -592,6 +598,10 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
     let fmt = state.format;
     let mut record = |action: Action, id: &str, text: Option<&str>| -> Result<i32, Fatal> {
         let lesson = find(&store, id)?;
+        // An edit without words would compile into an active rule that says nothing.
+        if action == Action::Edit && text.is_none_or(|t| t.trim().is_empty()) {
+            return Err(Fatal("the new text is empty; not recorded".into()));
+        }
         if let Some(t) = text
             && let Some(pattern) = Rules::builtin().secrets.find(t)
         {

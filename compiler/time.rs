@@ -4,6 +4,16 @@ use crate::model::Millis;
 
 const MS_PER_DAY: i64 = 86_400_000;
 
+/// The instants an RFC 3339 timestamp can write, 0000-01-01T00:00:00Z through
+/// 9999-12-31T23:59:59.999Z: a time outside them could not be written back to the ledger.
+pub const EARLIEST: Millis = -719_528 * MS_PER_DAY;
+pub const LATEST: Millis = 253_402_300_799_999;
+
+/// `ms` when an RFC 3339 timestamp can write it.
+pub fn writable(ms: Millis) -> Option<Millis> {
+    (EARLIEST..=LATEST).contains(&ms).then_some(ms)
+}
+
 /// Parses `YYYY-MM-DD[T ]HH:MM:SS[.frac][Z|±HH:MM]`; no offset means UTC (DESIGN §3.1).
 /// A bare date (`YYYY-MM-DD`) is midnight UTC.
 pub fn parse_rfc3339(s: &str) -> Option<Millis> {
@@ -47,22 +57,19 @@ pub fn parse_rfc3339(s: &str) -> Option<Millis> {
     }
     let offset_minutes = match rest {
         [] | [b'Z'] | [b'z'] => 0,
-        [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] => {
+        [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] | [sign @ (b'+' | b'-'), h1, h2, m1, m2] => {
             let h: i64 = digits(&[*h1, *h2])?;
             let m: i64 = digits(&[*m1, *m2])?;
-            let v = h * 60 + m;
-            if *sign == b'-' { -v } else { v }
-        }
-        [sign @ (b'+' | b'-'), h1, h2, m1, m2] => {
-            let h: i64 = digits(&[*h1, *h2])?;
-            let m: i64 = digits(&[*m1, *m2])?;
+            if h > 23 || m > 59 {
+                return None;
+            }
             let v = h * 60 + m;
             if *sign == b'-' { -v } else { v }
         }
         _ => return None,
     };
     let secs = days * 86_400 + hour * 3600 + minute * 60 + second - offset_minutes * 60;
-    Some(secs * 1000 + millis)
+    writable(secs * 1000 + millis)
 }
 
 /// `2026-03-04T05:06:07Z` (milliseconds only when non-zero).
@@ -113,9 +120,19 @@ pub fn format_day(day: i64) -> String {
     out
 }
 
-/// Unix seconds (as OmniMem stores them) to milliseconds.
-pub fn from_unix_seconds(secs: f64) -> Millis {
-    (secs * 1000.0).round() as Millis
+/// Unix seconds (as OmniMem stores them) to milliseconds, when an RFC 3339 timestamp can
+/// write them.
+pub fn from_unix_seconds(secs: f64) -> Option<Millis> {
+    from_unix_millis(secs * 1000.0)
+}
+
+/// Unix milliseconds, when an RFC 3339 timestamp can write them (a float beyond the range
+/// would saturate rather than fail when cast).
+pub fn from_unix_millis(ms: f64) -> Option<Millis> {
+    let ms = ms.round();
+    (EARLIEST as f64..=LATEST as f64)
+        .contains(&ms)
+        .then_some(ms as Millis)
 }
 
 fn digits(b: &[u8]) -> Option<i64> {
@@ -191,6 +208,32 @@ mod tests {
         assert_eq!(parse_rfc3339("2026-02-30T00:00:00Z"), None);
         assert_eq!(parse_rfc3339("yesterday"), None);
         assert_eq!(parse_rfc3339("2026-01-01T25:00:00Z"), None);
+        // Offsets are hours 00–23 and minutes 00–59.
+        assert_eq!(parse_rfc3339("2026-01-01T10:00:00+99:99"), None);
+        assert_eq!(parse_rfc3339("2026-01-01T10:00:00-24:00"), None);
+        assert_eq!(parse_rfc3339("2026-01-01T10:00:00+0560"), None);
+        assert!(parse_rfc3339("2026-01-01T10:00:00+23:59").is_some());
+    }
+
+    #[test]
+    fn only_times_a_timestamp_can_write_back_are_read() {
+        for s in [
+            "0000-01-01T00:00:00Z",
+            "9999-12-31T23:59:59.999Z",
+            "1969-07-20T20:17:40Z",
+        ] {
+            let t = parse_rfc3339(s).unwrap();
+            assert_eq!(parse_rfc3339(&format_rfc3339(t)), Some(t), "{s}");
+        }
+        // The offset would carry them past year 0000 or 9999.
+        assert_eq!(parse_rfc3339("0000-01-01T00:00:00+00:01"), None);
+        assert_eq!(parse_rfc3339("9999-12-31T23:59:59-00:01"), None);
+        assert_eq!(from_unix_seconds(1e300), None);
+        assert_eq!(from_unix_millis(-1e300), None);
+        assert_eq!(
+            from_unix_seconds(1_714_552_800.0),
+            parse_rfc3339("2024-05-01T08:40:00Z")
+        );
     }
 
     #[test]

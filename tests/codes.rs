@@ -97,6 +97,54 @@ fn quiet_records_get_notes_and_unknown_in_play_ids_a_warning() {
     );
 }
 
+/// A named pipe in a records directory (an agent streaming its log there) is skipped with a
+/// diagnostic: opening it would wait for a writer that may never come.
+#[cfg(unix)]
+#[test]
+fn a_pipe_in_a_records_directory_is_not_waited_on() {
+    let s = Scratch::new("codes-fifo");
+    let dir = s.path("records");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(fixture("foundation/agents.jsonl"), dir.join("agents.jsonl")).unwrap();
+    let fifo = dir.join("live.jsonl");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let out = s.path("out");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_skillc"))
+        .args(["compile", dir.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("compile still waiting on the pipe after a minute");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(0));
+    let diags = read_json(&out.join("diagnostics.json"));
+    let l007 = diags_of(&diags, "L007");
+    assert!(
+        l007.iter()
+            .any(|d| d["subject"].as_str().unwrap().ends_with("live.jsonl")
+                && d["message"].as_str().unwrap().contains("not a regular file")),
+        "{l007:?}"
+    );
+    // The regular file beside it was read.
+    let ledger = read_json(&out.join("ledger.json"));
+    assert!(!ledger["lessons"].as_array().unwrap().is_empty());
+}
+
 #[test]
 fn own_output_and_unreadable_files_are_skipped_with_a_diagnostic() {
     let s = Scratch::new("codes-ingest");

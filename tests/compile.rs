@@ -331,6 +331,27 @@ fn strict_exits_one_when_input_was_refused() {
 }
 
 #[test]
+fn a_thread_count_out_of_range_is_refused_before_any_work() {
+    let s = Scratch::new("threads-range");
+    let out = s.path("out");
+    for bad in ["0", "257", "99999999999"] {
+        let o = compile_to(&fixture("foundation"), &out, &["--threads", bad]);
+        assert_eq!(o.status.code(), Some(2), "--threads {bad}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("--threads must be from 1 to 256"),
+            "{}",
+            stderr(&o)
+        );
+        assert!(
+            !out.join("ledger.json").exists(),
+            "--threads {bad} compiled anyway"
+        );
+    }
+    let o = compile_to(&fixture("foundation"), &out, &["--threads", "3"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
 fn a_fresh_directory_compiles_the_built_in_samples_and_policy() {
     let s = Scratch::new("fresh-dir");
     let o = skillc_in(&s.0, &["compile"]);

@@ -333,6 +333,14 @@ fn learn_what_worked_and_let_the_next_session_make_it_a_rule() {
     let ledger = h.compile();
     assert_eq!(lesson(&ledger, &id)["status"], "active");
 
+    // An edit without words is refused and leaves the journal as it was.
+    for blank in ["", "   "] {
+        let o = h.run(&["lessons", "edit", &id, "--text", blank]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains("the new text is empty"), "{}", stderr(&o));
+    }
+    assert_eq!(lesson(&h.compile(), &id)["status"], "active");
+
     // Edit supersedes with the new wording; confidence and evidence carry over.
     let o = h.run(&[
         "lessons",

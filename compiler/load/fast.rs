@@ -585,7 +585,13 @@ impl<'de> Visitor<'de> for AccVisitor {
             a.present |= 1 << key as u32;
             match key {
                 Field::Type => a.claim = map.next_value_seed(Keyword(parse_type))?.unwrap_or(false),
-                Field::Id => a.id = req_string(&mut map)?,
+                Field::Id => {
+                    // An id with a control character is refused: the full validator says so.
+                    a.id = req_string(&mut map)?;
+                    if a.id.as_deref().is_some_and(|id| id.contains(char::is_control)) {
+                        return Err(bail());
+                    }
+                }
                 Field::RecordedAt => a.recorded_at = map.next_value_seed(Keyword(parse_time))?,
                 Field::Domains => a.domains = map.next_value_seed(Strings { drop_blank: false })?,
                 Field::Project => {

@@ -1279,12 +1279,12 @@ fn as_bool(v: ValueRef) -> Option<bool> {
 /// An ISO-8601 timestamp (offsets honoured) or unix seconds.
 fn as_time(v: ValueRef) -> Option<i64> {
     match v {
-        ValueRef::Integer(i) => Some(from_unix_seconds(i as f64)),
-        ValueRef::Real(f) => Some(from_unix_seconds(f)),
+        ValueRef::Integer(i) => from_unix_seconds(i as f64),
+        ValueRef::Real(f) => from_unix_seconds(f),
         ValueRef::Text(_) | ValueRef::Blob(_) => {
             let t = as_text(v)?;
             match t.trim().parse::<f64>() {
-                Ok(f) if f.is_finite() => Some(from_unix_seconds(f)),
+                Ok(f) if f.is_finite() => from_unix_seconds(f),
                 _ => parse_rfc3339(&t),
             }
         }

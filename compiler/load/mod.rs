@@ -315,7 +315,8 @@ fn io_message(e: &io::Error) -> String {
 }
 
 /// Walks a directory recursively in sorted order, skipping hidden entries, excluded
-/// directories and files of other types. A directory reached twice (symlinks) is walked once.
+/// directories, files of other types and anything that is not a regular file. A directory
+/// reached twice (symlinks) is walked once.
 fn walk(
     dir: &Path,
     exclude: &[PathBuf],
@@ -359,13 +360,28 @@ fn walk(
         }
         match fs::metadata(&path) {
             Ok(m) if m.is_dir() => walk(&path, exclude, visited, out, sink),
-            Ok(_) => {
+            Ok(m) => {
                 let ext = extension(&name.to_string_lossy());
-                if WALK_EXTENSIONS.contains(&ext.as_str()) {
+                if !WALK_EXTENSIONS.contains(&ext.as_str()) {
+                    continue;
+                }
+                if m.is_file() {
                     out.push(InputFile {
                         path,
                         explicit: false,
                     });
+                } else {
+                    // A pipe or device found by the walk: opening a pipe waits for a writer
+                    // that may never come. Named on the command line, it is read as asked.
+                    let file = path.display().to_string();
+                    sink.push(
+                        Diagnostic::new(
+                            codes::UNREADABLE_FILE,
+                            "not a regular file (a pipe, socket or device): not read in a directory",
+                        )
+                        .subject(file.clone())
+                        .with("path", file),
+                    );
                 }
             }
             Err(e) => {

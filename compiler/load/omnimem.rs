@@ -14,7 +14,7 @@ use super::record::{self, Item, Parsed, Validator};
 use crate::diagnostics::{Diagnostic, codes};
 use crate::model::{DeadEnd, Experience, Narrative, Outcome, SourceLoc};
 use crate::normalize::{self, Aliases};
-use crate::time::{from_unix_seconds, parse_rfc3339};
+use crate::time::{from_unix_millis, from_unix_seconds, parse_rfc3339};
 
 /// Does the first record of this text look like an OmniMem memory? An object with a `key`,
 /// no `id`, and one of `tags`, `effort_score` or a unix-seconds `created_at`.
@@ -190,9 +190,9 @@ impl Validator<'_> {
         let t = match &v {
             None | Some(Value::Null) => return None,
             Some(Value::String(s)) if s.trim().is_empty() => return None,
-            Some(Value::Number(n)) => n.as_f64().map(unix),
+            Some(Value::Number(n)) => n.as_f64().and_then(unix),
             Some(Value::String(s)) => match s.trim().parse::<f64>() {
-                Ok(f) if f.is_finite() => Some(unix(f)),
+                Ok(f) if f.is_finite() => unix(f),
                 _ => parse_rfc3339(s),
             },
             Some(_) => None,
@@ -205,9 +205,10 @@ impl Validator<'_> {
 }
 
 /// Unix seconds to milliseconds; a value too large to be seconds is taken as milliseconds.
-fn unix(f: f64) -> i64 {
+/// `None` beyond what an RFC 3339 timestamp can write.
+fn unix(f: f64) -> Option<i64> {
     if f.abs() >= 1e11 {
-        f.round() as i64
+        from_unix_millis(f)
     } else {
         from_unix_seconds(f)
     }
@@ -264,12 +265,17 @@ fn memory(v: Value, loc: &SourceLoc, first: bool, aliases: &Aliases) -> Parsed {
     };
     let mut c = Validator::new(
         loc,
-        key.clone().unwrap_or_else(|| loc.file.to_string()),
+        key.as_deref()
+            .map_or_else(|| loc.file.to_string(), record::shown_id),
         "omnimem memory",
     );
-    if key.is_none() {
-        c.missing("key");
-    }
+    let key = match key {
+        Some(k) => c.plain_id("key", k),
+        None => {
+            c.missing("key");
+            None
+        }
+    };
     let tags = c.string_list("tags", m.remove("tags"), true);
     let state = match m.remove("state") {
         Some(Value::String(s)) => s.trim().to_string(),
@@ -493,5 +499,20 @@ mod tests {
                 ("L003", "blessed".into()),
             ]
         );
+
+        // A time no timestamp can write (it would saturate to the year -292 million) is
+        // invalid, as seconds and as milliseconds.
+        for created in [serde_json::json!(1e300), serde_json::json!("-1e300")] {
+            let p = one(
+                serde_json::json!({"key": "m", "tags": "python", "outcome": "succeeded", "created_at": created}),
+            );
+            let Item::Invalid(d) = p.item else {
+                panic!("{created} was read")
+            };
+            assert_eq!(
+                (d[0].code, &d[0].evidence["field"]),
+                ("L003", &serde_json::json!("created_at"))
+            );
+        }
     }
 }

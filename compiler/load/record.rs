@@ -115,6 +115,16 @@ pub(crate) fn found(v: &Value) -> String {
     }
 }
 
+/// An id as a diagnostic's subject: control characters escaped (`\n`), since such an id is
+/// refused and the subject is printed to a terminal.
+pub(crate) fn shown_id(id: &str) -> String {
+    if id.contains(char::is_control) {
+        id.escape_default().to_string()
+    } else {
+        id.to_string()
+    }
+}
+
 fn blank_is_none(s: String) -> Option<String> {
     if s.trim().is_empty() { None } else { Some(s) }
 }
@@ -154,6 +164,27 @@ impl<'a> Validator<'a> {
             .at(self.loc)
             .with("field", field);
         self.diags.push(d);
+    }
+
+    /// A record id without control characters: the id is cited in every Markdown file, where
+    /// a line break in it would start a section of its own.
+    pub(crate) fn plain_id(&mut self, field: &str, id: String) -> Option<String> {
+        let Some(c) = id.chars().find(|c| c.is_control()) else {
+            return Some(id);
+        };
+        let expected = "a string without control characters";
+        let found = format!("U+{:04X}", c as u32);
+        let d = Diagnostic::new(
+            codes::INVALID_VALUE,
+            format!("`{field}` must be {expected}, found {found} in it"),
+        )
+        .subject(self.subject.clone())
+        .at(self.loc)
+        .with("field", field)
+        .with("expected", expected)
+        .with("found", found);
+        self.diags.push(d);
+        None
     }
 
     pub(crate) fn invalid(&mut self, field: &str, expected: &str, v: &Value) {
@@ -562,7 +593,7 @@ pub(crate) fn from_value(v: Value, loc: &SourceLoc, first: bool) -> Parsed {
         }
     };
     let subject = match map.get("id") {
-        Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
+        Some(Value::String(s)) if !s.trim().is_empty() => shown_id(s),
         _ => loc.file.to_string(),
     };
     let mut unknown = Vec::new();
@@ -599,7 +630,9 @@ pub(crate) fn from_value(v: Value, loc: &SourceLoc, first: bool) -> Parsed {
 
 /// The fields experiences and claims share: id, recorded_at, domains, project (trimmed).
 fn header(c: &mut Validator, f: &mut Fields) -> (Option<String>, Option<i64>, Vec<String>, Option<String>) {
-    let id = c.req_string("id", f.take("id"));
+    let id = c
+        .req_string("id", f.take("id"))
+        .and_then(|id| c.plain_id("id", id));
     let recorded_at = c.recorded_at(f.take("recorded_at"));
     let domains = c.domains(f.take("domains"));
     let project = c
