@@ -70,10 +70,12 @@ const SQLITE_HEADER: &[u8] = b"SQLite format 3\0";
 
 const BOM: &[u8] = "\u{feff}".as_bytes();
 
-/// The first KiB of a file holds no NUL and no invalid UTF-8 (a character cut at the end
-/// aside): a cheap guard against reading a binary file line by line.
+/// The file's first line (its first KiB at most) holds no NUL and no invalid UTF-8 (a
+/// character cut at the end aside): a cheap guard against reading a binary file line by line.
+/// Only the first line: a bad byte further on costs its own line (L001), not the file.
 fn looks_like_text(head: &[u8]) -> bool {
     let head = &head[..head.len().min(1024)];
+    let head = head.split(|&b| b == b'\n').next().unwrap_or(head);
     !head.contains(&0)
         && match std::str::from_utf8(head) {
             Ok(_) => true,

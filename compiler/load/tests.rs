@@ -219,7 +219,7 @@ fn yaml_two_documents_and_a_list_with_item_lines() {
 }
 
 #[test]
-fn yaml_syntax_error_keeps_the_items_before_it() {
+fn yaml_syntax_error_costs_only_its_item() {
     let text = "\
 - id: y-1
   recorded_at: 2026-03-04T12:00:00Z
@@ -239,13 +239,57 @@ fn yaml_syntax_error_keeps_the_items_before_it() {
   outcome: succeeded
 ";
     let (c, d) = texts(&[("go.yml", text)]);
-    assert_eq!(ids(&c), ["y-1", "y-2"]);
+    assert_eq!(ids(&c), ["y-1", "y-2", "y-4"]);
     assert_eq!(c.experiences[1].source.line, 5);
+    assert_eq!(c.experiences[2].source.line, 13);
     assert_eq!(d.len(), 1, "{d:?}");
     assert_eq!(d[0].code, "L001");
     let line = d[0].location.as_ref().unwrap().line;
-    assert!((10..=13).contains(&line), "error line {line}");
-    assert!(d[0].message.contains("the rest of the document was skipped"));
+    assert!((9..=12).contains(&line), "error line {line}");
+    assert!(d[0].message.contains("the item was skipped"), "{}", d[0].message);
+
+    // A number YAML cannot hold is an error in its own item; `.nan` is a value the field
+    // refuses, not an absent one.
+    let text = "\
+- id: y-5
+  recorded_at: 2026-03-04T12:00:00Z
+  domains: go
+  outcome: succeeded
+  effort: 99999999999999999999999999
+- id: y-6
+  recorded_at: 2026-03-04T13:00:00Z
+  domains: go
+  outcome: succeeded
+  effort: .nan
+- id: y-7
+  recorded_at: 2026-03-04T14:00:00Z
+  domains: go
+  outcome: succeeded
+";
+    let (c, d) = texts(&[("effort.yaml", text)]);
+    assert_eq!(ids(&c), ["y-7"]);
+    let got: Vec<(&str, u32)> = d
+        .iter()
+        .map(|d| (d.code, d.location.as_ref().unwrap().line))
+        .collect();
+    assert_eq!(got[1], ("L003", 6), "{d:?}");
+    assert_eq!(got[0].0, "L001", "{d:?}");
+    assert!((1..=5).contains(&got[0].1), "{d:?}");
+    assert_eq!(d[1].evidence["field"], "effort");
+}
+
+/// A YAML document that is not a list has no items to read one by one.
+#[test]
+fn yaml_syntax_error_in_a_single_record_skips_it() {
+    let text = "id: y-8\nrecorded_at: [2026-03-04\ndomains: go\noutcome: succeeded\n";
+    let (c, d) = texts(&[("one.yaml", text)]);
+    assert!(c.experiences.is_empty());
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert!(
+        d[0].message.contains("the document was skipped"),
+        "{}",
+        d[0].message
+    );
 }
 
 #[test]
@@ -665,12 +709,26 @@ fn non_utf8_file_in_a_directory_is_unreadable_not_fatal() {
         "good.jsonl",
         &exp("e-1", "2026-03-01T10:00:00Z", "python", "succeeded", json!({})),
     );
+    // A bad byte in the second line, well inside the first KiB: that line is lost, the
+    // records around it are read.
+    let mut torn = exp("e-2", "2026-03-01T10:00:00Z", "python", "succeeded", json!({})).into_bytes();
+    torn.extend_from_slice(b"\n{\"id\": \"e-3\", \"task\": \"\xff\x00\"}\n");
+    torn.extend_from_slice(exp("e-4", "2026-03-01T10:00:00Z", "python", "succeeded", json!({})).as_bytes());
+    fs::write(dir.join("torn.jsonl"), torn).unwrap();
     let mut sink = Sink::new();
     let c = load(std::slice::from_ref(&dir), &LoadOptions::default(), &mut sink).unwrap();
-    assert_eq!(ids(&c), ["e-0", "e-1"]);
+    assert_eq!(ids(&c), ["e-0", "e-1", "e-2", "e-4"]);
     let got: Vec<(&str, String)> = sink.iter().map(|d| (d.code, d.subject.clone())).collect();
     let path = |f: &str| dir.join(f).display().to_string();
-    assert_eq!(got, [("L007", path("archive.jsonl")), ("L007", path("bad.yaml"))]);
+    assert_eq!(
+        got,
+        [
+            ("L007", path("archive.jsonl")),
+            ("L007", path("bad.yaml")),
+            ("L001", path("torn.jsonl")),
+        ]
+    );
+    assert_eq!(sink[2].location.as_ref().unwrap().line, 2);
     let _ = fs::remove_dir_all(dir);
 }
 

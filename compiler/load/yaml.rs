@@ -7,9 +7,9 @@
 //! find exactly one line per item (flow sequences, unusual layouts), every item reports the
 //! line where the sequence starts.
 //!
-//! A syntax error keeps the items before it: each item that ends before the error's line is
-//! parsed on its own (its `-` replaced by a space), then one diagnostic reports the error
-//! and the rest of the document is skipped.
+//! A syntax error in a list costs only the item it is in: the items are then parsed one by
+//! one (each `-` replaced by a space), and each that fails gets its own diagnostic. A document
+//! that is not a list is skipped whole.
 
 use regex::Regex;
 use serde_json::{Map, Number, Value};
@@ -117,13 +117,11 @@ pub(crate) fn yaml_text(text: &str, file: &str) -> Vec<Parsed> {
                 }
             }
             Err(err) => {
-                let err_line = s + err.location().map_or(1, |l| l.line().max(1));
-                // Items that end before the error's line, parsed on their own.
+                // Each item of a list is parsed on its own: an item that fails costs itself,
+                // the items before and after it are read.
+                let mut failed = false;
                 for (k, &at) in items.iter().enumerate() {
                     let end = items.get(k + 1).copied().unwrap_or(e);
-                    if end > err_line - 1 {
-                        break;
-                    }
                     let indent = lines[at].text.len() - lines[at].text.trim_start_matches(' ').len();
                     let mut item = text[byte(at)..byte(end)].to_string();
                     item.replace_range(indent..indent + 1, " ");
@@ -132,25 +130,40 @@ pub(crate) fn yaml_text(text: &str, file: &str) -> Vec<Parsed> {
                             let _ = v.apply_merge();
                             emit(to_json(v), at, &mut out);
                         }
-                        Err(_) => break,
+                        Err(err) => {
+                            failed = true;
+                            let line = at + err.location().map_or(1, |l| l.line().max(1));
+                            let message = format!(
+                                "invalid yaml: {}; the item was skipped",
+                                shift_lines(&err.to_string(), at)
+                            );
+                            out.push(malformed(file, loc(line - 1), message));
+                        }
                     }
                 }
-                let loc = loc(err_line - 1);
-                let d = Diagnostic::new(
-                    codes::MALFORMED_RECORD,
-                    format!(
-                        "invalid yaml: {}; the rest of the document was skipped",
-                        shift_lines(&err.to_string(), s)
-                    ),
-                )
-                .subject(file)
-                .at(&loc);
-                out.push(Parsed::invalid(loc.line, d));
-                first = false;
+                if !failed {
+                    // Not a list, or an error no item shows on its own.
+                    let err_line = s + err.location().map_or(1, |l| l.line().max(1));
+                    let rest = if items.is_empty() {
+                        "the document was skipped"
+                    } else {
+                        "its items were read one by one"
+                    };
+                    let message = format!("invalid yaml: {}; {rest}", shift_lines(&err.to_string(), s));
+                    out.push(malformed(file, loc(err_line - 1), message));
+                }
             }
         }
     }
     out
+}
+
+/// An L001 for YAML that does not parse.
+fn malformed(file: &str, loc: SourceLoc, message: String) -> Parsed {
+    let d = Diagnostic::new(codes::MALFORMED_RECORD, message)
+        .subject(file)
+        .at(&loc);
+    Parsed::invalid(loc.line, d)
 }
 
 /// The line indices of a top-level block sequence's items, when the document's content
@@ -193,9 +206,10 @@ pub(crate) fn to_json(v: serde_yaml::Value) -> Value {
             } else if let Some(u) = n.as_u64() {
                 Value::from(u)
             } else {
-                n.as_f64()
-                    .and_then(Number::from_f64)
-                    .map_or(Value::Null, Value::Number)
+                // `.nan` and `.inf` have no JSON number: kept as their YAML text, so a field
+                // that wants a number reports them instead of reading them as absent.
+                let f = n.as_f64().unwrap_or(f64::NAN);
+                Number::from_f64(f).map_or_else(|| Value::String(n.to_string()), Value::Number)
             }
         }
         serde_yaml::Value::String(s) => Value::String(s),
