@@ -680,6 +680,51 @@ fn gaia_wal_without_shm_and_unsupported_schema() {
 }
 
 #[test]
+fn gaia_rollback_store_with_a_stray_wal_creates_no_file_beside_it() {
+    let dir = Scratch::new("interop-gaia-stray-wal");
+    let db = dir.path("store/memory.db");
+    std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+    let gaia = build_store(&db);
+    // GAIA went back to a rollback journal and shut down: the header says so, nothing beside it.
+    gaia.conn
+        .pragma_update_and_check(None, "journal_mode", "delete", |r| r.get::<_, String>(0))
+        .unwrap();
+    drop(gaia);
+    let store = db.parent().unwrap();
+    assert_eq!(listing(store), ["memory.db"]);
+    let reference = dir.path("reference");
+    let o = skillc(&[
+        "compile",
+        db.to_str().unwrap(),
+        "--out",
+        reference.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(listing(store), ["memory.db"]);
+
+    // A -wal left beside it (a torn copy, a restore over an old directory).
+    std::fs::write(wal(&db), b"junkjunk").unwrap();
+    let digests = || {
+        (
+            skillc::digest::sha256_hex(&bytes(&db)),
+            skillc::digest::sha256_hex(&bytes(&wal(&db))),
+        )
+    };
+    let before = (listing(store), digests());
+    assert_eq!(before.0, ["memory.db", "memory.db-wal"]);
+    let out = dir.path("out");
+    let o = skillc(&["compile", db.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(listing(store), before.0, "no -shm is created beside the store");
+    assert_eq!(digests(), before.1, "the database and the -wal are unchanged");
+    assert_eq!(
+        read_json(&out.join("ledger.json")),
+        read_json(&reference.join("ledger.json")),
+        "the store read in full"
+    );
+}
+
+#[test]
 fn omnimem_export_compiles_with_and_without_from() {
     let fixture = common::fixture("omnimem/export.json");
     let dir = Scratch::new("interop-omnimem");

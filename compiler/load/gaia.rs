@@ -2,9 +2,10 @@
 //!
 //! * The store is opened read-only (`mode=ro`, `SQLITE_OPEN_READ_ONLY`, `query_only`), with a
 //!   busy timeout, so neither the database nor its `-wal` changes, even in WAL mode while GAIA
-//!   has it open. When a read-only open cannot work (a WAL database whose `-shm` cannot be
-//!   used), the database and its `-wal` are copied to a private temporary directory, read
-//!   there, and the copy is removed.
+//!   has it open. When a read-only open would create a file beside the store (a `-wal`
+//!   without its `-shm`, a stray `-wal` beside a rollback-journal database) or fails, the
+//!   database and its `-wal` are copied to a private temporary directory, read there, and
+//!   the copy is removed.
 //! * `schema_version` must say 2 to 4; anything else is `unsupported-schema` and the store is
 //!   skipped (a data diagnostic, not a failure to run).
 //! * Each `session_id` of `tool_history` is one experience `gaia:<session_id>`: operations in
@@ -130,10 +131,11 @@ struct Store {
 
 impl Store {
     /// Read in place when that creates no file beside the store: a rollback-journal
-    /// database, or a WAL database whose `-wal` and `-shm` exist (GAIA is running); a WAL
-    /// database with neither (GAIA shut down cleanly) is read as immutable. A WAL database
-    /// with a `-wal` but no `-shm` (a read-only open would create the `-shm`), or any store
-    /// the read-only open fails on, is read from a private copy.
+    /// database with no `-wal`, or a WAL database whose `-wal` and `-shm` exist (GAIA is
+    /// running); a WAL database with neither (GAIA shut down cleanly) is read as immutable.
+    /// Any other `-wal` (SQLite reads a `-wal` it finds whatever the header says, and would
+    /// create the `-shm` to do so), or any store the read-only open fails on, is read from a
+    /// private copy.
     fn open(path: &Path) -> Result<Store, OpenError> {
         let side = |suffix: &str| {
             let mut p = path.as_os_str().to_owned();
@@ -145,13 +147,14 @@ impl Store {
             Some(true) if wal && shm => Some(false),
             Some(true) if !wal && !shm => Some(true),
             Some(true) => None,
+            Some(false) | None if wal => None,
             Some(false) | None => Some(false),
         };
         let first = match in_place.map(|immutable| open_read_only(path, immutable)) {
             Some(Ok(conn)) => return Ok(Store { conn, _copy: None }),
             Some(Err(e)) if is_not_a_database(&e) => return Err(OpenError::NotADatabase),
             Some(Err(e)) => e.to_string(),
-            None => "a read-only open would create the -shm file".to_string(),
+            None => "a read-only open would create a file beside the store".to_string(),
         };
         let copy = TempCopy::new(path)
             .map_err(|e| OpenError::Other(format!("{first}; a private copy failed: {e}")))?;
