@@ -6,6 +6,7 @@ mod common;
 use std::path::Path;
 
 use common::{Scratch, read_json, skillc, stderr};
+use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, params};
 use serde_json::{Value, json};
 
@@ -677,6 +678,533 @@ fn gaia_wal_without_shm_and_unsupported_schema() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(diagnostics(&out2).iter().any(|d| d["code"] == "L011"));
+}
+
+/// A GAIA store (schema 3) with the given tables, in SQLite's default rollback-journal mode.
+fn store_with(path: &Path, tables: &str) -> Connection {
+    let conn = Connection::open(path).unwrap();
+    conn.execute_batch(tables).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE schema_version (version INTEGER NOT NULL, migrated_at TEXT NOT NULL);
+         INSERT INTO schema_version VALUES (3, '2025-01-06T10:00:00+01:00');",
+    )
+    .unwrap();
+    conn
+}
+
+/// A `tool_history` row; `place` names the columns that say where it is (`rowid, id`, `id`
+/// or nothing), `values` gives them.
+fn history_row(conn: &Connection, place: &[&str], values: &[SqlValue], session: &str, c: &Call) {
+    let mut cols: Vec<&str> = place.to_vec();
+    cols.extend([
+        "session_id",
+        "tool_name",
+        "args",
+        "result_summary",
+        "success",
+        "error",
+        "timestamp",
+    ]);
+    let marks: Vec<String> = (1..=cols.len()).map(|i| format!("?{i}")).collect();
+    let mut params: Vec<SqlValue> = values.to_vec();
+    params.extend([
+        SqlValue::Text(session.into()),
+        SqlValue::Text(c.tool.into()),
+        SqlValue::Text(c.args.clone()),
+        SqlValue::Text(c.result.into()),
+        SqlValue::Integer(c.success as i64),
+        c.error.map_or(SqlValue::Null, |e| SqlValue::Text(e.into())),
+        SqlValue::Text(c.at.into()),
+    ]);
+    conn.execute(
+        &format!(
+            "INSERT INTO tool_history ({}) VALUES ({})",
+            cols.join(", "),
+            marks.join(", ")
+        ),
+        rusqlite::params_from_iter(params),
+    )
+    .unwrap();
+}
+
+/// (code, file, line, table) of the load diagnostics about rows.
+fn row_diagnostics(diags: &[Value]) -> Vec<(String, String, u64, String)> {
+    diags
+        .iter()
+        .filter(|d| d["code"].as_str().unwrap().starts_with('L'))
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_string(),
+                d["file"].as_str().unwrap_or("").to_string(),
+                d["line"].as_u64().unwrap_or(0),
+                d["evidence"]["table"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn gaia_rows_whose_id_is_not_an_integer_are_skipped_and_the_rest_loads() {
+    let dir = Scratch::new("interop-gaia-bad-ids");
+    let db = dir.path("memory.db");
+    // `id` as a plain column (a store rebuilt by hand): it can hold anything.
+    let conn = store_with(
+        &db,
+        "CREATE TABLE tool_history (id, session_id TEXT NOT NULL, tool_name TEXT NOT NULL, args TEXT,
+             result_summary TEXT, success INTEGER NOT NULL DEFAULT 1, error TEXT, timestamp TEXT NOT NULL);
+         CREATE TABLE knowledge (id, category TEXT NOT NULL, content TEXT NOT NULL, source TEXT,
+             metadata TEXT, created_at TEXT NOT NULL, superseded_by INTEGER);",
+    );
+    let int = SqlValue::Integer;
+    let rows: [(i64, SqlValue, &str, Call); 8] = [
+        (
+            1,
+            int(101),
+            "s-a",
+            sh(
+                "pytest -q",
+                Some("tests"),
+                false,
+                Some(MODULE_ERROR_BILLING),
+                "2025-03-10T09:15:40+01:00",
+            ),
+        ),
+        (
+            2,
+            int(102),
+            "s-a",
+            sh("pytest -q", None, true, None, "2025-03-10T09:17:11+01:00"),
+        ),
+        (
+            3,
+            SqlValue::Text("row-3".into()),
+            "s-b",
+            sh(
+                "pytest -q",
+                Some("tests"),
+                false,
+                Some(MODULE_ERROR_LEDGER),
+                "2025-03-11T16:01:00-05:00",
+            ),
+        ),
+        (
+            4,
+            int(104),
+            "s-b",
+            sh(
+                "pytest -q",
+                Some("tests"),
+                false,
+                Some(MODULE_ERROR_LEDGER),
+                "2025-03-11T16:02:00-05:00",
+            ),
+        ),
+        (
+            5,
+            int(105),
+            "s-b",
+            sh("pytest -q", None, true, None, "2025-03-11T16:03:30-05:00"),
+        ),
+        (
+            6,
+            SqlValue::Real(6.5),
+            "s-c",
+            sh(
+                "cargo build",
+                Some("renderer"),
+                false,
+                Some("error: failed to select a version"),
+                "2025-03-12T10:00:00+01:00",
+            ),
+        ),
+        (
+            7,
+            SqlValue::Null,
+            "s-c",
+            sh(
+                "cargo build --locked",
+                Some("renderer"),
+                true,
+                None,
+                "2025-03-12T10:02:30+01:00",
+            ),
+        ),
+        (
+            8,
+            int(108),
+            "s-c",
+            sh("ls -la", None, true, None, "2025-03-12T10:03:00+01:00"),
+        ),
+    ];
+    for (rowid, id, session, call) in &rows {
+        history_row(&conn, &["rowid", "id"], &[int(*rowid), id.clone()], session, call);
+    }
+    let knowledge = "INSERT INTO knowledge (rowid, id, category, content, source, metadata, created_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, '2025-03-09T12:00:00+01:00')";
+    for (rowid, id, category, source, content, key) in [
+        (
+            1,
+            SqlValue::Text("k-1".into()),
+            "lesson",
+            "tool_lesson",
+            "Use npm ci --legacy-peer-deps when peer dependency resolution fails",
+            "run_shell_command npm",
+        ),
+        (
+            2,
+            int(2),
+            "lesson",
+            "tool_lesson",
+            "Run make with -j1 when the generated headers race",
+            "run_shell_command make",
+        ),
+        // A row skillc does not read: its id is nobody's business.
+        (
+            3,
+            SqlValue::Text("fact-3".into()),
+            "fact",
+            "conversation",
+            "The billing API deploys on Tuesdays",
+            "",
+        ),
+    ] {
+        conn.execute(
+            knowledge,
+            params![
+                rowid,
+                id,
+                category,
+                content,
+                source,
+                json!({"operation": key}).to_string()
+            ],
+        )
+        .unwrap();
+    }
+    drop(conn);
+
+    let out = dir.path("out");
+    let o = skillc(&["compile", db.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+
+    // Every other row loaded: pytest from tests/ → from the root in s-a and s-b is a rule.
+    let lessons = lessons(&out);
+    let pytest = by_key(&lessons, "run_shell_command pytest");
+    assert_eq!(pytest.len(), 1, "{lessons:#?}");
+    assert_eq!(pytest[0]["rule"], true);
+    assert_eq!(pytest[0]["evidence"], json!(["gaia:s-a", "gaia:s-b"]));
+    // The cargo fix lost both its rows; the make tool lesson is claimed, the npm one skipped.
+    assert!(by_key(&lessons, "run_shell_command cargo").is_empty());
+    assert_eq!(by_key(&lessons, "run_shell_command make")[0]["status"], "claimed");
+    assert!(by_key(&lessons, "run_shell_command npm").is_empty());
+
+    // One diagnostic per bad row, located by its rowid in the store.
+    let diags = diagnostics(&out);
+    let file = db.to_str().unwrap().to_string();
+    let mut got = row_diagnostics(&diags);
+    got.sort();
+    let want = |code: &str, line: u64, table: &str| (code.to_string(), file.clone(), line, table.to_string());
+    assert_eq!(
+        got,
+        [
+            want("L002", 7, "tool_history"),
+            want("L003", 1, "knowledge"),
+            want("L003", 3, "tool_history"),
+            want("L003", 6, "tool_history"),
+        ],
+        "{diags:#?}"
+    );
+    let row3 = diags.iter().find(|d| d["line"] == 3).unwrap();
+    assert_eq!(row3["evidence"]["field"], "id");
+    assert_eq!(row3["evidence"]["found"], "\"row-3\"");
+    assert_eq!(row3["evidence"]["rowid"], 3);
+    assert_eq!(row3["evidence"]["experiences"], json!(["gaia:s-b"]));
+    assert!(
+        row3["message"]
+            .as_str()
+            .unwrap()
+            .contains("tool_history row with rowid 3")
+    );
+    let row6 = diags.iter().find(|d| d["line"] == 6).unwrap();
+    assert_eq!(row6["evidence"]["found"], "6.5");
+}
+
+#[test]
+fn gaia_outcomes_columns_named_with_quotes_are_read() {
+    let dir = Scratch::new("interop-gaia-quotes");
+    let history = "CREATE TABLE tool_history (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL,
+                   tool_name TEXT NOT NULL, args TEXT, result_summary TEXT, success INTEGER NOT NULL DEFAULT 1,
+                   error TEXT, timestamp TEXT NOT NULL);";
+    let lesson = "Pin the Postgres image tag in docker-compose.yml so local and CI run the same server";
+    // Native records by column, beside columns whose names hold double quotes.
+    let by_columns = dir.path("a/memory.db");
+    std::fs::create_dir_all(by_columns.parent().unwrap()).unwrap();
+    let conn = store_with(
+        &by_columns,
+        &format!(
+            r#"{history}
+            CREATE TABLE outcomes (id TEXT, recorded_at TEXT, domains TEXT, outcome TEXT, lesson TEXT,
+                "we""ird" TEXT, """quoted""" TEXT);"#
+        ),
+    );
+    conn.execute(
+        r#"INSERT INTO outcomes (id, recorded_at, domains, outcome, lesson, "we""ird", """quoted""")
+           VALUES ('o-1', '2025-04-01T10:00:00Z', 'docker', 'succeeded', ?1, 'x', 'y')"#,
+        params![lesson],
+    )
+    .unwrap();
+    drop(conn);
+    // One JSON record per row, in a column named with a quote.
+    let by_json = dir.path("b/memory.db");
+    std::fs::create_dir_all(by_json.parent().unwrap()).unwrap();
+    let conn = store_with(
+        &by_json,
+        &format!(r#"{history} CREATE TABLE outcomes ("rec""ord" TEXT);"#),
+    );
+    let record = json!({"id": "o-2", "recorded_at": "2025-04-03T10:00:00Z", "domains": ["docker"],
+                        "outcome": "succeeded", "lesson": lesson});
+    conn.execute(
+        r#"INSERT INTO outcomes ("rec""ord") VALUES (?1)"#,
+        params![record.to_string()],
+    )
+    .unwrap();
+    drop(conn);
+
+    let out = dir.path("out");
+    let o = skillc(&[
+        "compile",
+        by_columns.to_str().unwrap(),
+        by_json.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let diags = diagnostics(&out);
+    assert!(row_diagnostics(&diags).is_empty(), "{diags:#?}");
+    // A record from each store: together they make a rule.
+    let lessons = lessons(&out);
+    assert_eq!(lessons.len(), 1, "{lessons:#?}");
+    assert_eq!(lessons[0]["text"], lesson);
+    assert_eq!(lessons[0]["evidence"], json!(["o-1", "o-2"]));
+    assert_eq!(lessons[0]["rule"], true);
+}
+
+#[test]
+fn gaia_without_rowid_tables_are_read_in_key_order() {
+    let dir = Scratch::new("interop-gaia-without-rowid");
+    // No `id` column: sessions in primary-key order, rows numbered by their place in it.
+    let keyed = dir.path("a/memory.db");
+    std::fs::create_dir_all(keyed.parent().unwrap()).unwrap();
+    let conn = store_with(
+        &keyed,
+        "CREATE TABLE tool_history (session_id TEXT NOT NULL, tool_name TEXT NOT NULL, args TEXT,
+             result_summary TEXT, success INTEGER NOT NULL DEFAULT 1, error TEXT, timestamp TEXT NOT NULL,
+             PRIMARY KEY (session_id, timestamp)) WITHOUT ROWID;
+         CREATE TABLE outcomes (id TEXT PRIMARY KEY, recorded_at TEXT NOT NULL, domains TEXT, outcome TEXT,
+             lesson TEXT) WITHOUT ROWID;",
+    );
+    for (session, call) in [
+        (
+            "s-b",
+            sh("pytest -q", None, true, None, "2025-03-11T16:03:30-05:00"),
+        ),
+        (
+            "s-b",
+            sh(
+                "pytest -q",
+                Some("tests"),
+                false,
+                Some(MODULE_ERROR_LEDGER),
+                "2025-03-11T16:02:00-05:00",
+            ),
+        ),
+        (
+            "s-a",
+            sh(
+                "pytest -q",
+                Some("tests"),
+                false,
+                Some(MODULE_ERROR_BILLING),
+                "2025-03-10T09:15:40+01:00",
+            ),
+        ),
+        (
+            "s-a",
+            sh("pytest -q", None, true, None, "2025-03-10T09:17:11+01:00"),
+        ),
+    ] {
+        history_row(&conn, &[], &[], session, &call);
+    }
+    conn.execute_batch(
+        "INSERT INTO outcomes VALUES ('o-2', '2025-04-02T10:00:00Z', 'docker', 'success', 'Pin image tags');
+         INSERT INTO outcomes VALUES ('o-1', '2025-04-01T10:00:00Z', 'docker', 'succeeded',
+             'Pin the Postgres image tag in docker-compose.yml so local and CI run the same server');",
+    )
+    .unwrap();
+    drop(conn);
+    // An `id` primary key that holds a string in one row; JSON records keyed by name.
+    let by_id = dir.path("b/memory.db");
+    std::fs::create_dir_all(by_id.parent().unwrap()).unwrap();
+    let conn = store_with(
+        &by_id,
+        "CREATE TABLE tool_history (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, tool_name TEXT NOT NULL,
+             args TEXT, result_summary TEXT, success INTEGER NOT NULL DEFAULT 1, error TEXT,
+             timestamp TEXT NOT NULL) WITHOUT ROWID;
+         CREATE TABLE outcomes (name TEXT PRIMARY KEY, body TEXT) WITHOUT ROWID;",
+    );
+    let int = SqlValue::Integer;
+    for (id, call) in [
+        (
+            int(1),
+            sh(
+                "cargo build",
+                Some("renderer"),
+                false,
+                Some("error: failed to select a version"),
+                "2025-03-12T10:00:00+01:00",
+            ),
+        ),
+        (
+            int(2),
+            sh(
+                "cargo build --locked",
+                Some("renderer"),
+                true,
+                None,
+                "2025-03-12T10:02:30+01:00",
+            ),
+        ),
+        (
+            SqlValue::Text("x-9".into()),
+            sh("ls -la", None, true, None, "2025-03-12T10:03:00+01:00"),
+        ),
+    ] {
+        history_row(&conn, &["id"], &[id], "s-c", &call);
+    }
+    conn.execute_batch("INSERT INTO outcomes VALUES ('notes', 'remember to rotate the staging keys');")
+        .unwrap();
+    drop(conn);
+
+    let out = dir.path("out");
+    let o = skillc(&[
+        "compile",
+        keyed.to_str().unwrap(),
+        by_id.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let lessons = lessons(&out);
+    let pytest = by_key(&lessons, "run_shell_command pytest");
+    assert_eq!(pytest.len(), 1, "{lessons:#?}");
+    assert_eq!(pytest[0]["rule"], true);
+    assert_eq!(pytest[0]["evidence"], json!(["gaia:s-a", "gaia:s-b"]));
+    assert_eq!(
+        pytest[0]["text"],
+        "run_shell_command pytest: run `pytest -q` instead of `pytest -q` (directory=tests)"
+    );
+    let cargo = by_key(&lessons, "run_shell_command cargo");
+    assert_eq!(cargo.len(), 1, "{lessons:#?}");
+    assert_eq!(cargo[0]["evidence"], json!(["gaia:s-c"]));
+    let docker: Vec<&Value> = lessons.iter().filter(|l| l["domain"] == "docker").collect();
+    assert_eq!(docker.len(), 1, "{lessons:#?}");
+    assert_eq!(docker[0]["evidence"], json!(["o-1"]));
+
+    let diags = diagnostics(&out);
+    let (a, b) = (keyed.to_str().unwrap(), by_id.to_str().unwrap());
+    let mut got: Vec<(String, String, u64, String)> = diags
+        .iter()
+        .filter(|d| d["code"].as_str().unwrap().starts_with('L'))
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_string(),
+                d["file"].as_str().unwrap().to_string(),
+                d["line"].as_u64().unwrap(),
+                d["subject"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    got.sort();
+    let want = |code: &str, file: &str, line: u64, subject: &str| {
+        (code.to_string(), file.to_string(), line, subject.to_string())
+    };
+    assert_eq!(
+        got,
+        [
+            want("L001", b, 1, b),
+            want("L003", a, 2, "o-2"),
+            want("L003", b, 3, b),
+        ],
+        "{diags:#?}"
+    );
+    // Rows with no rowid are named by their key.
+    let key = |code: &str| {
+        diags
+            .iter()
+            .find(|d| d["code"] == code && d["file"] == b)
+            .unwrap()["evidence"]["key"]
+            .clone()
+    };
+    assert_eq!(key("L003"), "id='x-9'");
+    assert_eq!(key("L001"), "name='notes'");
+
+    // s-b's first row in key order is the table's third.
+    let o = skillc(&[
+        "trace",
+        "gaia:s-b",
+        keyed.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(common::json(&o)["record"]["line"], 3);
+}
+
+#[test]
+fn gaia_rollback_store_with_a_stray_wal_creates_no_file_beside_it() {
+    let dir = Scratch::new("interop-gaia-stray-wal");
+    let db = dir.path("store/memory.db");
+    std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+    let gaia = build_store(&db);
+    // GAIA went back to a rollback journal and shut down: the header says so, nothing beside it.
+    gaia.conn
+        .pragma_update_and_check(None, "journal_mode", "delete", |r| r.get::<_, String>(0))
+        .unwrap();
+    drop(gaia);
+    let store = db.parent().unwrap();
+    assert_eq!(listing(store), ["memory.db"]);
+    let reference = dir.path("reference");
+    let o = skillc(&[
+        "compile",
+        db.to_str().unwrap(),
+        "--out",
+        reference.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(listing(store), ["memory.db"]);
+
+    // A -wal left beside it (a torn copy, a restore over an old directory).
+    std::fs::write(wal(&db), b"junkjunk").unwrap();
+    let digests = || {
+        (
+            skillc::digest::sha256_hex(&bytes(&db)),
+            skillc::digest::sha256_hex(&bytes(&wal(&db))),
+        )
+    };
+    let before = (listing(store), digests());
+    assert_eq!(before.0, ["memory.db", "memory.db-wal"]);
+    let out = dir.path("out");
+    let o = skillc(&["compile", db.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(listing(store), before.0, "no -shm is created beside the store");
+    assert_eq!(digests(), before.1, "the database and the -wal are unchanged");
+    assert_eq!(
+        read_json(&out.join("ledger.json")),
+        read_json(&reference.join("ledger.json")),
+        "the store read in full"
+    );
 }
 
 #[test]

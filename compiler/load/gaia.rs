@@ -2,9 +2,14 @@
 //!
 //! * The store is opened read-only (`mode=ro`, `SQLITE_OPEN_READ_ONLY`, `query_only`), with a
 //!   busy timeout, so neither the database nor its `-wal` changes, even in WAL mode while GAIA
-//!   has it open. When a read-only open cannot work (a WAL database whose `-shm` cannot be
-//!   used), the database and its `-wal` are copied to a private temporary directory, read
-//!   there, and the copy is removed.
+//!   has it open. When a read-only open would create a file beside the store (a `-wal`
+//!   without its `-shm`, a stray `-wal` beside a rollback-journal database) or fails, the
+//!   database and its `-wal` are copied to a private temporary directory, read there, and
+//!   the copy is removed.
+//! * Rows are read in `id` order, else rowid order, else (a `WITHOUT ROWID` table) primary-key
+//!   order, where a row's place in that order stands in for its number. A row whose `id` is
+//!   not an integer is skipped with a diagnostic that locates it by rowid or key; the rest of
+//!   the store is read. Identifiers are quoted, so any column name is read.
 //! * `schema_version` must say 2 to 4; anything else is `unsupported-schema` and the store is
 //!   skipped (a data diagnostic, not a failure to run).
 //! * Each `session_id` of `tool_history` is one experience `gaia:<session_id>`: operations in
@@ -130,10 +135,11 @@ struct Store {
 
 impl Store {
     /// Read in place when that creates no file beside the store: a rollback-journal
-    /// database, or a WAL database whose `-wal` and `-shm` exist (GAIA is running); a WAL
-    /// database with neither (GAIA shut down cleanly) is read as immutable. A WAL database
-    /// with a `-wal` but no `-shm` (a read-only open would create the `-shm`), or any store
-    /// the read-only open fails on, is read from a private copy.
+    /// database with no `-wal`, or a WAL database whose `-wal` and `-shm` exist (GAIA is
+    /// running); a WAL database with neither (GAIA shut down cleanly) is read as immutable.
+    /// Any other `-wal` (SQLite reads a `-wal` it finds whatever the header says, and would
+    /// create the `-shm` to do so), or any store the read-only open fails on, is read from a
+    /// private copy.
     fn open(path: &Path) -> Result<Store, OpenError> {
         let side = |suffix: &str| {
             let mut p = path.as_os_str().to_owned();
@@ -145,13 +151,14 @@ impl Store {
             Some(true) if wal && shm => Some(false),
             Some(true) if !wal && !shm => Some(true),
             Some(true) => None,
+            Some(false) | None if wal => None,
             Some(false) | None => Some(false),
         };
         let first = match in_place.map(|immutable| open_read_only(path, immutable)) {
             Some(Ok(conn)) => return Ok(Store { conn, _copy: None }),
             Some(Err(e)) if is_not_a_database(&e) => return Err(OpenError::NotADatabase),
             Some(Err(e)) => e.to_string(),
-            None => "a read-only open would create the -shm file".to_string(),
+            None => "a read-only open would create a file beside the store".to_string(),
         };
         let copy = TempCopy::new(path)
             .map_err(|e| OpenError::Other(format!("{first}; a private copy failed: {e}")))?;
@@ -281,6 +288,58 @@ impl From<rusqlite::Error> for Problem {
     }
 }
 
+/// `name` as an SQL identifier: in double quotes, embedded quotes doubled.
+fn ident(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+/// How a table's rows are read: `place` selects where a row is (its rowid, or in a
+/// `WITHOUT ROWID` table its primary key as `column=literal` text), `order` is the
+/// `ORDER BY` list.
+struct RowKey {
+    place: String,
+    order: String,
+}
+
+/// Where a row is, for diagnostics: its rowid, or its primary key and its place (1-based)
+/// in key order, which stands in for a line.
+enum Place {
+    Rowid(i64),
+    Key(String, i64),
+}
+
+impl Place {
+    /// The row's `place` value; `n` is its place in the read order.
+    fn read(v: ValueRef, n: i64) -> Place {
+        match v {
+            ValueRef::Integer(i) => Place::Rowid(i),
+            v => Place::Key(as_text(v).unwrap_or_default(), n),
+        }
+    }
+
+    fn line(&self) -> i64 {
+        match self {
+            Place::Rowid(i) | Place::Key(_, i) => *i,
+        }
+    }
+
+    fn evidence(&self, d: Diagnostic) -> Diagnostic {
+        match self {
+            Place::Rowid(i) => d.with("rowid", *i),
+            Place::Key(k, _) => d.with("key", k.as_str()),
+        }
+    }
+}
+
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Place::Rowid(i) => write!(f, "with rowid {i}"),
+            Place::Key(k, _) => write!(f, "with key {k}"),
+        }
+    }
+}
+
 /// One `tool_history` row.
 struct Row {
     id: i64,
@@ -352,8 +411,8 @@ impl Reader<'_> {
     }
 
     fn columns(&self, table: &str) -> rusqlite::Result<BTreeSet<String>> {
-        let mut stmt = self.conn.prepare(&format!("PRAGMA table_info(\"{table}\")"))?;
-        let names = stmt.query_map([], |r| r.get::<_, String>(1))?;
+        let mut stmt = self.conn.prepare("SELECT name FROM pragma_table_info(?1)")?;
+        let names = stmt.query_map([table], |r| r.get::<_, String>(0))?;
         names.collect()
     }
 
@@ -363,13 +422,82 @@ impl Reader<'_> {
             .iter()
             .map(|c| {
                 if cols.contains(*c) {
-                    format!("\"{c}\"")
+                    ident(c)
                 } else {
                     "NULL".into()
                 }
             })
             .collect::<Vec<_>>()
             .join(", ")
+    }
+
+    /// How to read a table's rows in a stable order and say where each is. `by_id`: GAIA's
+    /// own tables are in `id` order when they have that column.
+    fn row_key(&self, table: &str, cols: &BTreeSet<String>, by_id: bool) -> rusqlite::Result<RowKey> {
+        let without_rowid: bool = self.conn.query_row(
+            "SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?1",
+            [table],
+            |r| r.get(0),
+        )?;
+        // A column may take the rowid's name; SQLite then means the column.
+        let rowid = ["rowid", "_rowid_", "oid"]
+            .into_iter()
+            .find(|a| !without_rowid && !cols.iter().any(|c| c.eq_ignore_ascii_case(a)));
+        let (place, order) = match rowid {
+            Some(r) => (r.to_string(), r.to_string()),
+            None => {
+                let mut stmt = self
+                    .conn
+                    .prepare("SELECT name FROM pragma_table_info(?1) WHERE pk > 0 ORDER BY pk")?;
+                let pk: Vec<String> = stmt.query_map([table], |r| r.get(0))?.collect::<Result<_, _>>()?;
+                let key: Vec<&String> = if pk.is_empty() {
+                    cols.iter().collect()
+                } else {
+                    pk.iter().collect()
+                };
+                let place = key
+                    .iter()
+                    .map(|c| format!("'{}=' || quote({})", c.replace('\'', "''"), ident(c)))
+                    .collect::<Vec<_>>()
+                    .join(" || ', ' || ");
+                let order = key.iter().map(|c| ident(c)).collect::<Vec<_>>().join(", ");
+                (place, order)
+            }
+        };
+        let order = if by_id && cols.contains("id") {
+            format!("\"id\", {order}")
+        } else {
+            order
+        };
+        Ok(RowKey { place, order })
+    }
+
+    /// A row whose `id` is not an integer, skipped: the id orders the history and names the
+    /// row everywhere, and no other number could stand in without meeting another row's id.
+    fn bad_id(&self, table: &str, place: &Place, v: ValueRef) -> Diagnostic {
+        let d = match v {
+            ValueRef::Null => Diagnostic::new(
+                codes::MISSING_FIELD,
+                format!("{table} row {place} has no `id` and was skipped"),
+            ),
+            v => {
+                let found = found_sql(v);
+                Diagnostic::new(
+                    codes::INVALID_VALUE,
+                    format!(
+                        "{table} row {place}: `id` must be an integer, found {found}; the row was skipped"
+                    ),
+                )
+                .with("expected", "an integer")
+                .with("found", found)
+            }
+        };
+        let d = d
+            .subject(self.name)
+            .at(&self.loc(place.line()))
+            .with("table", table)
+            .with("field", "id");
+        place.evidence(d)
     }
 
     fn read(&self, forced: bool) -> Result<Vec<Parsed>, Problem> {
@@ -466,10 +594,11 @@ impl Reader<'_> {
         if !cols.contains("session_id") {
             return Ok((projects, tasks));
         }
-        let order = if cols.contains("id") { "\"id\"" } else { "rowid" };
+        let key = self.row_key("conversations", &cols, true)?;
         let sql = format!(
-            "SELECT {} FROM conversations ORDER BY {order}",
-            Self::select(&cols, &["session_id", "context", "role", "content"])
+            "SELECT {} FROM conversations ORDER BY {}",
+            Self::select(&cols, &["session_id", "context", "role", "content"]),
+            key.order
         );
         let mut stmt = self.conn.prepare(&sql)?;
         let mut rows = stmt.query([])?;
@@ -505,12 +634,14 @@ impl Reader<'_> {
                 ));
             }
         }
-        let id = if cols.contains("id") { "\"id\"" } else { "rowid" };
+        let key = self.row_key("tool_history", &cols, true)?;
         let sql = format!(
-            "SELECT {id}, {} FROM tool_history ORDER BY {id}",
+            "SELECT {}, {} FROM tool_history ORDER BY {}",
+            key.place,
             Self::select(
                 &cols,
                 &[
+                    "id",
                     "session_id",
                     "tool_name",
                     "args",
@@ -519,30 +650,47 @@ impl Reader<'_> {
                     "error",
                     "timestamp"
                 ]
-            )
+            ),
+            key.order
         );
         let mut stmt = self.conn.prepare(&sql)?;
         let mut rows = stmt.query([])?;
         let mut sessions: Vec<Session> = Vec::new();
         let mut index: HashMap<String, usize> = HashMap::new();
         let mut orphans = Vec::new();
+        let mut n = 0;
         while let Some(r) = rows.next()? {
-            let row_id = r.get::<_, i64>(0)?;
-            let Some(session) = as_text(r.get_ref(1)?).filter(|s| !s.trim().is_empty()) else {
+            n += 1;
+            let place = Place::read(r.get_ref(0)?, n);
+            let session = as_text(r.get_ref(2)?).filter(|s| !s.trim().is_empty());
+            let row_id = match r.get_ref(1)? {
+                ValueRef::Integer(i) => i,
+                ValueRef::Null if !cols.contains("id") => place.line(),
+                v => {
+                    let d = self.bad_id("tool_history", &place, v);
+                    let d = match &session {
+                        Some(s) => d.with("session", s.as_str()).experiences([format!("gaia:{s}")]),
+                        None => d,
+                    };
+                    out.push(Parsed::invalid(u32::try_from(place.line()).unwrap_or(0), d));
+                    continue;
+                }
+            };
+            let Some(session) = session else {
                 orphans.push(row_id);
                 continue;
             };
             let row = Row {
                 id: row_id,
-                tool: as_text(r.get_ref(2)?)
+                tool: as_text(r.get_ref(3)?)
                     .map(|t| t.trim().to_string())
                     .filter(|t| !t.is_empty())
                     .unwrap_or_else(|| "unknown".into()),
-                args: as_text(r.get_ref(3)?),
-                result: as_text(r.get_ref(4)?),
-                success: as_bool(r.get_ref(5)?),
-                error: as_text(r.get_ref(6)?).filter(|e| !e.trim().is_empty()),
-                at: as_time(r.get_ref(7)?),
+                args: as_text(r.get_ref(4)?),
+                result: as_text(r.get_ref(5)?),
+                success: as_bool(r.get_ref(6)?),
+                error: as_text(r.get_ref(7)?).filter(|e| !e.trim().is_empty()),
+                at: as_time(r.get_ref(8)?),
             };
             let i = *index.entry(session.clone()).or_insert_with(|| {
                 sessions.push(Session {
@@ -710,14 +858,17 @@ impl Reader<'_> {
         })
     }
 
-    fn knowledge(&self) -> rusqlite::Result<Vec<Knowledge>> {
+    /// The active `knowledge` rows claims are made from: errors and tool lessons.
+    fn knowledge(&self, out: &mut Vec<Parsed>) -> rusqlite::Result<Vec<Knowledge>> {
         let cols = self.columns("knowledge")?;
-        let id = if cols.contains("id") { "\"id\"" } else { "rowid" };
+        let key = self.row_key("knowledge", &cols, true)?;
         let sql = format!(
-            "SELECT {id}, {} FROM knowledge ORDER BY {id}",
+            "SELECT {}, {} FROM knowledge ORDER BY {}",
+            key.place,
             Self::select(
                 &cols,
                 &[
+                    "id",
                     "category",
                     "source",
                     "content",
@@ -727,37 +878,52 @@ impl Reader<'_> {
                     "updated_at",
                     "superseded_by"
                 ]
-            )
+            ),
+            key.order
         );
         let mut stmt = self.conn.prepare(&sql)?;
         let mut rows = stmt.query([])?;
-        let mut out = Vec::new();
+        let mut found = Vec::new();
+        let mut n = 0;
         while let Some(r) = rows.next()? {
-            let superseded = as_text(r.get_ref(8)?).is_some_and(|s| {
+            n += 1;
+            let superseded = as_text(r.get_ref(9)?).is_some_and(|s| {
                 let s = s.trim();
                 !s.is_empty() && s != "0"
             });
-            if superseded {
+            let category = as_text(r.get_ref(2)?).unwrap_or_default().trim().to_lowercase();
+            let source = as_text(r.get_ref(3)?).unwrap_or_default().trim().to_lowercase();
+            if superseded || (category != "error" && source != "tool_lesson") {
                 continue;
             }
-            let metadata = as_text(r.get_ref(4)?)
+            let place = Place::read(r.get_ref(0)?, n);
+            let id = match r.get_ref(1)? {
+                ValueRef::Integer(i) => i,
+                ValueRef::Null if !cols.contains("id") => place.line(),
+                v => {
+                    let d = self.bad_id("knowledge", &place, v);
+                    out.push(Parsed::invalid(u32::try_from(place.line()).unwrap_or(0), d));
+                    continue;
+                }
+            };
+            let metadata = as_text(r.get_ref(5)?)
                 .map(|m| match serde_json::from_str::<Value>(&m) {
                     Ok(Value::Object(map)) => map,
                     Ok(_) => Map::new(),
                     Err(_) => recover_object(&m).map(|r| r.members).unwrap_or_default(),
                 })
                 .unwrap_or_default();
-            out.push(Knowledge {
-                id: r.get(0)?,
-                category: as_text(r.get_ref(1)?).unwrap_or_default().trim().to_lowercase(),
-                source: as_text(r.get_ref(2)?).unwrap_or_default().trim().to_lowercase(),
-                content: as_text(r.get_ref(3)?).unwrap_or_default(),
+            found.push(Knowledge {
+                id,
+                category,
+                source,
+                content: as_text(r.get_ref(4)?).unwrap_or_default(),
                 metadata,
-                context: as_text(r.get_ref(5)?),
-                at: as_time(r.get_ref(6)?).or(as_time(r.get_ref(7)?)),
+                context: as_text(r.get_ref(6)?),
+                at: as_time(r.get_ref(7)?).or(as_time(r.get_ref(8)?)),
             });
         }
-        Ok(out)
+        Ok(found)
     }
 
     /// Watch claims from recurring unfixed errors, do-claims from undemonstrated tool lessons.
@@ -767,7 +933,7 @@ impl Reader<'_> {
         runs: &HashMap<String, KeyRuns>,
         out: &mut Vec<Parsed>,
     ) -> Result<Vec<Parsed>, Problem> {
-        let rows = self.knowledge()?;
+        let rows = self.knowledge(out)?;
         let policy = &self.rules.policy;
         let mut claims = Vec::new();
 
@@ -918,14 +1084,22 @@ impl Reader<'_> {
             .filter(|f| cols.contains(*f))
             .collect();
         let by_columns = cols.contains("recorded_at") || cols.contains("outcome");
-        let listed: Vec<String> = cols.iter().map(|c| format!("\"{c}\"")).collect();
-        let sql = format!("SELECT rowid, {} FROM outcomes ORDER BY rowid", listed.join(", "));
+        let listed: Vec<String> = cols.iter().map(|c| ident(c)).collect();
+        let key = self.row_key("outcomes", &cols, false)?;
+        let sql = format!(
+            "SELECT {}, {} FROM outcomes ORDER BY {}",
+            key.place,
+            listed.join(", "),
+            key.order
+        );
         let names: Vec<&String> = cols.iter().collect();
         let mut stmt = self.conn.prepare(&sql)?;
         let mut rows = stmt.query([])?;
+        let mut n = 0;
         while let Some(r) = rows.next()? {
-            let line: i64 = r.get(0)?;
-            let loc = self.loc(line);
+            n += 1;
+            let place = Place::read(r.get_ref(0)?, n);
+            let loc = self.loc(place.line());
             let value = if by_columns {
                 let mut map = Map::new();
                 for (i, col) in names.iter().enumerate() {
@@ -954,12 +1128,14 @@ impl Reader<'_> {
                 Some(v) => out.push(record::from_value(v, &loc, false)),
                 None => out.push(Parsed::invalid(
                     loc.line,
-                    Diagnostic::new(
-                        codes::MALFORMED_RECORD,
-                        format!("outcomes row {line} holds no json record"),
-                    )
-                    .subject(self.name)
-                    .at(&loc),
+                    place.evidence(
+                        Diagnostic::new(
+                            codes::MALFORMED_RECORD,
+                            format!("outcomes row {place} holds no json record"),
+                        )
+                        .subject(self.name)
+                        .at(&loc),
+                    ),
                 )),
             }
         }
@@ -1253,6 +1429,17 @@ fn json_string_prefix(s: &str) -> Option<(String, Option<&str>)> {
     Some((out, None))
 }
 
+/// What a diagnostic may say about a SQLite value (`record::found`).
+fn found_sql(v: ValueRef) -> String {
+    match v {
+        ValueRef::Null => "null".into(),
+        ValueRef::Integer(i) => i.to_string(),
+        ValueRef::Real(f) => record::found(&Value::from(f)),
+        ValueRef::Text(_) => record::found(&Value::String(as_text(v).unwrap_or_default())),
+        ValueRef::Blob(_) => "a blob".into(),
+    }
+}
+
 /// A SQLite value as text (numbers printed, blobs as UTF-8); NULL is `None`.
 fn as_text(v: ValueRef) -> Option<String> {
     match v {
@@ -1368,6 +1555,13 @@ mod tests {
         assert_eq!(op_domain(None, a), "general");
         assert_eq!(key_domain("run_shell_command docker", a), "docker");
         assert_eq!(key_domain("read_file /a/b.py", a), "general");
+    }
+
+    #[test]
+    fn identifiers_are_quoted() {
+        assert_eq!(ident("lesson"), r#""lesson""#);
+        assert_eq!(ident(r#"we"ird"#), r#""we""ird""#);
+        assert_eq!(ident(r#""""#), r#""""""""#);
     }
 
     #[test]
