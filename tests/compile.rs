@@ -293,6 +293,21 @@ fn stale_generated_files_are_removed_and_foreign_files_kept() {
     assert!(!out.join("rust").exists());
     assert!(out.join("python/SKILL.md").is_file());
     assert_eq!(std::fs::read_to_string(out.join("notes.txt")).unwrap(), "mine");
+
+    // A store whose list of generated files was edited (or written by another tool) names
+    // files skillc never writes: they are not removed, the store least of all.
+    let db = rusqlite::Connection::open(out.join(".skillc/state.db")).unwrap();
+    for path in [".skillc/state.db", "notes.txt", "python/NOTES.md"] {
+        db.execute("INSERT INTO outputs (path) VALUES (?1)", [path])
+            .unwrap();
+    }
+    drop(db);
+    std::fs::write(out.join("python/NOTES.md"), "mine too").unwrap();
+    let o = compile_to(&python_records_only(&s), &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(out.join(".skillc/state.db").is_file());
+    assert!(out.join("notes.txt").is_file());
+    assert!(out.join("python/NOTES.md").is_file());
 }
 
 #[test]

@@ -511,7 +511,7 @@ pub fn write(out: &Path, files: &[&OutFile]) -> std::io::Result<()> {
 pub fn remove_stale(out: &Path, generated: &[String], previous: &[String]) -> std::io::Result<()> {
     let now: BTreeSet<&str> = generated.iter().map(String::as_str).collect();
     for old in previous {
-        if now.contains(old.as_str()) || !is_safe_relative(old) {
+        if now.contains(old.as_str()) || !is_safe_relative(old) || !could_generate(old) {
             continue;
         }
         let path = out.join(old);
@@ -565,6 +565,24 @@ fn is_safe_relative(p: &str) -> bool {
         && path
             .components()
             .all(|c| matches!(c, std::path::Component::Normal(_)))
+}
+
+/// A path of a kind emit writes. The list of stale files comes from the state store, and a
+/// store that was edited, or belongs to another tool's output, must not make skillc delete a
+/// file it never writes (the store itself, a note beside a skill).
+fn could_generate(p: &str) -> bool {
+    let parts: Vec<&str> = p.split('/').collect();
+    if parts.iter().any(|c| c.starts_with('.')) {
+        return false;
+    }
+    match parts[..] {
+        ["ledger.json" | "diagnostics.json"] => true,
+        ["lessons", block] => block.ends_with(".md"),
+        ["deltas", delta] => delta.ends_with(".json"),
+        [.., "SKILL.md"] => true,
+        [.., "references", "EVIDENCE.md"] => true,
+        _ => false,
+    }
 }
 
 fn remove_empty_parents(out: &Path, file: &Path) {
