@@ -198,4 +198,40 @@ mod tests {
                 .is_transient("ModuleNotFoundError: No module named 'yaml'")
         );
     }
+
+    #[test]
+    fn a_secrets_file_without_patterns_is_refused_and_a_missing_one_is_built_in() {
+        let dir = std::env::temp_dir().join(format!("skillc-policy-secrets-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("policy.yaml"), BUILTIN_POLICY).unwrap();
+        let token = "export GH_TOKEN=ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+        // Absent: the built-in patterns, as for every other rules file.
+        let rules = Rules::load(&dir).unwrap();
+        assert_eq!(rules.secrets.find(token), Some("github-token"));
+        for empty in [
+            "",
+            "  \n\n",
+            "# team credential patterns: none yet\n",
+            "patterns: []\n",
+            "patterns:\n",
+        ] {
+            std::fs::write(dir.join("secrets.yaml"), empty).unwrap();
+            let e = Rules::load(&dir).map(|_| ()).unwrap_err();
+            assert_eq!(e.file, dir.join("secrets.yaml"), "{empty:?}");
+            assert!(e.message.contains("no credential patterns"), "{empty:?}: {e}");
+        }
+        // One pattern of the team's own is enough, and replaces the built-in ones.
+        std::fs::write(
+            dir.join("secrets.yaml"),
+            "patterns:\n  - name: acme-deploy-key\n    regex: '\\bacme_dk_[a-z0-9]{24}\\b'\n",
+        )
+        .unwrap();
+        let rules = Rules::load(&dir).unwrap();
+        assert_eq!(
+            rules.secrets.find("key acme_dk_0123456789abcdefghijklmn"),
+            Some("acme-deploy-key")
+        );
+        assert_eq!(rules.secrets.find(token), None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
