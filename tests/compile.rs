@@ -225,6 +225,49 @@ fn a_secrets_file_with_no_patterns_stops_the_compile_and_a_missing_one_redacts_a
 }
 
 #[test]
+fn out_of_range_policy_numbers_stop_the_compile_naming_file_key_range_and_line() {
+    let s = Scratch::new("rules-out-of-range");
+    let rules = rules_copy(&s);
+    let out = s.path("out");
+    let policy = rules.join("policy.yaml");
+    let cases = [
+        (
+            "  admitted: 500 ",
+            "  admitted: -1000 ",
+            "confidence.admitted: must be from 0 to 1000 (in thousandths, 1000 = 1.000), got -1000",
+        ),
+        (
+            "  admitted: 500 ",
+            "  admitted: 1001 ",
+            "confidence.admitted: must be from 0 to 1000 (in thousandths, 1000 = 1.000), got 1001",
+        ),
+        (
+            "  skill_lines: 500 ",
+            "  skill_lines: 0 ",
+            "caps.skill_lines: must be at least 17 (a SKILL.md's frontmatter, heading and one rule), got 0",
+        ),
+    ];
+    for (from, to, message) in cases {
+        let text = skillc::policy::BUILTIN_POLICY.replace(from, to);
+        let line = 1 + text.lines().position(|l| l.starts_with(to)).unwrap();
+        std::fs::write(&policy, text).unwrap();
+        let o = compile_to(
+            &fixture("foundation"),
+            &out,
+            &["--rules", rules.to_str().unwrap()],
+        );
+        assert_eq!(o.status.code(), Some(2), "{to}: {}", stderr(&o));
+        let expected = format!("error: {}: {message} at line {line} column ", policy.display());
+        assert!(stderr(&o).contains(&expected), "{to}: {}", stderr(&o));
+        assert!(!out.exists(), "{to}: nothing is written");
+    }
+    // The flag that overrides `min_reinforcement` takes the policy's range.
+    let o = compile_to(&fixture("foundation"), &out, &["--min-reinforcement", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(!out.exists());
+}
+
+#[test]
 fn fates_add_up_per_domain_on_the_sample_corpus() {
     let s = Scratch::new("sample-fates");
     let out = s.path("out");
