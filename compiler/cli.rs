@@ -199,7 +199,7 @@ pub struct CompileArgs {
     #[arg(long)]
     pub state: Option<PathBuf>,
     /// Distinct supporting experiences a lesson needs to become a rule
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub min_reinforcement: Option<u32>,
     /// Worker threads, 1 to 256 (default: all cores)
     #[arg(long)]

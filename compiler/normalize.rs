@@ -114,6 +114,16 @@ struct SecretEntry {
 impl SecretScanner {
     pub fn from_yaml(text: &str) -> Result<SecretScanner, String> {
         let file: SecretsFile = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
+        // Redaction is a safety property: a file that exists but lists nothing (empty, only
+        // comments, `patterns: []`) would turn it off without a word. A missing file keeps
+        // the built-in patterns.
+        if file.patterns.is_empty() {
+            return Err(
+                "defines no credential patterns, so no secret would be redacted; list at least one \
+                 under `patterns:`, or delete the file to use the built-in patterns"
+                    .into(),
+            );
+        }
         let mut patterns = Vec::with_capacity(file.patterns.len());
         for e in file.patterns {
             if !is_skill_name(&e.name) {

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, de};
 
 use crate::{cluster::Lexicon, narrative::Narrative, normalize::Aliases, normalize::SecretScanner};
 
@@ -15,15 +15,24 @@ pub const BUILTIN_NARRATIVE: &str = include_str!("../rules/narrative.yaml");
 pub const BUILTIN_SECRETS: &str = include_str!("../rules/secrets.yaml");
 pub const BUILTIN_LEXICON: &str = include_str!("../rules/lexicon.yaml");
 
-/// Confidence constants, in integer thousandths (DESIGN §6).
+/// Confidence constants, in integer thousandths (DESIGN §6). Levels, steps and the floor
+/// all lie in 0..=1000: the fold keeps confidence there, so nothing outside it means anything.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Confidence {
+    #[serde(deserialize_with = "thousandths")]
     pub admitted: i32,
+    #[serde(deserialize_with = "thousandths")]
     pub claimed: i32,
+    #[serde(deserialize_with = "thousandths")]
     pub confirmation: i32,
+    /// Subtracted, so a magnitude like the others.
+    #[serde(deserialize_with = "thousandths")]
     pub contradiction: i32,
+    /// Subtracted per idle active day; 0 turns decay off.
+    #[serde(deserialize_with = "thousandths")]
     pub idle_day: i32,
+    #[serde(deserialize_with = "thousandths")]
     pub supersede_below: i32,
 }
 
@@ -31,17 +40,23 @@ pub struct Confidence {
 #[serde(deny_unknown_fields)]
 pub struct Caps {
     /// Active lessons per (scope, domain).
+    #[serde(deserialize_with = "at_least_one")]
     pub active_lessons: usize,
     /// Lines in a plan-time lesson block.
+    #[serde(deserialize_with = "at_least_one")]
     pub block_lines: usize,
-    /// Lines in one SKILL.md.
+    /// Lines in one SKILL.md; fewer than the frontmatter and one rule would leave every
+    /// SKILL.md without rules.
+    #[serde(deserialize_with = "skill_lines")]
     pub skill_lines: usize,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct DeltaBudget {
+    #[serde(deserialize_with = "at_least_one")]
     pub max_payload_chars: usize,
+    #[serde(deserialize_with = "at_least_one")]
     pub max_added_tokens: usize,
 }
 
@@ -49,6 +64,7 @@ pub struct DeltaBudget {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Policy {
+    #[serde(deserialize_with = "at_least_one")]
     pub min_reinforcement: u32,
     /// Does a self-reported `pivoted` pass the outcome gate?
     pub allow_pivoted: bool,
@@ -96,6 +112,85 @@ impl Policy {
             }
         }
         Some(cur.to_string())
+    }
+}
+
+// Policy numbers are range-checked while the YAML is read, so serde_yaml puts the key and the
+// line of a bad value in the error, as it does for a value of the wrong type.
+
+fn thousandths<'de, D: Deserializer<'de>>(d: D) -> Result<i32, D::Error> {
+    in_range(d, 0, 1000, "in thousandths, 1000 = 1.000")
+}
+
+fn at_least_one<'de, D: Deserializer<'de>, T: TryFrom<i64>>(d: D) -> Result<T, D::Error> {
+    in_range(d, 1, i64::MAX, "")
+}
+
+fn skill_lines<'de, D: Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
+    let min = crate::emit::MIN_SKILL_LINES as i64;
+    in_range(d, min, i64::MAX, "a SKILL.md's frontmatter, heading and one rule")
+}
+
+fn in_range<'de, D: Deserializer<'de>, T: TryFrom<i64>>(
+    d: D,
+    min: i64,
+    max: i64,
+    why: &'static str,
+) -> Result<T, D::Error> {
+    d.deserialize_i64(InRange {
+        min,
+        max,
+        why,
+        into: std::marker::PhantomData,
+    })
+}
+
+/// Accepts an integer in `min..=max` that fits a `T`; the message names the range and why
+/// it is there.
+struct InRange<T> {
+    min: i64,
+    max: i64,
+    why: &'static str,
+    into: std::marker::PhantomData<T>,
+}
+
+impl<T> InRange<T> {
+    fn range(&self) -> String {
+        let range = if self.max == i64::MAX {
+            format!("at least {}", self.min)
+        } else {
+            format!("from {} to {}", self.min, self.max)
+        };
+        match self.why {
+            "" => range,
+            why => format!("{range} ({why})"),
+        }
+    }
+
+    fn refuse<E: de::Error>(&self, got: impl std::fmt::Display) -> E {
+        E::custom(format!("must be {}, got {got}", self.range()))
+    }
+}
+
+impl<T: TryFrom<i64>> de::Visitor<'_> for InRange<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "an integer {}", self.range())
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
+        if !(self.min..=self.max).contains(&v) {
+            return Err(self.refuse(v));
+        }
+        T::try_from(v).map_err(|_| E::custom(format!("{v} is too large")))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
+        match i64::try_from(v) {
+            Ok(v) => self.visit_i64(v),
+            Err(_) => Err(self.refuse(v)),
+        }
     }
 }
 
@@ -197,5 +292,129 @@ mod tests {
             !r.policy
                 .is_transient("ModuleNotFoundError: No module named 'yaml'")
         );
+    }
+
+    /// `policy.yaml` with `key` (dotted) set to `value`, and the line it is on.
+    fn policy_with(key: &str, value: &str) -> (String, usize) {
+        let leaf = key.rsplit('.').next().unwrap();
+        let mut at = 0;
+        let text: Vec<String> = BUILTIN_POLICY
+            .lines()
+            .enumerate()
+            .map(|(i, l)| {
+                match l
+                    .trim_start()
+                    .strip_prefix(leaf)
+                    .and_then(|r| r.strip_prefix(':'))
+                {
+                    Some(_) => {
+                        at = i + 1;
+                        format!("{}{leaf}: {value}", &l[..l.len() - l.trim_start().len()])
+                    }
+                    None => l.to_string(),
+                }
+            })
+            .collect();
+        assert!(at > 0, "{key} is not in policy.yaml");
+        (text.join("\n"), at)
+    }
+
+    fn load_policy(text: &str) -> Result<Rules, PolicyError> {
+        Rules::from_texts(
+            [
+                text,
+                BUILTIN_ALIASES,
+                BUILTIN_NARRATIVE,
+                BUILTIN_SECRETS,
+                BUILTIN_LEXICON,
+            ],
+            Path::new("team-rules"),
+        )
+    }
+
+    #[test]
+    fn out_of_range_policy_numbers_are_refused_naming_file_key_range_and_line() {
+        let cases = [
+            ("confidence.admitted", "-1000", "must be from 0 to 1000"),
+            ("confidence.admitted", "1001", "must be from 0 to 1000"),
+            ("confidence.claimed", "-1", "must be from 0 to 1000"),
+            ("confidence.confirmation", "-150", "must be from 0 to 1000"),
+            ("confidence.contradiction", "-250", "must be from 0 to 1000"),
+            ("confidence.idle_day", "1500", "must be from 0 to 1000"),
+            ("confidence.supersede_below", "1200", "must be from 0 to 1000"),
+            ("min_reinforcement", "0", "must be at least 1"),
+            ("caps.active_lessons", "0", "must be at least 1"),
+            ("caps.block_lines", "0", "must be at least 1"),
+            ("caps.skill_lines", "0", "must be at least 17"),
+            ("caps.skill_lines", "16", "must be at least 17"),
+            ("deltas.max_payload_chars", "0", "must be at least 1"),
+            ("deltas.max_added_tokens", "-5", "must be at least 1"),
+            ("confidence.admitted", "0.5", "expected an integer from 0 to 1000"),
+        ];
+        for (key, value, range) in cases {
+            let (text, line) = policy_with(key, value);
+            let e = load_policy(&text).map(|_| ()).unwrap_err().to_string();
+            assert!(e.starts_with("team-rules/policy.yaml: "), "{key}: {value}: {e}");
+            assert!(e.contains(&format!("{key}: ")), "{key}: {value}: {e}");
+            assert!(e.contains(range), "{key}: {value}: {e}");
+            assert!(
+                e.contains(&format!("at line {line} column")),
+                "{key}: {value}: {e}"
+            );
+        }
+    }
+
+    #[test]
+    fn policy_numbers_at_the_ends_of_their_ranges_load() {
+        let cases = [
+            ("confidence.admitted", "0"),
+            ("confidence.admitted", "1000"),
+            ("confidence.idle_day", "0"),
+            ("confidence.supersede_below", "0"),
+            ("min_reinforcement", "1"),
+            ("caps.block_lines", "1"),
+            ("caps.skill_lines", "17"),
+        ];
+        for (key, value) in cases {
+            let (text, _) = policy_with(key, value);
+            let rules = load_policy(&text).unwrap_or_else(|e| panic!("{key}: {value}: {e}"));
+            assert_eq!(rules.policy.value_of(key, &rules).as_deref(), Some(value));
+        }
+    }
+
+    #[test]
+    fn a_secrets_file_without_patterns_is_refused_and_a_missing_one_is_built_in() {
+        let dir = std::env::temp_dir().join(format!("skillc-policy-secrets-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("policy.yaml"), BUILTIN_POLICY).unwrap();
+        let token = "export GH_TOKEN=ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+        // Absent: the built-in patterns, as for every other rules file.
+        let rules = Rules::load(&dir).unwrap();
+        assert_eq!(rules.secrets.find(token), Some("github-token"));
+        for empty in [
+            "",
+            "  \n\n",
+            "# team credential patterns: none yet\n",
+            "patterns: []\n",
+            "patterns:\n",
+        ] {
+            std::fs::write(dir.join("secrets.yaml"), empty).unwrap();
+            let e = Rules::load(&dir).map(|_| ()).unwrap_err();
+            assert_eq!(e.file, dir.join("secrets.yaml"), "{empty:?}");
+            assert!(e.message.contains("no credential patterns"), "{empty:?}: {e}");
+        }
+        // One pattern of the team's own is enough, and replaces the built-in ones.
+        std::fs::write(
+            dir.join("secrets.yaml"),
+            "patterns:\n  - name: acme-deploy-key\n    regex: '\\bacme_dk_[a-z0-9]{24}\\b'\n",
+        )
+        .unwrap();
+        let rules = Rules::load(&dir).unwrap();
+        assert_eq!(
+            rules.secrets.find("key acme_dk_0123456789abcdefghijklmn"),
+            Some("acme-deploy-key")
+        );
+        assert_eq!(rules.secrets.find(token), None);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -748,7 +748,7 @@ impl<'a> Fold<'a> {
             }
             l.blessed |= c.blessed;
         }
-        let conf = self.policy().confidence.admitted;
+        let conf = clamped(self.policy().confidence.admitted);
         let l = &mut self.live[li as usize];
         if l.lesson.status == Status::Claimed && !l.evidence.is_empty() {
             l.lesson.status = Status::Active;
@@ -780,9 +780,9 @@ impl<'a> Fold<'a> {
         });
         let conf = &self.policy().confidence;
         let (status, confidence) = if claimed {
-            (Status::Claimed, conf.claimed)
+            (Status::Claimed, clamped(conf.claimed))
         } else {
-            (Status::Active, conf.admitted)
+            (Status::Active, clamped(conf.admitted))
         };
         let previous = self
             .current
@@ -1097,16 +1097,16 @@ impl<'a> Fold<'a> {
         let l = &mut self.live[li as usize];
         if l.lesson.status == Status::Claimed {
             l.lesson.status = Status::Active;
-            l.lesson.confidence = conf.admitted;
+            l.lesson.confidence = clamped(conf.admitted);
             l.lesson.history.push(entry(
                 t,
                 "admitted",
-                conf.admitted,
+                l.lesson.confidence,
                 vec![exp.id.clone()],
                 Some("claim gained evidence".into()),
             ));
         } else {
-            l.lesson.confidence = (l.lesson.confidence + conf.confirmation).min(1000);
+            l.lesson.confidence = clamped(l.lesson.confidence + conf.confirmation);
             let c = l.lesson.confidence;
             l.lesson
                 .history
@@ -1124,7 +1124,7 @@ impl<'a> Fold<'a> {
     fn contradict(&mut self, li: u32, exp: &'a Experience, t: Millis) {
         let conf = self.policy().confidence.clone();
         let l = &mut self.live[li as usize];
-        l.lesson.confidence = (l.lesson.confidence - conf.contradiction).max(0);
+        l.lesson.confidence = clamped(l.lesson.confidence - conf.contradiction);
         let c = l.lesson.confidence;
         l.lesson
             .history
@@ -1342,19 +1342,23 @@ fn entry(
     }
 }
 
-/// Thousandths as a JSON number with three decimals.
-pub fn confidence_value(thousandths: i32) -> serde_json::Value {
-    // The nearest double to thousandths / 1000 (both exact, so the division rounds once),
-    // the number `0.650` parses to; a ledger makes a million of these.
-    if thousandths < 0 {
-        return serde_json::Value::Null;
-    }
-    serde_json::Number::from_f64(f64::from(thousandths) / 1000.0).map_or(serde_json::Value::Null, Into::into)
+/// Confidence kept in [0, 1] (DESIGN §6), in thousandths.
+fn clamped(thousandths: i32) -> i32 {
+    thousandths.clamp(0, 1000)
 }
 
-/// Thousandths printed with three decimals: `0.650`.
+/// Thousandths as a JSON number with three decimals, always in [0, 1].
+pub fn confidence_value(thousandths: i32) -> serde_json::Value {
+    // The nearest double to thousandths / 1000 (both exact, so the division rounds once),
+    // the number `0.650` parses to; a ledger makes a million of these. The fold already
+    // clamps; clamping here too keeps the ledger's confidence a number whatever reaches it.
+    serde_json::Value::from(f64::from(clamped(thousandths)) / 1000.0)
+}
+
+/// Thousandths printed with three decimals, like `confidence_value`: `0.650`.
 pub fn confidence_text(thousandths: i32) -> String {
-    format!("{}.{:03}", thousandths / 1000, thousandths % 1000)
+    let t = clamped(thousandths);
+    format!("{}.{:03}", t / 1000, t % 1000)
 }
 
 #[cfg(test)]
@@ -1365,11 +1369,21 @@ mod tests {
 
     #[test]
     fn confidence_values_are_the_numbers_their_three_decimals_spell() {
-        for t in (0..=1000).chain([1234, 99_999]) {
+        for t in (0..=1000).chain([-500, 1234, 99_999]) {
             let spelled: serde_json::Value = serde_json::from_str(&confidence_text(t)).unwrap();
             assert_eq!(confidence_value(t), spelled, "{t}");
             assert_eq!(confidence_value(t).to_string(), spelled.to_string(), "{t}");
         }
+    }
+
+    #[test]
+    fn a_confidence_outside_0_to_1_is_written_clamped_never_as_null() {
+        // The ledger's `confidence` is a JSON number in [0, 1] (DESIGN §6, §7).
+        for (t, clamped) in [(-1000, 0.0), (-1, 0.0), (1001, 1.0), (i32::MAX, 1.0)] {
+            assert_eq!(confidence_value(t), serde_json::json!(clamped), "{t}");
+        }
+        assert_eq!(confidence_text(-250), "0.000");
+        assert_eq!(confidence_text(1150), "1.000");
     }
 
     #[test]

@@ -150,14 +150,13 @@ fn bad_records_are_diagnostics_with_file_and_line_and_the_run_goes_on() {
     assert!(!dup);
 }
 
-#[test]
-fn secrets_reach_no_file() {
-    let s = Scratch::new("foundation-secret");
-    let (_, _, o) = compile_foundation(&s);
-    let secret = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
-    assert!(!stderr(&o).contains(secret) && !stdout(&o).contains(secret));
-    let mut all = tree(&s.path("out"));
-    for entry in std::fs::read_dir(s.path("out/.skillc")).unwrap().flatten() {
+/// The GitHub token in the foundation fixture.
+const SECRET: &str = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+
+/// Asserts that no file under `out`, the state store included, holds the token or its prefix.
+fn assert_no_secret_in(out: &std::path::Path) {
+    let mut all = tree(out);
+    for entry in std::fs::read_dir(out.join(".skillc")).unwrap().flatten() {
         all.insert(
             entry.path().display().to_string(),
             std::fs::read(entry.path()).unwrap(),
@@ -166,7 +165,7 @@ fn secrets_reach_no_file() {
     assert!(all.keys().any(|k| k.ends_with("state.db")));
     for (path, bytes) in all {
         assert!(
-            !String::from_utf8_lossy(&bytes).contains(secret),
+            !String::from_utf8_lossy(&bytes).contains(SECRET),
             "secret leaked into {path}"
         );
         assert!(
@@ -174,6 +173,98 @@ fn secrets_reach_no_file() {
             "secret prefix leaked into {path}"
         );
     }
+}
+
+#[test]
+fn secrets_reach_no_file() {
+    let s = Scratch::new("foundation-secret");
+    let (_, _, o) = compile_foundation(&s);
+    assert!(!stderr(&o).contains(SECRET) && !stdout(&o).contains(SECRET));
+    assert_no_secret_in(&s.path("out"));
+}
+
+/// A copy of the repository's `rules/` under the scratch directory, for a test to change.
+fn rules_copy(s: &Scratch) -> std::path::PathBuf {
+    let dir = s.path("rules");
+    std::fs::create_dir_all(&dir).unwrap();
+    for e in std::fs::read_dir(repo().join("rules")).unwrap().flatten() {
+        std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn a_secrets_file_with_no_patterns_stops_the_compile_and_a_missing_one_redacts_as_built_in() {
+    let s = Scratch::new("rules-empty-secrets");
+    let rules = rules_copy(&s);
+    let out = s.path("out");
+    let args = ["--rules", rules.to_str().unwrap()];
+    // Emptied to "turn off" scanning, or a team's file with its patterns still to come:
+    // either way redaction would stop without a word, so the compile does not run.
+    for text in ["", "# credential patterns for the build farm\n", "patterns: []\n"] {
+        std::fs::write(rules.join("secrets.yaml"), text).unwrap();
+        let o = compile_to(&fixture("foundation"), &out, &args);
+        assert_eq!(o.status.code(), Some(2), "{text:?}: {}", stderr(&o));
+        let secrets = rules.join("secrets.yaml");
+        assert!(
+            stderr(&o).contains(&format!(
+                "error: {}: defines no credential patterns",
+                secrets.display()
+            )),
+            "{}",
+            stderr(&o)
+        );
+        assert!(!out.exists(), "{text:?}: nothing is written");
+    }
+    // Without the file, the built-in patterns apply, as for every other rules file.
+    std::fs::remove_file(rules.join("secrets.yaml")).unwrap();
+    let o = compile_to(&fixture("foundation"), &out, &args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("(github-token)"), "{}", stderr(&o));
+    assert_no_secret_in(&out);
+}
+
+#[test]
+fn out_of_range_policy_numbers_stop_the_compile_naming_file_key_range_and_line() {
+    let s = Scratch::new("rules-out-of-range");
+    let rules = rules_copy(&s);
+    let out = s.path("out");
+    let policy = rules.join("policy.yaml");
+    let cases = [
+        (
+            "  admitted: 500 ",
+            "  admitted: -1000 ",
+            "confidence.admitted: must be from 0 to 1000 (in thousandths, 1000 = 1.000), got -1000",
+        ),
+        (
+            "  admitted: 500 ",
+            "  admitted: 1001 ",
+            "confidence.admitted: must be from 0 to 1000 (in thousandths, 1000 = 1.000), got 1001",
+        ),
+        (
+            "  skill_lines: 500 ",
+            "  skill_lines: 0 ",
+            "caps.skill_lines: must be at least 17 (a SKILL.md's frontmatter, heading and one rule), got 0",
+        ),
+    ];
+    for (from, to, message) in cases {
+        let text = skillc::policy::BUILTIN_POLICY.replace(from, to);
+        let line = 1 + text.lines().position(|l| l.starts_with(to)).unwrap();
+        std::fs::write(&policy, text).unwrap();
+        let o = compile_to(
+            &fixture("foundation"),
+            &out,
+            &["--rules", rules.to_str().unwrap()],
+        );
+        assert_eq!(o.status.code(), Some(2), "{to}: {}", stderr(&o));
+        let expected = format!("error: {}: {message} at line {line} column ", policy.display());
+        assert!(stderr(&o).contains(&expected), "{to}: {}", stderr(&o));
+        assert!(!out.exists(), "{to}: nothing is written");
+    }
+    // The flag that overrides `min_reinforcement` takes the policy's range.
+    let o = compile_to(&fixture("foundation"), &out, &["--min-reinforcement", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(!out.exists());
 }
 
 #[test]

@@ -26,6 +26,11 @@ mod json;
 pub const GENERATOR: &str = "skillc";
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// Lines of a SKILL.md with one rule: the frontmatter (9), the title and intro with their
+/// blank lines (4), a section heading between blank lines (3) and the rule. A smaller
+/// `caps.skill_lines` could hold no rule, so policy refuses it.
+pub const MIN_SKILL_LINES: usize = 17;
+
 /// One output file: path relative to the output directory, and its text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OutFile {
@@ -79,7 +84,7 @@ pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile
     // Each (scope, domain) on its own rayon job: their sizes follow the domains' (a few hold
     // most of the superseded history their EVIDENCE.md walks back through).
     let groups: Vec<_> = groups.into_iter().collect();
-    let made: Vec<(OutFile, OutFile, Option<Diagnostic>)> = groups
+    let made: Vec<(Option<[OutFile; 2]>, Option<Diagnostic>)> = groups
         .into_par_iter()
         .with_max_len(1)
         .map(|((scope, domain), mut rules_here)| {
@@ -89,11 +94,12 @@ pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile
                 None => domain.clone(),
             };
             let (skill, left_out) = skill_md(&scope, &domain, &rules_here, rules.policy.caps.skill_lines);
+            let not_written = if skill.is_none() { ", so the file is not written" } else { "" };
             let too_long = (!left_out.is_empty()).then(|| {
                 Diagnostic::new(
                     codes::SKILL_TOO_LONG,
                     format!(
-                        "{dir}/SKILL.md would exceed {} lines; {} lowest-confidence rule(s) left out",
+                        "{dir}/SKILL.md would exceed {} lines; {} lowest-confidence rule(s) left out{not_written}",
                         rules.policy.caps.skill_lines,
                         left_out.len()
                     ),
@@ -114,17 +120,19 @@ pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile
             let gone_here = gone
                 .get(&(scope.as_str(), domain.as_str()))
                 .map_or(&[][..], |v| v);
-            let evidence = evidence_md(&scope, &domain, &kept, gone_here);
-            (
-                OutFile::new(format!("{dir}/SKILL.md"), skill),
-                OutFile::new(format!("{dir}/references/EVIDENCE.md"), evidence),
-                too_long,
-            )
+            // No rules, no file (DESIGN §7), and no evidence page for a file that is not there.
+            let skill_and_evidence = skill.map(|skill| {
+                let evidence = evidence_md(&scope, &domain, &kept, gone_here);
+                [
+                    OutFile::new(format!("{dir}/SKILL.md"), skill),
+                    OutFile::new(format!("{dir}/references/EVIDENCE.md"), evidence),
+                ]
+            });
+            (skill_and_evidence, too_long)
         })
         .collect();
-    for (skill, evidence, too_long) in made {
-        files.push(skill);
-        files.push(evidence);
+    for (skill_and_evidence, too_long) in made {
+        files.extend(skill_and_evidence.into_iter().flatten());
         emit_diags.extend(too_long);
     }
 
@@ -213,23 +221,25 @@ pub fn rule_line_with(l: &Lesson, prefix: &str) -> String {
     )
 }
 
-/// The SKILL.md text and the rules left out to stay within `max_lines`.
+/// The SKILL.md text and the rules left out to stay within `max_lines`; no text when not
+/// even one rule fits.
 fn skill_md<'a>(
     scope: &str,
     domain: &str,
     rules: &[&'a Lesson],
     max_lines: usize,
-) -> (String, Vec<&'a Lesson>) {
+) -> (Option<String>, Vec<&'a Lesson>) {
     let mut kept: Vec<&Lesson> = rules.to_vec();
     let mut left_out = Vec::new();
-    loop {
+    while !kept.is_empty() {
         let text = skill_text(scope, domain, &kept);
-        if text.lines().count() <= max_lines || kept.is_empty() {
-            return (text, left_out);
+        if text.lines().count() <= max_lines {
+            return (Some(text), left_out);
         }
         // `rules` is sorted by confidence (desc), so the last is the weakest.
         left_out.push(kept.pop().unwrap());
     }
+    (None, left_out)
 }
 
 fn skill_text(scope: &str, domain: &str, rules: &[&Lesson]) -> String {
@@ -861,5 +871,56 @@ mod tests {
             let reference = serde_json::to_string(&diagnostic_view(d)).unwrap();
             assert_eq!(String::from_utf8(mine).unwrap(), reference);
         }
+    }
+
+    /// Two blessed rules in one project's `terraform` domain, rendered with a SKILL.md budget
+    /// of `skill_lines` (set on the struct: the YAML loader refuses budgets this small).
+    fn rendered_with(skill_lines: usize) -> (Vec<OutFile>, Sink) {
+        const RECORDS: &str = r#"{"id": "tf-1", "recorded_at": "2026-11-02T10:00:00Z", "domains": ["terraform"], "project": "git@github.com:acme/infra.git", "outcome": "succeeded", "blessed": true, "lesson": "Run terraform plan -out=tfplan and apply that file, so the apply is what was reviewed."}
+{"id": "tf-2", "recorded_at": "2026-11-03T10:00:00Z", "domains": ["terraform"], "project": "git@github.com:acme/infra.git", "outcome": "succeeded", "blessed": true, "lesson": "Set lifecycle.prevent_destroy on the state bucket so a plan never drops it."}
+"#;
+        let mut rules = Rules::builtin();
+        rules.policy.caps.skill_lines = skill_lines;
+        let mut sink = Sink::new();
+        let opts = crate::load::LoadOptions::default();
+        let corpus = crate::load::load_texts(&[("tf.jsonl", RECORDS)], &opts, &mut sink);
+        let comp = crate::pipeline::compile(corpus, sink, &rules, &Default::default());
+        assert_eq!(comp.rules().count(), 2);
+        let mut sink = Sink::new();
+        (render(&comp, &rules, &mut sink), sink)
+    }
+
+    #[test]
+    fn min_skill_lines_is_exactly_a_skill_md_with_one_rule() {
+        let (files, sink) = rendered_with(MIN_SKILL_LINES);
+        let skill = files
+            .iter()
+            .find(|f| f.path.ends_with("terraform/SKILL.md"))
+            .unwrap()
+            .text();
+        assert_eq!(skill.lines().count(), MIN_SKILL_LINES, "{skill}");
+        assert!(skill.contains("  rules: \"1\"\n"), "{skill}");
+        assert_eq!(skill.lines().filter(|l| l.starts_with("- ")).count(), 1);
+        let e001: Vec<_> = sink.iter().filter(|d| d.code == codes::SKILL_TOO_LONG).collect();
+        assert_eq!(e001.len(), 1);
+    }
+
+    #[test]
+    fn a_skill_md_that_could_hold_no_rule_is_not_written() {
+        let (files, sink) = rendered_with(MIN_SKILL_LINES - 1);
+        // No rules, no file (DESIGN §7), and no EVIDENCE.md for a SKILL.md that is not there.
+        let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        assert!(!paths.iter().any(|p| p.contains("terraform/")), "{paths:?}");
+        assert!(
+            paths.iter().any(|p| p.starts_with("lessons/project-")),
+            "{paths:?}"
+        );
+        let e001: Vec<_> = sink.iter().filter(|d| d.code == codes::SKILL_TOO_LONG).collect();
+        assert_eq!(e001.len(), 1);
+        assert!(
+            e001[0]
+                .message
+                .contains("2 lowest-confidence rule(s) left out, so the file is not written")
+        );
     }
 }
