@@ -692,6 +692,15 @@ fn store_with(path: &Path, tables: &str) -> Connection {
     conn
 }
 
+/// `skillc compile STORES... --out OUT`, which must complete.
+fn compile_stores(stores: &[&Path], out: &Path) {
+    let mut args = vec!["compile"];
+    args.extend(stores.iter().map(|p| p.to_str().unwrap()));
+    args.extend(["--out", out.to_str().unwrap()]);
+    let o = skillc(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
 /// A `tool_history` row; `place` names the columns that say where it is (`rowid, id`, `id`
 /// or nothing), `values` gives them.
 fn history_row(conn: &Connection, place: &[&str], values: &[SqlValue], session: &str, c: &Call) {
@@ -971,14 +980,7 @@ fn gaia_outcomes_columns_named_with_quotes_are_read() {
     drop(conn);
 
     let out = dir.path("out");
-    let o = skillc(&[
-        "compile",
-        by_columns.to_str().unwrap(),
-        by_json.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    compile_stores(&[&by_columns, &by_json], &out);
     let diags = diagnostics(&out);
     assert!(row_diagnostics(&diags).is_empty(), "{diags:#?}");
     // A record from each store: together they make a rule.
@@ -1086,14 +1088,7 @@ fn gaia_without_rowid_tables_are_read_in_key_order() {
     drop(conn);
 
     let out = dir.path("out");
-    let o = skillc(&[
-        "compile",
-        keyed.to_str().unwrap(),
-        by_id.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    compile_stores(&[&keyed, &by_id], &out);
     let lessons = lessons(&out);
     let pytest = by_key(&lessons, "run_shell_command pytest");
     assert_eq!(pytest.len(), 1, "{lessons:#?}");

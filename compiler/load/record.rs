@@ -172,23 +172,17 @@ impl<'a> Validator<'a> {
         let Some(c) = id.chars().find(|c| c.is_control()) else {
             return Some(id);
         };
-        let expected = "a string without control characters";
         let found = format!("U+{:04X}", c as u32);
-        let d = Diagnostic::new(
-            codes::INVALID_VALUE,
-            format!("`{field}` must be {expected}, found {found} in it"),
-        )
-        .subject(self.subject.clone())
-        .at(self.loc)
-        .with("field", field)
-        .with("expected", expected)
-        .with("found", found);
-        self.diags.push(d);
+        self.invalid_as(field, "a string without control characters", found);
         None
     }
 
     pub(crate) fn invalid(&mut self, field: &str, expected: &str, v: &Value) {
-        let found = found(v);
+        self.invalid_as(field, expected, found(v));
+    }
+
+    /// L003: `field` must be `expected` and is `found`.
+    fn invalid_as(&mut self, field: &str, expected: &str, found: String) {
         let d = Diagnostic::new(
             codes::INVALID_VALUE,
             format!("`{field}` must be {expected}, found {found}"),
