@@ -3,6 +3,7 @@
 mod common;
 
 use common::*;
+use serde_json::json;
 
 fn why_json(domain: &str, input: &str) -> serde_json::Value {
     let o = skillc(&[
@@ -175,6 +176,22 @@ fn trace_follows_one_experience_through_every_stage() {
     let t = json(&o);
     assert_eq!(t["candidates"][0]["fate"], "refused");
     assert_eq!(t["candidates"][0]["codes"][0], "N002");
+
+    // A record the load refused: its trace ends there, with the reason.
+    let o = skillc(&[
+        "trace",
+        "e-bad-003",
+        fixture("foundation").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let t = json(&o);
+    assert_eq!(
+        (&t["refused_at"], &t["codes"]),
+        (&json!("load"), &json!(["L003"]))
+    );
+    assert!(stderr(&o).contains("found \"done\""), "{}", stderr(&o));
 
     let o = skillc(&["trace", "no-such-id", fixture("foundation").to_str().unwrap()]);
     assert_eq!(
