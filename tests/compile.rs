@@ -434,6 +434,16 @@ fn strict_exits_one_when_input_was_refused() {
     assert_eq!(o.status.code(), Some(1));
     let o = compile_to(std::path::Path::new("/nonexistent/records.jsonl"), &out, &[]);
     assert_eq!(o.status.code(), Some(2));
+    // A SQLite file that is not a GAIA store is input skillc could not read (L011).
+    let db = s.path("notes.db");
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute_batch("CREATE TABLE notes (body TEXT)")
+        .unwrap();
+    let o = compile_to(&db, &out, &["--strict"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("L011"), "{}", stderr(&o));
+    assert_eq!(compile_to(&db, &out, &[]).status.code(), Some(0));
 }
 
 #[test]
