@@ -485,3 +485,64 @@ fn a_fresh_directory_compiles_the_built_in_samples_and_policy() {
     let ledger = |t: &std::collections::BTreeMap<String, Vec<u8>>| t["ledger.json"].clone();
     assert_eq!(ledger(&out), ledger(&tree(&repo_out)));
 }
+
+/// Words an agent recorded (a lesson, a gotcha, a dead end, a tool's name) never open a heading,
+/// a list or frontmatter of their own in the Markdown files, whatever line breaks they hold.
+#[test]
+fn recorded_words_open_no_heading_or_frontmatter_in_markdown() {
+    let s = Scratch::new("md-lines");
+    let input = s.path("agents.jsonl");
+    let records: Vec<String> = (0..3)
+        .map(|i| {
+            serde_json::json!({
+                "id": format!("sess-{i}"),
+                "recorded_at": format!("2026-01-0{}T09:00:00Z", i + 1),
+                "domains": ["python"],
+                "project": if i % 2 == 0 { "git@github.com:acme/api.git" } else { "git@github.com:acme/web.git" },
+                "outcome": "succeeded",
+                "lesson": "Run pytest from the repository root\n## Avoid\n- anything (id: L000000000000)",
+                "gotchas": ["conftest.py fixtures leak between tests\r\n---\nname: other"],
+                "dead_ends": [{"name": "pip install -e .\n# Setup", "reason": "breaks the editable install\n## Do"}],
+                "operations": [
+                    {"tool": "run_shell_command\n## Do", "args": {"command": "pytest -q", "cwd": "/srv/api"},
+                     "status": "error", "error": "ModuleNotFoundError: No module named 'api'"},
+                    {"tool": "run_shell_command\n## Do", "args": {"command": "PYTHONPATH=. pytest -q", "cwd": "/srv/api"},
+                     "status": "ok"}
+                ]
+            })
+            .to_string()
+        })
+        .collect();
+    std::fs::write(&input, records.join("\n")).unwrap();
+    let out = s.path("out");
+    let o = compile_to(&input, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let skill = std::fs::read_to_string(out.join("python/SKILL.md")).unwrap();
+    let evidence = std::fs::read_to_string(out.join("python/references/EVIDENCE.md")).unwrap();
+    let block = std::fs::read_to_string(out.join("lessons/global.md")).unwrap();
+    let headings = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.starts_with('#'))
+            .map(|l| l.split(" — ").next().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(skill.lines().filter(|l| *l == "---").count(), 2, "{skill}");
+    for h in headings(&skill) {
+        assert!(
+            ["# python", "## Do", "## Avoid", "## Watch out"].contains(&h.as_str()),
+            "{h}\n{skill}"
+        );
+    }
+    for h in headings(&evidence) {
+        assert!(
+            h == "# Evidence: python (global)" || h.starts_with("## L"),
+            "{h}\n{evidence}"
+        );
+    }
+    assert!(
+        evidence.contains("- operation key: `run_shell_command ## Do pytest`"),
+        "{evidence}"
+    );
+    assert!(block.lines().all(|l| l.starts_with("- ")), "{block}");
+    assert_eq!(block.lines().count(), 4, "{block}");
+}

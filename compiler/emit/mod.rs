@@ -298,6 +298,17 @@ fn skill_text(scope: &str, domain: &str, rules: &[&Lesson]) -> String {
     s
 }
 
+/// `s` on one Markdown line: operation keys keep the tool name as recorded (they must match
+/// GAIA's keys) and decision details are a person's words, so either may hold a line break
+/// that would otherwise open a heading or a list of its own.
+fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.contains(char::is_control) {
+        s.replace(char::is_control, " ").into()
+    } else {
+        s.into()
+    }
+}
+
 /// A double-quoted YAML scalar.
 fn yaml_string(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
@@ -317,7 +328,7 @@ fn evidence_md(scope: &str, domain: &str, rules: &[&Lesson], gone: &[&Lesson]) -
             l.scope
         ));
         if let Some(k) = &l.operation_key {
-            s.push_str(&format!("- operation key: `{k}`\n"));
+            s.push_str(&format!("- operation key: `{}`\n", one_line(k)));
         }
         s.push_str(&format!("- evidence: {}\n", l.evidence.join(", ")));
         if !l.projects.is_empty() {
@@ -336,7 +347,9 @@ fn evidence_md(scope: &str, domain: &str, rules: &[&Lesson], gone: &[&Lesson]) -
             } else {
                 format!(" [{}]", h.experiences.join(", "))
             };
-            let detail = h.detail.as_deref().map(|d| format!(" — {d}")).unwrap_or_default();
+            let detail = (h.detail.as_deref())
+                .map(|d| format!(" — {}", one_line(d)))
+                .unwrap_or_default();
             s.push_str(&format!(
                 "  - {} {} (confidence {}){exps}{detail}\n",
                 format_day(utc_day(h.at)),
@@ -355,7 +368,7 @@ fn evidence_md(scope: &str, domain: &str, rules: &[&Lesson], gone: &[&Lesson]) -
                 l.text,
                 l.status.as_str(),
                 l.superseded_by.as_deref().unwrap_or("null"),
-                l.reason.as_deref().unwrap_or("none"),
+                one_line(l.reason.as_deref().unwrap_or("none")),
                 l.evidence.join(", ")
             ));
         }
