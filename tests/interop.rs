@@ -1202,6 +1202,61 @@ fn gaia_rollback_store_with_a_stray_wal_creates_no_file_beside_it() {
     );
 }
 
+/// `--from native` reads native records only: a GAIA store named on the command line is
+/// reported as a format it does not read, and one met in a directory is passed over.
+#[test]
+fn from_native_leaves_gaia_stores_out() {
+    let dir = Scratch::new("interop-from-native");
+    let records = dir.path("records");
+    std::fs::create_dir_all(&records).unwrap();
+    let db = records.join("memory.db");
+    drop(build_store(&db));
+    std::fs::copy(
+        common::fixture("foundation/agents.jsonl"),
+        records.join("agents.jsonl"),
+    )
+    .unwrap();
+
+    let out = dir.path("out");
+    let o = skillc(&[
+        "compile",
+        db.to_str().unwrap(),
+        "--from",
+        "native",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(lessons(&out).is_empty());
+    let l011: Vec<Value> = diagnostics(&out)
+        .into_iter()
+        .filter(|d| d["code"] == "L011")
+        .collect();
+    assert_eq!(l011.len(), 1, "{l011:#?}");
+    assert!(l011[0]["subject"].as_str().unwrap().ends_with("memory.db"));
+
+    let o = skillc(&[
+        "compile",
+        records.to_str().unwrap(),
+        "--from",
+        "native",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let lessons = lessons(&out);
+    assert!(!lessons.is_empty());
+    assert!(
+        lessons.iter().all(|l| l["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| !e.as_str().unwrap().starts_with("gaia:"))),
+        "no GAIA session is read"
+    );
+    assert!(diagnostics(&out).iter().all(|d| d["code"] != "L011"));
+}
+
 #[test]
 fn omnimem_export_compiles_with_and_without_from() {
     let fixture = common::fixture("omnimem/export.json");

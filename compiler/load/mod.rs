@@ -124,8 +124,13 @@ fn detect(name: &str, head: &[u8], explicit: bool, from: Option<Format>) -> Dete
         Some(Format::Omnimem) => return Detected::Foreign(Format::Omnimem),
         Some(Format::Native) | None => {}
     }
-    if sqlite {
-        return Detected::Foreign(Format::Gaia);
+    match (sqlite, from) {
+        // `--from native` keeps GAIA stores out: named, that is said (L011); met in a
+        // directory, they are passed over like any database that is not GAIA's.
+        (true, Some(Format::Native)) if explicit => return Detected::Unknown,
+        (true, Some(Format::Native)) => return Detected::Skip,
+        (true, _) => return Detected::Foreign(Format::Gaia),
+        (false, _) => {}
     }
     let detected = match extension(name).as_str() {
         "jsonl" | "ndjson" => Detected::Native(Syntax::Jsonl),
