@@ -86,6 +86,19 @@ impl Store {
                     format!("it holds other tables ({})", tables.join(", ")),
                 ));
             }
+            // A store a newer skillc wrote may be laid out otherwise: not written to.
+            let schema: Option<String> = conn
+                .query_row("SELECT value FROM skillc_meta WHERE key = 'schema'", [], |r| {
+                    r.get(0)
+                })
+                .optional()
+                .map_err(sql)?;
+            if let Some(v) = schema.filter(|v| v.parse::<i64>().map_or(true, |n| n > SCHEMA)) {
+                return Err(StoreError::Foreign(
+                    path.to_path_buf(),
+                    format!("its schema {v} is newer than this skillc reads ({SCHEMA}); use a newer skillc"),
+                ));
+            }
         }
         // A new store takes large pages (an existing one keeps its own): a large compile stores
         // half a gigabyte of lesson rows, and 4 KiB pages cost a system call each, twice (WAL,
@@ -700,6 +713,24 @@ mod tests {
         c.execute_batch("CREATE TABLE tool_history (id INTEGER)").unwrap();
         drop(c);
         assert!(matches!(Store::open(&foreign), Err(StoreError::Foreign(..))));
+
+        // A store a newer skillc wrote is refused and left as it was; this skillc's own opens.
+        drop(s);
+        let c = Connection::open(&path).unwrap();
+        c.execute("UPDATE skillc_meta SET value = '3' WHERE key = 'schema'", [])
+            .unwrap();
+        drop(c);
+        let before = std::fs::read(&path).unwrap();
+        match Store::open(&path) {
+            Err(StoreError::Foreign(_, why)) => assert!(why.contains("schema 3 is newer"), "{why}"),
+            other => panic!("opened a newer store: {:?}", other.map(|_| ())),
+        }
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        let c = Connection::open(&path).unwrap();
+        c.execute("UPDATE skillc_meta SET value = '2' WHERE key = 'schema'", [])
+            .unwrap();
+        drop(c);
+        assert_eq!(Store::open(&path).unwrap().decisions().unwrap().len(), 1);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
