@@ -288,27 +288,11 @@ fn run(cli: Cli) -> Result<i32, Fatal> {
         Command::Trace { experience_id, run } => {
             let (comp, _) = analyse(&run, Keep::Everything)?;
             let Some(r) = report::trace(&comp, &experience_id) else {
-                // A record the load refused has its id in the input all the same: its trace
-                // ends there, with the reasons.
-                let refused: Vec<&Diagnostic> = (comp.diagnostics.iter())
-                    .filter(|d| d.code.starts_with('L') && d.severity == Severity::Error)
-                    .filter(|d| d.subject == experience_id)
-                    .collect();
-                if refused.is_empty() {
-                    return Err(Fatal(format!(
-                        "no experience or claim with id `{experience_id}` in the input"
-                    )));
-                }
-                print_diagnostics(&refused);
-                let codes: Vec<&str> = refused.iter().map(|d| d.code).collect();
-                let text = format!(
-                    "{experience_id}: refused at load ({}), so it reaches no later stage",
-                    codes.join(", ")
-                );
-                let json =
-                    serde_json::json!({"experience": experience_id, "refused_at": "load", "codes": codes});
-                return print_report(run.format, text, &json);
+                return Err(Fatal(format!(
+                    "no experience or claim with id `{experience_id}` in the input"
+                )));
             };
+            print_diagnostics(&r.diagnostics.iter().collect::<Vec<_>>());
             print_report(run.format, report::trace_text(&r), &r.json)
         }
         Command::Explain { code, format, rules } => {

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::diagnostics::{Diagnostic, codes, lookup};
+use crate::diagnostics::{Diagnostic, Severity, codes, lookup};
 use crate::model::{Fate, Source, Status};
 use crate::normalize;
 use crate::pipeline::Compilation;
@@ -467,13 +467,18 @@ pub fn why_text(r: &WhyReport) -> String {
 /// `skillc trace ID`.
 pub struct TraceReport {
     pub json: Value,
+    /// Printed before the report: the load's errors about a record it refused.
+    pub diagnostics: Vec<Diagnostic>,
 }
 
+/// One experience or claim through every stage; `None` when no record has the id. A record
+/// the load refused has its id in the input all the same: its trace ends there, with the
+/// reasons.
 pub fn trace(comp: &Compilation, id: &str) -> Option<TraceReport> {
     let exp = comp.corpus.experiences.iter().position(|e| *e.id == *id);
     let claim = comp.corpus.claims.iter().position(|c| *c.id == *id);
     if exp.is_none() && claim.is_none() {
-        return None;
+        return refused_at_load(comp, id);
     }
     let mut record = json!({"id": id});
     if let Some(i) = exp {
@@ -541,11 +546,37 @@ pub fn trace(comp: &Compilation, id: &str) -> Option<TraceReport> {
         .collect();
     Some(TraceReport {
         json: json!({"experience": id, "record": record, "candidates": candidates, "diagnostics": diags}),
+        diagnostics: Vec::new(),
+    })
+}
+
+fn refused_at_load(comp: &Compilation, id: &str) -> Option<TraceReport> {
+    let refused: Vec<Diagnostic> = (comp.diagnostics.iter())
+        .filter(|d| d.code.starts_with('L') && d.severity == Severity::Error && d.subject == id)
+        .cloned()
+        .collect();
+    if refused.is_empty() {
+        return None;
+    }
+    let found: Vec<&str> = refused.iter().map(|d| d.code).collect();
+    Some(TraceReport {
+        json: json!({"experience": id, "refused_at": "load", "codes": found}),
+        diagnostics: refused,
     })
 }
 
 pub fn trace_text(r: &TraceReport) -> String {
     let j = &r.json;
+    if let Some(stage) = j["refused_at"].as_str() {
+        let found: Vec<&str> = (j["codes"].as_array().into_iter().flatten())
+            .filter_map(Value::as_str)
+            .collect();
+        return format!(
+            "{}: refused at {stage} ({}), so it reaches no later stage\n",
+            j["experience"].as_str().unwrap_or(""),
+            found.join(", ")
+        );
+    }
     let rec = &j["record"];
     let mut t = format!("experience {}\n", j["experience"].as_str().unwrap_or(""));
     if rec.get("file").is_some() {

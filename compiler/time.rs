@@ -6,11 +6,11 @@ const MS_PER_DAY: i64 = 86_400_000;
 
 /// The instants an RFC 3339 timestamp can write, 0000-01-01T00:00:00Z through
 /// 9999-12-31T23:59:59.999Z: a time outside them could not be written back to the ledger.
-pub const EARLIEST: Millis = -719_528 * MS_PER_DAY;
-pub const LATEST: Millis = 253_402_300_799_999;
+const EARLIEST: Millis = -719_528 * MS_PER_DAY;
+const LATEST: Millis = 253_402_300_799_999;
 
 /// `ms` when an RFC 3339 timestamp can write it.
-pub fn writable(ms: Millis) -> Option<Millis> {
+fn writable(ms: Millis) -> Option<Millis> {
     (EARLIEST..=LATEST).contains(&ms).then_some(ms)
 }
 

@@ -121,15 +121,17 @@ fn near_misses_say_what_would_make_them_pass() {
     assert!(w["rules"].as_u64().unwrap() >= 2);
 }
 
+/// `skillc trace ID` over the foundation fixture.
+fn trace(id: &str, extra: &[&str]) -> std::process::Output {
+    let fixture = fixture("foundation");
+    let mut args = vec!["trace", id, fixture.to_str().unwrap()];
+    args.extend(extra);
+    skillc(&args)
+}
+
 #[test]
 fn trace_follows_one_experience_through_every_stage() {
-    let o = skillc(&[
-        "trace",
-        "e-py-004",
-        fixture("foundation").to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
+    let o = trace("e-py-004", &["--format", "json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let t = json(&o);
     assert_eq!(t["experience"], "e-py-004");
@@ -143,13 +145,7 @@ fn trace_follows_one_experience_through_every_stage() {
     );
     assert!(c["lesson"].is_null());
 
-    let o = skillc(&[
-        "trace",
-        "e-py-001",
-        fixture("foundation").to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
+    let o = trace("e-py-001", &["--format", "json"]);
     let t = json(&o);
     let fates: Vec<&str> = t["candidates"]
         .as_array()
@@ -166,25 +162,13 @@ fn trace_follows_one_experience_through_every_stage() {
             .all(|c| c["lesson"].as_str().unwrap().starts_with('L'))
     );
 
-    let o = skillc(&[
-        "trace",
-        "e-git-001",
-        fixture("foundation").to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
+    let o = trace("e-git-001", &["--format", "json"]);
     let t = json(&o);
     assert_eq!(t["candidates"][0]["fate"], "refused");
     assert_eq!(t["candidates"][0]["codes"][0], "N002");
 
     // A record the load refused: its trace ends there, with the reason.
-    let o = skillc(&[
-        "trace",
-        "e-bad-003",
-        fixture("foundation").to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
+    let o = trace("e-bad-003", &["--format", "json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let t = json(&o);
     assert_eq!(
@@ -192,8 +176,14 @@ fn trace_follows_one_experience_through_every_stage() {
         (&json!("load"), &json!(["L003"]))
     );
     assert!(stderr(&o).contains("found \"done\""), "{}", stderr(&o));
+    let o = trace("e-bad-003", &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "e-bad-003: refused at load (L003), so it reaches no later stage\n"
+    );
 
-    let o = skillc(&["trace", "no-such-id", fixture("foundation").to_str().unwrap()]);
+    let o = trace("no-such-id", &[]);
     assert_eq!(
         o.status.code(),
         Some(2),

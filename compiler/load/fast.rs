@@ -588,7 +588,7 @@ impl<'de> Visitor<'de> for AccVisitor {
                 Field::Id => {
                     // An id with a control character is refused: the full validator says so.
                     a.id = req_string(&mut map)?;
-                    if a.id.as_deref().is_some_and(|id| id.contains(char::is_control)) {
+                    if a.id.as_deref().is_some_and(|id| !super::record::is_plain_id(id)) {
                         return Err(bail());
                     }
                 }

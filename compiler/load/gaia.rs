@@ -323,6 +323,11 @@ impl Place {
         }
     }
 
+    /// The row skipped, with `d` saying why, at the row's line.
+    fn skipped(&self, d: Diagnostic) -> Parsed {
+        Parsed::invalid(u32::try_from(self.line()).unwrap_or(0), d)
+    }
+
     fn evidence(&self, d: Diagnostic) -> Diagnostic {
         match self {
             Place::Rowid(i) => d.with("rowid", *i),
@@ -472,10 +477,13 @@ impl Reader<'_> {
         Ok(RowKey { place, order })
     }
 
-    /// A row whose `id` is not an integer, skipped: the id orders the history and names the
-    /// row everywhere, and no other number could stand in without meeting another row's id.
-    fn bad_id(&self, table: &str, place: &Place, v: ValueRef) -> Diagnostic {
+    /// A row's `id` (its place when the table has no `id` column), or the diagnostic that
+    /// skips it: the id orders the history and names the row everywhere, and no other number
+    /// could stand in without meeting another row's id.
+    fn row_id(&self, table: &str, has_id: bool, place: &Place, v: ValueRef) -> Result<i64, Box<Diagnostic>> {
         let d = match v {
+            ValueRef::Integer(i) => return Ok(i),
+            ValueRef::Null if !has_id => return Ok(place.line()),
             ValueRef::Null => Diagnostic::new(
                 codes::MISSING_FIELD,
                 format!("{table} row {place} has no `id` and was skipped"),
@@ -497,7 +505,7 @@ impl Reader<'_> {
             .at(&self.loc(place.line()))
             .with("table", table)
             .with("field", "id");
-        place.evidence(d)
+        Err(Box::new(place.evidence(d)))
     }
 
     fn read(&self, forced: bool) -> Result<Vec<Parsed>, Problem> {
@@ -663,16 +671,16 @@ impl Reader<'_> {
             n += 1;
             let place = Place::read(r.get_ref(0)?, n);
             let session = as_text(r.get_ref(2)?).filter(|s| !s.trim().is_empty());
-            let row_id = match r.get_ref(1)? {
-                ValueRef::Integer(i) => i,
-                ValueRef::Null if !cols.contains("id") => place.line(),
-                v => {
-                    let d = self.bad_id("tool_history", &place, v);
+            let row_id = match self.row_id("tool_history", cols.contains("id"), &place, r.get_ref(1)?) {
+                Ok(id) => id,
+                Err(d) => {
                     let d = match &session {
-                        Some(s) => d.with("session", s.as_str()).experiences([format!("gaia:{s}")]),
-                        None => d,
+                        Some(s) => (*d)
+                            .with("session", s.as_str())
+                            .experiences([format!("gaia:{s}")]),
+                        None => *d,
                     };
-                    out.push(Parsed::invalid(u32::try_from(place.line()).unwrap_or(0), d));
+                    out.push(place.skipped(d));
                     continue;
                 }
             };
@@ -897,12 +905,10 @@ impl Reader<'_> {
                 continue;
             }
             let place = Place::read(r.get_ref(0)?, n);
-            let id = match r.get_ref(1)? {
-                ValueRef::Integer(i) => i,
-                ValueRef::Null if !cols.contains("id") => place.line(),
-                v => {
-                    let d = self.bad_id("knowledge", &place, v);
-                    out.push(Parsed::invalid(u32::try_from(place.line()).unwrap_or(0), d));
+            let id = match self.row_id("knowledge", cols.contains("id"), &place, r.get_ref(1)?) {
+                Ok(id) => id,
+                Err(d) => {
+                    out.push(place.skipped(*d));
                     continue;
                 }
             };

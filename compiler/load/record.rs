@@ -115,13 +115,19 @@ pub(crate) fn found(v: &Value) -> String {
     }
 }
 
+/// An id skillc accepts holds no control character: ids are cited in every Markdown file,
+/// where a line break would start a section of its own.
+pub(crate) fn is_plain_id(id: &str) -> bool {
+    !id.contains(char::is_control)
+}
+
 /// An id as a diagnostic's subject: control characters escaped (`\n`), since such an id is
 /// refused and the subject is printed to a terminal.
 pub(crate) fn shown_id(id: &str) -> String {
-    if id.contains(char::is_control) {
-        id.escape_default().to_string()
-    } else {
+    if is_plain_id(id) {
         id.to_string()
+    } else {
+        id.escape_default().to_string()
     }
 }
 
@@ -166,8 +172,7 @@ impl<'a> Validator<'a> {
         self.diags.push(d);
     }
 
-    /// A record id without control characters: the id is cited in every Markdown file, where
-    /// a line break in it would start a section of its own.
+    /// `id` when it `is_plain_id`, else an L003 naming its first control character.
     pub(crate) fn plain_id(&mut self, field: &str, id: String) -> Option<String> {
         let Some(c) = id.chars().find(|c| c.is_control()) else {
             return Some(id);
