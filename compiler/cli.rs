@@ -473,9 +473,10 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
     clock.restart(); // compile timed its own stages
     let mut delta_files = Vec::new();
     if let (Some(dir), Stage::Emit) = (&args.base_skills, stop) {
-        let base =
+        let (base, unreadable) =
             crate::deltas::read_base_skills(dir).map_err(|e| Fatal(format!("{}: {e}", dir.display())))?;
         let (files, diags) = crate::deltas::compute(&base, &comp.lessons, &rules.policy);
+        comp.diagnostics.extend(unreadable);
         comp.diagnostics.extend(diags);
         comp.diagnostics = crate::diagnostics::finalize(std::mem::take(&mut comp.diagnostics));
         delta_files = files;

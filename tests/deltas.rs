@@ -17,7 +17,9 @@ fn fixtures() -> PathBuf {
 }
 
 fn base() -> Vec<BaseSkill> {
-    deltas::read_base_skills(&fixtures()).expect("fixtures read")
+    let (skills, unreadable) = deltas::read_base_skills(&fixtures()).expect("fixtures read");
+    assert!(unreadable.is_empty(), "{unreadable:?}");
+    skills
 }
 
 fn skill(name: &str) -> BaseSkill {

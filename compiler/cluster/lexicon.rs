@@ -236,15 +236,19 @@ impl Lexicon {
         if !(f.threshold > 0.0 && f.threshold <= 1.0) {
             return Err(format!("threshold {} is not in (0, 1]", f.threshold));
         }
+        // Zero would silently turn clustering off: every candidate its own cluster.
         if f.postings_cap == 0 {
             return Err("postings_cap must be at least 1".into());
+        }
+        if f.max_compares == 0 {
+            return Err("max_compares must be at least 1".into());
         }
         let mut lx = Lexicon {
             measure,
             threshold: f.threshold,
             max_substitution: f.max_substitution,
             postings_cap: f.postings_cap,
-            max_compares: f.max_compares.max(1),
+            max_compares: f.max_compares,
             function_words: HashMap::default(),
             phrases: Vec::new(),
             phrase_starts: HashSet::default(),

@@ -320,3 +320,27 @@ fn the_shared_count_table_rules_out_exactly_what_the_score_bound_would() {
         }
     }
 }
+
+#[test]
+fn lexicon_settings_that_would_switch_clustering_off_are_refused() {
+    let load = |extra: &str| Lexicon::from_yaml(&format!("threshold: 0.6\n{extra}"));
+    assert!(load("").is_ok());
+    assert!(load("max_compares: 1\npostings_cap: 1").is_ok());
+    for (extra, message) in [
+        ("max_compares: 0", "max_compares must be at least 1"),
+        ("postings_cap: 0", "postings_cap must be at least 1"),
+        ("measure: cosine", "unknown measure `cosine`"),
+    ] {
+        let err = load(extra)
+            .err()
+            .unwrap_or_else(|| panic!("{extra} was accepted"));
+        assert!(err.contains(message), "{extra}: {err}");
+    }
+    for threshold in ["0", "1.5", "-0.2"] {
+        let err = Lexicon::from_yaml(&format!("threshold: {threshold}")).err();
+        assert!(
+            err.is_some_and(|e| e.contains("is not in (0, 1]")),
+            "threshold {threshold}"
+        );
+    }
+}

@@ -39,25 +39,43 @@ pub struct BaseSkill {
     pub text: String,
 }
 
-/// Reads `dir/<name>/SKILL.md` for every subdirectory that has one, sorted by name.
-pub fn read_base_skills(dir: &Path) -> std::io::Result<Vec<BaseSkill>> {
+/// Reads `dir/<name>/SKILL.md` for every subdirectory that has one, sorted by name. A SKILL.md
+/// that cannot be read (permissions, not UTF-8) is an L007 and gets no delta; the run goes on.
+/// Only `dir` itself being unreadable is an error.
+pub fn read_base_skills(dir: &Path) -> std::io::Result<(Vec<BaseSkill>, Vec<Diagnostic>)> {
     let mut out = Vec::new();
+    let mut diags = Vec::new();
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let skill = entry.path().join("SKILL.md");
         if !entry.path().is_dir() || !skill.is_file() {
             continue;
         }
-        let text = std::fs::read_to_string(&skill)
-            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", skill.display())))?;
-        out.push(BaseSkill {
-            name: entry.file_name().to_string_lossy().into_owned(),
-            path: skill.display().to_string(),
-            text,
-        });
+        let path = skill.display().to_string();
+        match std::fs::read_to_string(&skill) {
+            Ok(text) => out.push(BaseSkill {
+                name: entry.file_name().to_string_lossy().into_owned(),
+                path,
+                text,
+            }),
+            Err(e) => {
+                let why = match e.kind() {
+                    std::io::ErrorKind::InvalidData => "file is not UTF-8 text".to_string(),
+                    _ => format!("cannot read file: {}", crate::load::io_message(&e)),
+                };
+                diags.push(
+                    Diagnostic::new(
+                        codes::UNREADABLE_FILE,
+                        format!("authored skill left without a delta: {why}"),
+                    )
+                    .subject(path.clone())
+                    .with("path", path),
+                );
+            }
+        }
     }
     out.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.path.cmp(&b.path)));
-    Ok(out)
+    Ok((out, diags))
 }
 
 /// The compiled domain an authored skill belongs to: its directory name when that is a domain,

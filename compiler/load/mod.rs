@@ -313,7 +313,7 @@ fn sort_key(path: &Path) -> PathBuf {
     }
 }
 
-fn io_message(e: &io::Error) -> String {
+pub(crate) fn io_message(e: &io::Error) -> String {
     match e.kind() {
         io::ErrorKind::NotFound => "no such file or directory".into(),
         io::ErrorKind::PermissionDenied => "permission denied".into(),
