@@ -10,23 +10,27 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 // mimalloc's C API, linked in with the allocator (the crate re-exports it only under a feature
 // that needs one more crate).
 unsafe extern "C" {
-    fn mi_option_set_default(option: c_int, value: c_long);
+    fn mi_option_set(option: c_int, value: c_long);
 }
 
 /// `mi_option_purge_delay` (mimalloc v2 and v3 number it alike).
 const MI_OPTION_PURGE_DELAY: c_int = 15;
 
-/// mimalloc returns freed memory to the OS a second after it is freed by default. A compile
-/// frees large structures at each stage that the next stages soon allocate again, and memory
-/// returned in between is faulted in and zeroed a second time: about 4 GB at a million
-/// experiences, and on a VM a third of the CPU time in some runs. So freed memory stays with
-/// the process (an hour is "never" for a compile); no stage after the lifecycle fold needs
-/// more than the fold freed (ARCHITECTURE.md, sixth and eleventh rounds). The environment's
-/// `MIMALLOC_PURGE_DELAY` still wins.
+/// mimalloc returns freed memory to the OS a while after it is freed (arenas ten seconds after,
+/// by default). A compile frees large structures at each stage that later stages allocate
+/// again, and memory returned in between is faulted in and zeroed a second time: about 4 GB
+/// at a million experiences, and on a VM a third of the CPU time in some runs. So freed memory
+/// stays with the process (an hour is "never" for a compile); no stage after the lifecycle fold
+/// needs more than the fold freed (ARCHITECTURE.md, sixth, eleventh and fourteenth rounds).
 const HOLD_FREED_MS: c_long = 3_600_000;
 
 fn main() {
-    // SAFETY: a plain store into the allocator's option table, before any other thread starts.
-    unsafe { mi_option_set_default(MI_OPTION_PURGE_DELAY, HOLD_FREED_MS) };
+    // mimalloc reads its options from the environment as the process starts, before `main`, so
+    // a default set here would come too late: the option is set outright, unless the
+    // environment's `MIMALLOC_PURGE_DELAY` asked for something else.
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+        // SAFETY: a plain store into the allocator's option table, before any other thread starts.
+        unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, HOLD_FREED_MS) };
+    }
     std::process::exit(skillc::cli::main());
 }
