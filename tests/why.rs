@@ -257,23 +257,3 @@ fn held_back_clusters_are_near_misses_and_admitted_ones_are_not() {
         "bless py-d if the lesson holds despite the outcome"
     );
 }
-
-/// The README's `skillc why python` example is what the sample corpus really prints (up to
-/// where the README cuts it short), so the first report a new user reads matches theirs.
-#[test]
-fn the_readme_why_example_is_the_sample_corpus_output() {
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
-    let start = readme
-        .find("$ skillc why python\n")
-        .expect("README shows `skillc why python`")
-        + "$ skillc why python\n".len();
-    let shown = &readme[start..start + readme[start..].find("...\n```").expect("cut short with ...")];
-    let o = skillc_in(&repo(), &["why", "python"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let actual = stdout(&o);
-    assert!(
-        actual.starts_with(shown),
-        "README:\n{shown}\nactual:\n{}",
-        &actual[..actual.len().min(shown.len() + 200)]
-    );
-}
