@@ -52,6 +52,9 @@ echo "skillc benchmark — $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB",
 echo
 echo "| experiences | file | bare parse | load only | full compile | re-run | exp/s | peak RSS | load / bare | full / load |"
 echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+# Each run's own figures, printed under the table: the medians hide how far the machine's pace
+# moved between runs.
+spreads=()
 for n in $SIZES; do
   corpus="$OUT/corpus-g$GEN-s$SEED-$n.jsonl"
   [ -s "$corpus" ] || "$BIN" gen --experiences "$n" --seed "$SEED" --out "$corpus"
@@ -74,6 +77,7 @@ for n in $SIZES; do
   load=$(printf '%s\n' "${loads[@]}" | median)
   full=$(printf '%s\n' "${fulls[@]}" | median)
   rerun=$(printf '%s\n' "${reruns[@]}" | median)
+  spreads+=("$n experiences, each run: full $(printf '%s s, ' "${fulls[@]}" | sed 's/, $//'); load only $(printf '%s s, ' "${loads[@]}" | sed 's/, $//')")
   load_bare=$(printf '%s\n' "${lb[@]}" | median)
   full_load=$(printf '%s\n' "${fl[@]}" | median)
   awk -v n="$n" -v size="$size" -v bare="$bare" -v load="$load" -v full="$full" -v rss="$rss" \
@@ -81,6 +85,9 @@ for n in $SIZES; do
     printf "| %d | %s | %.2f s | %.2f s | %.2f s | %.2f s | %.0f | %.2f GiB | %.2f× | %.2f× |\n",
       n, size, bare, load, full, rerun, n / full, rss / 1048576, lb, fl }'
 done
+
+echo
+printf '%s\n' "${spreads[@]}"
 
 # The price of memory the process has not touched before (3 GiB, about a 1 M compile's peak),
 # taken three times: on a virtual machine it depends on what the guest used a moment ago.
