@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::diagnostics::{Diagnostic, Severity, codes};
+use crate::diagnostics::{Diagnostic, Severity};
 use crate::load::{self, Format, LoadOptions};
 use crate::model::{Action, Corpus, Fate};
 use crate::pipeline::{self, Compilation, Keep, Options, Stage};
@@ -532,12 +532,7 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
     summary["files"] = written.len().into();
     print_report(args.format, report::summary_text(&summary), &summary)?;
     clock.lap("report");
-    // A file skillc does not read (L011) is input left out too, though only a warning.
-    let refused_or_malformed = refused
-        || diagnostics.iter().any(|d| {
-            (d.severity == Severity::Error && matches!(&d.code[..1], "L" | "N" | "G"))
-                || d.code == codes::UNKNOWN_FORMAT
-        });
+    let refused_or_malformed = refused || diagnostics.iter().any(|d| d.leaves_input_out());
     // The process ends right after this; freeing a million lessons' histories one by one would
     // only cost time.
     std::mem::forget(comp);

@@ -122,7 +122,8 @@ fn thousandths<'de, D: Deserializer<'de>>(d: D) -> Result<i32, D::Error> {
     in_range(d, 0, 1000, "in thousandths, 1000 = 1.000")
 }
 
-fn at_least_one<'de, D: Deserializer<'de>, T: TryFrom<i64>>(d: D) -> Result<T, D::Error> {
+/// Also the lexicon's counts that zero would switch off.
+pub(crate) fn at_least_one<'de, D: Deserializer<'de>, T: TryFrom<i64>>(d: D) -> Result<T, D::Error> {
     in_range(d, 1, i64::MAX, "")
 }
 

@@ -126,13 +126,13 @@ pub fn from_unix_seconds(secs: f64) -> Option<Millis> {
     from_unix_millis(secs * 1000.0)
 }
 
-/// Unix milliseconds, when an RFC 3339 timestamp can write them (a float beyond the range
-/// would saturate rather than fail when cast).
+/// Unix milliseconds, when an RFC 3339 timestamp can write them. A float beyond `i64`
+/// saturates when cast, which `writable` then refuses; NaN would cast to 0.
 pub fn from_unix_millis(ms: f64) -> Option<Millis> {
-    let ms = ms.round();
-    (EARLIEST as f64..=LATEST as f64)
-        .contains(&ms)
-        .then_some(ms as Millis)
+    if ms.is_nan() {
+        return None;
+    }
+    writable(ms.round() as Millis)
 }
 
 fn digits(b: &[u8]) -> Option<i64> {
@@ -230,6 +230,7 @@ mod tests {
         assert_eq!(parse_rfc3339("9999-12-31T23:59:59-00:01"), None);
         assert_eq!(from_unix_seconds(1e300), None);
         assert_eq!(from_unix_millis(-1e300), None);
+        assert_eq!(from_unix_millis(f64::NAN), None);
         assert_eq!(
             from_unix_seconds(1_714_552_800.0),
             parse_rfc3339("2024-05-01T08:40:00Z")

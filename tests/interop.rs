@@ -5,7 +5,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{Scratch, read_json, skillc, stderr};
+use common::{Scratch, compile_to, read_json, skillc, stderr, trace_json};
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, params};
 use serde_json::{Value, json};
@@ -453,7 +453,7 @@ fn gaia_store_compiles_in_place() {
     );
 
     let out = dir.path("out");
-    let o = skillc(&["compile", db.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let o = compile_to(&db, &out, &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let after = (
         skillc::digest::sha256_hex(&bytes(&db)),
@@ -545,17 +545,7 @@ fn gaia_store_compiles_in_place() {
     assert!(diags.iter().all(|d| d["code"] != "L008" && d["code"] != "L011"));
 
     // The truncated pytest run is still a passing pytest check: that session passed verified.
-    let o = skillc(&[
-        "trace",
-        "gaia:s-20250314-b4",
-        db.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let trace = common::json(&o);
+    let trace = trace_json("gaia:s-20250314-b4", &db, &out);
     let record = &trace["record"];
     assert_eq!(record["verified"], true, "{trace:#}");
     assert_eq!(record["passed"], true);
@@ -569,7 +559,7 @@ fn gaia_store_compiles_in_place() {
 
     // Compiling again gives the same files; the store is still untouched.
     let first = common::tree(&out);
-    let o = skillc(&["compile", db.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let o = compile_to(&db, &out, &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(first, common::tree(&out));
     assert_eq!(skillc::digest::sha256_hex(&bytes(&db)), before.0);
@@ -644,7 +634,7 @@ fn gaia_wal_without_shm_and_unsupported_schema() {
     assert_eq!(listing(live.parent().unwrap()), ["memory.db"]);
     let live_before = bytes(&live);
     let out3 = dir.path("out3");
-    let o = skillc(&["compile", live.to_str().unwrap(), "--out", out3.to_str().unwrap()]);
+    let o = compile_to(&live, &out3, &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(listing(live.parent().unwrap()), ["memory.db"]);
     assert_eq!(bytes(&live), live_before);
@@ -660,22 +650,10 @@ fn gaia_wal_without_shm_and_unsupported_schema() {
         .execute_batch("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);")
         .unwrap();
     let out2 = dir.path("out2");
-    let o = skillc(&[
-        "compile",
-        other.to_str().unwrap(),
-        "--out",
-        out2.to_str().unwrap(),
-        "--from",
-        "gaia",
-    ]);
+    let o = compile_to(&other, &out2, &["--from", "gaia"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(diagnostics(&out2).iter().any(|d| d["code"] == "L008"));
-    let o = skillc(&[
-        "compile",
-        other.to_str().unwrap(),
-        "--out",
-        out2.to_str().unwrap(),
-    ]);
+    let o = compile_to(&other, &out2, &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(diagnostics(&out2).iter().any(|d| d["code"] == "L011"));
 }
@@ -893,7 +871,7 @@ fn gaia_rows_whose_id_is_not_an_integer_are_skipped_and_the_rest_loads() {
     drop(conn);
 
     let out = dir.path("out");
-    let o = skillc(&["compile", db.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let o = compile_to(&db, &out, &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 
     // Every other row loaded: pytest from tests/ → from the root in s-a and s-b is a rule.
@@ -1144,17 +1122,7 @@ fn gaia_without_rowid_tables_are_read_in_key_order() {
     assert_eq!(key("L001"), "name='notes'");
 
     // s-b's first row in key order is the table's third.
-    let o = skillc(&[
-        "trace",
-        "gaia:s-b",
-        keyed.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert_eq!(common::json(&o)["record"]["line"], 3);
+    assert_eq!(trace_json("gaia:s-b", &keyed, &out)["record"]["line"], 3);
 }
 
 #[test]
@@ -1171,12 +1139,7 @@ fn gaia_rollback_store_with_a_stray_wal_creates_no_file_beside_it() {
     let store = db.parent().unwrap();
     assert_eq!(listing(store), ["memory.db"]);
     let reference = dir.path("reference");
-    let o = skillc(&[
-        "compile",
-        db.to_str().unwrap(),
-        "--out",
-        reference.to_str().unwrap(),
-    ]);
+    let o = compile_to(&db, &reference, &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(listing(store), ["memory.db"]);
 
@@ -1191,7 +1154,7 @@ fn gaia_rollback_store_with_a_stray_wal_creates_no_file_beside_it() {
     let before = (listing(store), digests());
     assert_eq!(before.0, ["memory.db", "memory.db-wal"]);
     let out = dir.path("out");
-    let o = skillc(&["compile", db.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let o = compile_to(&db, &out, &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(listing(store), before.0, "no -shm is created beside the store");
     assert_eq!(digests(), before.1, "the database and the -wal are unchanged");
@@ -1218,14 +1181,7 @@ fn from_native_leaves_gaia_stores_out() {
     .unwrap();
 
     let out = dir.path("out");
-    let o = skillc(&[
-        "compile",
-        db.to_str().unwrap(),
-        "--from",
-        "native",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = compile_to(&db, &out, &["--from", "native"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(lessons(&out).is_empty());
     let l011: Vec<Value> = diagnostics(&out)
@@ -1235,14 +1191,7 @@ fn from_native_leaves_gaia_stores_out() {
     assert_eq!(l011.len(), 1, "{l011:#?}");
     assert!(l011[0]["subject"].as_str().unwrap().ends_with("memory.db"));
 
-    let o = skillc(&[
-        "compile",
-        records.to_str().unwrap(),
-        "--from",
-        "native",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = compile_to(&records, &out, &["--from", "native"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let lessons = lessons(&out);
     assert!(!lessons.is_empty());
@@ -1353,7 +1302,7 @@ fn omnimem_export_compiles_with_and_without_from() {
     let path = dir.path("export.jsonl");
     std::fs::write(&path, jsonl).unwrap();
     let out = dir.path("jsonl");
-    let o = skillc(&["compile", path.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let o = compile_to(&path, &out, &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let a = read_json(&out.join("ledger.json"))["lessons"]
         .as_array()

@@ -20,9 +20,14 @@ struct File {
     threshold: f64,
     #[serde(default = "default_substitution")]
     max_substitution: usize,
-    #[serde(default = "default_cap")]
+    /// At least 1 (as `max_compares`): zero would silently turn clustering off, every
+    /// candidate its own cluster.
+    #[serde(default = "default_cap", deserialize_with = "crate::policy::at_least_one")]
     postings_cap: usize,
-    #[serde(default = "default_compares")]
+    #[serde(
+        default = "default_compares",
+        deserialize_with = "crate::policy::at_least_one"
+    )]
     max_compares: usize,
     #[serde(default)]
     stop_words: Vec<String>,
@@ -235,13 +240,6 @@ impl Lexicon {
         };
         if !(f.threshold > 0.0 && f.threshold <= 1.0) {
             return Err(format!("threshold {} is not in (0, 1]", f.threshold));
-        }
-        // Zero would silently turn clustering off: every candidate its own cluster.
-        if f.postings_cap == 0 {
-            return Err("postings_cap must be at least 1".into());
-        }
-        if f.max_compares == 0 {
-            return Err("max_compares must be at least 1".into());
         }
         let mut lx = Lexicon {
             measure,

@@ -327,8 +327,14 @@ fn lexicon_settings_that_would_switch_clustering_off_are_refused() {
     assert!(load("").is_ok());
     assert!(load("max_compares: 1\npostings_cap: 1").is_ok());
     for (extra, message) in [
-        ("max_compares: 0", "max_compares must be at least 1"),
-        ("postings_cap: 0", "postings_cap must be at least 1"),
+        (
+            "max_compares: 0",
+            "max_compares: must be at least 1, got 0 at line 2",
+        ),
+        (
+            "postings_cap: 0",
+            "postings_cap: must be at least 1, got 0 at line 2",
+        ),
         ("measure: cosine", "unknown measure `cosine`"),
     ] {
         let err = load(extra)

@@ -63,14 +63,11 @@ pub fn read_base_skills(dir: &Path) -> std::io::Result<(Vec<BaseSkill>, Vec<Diag
                     std::io::ErrorKind::InvalidData => "file is not UTF-8 text".to_string(),
                     _ => format!("cannot read file: {}", crate::load::io_message(&e)),
                 };
-                diags.push(
-                    Diagnostic::new(
-                        codes::UNREADABLE_FILE,
-                        format!("authored skill left without a delta: {why}"),
-                    )
-                    .subject(path.clone())
-                    .with("path", path),
-                );
+                diags.push(Diagnostic::about_file(
+                    codes::UNREADABLE_FILE,
+                    format!("authored skill left without a delta: {why}"),
+                    &path,
+                ));
             }
         }
     }

@@ -71,6 +71,19 @@ impl Diagnostic {
         }
     }
 
+    /// A diagnostic about a whole file: the path is its subject and its `path` evidence.
+    pub fn about_file(code: &'static str, message: impl Into<String>, path: &str) -> Diagnostic {
+        Diagnostic::new(code, message).subject(path).with("path", path)
+    }
+
+    /// Input the compile did not take: an error of load, normalize or the gates (a record,
+    /// domain or claim refused), or a file in a format skillc does not read, which is only a
+    /// warning. `--strict` exits 1 on these.
+    pub fn leaves_input_out(&self) -> bool {
+        (self.severity == Severity::Error && matches!(&self.code[..1], "L" | "N" | "G"))
+            || self.code == codes::UNKNOWN_FORMAT
+    }
+
     pub fn subject(mut self, subject: impl Into<String>) -> Self {
         self.subject = subject.into();
         self

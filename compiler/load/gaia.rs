@@ -68,9 +68,7 @@ pub(crate) fn read(path: &Path, name: &str, forced: bool, rules: &Rules) -> Vec<
     let file_diag = |code: &'static str, message: String| {
         vec![Parsed {
             line: 0,
-            item: Item::Invalid(vec![
-                Diagnostic::new(code, message).subject(name).with("path", name),
-            ]),
+            item: Item::Invalid(vec![Diagnostic::about_file(code, message, name)]),
             unknown: Vec::new(),
         }]
     };
@@ -101,10 +99,8 @@ pub(crate) fn read(path: &Path, name: &str, forced: bool, rules: &Rules) -> Vec<
             "sqlite database is not a GAIA memory store (no tool_history or knowledge table)".into(),
         ),
         Err(Problem::Schema(message, version)) => {
-            let mut d = Diagnostic::new(codes::UNSUPPORTED_SCHEMA, message)
-                .subject(name)
-                .with("path", name)
-                .with("supported", "2-4");
+            let mut d =
+                Diagnostic::about_file(codes::UNSUPPORTED_SCHEMA, message, name).with("supported", "2-4");
             if let Some(v) = version {
                 d = d.with("schema_version", v);
             }

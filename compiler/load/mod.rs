@@ -247,14 +247,11 @@ fn load_blocks(
         })?;
         if excluded(input) {
             let file = input.display().to_string();
-            sink.push(
-                Diagnostic::new(
-                    codes::SELF_INGESTION_REFUSED,
-                    "input is inside skillc's output directory and is not read",
-                )
-                .subject(file.clone())
-                .with("path", file),
-            );
+            sink.push(Diagnostic::about_file(
+                codes::SELF_INGESTION_REFUSED,
+                "input is inside skillc's output directory and is not read",
+                &file,
+            ));
             continue;
         }
         if meta.is_dir() {
@@ -333,14 +330,11 @@ fn walk(
 ) {
     let unreadable = |sink: &mut Sink, path: &Path, e: &io::Error| {
         let file = path.display().to_string();
-        sink.push(
-            Diagnostic::new(
-                codes::UNREADABLE_FILE,
-                format!("cannot read directory: {}", io_message(e)),
-            )
-            .subject(file.clone())
-            .with("path", file),
-        );
+        sink.push(Diagnostic::about_file(
+            codes::UNREADABLE_FILE,
+            format!("cannot read directory: {}", io_message(e)),
+            &file,
+        ));
     };
     let canonical = match fs::canonicalize(dir) {
         Ok(c) => c,
@@ -381,26 +375,20 @@ fn walk(
                     // A pipe or device found by the walk: opening a pipe waits for a writer
                     // that may never come. Named on the command line, it is read as asked.
                     let file = path.display().to_string();
-                    sink.push(
-                        Diagnostic::new(
-                            codes::UNREADABLE_FILE,
-                            "not a regular file (a pipe, socket or device): not read in a directory",
-                        )
-                        .subject(file.clone())
-                        .with("path", file),
-                    );
+                    sink.push(Diagnostic::about_file(
+                        codes::UNREADABLE_FILE,
+                        "not a regular file (a pipe, socket or device): not read in a directory",
+                        &file,
+                    ));
                 }
             }
             Err(e) => {
                 let file = path.display().to_string();
-                sink.push(
-                    Diagnostic::new(
-                        codes::UNREADABLE_FILE,
-                        format!("cannot read file: {}", io_message(&e)),
-                    )
-                    .subject(file.clone())
-                    .with("path", file),
-                );
+                sink.push(Diagnostic::about_file(
+                    codes::UNREADABLE_FILE,
+                    format!("cannot read file: {}", io_message(&e)),
+                    &file,
+                ));
             }
         }
     }
@@ -428,14 +416,11 @@ fn load_file(entry: &InputFile, opts: &LoadOptions, col: &mut Collector) -> Resu
                 message: io_message(&e),
             });
         }
-        col.sink.push(
-            Diagnostic::new(
-                codes::UNREADABLE_FILE,
-                format!("cannot read file: {}", io_message(&e)),
-            )
-            .subject(name.clone())
-            .with("path", name.clone()),
-        );
+        col.sink.push(Diagnostic::about_file(
+            codes::UNREADABLE_FILE,
+            format!("cannot read file: {}", io_message(&e)),
+            &name,
+        ));
         Ok(())
     };
     let mut f = match File::open(&entry.path) {
@@ -453,11 +438,11 @@ fn load_file(entry: &InputFile, opts: &LoadOptions, col: &mut Collector) -> Resu
             buf.drain(..BOM.len());
         }
         if !looks_like_text(&buf) {
-            col.sink.push(
-                Diagnostic::new(codes::UNREADABLE_FILE, "file is not UTF-8 text")
-                    .subject(name.clone())
-                    .with("path", name.clone()),
-            );
+            col.sink.push(Diagnostic::about_file(
+                codes::UNREADABLE_FILE,
+                "file is not UTF-8 text",
+                &name,
+            ));
             return Ok(());
         }
     }
@@ -474,11 +459,11 @@ fn load_file(entry: &InputFile, opts: &LoadOptions, col: &mut Collector) -> Resu
             match String::from_utf8(buf) {
                 Ok(text) => native_text(syntax, &name, &text, col),
                 Err(_) => {
-                    col.sink.push(
-                        Diagnostic::new(codes::UNREADABLE_FILE, "file is not UTF-8 text")
-                            .subject(name.clone())
-                            .with("path", name.clone()),
-                    );
+                    col.sink.push(Diagnostic::about_file(
+                        codes::UNREADABLE_FILE,
+                        "file is not UTF-8 text",
+                        &name,
+                    ));
                 }
             }
         }
@@ -492,11 +477,11 @@ fn load_file(entry: &InputFile, opts: &LoadOptions, col: &mut Collector) -> Resu
             match String::from_utf8(buf) {
                 Ok(text) => omnimem_text(&name, &text, col),
                 Err(_) => {
-                    col.sink.push(
-                        Diagnostic::new(codes::UNREADABLE_FILE, "file is not UTF-8 text")
-                            .subject(name.clone())
-                            .with("path", name.clone()),
-                    );
+                    col.sink.push(Diagnostic::about_file(
+                        codes::UNREADABLE_FILE,
+                        "file is not UTF-8 text",
+                        &name,
+                    ));
                 }
             }
         }
@@ -528,11 +513,8 @@ fn not_native(detected: Detected, name: &str, col: &mut Collector) {
             "not a format skillc reads (.jsonl, .json, .yaml or .yml)"
         }
     };
-    col.sink.push(
-        Diagnostic::new(codes::UNKNOWN_FORMAT, message)
-            .subject(name)
-            .with("path", name),
-    );
+    col.sink
+        .push(Diagnostic::about_file(codes::UNKNOWN_FORMAT, message, name));
 }
 
 /// A native record file held in memory.
@@ -736,15 +718,10 @@ impl<'s> Collector<'s> {
                         file: name.into(),
                         line: p.line,
                     };
-                    self.sink.push(
-                        Diagnostic::new(
-                            codes::SELF_INGESTION_REFUSED,
-                            "file was generated by skillc (\"generator\": \"skillc\") and is not read as input",
-                        )
-                        .subject(name)
-                        .at(&loc)
-                        .with("path", name),
-                    );
+                    let message =
+                        "file was generated by skillc (\"generator\": \"skillc\") and is not read as input";
+                    self.sink
+                        .push(Diagnostic::about_file(codes::SELF_INGESTION_REFUSED, message, name).at(&loc));
                     tally.fields.clear();
                     return false;
                 }

@@ -55,6 +55,21 @@ pub fn compile_to(input: &Path, out: &Path, extra: &[&str]) -> Output {
     skillc(&args)
 }
 
+/// `skillc trace ID INPUT --out OUT --format json`, which must succeed, as JSON.
+pub fn trace_json(id: &str, input: &Path, out: &Path) -> serde_json::Value {
+    let o = skillc(&[
+        "trace",
+        id,
+        input.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    json(&o)
+}
+
 /// A JSON array of strings (experience or lesson ids) as a vector.
 pub fn ids(v: &serde_json::Value) -> Vec<String> {
     v.as_array()
