@@ -580,20 +580,9 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
             None => Err(Fatal(format!("no lesson with id `{id}` in the last compile"))),
         }
     };
-    // `list` and `history` read every row, but only the few fields they filter and follow on
-    // (`report::LedgerRow`); the others read one row.
-    fn rows_of(texts: &[String]) -> Result<Vec<report::LedgerRow<'_>>, Fatal> {
-        Ok(texts
-            .iter()
-            .map(|r| serde_json::from_str(r))
-            .collect::<Result<_, _>>()?)
-    }
-    fn values(texts: &[String], picked: &[usize]) -> Result<Vec<serde_json::Value>, Fatal> {
-        Ok(picked
-            .iter()
-            .map(|&i| serde_json::from_str(&texts[i]))
-            .collect::<Result<_, _>>()?)
-    }
+    // `list` and `history` read every row, streamed from the store, but keep only what they
+    // filter on and follow (`report::LedgerRow`, `report::LedgerLink`) and the rows they print;
+    // the others read one row.
     let fmt = state.format;
     let mut record = |action: Action, id: &str, text: Option<&str>| -> Result<i32, Fatal> {
         let lesson = find(&store, id)?;
@@ -629,23 +618,25 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
             status,
             ..
         } => {
-            let texts = store.ledger_lessons()?;
-            let rows = rows_of(&texts)?;
             let is = |field: &str, wanted: &Option<String>| wanted.as_deref().is_none_or(|w| field == w);
-            let picked: Vec<usize> = (0..rows.len())
-                .filter(|&i| {
-                    let l = &rows[i];
-                    is(&l.domain, &domain) && is(&l.scope, &scope) && is(&l.status, &status)
-                })
-                .collect();
-            match fmt {
-                OutputFormat::Human => {
-                    let text = report::lessons_list_text(picked.iter().map(|&i| &rows[i]));
-                    print_report(fmt, text, &serde_json::Value::Null)
+            let (mut lines, mut picked) = (String::new(), Vec::new());
+            store.each_ledger_lesson(|json| {
+                let l: report::LedgerRow = serde_json::from_str(json)?;
+                if is(&l.domain, &domain) && is(&l.scope, &scope) && is(&l.status, &status) {
+                    match fmt {
+                        OutputFormat::Human => lines.push_str(&report::lessons_list_line(&l)),
+                        OutputFormat::Json => picked.push(serde_json::from_str::<serde_json::Value>(json)?),
+                    }
                 }
+                Ok::<(), Fatal>(())
+            })?;
+            match fmt {
+                OutputFormat::Human if lines.is_empty() => {
+                    print_report(fmt, report::NO_LESSONS_MATCH.into(), &serde_json::Value::Null)
+                }
+                OutputFormat::Human => print_report(fmt, lines, &serde_json::Value::Null),
                 OutputFormat::Json => {
-                    let lessons = values(&texts, &picked)?;
-                    print_report(fmt, String::new(), &serde_json::json!({"lessons": lessons}))
+                    print_report(fmt, String::new(), &serde_json::json!({"lessons": picked}))
                 }
             }
         }
@@ -655,8 +646,14 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
         }
         L::History { id, .. } => {
             find(&store, &id)?;
-            let texts = store.ledger_lessons()?;
-            let chain = values(&texts, &report::history_chain(&rows_of(&texts)?, &id))?;
+            let mut links: Vec<report::LedgerLink> = Vec::new();
+            store.each_ledger_lesson(|json| {
+                links.push(serde_json::from_str(json)?);
+                Ok::<(), Fatal>(())
+            })?;
+            let chain = (report::history_chain(&links, &id).into_iter())
+                .map(|i| find(&store, &links[i].id))
+                .collect::<Result<Vec<_>, _>>()?;
             print_report(
                 fmt,
                 report::history_text(&chain),

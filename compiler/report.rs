@@ -3,7 +3,7 @@
 //! the two never disagree.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 use serde_json::{Value, json};
@@ -638,7 +638,7 @@ pub fn trace_text(r: &TraceReport) -> String {
     t
 }
 
-/// What `lessons list` filters on and shows, and what `lessons history` follows, read from a
+/// What `lessons list` filters on and shows, read from a
 /// ledger row without the rest of it: at a million records the ledger is half a gigabyte, and
 /// parsing every row into a `Value` took 20 s and 6.6 GB.
 #[derive(Debug, Default, serde::Deserialize)]
@@ -658,32 +658,35 @@ pub struct LedgerRow<'a> {
     #[serde(borrow)]
     pub text: Cow<'a, str>,
     pub rule: bool,
-    #[serde(borrow)]
-    pub supersedes: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub superseded_by: Option<Cow<'a, str>>,
 }
 
-pub fn lessons_list_text<'a>(lessons: impl IntoIterator<Item = &'a LedgerRow<'a>>) -> String {
-    let mut t = String::new();
-    for l in lessons {
-        t.push_str(&format!(
-            "{}  {:<10} {:<6} {:<5} {:<22} {:<8} {}{}\n",
-            l.id,
-            l.status,
-            l.kind,
-            three(&l.confidence),
-            l.scope,
-            l.domain,
-            l.text,
-            if l.rule { "  [rule]" } else { "" }
-        ));
-    }
-    if t.is_empty() {
-        t.push_str("no lessons match\n");
-    }
-    t
+/// A ledger row's supersede links, which `lessons history` follows: read from every row, so
+/// only these fields.
+#[derive(Debug, Default, Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(default)]
+pub struct LedgerLink {
+    pub id: String,
+    pub supersedes: Option<String>,
+    pub superseded_by: Option<String>,
 }
+
+/// One line of `lessons list`.
+pub fn lessons_list_line(l: &LedgerRow) -> String {
+    format!(
+        "{}  {:<10} {:<6} {:<5} {:<22} {:<8} {}{}\n",
+        l.id,
+        l.status,
+        l.kind,
+        three(&l.confidence),
+        l.scope,
+        l.domain,
+        l.text,
+        if l.rule { "  [rule]" } else { "" }
+    )
+}
+
+/// `lessons list`'s text when nothing matched.
+pub const NO_LESSONS_MATCH: &str = "no lessons match\n";
 
 pub fn lesson_show_text(l: &Value) -> String {
     let mut t = format!(
@@ -729,48 +732,53 @@ fn join(v: &Value) -> String {
         .unwrap_or_default()
 }
 
-/// The supersede chain through `id`, oldest first, as indices into `rows`: follows
-/// `supersedes` back and `superseded_by` forward.
-pub fn history_chain(rows: &[LedgerRow], id: &str) -> Vec<usize> {
-    let by_id: BTreeMap<&str, usize> = rows.iter().enumerate().map(|(i, l)| (&*l.id, i)).collect();
-    let named = |link: &Option<Cow<str>>, id: &str| link.as_deref() == Some(id);
-    let mut chain = Vec::new();
-    let mut seen = BTreeSet::new();
+/// The supersede chain through `id`, oldest first, as indices into `links` (sorted by id):
+/// follows `supersedes` back and `superseded_by` forward. A link only one side records counts
+/// too; where several lessons name the same one, the first by id is followed.
+pub fn history_chain(links: &[LedgerLink], id: &str) -> Vec<usize> {
+    let mut by_id: HashMap<&str, usize> = HashMap::with_capacity(links.len());
+    // Who names a lesson from the other side: `superseded_by` (its predecessor) and
+    // `supersedes` (its successor).
+    let (mut named_by_predecessor, mut named_by_successor) = (HashMap::new(), HashMap::new());
+    for (i, l) in links.iter().enumerate() {
+        by_id.insert(&*l.id, i);
+        if let Some(next) = &l.superseded_by {
+            named_by_predecessor.entry(&**next).or_insert(i);
+        }
+        if let Some(prev) = &l.supersedes {
+            named_by_successor.entry(&**prev).or_insert(i);
+        }
+    }
+    let Some(&start) = by_id.get(id) else {
+        return Vec::new();
+    };
     // Back to the oldest.
-    let mut cur = id.to_string();
+    let mut seen = HashSet::from([start]);
+    let mut first = start;
     loop {
-        let back = by_id
-            .get(cur.as_str())
-            .and_then(|&i| rows[i].supersedes.as_deref())
-            .or_else(|| {
-                by_id
-                    .values()
-                    .find(|&&o| named(&rows[o].superseded_by, &cur))
-                    .map(|&o| &*rows[o].id)
-            });
+        let l = &links[first];
+        let back = (l.supersedes.as_deref().and_then(|p| by_id.get(p).copied()))
+            .or_else(|| named_by_predecessor.get(&*l.id).copied());
         match back {
-            Some(prev) if by_id.contains_key(prev) && seen.insert(prev.to_string()) => cur = prev.to_string(),
+            Some(prev) if seen.insert(prev) => first = prev,
             _ => break,
         }
     }
-    // Also a lesson that names `cur` as superseded_by without a back link.
-    seen.clear();
-    let mut next = Some(cur);
-    while let Some(n) = next {
-        if !seen.insert(n.clone()) {
-            break;
+    // Then forward to the newest.
+    let mut chain = vec![first];
+    let mut seen = HashSet::from([first]);
+    let mut cur = first;
+    loop {
+        let l = &links[cur];
+        let next = (l.superseded_by.as_deref().and_then(|n| by_id.get(n).copied()))
+            .or_else(|| named_by_successor.get(&*l.id).copied());
+        match next {
+            Some(n) if seen.insert(n) => {
+                chain.push(n);
+                cur = n;
+            }
+            _ => break,
         }
-        let Some(&i) = by_id.get(n.as_str()) else { break };
-        chain.push(i);
-        next = (rows[i].superseded_by.as_deref())
-            .filter(|s| by_id.contains_key(s))
-            .map(String::from)
-            .or_else(|| {
-                by_id
-                    .values()
-                    .find(|&&o| named(&rows[o].supersedes, &n))
-                    .map(|&o| rows[o].id.to_string())
-            });
     }
     chain
 }
@@ -832,4 +840,48 @@ fn three(v: &Value) -> String {
     v.as_f64()
         .map(|c| format!("{c:.3}"))
         .unwrap_or_else(|| "?".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn link(id: &str, back: Option<&str>, next: Option<&str>) -> LedgerLink {
+        LedgerLink {
+            id: id.into(),
+            supersedes: back.map(String::from),
+            superseded_by: next.map(String::from),
+        }
+    }
+
+    #[test]
+    fn a_history_follows_links_either_side_records_from_any_lesson_of_the_chain() {
+        // A ← B ← C ← D, where B → C is recorded only by B (`superseded_by`) and C → D only
+        // by D (`supersedes`): a newer lesson that took over a key may already supersede
+        // another. E stands alone; F names a lesson the ledger no longer holds.
+        let links = [
+            link("LA", None, Some("LB")),
+            link("LB", Some("LA"), Some("LC")),
+            link("LC", None, None),
+            link("LD", Some("LC"), None),
+            link("LE", None, None),
+            link("LF", Some("Lgone"), None),
+        ];
+        for asked in ["LA", "LB", "LC", "LD"] {
+            assert_eq!(history_chain(&links, asked), [0, 1, 2, 3], "asked {asked}");
+        }
+        assert_eq!(history_chain(&links, "LE"), [4]);
+        assert_eq!(history_chain(&links, "LF"), [5]);
+        assert_eq!(history_chain(&links, "Lmissing"), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn a_history_whose_links_loop_lists_each_lesson_once() {
+        let links = [
+            link("LA", Some("LB"), Some("LB")),
+            link("LB", Some("LA"), Some("LA")),
+        ];
+        assert_eq!(history_chain(&links, "LA"), [1, 0]);
+        assert_eq!(history_chain(&links, "LB"), [0, 1]);
+    }
 }

@@ -290,12 +290,31 @@ impl Store {
 
     /// Every lesson of the last compile's ledger, sorted by id, as JSON objects.
     pub fn ledger_lessons(&self) -> Result<Vec<String>, StoreError> {
+        let mut all = Vec::new();
+        self.each_ledger_lesson(|json| {
+            all.push(json.to_string());
+            Ok::<(), StoreError>(())
+        })?;
+        Ok(all)
+    }
+
+    /// Calls `f` with each lesson of the last compile's ledger, sorted by id, as its JSON
+    /// object. Nothing is kept: at a million records the rows are half a gigabyte, and a
+    /// caller that needs a few fields of each, or a few rows, holds only those.
+    pub fn each_ledger_lesson<E: From<StoreError>>(
+        &self,
+        mut f: impl FnMut(&str) -> Result<(), E>,
+    ) -> Result<(), E> {
         let mut st = self
             .conn
             .prepare("SELECT json FROM lessons ORDER BY id")
             .map_err(self.err())?;
-        let rows = st.query_map([], |r| r.get(0)).map_err(self.err())?;
-        rows.collect::<Result<Vec<String>, _>>().map_err(self.err())
+        let mut rows = st.query([]).map_err(self.err())?;
+        while let Some(row) = rows.next().map_err(self.err())? {
+            let json = row.get_ref(0).and_then(|v| Ok(v.as_str()?)).map_err(self.err())?;
+            f(json)?;
+        }
+        Ok(())
     }
 
     /// Stages a compile's ledger, as (lesson id, JSON object) rows, in a transaction that
@@ -584,6 +603,39 @@ mod tests {
         // Opening again finds nothing left to migrate.
         let s = Store::open(&path).unwrap();
         assert_eq!(s.ledger_lessons().unwrap().len(), 2);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn ledger_rows_stream_in_id_order_and_a_callers_error_stops_the_walk() {
+        let dir = std::env::temp_dir().join(format!("skillc-store-stream-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut s = Store::open(&dir.join("state.db")).unwrap();
+        let npm = r#"{"id":"Lc0ffee000001","text":"Use npm ci in CI, not npm install."}"#;
+        let go = r#"{"id":"L1a2b3c4d5e6f","text":"Run go vet before go test."}"#;
+        let pip = r#"{"id":"L9f8e7d6c5b4a","text":"Use a virtualenv, not the system pip."}"#;
+        s.stage_compile(
+            1,
+            &[
+                ("Lc0ffee000001", npm),
+                ("L1a2b3c4d5e6f", go),
+                ("L9f8e7d6c5b4a", pip),
+            ],
+        )
+        .unwrap()
+        .finish(Some(&[]))
+        .unwrap();
+        let mut seen = Vec::new();
+        let stopped = s.each_ledger_lesson(|json| {
+            seen.push(json.to_string());
+            match seen.len() {
+                2 => Err(StoreError::Foreign(dir.clone(), "enough".into())),
+                _ => Ok(()),
+            }
+        });
+        assert!(matches!(stopped, Err(StoreError::Foreign(..))));
+        assert_eq!(seen, [go, pip], "sorted by id, and nothing after the error");
+        assert_eq!(s.ledger_lessons().unwrap(), [go, pip, npm]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
