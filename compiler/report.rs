@@ -638,9 +638,9 @@ pub fn trace_text(r: &TraceReport) -> String {
     t
 }
 
-/// What `lessons list` filters on and shows, read from a
-/// ledger row without the rest of it: at a million records the ledger is half a gigabyte, and
-/// parsing every row into a `Value` took 20 s and 6.6 GB.
+/// What `lessons list` filters on and shows, read from a ledger row without the rest of it: at
+/// a million records the ledger is half a gigabyte, and parsing every row into a `Value` took
+/// 20 s and 6.6 GB.
 #[derive(Debug, Default, serde::Deserialize)]
 #[serde(default)]
 pub struct LedgerRow<'a> {
