@@ -495,6 +495,7 @@ mod tests {
         }
         let mut sink = Sink::new();
         let v = derive_all(&corpus, &policy(), &mut sink);
+        assert_eq!(v.len(), 64);
         for (i, verdict) in v.iter().enumerate() {
             assert_eq!(verdict.passed, i % 3 != 0 && i % 2 == 0, "exp-{i:03}");
         }

@@ -52,11 +52,3 @@ fn one_million_records_throughput() {
     assert_eq!(c.lines, 1_000_000);
     assert!(secs < 30.0);
 }
-
-#[test]
-fn dump_for_inspection() {
-    if let Ok(path) = std::env::var("SKILLC_GEN_DUMP") {
-        let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
-        skillc::generate::generate(20_000, 42, &mut f).unwrap();
-    }
-}

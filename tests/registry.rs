@@ -338,6 +338,8 @@ fn explain_prints_the_current_value_of_each_policy_key() {
     }
     let g003 = explain_text("G003", &rules).unwrap();
     assert!(g003.contains("- `min_reinforcement`: 2\n"), "{g003}");
+    let g002 = explain_text("G002", &rules).unwrap();
+    assert!(g002.contains("- `narrative_threshold`: 3\n"), "{g002}");
     let g004 = explain_text("G004", &rules).unwrap();
     assert!(g004.contains("- `confidence.claimed`: 300 (= 0.300)\n"), "{g004}");
 }

@@ -153,7 +153,10 @@ fn trace_follows_one_experience_through_every_stage() {
         .iter()
         .map(|c| c["fate"].as_str().unwrap())
         .collect();
-    assert!(fates.iter().all(|f| *f == "rule"), "{fates:?}");
+    assert!(
+        !fates.is_empty() && fates.iter().all(|f| *f == "rule"),
+        "{fates:?}"
+    );
     assert!(
         t["candidates"]
             .as_array()
