@@ -363,10 +363,43 @@ fn learn_what_worked_and_let_the_next_session_make_it_a_rule() {
         (Some(0.65), ids(&old["evidence"]))
     );
 
-    // Pin: first in its block, immune to decay.
-    h.run(&["lessons", "pin", &new_id]);
+    // Pin: first in its block, immune to decay. Three later sessions in the project's
+    // postgres work found a newer lesson and use neither: active days without use.
+    assert_eq!(h.run(&["lessons", "pin", &new_id]).status.code(), Some(0));
+    let newer = "Run scripts/migrate.sh before seeding the test database so the fixtures see every column.";
+    let later = |id: &str, at: &str, lesson: Option<&str>| {
+        json!({"id": id, "recorded_at": at, "domains": ["postgres"], "project": LEDGER, "outcome": "succeeded",
+               "task": "add the invoices table", "lesson": lesson,
+               "operations": [{"tool": "run_shell_command", "args": {"command": "make test", "cwd": "/home/dev/ledger"},
+                               "status": "ok", "check": {"label": "tests", "target": "ledger", "passed": true}}]})
+    };
+    h.add(
+        "e.jsonl",
+        &[
+            later("learn-e1", "2026-11-10T10:00:00Z", Some(newer)),
+            later("learn-e2", "2026-11-11T10:00:00Z", None),
+            later("learn-e3", "2026-11-12T10:00:00Z", None),
+        ],
+    );
     let ledger = h.compile();
-    assert_eq!(lesson(&ledger, &new_id)["pinned"], true);
+    let pinned = lesson(&ledger, &new_id);
+    assert_eq!(
+        (pinned["pinned"].as_bool(), pinned["confidence"].as_f64()),
+        (Some(true), Some(0.65)),
+        "a pinned lesson does not decay"
+    );
+    let fresh = (ledger["lessons"].as_array().unwrap().iter())
+        .find(|l| l["text"] == newer)
+        .unwrap_or_else(|| panic!("the newer lesson is in the ledger: {:#?}", h.diagnostics()));
+    assert!(
+        fresh["confidence"].as_f64().unwrap() < 0.5,
+        "an unpinned one does: {fresh}"
+    );
+    // Unpinned, the newer lesson (used today) would lead the block; pinned goes first.
+    let block = h.block(&format!("project-{}.md", digest(LEDGER)));
+    let order: Vec<&str> = block.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(block[0].1, new_id, "{order:?}");
+    assert!(order.contains(&newer), "{order:?}");
 
     // Unknown ids cannot run.
     assert_eq!(
