@@ -640,6 +640,31 @@ fn the_cap_supersedes_the_weakest_lessons_beyond_two_hundred() {
         h.block(&format!("project-{}.md", digest(BILLING))).len() == 5,
         "a block holds at most five lessons"
     );
+
+    // Pinned lessons are exempt from the cap and take their room from it: pin three of the
+    // five it superseded, and three others go instead.
+    let pinned: Vec<String> = (s003[0]["evidence"]["superseded"].as_array().unwrap()[..3].iter())
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    for id in &pinned {
+        assert_eq!(h.run(&["lessons", "pin", id]).status.code(), Some(0));
+    }
+    let ledger = h.compile();
+    let lessons = ledger["lessons"].as_array().unwrap();
+    for id in &pinned {
+        let l = lesson(&ledger, id);
+        assert_eq!(
+            (l["status"].as_str(), l["pinned"].as_bool()),
+            (Some("active"), Some(true)),
+            "{id}"
+        );
+    }
+    let active = lessons.iter().filter(|l| l["status"] == "active").count();
+    let capped: Vec<&Value> = (lessons.iter())
+        .filter(|l| l["reason"].as_str().is_some_and(|r| r.contains("cap")))
+        .collect();
+    assert_eq!((active, capped.len()), (200, 5));
+    assert!(capped.iter().all(|l| l["pinned"] == false));
 }
 
 #[test]
