@@ -117,7 +117,63 @@ fn every_held_back_and_refused_candidate_is_explained() {
         (watch["kind"].as_str(), watch["rule"].as_bool()),
         (Some("watch"), Some(true))
     );
-    assert!(!s.path("etc").exists() && !s.path("out/../etc").exists());
+    assert!(!s.path("etc").exists());
+}
+
+#[test]
+fn a_refused_domain_never_becomes_a_lesson_or_a_path_even_when_its_lesson_recurs() {
+    let s = Scratch::new("refused-domains");
+    let input = s.path("in.jsonl");
+    let bad = ["../etc", "/etc/cron.d", "..", "hooks/../../escape", "C:\\Windows"];
+    let gotcha = "core.hooksPath overrides .git/hooks entirely, so old local hooks silently stop running.";
+    // The same gotcha from two projects: in a valid domain it is a rule, so in a refused one it
+    // would be one too if the refusal did not hold.
+    let records: String = ["git@github.com:acme/ingest.git", "git@gitlab.com:acme-platform/infra-k8s.git"]
+        .iter()
+        .enumerate()
+        .map(|(i, project)| {
+            let mut domains = vec!["git"];
+            domains.extend(bad);
+            format!(
+                "{}\n",
+                serde_json::json!({"id": format!("hooks-{i}"), "recorded_at": format!("2026-10-1{i}T09:00:00Z"),
+                    "domains": domains, "project": project, "task": "clean up the hooks", "outcome": "succeeded",
+                    "gotchas": [gotcha]})
+            )
+        })
+        .collect();
+    std::fs::write(&input, records).unwrap();
+    let out = s.path("work/out");
+    let o = compile_to(&input, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ledger = read_json(&out.join("ledger.json"));
+    let diags = read_json(&out.join("diagnostics.json"));
+    let lessons = ledger["lessons"].as_array().unwrap();
+    let git = lesson_with(&ledger, "hooksPath");
+    assert_eq!(
+        (git["domain"].as_str(), git["rule"].as_bool()),
+        (Some("git"), Some(true))
+    );
+    assert!(
+        lessons.iter().all(|l| l["domain"] == "git"),
+        "{:?}",
+        lessons.iter().map(|l| &l["domain"]).collect::<Vec<_>>()
+    );
+    let refused: Vec<&str> = (diags_of(&diags, "N001").iter())
+        .map(|d| d["evidence"]["domain"].as_str().unwrap())
+        .collect();
+    for d in bad {
+        // Shown escaped: a refused domain may hold anything.
+        let shown = skillc::normalize::display_escape(d);
+        assert!(refused.contains(&shown.as_str()), "N001 for {shown}: {refused:?}");
+    }
+    // Nothing was written beside or above the output directory.
+    let mut beside: Vec<String> = (std::fs::read_dir(s.path("work")).unwrap().flatten())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    beside.sort();
+    assert_eq!(beside, ["out"]);
+    assert!(!s.path("etc").exists() && !s.path("escape").exists());
 }
 
 #[test]
