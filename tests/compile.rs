@@ -401,6 +401,41 @@ fn output_is_byte_identical_across_thread_counts_and_reruns() {
     assert_eq!(one, again);
 }
 
+/// The sample corpus fits in one of every parallel split; a generated one of 60 000
+/// experiences (38 MB) spans two 32 MiB load blocks, four candidate runs of 16 384 records
+/// and dozens of text batches, so the splits' seams are where they differ by thread count.
+#[test]
+fn a_corpus_spanning_every_parallel_split_compiles_byte_identically_at_1_and_2_threads() {
+    let s = Scratch::new("determinism-large");
+    let corpus = s.path("corpus.jsonl");
+    let o = skillc(&[
+        "gen",
+        "--experiences",
+        "60000",
+        "--seed",
+        "7",
+        "--out",
+        corpus.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        std::fs::metadata(&corpus).unwrap().len() > 32 << 20,
+        "more than one load block"
+    );
+    let run = |name: &str, threads: &str| {
+        let out = s.path(name);
+        let o = compile_to(&corpus, &out, &["--threads", threads]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        tree(&out)
+    };
+    let (one, two) = (run("t1", "1"), run("t2", "2"));
+    assert!(one.len() > 100, "{} files", one.len());
+    assert_eq!(one.keys().collect::<Vec<_>>(), two.keys().collect::<Vec<_>>());
+    for (k, v) in &one {
+        assert!(two[k] == *v, "{k} differs between 1 and 2 threads");
+    }
+}
+
 /// The foundation corpus's python records (`python` and its alias `py`) as their own file.
 fn python_records_only(s: &Scratch) -> std::path::PathBuf {
     let path = s.path("py.jsonl");
