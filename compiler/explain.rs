@@ -85,10 +85,14 @@ pub fn explain_json(code: &str, rules: &Rules) -> Option<Value> {
 /// One aligned line per code: `L001  malformed-record  error    a record could not be parsed`.
 /// Removed codes stay listed, marked `(removed)`.
 pub fn codes_text() -> String {
-    let name_w = CODES.iter().map(|c| c.name.len()).max().unwrap_or(0);
-    let sev_w = CODES.iter().map(|c| c.severity.as_str().len()).max().unwrap_or(0);
+    codes_text_of(CODES)
+}
+
+fn codes_text_of(codes: &[CodeInfo]) -> String {
+    let name_w = codes.iter().map(|c| c.name.len()).max().unwrap_or(0);
+    let sev_w = codes.iter().map(|c| c.severity.as_str().len()).max().unwrap_or(0);
     let mut out = String::new();
-    for c in CODES {
+    for c in codes {
         let mut line = format!(
             "{}  {:name_w$}  {:sev_w$}  {}",
             c.code,
@@ -183,6 +187,26 @@ mod tests {
         assert_eq!(suggest("narative-candidate").map(|c| c.code), Some("G002"));
         assert_eq!(suggest("G02").map(|c| c.code), Some("G002"));
         assert!(suggest("completely-unrelated-words").is_none());
+    }
+
+    #[test]
+    fn a_removed_code_is_listed_and_marked() {
+        // No code has been removed yet; a retired one must still be listed, never reused.
+        let retired = CodeInfo {
+            code: "K009",
+            name: "per-tool-quota",
+            summary: "a tool exceeded its per-compile quota",
+            removed: true,
+            ..CODES[0]
+        };
+        let text = codes_text_of(&[CODES[0], retired]);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2);
+        assert!(!lines[0].ends_with("(removed)"), "{text}");
+        assert!(
+            lines[1].starts_with("K009  per-tool-quota") && lines[1].ends_with("(removed)"),
+            "{text}"
+        );
     }
 
     #[test]
