@@ -752,35 +752,26 @@ pub fn history_chain(links: &[LedgerLink], id: &str) -> Vec<usize> {
     let Some(&start) = by_id.get(id) else {
         return Vec::new();
     };
-    // Back to the oldest.
-    let mut seen = HashSet::from([start]);
-    let mut first = start;
-    loop {
-        let l = &links[first];
-        let back = (l.supersedes.as_deref().and_then(|p| by_id.get(p).copied()))
-            .or_else(|| named_by_predecessor.get(&*l.id).copied());
-        match back {
-            Some(prev) if seen.insert(prev) => first = prev,
-            _ => break,
-        }
+    let link = |to: &Option<String>| to.as_deref().and_then(|t| by_id.get(t).copied());
+    let back = |l: &LedgerLink| link(&l.supersedes).or_else(|| named_by_predecessor.get(&*l.id).copied());
+    let forward = |l: &LedgerLink| link(&l.superseded_by).or_else(|| named_by_successor.get(&*l.id).copied());
+    // Back to the oldest, then forward to the newest; each lesson once, whatever the links say.
+    let oldest = *follow(links, start, back).last().unwrap_or(&start);
+    follow(links, oldest, forward)
+}
+
+/// `from` and the lessons `step` leads to from it, until a link leads nowhere or back.
+fn follow(links: &[LedgerLink], from: usize, step: impl Fn(&LedgerLink) -> Option<usize>) -> Vec<usize> {
+    let mut path = vec![from];
+    let mut seen = HashSet::from([from]);
+    while let Some(next) = path
+        .last()
+        .and_then(|&at| step(&links[at]))
+        .filter(|&n| seen.insert(n))
+    {
+        path.push(next);
     }
-    // Then forward to the newest.
-    let mut chain = vec![first];
-    let mut seen = HashSet::from([first]);
-    let mut cur = first;
-    loop {
-        let l = &links[cur];
-        let next = (l.superseded_by.as_deref().and_then(|n| by_id.get(n).copied()))
-            .or_else(|| named_by_successor.get(&*l.id).copied());
-        match next {
-            Some(n) if seen.insert(n) => {
-                chain.push(n);
-                cur = n;
-            }
-            _ => break,
-        }
-    }
-    chain
+    path
 }
 
 pub fn history_text(chain: &[Value]) -> String {
