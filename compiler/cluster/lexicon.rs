@@ -189,19 +189,14 @@ pub struct Token {
 pub struct Analysis {
     /// Content tokens, deduplicated, sorted by text.
     pub tokens: Vec<Token>,
-    /// Every canonical word (stop words and markers included), sorted: for antonyms.
+    /// Every canonical word (stop words and markers included), sorted: the antonyms are read
+    /// from them, and two texts are exact duplicates only when these agree too.
     pub words: Vec<String>,
     /// Content tokens in order of first appearance (text, technical).
     pub seq: Vec<(String, bool)>,
     /// Per antonym pair of the lexicon: 1 = only the first word occurs, 2 = only the second,
     /// 0 = neither or both.
     pub antonyms: Vec<u8>,
-}
-
-impl Analysis {
-    pub fn contains_word(&self, w: &str) -> bool {
-        self.words.binary_search_by(|x| x.as_str().cmp(w)).is_ok()
-    }
 }
 
 /// The items of whitespace chunks already tokenized (see `Lexicon::analyze_with`).
