@@ -280,13 +280,13 @@ fn run(cli: Cli) -> Result<i32, Fatal> {
     match cli.command {
         Command::Compile(args) => compile(&args),
         Command::Why { domain, run } => {
-            let (comp, rules) = analyse(&run, Keep::Experiences)?;
+            let (comp, rules) = analyse(&run, Keep::Experiences, Some(&domain))?;
             let r = report::why(&comp, &rules, &domain);
             print_diagnostics(&r.diagnostics.iter().collect::<Vec<_>>());
             print_report(run.format, report::why_text(&r), &r.json)
         }
         Command::Trace { experience_id, run } => {
-            let (comp, _) = analyse(&run, Keep::Everything)?;
+            let (comp, _) = analyse(&run, Keep::Everything, None)?;
             let Some(r) = report::trace(&comp, &experience_id) else {
                 return Err(Fatal(format!(
                     "no experience or claim with id `{experience_id}` in the input"
@@ -429,7 +429,8 @@ fn decisions(args: &CompileArgs) -> Result<Vec<crate::model::Decision>, Fatal> {
 }
 
 /// Recompute without writing (why, trace), keeping what the report reads.
-fn analyse(args: &CompileArgs, keep: Keep) -> Result<(Compilation, Rules), Fatal> {
+/// A compile without output, for a report; `why` narrows it to the domain it asks about.
+fn analyse(args: &CompileArgs, keep: Keep, why: Option<&str>) -> Result<(Compilation, Rules), Fatal> {
     set_threads(args.threads)?;
     let rules = load_rules(args.rules.as_deref())?;
     let (corpus, sink) = load_inputs(args, &rules)?;
@@ -438,6 +439,7 @@ fn analyse(args: &CompileArgs, keep: Keep) -> Result<(Compilation, Rules), Fatal
         stop_after: None,
         decisions: decisions(args)?,
         keep,
+        focus: why.map(|asked| report::why_domain(asked, &rules)),
     };
     Ok((pipeline::compile(corpus, sink, &rules, &opts), rules))
 }
@@ -468,6 +470,7 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
         stop_after: Some(stop),
         decisions,
         keep: Keep::Nothing,
+        focus: None,
     };
     let mut comp = pipeline::compile(corpus, sink, &rules, &opts);
     clock.restart(); // compile timed its own stages

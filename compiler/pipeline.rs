@@ -66,6 +66,14 @@ pub struct Options {
     pub decisions: Vec<Decision>,
     /// What of the corpus the caller reads after the compile.
     pub keep: Keep,
+    /// Compile for `why` about one domain (normalised): only that domain's candidates are
+    /// clustered, gated and folded, with the mechanical candidates of other domains that share
+    /// an operation key with one of its own (their lessons fold together: one active
+    /// mechanical lesson per key). Everything `report::why` reads about the domain is then
+    /// what a whole compile gives — the fold is a pass per unit, and no unit reaches across
+    /// that set — but nothing else is: other domains' candidates get no cluster or lesson, and
+    /// the diagnostics made after the candidates stage are left out.
+    pub focus: Option<String>,
 }
 
 /// What of the corpus the caller reads after the compile. The rest is freed as soon as no
@@ -186,7 +194,9 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         comp.stopped_after = Some(Stage::Candidates);
     }
     if stop > Stage::Candidates {
-        comp.clusters = cluster::cluster(&comp.candidates, &rules.lexicon);
+        let focus = opts.focus.as_deref().map(|d| Focus::new(&comp.candidates, d));
+        let included = |c: &Candidate| focus.as_ref().is_none_or(|f| f.admits(c));
+        comp.clusters = cluster::cluster_where(&comp.candidates, &rules.lexicon, included);
         clock.lap("cluster");
         comp.stopped_after = Some(Stage::Cluster);
     }
@@ -211,9 +221,11 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         comp.lessons = scored.lessons;
         comp.lesson_of = scored.lesson_of;
         // Per lesson and per candidate, in parallel; each collects in order.
-        let members = members_by_lesson(&comp);
-        sink.extend(lesson_diagnostics(&comp, &members));
-        sink.extend(refounded(&comp, &members));
+        if opts.focus.is_none() {
+            let members = members_by_lesson(&comp);
+            sink.extend(lesson_diagnostics(&comp, &members));
+            sink.extend(refounded(&comp, &members));
+        }
         comp.fates = fates(&comp);
         if opts.keep == Keep::Nothing {
             std::mem::take(&mut corpus.experiences)
@@ -225,13 +237,16 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
     }
     // The gate's diagnostics, made once the lifecycle fold (which never reads them) is done
     // and its working memory is free again.
-    if stop > Stage::Cluster {
+    if stop > Stage::Cluster && opts.focus.is_none() {
         gate::held_diagnostics(&comp.gate, &comp.candidates, &comp.clusters, &mut sink);
     }
     comp.corpus = corpus;
     comp.diagnostics = diagnostics::finalize(sink);
     clock.lap("finalize");
-    if comp.stopped_after == Some(Stage::Score) {
+    if comp.stopped_after == Some(Stage::Score) && opts.focus.is_some() {
+        // Other domains' candidates have no fate to check.
+        comp.stopped_after = Some(Stage::Emit);
+    } else if comp.stopped_after == Some(Stage::Score) {
         if let Some(d) = check_fates(&comp) {
             comp.diagnostics.push(d);
         }
@@ -239,6 +254,28 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         clock.lap("fate check");
     }
     comp
+}
+
+/// Which candidates a compile focused on `domain` clusters: the domain's own, and the
+/// mechanical candidates of any domain whose operation key one of its mechanical candidates has.
+struct Focus<'a> {
+    domain: &'a str,
+    keys: BTreeSet<&'a str>,
+}
+
+impl<'a> Focus<'a> {
+    fn new(candidates: &'a [Candidate], domain: &'a str) -> Focus<'a> {
+        let keys = (candidates.iter())
+            .filter(|c| *c.domain == *domain && c.working.is_some())
+            .filter_map(|c| c.key.as_deref())
+            .collect();
+        Focus { domain, keys }
+    }
+
+    fn admits(&self, c: &Candidate) -> bool {
+        *c.domain == *self.domain
+            || (c.working.is_some() && c.key.as_deref().is_some_and(|k| self.keys.contains(k)))
+    }
 }
 
 /// `skillc bless` decisions mark their experience blessed, as if it had been recorded so.

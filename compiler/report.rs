@@ -88,8 +88,14 @@ const FUNNEL: [&str; 9] = [
     "rules",
 ];
 
+/// The domain `why` reports on when asked about `asked`: normalised and aliased as records'
+/// domains are (`Python`, `py` → `python`), else as typed, lower-cased.
+pub fn why_domain(asked: &str, rules: &Rules) -> String {
+    normalize::domain(asked, &rules.aliases).unwrap_or_else(|_| asked.trim().to_lowercase())
+}
+
 pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
-    let domain = normalize::domain(asked, &rules.aliases).unwrap_or_else(|_| asked.trim().to_lowercase());
+    let domain = why_domain(asked, rules);
     let min = comp.min_reinforcement;
     let exps: Vec<&crate::model::Experience> = comp
         .corpus

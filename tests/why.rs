@@ -260,3 +260,53 @@ fn held_back_clusters_are_near_misses_and_admitted_ones_are_not() {
         "bless py-d if the lesson holds despite the outcome"
     );
 }
+
+/// `why` compiles only the domain it is asked about (and the mechanical lessons sharing its
+/// operation keys); its report must be the one a whole compile gives, for every domain.
+#[test]
+fn a_focused_why_reports_what_a_whole_compile_would() {
+    use skillc::{load, pipeline, policy::Rules, report};
+    let rules = Rules::builtin();
+    let mut generated = Vec::new();
+    skillc::generate::generate(3000, 11, &mut generated).unwrap();
+    let generated = String::from_utf8(generated).unwrap();
+    let corpora: [&[(&str, &str)]; 2] = [skillc::samples::FILES, &[("generated.jsonl", &generated)]];
+    for files in corpora {
+        let compile = |focus: Option<String>| {
+            let mut sink = Vec::new();
+            let corpus = load::load_texts(files, &load::LoadOptions::default(), &mut sink);
+            let opts = pipeline::Options {
+                keep: pipeline::Keep::Experiences,
+                focus,
+                ..Default::default()
+            };
+            pipeline::compile(corpus, sink, &rules, &opts)
+        };
+        let whole = compile(None);
+        // Domains by candidates, largest first; and keys whose mechanical lessons span domains.
+        let counts = pipeline::fate_counts(&whole);
+        let mut domains: Vec<(&String, usize)> = counts.iter().map(|(d, f)| (d, f.iter().sum())).collect();
+        domains.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        let mut asked: Vec<String> = domains.iter().take(12).map(|(d, _)| d.to_string()).collect();
+        asked.extend(["Python", "py", "pyhton", "no-such-domain"].map(String::from));
+        let mut shared_keys = std::collections::BTreeMap::<&str, std::collections::BTreeSet<&str>>::new();
+        for c in whole.candidates.iter().filter(|c| c.working.is_some()) {
+            if let Some(k) = &c.key {
+                shared_keys.entry(k).or_default().insert(&c.domain);
+            }
+        }
+        let spanning = shared_keys.values().filter(|d| d.len() > 1).count();
+        if files.len() == 1 {
+            assert!(
+                spanning > 0,
+                "the generated corpus has mechanical keys in several domains"
+            );
+        }
+        for d in &asked {
+            let focused = compile(Some(report::why_domain(d, &rules)));
+            let (a, b) = (report::why(&whole, &rules, d), report::why(&focused, &rules, d));
+            assert_eq!(a.json, b.json, "why {d}");
+            assert_eq!(a.diagnostics, b.diagnostics, "why {d}");
+        }
+    }
+}

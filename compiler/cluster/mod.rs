@@ -88,10 +88,19 @@ pub fn similarity(lexicon: &Lexicon, a: &str, b: &str) -> Option<f64> {
 
 /// Clusters every candidate that is not refused; output sorted by cluster id.
 pub fn cluster(candidates: &[Candidate], lexicon: &Lexicon) -> Vec<Cluster> {
+    cluster_where(candidates, lexicon, |_| true)
+}
+
+/// `cluster`, of only the candidates `included` admits (a compile focused on one domain).
+pub fn cluster_where(
+    candidates: &[Candidate],
+    lexicon: &Lexicon,
+    included: impl Fn(&Candidate) -> bool + Sync,
+) -> Vec<Cluster> {
     type BlockKey<'a> = (&'a str, Kind, Option<&'a str>);
     let mut blocks: FxMap<BlockKey, Vec<u32>> = FxMap::default();
     for (i, c) in candidates.iter().enumerate() {
-        if c.refusal.is_some() {
+        if c.refusal.is_some() || !included(c) {
             continue;
         }
         blocks
@@ -105,7 +114,7 @@ pub fn cluster(candidates: &[Candidate], lexicon: &Lexicon) -> Vec<Cluster> {
     // that drew the run of large blocks works through it alone while the others run dry.
     // (The output is sorted below, so the order blocks run in never shows.)
     blocks.sort_unstable_by(|(a, x), (b, y)| y.len().cmp(&x.len()).then_with(|| a.cmp(b)));
-    let texts = Texts::analyse(candidates, lexicon);
+    let texts = Texts::analyse(candidates, lexicon, &included);
     let min_shared = MinShared::new(lexicon);
     let mut out: Vec<Cluster> = blocks
         .into_par_iter()
@@ -157,8 +166,14 @@ struct Texts {
 }
 
 impl Texts {
-    fn analyse<'a>(candidates: &'a [Candidate], lx: &Lexicon) -> Texts {
-        let lexical = |c: &'a Candidate| (c.refusal.is_none() && c.working.is_none()).then_some(&*c.text);
+    fn analyse<'a>(
+        candidates: &'a [Candidate],
+        lx: &Lexicon,
+        included: &(impl Fn(&Candidate) -> bool + Sync),
+    ) -> Texts {
+        let lexical = |c: &'a Candidate| {
+            (c.refusal.is_none() && c.working.is_none() && included(c)).then_some(&*c.text)
+        };
         let (slot, texts) = crate::bulk::first_seen(candidates, lexical);
         // Per batch of texts: the analyses, their fingerprints, and their index keys numbered
         // in a batch-local dictionary (so the numbering runs on every core, too).
