@@ -71,8 +71,9 @@ pub struct Options {
     /// an operation key with one of its own (their lessons fold together: one active
     /// mechanical lesson per key). Everything `report::why` reads about the domain is then
     /// what a whole compile gives — the fold is a pass per unit, and no unit reaches across
-    /// that set — but nothing else is: other domains' candidates get no cluster or lesson, and
-    /// the diagnostics made after the candidates stage are left out.
+    /// that set — but nothing else is: other domains' candidates get no cluster or lesson, the
+    /// gates' and the lessons' diagnostics are not made, and the fold's own are partial (an
+    /// `in_play` id naming another domain's lesson looks unknown).
     pub focus: Option<String>,
 }
 
@@ -243,11 +244,11 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
     comp.corpus = corpus;
     comp.diagnostics = diagnostics::finalize(sink);
     clock.lap("finalize");
-    if comp.stopped_after == Some(Stage::Score) && opts.focus.is_some() {
-        // Other domains' candidates have no fate to check.
-        comp.stopped_after = Some(Stage::Emit);
-    } else if comp.stopped_after == Some(Stage::Score) {
-        if let Some(d) = check_fates(&comp) {
+    if comp.stopped_after == Some(Stage::Score) {
+        // A focused compile leaves other domains' candidates without a fate to check.
+        if opts.focus.is_none()
+            && let Some(d) = check_fates(&comp)
+        {
             comp.diagnostics.push(d);
         }
         comp.stopped_after = Some(Stage::Emit);
