@@ -428,8 +428,8 @@ fn decisions(args: &CompileArgs) -> Result<Vec<crate::model::Decision>, Fatal> {
     Ok(Store::open(&path).map_err(store_fatal)?.decisions()?)
 }
 
-/// Recompute without writing (why, trace), keeping what the report reads.
-/// A compile without output, for a report; `why` narrows it to the domain it asks about.
+/// Recompute without writing (why, trace), keeping what the report reads; `why` narrows the
+/// compile to the domain it asks about.
 fn analyse(args: &CompileArgs, keep: Keep, why: Option<&str>) -> Result<(Compilation, Rules), Fatal> {
     set_threads(args.threads)?;
     let rules = load_rules(args.rules.as_deref())?;
