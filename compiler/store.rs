@@ -288,16 +288,6 @@ impl Store {
             .map_err(self.err())
     }
 
-    /// Every lesson of the last compile's ledger, sorted by id, as JSON objects.
-    pub fn ledger_lessons(&self) -> Result<Vec<String>, StoreError> {
-        let mut all = Vec::new();
-        self.each_ledger_lesson(|json| {
-            all.push(json.to_string());
-            Ok::<(), StoreError>(())
-        })?;
-        Ok(all)
-    }
-
     /// Calls `f` with each lesson of the last compile's ledger, sorted by id, as its JSON
     /// object. Nothing is kept: at a million records the rows are half a gigabyte, and a
     /// caller that needs a few fields of each, or a few rows, holds only those.
@@ -552,6 +542,17 @@ fn holder_alive(holder: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// Every lesson of the last compile's ledger, sorted by id, as JSON objects.
+    fn ledger_rows(s: &Store) -> Vec<String> {
+        let mut all = Vec::new();
+        s.each_ledger_lesson(|json| {
+            all.push(json.to_string());
+            Ok::<(), StoreError>(())
+        })
+        .unwrap();
+        all
+    }
+
     fn page_size(s: &Store) -> i64 {
         s.conn.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap()
     }
@@ -598,11 +599,11 @@ mod tests {
             .expect("a row per lesson");
         let v: serde_json::Value = serde_json::from_str(&row).unwrap();
         assert_eq!(v["text"], "pip install into the system Python");
-        assert_eq!(s.ledger_lessons().unwrap().len(), 2);
+        assert_eq!(ledger_rows(&s).len(), 2);
         drop(s);
         // Opening again finds nothing left to migrate.
         let s = Store::open(&path).unwrap();
-        assert_eq!(s.ledger_lessons().unwrap().len(), 2);
+        assert_eq!(ledger_rows(&s).len(), 2);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -635,7 +636,7 @@ mod tests {
         });
         assert!(matches!(stopped, Err(StoreError::Foreign(..))));
         assert_eq!(seen, [go, pip], "sorted by id, and nothing after the error");
-        assert_eq!(s.ledger_lessons().unwrap(), [go, pip, npm]);
+        assert_eq!(ledger_rows(&s), [go, pip, npm]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -657,7 +658,7 @@ mod tests {
             .unwrap()
             .finish(Some(&[]))
             .unwrap();
-        assert_eq!(s.ledger_lessons().unwrap(), [go_later, npm]);
+        assert_eq!(ledger_rows(&s), [go_later, npm]);
         assert_eq!(s.ledger_lesson("L9f8e7d6c5b4a").unwrap(), None);
         assert_eq!(s.last_now().unwrap(), 2);
         // The same ledger again: only the compile's own row and the outputs list are written.
@@ -679,7 +680,7 @@ mod tests {
             .finish(Some(&[]))
             .unwrap();
         assert_eq!(s.conn.total_changes() - before, compile_rows + 1);
-        assert_eq!(s.ledger_lessons().unwrap(), [go, npm]);
+        assert_eq!(ledger_rows(&s), [go, npm]);
         s.stage_compile(2, &[("L1a2b3c4d5e6f", go_later), ("Lc0ffee000001", npm)])
             .unwrap()
             .finish(Some(&[]))
@@ -691,11 +692,11 @@ mod tests {
             .finish(None)
             .unwrap();
         assert!(!recorded);
-        assert_eq!(s.ledger_lessons().unwrap(), [go_later, npm]);
+        assert_eq!(ledger_rows(&s), [go_later, npm]);
         assert_eq!(s.last_now().unwrap(), 2);
         // So does a compile that stops between staging and finishing (an error on the way).
         drop(s.stage_compile(4, &[("Lc0ffee000001", npm)]).unwrap());
-        assert_eq!(s.ledger_lessons().unwrap(), [go_later, npm]);
+        assert_eq!(ledger_rows(&s), [go_later, npm]);
         assert_eq!(s.last_now().unwrap(), 2);
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -731,7 +732,7 @@ mod tests {
             );
             let recorded = staged.finish(Some(&["ledger.json".into()]));
             assert!(recorded.unwrap(), "reader open: {reader_open}");
-            assert_eq!(s.ledger_lessons().unwrap(), [go]);
+            assert_eq!(ledger_rows(&s), [go]);
             assert_eq!(mode(&s.conn), "wal", "reader open: {reader_open}");
             assert!(s.has_compile().unwrap());
         }

@@ -86,6 +86,26 @@ fn sh<'a>(command: &str, directory: Option<&str>, ok: bool, error: Option<&'a st
     }
 }
 
+/// The stores' recurring mistake: `pytest -q` run from `tests/`, failing with `error`.
+fn pytest_in_tests<'a>(error: &'a str, at: &'a str) -> Call<'a> {
+    sh("pytest -q", Some("tests"), false, Some(error), at)
+}
+
+/// Its fix: `pytest -q` from the repository root.
+fn pytest_at_root(at: &str) -> Call<'_> {
+    sh("pytest -q", None, true, None, at)
+}
+
+/// A `cargo build` in `renderer/` that cannot resolve a version, failing with `error`.
+fn cargo_in_renderer<'a>(error: &'a str, at: &'a str) -> Call<'a> {
+    sh("cargo build", Some("renderer"), false, Some(error), at)
+}
+
+/// Its fix: `cargo build --locked`.
+fn cargo_locked_in_renderer(at: &str) -> Call<'_> {
+    sh("cargo build --locked", Some("renderer"), true, None, at)
+}
+
 /// GAIA cuts the serialised arguments at 500 characters.
 fn cut500(s: &str) -> String {
     s.chars().take(500).collect()
@@ -176,14 +196,8 @@ fn build_store(path: &Path) -> Gaia {
                 error: None,
                 at: "2025-03-10T09:14:02.512311+01:00",
             },
-            sh(
-                "pytest -q",
-                Some("tests"),
-                false,
-                Some(MODULE_ERROR_BILLING),
-                "2025-03-10T09:15:40.100000+01:00",
-            ),
-            sh("pytest -q", None, true, None, "2025-03-10T09:17:11.900000+01:00"),
+            pytest_in_tests(MODULE_ERROR_BILLING, "2025-03-10T09:15:40.100000+01:00"),
+            pytest_at_root("2025-03-10T09:17:11.900000+01:00"),
         ],
     );
     g.session(
@@ -191,14 +205,8 @@ fn build_store(path: &Path) -> Gaia {
         LEDGER,
         "run the ledger test suite after the refactor",
         &[
-            sh(
-                "pytest -q",
-                Some("tests"),
-                false,
-                Some(MODULE_ERROR_LEDGER),
-                "2025-03-11T16:02:00-05:00",
-            ),
-            sh("pytest -q", None, true, None, "2025-03-11T16:03:30-05:00"),
+            pytest_in_tests(MODULE_ERROR_LEDGER, "2025-03-11T16:02:00-05:00"),
+            pytest_at_root("2025-03-11T16:03:30-05:00"),
         ],
     );
     // cargo build fails on a resolver change; --locked builds what the lock file pins.
@@ -207,20 +215,11 @@ fn build_store(path: &Path) -> Gaia {
         BILLING,
         "build the pdf renderer crate",
         &[
-            sh(
-                "cargo build",
-                Some("renderer"),
-                false,
-                Some("error: failed to select a version for the requirement `tokio = \"^1.44\"`"),
+            cargo_in_renderer(
+                "error: failed to select a version for the requirement `tokio = \"^1.44\"`",
                 "2025-03-12T10:00:00+01:00",
             ),
-            sh(
-                "cargo build --locked",
-                Some("renderer"),
-                true,
-                None,
-                "2025-03-12T10:02:30+01:00",
-            ),
+            cargo_locked_in_renderer("2025-03-12T10:02:30+01:00"),
         ],
     );
     // docker compose up fails in two sessions and is never fixed.
@@ -589,7 +588,7 @@ fn gaia_wal_without_shm_and_unsupported_schema() {
         "s-20260101-x",
         BILLING,
         "anything",
-        &[sh("pytest -q", None, true, None, "2026-01-01T10:00:00+01:00")],
+        &[pytest_at_root("2026-01-01T10:00:00+01:00")],
     );
     drop(g9);
 
@@ -748,73 +747,33 @@ fn gaia_rows_whose_id_is_not_an_integer_are_skipped_and_the_rest_loads() {
             1,
             int(101),
             "s-a",
-            sh(
-                "pytest -q",
-                Some("tests"),
-                false,
-                Some(MODULE_ERROR_BILLING),
-                "2025-03-10T09:15:40+01:00",
-            ),
+            pytest_in_tests(MODULE_ERROR_BILLING, "2025-03-10T09:15:40+01:00"),
         ),
-        (
-            2,
-            int(102),
-            "s-a",
-            sh("pytest -q", None, true, None, "2025-03-10T09:17:11+01:00"),
-        ),
+        (2, int(102), "s-a", pytest_at_root("2025-03-10T09:17:11+01:00")),
         (
             3,
             SqlValue::Text("row-3".into()),
             "s-b",
-            sh(
-                "pytest -q",
-                Some("tests"),
-                false,
-                Some(MODULE_ERROR_LEDGER),
-                "2025-03-11T16:01:00-05:00",
-            ),
+            pytest_in_tests(MODULE_ERROR_LEDGER, "2025-03-11T16:01:00-05:00"),
         ),
         (
             4,
             int(104),
             "s-b",
-            sh(
-                "pytest -q",
-                Some("tests"),
-                false,
-                Some(MODULE_ERROR_LEDGER),
-                "2025-03-11T16:02:00-05:00",
-            ),
+            pytest_in_tests(MODULE_ERROR_LEDGER, "2025-03-11T16:02:00-05:00"),
         ),
-        (
-            5,
-            int(105),
-            "s-b",
-            sh("pytest -q", None, true, None, "2025-03-11T16:03:30-05:00"),
-        ),
+        (5, int(105), "s-b", pytest_at_root("2025-03-11T16:03:30-05:00")),
         (
             6,
             SqlValue::Real(6.5),
             "s-c",
-            sh(
-                "cargo build",
-                Some("renderer"),
-                false,
-                Some("error: failed to select a version"),
-                "2025-03-12T10:00:00+01:00",
-            ),
+            cargo_in_renderer("error: failed to select a version", "2025-03-12T10:00:00+01:00"),
         ),
         (
             7,
             SqlValue::Null,
             "s-c",
-            sh(
-                "cargo build --locked",
-                Some("renderer"),
-                true,
-                None,
-                "2025-03-12T10:02:30+01:00",
-            ),
+            cargo_locked_in_renderer("2025-03-12T10:02:30+01:00"),
         ),
         (
             8,
@@ -984,34 +943,16 @@ fn gaia_without_rowid_tables_are_read_in_key_order() {
              lesson TEXT) WITHOUT ROWID;",
     );
     for (session, call) in [
+        ("s-b", pytest_at_root("2025-03-11T16:03:30-05:00")),
         (
             "s-b",
-            sh("pytest -q", None, true, None, "2025-03-11T16:03:30-05:00"),
-        ),
-        (
-            "s-b",
-            sh(
-                "pytest -q",
-                Some("tests"),
-                false,
-                Some(MODULE_ERROR_LEDGER),
-                "2025-03-11T16:02:00-05:00",
-            ),
+            pytest_in_tests(MODULE_ERROR_LEDGER, "2025-03-11T16:02:00-05:00"),
         ),
         (
             "s-a",
-            sh(
-                "pytest -q",
-                Some("tests"),
-                false,
-                Some(MODULE_ERROR_BILLING),
-                "2025-03-10T09:15:40+01:00",
-            ),
+            pytest_in_tests(MODULE_ERROR_BILLING, "2025-03-10T09:15:40+01:00"),
         ),
-        (
-            "s-a",
-            sh("pytest -q", None, true, None, "2025-03-10T09:17:11+01:00"),
-        ),
+        ("s-a", pytest_at_root("2025-03-10T09:17:11+01:00")),
     ] {
         history_row(&conn, &[], &[], session, &call);
     }
@@ -1036,24 +977,9 @@ fn gaia_without_rowid_tables_are_read_in_key_order() {
     for (id, call) in [
         (
             int(1),
-            sh(
-                "cargo build",
-                Some("renderer"),
-                false,
-                Some("error: failed to select a version"),
-                "2025-03-12T10:00:00+01:00",
-            ),
+            cargo_in_renderer("error: failed to select a version", "2025-03-12T10:00:00+01:00"),
         ),
-        (
-            int(2),
-            sh(
-                "cargo build --locked",
-                Some("renderer"),
-                true,
-                None,
-                "2025-03-12T10:02:30+01:00",
-            ),
-        ),
+        (int(2), cargo_locked_in_renderer("2025-03-12T10:02:30+01:00")),
         (
             SqlValue::Text("x-9".into()),
             sh("ls -la", None, true, None, "2025-03-12T10:03:00+01:00"),

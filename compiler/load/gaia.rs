@@ -291,10 +291,11 @@ fn ident(name: &str) -> String {
 
 /// How a table's rows are read: `place` selects where a row is (its rowid, or in a
 /// `WITHOUT ROWID` table its primary key as `column=literal` text), `order` is the
-/// `ORDER BY` list.
+/// `ORDER BY` list, `has_id` says whether the table has an `id` column.
 struct RowKey {
     place: String,
     order: String,
+    has_id: bool,
 }
 
 /// Where a row is, for diagnostics: its rowid, or its primary key and its place (1-based)
@@ -465,21 +466,22 @@ impl Reader<'_> {
                 (place, order)
             }
         };
-        let order = if by_id && cols.contains("id") {
+        let has_id = cols.contains("id");
+        let order = if by_id && has_id {
             format!("\"id\", {order}")
         } else {
             order
         };
-        Ok(RowKey { place, order })
+        Ok(RowKey { place, order, has_id })
     }
 
     /// A row's `id` (its place when the table has no `id` column), or the diagnostic that
     /// skips it: the id orders the history and names the row everywhere, and no other number
     /// could stand in without meeting another row's id.
-    fn row_id(&self, table: &str, has_id: bool, place: &Place, v: ValueRef) -> Result<i64, Box<Diagnostic>> {
+    fn row_id(&self, table: &str, key: &RowKey, place: &Place, v: ValueRef) -> Result<i64, Box<Diagnostic>> {
         let d = match v {
             ValueRef::Integer(i) => return Ok(i),
-            ValueRef::Null if !has_id => return Ok(place.line()),
+            ValueRef::Null if !key.has_id => return Ok(place.line()),
             ValueRef::Null => Diagnostic::new(
                 codes::MISSING_FIELD,
                 format!("{table} row {place} has no `id` and was skipped"),
@@ -667,7 +669,7 @@ impl Reader<'_> {
             n += 1;
             let place = Place::read(r.get_ref(0)?, n);
             let session = as_text(r.get_ref(2)?).filter(|s| !s.trim().is_empty());
-            let row_id = match self.row_id("tool_history", cols.contains("id"), &place, r.get_ref(1)?) {
+            let row_id = match self.row_id("tool_history", &key, &place, r.get_ref(1)?) {
                 Ok(id) => id,
                 Err(d) => {
                     let d = match &session {
@@ -901,7 +903,7 @@ impl Reader<'_> {
                 continue;
             }
             let place = Place::read(r.get_ref(0)?, n);
-            let id = match self.row_id("knowledge", cols.contains("id"), &place, r.get_ref(1)?) {
+            let id = match self.row_id("knowledge", &key, &place, r.get_ref(1)?) {
                 Ok(id) => id,
                 Err(d) => {
                     out.push(place.skipped(*d));
