@@ -14,7 +14,7 @@ use regex::Regex;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::diagnostics::{Diagnostic, Sink, codes};
+use crate::diagnostics::{Diagnostic, Sink, codes, short_list};
 use crate::digest;
 use crate::model::{Args, Corpus, Experience, LessonClaim, SourceLoc};
 use crate::policy::Rules;
@@ -445,7 +445,8 @@ fn project_digest(project: &Option<String>) -> Option<String> {
 
 /// Splits raw domains into valid (aliased, deduplicated, first-seen order) and refused
 /// (escaped, deduplicated), with one `invalid-domain` per refused domain. `secrets` is `None`
-/// when the record is known to carry none.
+/// when the record is known to carry none. Past `caps.record_domains` distinct domains (valid
+/// or refused: both make candidates) the rest are ignored, with one `too-many-domains`.
 fn split_domains(
     raw: &[String],
     id: &str,
@@ -454,21 +455,31 @@ fn split_domains(
     secrets: Option<&SecretScanner>,
     diags: &mut Sink,
 ) -> (Vec<String>, Vec<String>) {
+    let max = rules.policy.caps.record_domains;
     let mut valid = Vec::new();
     let mut refused = Vec::new();
+    let mut ignored = Vec::new();
+    let mut seen_ignored = BTreeSet::new();
     let mut seen = BTreeSet::new();
     let mut seen_refused = BTreeSet::new();
     for r in raw {
+        let full = seen.len() + seen_refused.len() >= max;
         let (shown, message, why) = if let Some(pattern) = secrets.and_then(|s| s.find(r)) {
             let shown = marker(pattern);
             let message = format!("domain looks like a secret ({pattern}) and was refused");
             (shown, message, format!("matches secret pattern {pattern}"))
         } else {
             match domain(r, &rules.aliases) {
-                Ok(d) => {
-                    if seen.insert(d.clone()) {
-                        valid.push(d);
+                Ok(d) if seen.contains(&d) => continue,
+                Ok(d) if full => {
+                    if seen_ignored.insert(d.clone()) {
+                        ignored.push(d);
                     }
+                    continue;
+                }
+                Ok(d) => {
+                    seen.insert(d.clone());
+                    valid.push(d);
                     continue;
                 }
                 Err(why) => {
@@ -478,9 +489,16 @@ fn split_domains(
                 }
             }
         };
-        if !seen_refused.insert(shown.clone()) {
+        if seen_refused.contains(&shown) {
             continue;
         }
+        if full {
+            if seen_ignored.insert(shown.clone()) {
+                ignored.push(shown);
+            }
+            continue;
+        }
+        seen_refused.insert(shown.clone());
         diags.push(
             Diagnostic::new(codes::INVALID_DOMAIN, message)
                 .subject(subject_id(id))
@@ -491,6 +509,25 @@ fn split_domains(
                 .experiences([id]),
         );
         refused.push(shown);
+    }
+    if !ignored.is_empty() {
+        let named = seen.len() + seen_refused.len() + ignored.len();
+        diags.push(
+            Diagnostic::new(
+                codes::TOO_MANY_DOMAINS,
+                format!(
+                    "record names {named} domains and one record compiles into at most {max}; {} are ignored: {}",
+                    ignored.len(),
+                    short_list(&ignored, 3)
+                ),
+            )
+            .subject(subject_id(id))
+            .at(loc)
+            .with("domains", named)
+            .with("ignored", ignored)
+            .with("record_domains", max)
+            .experiences([id]),
+        );
     }
     (valid, refused)
 }
@@ -917,6 +954,60 @@ mod tests {
         );
         assert_eq!(n001[0].experience_ids(), ["exp-101"]);
         assert_eq!(n001[2].subject, "claim-1");
+    }
+
+    /// A tag cloud in `domains`: the first `caps.record_domains` distinct domains (valid or
+    /// refused, in record order, after aliasing) compile; the rest make one warning and no
+    /// candidate, and an invalid or secret-looking one past the cap is neither refused nor echoed.
+    #[test]
+    fn a_record_compiles_into_at_most_record_domains_domains() {
+        let mut rules = rules();
+        rules.policy.caps.record_domains = 4;
+        let token = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+        let raw = [
+            "Python",
+            "py",
+            "docker",
+            "rust/cargo",
+            "ci",
+            "git",
+            "Python",
+            "../etc",
+            token,
+            "ci",
+            "make",
+        ];
+        let mut corpus = Corpus {
+            experiences: vec![exp("exp-7", &raw), exp("exp-8", &["py", "docker", "ci", "git"])],
+            claims: vec![],
+        };
+        let mut sink = Sink::new();
+        normalize(&mut corpus, &rules, &mut sink);
+        let e = &corpus.experiences[0];
+        assert_eq!(e.domains, ["python", "docker", "ci"]);
+        assert_eq!(e.refused_domains, ["rust/cargo"]);
+        assert_eq!(corpus.experiences[1].domains, ["python", "docker", "ci", "git"]);
+        let n003: Vec<_> = sink
+            .iter()
+            .filter(|d| d.code == codes::TOO_MANY_DOMAINS)
+            .collect();
+        assert_eq!(n003.len(), 1, "only the record past the cap: {sink:#?}");
+        let d = n003[0];
+        assert_eq!(
+            (d.subject.as_str(), d.location.as_ref().unwrap().line),
+            ("exp-7", 7)
+        );
+        assert_eq!(
+            d.message,
+            "record names 8 domains and one record compiles into at most 4; 4 are ignored: git, ../etc, [redacted: github-token] and 1 more"
+        );
+        assert_eq!(d.experience_ids(), ["exp-7"]);
+        assert!(
+            !format!("{sink:?}").contains(token),
+            "the secret is echoed nowhere"
+        );
+        let n001: Vec<_> = sink.iter().filter(|d| d.code == codes::INVALID_DOMAIN).collect();
+        assert_eq!(n001.len(), 1, "no refusal past the cap: {n001:#?}");
     }
 
     #[test]

@@ -49,6 +49,15 @@ pub struct Caps {
     /// SKILL.md without rules.
     #[serde(deserialize_with = "skill_lines")]
     pub skill_lines: usize,
+    /// Distinct domains one record compiles into; the rest are ignored (N003). Each domain
+    /// multiplies a record's texts into candidates, so without a bound one record could
+    /// outweigh a million. Optional, so policy files written before it still load.
+    #[serde(deserialize_with = "at_least_one", default = "default_record_domains")]
+    pub record_domains: usize,
+}
+
+fn default_record_domains() -> usize {
+    16
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -348,6 +357,7 @@ mod tests {
             ("caps.block_lines", "0", "must be at least 1"),
             ("caps.skill_lines", "0", "must be at least 17"),
             ("caps.skill_lines", "16", "must be at least 17"),
+            ("caps.record_domains", "0", "must be at least 1"),
             ("deltas.max_payload_chars", "0", "must be at least 1"),
             ("deltas.max_added_tokens", "-5", "must be at least 1"),
             ("confidence.admitted", "0.5", "expected an integer from 0 to 1000"),
@@ -375,6 +385,7 @@ mod tests {
             ("min_reinforcement", "1"),
             ("caps.block_lines", "1"),
             ("caps.skill_lines", "17"),
+            ("caps.record_domains", "1"),
         ];
         for (key, value) in cases {
             let (text, _) = policy_with(key, value);

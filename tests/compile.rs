@@ -625,3 +625,73 @@ fn recorded_words_open_no_heading_or_frontmatter_in_markdown() {
     assert!(block.lines().all(|l| l.starts_with("- ")), "{block}");
     assert_eq!(block.lines().count(), 4, "{block}");
 }
+
+/// A record whose `domains` is a tag cloud (an exporter that copies every tag of a session)
+/// makes candidates for its first `caps.record_domains` domains only: each domain multiplies the
+/// record's texts, so otherwise a few kilobytes of input could make millions of candidates.
+/// The rest are named in one warning at the record's line; the other records are untouched.
+#[test]
+fn a_tag_cloud_record_compiles_into_its_first_domains_only() {
+    let s = Scratch::new("tag-cloud");
+    let input = s.path("sessions.jsonl");
+    let lesson = "Pin the base image by digest, not by tag; a re-pushed tag changes what CI builds.";
+    let mut domains = vec!["docker".to_string(), "ci".to_string()];
+    domains.extend((0..300).map(|i| format!("tag-{i}")));
+    let gotchas: Vec<String> = (0..150)
+        .map(|i| format!("Step {i} of the release checklist is easy to skip under time pressure."))
+        .collect();
+    let records = [
+        serde_json::json!({"id": "ops-1", "recorded_at": "2026-09-01T08:00:00Z", "domains": ["docker"],
+            "project": "git@github.com:acme/ingest.git", "outcome": "succeeded", "lesson": lesson}),
+        serde_json::json!({"id": "ops-2", "recorded_at": "2026-09-02T08:00:00Z", "domains": domains,
+            "project": "git@github.com:acme/billing.git", "outcome": "succeeded", "lesson": lesson,
+            "gotchas": gotchas}),
+    ];
+    let text: String = records.iter().map(|r| format!("{r}\n")).collect();
+    std::fs::write(&input, text).unwrap();
+    let compile = |out: &str, extra: &[&str]| {
+        let o = compile_to(&input, &s.path(out), &[&["--format", "json"], extra].concat());
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let diags = read_json(&s.path(out).join("diagnostics.json"));
+        (summary, diags)
+    };
+    let (summary, diags) = compile("out", &[]);
+    // ops-1's lesson, and ops-2's lesson and 150 gotchas in each of its first 16 domains.
+    assert_eq!(summary["candidates"], 1 + 16 * 151, "{summary:#}");
+    let n003 = diags_of(&diags, "N003");
+    assert_eq!(n003.len(), 1, "{n003:#?}");
+    assert_eq!(
+        (n003[0]["subject"].as_str(), n003[0]["line"].as_u64()),
+        (Some("ops-2"), Some(2))
+    );
+    assert_eq!(n003[0]["evidence"]["domains"], 302);
+    assert_eq!(n003[0]["evidence"]["ignored"][0], "tag-14");
+    assert_eq!(n003[0]["evidence"]["ignored"].as_array().unwrap().len(), 286);
+    // Its lesson still reinforces ops-1's in docker, from a second project: a global rule.
+    let ledger = read_json(&s.path("out").join("ledger.json"));
+    let docker = (ledger["lessons"].as_array().unwrap().iter())
+        .find(|l| l["domain"] == "docker" && l["kind"] == "do")
+        .expect("the docker lesson");
+    assert_eq!(
+        (docker["rule"].as_bool(), docker["scope"].as_str()),
+        (Some(true), Some("global"))
+    );
+
+    // A team that really tags more raises the cap in its policy.
+    let rules = rules_copy(&s);
+    let policy = skillc::policy::BUILTIN_POLICY.replace("record_domains: 16 ", "record_domains: 400 ");
+    assert_ne!(policy, skillc::policy::BUILTIN_POLICY);
+    std::fs::write(rules.join("policy.yaml"), policy).unwrap();
+    let (summary, diags) = compile("raised", &["--rules", rules.to_str().unwrap()]);
+    assert_eq!(summary["candidates"], 1 + 302 * 151, "{summary:#}");
+    assert!(diags_of(&diags, "N003").is_empty());
+    // A policy file written before the cap existed still loads, with the default.
+    let old = (skillc::policy::BUILTIN_POLICY.lines())
+        .filter(|l| !l.trim_start().starts_with("record_domains:"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(rules.join("policy.yaml"), old).unwrap();
+    let (summary, _) = compile("old-policy", &["--rules", rules.to_str().unwrap()]);
+    assert_eq!(summary["candidates"], 1 + 16 * 151, "{summary:#}");
+}

@@ -19,6 +19,7 @@ pub static PAGES: &[(&str, &str)] = &[
     ("L011", include_str!("pages/L011.md")),
     ("N001", include_str!("pages/N001.md")),
     ("N002", include_str!("pages/N002.md")),
+    ("N003", include_str!("pages/N003.md")),
     ("O001", include_str!("pages/O001.md")),
     ("O002", include_str!("pages/O002.md")),
     ("O003", include_str!("pages/O003.md")),

@@ -38,6 +38,7 @@ pub mod codes {
 
     pub const INVALID_DOMAIN: &str = "N001";
     pub const CREDENTIAL_REFUSED: &str = "N002";
+    pub const TOO_MANY_DOMAINS: &str = "N003";
 
     pub const SUCCESS_CONTRADICTED: &str = "O001";
     pub const STALE_CHECKS: &str = "O002";
@@ -206,6 +207,15 @@ pub static CODES: &[CodeInfo] = &[
         "a candidate contains something that looks like a secret",
         "remove the secret from the record; the candidate is refused and the secret is written nowhere",
         [],
+        false
+    ),
+    code!(
+        "N003",
+        "too-many-domains",
+        Warning,
+        "a record names more domains than one record compiles into; the rest are ignored",
+        "tag the record with the few domains its lessons are about, or raise caps.record_domains in rules/policy.yaml",
+        ["caps.record_domains"],
         false
     ),
     code!(
