@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::cluster::fx::FxMap as HashMap;
+use crate::cluster::fx::{FxMap as HashMap, FxSet};
 
 use rayon::prelude::*;
 
@@ -70,6 +70,26 @@ pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Can
         .enumerate()
         .map(|(i, e)| (&*e.id, i))
         .collect();
+    // The operation keys of every experience a keyed do-claim cites, once each: a claim may
+    // cite thousands of experiences, many claims cite the same ones, and a key is computed from
+    // the call's parsed arguments.
+    let cited: BTreeSet<usize> = (candidates.iter())
+        .filter(|c| c.refusal.is_none() && c.kind == Kind::Do && c.key.is_some())
+        .filter_map(|c| match c.source {
+            Source::Claim(ci) => Some(&corpus.claims[ci as usize].evidence),
+            Source::Experience(_) => None,
+        })
+        .flat_map(|evidence| evidence.iter().filter_map(|id| index.get(&id[..]).copied()))
+        .collect();
+    let keys_of: HashMap<usize, FxSet<String>> = (cited.into_par_iter())
+        .map(|i| {
+            let ops = &corpus.experiences[i].operations;
+            let keys = ops
+                .iter()
+                .map(|op| opkey::operation_key(&op.tool, &op.args.value()));
+            (i, keys.collect())
+        })
+        .collect();
     for c in candidates.iter_mut() {
         let Source::Claim(ci) = c.source else { continue };
         if c.refusal.is_some() {
@@ -110,15 +130,12 @@ pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Can
                 let exp = &corpus.experiences[i];
                 let in_domain = exp.domains.iter().any(|d| **d == *c.domain);
                 let passed = verdicts[i].passed || exp.blessed;
-                let on_key = match &c.key {
+                let on_key = || match &c.key {
                     None => true,
-                    Some(k) => exp
-                        .operations
-                        .iter()
-                        .any(|op| &opkey::operation_key(&op.tool, &op.args.value()) == k),
+                    Some(k) => keys_of.get(&i).is_some_and(|keys| keys.contains(k)),
                 };
                 let supports = match c.kind {
-                    Kind::Do => in_domain && passed && on_key,
+                    Kind::Do => in_domain && passed && on_key(),
                     Kind::Avoid | Kind::Watch => in_domain,
                 };
                 !supports

@@ -705,3 +705,50 @@ fn blessing_an_experience_makes_its_once_seen_lesson_a_rule() {
     ]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// A do-claim with an operation key is backed only by passed experiences in its domain that ran
+/// an operation on that key (DESIGN §5.4); the others are named as unsupported, and a claim
+/// whose every experience ran it is admitted.
+#[test]
+fn a_keyed_claim_is_supported_only_by_passed_experiences_that_ran_its_key() {
+    let h = History::new("lifecycle-keyed-claims");
+    let build = json!({"tool": "run_shell_command", "args": {"command": "docker build --pull -t search:dev ."}, "status": "ok"});
+    let read = json!({"tool": "read_file", "args": {"file_path": "Dockerfile"}, "status": "ok"});
+    let claim = |id: &str, evidence: &[&str]| {
+        json!({"type": "lesson", "id": id, "recorded_at": "2026-11-05T12:00:00Z", "domains": ["docker"],
+               "text": "Pass --pull to docker build so a stale local base image is never reused.", "kind": "do",
+               "source": "extractor", "evidence": evidence, "operation_key": "run_shell_command docker"})
+    };
+    h.add("a.jsonl", &[
+        json!({"id": "built-1", "recorded_at": "2026-11-03T10:00:00Z", "domains": ["docker"], "project": SEARCH,
+               "outcome": "succeeded", "operations": [read, build]}),
+        json!({"id": "read-only", "recorded_at": "2026-11-03T11:00:00Z", "domains": ["docker"], "project": SEARCH,
+               "outcome": "succeeded", "operations": [read]}),
+        json!({"id": "built-failed", "recorded_at": "2026-11-03T12:00:00Z", "domains": ["docker"], "project": SEARCH,
+               "outcome": "failed", "operations": [build]}),
+        json!({"id": "built-2", "recorded_at": "2026-11-04T10:00:00Z", "domains": ["docker"], "project": SEARCH,
+               "outcome": "succeeded", "operations": [build]}),
+        claim("claim-mixed", &["built-1", "read-only", "built-failed"]),
+        claim("claim-backed", &["built-1", "built-2"]),
+    ]);
+    let ledger = h.compile();
+    let diags = h.diagnostics();
+    let g006 = diags_of(&diags, "G006");
+    assert_eq!(g006.len(), 1, "{g006:#?}");
+    assert_eq!(g006[0]["subject"], "claim-mixed");
+    assert_eq!(
+        g006[0]["evidence"]["unsupported"],
+        json!(["read-only", "built-failed"])
+    );
+    let backed = (ledger["lessons"].as_array().unwrap().iter())
+        .find(|l| {
+            l["evidence"]
+                .as_array()
+                .is_some_and(|e| e.contains(&json!("built-2")))
+        })
+        .unwrap_or_else(|| panic!("claim-backed is a lesson: {diags:#}"));
+    assert_eq!(
+        (backed["status"].as_str(), backed["operation_key"].as_str()),
+        (Some("active"), Some("run_shell_command docker"))
+    );
+}
