@@ -125,12 +125,31 @@ struct Shared<'a> {
     /// Experiences with lessons in play (indices), by rank: their order by id, which breaks
     /// ties at one time.
     in_play: Vec<u32>,
-    /// Lesson id → the ranks of the experiences whose `in_play` names it.
-    named: HashMap<&'a str, Vec<u32>>,
+    /// Lesson id → (rank, position of its first mention) of each experience whose `in_play`
+    /// names it.
+    named: HashMap<&'a str, Vec<(u32, u32)>>,
     active_days: ActiveDays<'a>,
     exp_index: HashMap<&'a str, u32>,
     /// No two experiences share an id, so a candidate's own experience is the one its id names.
     unique_ids: bool,
+    /// By rank, the operations of each experience with lessons in play, as attribution
+    /// compares them (`OpPrint`). An experience may name hundreds of keyed lessons: computing
+    /// every call's key once, not once per lesson, keeps attribution linear in the record.
+    op_prints: Vec<Box<[OpPrint]>>,
+}
+
+/// Fingerprints of an operation's key and working form (its arguments as Python's
+/// `json.dumps` writes them). A match is confirmed on the strings, so a collision costs a
+/// recomputation, never a wrong attribution.
+#[derive(Clone, Copy)]
+struct OpPrint {
+    key: u64,
+    working: u64,
+}
+
+fn print_of(text: &str) -> u64 {
+    use std::hash::BuildHasher;
+    std::hash::BuildHasherDefault::<crate::cluster::fx::Fx>::default().hash_one(text)
 }
 
 /// A lesson being folded, with the bookkeeping the ledger does not show.
@@ -272,21 +291,35 @@ fn prepare<'a>(inp: &Inputs<'a>) -> Shared<'a> {
         .filter(|&i| !exps[i as usize].in_play.is_empty())
         .collect();
     in_play.par_sort_by(|&a, &b| exps[a as usize].id.cmp(&exps[b as usize].id));
-    let mut named: HashMap<&str, Vec<u32>> = HashMap::default();
+    let mut named: HashMap<&str, Vec<(u32, u32)>> = HashMap::default();
     for (rank, &i) in in_play.iter().enumerate() {
-        for id in &exps[i as usize].in_play {
-            let ranks = named.entry(id).or_default();
-            if ranks.last() != Some(&(rank as u32)) {
-                ranks.push(rank as u32);
+        for (pos, id) in exps[i as usize].in_play.iter().enumerate() {
+            let mentions = named.entry(id).or_default();
+            if mentions.last().is_none_or(|&(r, _)| r != rank as u32) {
+                mentions.push((rank as u32, pos as u32));
             }
         }
     }
+    let op_prints = (in_play.par_iter())
+        .map(|&i| {
+            (exps[i as usize].operations.iter())
+                .map(|op| {
+                    let args = op.args.value();
+                    OpPrint {
+                        key: print_of(&opkey::operation_key(&op.tool, &args)),
+                        working: print_of(&opkey::python_json(&args)),
+                    }
+                })
+                .collect()
+        })
+        .collect();
     Shared {
         in_play,
         named,
         active_days,
         exp_index,
         unique_ids,
+        op_prints,
     }
 }
 
@@ -507,6 +540,7 @@ fn fold_unit<'a>(
         at: (Millis::MIN, 0, 0),
         pending: BinaryHeap::new(),
         taken: FxSet::default(),
+        wanted: FxMap::default(),
     };
     if every_experience {
         for (rank, &e) in shared.in_play.iter().enumerate() {
@@ -535,7 +569,7 @@ fn fold_unit<'a>(
                 let Some((t, _, rank)) = taken else { break };
                 fold.pending.pop();
                 fold.at = (t, 0, rank);
-                fold.attribute(shared.in_play[rank as usize], t);
+                fold.attribute(rank, t);
             }
         }
     }
@@ -701,6 +735,10 @@ struct Fold<'a> {
     pending: BinaryHeap<Reverse<(Millis, u32)>>,
     /// Ranks of the experiences taken in so far.
     taken: FxSet<u32>,
+    /// Per rank taken in, the `in_play` positions that name a lesson of this unit (first
+    /// mentions): attribution visits those, not the whole list, which may name hundreds of
+    /// lessons of other units.
+    wanted: FxMap<u32, Vec<u32>>,
 }
 
 impl<'a> Fold<'a> {
@@ -845,14 +883,17 @@ impl<'a> Fold<'a> {
     /// into existence) join this unit's events. The ones before could not see it.
     fn take_in(&mut self, id: &str) {
         let shared = self.shared;
-        let Some(ranks) = shared.named.get(id) else {
+        let Some(mentions) = shared.named.get(id) else {
             return;
         };
-        for &rank in ranks {
+        for &(rank, pos) in mentions {
             let e = shared.in_play[rank as usize];
             let t = self.inp.corpus.experiences[e as usize].recorded_at;
-            if (t, 0, rank) > self.at && self.taken.insert(rank) {
-                self.pending.push(Reverse((t, rank)));
+            if (t, 0, rank) > self.at {
+                self.wanted.entry(rank).or_default().push(pos);
+                if self.taken.insert(rank) {
+                    self.pending.push(Reverse((t, rank)));
+                }
             }
         }
     }
@@ -1000,20 +1041,22 @@ impl<'a> Fold<'a> {
 
     /// Credits or blames the lessons of this unit that an experience had in play (DESIGN §6
     /// attribution). Ids no unit holds are reported after the fold (`unknown_in_play`).
-    fn attribute(&mut self, ei: u32, t: Millis) {
+    fn attribute(&mut self, rank: u32, t: Millis) {
         let inp = self.inp;
+        let ei = self.shared.in_play[rank as usize];
         let exp = &inp.corpus.experiences[ei as usize];
+        let prints = &self.shared.op_prints[rank as usize];
         let verdict = &inp.verdicts[ei as usize];
         let day = utc_day(t);
-        let mut seen = BTreeSet::new();
-        for (pos, id) in exp.in_play.iter().enumerate() {
-            if !seen.insert(id.as_str()) {
-                continue;
-            }
-            let Some(&li) = self.by_id.get(id) else {
+        // Every lesson of this unit it names was founded before it, and took it in then.
+        let mut positions = self.wanted.remove(&rank).unwrap_or_default();
+        positions.sort_unstable();
+        positions.dedup();
+        for pos in positions {
+            let Some(&li) = self.by_id.get(&exp.in_play[pos as usize]) else {
                 continue;
             };
-            self.found_in_play.push((ei, pos as u32));
+            self.found_in_play.push((ei, pos));
             // Decay is charged lazily, so settle the days before this one first: the lesson
             // may have crossed the floor (and frozen) before this experience.
             self.settle(li, day - 1);
@@ -1021,7 +1064,7 @@ impl<'a> Fold<'a> {
                 continue;
             }
             self.mark_used(li, day);
-            let effect = self.effect(&self.live[li as usize].lesson, exp, verdict);
+            let effect = self.effect(&self.live[li as usize].lesson, exp, prints, verdict);
             match effect {
                 Some(true) => self.confirm(li, ei, t),
                 Some(false) => self.contradict(li, exp, t),
@@ -1030,8 +1073,9 @@ impl<'a> Fold<'a> {
         }
     }
 
-    /// `Some(true)` confirms, `Some(false)` contradicts, `None` neither.
-    fn effect(&self, l: &Lesson, exp: &Experience, v: &Verdict) -> Option<bool> {
+    /// `Some(true)` confirms, `Some(false)` contradicts, `None` neither. `prints` are the
+    /// experience's operations' (`Shared::op_prints`).
+    fn effect(&self, l: &Lesson, exp: &Experience, prints: &[OpPrint], v: &Verdict) -> Option<bool> {
         let policy = self.policy();
         let bad_end = matches!(
             exp.outcome(),
@@ -1045,27 +1089,25 @@ impl<'a> Fold<'a> {
             let in_domain = exp.domains.contains(&l.domain);
             return (v.passed && in_domain).then_some(true);
         }
+        let ops = || exp.operations.iter().zip(prints);
         match (&l.operation_key, &l.working) {
             (Some(k), Some(working)) => {
-                let runs: Vec<&crate::model::Operation> = exp
-                    .operations
-                    .iter()
-                    .filter(|op| op.status != OpStatus::Refused)
+                let (kp, wp) = (print_of(k), print_of(working));
+                let last = ops()
+                    .filter(|(op, p)| op.status != OpStatus::Refused && p.key == kp && p.working == wp)
+                    .map(|(op, _)| op)
                     .filter(|op| {
                         let args = op.args.value();
                         &opkey::operation_key(&op.tool, &args) == k && &opkey::python_json(&args) == working
                     })
-                    .collect();
-                let last = runs
-                    .iter()
-                    .rev()
-                    .find(|op| op.status == OpStatus::Ok || real_failure(op))?;
+                    .rfind(|op| op.status == OpStatus::Ok || real_failure(op))?;
                 Some(last.status == OpStatus::Ok)
             }
             (Some(k), None) => {
-                let on_key: Vec<&crate::model::Operation> = exp
-                    .operations
-                    .iter()
+                let kp = print_of(k);
+                let on_key: Vec<&crate::model::Operation> = ops()
+                    .filter(|(_, p)| p.key == kp)
+                    .map(|(op, _)| op)
                     .filter(|op| &opkey::operation_key(&op.tool, &op.args.value()) == k)
                     .collect();
                 if v.passed && on_key.iter().any(|op| op.status != OpStatus::Refused) {

@@ -752,3 +752,110 @@ fn a_keyed_claim_is_supported_only_by_passed_experiences_that_ran_its_key() {
         (Some("active"), Some("run_shell_command docker"))
     );
 }
+
+/// A session may list every lesson of its plan-time blocks in `in_play`, across domains and
+/// operation keys. Each is credited or blamed by its own rule (DESIGN §6 attribution): once,
+/// however often it is listed; not at all when the session is outside its domain; and an id
+/// that is no lesson is reported once.
+#[test]
+fn a_session_naming_many_lessons_credits_and_blames_each_by_its_own_rule() {
+    let h = History::new("lifecycle-many-in-play");
+    let docker_build = |ok: bool| {
+        let mut op = json!({"tool": "run_shell_command", "args": {"command": "docker build --pull -t billing:dev ."}, "status": "ok"});
+        if !ok {
+            op["status"] = json!("error");
+            op["error"] = json!(
+                "failed to solve: process \"/bin/sh -c pip install -r requirements.txt\" did not complete successfully: exit code: 1"
+            );
+        }
+        op
+    };
+    let db_lesson = "Run migrations in a transaction so a failed one leaves the schema as it was.";
+    let git_lesson = "Rebase feature branches onto main before review so the diff shows only your change.";
+    let dump_lesson = "Take a pg_dump before a destructive migration on a shared database.";
+    h.add("a.jsonl", &[
+        session("sess-a", "2026-11-02T09:00:00Z", BILLING, "succeeded", &[],
+                vec![pytest("/srv/billing-api/tests", false), pytest("/srv/billing-api", true)]),
+        json!({"id": "built-1", "recorded_at": "2026-11-02T10:00:00Z", "domains": ["docker"], "project": BILLING,
+               "outcome": "succeeded", "operations": [docker_build(true)]}),
+        json!({"type": "lesson", "id": "claim-pull", "recorded_at": "2026-11-02T11:00:00Z", "domains": ["docker"],
+               "text": "Pass --pull to docker build so a stale local base image is never reused.", "kind": "do",
+               "source": "extractor", "evidence": ["built-1"], "operation_key": "run_shell_command docker"}),
+        json!({"id": "db-1", "recorded_at": "2026-11-02T12:00:00Z", "domains": ["postgres"], "project": BILLING,
+               "outcome": "succeeded", "lesson": db_lesson}),
+        json!({"id": "db-2", "recorded_at": "2026-11-02T12:30:00Z", "domains": ["postgres"], "project": BILLING,
+               "outcome": "succeeded", "lesson": dump_lesson}),
+        json!({"id": "git-1", "recorded_at": "2026-11-02T13:00:00Z", "domains": ["git"], "project": BILLING,
+               "outcome": "succeeded", "lesson": git_lesson}),
+    ]);
+    let ledger = h.compile();
+    let find = |pred: &dyn Fn(&Value) -> bool| -> String {
+        let l = ledger["lessons"].as_array().unwrap().iter().find(|l| pred(l));
+        l.unwrap_or_else(|| panic!("lesson missing: {ledger:#}"))["id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let pytest_fix = find(&|l| l["operation_key"] == "run_shell_command pytest");
+    let pull = find(&|l| l["operation_key"] == "run_shell_command docker");
+    let db = find(&|l| l["text"] == db_lesson);
+    let git = find(&|l| l["text"] == git_lesson);
+    let dump = find(&|l| l["text"] == dump_lesson);
+
+    // A failed python + postgres session that names all five, one of them twice, and an id
+    // that is no lesson. Its pytest fix and docker build fail for real.
+    let mut all: Vec<&str> = vec![&git, &pytest_fix, &db, "L000000000000", &pull, &dump, &db];
+    let mut failed = session(
+        "many",
+        "2026-11-03T09:00:00Z",
+        BILLING,
+        "failed",
+        &[],
+        vec![pytest("/srv/billing-api", false), docker_build(false)],
+    );
+    failed["domains"] = json!(["python", "postgres"]);
+    failed["in_play"] = json!(all);
+    all.reverse();
+    let mut passed = session(
+        "many-ok",
+        "2026-11-04T09:00:00Z",
+        BILLING,
+        "succeeded",
+        &[],
+        vec![pytest("/srv/billing-api", true), docker_build(true)],
+    );
+    passed["domains"] = json!(["python", "postgres"]);
+    passed["in_play"] = json!(all);
+    h.add("b.jsonl", &[failed, passed]);
+    let ledger = h.compile();
+    let events = |id: &str, exp: &str| -> Vec<String> {
+        (lesson(&ledger, id)["history"].as_array().unwrap().iter())
+            .filter(|e| e["experiences"].as_array().unwrap().iter().any(|x| x == exp))
+            .map(|e| e["event"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // The mechanical fix ran and failed: contradicted; ran and worked: confirmed.
+    assert_eq!(events(&pytest_fix, "many"), ["contradicted"]);
+    assert_eq!(events(&pytest_fix, "many-ok"), ["confirmed"]);
+    // The keyed claim: its key failed in a failed session, then ran in a passed one.
+    assert_eq!(events(&pull, "many"), ["contradicted"]);
+    assert_eq!(events(&pull, "many-ok"), ["confirmed"]);
+    // The postgres lessons, one listed twice, count once each time.
+    assert_eq!(events(&db, "many"), ["contradicted"]);
+    assert_eq!(events(&db, "many-ok"), ["confirmed"]);
+    assert_eq!(events(&dump, "many"), ["contradicted"]);
+    assert_eq!(events(&dump, "many-ok"), ["confirmed"]);
+    // Neither session is in git: the git lesson is used, never credited or blamed.
+    assert!(events(&git, "many").is_empty() && events(&git, "many-ok").is_empty());
+    let diags = h.diagnostics();
+    let unknown: Vec<(&str, &Value)> = (diags_of(&diags, "S005").iter())
+        .map(|d| (d["subject"].as_str().unwrap(), &d["evidence"]["ids"]))
+        .collect();
+    assert_eq!(
+        unknown,
+        [
+            ("many", &json!(["L000000000000"])),
+            ("many-ok", &json!(["L000000000000"]))
+        ]
+    );
+}
