@@ -9,8 +9,7 @@ use crate::cluster::fx::{FxMap as HashMap, FxSet};
 use rayon::prelude::*;
 
 use crate::diagnostics::{Diagnostic, Sink, codes, short_list};
-use crate::model::{Candidate, Cluster, Corpus, Kind, Refusal, Source};
-use crate::opkey;
+use crate::model::{Candidate, Cluster, Corpus, Kind, Operation, Refusal, Source};
 use crate::outcome::Verdict;
 
 /// A cluster that passed the gates, with its admissible members in time order.
@@ -83,11 +82,14 @@ pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Can
         .collect();
     let keys_of: HashMap<usize, FxSet<String>> = (cited.into_par_iter())
         .map(|i| {
-            let ops = &corpus.experiences[i].operations;
-            let keys = ops
-                .iter()
-                .map(|op| opkey::operation_key(&op.tool, &op.args.value()));
-            (i, keys.collect())
+            (
+                i,
+                corpus.experiences[i]
+                    .operations
+                    .iter()
+                    .map(Operation::key)
+                    .collect(),
+            )
         })
         .collect();
     for c in candidates.iter_mut() {

@@ -169,6 +169,13 @@ pub struct Operation {
     pub check: Option<Box<Check>>,
 }
 
+impl Operation {
+    /// What the call is about (DESIGN §3.3), from its parsed arguments.
+    pub fn key(&self) -> String {
+        crate::opkey::operation_key(&self.tool, &self.args.value())
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DeadEnd {
     pub name: String,

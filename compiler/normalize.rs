@@ -459,27 +459,20 @@ fn split_domains(
     let mut valid = Vec::new();
     let mut refused = Vec::new();
     let mut ignored = Vec::new();
-    let mut seen_ignored = BTreeSet::new();
+    // Every distinct name met: a valid domain, or a refused one as shown (never valid).
     let mut seen = BTreeSet::new();
-    let mut seen_refused = BTreeSet::new();
     for r in raw {
-        let full = seen.len() + seen_refused.len() >= max;
+        let full = valid.len() + refused.len() >= max;
         let (shown, message, why) = if let Some(pattern) = secrets.and_then(|s| s.find(r)) {
             let shown = marker(pattern);
             let message = format!("domain looks like a secret ({pattern}) and was refused");
             (shown, message, format!("matches secret pattern {pattern}"))
         } else {
             match domain(r, &rules.aliases) {
-                Ok(d) if seen.contains(&d) => continue,
-                Ok(d) if full => {
-                    if seen_ignored.insert(d.clone()) {
-                        ignored.push(d);
-                    }
-                    continue;
-                }
                 Ok(d) => {
-                    seen.insert(d.clone());
-                    valid.push(d);
+                    if seen.insert(d.clone()) {
+                        if full { &mut ignored } else { &mut valid }.push(d);
+                    }
                     continue;
                 }
                 Err(why) => {
@@ -489,16 +482,13 @@ fn split_domains(
                 }
             }
         };
-        if seen_refused.contains(&shown) {
+        if !seen.insert(shown.clone()) {
             continue;
         }
         if full {
-            if seen_ignored.insert(shown.clone()) {
-                ignored.push(shown);
-            }
+            ignored.push(shown);
             continue;
         }
-        seen_refused.insert(shown.clone());
         diags.push(
             Diagnostic::new(codes::INVALID_DOMAIN, message)
                 .subject(subject_id(id))
@@ -511,7 +501,7 @@ fn split_domains(
         refused.push(shown);
     }
     if !ignored.is_empty() {
-        let named = seen.len() + seen_refused.len() + ignored.len();
+        let named = seen.len();
         diags.push(
             Diagnostic::new(
                 codes::TOO_MANY_DOMAINS,

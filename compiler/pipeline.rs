@@ -157,6 +157,9 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
     let mut clock = StageClock::from_env();
     let min_reinforcement = opts.min_reinforcement.unwrap_or(rules.policy.min_reinforcement);
     let stop = opts.stop_after.unwrap_or(Stage::Emit);
+    // A focused compile (`why`) makes only what its report reads: no diagnostics of lessons or
+    // held-back groups, and other domains' candidates have no fate to check.
+    let whole = opts.focus.is_none();
     let mut comp = Compilation {
         now: corpus.now(),
         min_reinforcement,
@@ -222,7 +225,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         comp.lessons = scored.lessons;
         comp.lesson_of = scored.lesson_of;
         // Per lesson and per candidate, in parallel; each collects in order.
-        if opts.focus.is_none() {
+        if whole {
             let members = members_by_lesson(&comp);
             sink.extend(lesson_diagnostics(&comp, &members));
             sink.extend(refounded(&comp, &members));
@@ -238,17 +241,14 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
     }
     // The gate's diagnostics, made once the lifecycle fold (which never reads them) is done
     // and its working memory is free again.
-    if stop > Stage::Cluster && opts.focus.is_none() {
+    if stop > Stage::Cluster && whole {
         gate::held_diagnostics(&comp.gate, &comp.candidates, &comp.clusters, &mut sink);
     }
     comp.corpus = corpus;
     comp.diagnostics = diagnostics::finalize(sink);
     clock.lap("finalize");
     if comp.stopped_after == Some(Stage::Score) {
-        // A focused compile leaves other domains' candidates without a fate to check.
-        if opts.focus.is_none()
-            && let Some(d) = check_fates(&comp)
-        {
+        if whole && let Some(d) = check_fates(&comp) {
             comp.diagnostics.push(d);
         }
         comp.stopped_after = Some(Stage::Emit);

@@ -28,7 +28,9 @@
 
 use std::borrow::Cow;
 use std::cmp::Reverse;
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+use std::sync::OnceLock;
 
 // Deterministic and fast; none of these maps is iterated into the output.
 use crate::cluster::fx::FxMap as HashMap;
@@ -41,7 +43,7 @@ use crate::digest;
 use crate::gate::Admitted;
 use crate::model::{
     Action, Candidate, Cluster, Corpus, Decision, Experience, HistoryEntry, Id, Lesson, Millis, OpStatus,
-    Source, Status,
+    Operation, Source, Status,
 };
 use crate::opkey;
 use crate::outcome::Verdict;
@@ -132,24 +134,45 @@ struct Shared<'a> {
     exp_index: HashMap<&'a str, u32>,
     /// No two experiences share an id, so a candidate's own experience is the one its id names.
     unique_ids: bool,
-    /// By rank, the operations of each experience with lessons in play, as attribution
-    /// compares them (`OpPrint`). An experience may name hundreds of keyed lessons: computing
-    /// every call's key once, not once per lesson, keeps attribution linear in the record.
-    op_prints: Vec<Box<[OpPrint]>>,
+    /// By rank, the calls of an experience with lessons in play as attribution compares them,
+    /// made the first time a keyed lesson it names is attributed (in any unit): a session may
+    /// name hundreds of keyed lessons, and its calls are parsed once, not once per lesson.
+    call_forms: Vec<OnceLock<Box<[CallForm]>>>,
 }
 
-/// Fingerprints of an operation's key and working form (its arguments as Python's
-/// `json.dumps` writes them). A match is confirmed on the strings, so a collision costs a
-/// recomputation, never a wrong attribution.
-#[derive(Clone, Copy)]
-struct OpPrint {
-    key: u64,
+/// A call's operation key, and a fingerprint of its working form (its arguments as Python's
+/// `json.dumps` writes them, which may be long: file contents). A fingerprint match is
+/// confirmed on the text, so a collision costs time, never a wrong attribution.
+struct CallForm {
+    key: String,
     working: u64,
 }
 
-fn print_of(text: &str) -> u64 {
+fn fingerprint(text: &str) -> u64 {
     use std::hash::BuildHasher;
     std::hash::BuildHasherDefault::<crate::cluster::fx::Fx>::default().hash_one(text)
+}
+
+impl Shared<'_> {
+    /// The calls on key `k` of `exp`, the experience of `rank`, with their forms.
+    fn calls_on<'e>(
+        &'e self,
+        rank: u32,
+        exp: &'e Experience,
+        k: &'e str,
+    ) -> impl DoubleEndedIterator<Item = (&'e Operation, &'e CallForm)> {
+        let forms = self.call_forms[rank as usize].get_or_init(|| {
+            let form = |op: &Operation| {
+                let args = op.args.value();
+                CallForm {
+                    key: opkey::operation_key(&op.tool, &args),
+                    working: fingerprint(&opkey::python_json(&args)),
+                }
+            };
+            exp.operations.iter().map(form).collect()
+        });
+        (exp.operations.iter().zip(forms)).filter(move |(_, form)| form.key == k)
+    }
 }
 
 /// A lesson being folded, with the bookkeeping the ledger does not show.
@@ -300,26 +323,14 @@ fn prepare<'a>(inp: &Inputs<'a>) -> Shared<'a> {
             }
         }
     }
-    let op_prints = (in_play.par_iter())
-        .map(|&i| {
-            (exps[i as usize].operations.iter())
-                .map(|op| {
-                    let args = op.args.value();
-                    OpPrint {
-                        key: print_of(&opkey::operation_key(&op.tool, &args)),
-                        working: print_of(&opkey::python_json(&args)),
-                    }
-                })
-                .collect()
-        })
-        .collect();
+    let call_forms = in_play.iter().map(|_| OnceLock::new()).collect();
     Shared {
         in_play,
         named,
         active_days,
         exp_index,
         unique_ids,
-        op_prints,
+        call_forms,
     }
 }
 
@@ -539,14 +550,13 @@ fn fold_unit<'a>(
         found_in_play: Vec::new(),
         at: (Millis::MIN, 0, 0),
         pending: BinaryHeap::new(),
-        taken: FxSet::default(),
         wanted: FxMap::default(),
     };
     if every_experience {
         for (rank, &e) in shared.in_play.iter().enumerate() {
             let t = inp.corpus.experiences[e as usize].recorded_at;
             fold.pending.push(Reverse((t, rank as u32)));
-            fold.taken.insert(rank as u32);
+            fold.wanted.insert(rank as u32, Vec::new());
         }
     }
     let mut next = 0;
@@ -733,11 +743,9 @@ struct Fold<'a> {
     at: (Millis, u8, u32),
     /// Experiences taken in and not yet folded, as (time, rank).
     pending: BinaryHeap<Reverse<(Millis, u32)>>,
-    /// Ranks of the experiences taken in so far.
-    taken: FxSet<u32>,
-    /// Per rank taken in, the `in_play` positions that name a lesson of this unit (first
-    /// mentions): attribution visits those, not the whole list, which may name hundreds of
-    /// lessons of other units.
+    /// Per experience taken in and not yet folded (rank), the `in_play` positions that name a
+    /// lesson of this unit (first mentions): attribution visits those, not the whole list,
+    /// which may name hundreds of lessons of other units.
     wanted: FxMap<u32, Vec<u32>>,
 }
 
@@ -889,10 +897,14 @@ impl<'a> Fold<'a> {
         for &(rank, pos) in mentions {
             let e = shared.in_play[rank as usize];
             let t = self.inp.corpus.experiences[e as usize].recorded_at;
+            // An experience folded already is behind `at`, so an entry means it is pending.
             if (t, 0, rank) > self.at {
-                self.wanted.entry(rank).or_default().push(pos);
-                if self.taken.insert(rank) {
-                    self.pending.push(Reverse((t, rank)));
+                match self.wanted.entry(rank) {
+                    Entry::Occupied(mut e) => e.get_mut().push(pos),
+                    Entry::Vacant(e) => {
+                        e.insert(vec![pos]);
+                        self.pending.push(Reverse((t, rank)));
+                    }
                 }
             }
         }
@@ -1045,7 +1057,6 @@ impl<'a> Fold<'a> {
         let inp = self.inp;
         let ei = self.shared.in_play[rank as usize];
         let exp = &inp.corpus.experiences[ei as usize];
-        let prints = &self.shared.op_prints[rank as usize];
         let verdict = &inp.verdicts[ei as usize];
         let day = utc_day(t);
         // Every lesson of this unit it names was founded before it, and took it in then.
@@ -1064,7 +1075,7 @@ impl<'a> Fold<'a> {
                 continue;
             }
             self.mark_used(li, day);
-            let effect = self.effect(&self.live[li as usize].lesson, exp, prints, verdict);
+            let effect = self.effect(&self.live[li as usize].lesson, rank, exp, verdict);
             match effect {
                 Some(true) => self.confirm(li, ei, t),
                 Some(false) => self.contradict(li, exp, t),
@@ -1073,9 +1084,9 @@ impl<'a> Fold<'a> {
         }
     }
 
-    /// `Some(true)` confirms, `Some(false)` contradicts, `None` neither. `prints` are the
-    /// experience's operations' (`Shared::op_prints`).
-    fn effect(&self, l: &Lesson, exp: &Experience, prints: &[OpPrint], v: &Verdict) -> Option<bool> {
+    /// `Some(true)` confirms, `Some(false)` contradicts, `None` neither, for the experience of
+    /// `rank`.
+    fn effect(&self, l: &Lesson, rank: u32, exp: &Experience, v: &Verdict) -> Option<bool> {
         let policy = self.policy();
         let bad_end = matches!(
             exp.outcome(),
@@ -1089,27 +1100,19 @@ impl<'a> Fold<'a> {
             let in_domain = exp.domains.contains(&l.domain);
             return (v.passed && in_domain).then_some(true);
         }
-        let ops = || exp.operations.iter().zip(prints);
+        let on = |k| self.shared.calls_on(rank, exp, k);
         match (&l.operation_key, &l.working) {
             (Some(k), Some(working)) => {
-                let (kp, wp) = (print_of(k), print_of(working));
-                let last = ops()
-                    .filter(|(op, p)| op.status != OpStatus::Refused && p.key == kp && p.working == wp)
+                let print = fingerprint(working);
+                let last = on(k)
+                    .filter(|(op, form)| op.status != OpStatus::Refused && form.working == print)
                     .map(|(op, _)| op)
-                    .filter(|op| {
-                        let args = op.args.value();
-                        &opkey::operation_key(&op.tool, &args) == k && &opkey::python_json(&args) == working
-                    })
+                    .filter(|op| &opkey::python_json(&op.args.value()) == working)
                     .rfind(|op| op.status == OpStatus::Ok || real_failure(op))?;
                 Some(last.status == OpStatus::Ok)
             }
             (Some(k), None) => {
-                let kp = print_of(k);
-                let on_key: Vec<&crate::model::Operation> = ops()
-                    .filter(|(_, p)| p.key == kp)
-                    .map(|(op, _)| op)
-                    .filter(|op| &opkey::operation_key(&op.tool, &op.args.value()) == k)
-                    .collect();
+                let on_key: Vec<&Operation> = on(k).map(|(op, _)| op).collect();
                 if v.passed && on_key.iter().any(|op| op.status != OpStatus::Refused) {
                     Some(true)
                 } else if bad_end && on_key.iter().any(|op| real_failure(op)) {
@@ -1356,7 +1359,7 @@ fn owned(ids: &[&Id]) -> Vec<Id> {
 /// "`k` active days without use": hundreds of thousands of decay events at a million records
 /// share one text per count up to a year's worth.
 fn days_without_use(k: i32) -> Cow<'static, str> {
-    static TEXTS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    static TEXTS: OnceLock<Vec<String>> = OnceLock::new();
     let text = |k: i32| format!("{k} active days without use");
     let texts = TEXTS.get_or_init(|| (0..=366).map(text).collect());
     match usize::try_from(k).ok().and_then(|k| texts.get(k)) {

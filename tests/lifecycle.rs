@@ -91,6 +91,18 @@ fn pytest(cwd: &str, ok: bool) -> Value {
     }
 }
 
+/// `docker build --pull`, working or failing for real (not a transient error).
+fn docker_build(ok: bool) -> Value {
+    let mut op = json!({"tool": "run_shell_command", "args": {"command": "docker build --pull -t billing:dev ."}, "status": "ok"});
+    if !ok {
+        op["status"] = json!("error");
+        op["error"] = json!(
+            "failed to solve: process \"/bin/sh -c pip install -r requirements.txt\" did not complete successfully: exit code: 1"
+        );
+    }
+    op
+}
+
 fn session(id: &str, at: &str, project: &str, outcome: &str, in_play: &[&str], ops: Vec<Value>) -> Value {
     json!({"id": id, "recorded_at": at, "domains": ["python"], "project": project, "task": "run the test suite",
            "outcome": outcome, "in_play": in_play, "operations": ops})
@@ -712,7 +724,7 @@ fn blessing_an_experience_makes_its_once_seen_lesson_a_rule() {
 #[test]
 fn a_keyed_claim_is_supported_only_by_passed_experiences_that_ran_its_key() {
     let h = History::new("lifecycle-keyed-claims");
-    let build = json!({"tool": "run_shell_command", "args": {"command": "docker build --pull -t search:dev ."}, "status": "ok"});
+    let build = docker_build(true);
     let read = json!({"tool": "read_file", "args": {"file_path": "Dockerfile"}, "status": "ok"});
     let claim = |id: &str, evidence: &[&str]| {
         json!({"type": "lesson", "id": id, "recorded_at": "2026-11-05T12:00:00Z", "domains": ["docker"],
@@ -760,16 +772,6 @@ fn a_keyed_claim_is_supported_only_by_passed_experiences_that_ran_its_key() {
 #[test]
 fn a_session_naming_many_lessons_credits_and_blames_each_by_its_own_rule() {
     let h = History::new("lifecycle-many-in-play");
-    let docker_build = |ok: bool| {
-        let mut op = json!({"tool": "run_shell_command", "args": {"command": "docker build --pull -t billing:dev ."}, "status": "ok"});
-        if !ok {
-            op["status"] = json!("error");
-            op["error"] = json!(
-                "failed to solve: process \"/bin/sh -c pip install -r requirements.txt\" did not complete successfully: exit code: 1"
-            );
-        }
-        op
-    };
     let db_lesson = "Run migrations in a transaction so a failed one leaves the schema as it was.";
     let git_lesson = "Rebase feature branches onto main before review so the diff shows only your change.";
     let dump_lesson = "Take a pg_dump before a destructive migration on a shared database.";
