@@ -206,11 +206,22 @@ impl SecretScanner {
 }
 
 impl SecretPattern {
+    /// The spans to redact: each match the allow pattern lets stand is skipped, and a match
+    /// of a pattern with capture groups gives only the first group that took part, so
+    /// `mysql -pS3cret` keeps its `mysql -p` and two commands differing elsewhere still differ.
     fn matches<'t>(&'t self, text: &'t str) -> impl Iterator<Item = (usize, usize)> + 't {
         self.regex
-            .find_iter(text)
-            .filter(|m| !self.allow.as_ref().is_some_and(|a| a.is_match(m.as_str())))
-            .map(|m| (m.start(), m.end()))
+            .captures_iter(text)
+            .filter(|c| !self.allow.as_ref().is_some_and(|a| a.is_match(&c[0])))
+            .map(|c| {
+                let m = c
+                    .iter()
+                    .skip(1)
+                    .flatten()
+                    .next()
+                    .unwrap_or_else(|| c.get(0).unwrap());
+                (m.start(), m.end())
+            })
     }
 }
 
@@ -807,6 +818,56 @@ mod tests {
                 "DATABASE_URL=postgres://app:s3cr3tpw@db.internal:5432/app",
                 "url-credentials",
             ),
+            // Prefixed names, as environment variables are written.
+            (
+                "DB_PASSWORD=Tr0ub4dor3xyz alembic upgrade head",
+                "credential-assignment",
+            ),
+            (
+                "PGPASSWORD=Tr0ub4dor3xyz psql -h db -U app",
+                "credential-assignment",
+            ),
+            (
+                "export AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY",
+                "credential-assignment",
+            ),
+            (
+                "MYSQL_ROOT_PASSWORD=rootpass123 docker compose up",
+                "credential-assignment",
+            ),
+            // JSON and YAML keys, as config snippets are quoted.
+            (
+                r#"write {"username": "deploy", "password": "Tr0ub4dor&3"} to creds.json"#,
+                "credential-assignment",
+            ),
+            (
+                "curl -H 'Authorization: Basic ZGVwbG95OnMzY3IzdA=='",
+                "basic-auth",
+            ),
+            // Flags with their value.
+            (
+                "docker login -u ci --password hunter2SuperSecret! registry.example.com",
+                "credential-flag",
+            ),
+            (
+                "aws configure set --secret-access-key wJalrXUtnFEMI/K7MDENG",
+                "credential-flag",
+            ),
+            ("vault login --token hvs.CAESIJ3kq9ZrT", "credential-flag"),
+            // Passwords a client takes glued to a flag or after a user name.
+            (
+                "mysql -u root -pTr0ub4dor3xyz -e 'show tables'",
+                "command-password",
+            ),
+            (
+                "docker login -u ci -p Hunter22 registry.example.com",
+                "command-password",
+            ),
+            ("sshpass -p 'Tr0ub4dor3' ssh deploy@web1", "command-password"),
+            (
+                "curl -fsS -u admin:Tr0ub4dor3xyz https://ci.example.com/api",
+                "command-password",
+            ),
         ];
         for (text, want) in cases {
             assert_eq!(s.find(text), Some(want), "{text}");
@@ -832,6 +893,17 @@ mod tests {
             "postgres://localhost:5432/app has no credentials",
             "the task-scheduler-and-disk-partitioner run nightly",
             "AKIA is the prefix of AWS access key ids",
+            "docker login -u ci --password-stdin registry.example.com",
+            "Use --token instead of --password for the registry login",
+            "gh auth login --with-token < token.txt; never pass --token-file to CI logs",
+            "docker login -u ci --password \"$REGISTRY_PASSWORD\" registry.example.com",
+            "mysql -u root -p --port 3306 app",
+            "curl -u \"$CI_USER:$CI_TOKEN\" https://ci.example.com/api",
+            "Set password: required in the form schema",
+            "Read PGPASSWORD from ~/.pgpass instead of putting it on the command line",
+            "mkdir -p build && cmake -S . -B build",
+            "Prefer basic authentication only behind TLS",
+            r#"{"max_tokens": 100000, "temperature": 0}"#,
         ] {
             assert_eq!(s.find(text), None, "{text}");
         }
@@ -846,11 +918,19 @@ mod tests {
         assert_eq!(name, "aws-access-key");
         assert_eq!(
             clean,
-            "run with [redacted: aws-access-key] then [redacted: credential-assignment] ok"
+            "run with [redacted: aws-access-key] then token=[redacted: credential-assignment] ok"
         );
         assert_eq!(s.find(&clean), None, "markers never look like secrets");
         assert_eq!(redacted_pattern(&clean), Some("aws-access-key"));
         assert_eq!(s.redact("nothing here"), None);
+        // A pattern with a group redacts the group: the rest of the command stays readable.
+        let (clean, _) = s
+            .redact("mysql -h 127.0.0.1 -u root -pMyS3cretRoot -e 'show tables'")
+            .unwrap();
+        assert_eq!(
+            clean,
+            "mysql -h 127.0.0.1 -u root -p[redacted: command-password] -e 'show tables'"
+        );
     }
 
     fn exp(id: &str, domains: &[&str]) -> Experience {

@@ -209,8 +209,8 @@ fn bad_records_are_diagnostics_with_file_and_line_and_the_run_goes_on() {
 /// The GitHub token in the foundation fixture.
 const SECRET: &str = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
 
-/// Asserts that no file under `out`, the state store included, holds the token or its prefix.
-fn assert_no_secret_in(out: &std::path::Path) {
+/// Asserts that no file under `out`, the state store included, holds any of `secrets`.
+fn assert_none_in(out: &std::path::Path, secrets: &[&str]) {
     let mut all = tree(out);
     for entry in std::fs::read_dir(out.join(".skillc")).unwrap().flatten() {
         all.insert(
@@ -220,15 +220,16 @@ fn assert_no_secret_in(out: &std::path::Path) {
     }
     assert!(all.keys().any(|k| k.ends_with("state.db")));
     for (path, bytes) in all {
-        assert!(
-            !String::from_utf8_lossy(&bytes).contains(SECRET),
-            "secret leaked into {path}"
-        );
-        assert!(
-            !String::from_utf8_lossy(&bytes).contains("ghp_A1b2"),
-            "secret prefix leaked into {path}"
-        );
+        let text = String::from_utf8_lossy(&bytes);
+        for secret in secrets {
+            assert!(!text.contains(secret), "{secret} leaked into {path}");
+        }
     }
+}
+
+/// Asserts that no file under `out`, the state store included, holds the token or its prefix.
+fn assert_no_secret_in(out: &std::path::Path) {
+    assert_none_in(out, &[SECRET, "ghp_A1b2"]);
 }
 
 #[test]
@@ -237,6 +238,110 @@ fn secrets_reach_no_file() {
     let (_, _, o) = compile_foundation(&s);
     assert!(!stderr(&o).contains(SECRET) && !stdout(&o).contains(SECRET));
     assert_no_secret_in(&s.path("out"));
+}
+
+/// Passwords as agents actually pass them: an environment prefix, a flag, a client's `-p`, a
+/// user name joined to it, a quoted JSON key. Each command fails and a variant works, so each
+/// would teach a mechanical lesson quoting the password if it were not caught.
+#[test]
+fn passwords_in_everyday_command_forms_reach_no_file() {
+    let s = Scratch::new("everyday-secrets");
+    let shell = |cmd: &str, ok: bool| {
+        let mut op =
+            serde_json::json!({"tool": "run_shell_command", "args": {"command": cmd}, "status": "ok"});
+        if !ok {
+            op["status"] = "error".into();
+            op["error"] = "authentication failed".into();
+        }
+        op
+    };
+    let pairs = [
+        (
+            "PGPASSWORD=Tr0ub4dorPg psql -h db -U app",
+            "PGPASSWORD=Tr0ub4dorPg psql -h db.internal -U app",
+        ),
+        (
+            "DB_PASSWORD=Xy7pQ2rT9db alembic upgrade head",
+            "DB_PASSWORD=Xy7pQ2rT9db alembic upgrade heads",
+        ),
+        (
+            "docker login -u ci --password hunter2Registry! r.example.com",
+            "docker login -u ci --password hunter2Registry! r.example.com:443",
+        ),
+        (
+            "mysql -u root -pMyS3cretRoot -e 'show tables'",
+            "mysql -h 127.0.0.1 -u root -pMyS3cretRoot -e 'show tables'",
+        ),
+        (
+            "curl -u admin:CurlPa55word https://ci.example.com/api",
+            "curl -fsS -u admin:CurlPa55word https://ci.example.com/api",
+        ),
+        (
+            "aws s3 ls --secret-access-key wJalrXUtnFEMIK7MDENGbPxRfiCY",
+            "aws s3 ls --region eu-west-1 --secret-access-key wJalrXUtnFEMIK7MDENGbPxRfiCY",
+        ),
+    ];
+    let projects = [
+        "git@github.com:acme/billing.git",
+        "git@github.com:acme/ledger.git",
+    ];
+    let mut lines = Vec::new();
+    for (i, (bad, good)) in pairs.iter().enumerate() {
+        for (j, project) in projects.iter().enumerate() {
+            lines.push(serde_json::json!({
+                "id": format!("sec-{i}-{j}"), "recorded_at": format!("2026-03-0{}T0{j}:00:00Z", i + 1),
+                "domains": ["postgres"], "project": project, "outcome": "succeeded",
+                "operations": [shell(bad, false), shell(good, true)],
+            }));
+        }
+    }
+    lines.push(serde_json::json!({
+        "id": "sec-lesson", "recorded_at": "2026-03-09T00:00:00Z", "domains": ["aws"],
+        "project": projects[0], "outcome": "succeeded",
+        "lesson": r#"Write {"username": "deploy", "password": "JsonPa55!word"} to creds.json before the sync job."#,
+        "gotchas": ["export AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMIK7MDENGbPxRfiCY first"],
+    }));
+    let input = s.path("records.jsonl");
+    let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    std::fs::write(&input, text.join("\n") + "\n").unwrap();
+    let out = s.path("out");
+    let o = compile_to(&input, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let secrets = [
+        "Tr0ub4dorPg",
+        "Xy7pQ2rT9db",
+        "hunter2Registry",
+        "MyS3cretRoot",
+        "CurlPa55word",
+        "wJalrXUtnFEMIK7MDENGbPxRfiCY",
+        "JsonPa55!word",
+    ];
+    for secret in secrets {
+        assert!(
+            !stderr(&o).contains(secret) && !stdout(&o).contains(secret),
+            "{secret} printed"
+        );
+    }
+    assert_none_in(&out, &secrets);
+    // Each is refused, and nothing that quoted one was learned.
+    let diags = read_json(&out.join("diagnostics.json"));
+    let refused = diags_of(&diags, "N002");
+    for id in [
+        "sec-0-0",
+        "sec-1-1",
+        "sec-2-0",
+        "sec-3-1",
+        "sec-4-0",
+        "sec-5-1",
+        "sec-lesson",
+    ] {
+        assert!(
+            refused.iter().any(|d| names(d, id)),
+            "{id} not refused: {refused:#?}"
+        );
+    }
+    let ledger = read_json(&out.join("ledger.json"));
+    assert_eq!(ledger["lessons"].as_array().unwrap().len(), 0, "{ledger:#}");
 }
 
 /// A copy of the repository's `rules/` under the scratch directory, for a test to change.
