@@ -495,11 +495,14 @@ fn teaching_failure(op: &Operation, policy: &Policy) -> bool {
 }
 
 /// Mechanical lessons in one experience's operations (the caller checks that it passed):
-/// an operation on key k failed, a later one on k succeeded with different args. One per
+/// an operation on key k failed, and the next success on k had different args. One per
 /// (key, working args); the failing form named is the latest failure before the fix.
+///
+/// A success on k settles k's failures, so later calls on k (`cargo nextest run` after
+/// `cargo build --locked` fixed `cargo build`) are not fixes for them; and a fix whose failing
+/// form succeeds later in the same experience was a step before it, not a replacement for it
+/// (`cargo clean`, then `cargo build` again), so it teaches no "instead of".
 pub fn mechanical(ops: &[Operation], policy: &Policy) -> Vec<Mechanical> {
-    let mut failures: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-    let mut seen = BTreeSet::new();
     let mut out = Vec::new();
     // Nothing before the first teaching failure can take part, and without a success after
     // it there is nothing to learn: most records stop here, their args never parsed.
@@ -510,37 +513,71 @@ pub fn mechanical(ops: &[Operation], policy: &Policy) -> Vec<Mechanical> {
     if !ops.iter().any(|op| op.status == OpStatus::Ok) {
         return out;
     }
-    // Each call's args parsed once (they are held as text, see `Args`).
-    let args: Vec<serde_json::Value> = ops.iter().map(|op| op.args.value()).collect();
+    // Each call's args parsed once (they are held as text, see `Args`); no args and `{}` are
+    // the same call.
+    let args: Vec<Value> = ops
+        .iter()
+        .map(|op| match op.args.value() {
+            Value::Null => Value::Object(Map::new()),
+            v => v,
+        })
+        .collect();
+    let keys: Vec<String> = ops
+        .iter()
+        .zip(&args)
+        .map(|(op, a)| opkey::operation_key(&op.tool, a))
+        .collect();
+    let mut failures: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    let mut fixes: Vec<(usize, usize)> = Vec::new();
     for (j, op) in ops.iter().enumerate() {
-        if op.status == OpStatus::Refused {
+        let key = keys[j].as_str();
+        match op.status {
+            OpStatus::Refused => {}
+            OpStatus::Error if teaching_failure(op, policy) => failures.entry(key).or_default().push(j),
+            OpStatus::Error => {}
+            OpStatus::Ok => {
+                if let Some(failed) = failures.remove(key)
+                    && let Some(&a) = failed.iter().rev().find(|&&i| args[i] != args[j])
+                {
+                    fixes.push((a, j));
+                }
+            }
+        }
+    }
+    if fixes.is_empty() {
+        return out;
+    }
+    // The last success of each form on a key some fix is on.
+    let fixed_keys: BTreeSet<&str> = fixes.iter().map(|&(_, j)| keys[j].as_str()).collect();
+    let mut last_ok: BTreeMap<(&str, String), usize> = BTreeMap::new();
+    for (j, op) in ops.iter().enumerate() {
+        if op.status == OpStatus::Ok && fixed_keys.contains(keys[j].as_str()) {
+            last_ok.insert((keys[j].as_str(), opkey::python_json(&args[j])), j);
+        }
+    }
+    let mut seen = BTreeSet::new();
+    for (a, j) in fixes {
+        let key = &keys[j];
+        let failing = opkey::python_json(&args[a]);
+        if last_ok
+            .get(&(key.as_str(), failing))
+            .is_some_and(|&later| later > j)
+        {
             continue;
         }
-        let key = opkey::operation_key(&op.tool, &args[j]);
-        if teaching_failure(op, policy) {
-            failures.entry(key).or_default().push(j);
-            continue;
-        }
-        if op.status != OpStatus::Ok {
-            continue;
-        }
-        let Some(failed) = failures.get(&key) else {
-            continue;
-        };
-        let Some(&a) = failed.iter().rev().find(|&&i| args[i] != args[j]) else {
-            continue;
-        };
         let working = opkey::python_json(&args[j]);
         if !seen.insert((key.clone(), working.clone())) {
             continue;
         }
-        let text = describe(&key, &args[a], &args[j]);
+        let Some(text) = describe(key, &args[a], &args[j]) else {
+            continue;
+        };
         let program = opkey::command_of(&args[j]).and_then(|(_, c)| opkey::program(c));
         let mut scanned = Vec::new();
         strings(&args[a], &mut scanned);
         strings(&args[j], &mut scanned);
         out.push(Mechanical {
-            key,
+            key: key.clone(),
             working,
             text,
             program,
@@ -563,8 +600,9 @@ fn strings(v: &Value, out: &mut Vec<String>) {
 }
 
 /// ``<key>: run `<working>` (name=value) instead of `<failing>` (name=value)``, or for calls
-/// without a command ``<key>: call with name=value instead of name=value``.
-pub fn describe(key: &str, failing: &Value, working: &Value) -> String {
+/// without a command ``<key>: call with name=value instead of without name``; `None` when the
+/// two forms would read the same (args that differ only in how they are written).
+pub fn describe(key: &str, failing: &Value, working: &Value) -> Option<String> {
     // Args are almost always an object, read in place.
     fn as_map(v: &Value) -> Cow<'_, Map<String, Value>> {
         match v {
@@ -598,23 +636,26 @@ pub fn describe(key: &str, failing: &Value, working: &Value) -> String {
                 (None, _) if pairs.is_empty() => "no command".into(),
                 (None, _) => format!("({})", pairs.join(", ")),
             }
-        } else if pairs.is_empty() {
+        } else {
+            // What this call set and what it left out that the other set.
             let unset: Vec<&str> = differing
                 .iter()
                 .copied()
                 .filter(|n| !m.contains_key(*n))
                 .collect();
-            format!("without {}", unset.join(", "))
-        } else {
-            pairs.join(", ")
+            let with = (!pairs.is_empty()).then(|| format!("with {}", pairs.join(", ")));
+            let without = (!unset.is_empty()).then(|| format!("without {}", unset.join(", ")));
+            with.into_iter().chain(without).collect::<Vec<_>>().join(" and ")
         }
     };
-    let verb = if command_mode { "run" } else { "call with" };
-    normalize::text(&format!(
-        "{key}: {verb} {} instead of {}",
-        form(working, &wa),
-        form(failing, &fa)
-    ))
+    let (working_form, failing_form) = (form(working, &wa), form(failing, &fa));
+    if working_form == failing_form {
+        return None;
+    }
+    let verb = if command_mode { "run " } else { "call " };
+    Some(normalize::text(&format!(
+        "{key}: {verb}{working_form} instead of {failing_form}"
+    )))
 }
 
 fn show(v: &Value) -> String {
@@ -907,7 +948,8 @@ mod tests {
                 "run_shell_command cargo",
                 &json!({"command": "cargo test", "cwd": "/w"}),
                 &json!({"command": "cargo test --workspace", "cwd": "/w"})
-            ),
+            )
+            .unwrap(),
             "run_shell_command cargo: run `cargo test --workspace` instead of `cargo test`"
         );
         assert_eq!(
@@ -915,8 +957,92 @@ mod tests {
                 "run_shell_command npm",
                 &json!({"command": "npm ci", "timeout": 60}),
                 &json!({"command": "npm ci --legacy-peer-deps", "timeout": 300, "cwd": "/web"})
-            ),
+            )
+            .unwrap(),
             "run_shell_command npm: run `npm ci --legacy-peer-deps` (cwd=/web, timeout=300) instead of `npm ci` (timeout=60)"
+        );
+        // A fix that drops an argument, and one that swaps one for another.
+        assert_eq!(
+            describe(
+                "read_file /srv/etl/data.csv",
+                &json!({"file_path": "/srv/etl/data.csv", "encoding": "latin-1"}),
+                &json!({"file_path": "/srv/etl/data.csv"})
+            )
+            .unwrap(),
+            "read_file /srv/etl/data.csv: call without encoding instead of with encoding=latin-1"
+        );
+        assert_eq!(
+            describe(
+                "web_fetch https://api.example.com/v2/items",
+                &json!({"url": "https://api.example.com/v2/items", "headers": {"Accept": "text/html"}}),
+                &json!({"url": "https://api.example.com/v2/items", "format": "json"})
+            )
+            .unwrap(),
+            r#"web_fetch https://api.example.com/v2/items: call with format=json and without headers instead of with headers={"Accept": "text/html"} and without format"#
+        );
+        // Two forms that would read the same teach nothing.
+        assert_eq!(
+            describe(
+                "run_shell_command make",
+                &json!({"command": "make test"}),
+                &json!({"cmd": "make test"})
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn a_success_settles_the_failures_before_it() {
+        let cargo = |cmd: &str, status: OpStatus| {
+            sh(
+                cmd,
+                "/srv/ledger",
+                status,
+                (status == OpStatus::Error).then_some("error: the lock file needs to be updated"),
+            )
+        };
+        let texts = |ops: &[Operation]| -> Vec<String> {
+            mechanical(ops, &rules().policy)
+                .into_iter()
+                .map(|m| m.text)
+                .collect()
+        };
+        // The fix is the first success after the failure; a later, different call on the same
+        // key is the next step of the work, not another fix.
+        assert_eq!(
+            texts(&[
+                cargo("cargo build", OpStatus::Error),
+                cargo("cargo build --locked", OpStatus::Ok),
+                cargo("cargo nextest run", OpStatus::Ok),
+            ]),
+            ["run_shell_command cargo: run `cargo build --locked` instead of `cargo build`"]
+        );
+        // A step before the failing call succeeded again is no replacement for it.
+        assert!(
+            texts(&[
+                cargo("cargo build", OpStatus::Error),
+                cargo("cargo clean", OpStatus::Ok),
+                cargo("cargo build", OpStatus::Ok),
+            ])
+            .is_empty()
+        );
+        // No args and `{}` are the same call: a retry, not a fix.
+        let windows = |args: Option<Value>, status: OpStatus| Operation {
+            tool: "list_windows".into(),
+            args: args.unwrap_or(Value::Null).into(),
+            status,
+            error: (status == OpStatus::Error).then(|| "display not ready".into()),
+            check: None,
+        };
+        assert!(
+            mechanical(
+                &[
+                    windows(None, OpStatus::Error),
+                    windows(Some(json!({})), OpStatus::Ok)
+                ],
+                &rules().policy
+            )
+            .is_empty()
         );
     }
 
