@@ -137,7 +137,8 @@ pub enum LessonsCommand {
         #[command(flatten)]
         state: StateArgs,
     },
-    /// Retire a lesson: it leaves every prompt-facing file and is never re-learned
+    /// Retire a lesson: it leaves every prompt-facing file, and its evidence is never re-learned
+    /// (experiences recorded after the retire can teach the lesson again, under a new id)
     Retire {
         id: String,
         #[arg(long)]

@@ -2,7 +2,8 @@
 //! load, in order, with one diagnostics sink. `why`, `trace` and `diff` call this too, so they
 //! never disagree with `compile`.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use rayon::prelude::*;
 
@@ -220,10 +221,31 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
             rules,
             min_reinforcement,
         };
-        let (scored, score_sink) = score::score(&inputs);
-        sink.extend(score_sink);
+        let (scored, mut score_sink) = score::score(&inputs);
         comp.lessons = scored.lessons;
         comp.lesson_of = scored.lesson_of;
+        // A decision on a lesson that back-filled history re-founded follows it to its new id:
+        // the fold runs again with the journal's targets renamed (rare: only when a decision
+        // names a lesson this compile does not have).
+        let mut decisions = Cow::Borrowed(&opts.decisions[..]);
+        if !orphaned(&comp.lessons, &decisions).is_empty()
+            && let Some(followed) = follow_refounded(&comp, &decisions)
+        {
+            decisions = Cow::Owned(followed);
+            let (scored, sink_again) = score::score(&score::Inputs {
+                decisions: &decisions,
+                ..inputs
+            });
+            score_sink = sink_again;
+            comp.lessons = scored.lessons;
+            comp.lesson_of = scored.lesson_of;
+        }
+        sink.extend(score_sink);
+        sink.extend(
+            orphaned(&comp.lessons, &decisions)
+                .into_iter()
+                .map(orphan_diagnostic),
+        );
         // Per lesson and per candidate, in parallel; each collects in order.
         if whole {
             let members = members_by_lesson(&comp);
@@ -437,16 +459,131 @@ fn lesson_diagnostics<'a>(comp: &'a Compilation, members: &[Vec<usize>]) -> Vec<
     )
 }
 
+/// The journal's lesson decisions whose target no lesson of this compile has (a `bless` names
+/// an experience, not a lesson).
+fn orphaned<'d>(lessons: &[Lesson], decisions: &'d [Decision]) -> Vec<&'d Decision> {
+    let mut wanted: Vec<&Decision> = decisions.iter().filter(|d| d.action != Action::Bless).collect();
+    if wanted.is_empty() {
+        return wanted;
+    }
+    let ids: HashSet<&str> = lessons.iter().map(|l| l.id.as_str()).collect();
+    wanted.retain(|d| !ids.contains(d.target.as_str()));
+    wanted
+}
+
+fn orphan_diagnostic(d: &Decision) -> Diagnostic {
+    Diagnostic::new(
+        codes::ORPHANED_DECISION,
+        format!(
+            "the journal's {} of {} names no lesson of this compile and has no effect",
+            d.action.as_str(),
+            d.target
+        ),
+    )
+    .subject(&d.target)
+    .with("action", d.action.as_str())
+}
+
+/// The journal with each decision on a lesson that back-filled history re-founded (S004)
+/// renamed to the lesson's new id, and each decision on a lesson an edit of it made renamed to
+/// the id that edit makes now; `None` when no target changes.
+fn follow_refounded(comp: &Compilation, decisions: &[Decision]) -> Option<Vec<Decision>> {
+    let members = members_by_lesson(comp);
+    // Old id → (new id, the lesson: an edit's id hashes its domain, kind and key too).
+    let mut renamed: HashMap<String, (String, &Lesson)> = refoundings(comp, &members)
+        .into_iter()
+        .map(|r| {
+            let l = &comp.lessons[r.lesson];
+            (r.old_id, (l.id.clone(), l))
+        })
+        .collect();
+    if renamed.is_empty() {
+        return None;
+    }
+    let mut followed = decisions.to_vec();
+    followed.sort_by_key(|d| (d.at, d.seq));
+    let mut changed = false;
+    for d in &mut followed {
+        let Some((new_id, lesson)) = renamed.get(&d.target).cloned() else {
+            continue;
+        };
+        if d.action == Action::Edit
+            && let Some(text) = &d.text
+        {
+            let text = crate::normalize::text(text);
+            let (was, now) = (
+                score::edited_id(lesson, &d.target, &text),
+                score::edited_id(lesson, &new_id, &text),
+            );
+            renamed.insert(was, (now, lesson));
+        }
+        d.target = new_id;
+        changed = true;
+    }
+    changed.then(|| {
+        followed.sort_by_key(|d| d.seq);
+        followed
+    })
+}
+
+/// A lesson re-founded by back-filled history: the id it had before, and its index.
+struct Refounding<'a> {
+    old_id: String,
+    lesson: usize,
+    old_founder: &'a str,
+}
+
 /// Back-filled history (DESIGN §6 identity): the record directory only grows, so a member that
 /// sits later in (path, line) order but earlier in time than the members before it arrived after
 /// them, and re-founded their lesson under a new id. Reports the id the lesson had before.
 fn refounded(comp: &Compilation, members: &[Vec<usize>]) -> Vec<Diagnostic> {
+    refoundings(comp, members)
+        .into_iter()
+        .map(|r| {
+            let l = &comp.lessons[r.lesson];
+            Diagnostic::new(
+                codes::REFOUNDED,
+                format!(
+                    "a back-filled older experience ({}) re-founded lesson {} as {}",
+                    l.founder, r.old_id, l.id
+                ),
+            )
+            .subject(&l.id)
+            .domain(&l.domain)
+            .with("old_id", r.old_id)
+            .with("new_id", l.id.clone())
+            .experiences([&*l.founder, r.old_founder])
+        })
+        .collect()
+}
+
+/// Each lesson whose founder arrived after members recorded before it (see `refounded`).
+fn refoundings<'a>(comp: &'a Compilation, members: &[Vec<usize>]) -> Vec<Refounding<'a>> {
     let position = |i: usize| match comp.candidates[i].source {
         crate::model::Source::Experience(e) => e,
         crate::model::Source::Claim(_) => u32::MAX,
     };
-    (comp.lessons.par_iter().zip(members))
-        .filter_map(|(l, all)| {
+    // An edit's lesson holds the members; the identity to re-found is its chain's first wording.
+    let by_edit = |l: &Lesson| l.history.first().is_some_and(|h| h.event == "edited");
+    let by_id: HashMap<&str, usize> = if comp.lessons.iter().any(by_edit) {
+        (comp.lessons.iter().enumerate())
+            .map(|(i, l)| (l.id.as_str(), i))
+            .collect()
+    } else {
+        HashMap::new()
+    };
+    let unedited = |mut li: usize| {
+        while by_edit(&comp.lessons[li])
+            && let Some(&before) = (comp.lessons[li].supersedes.as_deref()).and_then(|id| by_id.get(id))
+        {
+            li = before;
+        }
+        li
+    };
+    let mut found = (comp.lessons.par_iter().zip(members).enumerate())
+        .filter_map(|(li, (_, all))| {
+            let li = unedited(li);
+            let l = &comp.lessons[li];
             if l.supersedes.is_some() {
                 return None;
             }
@@ -493,25 +630,17 @@ fn refounded(comp: &Compilation, members: &[Vec<usize>]) -> Vec<Diagnostic> {
                 "L{}",
                 crate::digest::of_fields(&[&l.domain, l.kind.as_str(), &key, old_founder, wording])
             );
-            if old_id == l.id {
-                return None;
-            }
-            Some(
-                Diagnostic::new(
-                    codes::REFOUNDED,
-                    format!(
-                        "a back-filled older experience ({}) re-founded lesson {old_id} as {}",
-                        l.founder, l.id
-                    ),
-                )
-                .subject(&l.id)
-                .domain(&l.domain)
-                .with("old_id", old_id)
-                .with("new_id", l.id.clone())
-                .experiences([&*l.founder, old_founder]),
-            )
+            (old_id != l.id).then_some(Refounding {
+                old_id,
+                lesson: li,
+                old_founder,
+            })
         })
-        .collect()
+        .collect::<Vec<_>>();
+    // A chain's first wording and its edit can both hold members: one report per lesson.
+    let mut seen = HashSet::new();
+    found.retain(|r| seen.insert(r.lesson));
+    found
 }
 
 /// The fate invariant (DESIGN §1.5): every candidate has exactly one fate, and every fate but

@@ -547,6 +547,7 @@ fn fold_unit<'a>(
         sink: Sink::new(),
         contradictions: BTreeMap::new(),
         mechanical: HashMap::default(),
+        broken_fixes: HashMap::default(),
         found_in_play: Vec::new(),
         at: (Millis::MIN, 0, 0),
         pending: BinaryHeap::new(),
@@ -738,6 +739,9 @@ struct Fold<'a> {
     contradictions: BTreeMap<u32, Vec<&'a str>>,
     /// The active mechanical lesson per (scope, operation key).
     mechanical: HashMap<(String, String), u32>,
+    /// Mechanical lessons whose fix an experience ran and saw fail, by (experience id, key):
+    /// the form that experience learned on the key, arriving next, supersedes them.
+    broken_fixes: HashMap<(&'a str, String), Vec<u32>>,
     found_in_play: Vec<(u32, u32)>,
     /// The key (time, phase, rank) of the event being folded.
     at: (Millis, u8, u32),
@@ -794,6 +798,7 @@ impl<'a> Fold<'a> {
             }
             l.blessed |= c.blessed;
         }
+        self.replace_broken_fixes(li, members, t);
         let conf = clamped(self.policy().confidence.admitted);
         let l = &mut self.live[li as usize];
         if l.lesson.status == Status::Claimed && !l.evidence.is_empty() {
@@ -812,6 +817,55 @@ impl<'a> Fold<'a> {
         }
         self.mark_used(li, day);
         self.rescope(li, t);
+    }
+
+    /// DESIGN §6 supersede: a mechanical lesson whose fix failed in an experience that then
+    /// made another form work on the same key is superseded by the lesson `li` that form
+    /// joined, whatever either's scope (the contradiction may already have put it below the
+    /// floor at this instant; it then names its successor too).
+    fn replace_broken_fixes(&mut self, li: u32, members: &[u32], t: Millis) {
+        if self.broken_fixes.is_empty() {
+            return;
+        }
+        for &m in members {
+            let c = &self.inp.candidates[m as usize];
+            let (Some(key), Some(_)) = (&c.key, &c.working) else {
+                continue;
+            };
+            let Some(olds) = self.broken_fixes.remove(&(&*c.record_id, key.clone())) else {
+                continue;
+            };
+            let new_id = self.live[li as usize].lesson.id.clone();
+            for old in olds {
+                if old == li {
+                    continue;
+                }
+                let o = &mut self.live[old as usize];
+                if !o.frozen() {
+                    o.supersede(
+                        t,
+                        Some(new_id.clone()),
+                        "its fix failed and another form of this operation now works",
+                    );
+                } else if o.lesson.status == Status::Superseded
+                    && o.lesson.superseded_by.is_none()
+                    && o.lesson
+                        .history
+                        .last()
+                        .is_some_and(|h| h.at == t && h.event == "superseded")
+                {
+                    o.lesson.superseded_by = Some(new_id.clone());
+                    if let Some(h) = o.lesson.history.last_mut() {
+                        let detail = h.detail.as_deref().unwrap_or("superseded");
+                        h.detail = Some(Cow::Owned(format!("{detail}; superseded by {new_id}")));
+                    }
+                } else {
+                    continue;
+                }
+                let old_id = self.live[old as usize].lesson.id.clone();
+                self.live[li as usize].lesson.supersedes.get_or_insert(old_id);
+            }
+        }
     }
 
     /// Founds a new lesson for admitted cluster `ai` from the members recorded at `t`.
@@ -1175,6 +1229,11 @@ impl<'a> Fold<'a> {
             .history
             .push(entry(t, "contradicted", c, vec![exp.id.clone()], None));
         self.contradictions.entry(li).or_default().push(&exp.id);
+        let l = &self.live[li as usize].lesson;
+        if let (Some(key), Some(_)) = (&l.operation_key, &l.working) {
+            let slot = (&*exp.id, key.clone());
+            self.broken_fixes.entry(slot).or_default().push(li);
+        }
         // A global lesson contradicted from a third project goes back to the project that
         // last confirmed it.
         let l = &self.live[li as usize];
@@ -1278,17 +1337,7 @@ impl<'a> Fold<'a> {
                 if l.frozen() || text == l.lesson.text {
                     return;
                 }
-                let key = l.lesson.operation_key.clone().unwrap_or_default();
-                let new_id = format!(
-                    "L{}",
-                    digest::of_fields(&[
-                        &l.lesson.domain,
-                        l.lesson.kind.as_str(),
-                        &key,
-                        &l.lesson.id,
-                        &text
-                    ])
-                );
+                let new_id = edited_id(&l.lesson, &l.lesson.id, &text);
                 let mut next = Live {
                     lesson: Lesson {
                         id: new_id.clone(),
@@ -1352,6 +1401,16 @@ impl<'a> Fold<'a> {
 }
 
 /// Owned copies of borrowed ids, for a history entry.
+/// The id an edit gives `lesson` when it was called `id` (DESIGN §6: the identity hash over the
+/// old id and the new, normalised, text).
+pub fn edited_id(lesson: &Lesson, id: &str, text: &str) -> String {
+    let key = lesson.operation_key.as_deref().unwrap_or_default();
+    format!(
+        "L{}",
+        digest::of_fields(&[&lesson.domain, lesson.kind.as_str(), key, id, text])
+    )
+}
+
 fn owned(ids: &[&Id]) -> Vec<Id> {
     ids.iter().map(|&id| id.clone()).collect()
 }

@@ -861,3 +861,209 @@ fn a_session_naming_many_lessons_credits_and_blames_each_by_its_own_rule() {
         ]
     );
 }
+
+/// A late-synced record older than a lesson's founder re-founds it under a new id (S004): the
+/// user's decisions on it follow it there, an edit and a pin on the edited wording included.
+#[test]
+fn decisions_follow_a_lesson_that_back_filled_history_re_founded() {
+    let h = History::new("lifecycle-refound");
+    let tox = "Run tox -e py312 rather than bare pytest so the test env matches CI.";
+    let fixture = "Reset the freezegun clock in a fixture; a leaked freeze_time breaks later tests.";
+    let rec = |id: &str, at: &str, project: &str, lesson: &str| {
+        json!({"id": id, "recorded_at": at, "domains": ["python"], "project": project,
+               "outcome": "succeeded", "lesson": lesson})
+    };
+    h.add(
+        "agent-a.jsonl",
+        &[
+            rec("tox-1", "2026-10-01T09:00:00Z", BILLING, tox),
+            rec("tox-2", "2026-10-02T09:00:00Z", LEDGER, tox),
+            rec("fix-1", "2026-10-01T10:00:00Z", BILLING, fixture),
+            rec("fix-2", "2026-10-02T10:00:00Z", LEDGER, fixture),
+        ],
+    );
+    let ledger = h.compile();
+    let id_of = |ledger: &Value, text: &str| -> String {
+        ledger["lessons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["text"] == text && l["status"] == "active")
+            .unwrap_or_else(|| panic!("no active lesson {text:?}: {ledger:#}"))["id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let (tox_id, fixture_id) = (id_of(&ledger, tox), id_of(&ledger, fixture));
+    let edited = "Reset the freezegun clock in an autouse fixture; a leaked freeze_time breaks later tests.";
+    for args in [
+        vec!["lessons", "retire", &tox_id, "--reason", "we moved to nox"],
+        vec!["lessons", "edit", &fixture_id, "--text", edited],
+    ] {
+        let o = h.run(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    let ledger = h.compile();
+    let edited_id = id_of(&ledger, edited);
+    let o = h.run(&["lessons", "pin", &edited_id]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    h.compile();
+
+    // Another machine's older records arrive.
+    h.add(
+        "agent-b.jsonl",
+        &[
+            rec("tox-0", "2026-09-15T09:00:00Z", SEARCH, tox),
+            rec("fix-0", "2026-09-15T10:00:00Z", SEARCH, fixture),
+        ],
+    );
+    let ledger = h.compile();
+    let diags = h.diagnostics();
+    let refounded: Vec<&str> = diags_of(&diags, "S004")
+        .iter()
+        .map(|d| d["evidence"]["old_id"].as_str().unwrap())
+        .collect();
+    assert!(
+        refounded.contains(&tox_id.as_str()) && refounded.contains(&fixture_id.as_str()),
+        "{refounded:?} {tox_id} {fixture_id} {ledger:#}"
+    );
+    assert!(
+        diags_of(&diags, "S007").is_empty(),
+        "{:#?}",
+        diags_of(&diags, "S007")
+    );
+    let lessons = ledger["lessons"].as_array().unwrap();
+    let tox_now = lessons.iter().find(|l| l["text"] == tox).unwrap();
+    assert_ne!(tox_now["id"], tox_id.as_str());
+    assert_eq!(
+        (tox_now["status"].as_str(), tox_now["reason"].as_str()),
+        (Some("retired"), Some("we moved to nox"))
+    );
+    let edited_now = lessons.iter().find(|l| l["text"] == edited).unwrap();
+    assert_eq!(
+        (edited_now["status"].as_str(), edited_now["pinned"].as_bool()),
+        (Some("active"), Some(true))
+    );
+    let skill = std::fs::read_to_string(h.s.path("out/python/SKILL.md")).unwrap();
+    assert!(!skill.contains("tox -e py312"), "{skill}");
+    assert!(skill.contains("autouse fixture"), "{skill}");
+
+    // A decision whose lesson left the input altogether is reported, not silently dropped.
+    std::fs::remove_file(h.s.path("records/agent-a.jsonl")).unwrap();
+    std::fs::remove_file(h.s.path("records/agent-b.jsonl")).unwrap();
+    h.add(
+        "agent-c.jsonl",
+        &[rec(
+            "other-1",
+            "2026-10-05T09:00:00Z",
+            BILLING,
+            "Pin pip-tools in CI.",
+        )],
+    );
+    h.compile();
+    let diags = h.diagnostics();
+    let orphaned: Vec<&str> = diags_of(&diags, "S007")
+        .iter()
+        .map(|d| d["subject"].as_str().unwrap())
+        .collect();
+    assert!(orphaned.contains(&tox_id.as_str()), "{orphaned:?}");
+}
+
+/// DESIGN §6 supersede: a global fix that fails for a session which then makes another form
+/// work is superseded by the lesson that session teaches, although that lesson starts out in
+/// one project, so the rule file and the lesson block stop disagreeing.
+#[test]
+fn a_fix_that_stops_working_is_superseded_by_the_form_that_replaced_it() {
+    let h = History::new("lifecycle-broken-fix");
+    let pip = |cmd: &str, ok: bool| {
+        let mut op =
+            json!({"tool": "run_shell_command", "args": {"command": cmd, "cwd": "/srv/app"}, "status": "ok"});
+        if !ok {
+            op["status"] = "error".into();
+            op["error"] =
+                "ERROR: Could not install packages due to an OSError: [Errno 13] Permission denied".into();
+        }
+        op
+    };
+    let tests_pass = json!({"tool": "run_shell_command", "args": {"command": "pytest -q", "cwd": "/srv/app"},
+        "status": "ok", "check": {"label": "tests", "target": "app", "passed": true}});
+    let user_fix = |id: &str, at: &str, project: &str| {
+        session(
+            id,
+            at,
+            project,
+            "succeeded",
+            &[],
+            vec![
+                pip("pip install requests", false),
+                pip("pip install --user requests", true),
+                tests_pass.clone(),
+            ],
+        )
+    };
+    h.add(
+        "a.jsonl",
+        &[
+            user_fix("pip-1", "2026-03-10T09:00:00Z", BILLING),
+            user_fix("pip-2", "2026-03-11T09:00:00Z", LEDGER),
+        ],
+    );
+    let ledger = h.compile();
+    let old = ledger["lessons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["rule"] == true)
+        .expect("the --user fix is a rule");
+    let old_id = old["id"].as_str().unwrap().to_string();
+    assert_eq!(old["scope"], "global");
+    assert!(
+        std::fs::read_to_string(h.s.path("out/python/SKILL.md"))
+            .unwrap()
+            .contains("--user")
+    );
+
+    // In a virtualenv, --user is refused; python -m pip works.
+    let mut venv_fail = pip("pip install --user requests", false);
+    venv_fail["error"] =
+        "ERROR: Can not perform a '--user' install. User site-packages are not visible in this virtualenv."
+            .into();
+    h.add(
+        "b.jsonl",
+        &[session(
+            "pip-3",
+            "2026-03-12T09:00:00Z",
+            BILLING,
+            "succeeded",
+            &[&old_id],
+            vec![
+                venv_fail,
+                pip("python -m pip install requests", true),
+                tests_pass.clone(),
+            ],
+        )],
+    );
+    let ledger = h.compile();
+    let old = lesson(&ledger, &old_id);
+    let new = ledger["lessons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["text"].as_str().unwrap().contains("python -m pip"))
+        .unwrap();
+    assert_eq!(
+        (
+            old["status"].as_str(),
+            old["superseded_by"].as_str(),
+            new["supersedes"].as_str()
+        ),
+        (Some("superseded"), new["id"].as_str(), Some(old_id.as_str()))
+    );
+    assert_eq!(new["status"], "active");
+    assert!(
+        !h.s.path("out/python/SKILL.md").exists(),
+        "the broken fix left the rule file"
+    );
+    let block = h.block(&format!("project-{}.md", digest(BILLING)));
+    assert!(block.iter().all(|(_, id)| *id != old_id), "{block:?}");
+}

@@ -60,6 +60,7 @@ pub mod codes {
     pub const REFOUNDED: &str = "S004";
     pub const UNKNOWN_IN_PLAY: &str = "S005";
     pub const DEMOTED: &str = "S006";
+    pub const ORPHANED_DECISION: &str = "S007";
 
     pub const SKILL_TOO_LONG: &str = "E001";
     pub const DELTA_OVERFLOW: &str = "E002";
@@ -372,6 +373,15 @@ pub static CODES: &[CodeInfo] = &[
         Note,
         "a global lesson contradicted from another project was demoted to a project",
         "confirm it from another project to make it global again",
+        [],
+        false
+    ),
+    code!(
+        "S007",
+        "orphaned-decision",
+        Warning,
+        "a decision in the journal names a lesson this compile does not have",
+        "check that every record file the lesson came from is still an input; `skillc lessons history ID` shows the lesson as last compiled",
         [],
         false
     ),
