@@ -92,6 +92,7 @@ pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Can
             )
         })
         .collect();
+    let claim_ids: FxSet<&str> = corpus.claims.iter().map(|c| &*c.id).collect();
     for c in candidates.iter_mut() {
         let Source::Claim(ci) = c.source else { continue };
         if c.refusal.is_some() {
@@ -105,11 +106,21 @@ pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Can
             .map(|id| id.to_string())
             .collect();
         if !fabricated.is_empty() {
+            // Evidence must be experiences: a claim citing another claim is told so.
+            let claims: Vec<String> = (fabricated.iter())
+                .filter(|id| claim_ids.contains(&id[..]))
+                .cloned()
+                .collect();
+            let which = if claims.is_empty() {
+                String::new()
+            } else {
+                format!(" ({} a claim, not an experience)", short_list(&claims, 3))
+            };
             sink.push(
                 Diagnostic::new(
                     codes::FABRICATED_EVIDENCE,
                     format!(
-                        "claim cites {} experience id(s) that exist nowhere in the input: {}",
+                        "claim cites {} id(s) that name no experience in the input: {}{which}",
                         fabricated.len(),
                         short_list(&fabricated, 3)
                     ),

@@ -188,13 +188,20 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
 
     // Near misses: lesson-only lessons and held-back clusters closest to becoming rules.
     let mut near: Vec<(i64, String, Value)> = Vec::new();
+    // `bless` takes an experience: a lesson a claim founded is helped by its evidence instead.
+    let claim_ids: BTreeSet<&str> = comp.corpus.claims.iter().map(|c| &*c.id).collect();
     for l in lessons.iter().filter(|l| !l.rule && l.status == Status::Active) {
         let support = l.reinforcement as i64;
         let gap = i64::from(min) - support;
-        let action = if gap == 1 {
-            format!("one more experience confirming it, or bless {}", l.founder)
+        let more = if gap == 1 {
+            "one more experience confirming it".to_string()
         } else {
-            format!("{gap} more experiences, or bless {}", l.founder)
+            format!("{gap} more experiences")
+        };
+        let action = if claim_ids.contains(&*l.founder) {
+            format!("{more}, or cite more supporting experiences in claim {}'s evidence", l.founder)
+        } else {
+            format!("{more}, or bless {}", l.founder)
         };
         near.push((gap, l.id.clone(), json!({"lesson_or_cluster": l.id, "text": l.text, "support": support, "needed": min, "action": action})));
     }
@@ -266,7 +273,11 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
     }
     let blessable: Vec<&str> = idx
         .iter()
-        .filter(|&&i| fates[i].fate == Fate::Lesson && !cands[i].narrative)
+        .filter(|&&i| {
+            fates[i].fate == Fate::Lesson
+                && !cands[i].narrative
+                && matches!(cands[i].source, Source::Experience(_))
+        })
         .map(|&i| &*cands[i].record_id)
         .collect::<BTreeSet<_>>()
         .into_iter()
