@@ -60,6 +60,349 @@ fn public_api_loads_texts_in_order() {
     assert_eq!(c.experiences[2].operations.len(), 2);
 }
 
+/// (code, line, message) of each diagnostic, for assertions that name what went wrong.
+fn found(sink: &Sink) -> Vec<(&'static str, u32, String)> {
+    sink.iter()
+        .map(|d| {
+            (
+                d.code,
+                d.location.as_ref().map_or(0, |l| l.line),
+                d.message.clone(),
+            )
+        })
+        .collect()
+}
+
+/// A team's YAML notes share their defaults through an anchor on the first record
+/// (`<<: *infra`). One unrelated record with a key given twice must cost only itself: the
+/// records that merge the anchor are still read, with the anchor's values, and an alias to
+/// an anchor that exists nowhere is still an error of its own record.
+#[test]
+fn a_broken_yaml_item_does_not_cost_the_items_that_merge_an_earlier_anchor() {
+    let text = "\
+# infra team notes, October
+- &infra
+  id: tf-0101
+  recorded_at: 2026-10-01T09:00:00Z
+  domains: [terraform]
+  project: git@github.com:acme/infra-live.git
+  outcome: succeeded
+  lesson: Run terraform plan with -lock-timeout=60s when several pipelines share one state bucket.
+- <<: *infra
+  id: tf-0102
+  recorded_at: 2026-10-02T11:30:00Z
+  task: unlock the staging state after a cancelled apply
+- id: dk-0103
+  recorded_at: 2026-10-03T09:00:00Z
+  domains: [docker]
+  project: git@github.com:acme/billing-api.git
+  outcome: succeeded
+  outcome: failed
+  lesson: Build with --platform linux/amd64 on Apple silicon for x86 hosts.
+- <<: *infra
+  id: tf-0104
+  project: git@github.com:acme/network-modules.git
+  operations:
+    - tool: run_shell_command
+      args: {command: terraform plan -lock-timeout=60s, cwd: /home/dev/network-modules}
+      status: ok
+      check: {label: plan, passed: true}
+- <<: *staging
+  id: tf-0105
+- id: gh-0106
+  recorded_at: 2026-10-04T08:15:00Z
+  domains: [github-actions]
+  project: git@github.com:acme/web-frontend.git
+  outcome: succeeded
+  lesson: Cache ~/.npm keyed on package-lock.json, not node_modules.
+";
+    let mut sink = Sink::new();
+    let c = load_texts(&[("notes/infra.yaml", text)], &LoadOptions::default(), &mut sink);
+    let ids: Vec<&str> = c.experiences.iter().map(|e| &*e.id).collect();
+    assert_eq!(
+        ids,
+        ["tf-0101", "tf-0102", "tf-0104", "gh-0106"],
+        "{:?}",
+        found(&sink)
+    );
+    let lines: Vec<u32> = c.experiences.iter().map(|e| e.source.line).collect();
+    assert_eq!(lines, [2, 9, 20, 30]);
+    // The merged records carry the anchor's fields, and their own win.
+    let e = &c.experiences[1];
+    assert_eq!(e.domains, ["terraform"]);
+    assert_eq!(e.project.as_deref(), Some("git@github.com:acme/infra-live.git"));
+    assert_eq!(
+        e.recorded_at,
+        skillc::time::parse_rfc3339("2026-10-02T11:30:00Z").unwrap()
+    );
+    let e = &c.experiences[2];
+    assert_eq!(
+        e.project.as_deref(),
+        Some("git@github.com:acme/network-modules.git")
+    );
+    assert_eq!(e.operations[0].args.value()["cwd"], "/home/dev/network-modules");
+    // Exactly the two broken records are reported, each at its own line.
+    let got = found(&sink);
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!((got[0].0, got[0].1), ("L001", 13), "{got:?}");
+    assert!(
+        got[0].2.contains("duplicate entry with key \"outcome\""),
+        "{got:?}"
+    );
+    assert_eq!((got[1].0, got[1].1), ("L001", 28), "{got:?}");
+    assert!(got[1].2.contains("unknown anchor"), "{got:?}");
+    assert!(
+        sink.iter()
+            .all(|d| d.location.as_ref().unwrap().file.as_ref() == "notes/infra.yaml")
+    );
+}
+
+/// A large YAML list whose records all merge one anchor, with one broken record, loads in
+/// time linear in its size: every other record is read. (Wall time is measured by the
+/// benchmark, not asserted here.)
+#[test]
+fn a_large_yaml_list_of_merged_records_with_one_broken_record_loads_the_rest() {
+    let n = 2_000;
+    let mut text = String::from(
+        "- &defaults\n  id: exp-0000000\n  recorded_at: 2026-03-01T09:00:00Z\n  domains: [python]\n  outcome: succeeded\n",
+    );
+    for i in 1..n {
+        let project = PROJECTS[i % PROJECTS.len()];
+        text.push_str(&format!(
+            "- <<: *defaults\n  id: exp-{i:07}\n  project: \"{project}\"\n"
+        ));
+        if i == n / 2 {
+            text.push_str("  task: [unclosed\n");
+        }
+    }
+    let mut sink = Sink::new();
+    let c = load_texts(&[("bulk.yaml", &text)], &LoadOptions::default(), &mut sink);
+    assert_eq!(c.experiences.len(), n - 1, "{:?}", found(&sink));
+    assert_eq!(sink.len(), 1, "{:?}", found(&sink));
+    assert!(c.experiences.iter().all(|e| e.domains == ["python"]));
+}
+
+/// A JSON record that gives a key twice is refused like the same YAML record (L001), naming
+/// the key, the object it is in, the file and the line; JSON parsers would silently keep the
+/// last value (`outcome` would read `succeeded`). The other records are read.
+#[test]
+fn json_records_with_a_key_given_twice_are_refused_with_the_key_named() {
+    let jsonl = [
+        // The first record is fine.
+        record(1),
+        r#"{"id": "sess-0412", "recorded_at": "2026-04-02T09:14:00Z", "domains": ["git"], "project": "git@github.com:acme/billing-api.git", "outcome": "failed", "outcome": "succeeded", "lesson": "Use git worktree add for parallel branches instead of a second clone."}"#.to_string(),
+        r#"{"id": "sess-0413", "recorded_at": "2026-04-02T10:02:00Z", "domains": ["docker"], "project": "/home/dev/infra", "outcome": "succeeded", "operations": [{"tool": "run_shell_command", "args": {"command": "docker build .", "cwd": "/home/dev/infra"}, "status": "ok"}, {"tool": "run_shell_command", "args": {"command": "docker compose up -d", "cwd": "/home/dev/infra", "command": "docker compose down"}, "status": "ok"}]}"#.to_string(),
+        r#"{"id": "sess-0414", "recorded_at": "2026-04-02T11:40:00Z", "domains": ["python"], "project": "git@github.com:acme/web-frontend.git", "outcome": "succeeded", "operations": [{"tool": "run_shell_command", "args": {"command": "pytest -q"}, "status": "ok", "check": {"label": "tests", "passed": false, "passed": true}}]}"#.to_string(),
+        // An unknown field is still only a warning, unless it too is given twice.
+        r#"{"id": "sess-0415", "recorded_at": "2026-04-02T12:00:00Z", "domains": ["rust"], "outcome": "succeeded", "session": "a", "session": "b"}"#.to_string(),
+        record(2),
+    ]
+    .join("\n");
+    // A pretty-printed JSON array: the diagnostic is at the line of the second `effort`.
+    let array = r#"[
+  {
+    "id": "ci-0501",
+    "recorded_at": "2026-05-01T08:00:00Z",
+    "domains": ["kubernetes"],
+    "project": "git@github.com:acme/platform.git",
+    "outcome": "succeeded",
+    "lesson": "Set resources.requests on every container or the scheduler overpacks nodes."
+  },
+  {
+    "id": "ci-0502",
+    "recorded_at": "2026-05-01T09:00:00Z",
+    "domains": ["kubernetes"],
+    "effort": 2,
+    "outcome": "failed",
+    "effort": 5
+  }
+]"#;
+    let yaml = "- id: sess-0601\n  recorded_at: 2026-06-01T09:00:00Z\n  domains: [git]\n  outcome: failed\n  outcome: succeeded\n";
+    let mut sink = Sink::new();
+    let c = load_texts(
+        &[("agent.jsonl", &jsonl), ("ci.json", array), ("notes.yaml", yaml)],
+        &LoadOptions::default(),
+        &mut sink,
+    );
+    let ids: Vec<&str> = c.experiences.iter().map(|e| &*e.id).collect();
+    assert_eq!(
+        ids,
+        ["exp-0000001", "exp-0000002", "ci-0501"],
+        "{:?}",
+        found(&sink)
+    );
+    let got: Vec<(&str, String, u32, &str, &str)> = sink
+        .iter()
+        .map(|d| {
+            let loc = d.location.clone().unwrap();
+            (
+                d.code,
+                loc.file.to_string(),
+                loc.line,
+                d.subject.as_str(),
+                d.message.as_str(),
+            )
+        })
+        .collect();
+    let l001 = |file: &str, line: u32, id: &str, message: &'static str| {
+        ("L001", file.to_string(), line, id.to_string(), message)
+    };
+    let want = [
+        l001(
+            "agent.jsonl",
+            2,
+            "sess-0412",
+            "key `outcome` appears twice in the record; the record was skipped",
+        ),
+        l001(
+            "agent.jsonl",
+            3,
+            "sess-0413",
+            "key `command` appears twice in `operations[1].args`; the record was skipped",
+        ),
+        l001(
+            "agent.jsonl",
+            4,
+            "sess-0414",
+            "key `passed` appears twice in `operations[0].check`; the record was skipped",
+        ),
+        l001(
+            "agent.jsonl",
+            5,
+            "sess-0415",
+            "key `session` appears twice in the record; the record was skipped",
+        ),
+        l001(
+            "ci.json",
+            16,
+            "ci-0502",
+            "key `effort` appears twice in the record; the record was skipped",
+        ),
+    ];
+    for w in &want {
+        assert!(
+            got.iter()
+                .any(|g| (g.0, &g.1, g.2, g.3, g.4) == (w.0, &w.1, w.2, w.3.as_str(), w.4)),
+            "missing {w:?} in {got:#?}"
+        );
+    }
+    // And the YAML record with the same mistake is refused too.
+    assert!(
+        got.iter()
+            .any(|g| g.0 == "L001" && g.1 == "notes.yaml" && g.4.contains("\"outcome\"")),
+        "{got:#?}"
+    );
+    assert_eq!(got.len(), want.len() + 1, "{got:#?}");
+    assert_eq!(
+        sink.iter()
+            .find(|d| d.subject == "sess-0413")
+            .unwrap()
+            .evidence
+            .get("object")
+            .unwrap(),
+        "operations[1].args"
+    );
+}
+
+/// `args` holds what the tool was called with, by name (an object). A bare command line is
+/// refused like any other wrongly typed field (L003 naming `operations[i].args`); a string
+/// that holds a JSON object (tool-call APIs pass arguments JSON-encoded) is that object.
+#[test]
+fn operation_args_must_be_an_object_or_a_json_encoded_one() {
+    let rec = |id: &str, args: Value| {
+        json!({
+            "id": id, "recorded_at": "2026-04-03T15:20:00Z", "domains": ["git"],
+            "project": "git@github.com:acme/billing-api.git", "outcome": "succeeded",
+            "lesson": "Use git worktree add for parallel branches instead of a second clone.",
+            "operations": [
+                {"tool": "read_file", "args": {"file_path": "/home/dev/billing-api/README.md"}, "status": "ok"},
+                {"tool": "run_shell_command", "args": args, "status": "ok"}
+            ]
+        })
+        .to_string()
+    };
+    let encoded =
+        json!({"command": "git worktree add ../wt feature", "cwd": "/home/dev/billing-api"}).to_string();
+    let jsonl = [
+        rec("wt-1", json!("git worktree add ../wt feature")),
+        rec("wt-2", json!(encoded)),
+        rec("wt-3", json!(["git", "worktree", "add"])),
+        rec(
+            "wt-4",
+            json!({"command": "git worktree add ../wt feature", "cwd": "/home/dev/billing-api"}),
+        ),
+        rec("wt-5", json!("")),
+        rec(
+            "wt-6",
+            json!(r#"{"command": "git worktree prune", "command": "git worktree add"}"#),
+        ),
+    ]
+    .join("\n");
+    let yaml = "\
+- id: wt-7
+  recorded_at: 2026-04-03T16:00:00Z
+  domains: [git]
+  project: /home/dev/infra
+  outcome: succeeded
+  operations:
+    - tool: run_shell_command
+      args: git worktree remove ../wt
+      status: ok
+";
+    let mut sink = Sink::new();
+    let c = load_texts(
+        &[("agent.jsonl", &jsonl), ("notes.yaml", yaml)],
+        &LoadOptions::default(),
+        &mut sink,
+    );
+    let ids: Vec<&str> = c.experiences.iter().map(|e| &*e.id).collect();
+    assert_eq!(ids, ["wt-2", "wt-4", "wt-5"], "{:?}", found(&sink));
+    // The encoded object is the same args as the object itself.
+    assert_eq!(
+        c.experiences[0].operations[1].args,
+        c.experiences[1].operations[1].args
+    );
+    assert_eq!(c.experiences[0].operations[1].key(), "run_shell_command git");
+    assert_eq!(c.experiences[2].operations[1].args.value(), Value::Null);
+    let got: Vec<(&str, &str, u32, Option<&Value>)> = sink
+        .iter()
+        .map(|d| {
+            (
+                d.code,
+                d.subject.as_str(),
+                d.location.as_ref().unwrap().line,
+                d.evidence.get("field"),
+            )
+        })
+        .collect();
+    let field = json!("operations[1].args");
+    assert_eq!(
+        got,
+        [
+            ("L003", "wt-1", 1, Some(&field)),
+            ("L003", "wt-3", 3, Some(&field)),
+            ("L001", "wt-6", 6, None),
+            ("L003", "wt-7", 1, Some(&json!("operations[0].args"))),
+        ],
+        "{:#?}",
+        found(&sink)
+    );
+    assert!(
+        sink[0]
+            .message
+            .contains("found \"git worktree add ../wt feature\""),
+        "{}",
+        sink[0].message
+    );
+    assert!(
+        sink[2]
+            .message
+            .contains("key `command` appears twice in `operations[1].args`"),
+        "{}",
+        sink[2].message
+    );
+}
+
 #[allow(dead_code)]
 #[derive(Deserialize)]
 struct BareCheck {

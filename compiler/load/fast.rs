@@ -14,6 +14,7 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
+use super::dupkey;
 use super::record::{CLAIM_FIELDS, EXPERIENCE_FIELDS, parse_status};
 use crate::model::{
     Args, Check, ClaimSource, DeadEnd, Experience, Id, Kind, LessonClaim, Millis, Narrative, OpStatus,
@@ -212,6 +213,39 @@ fn req_string<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Option<String>, A::
     }
 }
 
+/// A value the fast path does not read (an unknown field's): skipped, but a duplicate key
+/// anywhere in it bails, as it refuses the record (`dupkey`).
+fn skip_value<'de, A: MapAccess<'de>>(map: &mut A) -> Result<(), A::Error> {
+    let raw = map.next_value::<&RawValue>()?.get();
+    match dupkey::find(raw) {
+        None => Ok(()),
+        Some(_) => Err(bail()),
+    }
+}
+
+/// A key seen twice in one object bails (`seen`: a bit per known key).
+fn first_sight<E: de::Error>(seen: &mut u32, key: usize) -> Result<(), E> {
+    let bit = 1 << key;
+    if *seen & bit != 0 {
+        return Err(bail());
+    }
+    *seen |= bit;
+    Ok(())
+}
+
+/// An unknown field path, unless this object already had it (`mine`: where the paths this
+/// object added start); a second one bails, and so does an object with many unknown fields
+/// (the validator's maps compare them without a quadratic scan).
+fn unknown_once<E: de::Error>(unknown: &mut Vec<String>, mine: usize, path: String) -> Result<(), E> {
+    const MANY: usize = 16;
+    let own = &unknown[mine..];
+    if own.len() >= MANY || own.contains(&path) {
+        return Err(bail());
+    }
+    unknown.push(path);
+    Ok(())
+}
+
 /// A string or a list of strings; null is `None`.
 struct Strings {
     drop_blank: bool,
@@ -397,14 +431,20 @@ impl<'de> Visitor<'de> for DeadEndSeed<'_> {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let (mut name, mut kind, mut reason) = (None, None, None);
+        let (mut seen, mine) = (0, self.0.len());
         while let Some(k) = map.next_key_seed(KeySeed(DEAD_END_KEYS))? {
             match k {
-                AnyKey::Known(0) => name = opt_string(&mut map)?,
-                AnyKey::Known(1) => kind = opt_string(&mut map)?,
-                AnyKey::Known(_) => reason = opt_string(&mut map)?,
+                AnyKey::Known(i) => {
+                    first_sight(&mut seen, i)?;
+                    match i {
+                        0 => name = opt_string(&mut map)?,
+                        1 => kind = opt_string(&mut map)?,
+                        _ => reason = opt_string(&mut map)?,
+                    }
+                }
                 AnyKey::Other(k) => {
-                    self.0.push(format!("dead_ends[].{k}"));
-                    map.next_value::<de::IgnoredAny>()?;
+                    unknown_once(self.0, mine, format!("dead_ends[].{k}"))?;
+                    skip_value(&mut map)?;
                 }
             }
         }
@@ -491,23 +531,37 @@ impl<'de> Visitor<'de> for OperationSeed<'_> {
         let mut status = OpStatus::Ok;
         let mut error = None;
         let mut check = None;
+        let (mut seen, mine) = (0, self.0.len());
         while let Some(k) = map.next_key_seed(KeySeed(OPERATION_KEYS))? {
-            match k {
+            let i = match k {
+                AnyKey::Known(i) => i,
+                AnyKey::Other(k) => {
+                    unknown_once(self.0, mine, format!("operations[].{k}"))?;
+                    skip_value(&mut map)?;
+                    continue;
+                }
+            };
+            first_sight(&mut seen, i)?;
+            match i {
                 // Read in place and shared (`Keyword`): no string per call.
-                AnyKey::Known(0) => tool = map.next_value_seed(Keyword(tool_name))?,
-                // Kept as the raw text: no `Value` tree per call (see `Args`).
-                AnyKey::Known(1) => args = Args::from_json(map.next_value::<&RawValue>()?.get()),
-                AnyKey::Known(2) => {
+                0 => tool = map.next_value_seed(Keyword(tool_name))?,
+                // Kept as the raw text: no `Value` tree per call (see `Args`). Only an object
+                // (or null) is taken whole; anything else is the validator's to judge.
+                1 => {
+                    let raw = map.next_value::<&RawValue>()?.get();
+                    match raw.as_bytes().first() {
+                        Some(b'{') if dupkey::find(raw).is_none() => args = Args::from_json(raw),
+                        Some(b'n') => args = Args::from_json(raw),
+                        _ => return Err(bail()),
+                    }
+                }
+                2 => {
                     status = map
                         .next_value_seed(Keyword(parse_status))?
                         .unwrap_or(OpStatus::Ok)
                 }
-                AnyKey::Known(3) => error = opt_string(&mut map)?,
-                AnyKey::Known(_) => check = map.next_value_seed(CheckSeed(&mut *self.0))?,
-                AnyKey::Other(k) => {
-                    self.0.push(format!("operations[].{k}"));
-                    map.next_value::<de::IgnoredAny>()?;
-                }
+                3 => error = opt_string(&mut map)?,
+                _ => check = map.next_value_seed(CheckSeed(&mut *self.0))?,
             }
         }
         Ok(Operation {
@@ -539,14 +593,20 @@ impl<'de> Visitor<'de> for CheckSeed<'_> {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let (mut label, mut target, mut passed) = (None, None, None);
+        let (mut seen, mine) = (0, self.0.len());
         while let Some(k) = map.next_key_seed(KeySeed(CHECK_KEYS))? {
             match k {
-                AnyKey::Known(0) => label = opt_string(&mut map)?,
-                AnyKey::Known(1) => target = opt_string(&mut map)?,
-                AnyKey::Known(_) => passed = map.next_value::<Option<bool>>()?,
+                AnyKey::Known(i) => {
+                    first_sight(&mut seen, i)?;
+                    match i {
+                        0 => label = opt_string(&mut map)?,
+                        1 => target = opt_string(&mut map)?,
+                        _ => passed = map.next_value::<Option<bool>>()?,
+                    }
+                }
                 AnyKey::Other(k) => {
-                    self.0.push(format!("operations[].check.{k}"));
-                    map.next_value::<de::IgnoredAny>()?;
+                    unknown_once(self.0, mine, format!("operations[].check.{k}"))?;
+                    skip_value(&mut map)?;
                 }
             }
         }
@@ -573,16 +633,19 @@ impl<'de> Visitor<'de> for AccVisitor {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Acc, A::Error> {
         let mut a = Acc::default();
+        // Unknown top-level names, apart from the nested paths the fields add to `a.unknown`.
+        let mut top = Vec::new();
         while let Some(k) = map.next_key::<TopKey>()? {
             let key = match k {
                 TopKey::Known(key) => key,
                 TopKey::Other(name) => {
-                    a.unknown.push(name);
-                    map.next_value::<de::IgnoredAny>()?;
+                    unknown_once(&mut top, 0, name)?;
+                    skip_value(&mut map)?;
                     continue;
                 }
             };
-            a.present |= 1 << key as u32;
+            // A key given twice refuses the record: the validator says so (`dupkey`).
+            first_sight(&mut a.present, key as usize)?;
             match key {
                 Field::Type => a.claim = map.next_value_seed(Keyword(parse_type))?.unwrap_or(false),
                 Field::Id => {
@@ -629,6 +692,7 @@ impl<'de> Visitor<'de> for AccVisitor {
                 Field::OperationKey => a.operation_key = opt_string(&mut map)?,
             }
         }
+        a.unknown.append(&mut top);
         Ok(a)
     }
 }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use serde_json::Value;
 
+use super::dupkey;
 use super::fast::{self, Record};
 use super::record::{self, Item, Parsed};
 use crate::diagnostics::{Diagnostic, codes};
@@ -142,7 +143,10 @@ pub(crate) fn slow_line(bytes: &[u8], file: &Arc<str>, line: u32, first: bool) -
         line,
     };
     match serde_json::from_slice::<Value>(bytes) {
-        Ok(v) => record::from_value(v, &loc, first),
+        Ok(v) => {
+            let text = std::str::from_utf8(bytes).unwrap_or_default();
+            duplicate_key(text, &v, &loc, first).unwrap_or_else(|| record::from_value(v, &loc, first))
+        }
         Err(e) => {
             let d = Diagnostic::new(
                 codes::MALFORMED_RECORD,
@@ -154,6 +158,48 @@ pub(crate) fn slow_line(bytes: &[u8], file: &Arc<str>, line: u32, first: bool) -
             Parsed::invalid(line, d)
         }
     }
+}
+
+/// A native record that holds a key twice in one object, refused with an L001 at the line of
+/// the second occurrence (`text` is the record's own text, starting at `loc`); `None` when
+/// it has no duplicate. JSON parsers keep one of the two values silently, and YAML refuses
+/// the same record, so skillc does not guess which was meant. The file's first record is
+/// left to the check for skillc's mark.
+pub(crate) fn duplicate_key(text: &str, v: &Value, loc: &SourceLoc, first: bool) -> Option<Parsed> {
+    if first && record::is_generated(v) {
+        return None;
+    }
+    let dup = dupkey::find(text)?;
+    let line = loc.line + count_newlines(&text.as_bytes()[..dup.offset]);
+    let at = SourceLoc {
+        file: loc.file.clone(),
+        line,
+    };
+    let message = if dup.path.is_empty() {
+        format!(
+            "key `{}` appears twice in the record; the record was skipped",
+            dup.key
+        )
+    } else {
+        format!(
+            "key `{}` appears twice in `{}`; the record was skipped",
+            dup.key, dup.path
+        )
+    };
+    // The record's id names it, unless the id is what was given twice.
+    let id_twice = dup.path.is_empty() && dup.key == "id";
+    let subject = match v.get("id") {
+        Some(Value::String(id)) if !id_twice && !id.trim().is_empty() => record::shown_id(id),
+        _ => loc.file.to_string(),
+    };
+    let mut d = Diagnostic::new(codes::MALFORMED_RECORD, message)
+        .subject(subject)
+        .at(&at)
+        .with("key", dup.key);
+    if !dup.path.is_empty() {
+        d = d.with("object", dup.path);
+    }
+    Some(Parsed::invalid(loc.line, d))
 }
 
 /// `true` when a `.json` file is really JSON Lines: its first line is a complete object on
@@ -337,6 +383,7 @@ fn element(
     match it.next() {
         Some(Ok(v)) => {
             let end = cur.pos + it.byte_offset();
+            let own = &text[cur.pos..end];
             cur.advance_to(end);
             let loc = SourceLoc {
                 file: file.clone(),
@@ -344,7 +391,9 @@ fn element(
             };
             Ok(match convert {
                 Some(f) => f(v, &loc, first),
-                None => record::from_value(v, &loc, first),
+                None => {
+                    duplicate_key(own, &v, &loc, first).unwrap_or_else(|| record::from_value(v, &loc, first))
+                }
             })
         }
         Some(Err(e)) => Err((line + e.line().saturating_sub(1) as u32, error_message(&e))),

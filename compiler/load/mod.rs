@@ -9,10 +9,12 @@
 //! * `json`: JSON Lines (read in large blocks, lines parsed in parallel) and JSON documents;
 //! * `yaml`: YAML lists and `---` documents, with line numbers from a text scan;
 //! * `fast`: the typed fast path for one JSON record;
+//! * `dupkey`: duplicate keys in JSON text (a native record with one is refused);
 //! * `record`: the reference validator, the single source of record diagnostics;
 //! * `omnimem`: OmniMem exports (a JSON array or JSON Lines of memories);
 //! * `gaia`: GAIA `memory.db` stores, read in place and never written.
 
+mod dupkey;
 mod fast;
 mod gaia;
 mod json;

@@ -452,7 +452,7 @@ impl<'a> Validator<'a> {
                 format!("operations[{i}].tool"),
                 f.take("tool"),
             );
-            let args = Args::from_value(&f.take("args").unwrap_or(Value::Null));
+            let args = self.args(&format!("operations[{i}].args"), f.take("args"));
             let status = self
                 .keyword(
                     &format!("operations[{i}].status"),
@@ -516,6 +516,55 @@ impl<'a> Validator<'a> {
             }
         }
         out
+    }
+}
+
+impl Validator<'_> {
+    /// A call's arguments: an object, as DESIGN §3.1 has them. A string that holds a JSON
+    /// object is taken as that object (tool-call APIs hand arguments over JSON-encoded, and
+    /// GAIA stores them so); null or a blank string is no arguments. Anything else is an L003:
+    /// a bare command line or a list says nothing about which argument is which, and the
+    /// operation key and the mechanical comparison read them by name.
+    fn args(&mut self, field: &str, v: Option<Value>) -> Args {
+        const EXPECTED: &str = "an object (or a json string holding one)";
+        match v {
+            None | Some(Value::Null) => Args::default(),
+            Some(v @ Value::Object(_)) => Args::from_value(&v),
+            Some(Value::String(s)) if s.trim().is_empty() => Args::default(),
+            Some(Value::String(s)) => match serde_json::from_str::<Value>(&s) {
+                Ok(v @ Value::Object(_)) => match super::dupkey::find(&s) {
+                    None => Args::from_value(&v),
+                    Some(dup) => {
+                        let path = match dup.path.as_str() {
+                            "" => field.to_string(),
+                            inner if inner.starts_with('[') => format!("{field}{inner}"),
+                            inner => format!("{field}.{inner}"),
+                        };
+                        let d = Diagnostic::new(
+                            codes::MALFORMED_RECORD,
+                            format!(
+                                "key `{}` appears twice in `{path}`; the record was skipped",
+                                dup.key
+                            ),
+                        )
+                        .subject(self.subject.clone())
+                        .at(self.loc)
+                        .with("key", dup.key)
+                        .with("object", path);
+                        self.diags.push(d);
+                        Args::default()
+                    }
+                },
+                _ => {
+                    self.invalid(field, EXPECTED, &Value::String(s));
+                    Args::default()
+                }
+            },
+            Some(other) => {
+                self.invalid(field, EXPECTED, &other);
+                Args::default()
+            }
+        }
     }
 }
 

@@ -840,12 +840,161 @@ fn fast_path_agrees_with_the_reference_validator() {
             "failed",
             json!({"operations": [{"args": {}}]}),
         ),
+        // Args that are not an object are the validator's to judge or parse.
+        exp(
+            "x",
+            "2026-03-01T10:00:00Z",
+            "py",
+            "failed",
+            json!({"operations": [{"tool": "run_shell_command", "args": "git status"}]}),
+        ),
     ] {
         assert!(
             fast::parse_slice(line.as_bytes(), &"f".into(), 1).is_none(),
             "{line}"
         );
     }
+}
+
+/// A key given twice anywhere in a record refuses it on both paths: the fast path declines
+/// it, the reference path reports it (the key, the object, the line of the second one).
+#[test]
+fn duplicate_keys_are_declined_by_the_fast_path_and_reported_by_the_validator() {
+    let head =
+        r#"{"id": "d-1", "recorded_at": "2026-03-01T10:00:00Z", "domains": ["python"], "outcome": "failed""#;
+    let cases = [
+        (r#", "outcome": "succeeded"}"#, "outcome", ""),
+        (r#", "lesson": "a", "lesson": "b"}"#, "lesson", ""),
+        (r#", "session": 1, "session": 2}"#, "session", ""),
+        (r#", "meta": {"host": "ci-1", "host": "ci-2"}}"#, "host", "meta"),
+        (
+            r#", "operations": [{"tool": "read_file", "tool": "edit_file"}]}"#,
+            "tool",
+            "operations[0]",
+        ),
+        (
+            r#", "operations": [{"tool": "t", "ms": 1, "ms": 2}]}"#,
+            "ms",
+            "operations[0]",
+        ),
+        (
+            r#", "operations": [{"tool": "t", "args": {"a": {"b": 1, "b": 2}}}]}"#,
+            "b",
+            "operations[0].args.a",
+        ),
+        (
+            r#", "operations": [{"tool": "t", "check": {"label": "x", "label": "y", "passed": true}}]}"#,
+            "label",
+            "operations[0].check",
+        ),
+        (
+            r#", "dead_ends": [{"name": "a", "reason": "r", "reason": "s"}]}"#,
+            "reason",
+            "dead_ends[0]",
+        ),
+        (
+            r#", "dead_ends": [{"name": "a", "why": 1, "why": 2}]}"#,
+            "why",
+            "dead_ends[0]",
+        ),
+        (r#", "outc\u006fme": "succeeded"}"#, "outcome", ""),
+    ];
+    for (tail, key, object) in cases {
+        let line = format!("{head}{tail}");
+        assert!(
+            fast::parse_slice(line.as_bytes(), &"f.jsonl".into(), 3).is_none(),
+            "{line}"
+        );
+        let slow = json::slow_line(line.as_bytes(), &"f.jsonl".into(), 3, false);
+        let Item::Invalid(diags) = slow.item else {
+            panic!("accepted: {line}")
+        };
+        assert_eq!(diags.len(), 1, "{diags:?}");
+        let d = &diags[0];
+        assert_eq!((d.code, d.location.as_ref().unwrap().line), ("L001", 3), "{line}");
+        assert_eq!(d.evidence["key"], key, "{line}");
+        assert_eq!(
+            d.evidence.get("object").and_then(Value::as_str).unwrap_or(""),
+            object,
+            "{line}"
+        );
+        assert_eq!(d.subject, "d-1");
+    }
+    // The same key in different objects, or inside a string, is no duplicate.
+    let line = format!(
+        "{head}{}",
+        r#", "operations": [{"tool": "t", "args": {"tool": "u", "cwd": "/a", "note": "\"cwd\": 1"}}, {"tool": "t", "args": {"cwd": "/a"}}]}"#
+    );
+    assert!(
+        fast::parse_slice(line.as_bytes(), &"f.jsonl".into(), 1).is_some(),
+        "{line}"
+    );
+}
+
+/// The YAML fallback gives an aliased item the anchors of the items before it, and only those
+/// that are read; a later anchor of the same name wins from there on, as in the document.
+#[test]
+fn yaml_items_parsed_one_by_one_keep_the_anchors_before_them() {
+    let text = "\
+- &svc
+  id: y-1
+  recorded_at: 2026-03-01T10:00:00Z
+  domains: [docker]
+  outcome: succeeded
+- id: y-2
+  recorded_at: 2026-03-01T11:00:00Z
+  domains: [docker]
+  outcome: succeeded
+  lesson: \"use &svc-style anchors\"
+- <<: *svc
+  id: y-3
+- &svc
+  id: y-4
+  recorded_at: 2026-03-02T10:00:00Z
+  domains: [helm]
+  outcome: failed
+  outcome: failed
+- <<: *svc
+  id: y-5
+- &db
+  id: y-6
+  recorded_at: 2026-03-03T10:00:00Z
+  domains: [postgres]
+  outcome: succeeded
+- <<: *db
+  id: y-7
+  task: [unclosed
+- <<: *db
+  id: y-8
+- <<: *svc
+  id: y-9
+";
+    let (c, d) = texts(&[("svc.yaml", text)]);
+    let got: Vec<(&str, &str, u32)> = c
+        .experiences
+        .iter()
+        .map(|e| (&*e.id, e.domains[0].as_str(), e.source.line))
+        .collect();
+    // y-4 is broken, so its `&svc` is not there: y-5 and y-9 merge y-1's.
+    assert_eq!(
+        got,
+        [
+            ("y-1", "docker", 1),
+            ("y-2", "docker", 6),
+            ("y-3", "docker", 11),
+            ("y-5", "docker", 19),
+            ("y-6", "postgres", 21),
+            ("y-8", "postgres", 29),
+            ("y-9", "docker", 31),
+        ],
+        "{d:?}"
+    );
+    let errs: Vec<(&str, u32)> = d
+        .iter()
+        .map(|d| (d.code, d.location.as_ref().unwrap().line))
+        .collect();
+    assert_eq!(errs, [("L001", 13), ("L001", 28)], "{d:?}");
+    assert!(d[1].message.contains("flow sequence"), "{}", d[1].message);
 }
 
 #[test]

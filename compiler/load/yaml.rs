@@ -8,8 +8,17 @@
 //! line where the sequence starts.
 //!
 //! A syntax error in a list costs only the item it is in: the items are then parsed one by
-//! one (each `-` replaced by a space), and each that fails gets its own diagnostic. A document
-//! that is not a list is skipped whole.
+//! one (each `-` replaced by a space), and each that fails gets its own diagnostic. An item
+//! that fails alone only because it aliases an anchor of an earlier item (`<<: *base`) is
+//! checked to be sound otherwise (parsed after a line that defines its aliases as empty
+//! mappings) and then read from the document itself, parsed once more with the broken items
+//! made comment lines; so it merges exactly what it would have merged, and an alias whose
+//! anchor is nowhere (or only on a broken item) is still its own item's error. That is at most
+//! three parses of each item and one more of the document (a few more only when an `&name` in
+//! a string fooled the scan for anchors). A document that is not a list is skipped whole.
+
+use std::collections::HashMap;
+use std::sync::LazyLock;
 
 use regex::Regex;
 use serde_json::{Map, Number, Value};
@@ -97,9 +106,11 @@ pub(crate) fn yaml_text(text: &str, file: &str) -> Vec<Parsed> {
             file: shared.clone(),
             line: i as u32 + 1,
         };
-        let mut emit = |v: Value, at: usize, out: &mut Vec<Parsed>| {
-            out.push(record::from_value(v, &loc(at), first));
+        // The record of one parsed item at line index `at`.
+        let mut read = |v: serde_yaml::Value, at: usize| {
+            let p = record::from_value(to_json(v), &loc(at), first);
             first = false;
+            p
         };
         match serde_yaml::from_str::<serde_yaml::Value>(doc) {
             Ok(mut v) => {
@@ -110,34 +121,29 @@ pub(crate) fn yaml_text(text: &str, file: &str) -> Vec<Parsed> {
                         let exact = items.len() == seq.len();
                         for (k, v) in seq.into_iter().enumerate() {
                             let at = if exact { items[k] } else { content };
-                            emit(to_json(v), at, &mut out);
+                            out.push(read(v, at));
                         }
                     }
-                    v => emit(to_json(v), content, &mut out),
+                    v => out.push(read(v, content)),
                 }
             }
             Err(err) => {
                 // Each item of a list is parsed on its own: an item that fails costs itself,
                 // the items before and after it are read.
+                let list = List {
+                    text,
+                    lines: &lines,
+                    start: s,
+                    end: e,
+                    items: &items,
+                };
                 let mut failed = false;
-                for (k, &at) in items.iter().enumerate() {
-                    let end = items.get(k + 1).copied().unwrap_or(e);
-                    let indent = lines[at].text.len() - lines[at].text.trim_start_matches(' ').len();
-                    let mut item = text[byte(at)..byte(end)].to_string();
-                    item.replace_range(indent..indent + 1, " ");
-                    match serde_yaml::from_str::<serde_yaml::Value>(&item) {
-                        Ok(mut v) => {
-                            let _ = v.apply_merge();
-                            emit(to_json(v), at, &mut out);
-                        }
-                        Err(err) => {
+                for slot in list.one_by_one(&mut read) {
+                    match slot {
+                        Slot::Read(p) => out.push(*p),
+                        Slot::Broken { line, message } | Slot::Aliased { line, message } => {
                             failed = true;
-                            let line = at + err.location().map_or(1, |l| l.line().max(1));
-                            let message = format!(
-                                "invalid yaml: {}; the item was skipped",
-                                shift_lines(&err.to_string(), at)
-                            );
-                            out.push(malformed(file, loc(line - 1), message));
+                            out.push(malformed(file, loc(line), message));
                         }
                     }
                 }
@@ -149,13 +155,270 @@ pub(crate) fn yaml_text(text: &str, file: &str) -> Vec<Parsed> {
                     } else {
                         "its items were read one by one"
                     };
-                    let message = format!("invalid yaml: {}; {rest}", shift_lines(&err.to_string(), s));
+                    let message = format!(
+                        "invalid yaml: {}; {rest}",
+                        shift_lines(&err.to_string(), s as isize)
+                    );
                     out.push(malformed(file, loc(err_line - 1), message));
                 }
             }
         }
     }
     out
+}
+
+/// A YAML document that is a block sequence of items, by line index (`lines[start..end]`).
+struct List<'a> {
+    text: &'a str,
+    lines: &'a [Line<'a>],
+    start: usize,
+    end: usize,
+    items: &'a [usize],
+}
+
+/// What one item of a list that does not parse whole came to.
+enum Slot {
+    /// The item's record (or its refusal by the validator); boxed, so the list of slots is
+    /// small beside the records.
+    Read(Box<Parsed>),
+    /// The item is broken (`line`: a 0-based line index; `message`: its L001).
+    Broken { line: usize, message: String },
+    /// The item is sound but names an anchor (`*name`) an earlier item may define; `line` and
+    /// `message` are its error on its own, should the anchor not be found.
+    Aliased { line: usize, message: String },
+}
+
+/// At most this many parses of the whole document look for the aliased items' anchors.
+const ALIAS_ROUNDS: usize = 8;
+
+impl List<'_> {
+    fn byte(&self, i: usize) -> usize {
+        self.lines.get(i).map_or(self.text.len(), |l| l.start)
+    }
+
+    /// Item `k` as `[first, end)` line indices.
+    fn span(&self, k: usize) -> (usize, usize) {
+        (self.items[k], self.items.get(k + 1).copied().unwrap_or(self.end))
+    }
+
+    /// Every item parsed on its own (its `-` made a space). An item that fails there only for
+    /// an alias to an anchor defined on an earlier item (`<<: *base`) is parsed again in the
+    /// document it came from, without the broken items (`resolve_aliases`).
+    /// `read` makes an item's record as soon as it is parsed (an item's `Value` is several
+    /// times its record).
+    fn one_by_one(&self, read: &mut dyn FnMut(serde_yaml::Value, usize) -> Parsed) -> Vec<Slot> {
+        let mut anchors: Option<HashMap<&str, Vec<usize>>> = None;
+        let mut slots: Vec<Slot> = Vec::with_capacity(self.items.len());
+        for k in 0..self.items.len() {
+            let (at, end) = self.span(k);
+            let own = &self.text[self.byte(at)..self.byte(end)];
+            let indent = own.len() - own.trim_start_matches(' ').len();
+            let mut item = own.to_string();
+            item.replace_range(indent..indent + 1, " ");
+            let slot = match serde_yaml::from_str::<serde_yaml::Value>(&item) {
+                Ok(mut v) => {
+                    let _ = v.apply_merge();
+                    Slot::Read(Box::new(read(v, at)))
+                }
+                Err(err) => {
+                    let shown = err.to_string();
+                    let place = err.location();
+                    // An error at the end of the item's text is on its last line.
+                    let line = (at + place.as_ref().map_or(1, |l| l.line().max(1)) - 1).min(end - 1);
+                    let message = format!(
+                        "invalid yaml: {}; the item was skipped",
+                        shift_lines(&shown, at as isize)
+                    );
+                    // The alias's anchor must be spelled out on an earlier item that is read;
+                    // otherwise the item is broken as it stands.
+                    let elsewhere = shown.starts_with("unknown anchor")
+                        && place
+                            .and_then(|l| alias_at(&item, l.line(), l.column()))
+                            .is_some_and(|name| {
+                                anchors
+                                    .get_or_insert_with(|| self.anchor_index())
+                                    .get(name)
+                                    .is_some_and(|ks| {
+                                        ks.iter()
+                                            .take_while(|&&j| j < k)
+                                            .any(|&j| !matches!(slots[j], Slot::Broken { .. }))
+                                    })
+                            });
+                    if elsewhere {
+                        match stubbed(own, indent, (at, end)) {
+                            None => Slot::Aliased { line, message },
+                            Some((line, message)) => Slot::Broken { line, message },
+                        }
+                    } else {
+                        Slot::Broken { line, message }
+                    }
+                }
+            };
+            slots.push(slot);
+        }
+        if slots.iter().any(|s| matches!(s, Slot::Aliased { .. })) {
+            self.resolve_aliases(&mut slots, read);
+        }
+        slots
+    }
+
+    /// Anchor names (`&name`) to the items whose text spells them, in item order. A text scan,
+    /// so it finds every anchor and maybe more (an `&` inside a string): it only says which
+    /// items may hold an anchor.
+    fn anchor_index(&self) -> HashMap<&str, Vec<usize>> {
+        let mut index: HashMap<&str, Vec<usize>> = HashMap::new();
+        for k in 0..self.items.len() {
+            let (at, end) = self.span(k);
+            let item = &self.text[self.byte(at)..self.byte(end)];
+            for (i, _) in item.match_indices('&') {
+                let name = anchor_name(&item[i + 1..]);
+                if !name.is_empty() {
+                    let ks = index.entry(name).or_default();
+                    if ks.last() != Some(&k) {
+                        ks.push(k);
+                    }
+                }
+            }
+        }
+        index
+    }
+
+    /// Parses the document again with its broken items turned into comment lines (so every
+    /// line keeps its number), which gives each aliased item the anchors of the items before
+    /// it. The aliased items are sound apart from their aliases (`stubbed`), so an error there
+    /// is an alias whose anchor is nowhere after all (the text scan saw an `&name` that was
+    /// not an anchor), in the item it points at: that item is broken, and the document is
+    /// parsed again, at most `ALIAS_ROUNDS` times. Items that parsed alone keep that value:
+    /// it is the same in the document, since their aliases were all to their own anchors.
+    fn resolve_aliases(&self, slots: &mut [Slot], read: &mut dyn FnMut(serde_yaml::Value, usize) -> Parsed) {
+        let prefix = &self.text[self.byte(self.start)..self.byte(self.items[0])];
+        for _ in 0..ALIAS_ROUNDS {
+            let mut doc = String::with_capacity(self.byte(self.end) - self.byte(self.start));
+            doc.push_str(prefix);
+            let mut kept = Vec::with_capacity(slots.len());
+            for (k, slot) in slots.iter().enumerate() {
+                let (at, end) = self.span(k);
+                if matches!(slot, Slot::Broken { .. }) {
+                    for _ in at..end {
+                        doc.push_str("#\n");
+                    }
+                } else {
+                    doc.push_str(&self.text[self.byte(at)..self.byte(end)]);
+                    kept.push(k);
+                }
+            }
+            let err = match serde_yaml::from_str::<serde_yaml::Value>(&doc) {
+                Ok(mut v) => {
+                    let _ = v.apply_merge();
+                    if let serde_yaml::Value::Sequence(seq) = v
+                        && seq.len() == kept.len()
+                    {
+                        for (k, v) in kept.into_iter().zip(seq) {
+                            if matches!(slots[k], Slot::Aliased { .. }) {
+                                slots[k] = Slot::Read(Box::new(read(v, self.items[k])));
+                            }
+                        }
+                    }
+                    // Otherwise the scan's items are not the list's: the aliased items keep
+                    // their own errors.
+                    break;
+                }
+                Err(err) => err,
+            };
+            let line = self.start + err.location().map_or(1, |l| l.line().max(1)) - 1;
+            let k = self.items.partition_point(|&at| at <= line).saturating_sub(1);
+            if !matches!(slots.get(k), Some(Slot::Aliased { .. })) {
+                break;
+            }
+            let message = format!(
+                "invalid yaml: {}; the item was skipped",
+                shift_lines(without_item_index(&err.to_string()), self.start as isize)
+            );
+            slots[k] = Slot::Broken { line, message };
+        }
+        for slot in slots.iter_mut() {
+            if let Slot::Aliased { line, message } = slot {
+                *slot = Slot::Broken {
+                    line: *line,
+                    message: std::mem::take(message),
+                };
+            }
+        }
+    }
+}
+
+/// Whether an item that failed on an alias is sound otherwise: it is parsed after a line that
+/// defines every name it aliases as an empty mapping (`- [&base {}]`). `None` when it then
+/// parses; else its error (a 0-based line index and the L001 message), which its alias hid.
+fn stubbed(own: &str, indent: usize, (at, end): (usize, usize)) -> Option<(usize, String)> {
+    let mut names: Vec<&str> = Vec::new();
+    for (i, _) in own.match_indices('*') {
+        let name = anchor_name(&own[i + 1..]);
+        if !name.is_empty() && !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    let mut doc = format!("{:indent$}- [", "");
+    for (i, name) in names.iter().enumerate() {
+        if i > 0 {
+            doc.push_str(", ");
+        }
+        doc.push('&');
+        doc.push_str(name);
+        doc.push_str(" {}");
+    }
+    doc.push_str("]\n");
+    doc.push_str(own);
+    let err = serde_yaml::from_str::<serde_yaml::Value>(&doc).err()?;
+    let shown = err.to_string();
+    if shown.starts_with("unknown anchor") {
+        // An alias the scan did not see: the document decides.
+        return None;
+    }
+    // One line more than the item: its lines are `at - 1` from the file's.
+    let line = (at + err.location().map_or(2, |l| l.line().max(2)) - 2).min(end - 1);
+    let message = format!(
+        "invalid yaml: {}; the item was skipped",
+        shift_lines(without_item_index(&shown), at as isize - 1)
+    );
+    Some((line, message))
+}
+
+/// An anchor or alias name after its `&` or `*`: libyaml's anchor characters (letters,
+/// digits, `-`, `_`).
+fn anchor_name(rest: &str) -> &str {
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+        .unwrap_or(rest.len());
+    &rest[..end]
+}
+
+/// serde_yaml's message about a list item without the item's index in front of the path
+/// (`.[3].operations[0].args: duplicate entry …` → `operations[0].args: duplicate entry …`):
+/// the index counts only the items in the parsed text, so it would mislead; the line says
+/// which item.
+fn without_item_index(msg: &str) -> &str {
+    let Some(rest) = msg.strip_prefix(".[") else {
+        return msg;
+    };
+    let Some(close) = rest.find(']') else {
+        return msg;
+    };
+    if !rest[..close].bytes().all(|b| b.is_ascii_digit()) {
+        return msg;
+    }
+    let rest = &rest[close + 1..];
+    rest.strip_prefix(": ")
+        .or_else(|| rest.strip_prefix('.'))
+        .unwrap_or(rest)
+}
+
+/// The name of the alias (`*name`) at a 1-based line and column (in characters) of `text`.
+fn alias_at(text: &str, line: usize, column: usize) -> Option<&str> {
+    let l = text.lines().nth(line.checked_sub(1)?)?;
+    let (i, _) = l.char_indices().nth(column.checked_sub(1)?)?;
+    let name = anchor_name(l[i..].strip_prefix('*')?);
+    (!name.is_empty()).then_some(name)
 }
 
 /// An L001 for YAML that does not parse.
@@ -182,15 +445,16 @@ fn item_lines(lines: &[Line], content: usize, end: usize) -> Vec<usize> {
         .collect()
 }
 
-/// serde_yaml's message with its line numbers made relative to the file, not the document.
-fn shift_lines(msg: &str, offset: usize) -> String {
+/// serde_yaml's message with its line numbers made relative to the file, not the text parsed
+/// (`offset`: the file line of that text's line 1, less one).
+fn shift_lines(msg: &str, offset: isize) -> String {
     if offset == 0 {
         return msg.to_string();
     }
-    let re = Regex::new(r"line (\d+)").expect("static regex");
-    re.replace_all(msg, |c: &regex::Captures| {
-        let n: usize = c[1].parse().unwrap_or(0);
-        format!("line {}", n + offset)
+    static LINE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"line (\d+)").expect("static regex"));
+    LINE.replace_all(msg, |c: &regex::Captures| {
+        let n: isize = c[1].parse().unwrap_or(0);
+        format!("line {}", (n + offset).max(1))
     })
     .into_owned()
 }
