@@ -37,6 +37,7 @@ pub static PAGES: &[(&str, &str)] = &[
     ("S004", include_str!("pages/S004.md")),
     ("S005", include_str!("pages/S005.md")),
     ("S006", include_str!("pages/S006.md")),
+    ("S007", include_str!("pages/S007.md")),
     ("E001", include_str!("pages/E001.md")),
     ("E002", include_str!("pages/E002.md")),
     ("E003", include_str!("pages/E003.md")),
