@@ -199,7 +199,10 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
             format!("{gap} more experiences")
         };
         let action = if claim_ids.contains(&*l.founder) {
-            format!("{more}, or cite more supporting experiences in claim {}'s evidence", l.founder)
+            format!(
+                "{more}, or cite more supporting experiences in claim {}'s evidence",
+                l.founder
+            )
         } else {
             format!("{more}, or bless {}", l.founder)
         };
