@@ -22,7 +22,7 @@ RUNS=${RUNS:-3}
 SEED=${SEED:-1}
 # The corpora are kept between runs; bump GEN when `skillc gen` changes what it writes, so a
 # working copy does not measure an old corpus (2: `in_play` names real lessons).
-GEN=2
+GEN=3
 OUT=bench/out
 # Fresh output directories are made per run and removed at the end: ext4 skips inodes freed in
 # the last few minutes when it makes new files: right after ~14 000 output directories were
