@@ -731,6 +731,10 @@ pub fn render_diagnostic(d: &Diagnostic) -> String {
     if !d.subject.is_empty() {
         s.push_str(&format!("   = subject: {}\n", d.subject));
     }
+    // A record with two domains gets one diagnostic per domain: the line tells them apart.
+    if let Some(domain) = d.domain.as_deref().filter(|&dom| dom != d.subject) {
+        s.push_str(&format!("   = domain: {domain}\n"));
+    }
     let pairs: Vec<String> = d
         .evidence
         .iter()
@@ -757,5 +761,34 @@ fn paint(text: &str, sgr: &str) -> String {
         format!("\x1b[{sgr}m{text}\x1b[0m")
     } else {
         text.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostics::codes;
+
+    #[test]
+    fn a_diagnostic_about_one_of_a_records_domains_names_the_domain() {
+        let held = |domain: &str| {
+            Diagnostic::new(
+                codes::OUTCOME_GATE,
+                "do-candidates held back: the experience did not pass",
+            )
+            .subject("exp-2026-10-01-017")
+            .domain(domain)
+        };
+        let (python, docker) = (
+            render_diagnostic(&held("python")),
+            render_diagnostic(&held("docker")),
+        );
+        assert_ne!(python, docker);
+        assert!(python.contains("\n   = domain: python\n"), "{python}");
+        // A diagnostic whose subject is the domain does not say it twice.
+        let about_domain = Diagnostic::new(codes::EMPTY_DOMAIN, "no experiences")
+            .subject("python")
+            .domain("python");
+        assert!(!render_diagnostic(&about_domain).contains("= domain:"));
     }
 }
