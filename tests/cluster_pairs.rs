@@ -46,6 +46,7 @@ fn candidate(i: u32, text: &str) -> Candidate {
         refusal: None,
         outcome_failed: false,
         narrative_score: 0,
+        narrative_signals: 0,
         narrative: false,
         reasons: Vec::new(),
     }

@@ -21,6 +21,7 @@ fn cand(i: u32, at: i64, text: &str) -> Candidate {
         refusal: None,
         outcome_failed: false,
         narrative_score: 0,
+        narrative_signals: 0,
         narrative: false,
         reasons: Vec::new(),
     }
