@@ -18,6 +18,7 @@ use crate::diagnostics::{Diagnostic, Notes, Sink, codes};
 use crate::model::{
     Candidate, Corpus, Experience, Id, Kind, LessonClaim, OpStatus, Operation, Origin, Refusal, Source,
 };
+use crate::narrative::Shape;
 use crate::normalize::{self, SecretScanner, marker, redacted_pattern, subject_id};
 use crate::opkey::{self, COMMAND_FIELDS};
 use crate::outcome::Verdict;
@@ -123,8 +124,7 @@ struct Draft {
     working: Option<String>,
     reasons: Vec<String>,
     outcome_failed: bool,
-    narrative: bool,
-    narrative_score: i32,
+    narrative: Shape,
     /// Other strings the candidate would carry or name (arguments), for the credential scan.
     scanned: Vec<String>,
     /// Restricts the draft to these domains (a mechanical lesson whose program names one).
@@ -141,8 +141,7 @@ impl Draft {
             working: None,
             reasons: Vec::new(),
             outcome_failed: false,
-            narrative: false,
-            narrative_score: 0,
+            narrative: Shape::default(),
             scanned: Vec::new(),
             only_domain: None,
         }
@@ -232,8 +231,9 @@ impl Record<'_> {
                         blessed: self.blessed,
                         refusal: domain_refusal.clone().map(Box::new),
                         outcome_failed: draft.outcome_failed,
-                        narrative: draft.narrative,
-                        narrative_score: draft.narrative_score,
+                        narrative: draft.narrative.narrative,
+                        narrative_score: draft.narrative.score,
+                        narrative_signals: draft.narrative.fired,
                         reasons: draft.reasons.clone(),
                     };
                     if let Some((field, pattern)) = secret {
@@ -245,6 +245,7 @@ impl Record<'_> {
                         c.working = None;
                         c.reasons.clear();
                         c.narrative = false;
+                        c.narrative_signals = 0;
                         diags.push(self.credential_diagnostic(&c, field, pattern));
                     }
                     out.push(c);
@@ -308,7 +309,7 @@ struct Shapes<'a> {
     place: Vec<u32>,
     experiences: usize,
     texts: Vec<&'a str>,
-    classified: Vec<(bool, i32)>,
+    classified: Vec<Shape>,
 }
 
 impl<'a> Shapes<'a> {
@@ -323,13 +324,7 @@ impl<'a> Shapes<'a> {
             .collect();
         // A million texts, few distinct: classified once each.
         let (place, texts) = crate::bulk::first_seen(&texts, |t| *t);
-        let classified = texts
-            .par_iter()
-            .map(|t| {
-                let c = rules.narrative.classify(t);
-                (c.narrative, c.score)
-            })
-            .collect();
+        let classified = texts.par_iter().map(|t| rules.narrative.shape(t)).collect();
         Shapes {
             place,
             experiences: corpus.experiences.len(),
@@ -341,7 +336,7 @@ impl<'a> Shapes<'a> {
     /// The classification of a record's do-text `text`. Classified afresh when it is not the
     /// text the shapes took for that record (the two choices of a do-text can never drift
     /// into a wrong answer, only into a slower one).
-    fn of(&self, record: Source, text: &str, rules: &Rules) -> (bool, i32) {
+    fn of(&self, record: Source, text: &str, rules: &Rules) -> Shape {
         let at = match record {
             Source::Experience(i) => i as usize,
             Source::Claim(i) => self.experiences + i as usize,
@@ -349,10 +344,7 @@ impl<'a> Shapes<'a> {
         let place = self.place.get(at).map_or(usize::MAX, |&p| p as usize);
         match self.texts.get(place) {
             Some(&known) if known == text => self.classified[place],
-            _ => {
-                let c = rules.narrative.classify(text);
-                (c.narrative, c.score)
-            }
+            _ => rules.narrative.shape(text),
         }
     }
 }
@@ -393,7 +385,7 @@ fn from_experience(
     if let Some((origin, t)) = lesson {
         let mut d = Draft::new(Kind::Do, origin, t);
         d.outcome_failed = !(passed || e.blessed);
-        (d.narrative, d.narrative_score) = shapes.of(Source::Experience(index), t, rules);
+        d.narrative = shapes.of(Source::Experience(index), t, rules);
         dos.push(d);
     }
 
@@ -479,7 +471,7 @@ fn from_claim(index: u32, c: &LessonClaim, rules: &Rules, shapes: &Shapes) -> (V
     let mut d = Draft::new(c.kind, Origin::Claim, text);
     d.key = c.operation_key.clone().filter(|k| !k.trim().is_empty());
     if c.kind == Kind::Do {
-        (d.narrative, d.narrative_score) = shapes.of(Source::Claim(index), text, rules);
+        d.narrative = shapes.of(Source::Claim(index), text, rules);
     }
     let (cands, mut diags) = record.spread(&[vec![d]], secrets);
     if cands.is_empty() {
@@ -729,10 +721,7 @@ mod tests {
             claims: vec![],
         };
         let shapes = Shapes::new(&corpus, &rules);
-        let class = |t: &str| {
-            let c = rules.narrative.classify(t);
-            (c.narrative, c.score)
-        };
+        let class = |t: &str| rules.narrative.shape(t);
         assert_ne!(class(story), class(rule), "the two texts classify apart");
         assert_eq!(shapes.of(Source::Experience(0), story, &rules), class(story));
         // Another text for the same record, or a record the shapes took no text for, is

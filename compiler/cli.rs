@@ -287,8 +287,8 @@ fn run(cli: Cli) -> Result<i32, Fatal> {
             print_report(run.format, report::why_text(&r), &r.json)
         }
         Command::Trace { experience_id, run } => {
-            let (comp, _) = analyse(&run, Keep::Everything, None)?;
-            let Some(r) = report::trace(&comp, &experience_id) else {
+            let (comp, rules) = analyse(&run, Keep::Everything, None)?;
+            let Some(r) = report::trace(&comp, &rules, &experience_id) else {
                 return Err(Fatal(format!(
                     "no experience or claim with id `{experience_id}` in the input"
                 )));

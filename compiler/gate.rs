@@ -10,6 +10,7 @@ use rayon::prelude::*;
 
 use crate::diagnostics::{Diagnostic, Sink, codes, short_list};
 use crate::model::{Candidate, Cluster, Corpus, Kind, Operation, Refusal, Source};
+use crate::narrative::Narrative;
 use crate::outcome::Verdict;
 
 /// A cluster that passed the gates, with its admissible members in time order.
@@ -294,12 +295,21 @@ struct ClusterDecision {
 /// One diagnostic per held-back group (DESIGN §7), made in parallel straight into `sink`.
 /// The pipeline makes them after scoring: at a million records they are hundreds of
 /// thousands, and the lifecycle fold does not read them.
-pub fn held_diagnostics(gate: &GateResult, candidates: &[Candidate], clusters: &[Cluster], sink: &mut Sink) {
+/// A narrative group's diagnostic names the signals that fired for its first member, with
+/// its score; when that member's text is not the anchor's (`text`), it is shown too, as
+/// `held_text`.
+pub fn held_diagnostics(
+    gate: &GateResult,
+    candidates: &[Candidate],
+    clusters: &[Cluster],
+    narrative: &Narrative,
+    sink: &mut Sink,
+) {
     let made = gate.held.par_iter();
-    sink.par_extend(made.map(|h| held_diagnostic(h, &clusters[h.cluster as usize], candidates)));
+    sink.par_extend(made.map(|h| held_diagnostic(h, &clusters[h.cluster as usize], candidates, narrative)));
 }
 
-fn held_diagnostic(held: &Held, cl: &Cluster, candidates: &[Candidate]) -> Diagnostic {
+fn held_diagnostic(held: &Held, cl: &Cluster, candidates: &[Candidate], narrative: &Narrative) -> Diagnostic {
     let (code, members, whole_cluster) = (held.code, &held.members, held.whole_cluster);
     let ids: BTreeSet<&str> = members
         .iter()
@@ -331,11 +341,24 @@ fn held_diagnostic(held: &Held, cl: &Cluster, candidates: &[Candidate]) -> Diagn
             short_list(&ids, 3)
         )
     };
-    Diagnostic::new(code, message)
+    let d = Diagnostic::new(code, message)
         .subject(&cl.id)
         .domain(&cl.domain)
         .with("cluster", cl.id.clone())
         .with("text", &*anchor.text)
         .with("candidates", n)
-        .experiences(ids)
+        .experiences(ids);
+    match (code, members.first()) {
+        (codes::NARRATIVE_CANDIDATE, Some(&m)) => {
+            let first = &candidates[m as usize];
+            let signals: Vec<&str> = narrative.names(first.narrative_signals).collect();
+            let d = d.with("signals", signals).with("score", first.narrative_score);
+            if first.text != anchor.text {
+                d.with("held_text", &*first.text)
+            } else {
+                d
+            }
+        }
+        _ => d,
+    }
 }

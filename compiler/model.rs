@@ -402,6 +402,9 @@ pub struct Candidate {
     /// The narrative classifier's score (lower reads more like a rule; 0 when not classified):
     /// picks a lesson's wording among its founders without classifying twice.
     pub narrative_score: i32,
+    /// The narrative signals that fired (`narrative::Fired`: bits in `rules/narrative.yaml`
+    /// order, named by `Narrative::names`): G002's evidence, `why` and `trace` name them.
+    pub narrative_signals: crate::narrative::Fired,
     /// Dead ends: the reasons, newest first.
     pub reasons: Vec<String>,
 }

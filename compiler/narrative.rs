@@ -10,6 +10,9 @@
 //!
 //! ```yaml
 //! threshold: 3
+//! # optional: a short phrase that may open a clause before its verb ("In CI use …"),
+//! # case-insensitive; `clause_start` signals match after it too
+//! clause_lead: '(?:in|on|for)\s+\w+'
 //! signals:
 //!   - name: report-verb-start      # names must be unique; they appear in `why`/`trace`
 //!     weight: 4                    # integer; negative for rule signals
@@ -29,8 +32,14 @@ use serde::Deserialize;
 
 /// Text that may precede the first word of a clause: start of text, or the end of a sentence
 /// or clause (`.`, `!`, `?`, `;`, `:`, `,`, a dash) with an optional `so`/`then`, then list
-/// markers and opening quotes.
-const CLAUSE_START: &str = r#"(?:^|[.!?;:,]\s+|\s[—–-]+\s+)(?:(?:so|then)\s+)?[\s"'“‘(*>•\-]*"#;
+/// markers and opening quotes. `{LEAD}` is where the file's `clause_lead` goes (optional).
+const CLAUSE_START: &str = r#"(?:^|[.!?;:,]\s+|\s[—–-]+\s+)(?:(?:so|then)\s+)?{LEAD}[\s"'“‘(*>•\-]*"#;
+
+/// `CLAUSE_START` with the file's `clause_lead` (a phrase before the clause's verb) in place.
+fn clause_start(lead: Option<&str>) -> String {
+    let lead = lead.map_or(String::new(), |l| format!(r"(?i:(?:{l})\s+)?"));
+    CLAUSE_START.replace("{LEAD}", &lead)
+}
 
 /// The key `explain` asks for.
 pub const THRESHOLD_KEY: &str = "narrative_threshold";
@@ -80,10 +89,27 @@ pub struct Classification {
     pub signals: Vec<String>,
 }
 
+/// A classification as a candidate keeps it: the signals that fired as bits (bit `i`: the
+/// file's `i`-th signal), named again with [`Narrative::names`] when a report needs them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Shape {
+    pub narrative: bool,
+    pub score: i32,
+    pub fired: Fired,
+}
+
+/// The signals that fired, one bit per signal in file order.
+pub type Fired = u32;
+
+/// At most this many signals, so that what fired fits in [`Fired`].
+pub const MAX_SIGNALS: usize = Fired::BITS as usize;
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FileSpec {
     threshold: i32,
+    #[serde(default)]
+    clause_lead: Option<String>,
     signals: Vec<SignalSpec>,
 }
 
@@ -126,7 +152,8 @@ fn word_regex(word: &str) -> String {
 }
 
 impl SignalSpec {
-    fn compile(self, earlier: &[Signal]) -> Result<Signal, String> {
+    /// `start` is what may precede a `clause_start` signal's match (`clause_start`).
+    fn compile(self, earlier: &[Signal], start: &str) -> Result<Signal, String> {
         let name = self.name.trim().to_string();
         if name.is_empty() {
             return Err("a signal has an empty name".into());
@@ -170,7 +197,7 @@ impl SignalSpec {
             }
             let body = alts.join("|");
             let body = if self.clause_start {
-                format!("{CLAUSE_START}(?:{body})")
+                format!("{start}(?:{body})")
             } else {
                 body
             };
@@ -204,9 +231,22 @@ impl Narrative {
                 spec.threshold
             ));
         }
+        if let Some(l) = &spec.clause_lead {
+            if l.trim().is_empty() {
+                return Err("`clause_lead` is empty".into());
+            }
+            Regex::new(l).map_err(|e| format!("`clause_lead`: {e}"))?;
+        }
+        let start = clause_start(spec.clause_lead.as_deref());
+        if spec.signals.len() > MAX_SIGNALS {
+            return Err(format!(
+                "{} signals; at most {MAX_SIGNALS} (a candidate records which fired, one bit each)",
+                spec.signals.len()
+            ));
+        }
         let mut signals: Vec<Signal> = Vec::with_capacity(spec.signals.len());
         for s in spec.signals {
-            let sig = s.compile(&signals)?;
+            let sig = s.compile(&signals, &start)?;
             if signals.iter().any(|o| o.name == sig.name) {
                 return Err(format!("signal `{}` is defined twice", sig.name));
             }
@@ -234,9 +274,25 @@ impl Narrative {
     }
 
     pub fn classify(&self, text: &str) -> Classification {
-        let mut fired = vec![false; self.signals.len()];
+        let shape = self.shape(text);
+        Classification {
+            narrative: shape.narrative,
+            score: shape.score,
+            signals: self.names(shape.fired).map(str::to_string).collect(),
+        }
+    }
+
+    /// The names of the signals in `fired`, in file order.
+    pub fn names(&self, fired: Fired) -> impl Iterator<Item = &str> {
+        (self.signals.iter().enumerate())
+            .filter(move |(i, _)| fired >> i & 1 == 1)
+            .map(|(_, s)| s.name.as_str())
+    }
+
+    /// `classify` without naming the signals (no allocation): what the candidates keep.
+    pub fn shape(&self, text: &str) -> Shape {
+        let mut fired: Fired = 0;
         let mut score = 0i32;
-        let mut names = Vec::new();
         let matched = self.any.as_ref().map(|set| set.matches(text));
         for (i, s) in self.signals.iter().enumerate() {
             let count = match &s.test {
@@ -245,18 +301,17 @@ impl Narrative {
                     Some(true) if *max == 1 => 1,
                     _ => re.find_iter(text).take(*max as usize).count() as i32,
                 },
-                Test::Absent(others) => i32::from(!others.iter().any(|&j| fired[j])),
+                Test::Absent(others) => i32::from(!others.iter().any(|&j| fired >> j & 1 == 1)),
             };
             if count > 0 {
-                fired[i] = true;
+                fired |= 1 << i;
                 score = score.saturating_add(s.weight.saturating_mul(count));
-                names.push(s.name.clone());
             }
         }
-        Classification {
+        Shape {
             narrative: score >= self.threshold,
             score,
-            signals: names,
+            fired,
         }
     }
 
@@ -405,6 +460,51 @@ signals:
         assert!(bad("threshold: 0\nsignals: []").contains("threshold"));
         assert!(bad("threshold: 3\nsignals: []\nextra: 1").contains("extra"));
         assert!(bad("threshold: 3\nsignals:\n  - {name: x, weight: 1, words: [a], max: 0}").contains("max"));
+        assert!(bad("threshold: 3\nclause_lead: '('\nsignals: []").contains("clause_lead"));
+        assert!(bad("threshold: 3\nclause_lead: ' '\nsignals: []").contains("clause_lead"));
+        let many: String = (0..=MAX_SIGNALS)
+            .map(|i| format!("\n  - {{name: s{i}, weight: 1, words: [w{i}]}}"))
+            .collect();
+        assert!(bad(&format!("threshold: 3\nsignals:{many}")).contains("at most 32"));
+    }
+
+    #[test]
+    fn a_clause_lead_lets_clause_start_signals_match_after_an_opening_phrase() {
+        let text = "In CI use npm ci; On Windows Don't hard-code paths.";
+        assert!(
+            !small()
+                .classify(text)
+                .signals
+                .contains(&"imperative-start".to_string())
+        );
+        let led = SMALL.replace("signals:", "clause_lead: '(?:in|on)\\s+\\w+'\nsignals:");
+        let led = Narrative::from_yaml(&led).unwrap();
+        let c = led.classify(text);
+        assert!(c.signals.contains(&"imperative-start".to_string()), "{c:?}");
+        // Case-insensitive even for a case-sensitive signal, and only before the verb.
+        assert_eq!(
+            led.classify("In CI fixed the cache").signals[0],
+            "report-verb-start"
+        );
+        assert!(
+            !led.classify("In CI we use npm ci")
+                .signals
+                .contains(&"imperative-start".into())
+        );
+    }
+
+    #[test]
+    fn a_shape_names_the_signals_classify_reports() {
+        let n = Narrative::from_yaml(crate::policy::BUILTIN_NARRATIVE).unwrap();
+        for t in [
+            "Fixed the flaky test by pinning freezegun to 1.2.2 in requirements.txt.",
+            "Commit Cargo.lock for binaries.",
+            "",
+        ] {
+            let (shape, c) = (n.shape(t), n.classify(t));
+            assert_eq!((shape.narrative, shape.score), (c.narrative, c.score), "{t}");
+            assert_eq!(n.names(shape.fired).collect::<Vec<_>>(), c.signals, "{t}");
+        }
     }
 
     #[test]

@@ -264,7 +264,13 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
     // The gate's diagnostics, made once the lifecycle fold (which never reads them) is done
     // and its working memory is free again.
     if stop > Stage::Cluster && whole {
-        gate::held_diagnostics(&comp.gate, &comp.candidates, &comp.clusters, &mut sink);
+        gate::held_diagnostics(
+            &comp.gate,
+            &comp.candidates,
+            &comp.clusters,
+            &rules.narrative,
+            &mut sink,
+        );
     }
     comp.corpus = corpus;
     comp.diagnostics = diagnostics::finalize(sink);

@@ -9,7 +9,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::diagnostics::{Diagnostic, Severity, codes, lookup};
-use crate::model::{Fate, Source, Status};
+use crate::model::{Candidate, Fate, Origin, Source, Status};
 use crate::normalize;
 use crate::pipeline::Compilation;
 use crate::policy::Rules;
@@ -227,15 +227,15 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
         let cl = &comp.clusters[*ci as usize];
         let support = cluster_exps.get(ci).map_or(0, |s| s.len()) as i64;
         let first = &cands[members[0]];
-        let narrative = members.iter().any(|&i| cands[i].narrative);
+        let narrative = members.iter().find(|&&i| cands[i].narrative).map(|&i| &cands[i]);
         let outcome = members.iter().any(|&i| cands[i].outcome_failed);
         let action = match (narrative, outcome) {
-            (true, _) => format!("write a lesson that states the rule for {}", first.record_id),
-            (false, true) => format!(
+            (Some(c), _) => restate(c),
+            (None, true) => format!(
                 "bless {} if the lesson holds despite the outcome",
                 first.record_id
             ),
-            _ => "one more experience".to_string(),
+            (None, false) => "one more experience".to_string(),
         };
         let gap = i64::from(min) - support + 1;
         near.push((gap, cl.id.clone(), json!({"lesson_or_cluster": cl.id, "text": cands[cl.anchor as usize].text, "support": support, "needed": min, "action": action})));
@@ -244,20 +244,41 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
     let near_misses: Vec<Value> = near.into_iter().take(5).map(|(_, _, v)| v).collect();
 
     // Narrative candidates a `lesson` field would rescue (narrative is their only problem).
+    // Each names the field its text came from and the narrative signals that fired.
     let rescuable: Vec<Value> = idx
         .iter()
         .filter(|&&i| cands[i].narrative && !cands[i].outcome_failed && cands[i].refusal.is_none())
         .take(10)
-        .map(|&i| json!({"experience": cands[i].record_id, "text": cands[i].text}))
+        .map(|&i| {
+            let c = &cands[i];
+            let signals: Vec<&str> = rules.narrative.names(c.narrative_signals).collect();
+            json!({"experience": c.record_id, "origin": c.origin, "text": c.text, "score": c.narrative_score, "signals": signals})
+        })
         .collect();
     let narrative_count = idx.iter().filter(|&&i| cands[i].narrative).count();
+    // Narrative candidates by the field their text came from: the advice differs.
+    let mut narrative_from: BTreeMap<Origin, usize> = BTreeMap::new();
+    for &i in idx.iter().filter(|&&i| cands[i].narrative) {
+        *narrative_from.entry(cands[i].origin).or_default() += 1;
+    }
 
     // Suggestions: what a person can do; lowering the threshold is never one of them.
     let mut suggestions = Vec::new();
-    if narrative_count > 0 {
-        suggestions.push(format!(
-            "{narrative_count} candidate(s) read as incident stories: write a `lesson` field that states the rule (when X, do Y) instead of relying on `breakthrough`"
-        ));
+    for (origin, n) in &narrative_from {
+        suggestions.push(match origin {
+            Origin::Lesson => format!(
+                "{n} candidate(s) from `lesson` fields read as incident stories: rewrite those lessons as the rule they teach (when X, do Y), not what happened"
+            ),
+            Origin::Breakthrough => format!(
+                "{n} candidate(s) from `breakthrough` fields read as incident stories: write a `lesson` field that states the rule (when X, do Y) instead of relying on `breakthrough`"
+            ),
+            Origin::Claim => format!(
+                "{n} claim(s) read as incident stories: restate each claim as the rule it teaches (when X, do Y), not what happened"
+            ),
+            _ => format!(
+                "{n} candidate(s) read as incident stories: write a `lesson` field that states the rule (when X, do Y)"
+            ),
+        });
     }
     if singletons > 0 && singletons == idx.len() && !idx.is_empty() {
         suggestions.push(format!(
@@ -454,9 +475,12 @@ pub fn why_text(r: &WhyReport) -> String {
         t.push_str("\nnarrative candidates a `lesson` would rescue:\n");
         for n in &rescues {
             t.push_str(&format!(
-                "  {}: {}\n",
+                "  {}: {}\n      {} · narrative score {}: {}\n",
                 n["experience"].as_str().unwrap_or(""),
-                n["text"].as_str().unwrap_or("")
+                n["text"].as_str().unwrap_or(""),
+                n["origin"].as_str().unwrap_or(""),
+                n["score"],
+                join_names(&n["signals"])
             ));
         }
     }
@@ -494,7 +518,7 @@ pub struct TraceReport {
 /// One experience or claim through every stage; `None` when no record has the id. A record
 /// the load refused has its id in the input all the same: its trace ends there, with the
 /// reasons.
-pub fn trace(comp: &Compilation, id: &str) -> Option<TraceReport> {
+pub fn trace(comp: &Compilation, rules: &Rules, id: &str) -> Option<TraceReport> {
     let exp = comp.corpus.experiences.iter().position(|e| *e.id == *id);
     let claim = comp.corpus.claims.iter().position(|c| *c.id == *id);
     if exp.is_none() && claim.is_none() {
@@ -545,6 +569,11 @@ pub fn trace(comp: &Compilation, id: &str) -> Option<TraceReport> {
                 .flatten()
                 .map(|li| comp.lessons[li as usize].id.clone());
             let fate = comp.fates.get(i);
+            // A narrative candidate names the signals that held it back.
+            let narrative = c.narrative.then(|| {
+                let signals: Vec<&str> = rules.narrative.names(c.narrative_signals).collect();
+                json!({"score": c.narrative_score, "signals": signals})
+            });
             json!({
                 "kind": c.kind.as_str(),
                 "origin": c.origin,
@@ -555,6 +584,7 @@ pub fn trace(comp: &Compilation, id: &str) -> Option<TraceReport> {
                 "lesson": lesson,
                 "fate": fate.map(|f| f.fate.as_str()),
                 "codes": fate.map(|f| f.codes).unwrap_or_default(),
+                "narrative": narrative,
             })
         })
         .collect();
@@ -641,6 +671,13 @@ pub fn trace_text(r: &TraceReport) -> String {
                 format!(" ({})", codes.join(", "))
             }
         ));
+        if c["narrative"].is_object() {
+            t.push_str(&format!(
+                "      narrative: score {} from {}\n",
+                c["narrative"]["score"],
+                join_names(&c["narrative"]["signals"])
+            ));
+        }
     }
     let diags = j["diagnostics"].as_array().cloned().unwrap_or_default();
     if !diags.is_empty() {
@@ -744,6 +781,26 @@ pub fn lesson_show_text(l: &Value) -> String {
     t.push_str(&format!("  evidence: {}\n", join(&l["evidence"])));
     t.push_str(&format!("  projects: {}\n", join(&l["projects"])));
     t
+}
+
+/// A JSON list of names as `a, b, c`.
+fn join_names(v: &Value) -> String {
+    let names: Vec<&str> = v
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    names.join(", ")
+}
+
+/// The near-miss action for a narrative candidate, by the field its text came from.
+fn restate(c: &Candidate) -> String {
+    match c.origin {
+        Origin::Lesson => format!("rewrite the lesson of {} as the rule it teaches", c.record_id),
+        Origin::Claim => format!("restate claim {} as the rule it teaches", c.record_id),
+        _ => format!("write a lesson that states the rule for {}", c.record_id),
+    }
 }
 
 fn join(v: &Value) -> String {

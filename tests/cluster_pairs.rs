@@ -46,6 +46,7 @@ fn candidate(i: u32, text: &str) -> Candidate {
         refusal: None,
         outcome_failed: false,
         narrative_score: 0,
+        narrative_signals: 0,
         narrative: false,
         reasons: Vec::new(),
     }
@@ -118,4 +119,187 @@ fn labelled_pairs_precision_and_recall() {
     }
     assert!(precision >= 0.95, "precision {precision:.3} < 0.95");
     assert!(recall >= 0.85, "recall {recall:.3} < 0.85");
+}
+
+/// Each pair as its own two-candidate block: how many clusters it makes.
+fn clusters_of(lx: &Lexicon, a: &str, b: &str) -> usize {
+    cluster(&[candidate(0, a), candidate(1, b)], lx).len()
+}
+
+/// A lesson and its negation are two lessons however many words they share ("never X" /
+/// "don't X" / "do not X" / "avoid X-ing" against "X"). With few shared words the roles step
+/// already splits them (its negated words outweigh the asserted ones); with a longer shared
+/// tail the asserted words used to win and the pair merged: the polarity veto splits those.
+#[test]
+fn a_lesson_and_its_negation_never_share_a_cluster() {
+    use skillc::cluster::Verdict;
+    let lx = lexicon();
+    // Merged before the veto.
+    let veto = [
+        (
+            "Never run the container as root when it binds port 80.",
+            "Run the container as root when it binds port 80.",
+        ),
+        (
+            "Do not run the container as root; add a USER line to the Dockerfile.",
+            "Run the container as root; add a USER line to the Dockerfile.",
+        ),
+        (
+            "Don't cache node_modules between CI jobs when package-lock.json changes; cache ~/.npm and run npm ci.",
+            "Cache node_modules between CI jobs when package-lock.json changes; cache ~/.npm and run npm ci.",
+        ),
+        (
+            "Avoid mocking the HTTP client in the integration suite when the staging API is reachable; record responses with VCR.",
+            "Mock the HTTP client in the integration suite when the staging API is reachable; record responses with VCR.",
+        ),
+        // Two negated clauses, one of them shared: the other still splits the pair.
+        (
+            "Don't run the container as root; don't mount the Docker socket into it.",
+            "Run the container as root; don't mount the Docker socket into it.",
+        ),
+        // The same words, one dispreferred on one side only (`any` is a stop word).
+        (
+            "Use unknown instead of any for untrusted input in TypeScript",
+            "Use any instead of unknown for untrusted input in TypeScript",
+        ),
+    ];
+    // Apart already, and still.
+    let roles = [
+        ("Do not run the container as root.", "Run the container as root."),
+        (
+            "Don't commit the generated protobuf stubs under api/gen; regenerate them in CI with buf generate.",
+            "Commit the generated protobuf stubs under api/gen; regenerate them in CI with buf generate.",
+        ),
+        (
+            "Never force-push to main after a release has been tagged, even to fix the changelog.",
+            "Force-push to main after a release has been tagged, even to fix the changelog.",
+        ),
+        (
+            "Avoid running pytest with -n auto on the shared CI runners; the workers exhaust the database connections.",
+            "Run pytest with -n auto on the shared CI runners; the workers exhaust the database connections.",
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (pairs, polarity) in [(&veto[..], true), (&roles[..], false)] {
+        for (a, b) in pairs {
+            for (x, y) in [(a, b), (b, a)] {
+                let v = skillc::cluster::verdict(&lx, x, y);
+                let want = if polarity {
+                    matches!(v, Verdict::Polarity(_))
+                } else {
+                    v == Verdict::Roles
+                };
+                if clusters_of(&lx, x, y) != 2 || !want {
+                    wrong.push(format!("{x:?} | {y:?}: {v:?}"));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "opposite lessons:\n{}", wrong.join("\n"));
+    // The veto names a word of the negated clause, in text order.
+    assert_eq!(
+        skillc::cluster::verdict(&lx, veto[0].0, veto[0].1),
+        Verdict::Polarity("run".into())
+    );
+}
+
+/// Negations the two sides share, or that state a consequence or a condition, do not veto.
+#[test]
+fn a_negation_both_sides_make_still_merges() {
+    let lx = lexicon();
+    let same = [
+        (
+            "Use --no-cache; do not reuse layers",
+            "Use --no-cache and don't reuse layers",
+        ),
+        (
+            "Never run the container as root when it binds port 80.",
+            "Don't run the container as root when it binds port 80.",
+        ),
+        (
+            "Avoid running the container as root when it binds port 80.",
+            "Do not run the container as root when it binds port 80.",
+        ),
+        // Negation scopes differ (the whole clause, one word), but `parallel` is negated on
+        // both sides.
+        (
+            "Don't run tests in parallel; run them serially.",
+            "Run tests serially, not in parallel.",
+        ),
+        // Clauses that explain the rule (`so`, `otherwise`, `to avoid`) say what goes wrong
+        // without it, in either polarity.
+        (
+            "Add type hints to public functions so mypy can check callers",
+            "Public functions need type hints, otherwise mypy cannot check their callers",
+        ),
+        (
+            "Set a memory limit on every container so the node does not run out of memory.",
+            "Every container needs a memory limit, otherwise the node can run out of memory.",
+        ),
+        (
+            "Use git pull --rebase to avoid unnecessary merge commits",
+            "Use git pull --rebase; unnecessary merge commits clutter the history",
+        ),
+    ];
+    let mut split = Vec::new();
+    for (a, b) in same {
+        for (x, y) in [(a, b), (b, a)] {
+            if clusters_of(&lx, x, y) != 1 {
+                split.push(format!(
+                    "{x:?} | {y:?}: {:?}",
+                    skillc::cluster::verdict(&lx, x, y)
+                ));
+            }
+        }
+    }
+    assert!(split.is_empty(), "paraphrases split:\n{}", split.join("\n"));
+}
+
+/// Paraphrases that negate a word the other wording asserts elsewhere are no veto: the
+/// negated clause is not stated the other way round (the synthetic corpus's paraphrase
+/// families, `skillc gen`, hold every one of these).
+#[test]
+fn a_negation_placed_elsewhere_in_a_paraphrase_is_no_veto() {
+    let lx = lexicon();
+    let pairs = [
+        (
+            "Never rely on the default timeout of the redis client: it waits forever, so set one on every call.",
+            "Set an explicit timeout on every call through the redis client; the default waits forever.",
+        ),
+        (
+            "Install dependencies inside a project virtualenv, never into the system Python.",
+            "Create a virtualenv per project before pip install; the system Python is shared with other tools.",
+        ),
+        (
+            "Use a remote terraform backend with state locking instead of a local state file.",
+            "Store terraform state remotely with locking enabled; local state files get lost or clobbered.",
+        ),
+        (
+            "Never use a mutable default argument such as [] or {}; default to None and build the list inside.",
+            "Mutable defaults like [] or {} are shared between calls; default to None and build the list inside.",
+        ),
+        (
+            "Set resource requests and limits on every container; pods without them are evicted first.",
+            "Give every container memory and CPU requests and limits, or its pod is the first evicted.",
+        ),
+        // `without` qualifies ("pods without them get evicted"); it does not negate the rule.
+        (
+            "Set resource requests and limits on every container; pods without them get evicted first under memory pressure.",
+            "Always declare resource requests and limits for each container, or the pod gets evicted first under node memory pressure.",
+        ),
+        (
+            "Exceptions thrown in the redis client callbacks are silently dropped without an explicit handler.",
+            "the redis client swallows errors raised in callbacks unless a handler is attached explicitly.",
+        ),
+    ];
+    let mut vetoed = Vec::new();
+    for (a, b) in pairs {
+        for (x, y) in [(a, b), (b, a)] {
+            let v = skillc::cluster::verdict(&lx, x, y);
+            if matches!(v, skillc::cluster::Verdict::Polarity(_)) {
+                vetoed.push(format!("{x:?} | {y:?}: {v:?}"));
+            }
+        }
+    }
+    assert!(vetoed.is_empty(), "paraphrases vetoed:\n{}", vetoed.join("\n"));
 }

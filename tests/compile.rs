@@ -800,3 +800,58 @@ fn a_tag_cloud_record_compiles_into_its_first_domains_only() {
     let (summary, _) = compile("old-policy", &["--rules", rules.to_str().unwrap()]);
     assert_eq!(summary["candidates"], 1 + 16 * 151, "{summary:#}");
 }
+
+/// A lesson and its negation, recorded twice each from two projects, are two lessons each,
+/// never one rule: the opposite forms share every other word ("… when it binds port 80",
+/// "…; add a USER line to the Dockerfile"), which used to outweigh the negation.
+#[test]
+fn a_lesson_and_its_negation_never_become_one_rule() {
+    let s = Scratch::new("opposite-lessons");
+    let record = |id: &str, day: u32, project: &str, lesson: &str| {
+        format!(
+            r#"{{"id":"{id}","recorded_at":"2026-03-{day:02}T09:00:00Z","domains":["docker"],"project":"git@github.com:acme/{project}.git","outcome":"succeeded","lesson":"{lesson}"}}"#
+        )
+    };
+    let never = "Never run the container as root when it binds port 80.";
+    let run = "Run the container as root when it binds port 80.";
+    let do_not = "Do not run the container as root; add a USER line to the Dockerfile.";
+    let run_user = "Run the container as root; add a USER line to the Dockerfile.";
+    let records = [
+        record("r1", 1, "a", never),
+        record("r2", 2, "b", run),
+        record("r3", 3, "c", do_not),
+        record("r4", 4, "d", run_user),
+        // The negated forms recur in other words: those do make rules.
+        record(
+            "r5",
+            5,
+            "e",
+            "Don't run the container as root when it binds port 80.",
+        ),
+        record(
+            "r6",
+            6,
+            "f",
+            "Avoid running the container as root; add a USER line to the Dockerfile.",
+        ),
+    ];
+    let input = s.path("in.jsonl");
+    std::fs::write(&input, records.join("\n")).unwrap();
+    let out = s.path("out");
+    let o = compile_to(&input, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ledger = read_json(&out.join("ledger.json"));
+    let lessons = ledger["lessons"].as_array().unwrap();
+    let evidence_of = |text: &str| {
+        let l = (lessons.iter())
+            .find(|l| l["text"] == text)
+            .unwrap_or_else(|| panic!("no lesson worded {text:?}: {ledger:#}"));
+        (ids(&l["evidence"]), l["rule"].as_bool().unwrap())
+    };
+    assert_eq!(evidence_of(never), (vec!["r1".into(), "r5".into()], true));
+    assert_eq!(evidence_of(run), (vec!["r2".into()], false));
+    assert_eq!(evidence_of(do_not), (vec!["r3".into(), "r6".into()], true));
+    assert_eq!(evidence_of(run_user), (vec!["r4".into()], false));
+    let skill = std::fs::read_to_string(out.join("docker/SKILL.md")).unwrap();
+    assert!(!skill.contains(run) && !skill.contains(run_user), "{skill}");
+}

@@ -314,3 +314,127 @@ fn a_focused_why_reports_what_a_whole_compile_would() {
         }
     }
 }
+
+/// A held-back narrative candidate names the signals that fired (G002's evidence, `trace`,
+/// `why`), and the advice follows the field its text came from: a story in `lesson` is to be
+/// rewritten, one in `breakthrough` needs a `lesson` beside it. Instructions after an opening
+/// phrase or before a file name are rules, not stories.
+#[test]
+fn narrative_holds_name_their_signals_and_the_advice_follows_the_field() {
+    let s = Scratch::new("why-narrative-fields");
+    let record = |id: &str, day: u32, project: &str, field: &str, text: &str| {
+        format!(
+            r#"{{"id":"{id}","recorded_at":"2026-03-{day:02}T09:00:00Z","domains":["rust"],"project":"git@github.com:acme/{project}.git","outcome":"succeeded","{field}":"{text}"}}"#
+        )
+    };
+    let story = "Fixed the flaky integration test by pinning tokio to 1.36.0 in Cargo.toml.";
+    let found = "Leveraged existing parse_rows() and fetch_page() helpers from importer.rs.";
+    let records = [
+        record(
+            "a1",
+            1,
+            "a",
+            "lesson",
+            "In CI use cargo build --locked so that the build honours Cargo.lock.",
+        ),
+        record(
+            "a2",
+            2,
+            "b",
+            "lesson",
+            "In CI use cargo build --locked so the build honours Cargo.lock.",
+        ),
+        record("a3", 3, "a", "lesson", "Commit Cargo.lock for binaries."),
+        record("a4", 4, "b", "lesson", "Commit Cargo.lock for binaries."),
+        record("s1", 5, "a", "lesson", story),
+        record("s2", 6, "b", "lesson", story),
+        record("b1", 7, "a", "breakthrough", found),
+    ];
+    let input = s.path("in.jsonl");
+    std::fs::write(&input, records.join("\n")).unwrap();
+    let out = s.path("out");
+    let o = compile_to(&input, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let summary = stdout(&o);
+    assert!(summary.contains("2 rules in 1 domains"), "{summary}");
+
+    // G002 names what fired, for the text it shows.
+    let diags = read_json(&out.join("diagnostics.json"));
+    let g002 = diags_of(&diags, "G002");
+    assert_eq!(g002.len(), 2, "{diags:#}");
+    let of_story = g002.iter().find(|d| d["evidence"]["text"] == story).unwrap();
+    let signals = &of_story["evidence"]["signals"];
+    assert_eq!(signals[0], "report-verb-start", "{of_story:#}");
+    assert!(signals.as_array().unwrap().iter().any(|s| s == "version-or-hash"));
+    assert!(of_story["evidence"]["score"].as_i64().unwrap() >= 3);
+
+    // trace: the candidate, its field and its signals.
+    let t = trace_json("s1", &input, &out);
+    let c = &t["candidates"][0];
+    assert_eq!(
+        (c["origin"].as_str(), c["fate"].as_str()),
+        (Some("lesson"), Some("held-back"))
+    );
+    assert_eq!(c["narrative"]["signals"], *signals);
+    let text = stdout(&skillc(&[
+        "trace",
+        "s1",
+        input.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]));
+    assert!(
+        text.contains("narrative: score") && text.contains("report-verb-start"),
+        "{text}"
+    );
+    // A candidate that is no story carries no narrative entry.
+    assert!(trace_json("a3", &input, &out)["candidates"][0]["narrative"].is_null());
+
+    // why: advice per field, and every rescue names its field and signals.
+    let o = skillc(&[
+        "why",
+        "rust",
+        input.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let w = json(&o);
+    let suggestions: Vec<&str> = (w["suggestions"].as_array().unwrap().iter())
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    let from_lesson = suggestions
+        .iter()
+        .find(|s| s.contains("from `lesson` fields"))
+        .unwrap();
+    assert!(
+        from_lesson.starts_with("2 candidate(s)") && from_lesson.contains("rewrite"),
+        "{suggestions:?}"
+    );
+    assert!(!from_lesson.contains("breakthrough"), "{from_lesson}");
+    let from_breakthrough = suggestions
+        .iter()
+        .find(|s| s.contains("from `breakthrough`"))
+        .unwrap();
+    assert!(
+        from_breakthrough.starts_with("1 candidate(s)")
+            && from_breakthrough.contains("write a `lesson` field")
+    );
+    for r in w["narrative_rescues"].as_array().unwrap() {
+        let want = if r["experience"] == "b1" {
+            "breakthrough"
+        } else {
+            "lesson"
+        };
+        assert_eq!(r["origin"], want, "{r}");
+        assert!(!r["signals"].as_array().unwrap().is_empty(), "{r}");
+    }
+    let near = w["near_misses"].as_array().unwrap();
+    let action = |text: &str| {
+        let n = near.iter().find(|n| n["text"] == text).unwrap();
+        n["action"].as_str().unwrap().to_string()
+    };
+    assert_eq!(action(story), "rewrite the lesson of s1 as the rule it teaches");
+    assert_eq!(action(found), "write a lesson that states the rule for b1");
+}

@@ -20,6 +20,8 @@ struct File {
     threshold: f64,
     #[serde(default = "default_substitution")]
     max_substitution: usize,
+    #[serde(default = "default_polarity")]
+    polarity_overlap: f64,
     /// At least 1 (as `max_compares`): zero would silently turn clustering off, every
     /// candidate its own cluster.
     #[serde(default = "default_cap", deserialize_with = "crate::policy::at_least_one")]
@@ -58,6 +60,9 @@ fn default_measure() -> String {
 }
 fn default_substitution() -> usize {
     1
+}
+fn default_polarity() -> f64 {
+    0.6
 }
 fn default_cap() -> usize {
     64
@@ -113,6 +118,9 @@ pub struct Lexicon {
     pub(crate) measure: Measure,
     pub(crate) threshold: f64,
     pub(crate) max_substitution: usize,
+    /// How alike a clause negated on one side and one asserted on the other must be (Jaccard
+    /// over their content words) for the pair to be a lesson and its negation.
+    pub(crate) polarity_overlap: f64,
     pub(crate) postings_cap: usize,
     pub(crate) max_compares: usize,
     /// Stop words, articles, negators and clause breaks by stem: one lookup per word.
@@ -154,6 +162,11 @@ struct Markers {
     by: String,
     over: String,
     than: String,
+    unless: String,
+    to: String,
+    without: String,
+    /// Clause breaks that open a clause explaining the rule rather than stating it.
+    explaining: Vec<String>,
     prefer: Vec<String>,
 }
 
@@ -182,7 +195,20 @@ pub struct Token {
     pub technical: bool,
     /// `None` when the word plays more than one role in the text.
     pub role: Option<Role>,
+    /// For the polarity veto: the clauses in which the word is negated, as bits (bit k: the
+    /// text's k-th clause; the last bit also stands for every later one). Only clauses that
+    /// state the rule count: those that explain it (opened by `so`, `because`, `since`,
+    /// `otherwise`, `unless`, or a `to avoid …` purpose) set no bit ("so the node does not
+    /// run out of memory" and "otherwise the node runs out of memory" give the same advice),
+    /// nor does `without …`, which qualifies the rule rather than negating it, nor any
+    /// negation in a text with `unless` ("don't X unless Y" is "X only when Y").
+    pub negated_in: Clauses,
+    /// The clauses that state the rule in which the word is asserted, as bits.
+    pub asserted_in: Clauses,
 }
+
+/// A set of a text's clauses, one bit each (`Token::negated_in`).
+pub type Clauses = u16;
 
 /// A text as the similarity measure sees it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -197,6 +223,32 @@ pub struct Analysis {
     /// Per antonym pair of the lexicon: 1 = only the first word occurs, 2 = only the second,
     /// 0 = neither or both.
     pub antonyms: Vec<u8>,
+}
+
+impl Analysis {
+    /// Exact duplicates for clustering: the same content tokens (text, technical, role),
+    /// words, sequence and antonyms. The clause sets of the polarity veto are left out, as
+    /// they were before there were any: two texts that differ only in how their words fall
+    /// into clauses, with every role the same, stay duplicates (and the near-identical texts
+    /// of a large block keep taking the duplicate's short cut).
+    pub(crate) fn duplicates(&self, other: &Analysis) -> bool {
+        let same = |x: &Token, y: &Token| x.text == y.text && x.technical == y.technical && x.role == y.role;
+        self.tokens.len() == other.tokens.len()
+            && self.tokens.iter().zip(&other.tokens).all(|(x, y)| same(x, y))
+            && self.words == other.words
+            && self.seq == other.seq
+            && self.antonyms == other.antonyms
+    }
+
+    /// A hash consistent with `duplicates`.
+    pub(crate) fn hash_duplicate<H: std::hash::Hasher>(&self, h: &mut H) {
+        use std::hash::Hash;
+        self.tokens.len().hash(h);
+        for t in &self.tokens {
+            (&t.text, t.technical, t.role).hash(h);
+        }
+        (&self.words, &self.seq, &self.antonyms).hash(h);
+    }
 }
 
 /// The items of whitespace chunks already tokenized (see `Lexicon::analyze_with`).
@@ -236,10 +288,17 @@ impl Lexicon {
         if !(f.threshold > 0.0 && f.threshold <= 1.0) {
             return Err(format!("threshold {} is not in (0, 1]", f.threshold));
         }
+        if !(f.polarity_overlap > 0.0 && f.polarity_overlap <= 1.0) {
+            return Err(format!(
+                "polarity_overlap {} is not in (0, 1]",
+                f.polarity_overlap
+            ));
+        }
         let mut lx = Lexicon {
             measure,
             threshold: f.threshold,
             max_substitution: f.max_substitution,
+            polarity_overlap: f.polarity_overlap,
             postings_cap: f.postings_cap,
             max_compares: f.max_compares,
             function_words: HashMap::default(),
@@ -272,6 +331,12 @@ impl Lexicon {
             by: stem(&lx, "by"),
             over: stem(&lx, "over"),
             than: stem(&lx, "than"),
+            unless: stem(&lx, "unless"),
+            to: stem(&lx, "to"),
+            without: stem(&lx, "without"),
+            explaining: ["so", "because", "since", "otherwise", "unless"]
+                .map(|w| stem(&lx, w))
+                .to_vec(),
             prefer: vec![stem(&lx, "use"), stem(&lx, "prefer")],
         };
         let mut fw: HashMap<String, FunctionWord> = HashMap::default();
@@ -577,8 +642,15 @@ impl Lexicon {
         }
         // 5. roles, 6. stop words.
         let mut words: Vec<&str> = Vec::with_capacity(full.len());
-        // Content tokens in order of first appearance, with their role.
-        let mut roles: Vec<(&str, bool, Option<Role>)> = Vec::new();
+        // Content tokens in order of first appearance, with their role and negated clauses.
+        let mut roles: Vec<Noted> = Vec::new();
+        // The clause's number (a bit of `Token::negated_in`), whether it explains the rule
+        // rather than stating it, whether the last word was `to` (`to avoid …`), and whether
+        // an `unless` makes the text's negations conditional.
+        let mut clause_no = 0u32;
+        let mut explaining = false;
+        let mut after_to = false;
+        let mut unless = false;
         let mut clause = Role::Asserted;
         let mut contrast = false;
         let mut replace = false;
@@ -586,6 +658,8 @@ impl Lexicon {
         for it in &full {
             let (t, technical) = match it {
                 Item::Break => {
+                    clause_no += 1;
+                    explaining = false;
                     clause = Role::Asserted;
                     contrast = false;
                     replace = false;
@@ -595,17 +669,23 @@ impl Lexicon {
                 Item::Word { text, technical } => (&**text, *technical),
             };
             words.push(t);
+            let stated = (!explaining).then_some(clause_no);
             if technical {
+                after_to = false;
                 let role = if contrast || replace {
                     Role::Negated
                 } else {
                     clause
                 };
-                note(&mut roles, t, true, role);
+                note(&mut roles, t, true, role, stated);
                 continue;
             }
+            let to = std::mem::replace(&mut after_to, t == self.mk.to);
             let fw = self.function_words.get(t).copied().unwrap_or_default();
             if fw.clause_break {
+                clause_no += 1;
+                explaining = self.mk.explaining.iter().any(|e| e == t);
+                unless |= t == self.mk.unless;
                 clause = Role::Asserted;
                 contrast = false;
                 replace = false;
@@ -615,6 +695,9 @@ impl Lexicon {
             let mk = &self.mk;
             if fw.negator || t == mk.not {
                 clause = Role::Negated;
+                // "… to avoid X" is a purpose, and "without X" qualifies the rule ("pods
+                // without them get evicted"): neither negates what the rule says to do.
+                explaining |= to || t == mk.without;
                 continue;
             }
             if t == INSTEAD || (prefer && (t == mk.over || t == mk.than)) {
@@ -649,7 +732,7 @@ impl Lexicon {
             } else {
                 clause
             };
-            note(&mut roles, t, false, role);
+            note(&mut roles, t, false, role, stated);
         }
         words.sort_unstable();
         words.dedup();
@@ -665,18 +748,25 @@ impl Lexicon {
                 *a = 0;
             }
         }
-        let mut seq: Vec<(&str, bool)> = roles.iter().map(|r| (r.0, r.1)).collect();
+        if unless {
+            for r in &mut roles {
+                r.negated_in = 0;
+            }
+        }
+        let mut seq: Vec<(&str, bool)> = roles.iter().map(|r| (r.text, r.technical)).collect();
         seq.dedup_by(|a, b| a.0 == b.0);
         // A word seen both as technical and plain counts once, as technical.
-        roles.sort_by(|a, b| a.0.cmp(b.0).then(b.1.cmp(&a.1)));
-        roles.dedup_by(|a, b| a.0 == b.0);
+        roles.sort_by(|a, b| a.text.cmp(b.text).then(b.technical.cmp(&a.technical)));
+        roles.dedup_by(|a, b| a.text == b.text);
         Analysis {
             tokens: roles
                 .into_iter()
-                .map(|(text, technical, role)| Token {
-                    text: text.to_string(),
-                    technical,
-                    role,
+                .map(|r| Token {
+                    text: r.text.to_string(),
+                    technical: r.technical,
+                    role: r.role,
+                    negated_in: r.negated_in,
+                    asserted_in: r.asserted_in,
                 })
                 .collect(),
             words: words.into_iter().map(str::to_string).collect(),
@@ -702,14 +792,42 @@ impl Lexicon {
     }
 }
 
-fn note<'a>(roles: &mut Vec<(&'a str, bool, Option<Role>)>, text: &'a str, technical: bool, role: Role) {
-    match roles.iter_mut().find(|r| r.1 == technical && r.0 == text) {
+/// A content word while a text is analysed (see `Token`).
+struct Noted<'a> {
+    text: &'a str,
+    technical: bool,
+    role: Option<Role>,
+    negated_in: Clauses,
+    asserted_in: Clauses,
+}
+
+/// Records a content word's role: a word met in two roles has none. `stated` is the number
+/// of the clause it is in when that clause states the rule (`None`: it explains the rule).
+fn note<'a>(roles: &mut Vec<Noted<'a>>, text: &'a str, technical: bool, role: Role, stated: Option<u32>) {
+    let bit: Clauses = stated.map_or(0, |k| 1 << k.min(Clauses::BITS - 1));
+    let (negated_in, asserted_in) = match role {
+        Role::Negated => (bit, 0),
+        Role::Asserted => (0, bit),
+        Role::Before | Role::After => (0, 0),
+    };
+    match roles
+        .iter_mut()
+        .find(|r| r.technical == technical && r.text == text)
+    {
         Some(r) => {
-            if r.2 != Some(role) {
-                r.2 = None
+            if r.role != Some(role) {
+                r.role = None
             }
+            r.negated_in |= negated_in;
+            r.asserted_in |= asserted_in;
         }
-        None => roles.push((text, technical, Some(role))),
+        None => roles.push(Noted {
+            text,
+            technical,
+            role: Some(role),
+            negated_in,
+            asserted_in,
+        }),
     }
 }
 
@@ -841,6 +959,61 @@ mod tests {
             }
         }
         assert!(memo.0.contains_key("npm") && memo.0.contains_key("package-lock.json."));
+    }
+
+    #[test]
+    fn negations_record_the_clause_that_states_them() {
+        let l = lx();
+        let tok = |a: &Analysis, w: &str| a.tokens.iter().find(|t| t.text == w).unwrap().clone();
+        let a = l.analyze("Never run the container as root when it binds port 80.");
+        assert_eq!(
+            (tok(&a, "root").role, tok(&a, "root").negated_in),
+            (Some(Role::Negated), 1)
+        );
+        assert_eq!(
+            (tok(&a, "port").role, tok(&a, "port").negated_in),
+            (Some(Role::Asserted), 0)
+        );
+        let b = l.analyze("Run the container as root; don't mount the Docker socket.");
+        assert_eq!(tok(&b, "socket").negated_in, 1 << 1);
+        assert_eq!((tok(&b, "root").negated_in, tok(&b, "root").asserted_in), (0, 1));
+        // A word in two clauses: asserted in one, negated in the other.
+        let x = l.analyze("Don't run npm install; run npm ci.");
+        assert_eq!(
+            (
+                tok(&x, "run").role,
+                tok(&x, "run").negated_in,
+                tok(&x, "run").asserted_in
+            ),
+            (None, 1, 2)
+        );
+        // Clauses that explain the rule, `without`, and conditional negations record none.
+        let c = l.analyze("Set a memory limit so the node does not run out of memory.");
+        let run = tok(&c, "run");
+        assert_eq!(
+            (run.role, run.negated_in, run.asserted_in),
+            (Some(Role::Negated), 0, 0)
+        );
+        assert_eq!(
+            (tok(&c, &l.stem("node")).asserted_in, tok(&c, "limit").asserted_in),
+            (0, 1)
+        );
+        let d = l.analyze("Use git pull --rebase to avoid merge commits");
+        assert_eq!(
+            (tok(&d, "commit").negated_in, tok(&d, "commit").asserted_in),
+            (0, 0)
+        );
+        let e = l.analyze("Don't deploy on Fridays unless the change is a hotfix.");
+        assert_eq!(
+            (tok(&e, "deploy").role, tok(&e, "deploy").negated_in),
+            (Some(Role::Negated), 0)
+        );
+        assert_eq!(tok(&e, "hotfix").asserted_in, 0);
+        let f = l.analyze("Pods without them get evicted first under memory pressure.");
+        assert_eq!(
+            (tok(&f, "evict").role, tok(&f, "evict").negated_in),
+            (Some(Role::Negated), 0)
+        );
     }
 
     #[test]

@@ -55,7 +55,17 @@
 //! 4. roles agree: over the shared content words, the weight whose roles differ (technical
 //!    tokens weigh 2, others 1) is below the weight whose roles match;
 //! 5. the content overlap — Dice, 2|A∩B| / (|A|+|B|), over content-token sets — is at least
-//!    `threshold` (the measure and threshold are read from the lexicon).
+//!    `threshold` (the measure and threshold are read from the lexicon);
+//! 6. polarity agrees: no clause that states the rule is negated on one side and asserted on
+//!    the other ("never run X as root when …" vs "run X as root when …"): a lesson and its
+//!    negation are two lessons however many words they share. Each analysis records, per
+//!    word, the clauses it is negated and asserted in (bits); clauses that explain the rule
+//!    (`so`, `because`, `since`, `otherwise`, `unless`, `to avoid …`), `without …` and the
+//!    negations of a text with `unless` record none. Clauses are compared, not words: a
+//!    clause negated on one side must be asserted by one clause of the other in mostly the
+//!    same words (Jaccard ≥ `polarity_overlap`, or the same words throughout), and the two
+//!    must negate none of its words together. It is checked last, and only when a shared
+//!    word is negated on one side and asserted on the other: few pairs pay for it.
 
 pub(crate) mod fx;
 mod lexicon;
@@ -66,9 +76,9 @@ use rayon::prelude::*;
 use crate::digest;
 use crate::model::{Candidate, Cluster, Kind};
 use fx::FxMap;
-use std::hash::{Hash, Hasher};
+use std::hash::Hasher;
 
-pub use lexicon::{Analysis, Lexicon, Measure, Role, Token};
+pub use lexicon::{Analysis, Clauses, Lexicon, Measure, Role, Token};
 pub use similar::Verdict;
 
 /// Why two texts are, or are not, the same lesson (for near-miss reports).
@@ -198,7 +208,7 @@ impl Texts {
                 let mut local: FxMap<&str, u32> = FxMap::default();
                 for a in &analyses {
                     let mut h = fx::Fx::default();
-                    a.hash(&mut h);
+                    a.hash_duplicate(&mut h);
                     prints.push(h.finish());
                     let before = keys.len();
                     for t in &a.tokens {
@@ -326,7 +336,7 @@ impl Block<'_> {
             let an = &distinct[slot];
             let same = dup.get(&prints[slot]).and_then(|v| {
                 v.iter()
-                    .find(|&&(s, _)| s == slot || distinct[s] == *an)
+                    .find(|&&(s, _)| s == slot || distinct[s].duplicates(an))
                     .map(|&(_, k)| k)
             });
             if let Some(k) = same {

@@ -2,7 +2,7 @@
 
 use std::cmp::Ordering;
 
-use super::lexicon::{Analysis, Lexicon, Measure, Token};
+use super::lexicon::{Analysis, Clauses, Lexicon, Measure, Token};
 
 /// Do two technical tokens name the same thing? Equal, or one is a `.`/`/`-suffix of the
 /// other (`react.useeffect` ~ `useeffect`, `src/app.py` ~ `app.py`).
@@ -73,6 +73,11 @@ pub enum Verdict<W = String> {
     MinimalPair,
     /// The content overlap is below the threshold.
     Overlap(f64),
+    /// Otherwise the same lesson, but one side negates a clause the other states the other
+    /// way round, in mostly the same words ("never run X as root when it binds port 80" vs
+    /// "run X as root when it binds port 80"): a lesson and its negation. The word is the
+    /// clause's first word the two share.
+    Polarity(W),
 }
 
 impl Verdict<&str> {
@@ -82,6 +87,7 @@ impl Verdict<&str> {
             Verdict::Empty => Verdict::Empty,
             Verdict::Technical(x, y) => Verdict::Technical(x.into(), y.into()),
             Verdict::Antonym(x, y) => Verdict::Antonym(x.into(), y.into()),
+            Verdict::Polarity(w) => Verdict::Polarity(w.into()),
             Verdict::Roles => Verdict::Roles,
             Verdict::MinimalPair => Verdict::MinimalPair,
             Verdict::Overlap(s) => Verdict::Overlap(s),
@@ -123,13 +129,24 @@ fn judge<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis) -> Verdict<&'a s
         return Verdict::MinimalPair;
     }
     // 4. Roles agree: shared words asserted on one side and negated (or in the other
-    //    before/after clause) on the other weigh against.
+    //    before/after clause) on the other weigh against. The same walk notes, for step 6,
+    //    whether a shared word is negated in a clause of one side and asserted in one of the
+    //    other (`crossed`), and which clauses negate a word both sides negate (`together_*`:
+    //    "don't run tests in parallel; …" vs "run tests …, not in parallel" agree on
+    //    `parallel`, so that clause is no veto): a few bit operations per shared word.
     let (mut agree, mut disagree) = (0u32, 0u32);
+    let (mut together_a, mut together_b): (Clauses, Clauses) = (0, 0);
+    let mut crossed = false;
     // Plain tokens of each side whose text the other side has (for step 5).
     let (mut plain_a, mut plain_b) = (0, 0);
     same_text(&a.tokens, &b.tokens, |x, y| {
         plain_a += usize::from(!x.technical);
         plain_b += usize::from(!y.technical);
+        if x.negated_in != 0 && y.negated_in != 0 {
+            together_a |= x.negated_in;
+            together_b |= y.negated_in;
+        }
+        crossed |= x.negated_in != 0 && y.asserted_in != 0 || x.asserted_in != 0 && y.negated_in != 0;
         let (Some(ra), Some(rb)) = (x.role, y.role) else {
             return;
         };
@@ -156,11 +173,82 @@ fn judge<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis) -> Verdict<&'a s
             .filter(|t| t.technical && tech_has_match(t, a))
             .count();
     let s = score(lx.measure, sa, sb, a.tokens.len(), b.tokens.len());
-    if s >= lx.threshold {
-        Verdict::Same(s)
-    } else {
-        Verdict::Overlap(s)
+    if s < lx.threshold {
+        return Verdict::Overlap(s);
     }
+    // 6. Polarity agrees: a clause one side negates that the other side states the other way
+    //    round ("never run the container as root when it binds port 80" vs "run the container
+    //    as root when it binds port 80") makes a lesson and its negation, however many words
+    //    they share. Last, so that `mirrored` runs only for a pair that would otherwise be one
+    //    lesson and has a word that crosses.
+    if crossed && let Some(word) = mirrored(lx, a, b, together_a).or_else(|| mirrored(lx, b, a, together_b)) {
+        return Verdict::Polarity(word);
+    }
+    Verdict::Same(s)
+}
+
+/// A clause `side` negates that `other` states the other way round: one clause of `other`
+/// asserts mostly the same words (Jaccard over the two clauses' content words at least the
+/// lexicon's `polarity_overlap`), or the two texts have the same content words and `other`
+/// asserts every word the clause negates ("use unknown instead of any …" vs "use any instead
+/// of unknown …", where `any` is a stop word); and the two sides negate none of the clause's
+/// words together (`together`). Returns the clause's first such word, in text order.
+///
+/// Comparing whole clauses, not single words, keeps paraphrases that put a negation
+/// elsewhere together: "never rely on the default timeout of the redis client: …" and "set
+/// an explicit timeout on every call through the redis client; the default waits forever"
+/// share four words, but not one clause.
+fn mirrored<'a>(lx: &Lexicon, side: &'a Analysis, other: &'a Analysis, together: Clauses) -> Option<&'a str> {
+    let negated = side.tokens.iter().fold(0, |m, t| m | t.negated_in) & !together;
+    let words_in = |x: &Analysis, f: &dyn Fn(&Token) -> bool| x.tokens.iter().filter(|t| f(t)).count();
+    // The words clause k negates (and does not also assert: "a remote backend with state
+    // locking instead of a local state file" does not negate `state`).
+    let negated_by = |t: &Token, k: usize| t.negated_in >> k & 1 == 1 && t.asserted_in >> k & 1 == 0;
+    for k in bits(negated) {
+        // Shared words negated in clause k, counted per clause of `other` that asserts them.
+        let mut shared = [0usize; Clauses::BITS as usize];
+        same_text(&side.tokens, &other.tokens, |x, y| {
+            if negated_by(x, k) {
+                for j in bits(y.asserted_in) {
+                    shared[j] += 1;
+                }
+            }
+        });
+        let n = words_in(side, &|t| negated_by(t, k));
+        for (j, &c) in shared.iter().enumerate().filter(|(_, c)| **c > 0) {
+            let p = words_in(other, &|t| t.asserted_in >> j & 1 == 1);
+            let same_words = || {
+                side.tokens.len() == other.tokens.len()
+                    && side
+                        .tokens
+                        .iter()
+                        .zip(&other.tokens)
+                        .all(|(x, y)| x.text == y.text)
+            };
+            if c as f64 >= lx.polarity_overlap * (n + p - c) as f64 || c == n && same_words() {
+                let find = |x: &'a Analysis, w: &str| {
+                    (x.tokens.binary_search_by(|t| t.text.as_str().cmp(w)).ok()).map(|i| &x.tokens[i])
+                };
+                let word = (side.seq.iter())
+                    .filter_map(|(w, _)| Some((find(side, w)?, find(other, w)?)))
+                    .find(|(x, y)| negated_by(x, k) && y.asserted_in >> j & 1 == 1)
+                    .map_or("", |(x, _)| x.text.as_str());
+                return Some(word);
+            }
+        }
+    }
+    None
+}
+
+/// The set bits of a clause set, lowest first.
+fn bits(mut set: Clauses) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (set != 0).then(|| {
+            let k = set.trailing_zeros() as usize;
+            set &= set - 1;
+            k
+        })
+    })
 }
 
 fn same_token(x: &(String, bool), y: &(String, bool)) -> bool {

@@ -21,6 +21,7 @@ fn cand(i: u32, at: i64, text: &str) -> Candidate {
         refusal: None,
         outcome_failed: false,
         narrative_score: 0,
+        narrative_signals: 0,
         narrative: false,
         reasons: Vec::new(),
     }
@@ -349,4 +350,39 @@ fn lexicon_settings_that_would_switch_clustering_off_are_refused() {
             "threshold {threshold}"
         );
     }
+}
+
+#[test]
+fn duplicates_ignore_which_clause_a_word_falls_in() {
+    let l = lx();
+    let a =
+        l.analyze("enqueue() returns an empty user cache instead of an error when users is misconfigured.");
+    let b =
+        l.analyze("enqueue() returns an empty user cache instead of an error when cache is misconfigured.");
+    // `user` is asserted in one clause of `a` and two of `b`: the analyses differ only there.
+    assert_ne!(a, b);
+    assert!(a.duplicates(&b) && b.duplicates(&a));
+    let (mut ha, mut hb) = (fx::Fx::default(), fx::Fx::default());
+    a.hash_duplicate(&mut ha);
+    b.hash_duplicate(&mut hb);
+    assert_eq!(ha.finish(), hb.finish());
+    // A role that differs is no duplicate.
+    let c = l.analyze("enqueue() returns an empty user cache, not an error, when users is misconfigured.");
+    assert!(!a.duplicates(&c));
+    let cs = cluster(
+        &[
+            cand(
+                0,
+                1,
+                "enqueue() returns an empty user cache instead of an error when cache is misconfigured.",
+            ),
+            cand(
+                1,
+                2,
+                "enqueue() returns an empty user cache instead of an error when users is misconfigured.",
+            ),
+        ],
+        &l,
+    );
+    assert_eq!(cs.len(), 1);
 }

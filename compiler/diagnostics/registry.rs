@@ -269,7 +269,7 @@ pub static CODES: &[CodeInfo] = &[
         "narrative-candidate",
         Warning,
         "a do-candidate reads as the story of one incident, not a rule",
-        "write a `lesson` that states the rule (when X, do Y) instead of what happened",
+        "state the rule (when X, do Y) in the record's `lesson` field, not what happened",
         ["narrative_threshold"],
         false
     ),
