@@ -465,54 +465,46 @@ impl Drop for StagedCompile<'_> {
     }
 }
 
-/// Holds `<out>/.skillc/lock` while a compile writes; removed on drop. A lock whose process is
-/// gone is taken over.
+/// Holds an exclusive advisory lock (`flock`) on `<out>/.skillc/lock` while a compile writes.
+/// The kernel releases it when the process ends, however it ends, so a lock is never stale:
+/// no process has to judge whether another is dead, and two compiles cannot both take over a
+/// dead one's lock (creating, filling and removing a lock file each left such a window). The
+/// file itself stays; it names the last holder, for the message a refused compile prints.
 pub struct OutputLock {
-    path: PathBuf,
+    _file: std::fs::File,
 }
 
 impl OutputLock {
     pub fn acquire(out: &Path) -> Result<OutputLock, StoreError> {
+        use std::io::Write;
         let dir = out.join(".skillc");
         std::fs::create_dir_all(&dir).map_err(|e| StoreError::Io(dir.clone(), e))?;
         let path = dir.join("lock");
-        let me = format!("pid {} on {}", std::process::id(), hostname());
-        for _ in 0..2 {
-            match std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&path)
-            {
-                Ok(mut f) => {
-                    use std::io::Write;
-                    f.write_all(me.as_bytes())
-                        .map_err(|e| StoreError::Io(path.clone(), e))?;
-                    return Ok(OutputLock { path });
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    let holder = std::fs::read_to_string(&path).unwrap_or_default();
-                    if holder_alive(&holder) {
-                        return Err(StoreError::Locked {
-                            lock: path,
-                            holder: holder.trim().to_string(),
-                        });
-                    }
-                    // A lock left by a dead process: take it over.
-                    let _ = std::fs::remove_file(&path);
-                }
-                Err(e) => return Err(StoreError::Io(path, e)),
+        let io = |e| StoreError::Io(path.clone(), e);
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(io)?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                // The holder may not have written its name yet.
+                let holder = std::fs::read_to_string(&path).unwrap_or_default();
+                let holder = match holder.trim() {
+                    "" => "unknown".to_string(),
+                    named => named.to_string(),
+                };
+                return Err(StoreError::Locked { lock: path, holder });
             }
+            Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
         }
-        Err(StoreError::Locked {
-            lock: path,
-            holder: "unknown".into(),
-        })
-    }
-}
-
-impl Drop for OutputLock {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
+        let me = format!("pid {} on {}", std::process::id(), hostname());
+        file.set_len(0).map_err(io)?;
+        file.write_all(me.as_bytes()).map_err(io)?;
+        Ok(OutputLock { _file: file })
     }
 }
 
@@ -520,22 +512,6 @@ fn hostname() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|s| s.trim().to_string())
         .unwrap_or_else(|_| "localhost".into())
-}
-
-/// Is the process named in a lock file (`pid N on HOST`) still running here?
-fn holder_alive(holder: &str) -> bool {
-    let mut words = holder.split_whitespace();
-    let pid = match (words.next(), words.next()) {
-        (Some("pid"), Some(p)) => p.parse::<u32>().ok(),
-        _ => None,
-    };
-    let host = holder.split(" on ").nth(1).map(str::trim);
-    match (pid, host) {
-        (Some(pid), Some(h)) if h == hostname() => Path::new(&format!("/proc/{pid}")).exists(),
-        // Another host's lock, or unreadable: assume alive rather than risk two writers.
-        (Some(_), Some(_)) => true,
-        _ => false,
-    }
 }
 
 #[cfg(test)]
@@ -788,19 +764,22 @@ mod tests {
     }
 
     #[test]
-    fn a_live_lock_refuses_and_a_dead_one_is_taken_over() {
+    fn a_held_lock_refuses_and_a_released_one_is_taken() {
         let dir = std::env::temp_dir().join(format!("skillc-lock-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let held = OutputLock::acquire(&dir).unwrap();
         match OutputLock::acquire(&dir) {
             Err(StoreError::Locked { holder, .. }) => {
-                assert!(holder.contains(&std::process::id().to_string()))
+                assert!(holder.contains(&std::process::id().to_string()), "{holder}")
             }
             _ => panic!("second lock must be refused"),
         }
         drop(held);
-        std::fs::write(dir.join(".skillc/lock"), format!("pid 4000000 on {}", hostname())).unwrap();
-        assert!(OutputLock::acquire(&dir).is_ok());
+        // The file a finished (or killed) compile leaves names a live process, this one: only
+        // the lock itself counts.
+        assert!(dir.join(".skillc/lock").exists());
+        let again = OutputLock::acquire(&dir).unwrap();
+        drop(again);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -314,17 +314,24 @@ fn a_locked_output_and_a_foreign_store_cannot_run() {
     let s = Scratch::new("codes-store");
     let out = s.path("out");
     std::fs::create_dir_all(out.join(".skillc")).unwrap();
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
-    std::fs::write(out.join(".skillc/lock"), format!("pid 1 on {}", host.trim())).unwrap();
+    // Another compile: it holds the lock and has written its name into the file.
+    let other = std::fs::File::create(out.join(".skillc/lock")).unwrap();
+    other.try_lock().unwrap();
+    std::fs::write(out.join(".skillc/lock"), "pid 48213 on ci-runner-3").unwrap();
     let o = skillc(&["compile", "--out", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("error[U001]"), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("pid 1"),
+        stderr(&o).contains("pid 48213 on ci-runner-3"),
         "the error names the lock's holder: {}",
         stderr(&o)
     );
-    std::fs::remove_file(out.join(".skillc/lock")).unwrap();
+    assert!(!out.join("ledger.json").exists(), "nothing was written");
+    // It ends (killed or finished, the kernel releases the lock): the file it left, naming
+    // it, does not hold the next compile back.
+    drop(other);
+    let o = skillc(&["compile", "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 
     let foreign = s.path("gaia.db");
     rusqlite::Connection::open(&foreign)
