@@ -20,7 +20,7 @@ use crate::model::{
 };
 use crate::narrative::Shape;
 use crate::normalize::{self, SecretScanner, marker, redacted_pattern, subject_id};
-use crate::opkey::{self, COMMAND_FIELDS};
+use crate::opkey::{self, COMMAND_FIELDS, Kinship};
 use crate::outcome::Verdict;
 use crate::policy::{Policy, Rules};
 
@@ -493,7 +493,9 @@ fn teaching_failure(op: &Operation, policy: &Policy) -> bool {
 /// A success on k settles k's failures, so later calls on k (`cargo nextest run` after
 /// `cargo build --locked` fixed `cargo build`) are not fixes for them; and a fix whose failing
 /// form succeeds later in the same experience was a step before it, not a replacement for it
-/// (`cargo clean`, then `cargo build` again), so it teaches no "instead of".
+/// (`cargo clean`, then `cargo build` again), so it teaches no "instead of". A success is a fix
+/// only when it answers the failure (`answers` below); one that answers none is the next task
+/// on the program and settles nothing.
 pub fn mechanical(ops: &[Operation], policy: &Policy) -> Vec<Mechanical> {
     let mut out = Vec::new();
     // Nothing before the first teaching failure can take part, and without a success after
@@ -519,6 +521,23 @@ pub fn mechanical(ops: &[Operation], policy: &Policy) -> Vec<Mechanical> {
         .zip(&args)
         .map(|(op, a)| opkey::operation_key(&op.tool, a))
         .collect();
+    let command = |i: usize| opkey::command_of(&args[i]).map(|(_, c)| c);
+    let kin = |i: usize, j: usize| match (command(i), command(j)) {
+        (Some(a), Some(b)) => opkey::kinship(a, b),
+        _ => Kinship::SameSubcommand,
+    };
+    // Does the success at `j` answer the failure at `i` (same key)? The same subcommand, or a
+    // different one on the same file, does. A different one with nothing in common replaces
+    // the failed call only as the very next call (`npm install` right after `npm ci`
+    // failed), and only when no later success on the key is a closer answer: after `git
+    // push` failed, `git status` was a look around, and the `git push` that works later says so.
+    let answers = |i: usize, j: usize| {
+        kin(i, j) != Kinship::Unrelated
+            || (j == i + 1
+                && !(j + 1..ops.len()).any(|l| {
+                    ops[l].status == OpStatus::Ok && keys[l] == keys[i] && kin(i, l) != Kinship::Unrelated
+                }))
+    };
     let mut failures: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     let mut fixes: Vec<(usize, usize)> = Vec::new();
     for (j, op) in ops.iter().enumerate() {
@@ -528,9 +547,18 @@ pub fn mechanical(ops: &[Operation], policy: &Policy) -> Vec<Mechanical> {
             OpStatus::Error if teaching_failure(op, policy) => failures.entry(key).or_default().push(j),
             OpStatus::Error => {}
             OpStatus::Ok => {
-                if let Some(failed) = failures.remove(key)
-                    && let Some(&a) = failed.iter().rev().find(|&&i| args[i] != args[j])
-                {
+                let Some(failed) = failures.get(key) else {
+                    continue;
+                };
+                let same_form = failed.iter().any(|&i| args[i] == args[j]);
+                let answered = (failed.iter().rev().copied()).find(|&i| args[i] != args[j] && answers(i, j));
+                // A call that answers none of them is the next task on this program (`cargo
+                // test` after an edit fixed what `cargo clippy` found): it settles nothing.
+                if answered.is_none() && !same_form {
+                    continue;
+                }
+                failures.remove(key);
+                if let Some(a) = answered {
                     fixes.push((a, j));
                 }
             }
@@ -1032,6 +1060,77 @@ mod tests {
                 &rules().policy
             )
             .is_empty()
+        );
+    }
+
+    #[test]
+    fn only_a_call_that_answers_the_failure_is_its_fix() {
+        let run = |cmd: &str, ok: bool, error: &str| {
+            let status = if ok { OpStatus::Ok } else { OpStatus::Error };
+            sh(cmd, "/srv/ledger", status, (!ok).then_some(error))
+        };
+        let edit = Operation {
+            tool: "edit_file".into(),
+            args: json!({"path": "src/lib.rs", "old": "x", "new": "y"}).into(),
+            status: OpStatus::Ok,
+            error: None,
+            check: None,
+        };
+        let texts = |ops: &[Operation]| -> Vec<String> {
+            mechanical(ops, &rules().policy)
+                .into_iter()
+                .map(|m| m.text)
+                .collect()
+        };
+        // An edit fixed what clippy found; `cargo test` is the next task, not a replacement.
+        let lint = "error: this `if` has identical blocks";
+        assert!(
+            texts(&[
+                run("cargo clippy -- -D warnings", false, lint),
+                edit.clone(),
+                run("cargo test", true, ""),
+            ])
+            .is_empty()
+        );
+        // `npx npm@9 ci` (another program) fixed `npm ci`; `npm test` is the next task.
+        let npm =
+            "npm ERR! code EUSAGE: The `npm ci` command can only install with an existing package-lock.json";
+        assert!(
+            texts(&[
+                run("npm ci", false, npm),
+                run("npx npm@9 ci", true, ""),
+                run("npm test", true, ""),
+            ])
+            .is_empty()
+        );
+        // The very next call, a different subcommand, replaced the failed one.
+        assert_eq!(
+            texts(&[run("npm ci", false, npm), run("npm install --no-audit", true, "")]),
+            ["run_shell_command npm: run `npm install --no-audit` instead of `npm ci`"]
+        );
+        // A look around right after the failure is no fix: the push that works later says so.
+        let rejected = "! [rejected] main -> main (non-fast-forward)";
+        assert_eq!(
+            texts(&[
+                run("git push origin main", false, rejected),
+                run("git status", true, ""),
+                run("git push --force-with-lease origin main", true, ""),
+            ]),
+            [
+                "run_shell_command git: run `git push --force-with-lease origin main` instead of `git push origin main`"
+            ]
+        );
+        // A different subcommand on the same file answers the failure, whatever came between.
+        let exists = "Error from server (AlreadyExists): deployments.apps \"web\" already exists";
+        assert_eq!(
+            texts(&[
+                run("kubectl create -f deploy/web.yaml", false, exists),
+                run("kubectl get deploy web", true, ""),
+                run("kubectl apply -f deploy/web.yaml", true, ""),
+            ]),
+            [
+                "run_shell_command kubectl: run `kubectl apply -f deploy/web.yaml` instead of `kubectl create -f deploy/web.yaml`"
+            ]
         );
     }
 

@@ -80,6 +80,59 @@ pub fn program(command: &str) -> Option<String> {
     Some(program)
 }
 
+/// The words of a shell command after the program `program` names (after `X` in
+/// `python -m X`), bare `--` left out.
+fn operands(command: &str) -> Vec<&str> {
+    let tokens: Vec<&str> = command.split_whitespace().collect();
+    let mut i = usize::from(tokens.first().is_some_and(|t| basename(t) == "env"));
+    while i < tokens.len() && is_assignment(tokens[i]) {
+        i += 1;
+    }
+    let Some(first) = tokens.get(i) else {
+        return Vec::new();
+    };
+    i += 1;
+    if basename(first).to_lowercase().starts_with("python")
+        && tokens.get(i) == Some(&"-m")
+        && tokens.len() > i + 1
+    {
+        i += 2;
+    }
+    tokens[i..].iter().copied().filter(|t| *t != "--").collect()
+}
+
+/// The first operand that is not a flag or a `+toolchain`: `build` in `cargo +nightly build`.
+fn subcommand<'a>(operands: &[&'a str]) -> Option<&'a str> {
+    operands
+        .iter()
+        .copied()
+        .find(|t| !t.starts_with('-') && !t.starts_with('+'))
+}
+
+/// How two commands of one program (one operation key) relate, for telling a fix from the next
+/// task: they run the same subcommand (`cargo build` and `cargo build --locked`), or different
+/// ones on a common file or directory (`kubectl create -f deploy.yaml` and `kubectl apply -f
+/// deploy.yaml`), or neither (`cargo clippy` and `cargo test`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kinship {
+    SameSubcommand,
+    SameFile,
+    Unrelated,
+}
+
+pub fn kinship(a: &str, b: &str) -> Kinship {
+    let (a, b) = (operands(a), operands(b));
+    let (sa, sb) = (subcommand(&a), subcommand(&b));
+    if sa.map(str::to_lowercase) == sb.map(str::to_lowercase) {
+        return Kinship::SameSubcommand;
+    }
+    let file_like = |t: &str| !t.starts_with('-') && (t.contains('/') || t.contains('.'));
+    if a.iter().any(|t| file_like(t) && b.contains(t)) {
+        return Kinship::SameFile;
+    }
+    Kinship::Unrelated
+}
+
 fn basename(token: &str) -> &str {
     token.rsplit('/').next().unwrap_or(token)
 }
