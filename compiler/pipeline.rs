@@ -218,22 +218,25 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
             clusters: &comp.clusters,
             admitted: &comp.gate.admitted,
             decisions: &opts.decisions,
+            renamed: &FxMap::default(),
             rules,
             min_reinforcement,
         };
         let (scored, mut score_sink) = score::score(&inputs);
         comp.lessons = scored.lessons;
         comp.lesson_of = scored.lesson_of;
-        // A decision on a lesson that back-filled history re-founded follows it to its new id:
-        // the fold runs again with the journal's targets renamed (rare: only when a decision
-        // names a lesson this compile does not have).
+        // A decision or an `in_play` on a lesson that back-filled history re-founded follows it
+        // to its new id: the fold runs again with those ids renamed (rare: only when one names
+        // a lesson this compile does not have).
         let mut decisions = Cow::Borrowed(&opts.decisions[..]);
-        if !orphaned(&comp.lessons, &decisions).is_empty()
-            && let Some(followed) = follow_refounded(&comp, &decisions)
+        let unknown_in_play = score_sink.iter().any(|d| d.code == codes::UNKNOWN_IN_PLAY);
+        if (unknown_in_play || !orphaned(&comp.lessons, &decisions).is_empty())
+            && let Some((followed, renamed)) = follow_refounded(&comp, &corpus, &decisions)
         {
             decisions = Cow::Owned(followed);
             let (scored, sink_again) = score::score(&score::Inputs {
                 decisions: &decisions,
+                renamed: &renamed,
                 ..inputs
             });
             score_sink = sink_again;
@@ -490,10 +493,14 @@ fn orphan_diagnostic(d: &Decision) -> Diagnostic {
     .with("action", d.action.as_str())
 }
 
-/// The journal with each decision on a lesson that back-filled history re-founded (S004)
-/// renamed to the lesson's new id, and each decision on a lesson an edit of it made renamed to
-/// the id that edit makes now; `None` when no target changes.
-fn follow_refounded(comp: &Compilation, decisions: &[Decision]) -> Option<Vec<Decision>> {
+/// Old id → new id of each lesson back-filled history re-founded (S004), and of each edit of
+/// one (an edit's id hashes its lesson's id), with the journal's decisions renamed to follow;
+/// `None` when nothing names an old id (no decision, no experience's `in_play`).
+fn follow_refounded(
+    comp: &Compilation,
+    corpus: &Corpus,
+    decisions: &[Decision],
+) -> Option<(Vec<Decision>, FxMap<String, String>)> {
     let members = members_by_lesson(comp);
     // Old id → (new id, the lesson: an edit's id hashes its domain, kind and key too).
     let mut renamed: HashMap<String, (String, &Lesson)> = refoundings(comp, &members)
@@ -526,10 +533,11 @@ fn follow_refounded(comp: &Compilation, decisions: &[Decision]) -> Option<Vec<De
         d.target = new_id;
         changed = true;
     }
-    changed.then(|| {
-        followed.sort_by_key(|d| d.seq);
-        followed
-    })
+    followed.sort_by_key(|d| d.seq);
+    let renamed: FxMap<String, String> = renamed.into_iter().map(|(old, (new, _))| (old, new)).collect();
+    let named =
+        || (corpus.experiences.par_iter()).any(|e| e.in_play.iter().any(|id| renamed.contains_key(id)));
+    (changed || named()).then_some((followed, renamed))
 }
 
 /// A lesson re-founded by back-filled history: the id it had before, and its index.

@@ -64,6 +64,9 @@ pub struct Inputs<'a> {
     pub clusters: &'a [Cluster],
     pub admitted: &'a [Admitted],
     pub decisions: &'a [Decision],
+    /// Lesson ids back-filled history re-founded, and the ids they have now: an `in_play` that
+    /// names the old id (the id the agent saw) means the lesson. Empty on a first pass.
+    pub(crate) renamed: &'a HashMap<String, String>,
     pub rules: &'a Rules,
     pub min_reinforcement: u32,
 }
@@ -317,6 +320,7 @@ fn prepare<'a>(inp: &Inputs<'a>) -> Shared<'a> {
     let mut named: HashMap<&str, Vec<(u32, u32)>> = HashMap::default();
     for (rank, &i) in in_play.iter().enumerate() {
         for (pos, id) in exps[i as usize].in_play.iter().enumerate() {
+            let id = inp.renamed.get(id).unwrap_or(id);
             let mentions = named.entry(id).or_default();
             if mentions.last().is_none_or(|&(r, _)| r != rank as u32) {
                 mentions.push((rank as u32, pos as u32));
@@ -1118,7 +1122,8 @@ impl<'a> Fold<'a> {
         positions.sort_unstable();
         positions.dedup();
         for pos in positions {
-            let Some(&li) = self.by_id.get(&exp.in_play[pos as usize]) else {
+            let id = &exp.in_play[pos as usize];
+            let Some(&li) = self.by_id.get(inp.renamed.get(id).unwrap_or(id)) else {
                 continue;
             };
             self.found_in_play.push((ei, pos));
@@ -1597,6 +1602,7 @@ mod tests {
             clusters: &comp.clusters,
             admitted: &comp.gate.admitted,
             decisions: &opts.decisions,
+            renamed: &HashMap::default(),
             rules: &rules,
             min_reinforcement: 2,
         };

@@ -969,6 +969,92 @@ fn decisions_follow_a_lesson_that_back_filled_history_re_founded() {
     assert!(orphaned.contains(&tox_id.as_str()), "{orphaned:?}");
 }
 
+/// The agents that used a lesson named the id it had then. When late-synced older records
+/// re-found it (S004), those `in_play` references still credit it: it keeps its confirmations
+/// and the global scope a second project's use gave it, and no S005 calls the id unknown.
+#[test]
+fn in_play_follows_a_lesson_that_back_filled_history_re_founded() {
+    let h = History::new("lifecycle-refound-in-play");
+    let ruff = "Run ruff check --fix before committing so CI's lint step stays green.";
+    let rec = |id: &str, at: &str, project: &str| {
+        json!({"id": id, "recorded_at": at, "domains": ["python"], "project": project,
+               "outcome": "succeeded", "lesson": ruff})
+    };
+    h.add(
+        "agent-a.jsonl",
+        &[
+            rec("ruff-1", "2026-10-01T09:00:00Z", BILLING),
+            rec("ruff-2", "2026-10-02T09:00:00Z", BILLING),
+        ],
+    );
+    let ledger = h.compile();
+    let found = ledger["lessons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["text"] == ruff)
+        .unwrap();
+    let old_id = found["id"].as_str().unwrap().to_string();
+    assert_eq!(found["scope"], format!("project:{}", digest(BILLING)));
+    // Another project's sessions use it and pass.
+    h.add(
+        "agent-b.jsonl",
+        &[
+            session(
+                "use-1",
+                "2026-10-03T09:00:00Z",
+                LEDGER,
+                "succeeded",
+                &[&old_id],
+                vec![pytest("/srv/ledger", true)],
+            ),
+            session(
+                "use-2",
+                "2026-10-04T09:00:00Z",
+                LEDGER,
+                "succeeded",
+                &[&old_id],
+                vec![pytest("/srv/ledger", true)],
+            ),
+        ],
+    );
+    let before = lesson(&h.compile(), &old_id).clone();
+    assert_eq!(before["scope"], "global", "{before:#}");
+
+    // An older record from a third machine arrives.
+    h.add("agent-c.jsonl", &[rec("ruff-0", "2026-09-20T09:00:00Z", BILLING)]);
+    let ledger = h.compile();
+    let diags = h.diagnostics();
+    let s004 = diags_of(&diags, "S004");
+    assert_eq!(s004.len(), 1, "{diags:#}");
+    assert_eq!(s004[0]["evidence"]["old_id"], old_id.as_str());
+    let new_id = s004[0]["evidence"]["new_id"].as_str().unwrap();
+    assert!(
+        diags_of(&diags, "S005").is_empty(),
+        "{:#?}",
+        diags_of(&diags, "S005")
+    );
+    let now = lesson(&ledger, new_id);
+    assert_eq!(now["scope"], "global", "{now:#}");
+    assert_eq!(now["status"], "active");
+    let credited: Vec<&str> = now["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["event"] == "confirmed")
+        .flat_map(|e| {
+            e["experiences"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_str().unwrap())
+        })
+        .collect();
+    assert_eq!(credited, ["use-1", "use-2"], "{now:#}");
+    let skill = std::fs::read_to_string(h.s.path("out/python/SKILL.md")).unwrap();
+    assert!(skill.contains("ruff check --fix"), "{skill}");
+}
+
 /// DESIGN §6 supersede: a global fix that fails for a session which then makes another form
 /// work is superseded by the lesson that session teaches, although that lesson starts out in
 /// one project, so the rule file and the lesson block stop disagreeing.

@@ -354,7 +354,7 @@ pub static CODES: &[CodeInfo] = &[
         "refounded",
         Note,
         "a back-filled older experience re-founded a lesson under a new id",
-        "update in_play references from the old id to the new one",
+        "use the new id from now on; decisions and in_play lists that name the old id follow the lesson",
         [],
         false
     ),
