@@ -16,7 +16,7 @@ use crate::model::{Action, Corpus, Fate};
 use crate::pipeline::{self, Compilation, Keep, Options, Stage};
 use crate::policy::Rules;
 use crate::store::{OutputLock, Store, StoreError};
-use crate::{emit, explain, report};
+use crate::{emit, explain, report, score};
 
 const AFTER_HELP: &str = "\
 Exit codes:
@@ -590,6 +590,21 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
     let fmt = state.format;
     let mut record = |action: Action, id: &str, text: Option<&str>| -> Result<i32, Fatal> {
         let lesson = find(&store, id)?;
+        // A superseded lesson never revives (DESIGN §6), so no decision can change it; one
+        // superseded by an edit passes its decisions on to the edited wording, and the cap is
+        // each compile's end state (a pin exempts the lesson from it).
+        let reason = lesson["reason"].as_str().unwrap_or("");
+        if lesson["status"] == "superseded" && reason != "edited by the user" && reason != score::CAPPED {
+            let by = match lesson["superseded_by"].as_str() {
+                Some(by) => format!(" by {by}"),
+                None => String::new(),
+            };
+            return Err(Fatal(format!(
+                "{id} was superseded{by} ({}) and never revives, so a {} would have no effect; not recorded",
+                lesson["reason"].as_str().unwrap_or("no reason given"),
+                action.as_str()
+            )));
+        }
         // An edit without words would compile into an active rule that says nothing.
         if action == Action::Edit && text.is_none_or(|t| t.trim().is_empty()) {
             return Err(Fatal("the new text is empty; not recorded".into()));

@@ -50,6 +50,10 @@ use crate::outcome::Verdict;
 use crate::policy::Rules;
 use crate::time::utc_day;
 
+/// The reason of a lesson the cap superseded. The cap is the end state of each compile, not an
+/// event of the fold: a decision (a pin) on such a lesson still applies.
+pub const CAPPED: &str = "over the cap of active lessons for its scope and domain";
+
 /// The fold's result: every lesson (sorted by id) and, per candidate, the lesson it joined.
 #[derive(Clone, Debug, Default)]
 pub struct Scored {
@@ -634,8 +638,7 @@ fn apply_caps(merged: &mut Merged, policy: &crate::policy::Policy, now: Millis, 
         let dropped: Vec<u32> = ids.split_off(room);
         let names: Vec<String> = dropped.iter().map(|&g| merged.get(g).lesson.id.clone()).collect();
         for &g in &dropped {
-            let reason = "over the cap of active lessons for its scope and domain";
-            merged.get_mut(g).supersede(now, None, reason);
+            merged.get_mut(g).supersede(now, None, CAPPED);
         }
         sink.push(
             Diagnostic::new(
@@ -1297,13 +1300,31 @@ impl<'a> Fold<'a> {
         let li = self.latest(li);
         let t = d.at;
         self.settle(li, utc_day(t) - 1);
+        if let Some(why) = self.no_effect(li, d) {
+            let l = &self.live[li as usize].lesson;
+            let mut diag = Diagnostic::new(
+                codes::INEFFECTIVE_DECISION,
+                format!(
+                    "the journal's {} of {} (entry {}) had no effect: {why}",
+                    d.action.as_str(),
+                    d.target,
+                    d.seq
+                ),
+            )
+            .subject(&d.target)
+            .domain(l.domain.clone())
+            .with("action", d.action.as_str())
+            .with("seq", d.seq);
+            if l.id != d.target {
+                diag = diag.with("lesson", l.id.clone());
+            }
+            self.sink.push(diag);
+            return;
+        }
         let l = &mut self.live[li as usize];
         let c = l.lesson.confidence;
         match d.action {
             Action::Retire => {
-                if l.lesson.status == Status::Retired {
-                    return;
-                }
                 l.lesson.status = Status::Retired;
                 l.lesson.superseded_by = Some("retired:user".into());
                 l.lesson.reason = Some(
@@ -1316,9 +1337,6 @@ impl<'a> Fold<'a> {
                     .push(entry(t, "retired", c, vec![], d.text.clone().map(Cow::Owned)));
             }
             Action::Restore => {
-                if l.lesson.status != Status::Retired {
-                    return;
-                }
                 l.lesson.status = if l.evidence.is_empty() {
                     Status::Claimed
                 } else {
@@ -1328,6 +1346,7 @@ impl<'a> Fold<'a> {
                 l.lesson.reason = None;
                 l.settled_through = utc_day(t);
                 l.lesson.history.push(entry(t, "restored", c, vec![], None));
+                self.reclaim(li, t);
             }
             Action::Pin | Action::Unpin => {
                 l.lesson.pinned = d.action == Action::Pin;
@@ -1339,9 +1358,6 @@ impl<'a> Fold<'a> {
                 let Some(text) = d.text.as_ref().map(|s| crate::normalize::text(s)) else {
                     return;
                 };
-                if l.frozen() || text == l.lesson.text {
-                    return;
-                }
                 let new_id = edited_id(&l.lesson, &l.lesson.id, &text);
                 let mut next = Live {
                     lesson: Lesson {
@@ -1387,6 +1403,68 @@ impl<'a> Fold<'a> {
             }
             Action::Bless => {}
         }
+    }
+
+    /// Why decision `d` cannot change lesson `li` (the end of its target's edit chain), if it
+    /// cannot: a superseded lesson never revives and takes no decision; the rest would repeat
+    /// the lesson's state. The CLI refuses what it can tell from the last compile; the journal
+    /// can still hold such a decision (two taken before one compile, or history that arrived
+    /// since), and S008 says so instead of dropping it silently.
+    fn no_effect(&self, li: u32, d: &Decision) -> Option<Cow<'static, str>> {
+        let l = &self.live[li as usize].lesson;
+        let superseded = || match &l.superseded_by {
+            Some(by) => format!(
+                "the lesson had been superseded by {by} ({})",
+                l.reason.as_deref().unwrap_or("")
+            ),
+            None => format!(
+                "the lesson had been superseded ({})",
+                l.reason.as_deref().unwrap_or("")
+            ),
+        };
+        let retired = l.status == Status::Retired;
+        Some(match d.action {
+            Action::Bless => return None,
+            _ if l.status == Status::Superseded => Cow::Owned(superseded()),
+            Action::Retire if retired => Cow::Borrowed("the lesson was retired already"),
+            Action::Restore if !retired => Cow::Borrowed("the lesson was not retired"),
+            Action::Pin if l.pinned => Cow::Borrowed("the lesson was pinned already"),
+            Action::Unpin if !l.pinned => Cow::Borrowed("the lesson was not pinned"),
+            Action::Edit if retired => Cow::Borrowed("the lesson was retired; restore it first"),
+            Action::Edit if d.text.as_deref().map(crate::normalize::text).as_deref() == Some(&*l.text) => {
+                Cow::Borrowed("the lesson already has that wording")
+            }
+            _ => return None,
+        })
+    }
+
+    /// A lesson re-learned from newer evidence while `li` was retired (its cluster's current
+    /// generation, founded after it) gives way to `li` when `li` is restored: one lesson per
+    /// cluster, and the restored one, which the user chose, is it.
+    fn reclaim(&mut self, li: u32, t: Millis) {
+        let id = self.live[li as usize].lesson.id.clone();
+        let descends = |mut cur: u32| {
+            for _ in 0..self.live.len() {
+                let Some(&before) =
+                    (self.live[cur as usize].lesson.supersedes.as_deref()).and_then(|p| self.by_id.get(p))
+                else {
+                    return false;
+                };
+                if before == li {
+                    return true;
+                }
+                cur = before;
+            }
+            false
+        };
+        let Some((&ai, &cur)) = (self.current.iter())
+            .filter(|&(_, &cur)| cur != li && descends(cur))
+            .min_by_key(|&(&ai, _)| ai)
+        else {
+            return;
+        };
+        self.live[cur as usize].supersede(t, Some(id), "the user restored the lesson it re-learned");
+        self.current.insert(ai, li);
     }
 
     /// The end of a lesson's edit chain.

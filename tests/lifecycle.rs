@@ -1055,6 +1055,99 @@ fn in_play_follows_a_lesson_that_back_filled_history_re_founded() {
     assert!(skill.contains("ruff check --fix"), "{skill}");
 }
 
+/// Restore undoes a retire: the lesson newer records re-learned meanwhile gives way to the
+/// restored one, so the rule and the block hold it once. A decision that cannot change its
+/// lesson is refused when the last compile shows it, and reported (S008) when the journal
+/// holds one anyway; a superseded lesson never revives.
+#[test]
+fn restore_reclaims_a_re_learned_lesson_and_decisions_that_change_nothing_are_reported() {
+    let h = History::new("lifecycle-restore");
+    let lock = "Run terraform init -upgrade after changing provider version constraints.";
+    let rec = |id: &str, at: &str, project: &str| {
+        json!({"id": id, "recorded_at": at, "domains": ["terraform"], "project": project,
+               "outcome": "succeeded", "lesson": lock})
+    };
+    h.add(
+        "infra-a.jsonl",
+        &[
+            rec("tf-1", "2026-10-01T09:00:00Z", BILLING),
+            rec("tf-2", "2026-10-02T09:00:00Z", LEDGER),
+        ],
+    );
+    let ledger = h.compile();
+    let first = ledger["lessons"][0]["id"].as_str().unwrap().to_string();
+    let run = |args: &[&str]| h.run(args);
+    assert_eq!(run(&["lessons", "retire", &first]).status.code(), Some(0));
+    h.compile();
+    // Newer sessions learn the same thing again: a new lesson, after the retired one.
+    h.add(
+        "infra-b.jsonl",
+        &[
+            rec("tf-3", "2026-10-10T09:00:00Z", BILLING),
+            rec("tf-4", "2026-10-11T09:00:00Z", LEDGER),
+        ],
+    );
+    let ledger = h.compile();
+    let again = ledger["lessons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["status"] == "active")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_ne!(again, first);
+
+    // Undo the retire, and pin it twice before the next compile.
+    for args in [
+        ["lessons", "restore", &first],
+        ["lessons", "pin", &first],
+        ["lessons", "pin", &first],
+    ] {
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    let ledger = h.compile();
+    let restored = lesson(&ledger, &first);
+    assert_eq!(
+        (restored["status"].as_str(), restored["pinned"].as_bool()),
+        (Some("active"), Some(true))
+    );
+    let pins = restored["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["event"] == "pinned")
+        .count();
+    assert_eq!(pins, 1, "{restored:#}");
+    let relearned = lesson(&ledger, &again);
+    assert_eq!(relearned["status"], "superseded", "{relearned:#}");
+    assert_eq!(relearned["superseded_by"], first.as_str());
+    let skill = std::fs::read_to_string(h.s.path("out/terraform/SKILL.md")).unwrap();
+    assert_eq!(skill.matches("terraform init -upgrade").count(), 1, "{skill}");
+    let blocks: Vec<(String, String)> = std::fs::read_dir(h.s.path("out/lessons"))
+        .unwrap()
+        .flat_map(|e| h.block(e.unwrap().file_name().to_str().unwrap()))
+        .collect();
+    assert_eq!(blocks, [(lock.to_string(), first.clone())]);
+    let diags = h.diagnostics();
+    let s008 = diags_of(&diags, "S008");
+    assert_eq!(s008.len(), 1, "{diags:#}");
+    assert!(
+        s008[0]["message"].as_str().unwrap().contains("pinned already"),
+        "{:#}",
+        s008[0]
+    );
+
+    // The superseded lesson takes no decision: the command says why and records nothing.
+    let o = run(&["lessons", "restore", &again]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("never revives"), "{}", stderr(&o));
+    h.compile();
+    assert!(diags_of(&h.diagnostics(), "S008").len() == 1);
+}
+
 /// DESIGN §6 supersede: a global fix that fails for a session which then makes another form
 /// work is superseded by the lesson that session teaches, although that lesson starts out in
 /// one project, so the rule file and the lesson block stop disagreeing.

@@ -61,6 +61,7 @@ pub mod codes {
     pub const UNKNOWN_IN_PLAY: &str = "S005";
     pub const DEMOTED: &str = "S006";
     pub const ORPHANED_DECISION: &str = "S007";
+    pub const INEFFECTIVE_DECISION: &str = "S008";
 
     pub const SKILL_TOO_LONG: &str = "E001";
     pub const DELTA_OVERFLOW: &str = "E002";
@@ -382,6 +383,15 @@ pub static CODES: &[CodeInfo] = &[
         Warning,
         "a decision in the journal names a lesson this compile does not have",
         "check that every record file the lesson came from is still an input; `skillc lessons history ID` shows the lesson as last compiled",
+        [],
+        false
+    ),
+    code!(
+        "S008",
+        "ineffective-decision",
+        Warning,
+        "a decision in the journal could not change its lesson",
+        "`skillc lessons history ID` shows what the lesson went through; take the decision on the lesson that replaced it, if any",
         [],
         false
     ),
