@@ -551,24 +551,44 @@ struct Refounding<'a> {
 /// sits later in (path, line) order but earlier in time than the members before it arrived after
 /// them, and re-founded their lesson under a new id. Reports the id the lesson had before.
 fn refounded(comp: &Compilation, members: &[Vec<usize>]) -> Vec<Diagnostic> {
-    refoundings(comp, members)
-        .into_iter()
-        .map(|r| {
-            let l = &comp.lessons[r.lesson];
-            Diagnostic::new(
-                codes::REFOUNDED,
-                format!(
-                    "a back-filled older experience ({}) re-founded lesson {} as {}",
-                    l.founder, r.old_id, l.id
-                ),
-            )
-            .subject(&l.id)
-            .domain(&l.domain)
-            .with("old_id", r.old_id)
-            .with("new_id", l.id.clone())
-            .experiences([&*l.founder, r.old_founder])
-        })
-        .collect()
+    let found = refoundings(comp, members);
+    // An edit's id hashes the id it edited, so a re-founded lesson's edited wordings (the ids
+    // its lesson blocks showed) have new ids too: one report for each.
+    let edit_of: HashMap<&str, &Lesson> = if found.is_empty() {
+        HashMap::new()
+    } else {
+        (comp.lessons.iter())
+            .filter(|l| l.history.first().is_some_and(|h| h.event == "edited"))
+            .filter_map(|l| Some((l.supersedes.as_deref()?, l)))
+            .collect()
+    };
+    let report = |l: &Lesson, old_id: String, what: String, old_founder: &str| {
+        Diagnostic::new(
+            codes::REFOUNDED,
+            format!(
+                "a back-filled older experience ({}) re-founded lesson {old_id}{what} as {}",
+                l.founder, l.id
+            ),
+        )
+        .subject(&l.id)
+        .domain(&l.domain)
+        .with("old_id", old_id)
+        .with("new_id", l.id.clone())
+        .experiences([&*l.founder, old_founder])
+    };
+    let mut out = Vec::new();
+    for r in found {
+        let base = &comp.lessons[r.lesson];
+        let (mut old, mut new) = (r.old_id.clone(), base.id.as_str());
+        out.push(report(base, r.old_id, String::new(), r.old_founder));
+        while let Some(edit) = edit_of.get(new) {
+            let was = score::edited_id(edit, &old, &edit.text);
+            let what = format!(" (an edit of {old})");
+            out.push(report(edit, was.clone(), what, r.old_founder));
+            (old, new) = (was, edit.id.as_str());
+        }
+    }
+    out
 }
 
 /// Each lesson whose founder arrived after members recorded before it (see `refounded`).

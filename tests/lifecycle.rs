@@ -927,6 +927,14 @@ fn decisions_follow_a_lesson_that_back_filled_history_re_founded() {
         refounded.contains(&tox_id.as_str()) && refounded.contains(&fixture_id.as_str()),
         "{refounded:?} {tox_id} {fixture_id} {ledger:#}"
     );
+    // The edited wording's id, which the lesson blocks showed, changed too, and is named.
+    let edited_now_id = id_of(&ledger, edited);
+    let s004 = diags_of(&diags, "S004");
+    let edit_report = s004
+        .iter()
+        .find(|d| d["evidence"]["old_id"] == edited_id.as_str())
+        .unwrap_or_else(|| panic!("no S004 for the edited id {edited_id}: {s004:#?}"));
+    assert_eq!(edit_report["evidence"]["new_id"], edited_now_id.as_str());
     assert!(
         diags_of(&diags, "S007").is_empty(),
         "{:#?}",
