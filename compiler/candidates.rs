@@ -256,8 +256,10 @@ impl Record<'_> {
     }
 
     fn credential_diagnostic(&self, c: &Candidate, field: &str, pattern: &str) -> Diagnostic {
+        // Field names may be plural (`reasons`, `gotchas`).
+        let verb = if field.ends_with('s') { "look" } else { "looks" };
         let message = format!(
-            "{} candidate refused: its {field} looks like a secret ({pattern})",
+            "{} candidate refused: its {field} {verb} like a secret ({pattern})",
             c.kind.as_str()
         );
         Diagnostic::new(codes::CREDENTIAL_REFUSED, message)

@@ -112,7 +112,7 @@ pub enum LessonsCommand {
         domain: Option<String>,
         #[arg(long)]
         scope: Option<String>,
-        #[arg(long)]
+        #[arg(long, value_parser = ["active", "claimed", "superseded", "retired"])]
         status: Option<String>,
         #[command(flatten)]
         state: StateArgs,

@@ -56,7 +56,7 @@ pub fn summary_text(s: &Value) -> String {
         return t;
     }
     t.push_str(&format!(
-        "{} rules in {} domains, {} lessons in all; candidates: {} in rules, {} in lessons only, {} held back, {} refused\n",
+        "{} rules in {} domains, {} lessons active or claimed; candidates: {} in rules, {} in lessons only, {} held back, {} refused\n",
         s["rules"], s["rule_domains"], s["lessons"], f["rule"], f["lesson"], f["held-back"], f["refused"]
     ));
     t.push_str(&format!(
@@ -472,7 +472,7 @@ pub fn why_text(r: &WhyReport) -> String {
     }
     let rescues = j["narrative_rescues"].as_array().cloned().unwrap_or_default();
     if !rescues.is_empty() {
-        t.push_str("\nnarrative candidates a `lesson` would rescue:\n");
+        t.push_str("\nnarrative candidates that stating the rule would rescue:\n");
         for n in &rescues {
             t.push_str(&format!(
                 "  {}: {}\n      {} · narrative score {}: {}\n",

@@ -267,6 +267,14 @@ fn seed_a_mistake_then_avoid_it_then_unlearn_it_when_the_environment_changes() {
     assert!(!text.contains(old.as_str()), "{text}");
     let none = stdout(&h.run(&["lessons", "list", "--domain", "rust"]));
     assert_eq!(none, "no lessons match\n");
+    // A status that does not exist is a usage error, not an empty list.
+    let o = h.run(&["lessons", "list", "--status", "deprecated"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("possible values: active, claimed, superseded, retired"),
+        "{}",
+        stderr(&o)
+    );
 
     // Re-running the compile on unchanged input changes nothing.
     let before = tree(&h.s.path("out"));
