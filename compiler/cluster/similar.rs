@@ -279,16 +279,11 @@ fn opposite(x: &Token, y: &Token) -> bool {
 /// do not). A flag only one side refuses ("--force-with-lease, not --force") or mentions
 /// while explaining the rule is no veto: neither side passes it.
 fn one_sided_flag<'a>(lx: &Lexicon, side: &'a Analysis, other: &Analysis) -> Option<&'a str> {
-    let find = |w: &str| {
-        (other.tokens.binary_search_by(|t| t.text.as_str().cmp(w)).ok()).map(|i| &other.tokens[i])
-    };
+    let find =
+        |w: &str| (other.tokens.binary_search_by(|t| t.text.as_str().cmp(w)).ok()).map(|i| &other.tokens[i]);
     (side.tokens.iter())
         .filter(|t| t.taken && t.technical && is_flag(&t.text) && !tech_has_match(t, other))
-        .find(|t| {
-            lx.flag_word(&t.text)
-                .and_then(|w| find(&w))
-                .is_none_or(refuses)
-        })
+        .find(|t| lx.flag_word(&t.text).and_then(|w| find(&w)).is_none_or(refuses))
         .map(|t| t.text.as_str())
 }
 
