@@ -205,6 +205,23 @@ pub struct Token {
     pub negated_in: Clauses,
     /// The clauses that state the rule in which the word is asserted, as bits.
     pub asserted_in: Clauses,
+    /// For the flag veto: the word is in a clause that states the rule in a role that does
+    /// not refuse it (asserted, or in a before/after clause): "run cargo test --release".
+    pub taken: bool,
+    /// For the flag veto: the word follows `without` in a clause that states the rule and was
+    /// not negated before it ("run cargo test without --release"; "never run it without
+    /// --release" is a double negation and leaves nothing out). Cleared, as `negated_in` is,
+    /// in a text with `unless`.
+    pub left_out: bool,
+}
+
+/// Is a technical token a command-line flag: `-` or `--` and then a letter (`-v`, `--force`,
+/// `-auto-approve`, `--grace-period=0`)? Numbers (`-1`, `-0.5`), dashes in prose (`—`, a lone
+/// `-` or `--`, which never become tokens) and hyphenated words (`e-mail`) are not.
+pub(crate) fn is_flag(text: &str) -> bool {
+    let rest = text.strip_prefix("--").or_else(|| text.strip_prefix('-'));
+    rest.and_then(|r| r.bytes().next())
+        .is_some_and(|b| b.is_ascii_alphabetic())
 }
 
 /// A set of a text's clauses, one bit each (`Token::negated_in`).
@@ -395,7 +412,12 @@ impl Lexicon {
             lx.antonyms.push((a, b));
         }
         for (prog, subs) in &f.commands {
-            let p = lx.canon(&stem(&lx, prog));
+            // A key of two words (`terraform workspace`) lists the subcommands of a
+            // subcommand: each word is matched on its stem, as in the text.
+            let p = (prog.split_whitespace())
+                .map(|w| lx.canon(&stem(&lx, w)))
+                .collect::<Vec<_>>()
+                .join(" ");
             let set = subs.iter().map(|s| lx.canon(&stem(&lx, s))).collect();
             lx.commands.insert(p, set);
         }
@@ -410,6 +432,16 @@ impl Lexicon {
     /// The similarity threshold (for reports).
     pub fn threshold(&self) -> f64 {
         self.threshold
+    }
+
+    /// The plain word a flag's name reads as, when it is one word of three letters or more
+    /// (`--amend` → `amend`, `--volumes` → `volume`, `--check` → `verify`): a text that says
+    /// "amend the commit" names the flag that "git commit --amend" passes. `None` for short
+    /// and compound names (`-v`, `--no-cache`, `--grace-period=0`).
+    pub(crate) fn flag_word(&self, flag: &str) -> Option<String> {
+        let name = flag.trim_start_matches('-');
+        (name.len() >= 3 && name.bytes().all(|b| b.is_ascii_lowercase()))
+            .then(|| self.canon(&self.stem(name)))
     }
 
     fn canon(&self, w: &str) -> String {
@@ -621,19 +653,29 @@ impl Lexicon {
             i += 1;
         }
         // 4. commands: `program subcommand` becomes a technical token as well.
+        //    A command just made is a program too, for a subcommand of a subcommand:
+        //    `terraform workspace select` adds `terraform workspace` and then that.
         let mut full: Vec<Item> = Vec::with_capacity(seq.len() + 4);
         let mut seq = seq.into_iter().peekable();
+        let mut made: Option<String> = None;
         while let Some(it) = seq.next() {
+            let lists = |p: &str, sub: &str| self.commands.get(p).is_some_and(|s| s.contains(sub));
+            let prev = made.take();
             let command = match (&it, seq.peek()) {
-                (Item::Word { text: p, .. }, Some(Item::Word { text: sub, .. }))
-                    if self.commands.get(&**p).is_some_and(|s| s.contains(&**sub)) =>
-                {
-                    Some(format!("{p} {sub}"))
+                (Item::Word { text: p, .. }, Some(Item::Word { text: sub, .. })) => {
+                    if let Some(m) = prev.filter(|m| lists(m, sub)) {
+                        Some(format!("{m} {sub}"))
+                    } else if lists(p, sub) {
+                        Some(format!("{p} {sub}"))
+                    } else {
+                        None
+                    }
                 }
                 _ => None,
             };
             full.push(it);
             if let Some(c) = command {
+                made = self.commands.contains_key(&c).then(|| c.clone());
                 full.push(Item::Word {
                     text: Cow::Owned(c),
                     technical: true,
@@ -655,11 +697,14 @@ impl Lexicon {
         let mut contrast = false;
         let mut replace = false;
         let mut prefer = false;
+        // After a `without` that leaves something out (`Token::left_out`).
+        let mut leaving_out = false;
         for it in &full {
             let (t, technical) = match it {
                 Item::Break => {
                     clause_no += 1;
                     explaining = false;
+                    leaving_out = false;
                     clause = Role::Asserted;
                     contrast = false;
                     replace = false;
@@ -677,7 +722,7 @@ impl Lexicon {
                 } else {
                     clause
                 };
-                note(&mut roles, t, true, role, stated);
+                note(&mut roles, t, true, role, stated, leaving_out);
                 continue;
             }
             let to = std::mem::replace(&mut after_to, t == self.mk.to);
@@ -685,6 +730,7 @@ impl Lexicon {
             if fw.clause_break {
                 clause_no += 1;
                 explaining = self.mk.explaining.iter().any(|e| e == t);
+                leaving_out = false;
                 unless |= t == self.mk.unless;
                 clause = Role::Asserted;
                 contrast = false;
@@ -694,6 +740,9 @@ impl Lexicon {
             }
             let mk = &self.mk;
             if fw.negator || t == mk.not {
+                // "run it without --release" leaves the flag out; "never run it without
+                // --release" is a double negation.
+                leaving_out |= t == mk.without && clause != Role::Negated && !explaining && !to;
                 clause = Role::Negated;
                 // "… to avoid X" is a purpose, and "without X" qualifies the rule ("pods
                 // without them get evicted"): neither negates what the rule says to do.
@@ -732,7 +781,7 @@ impl Lexicon {
             } else {
                 clause
             };
-            note(&mut roles, t, false, role, stated);
+            note(&mut roles, t, false, role, stated, leaving_out);
         }
         words.sort_unstable();
         words.dedup();
@@ -751,6 +800,7 @@ impl Lexicon {
         if unless {
             for r in &mut roles {
                 r.negated_in = 0;
+                r.left_out = false;
             }
         }
         let mut seq: Vec<(&str, bool)> = roles.iter().map(|r| (r.text, r.technical)).collect();
@@ -767,6 +817,8 @@ impl Lexicon {
                     role: r.role,
                     negated_in: r.negated_in,
                     asserted_in: r.asserted_in,
+                    taken: r.taken,
+                    left_out: r.left_out,
                 })
                 .collect(),
             words: words.into_iter().map(str::to_string).collect(),
@@ -799,17 +851,28 @@ struct Noted<'a> {
     role: Option<Role>,
     negated_in: Clauses,
     asserted_in: Clauses,
+    taken: bool,
+    left_out: bool,
 }
 
 /// Records a content word's role: a word met in two roles has none. `stated` is the number
-/// of the clause it is in when that clause states the rule (`None`: it explains the rule).
-fn note<'a>(roles: &mut Vec<Noted<'a>>, text: &'a str, technical: bool, role: Role, stated: Option<u32>) {
+/// of the clause it is in when that clause states the rule (`None`: it explains the rule);
+/// `left_out`, whether it follows a `without` that leaves it out.
+fn note<'a>(
+    roles: &mut Vec<Noted<'a>>,
+    text: &'a str,
+    technical: bool,
+    role: Role,
+    stated: Option<u32>,
+    left_out: bool,
+) {
     let bit: Clauses = stated.map_or(0, |k| 1 << k.min(Clauses::BITS - 1));
     let (negated_in, asserted_in) = match role {
         Role::Negated => (bit, 0),
         Role::Asserted => (0, bit),
         Role::Before | Role::After => (0, 0),
     };
+    let taken = stated.is_some() && role != Role::Negated;
     match roles
         .iter_mut()
         .find(|r| r.technical == technical && r.text == text)
@@ -820,6 +883,8 @@ fn note<'a>(roles: &mut Vec<Noted<'a>>, text: &'a str, technical: bool, role: Ro
             }
             r.negated_in |= negated_in;
             r.asserted_in |= asserted_in;
+            r.taken |= taken;
+            r.left_out |= left_out;
         }
         None => roles.push(Noted {
             text,
@@ -827,6 +892,8 @@ fn note<'a>(roles: &mut Vec<Noted<'a>>, text: &'a str, technical: bool, role: Ro
             role: Some(role),
             negated_in,
             asserted_in,
+            taken,
+            left_out,
         }),
     }
 }

@@ -37,15 +37,22 @@
 //! lower-cased, inflected (exceptions, then suffix stages: runs/running/ran → run,
 //! repositories → repository), rewritten by phrases (`instead of`, `turn on` → enable) and
 //! synonyms (repo → repository, DB → database, …). A listed program followed by one of its
-//! subcommands adds a technical token (`npm ci`); listed technical terms (tool, language,
-//! format and type names) count as technical. Each content word gets a role: asserted,
+//! subcommands adds a technical token (`npm ci`), and a listed command followed by one of
+//! its own subcommands (a two-word key: `terraform workspace`) one more (`terraform workspace
+//! select`); listed technical terms (tool, language, format and type names) count as
+//! technical. Each content word gets a role: asserted,
 //! negated (after `never`/`not`/`avoid`/`…n't` to the end of the clause, or dispreferred:
 //! `instead of X`, `prefer … over X`, `replace X with`), or in a `before`/`after` clause.
 //! Stop words are dropped.
 //!
 //! Two texts are the same lesson when, in order:
 //! 1. technical tokens agree: not both sides carry a technical token the other lacks
-//!    (equal, or one a `.`/`/` suffix of the other, counts as the same);
+//!    (equal, or one a `.`/`/` suffix of the other, counts as the same); and no flag (`-` or
+//!    `--` and a letter: `-v`, `--force`, `-auto-approve`; not `-1`) is passed on one side
+//!    only — in a clause that states the rule, with the other side neither naming it nor
+//!    saying its name as a word it does not refuse (`--amend` ~ "amend the commit"). A
+//!    flag one side only refuses ("not --force") or names while explaining the rule is no
+//!    veto;
 //! 2. no antonym pair splits them (`enable`/`disable`, `before`/`after`, …);
 //! 3. they are not a minimal pair: the content-token sequences are not equal but for one run
 //!    swapped in place — a common prefix and suffix with, between them, 1..=`max_substitution`
@@ -53,7 +60,9 @@
 //!    vs "… [requests] …": a word swapped for a non-synonym in place is another lesson, while
 //!    a paraphrase reorders and rewords);
 //! 4. roles agree: over the shared content words, the weight whose roles differ (technical
-//!    tokens weigh 2, others 1) is below the weight whose roles match;
+//!    tokens weigh 2, others 1) is below the weight whose roles match; and no flag both name
+//!    is passed on one side and refused on the other ("with --release" vs "without
+//!    --release"; "never … without --release" is a double negation and refuses nothing);
 //! 5. the content overlap — Dice, 2|A∩B| / (|A|+|B|), over content-token sets — is at least
 //!    `threshold` (the measure and threshold are read from the lexicon);
 //! 6. polarity agrees: no clause that states the rule is negated on one side and asserted on

@@ -2,7 +2,7 @@
 
 use std::cmp::Ordering;
 
-use super::lexicon::{Analysis, Clauses, Lexicon, Measure, Token};
+use super::lexicon::{Analysis, Clauses, Lexicon, Measure, Token, is_flag};
 
 /// Do two technical tokens name the same thing? Equal, or one is a `.`/`/`-suffix of the
 /// other (`react.useeffect` ~ `useeffect`, `src/app.py` ~ `app.py`).
@@ -65,6 +65,10 @@ pub enum Verdict<W = String> {
     Empty,
     /// Both sides carry technical tokens the other lacks (one example from each side).
     Technical(W, W),
+    /// A flag one side passes and the other does not: never names it ("run npm audit fix
+    /// --force" vs "run npm audit fix"), or leaves it out ("with --release" vs "without
+    /// --release"). The word is the flag.
+    Flag(W),
     /// An antonym pair splits them.
     Antonym(W, W),
     /// Shared words play opposite roles (negated on one side, asserted on the other, …).
@@ -86,6 +90,7 @@ impl Verdict<&str> {
             Verdict::Same(s) => Verdict::Same(s),
             Verdict::Empty => Verdict::Empty,
             Verdict::Technical(x, y) => Verdict::Technical(x.into(), y.into()),
+            Verdict::Flag(f) => Verdict::Flag(f.into()),
             Verdict::Antonym(x, y) => Verdict::Antonym(x.into(), y.into()),
             Verdict::Polarity(w) => Verdict::Polarity(w.into()),
             Verdict::Roles => Verdict::Roles,
@@ -117,6 +122,11 @@ fn judge<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis) -> Verdict<&'a s
     if let (Some(x), Some(y)) = (ua, ub) {
         return Verdict::Technical(&x.text, &y.text);
     }
+    //    Nor may one side alone pass a flag: `-v`, `--force`, `-auto-approve` change what a
+    //    command does, so "docker compose down -v" and "docker compose down" are two lessons.
+    if let Some(f) = one_sided_flag(lx, a, b).or_else(|| one_sided_flag(lx, b, a)) {
+        return Verdict::Flag(f);
+    }
     // 2. Antonyms agree.
     for (i, (&x, &y)) in a.antonyms.iter().zip(&b.antonyms).enumerate() {
         if x != 0 && y != 0 && x != y {
@@ -139,9 +149,14 @@ fn judge<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis) -> Verdict<&'a s
     let mut crossed = false;
     // Plain tokens of each side whose text the other side has (for step 5).
     let (mut plain_a, mut plain_b) = (0, 0);
+    // A flag one side passes and the other refuses ("with --release" vs "without --release").
+    let mut opposed: Option<&str> = None;
     same_text(&a.tokens, &b.tokens, |x, y| {
         plain_a += usize::from(!x.technical);
         plain_b += usize::from(!y.technical);
+        if x.technical && opposed.is_none() && opposite(x, y) && is_flag(&x.text) {
+            opposed = Some(&x.text);
+        }
         if x.negated_in != 0 && y.negated_in != 0 {
             together_a |= x.negated_in;
             together_b |= y.negated_in;
@@ -159,6 +174,9 @@ fn judge<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis) -> Verdict<&'a s
     });
     if disagree > 0 && disagree >= agree {
         return Verdict::Roles;
+    }
+    if let Some(f) = opposed {
+        return Verdict::Flag(f);
     }
     // 5. Content overlap: a plain token matches the same text, a technical one also the
     //    same thing named by a suffix.
@@ -238,6 +256,35 @@ fn mirrored<'a>(lx: &Lexicon, side: &'a Analysis, other: &'a Analysis, together:
         }
     }
     None
+}
+
+/// Does a side pass the word (state it in a clause that states the rule, and nowhere refuse
+/// it), or refuse it (negate it, or leave it out with `without`, and nowhere pass it)?
+fn passes(t: &Token) -> bool {
+    t.taken && t.negated_in == 0 && !t.left_out
+}
+
+fn refuses(t: &Token) -> bool {
+    !t.taken && (t.negated_in != 0 || t.left_out)
+}
+
+/// One side passes the word and the other refuses it.
+fn opposite(x: &Token, y: &Token) -> bool {
+    passes(x) && refuses(y) || refuses(x) && passes(y)
+}
+
+/// A flag `side` passes (in a clause that states the rule) that `other` does not: neither
+/// names it as a technical token, nor says its name as a word it does not refuse ("git commit
+/// --amend" vs "amend the commit" agree; "run npm audit fix --force" vs "run npm audit fix"
+/// do not). A flag only one side refuses ("--force-with-lease, not --force") or mentions
+/// while explaining the rule is no veto: neither side passes it.
+fn one_sided_flag<'a>(lx: &Lexicon, side: &'a Analysis, other: &Analysis) -> Option<&'a str> {
+    let find =
+        |w: &str| (other.tokens.binary_search_by(|t| t.text.as_str().cmp(w)).ok()).map(|i| &other.tokens[i]);
+    (side.tokens.iter())
+        .filter(|t| t.taken && t.technical && is_flag(&t.text) && !tech_has_match(t, other))
+        .find(|t| lx.flag_word(&t.text).and_then(|w| find(&w)).is_none_or(refuses))
+        .map(|t| t.text.as_str())
 }
 
 /// The set bits of a clause set, lowest first.

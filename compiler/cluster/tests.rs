@@ -386,3 +386,239 @@ fn duplicates_ignore_which_clause_a_word_falls_in() {
     );
     assert_eq!(cs.len(), 1);
 }
+
+/// Two lessons from two projects, in a two-candidate block: how many clusters they make.
+fn clusters_of(l: &Lexicon, a: &str, b: &str) -> usize {
+    let mut second = cand(1, 2, b);
+    second.project = Some("api".into());
+    let mut first = cand(0, 1, a);
+    first.project = Some("web".into());
+    cluster(&[first, second], l).len()
+}
+
+/// Pairs that must stay apart (both orders) with the verdict wanted, and pairs that must
+/// merge: the mismatches, one per line.
+fn mismatches(l: &Lexicon, apart: &[(&str, &str, Verdict)], same: &[(&str, &str)]) -> Vec<String> {
+    let mut wrong = Vec::new();
+    for (a, b, want) in apart {
+        // The technical verdict names side a's token first.
+        let swapped = match want {
+            Verdict::Technical(x, y) => Verdict::Technical(y.clone(), x.clone()),
+            w => w.clone(),
+        };
+        for ((x, y), want) in [((a, b), want), ((b, a), &swapped)] {
+            let v = verdict(l, x, y);
+            if clusters_of(l, x, y) != 2 || v != *want {
+                wrong.push(format!("apart: {x:?} | {y:?}: {v:?}, want {want:?}"));
+            }
+        }
+    }
+    for (a, b) in same {
+        for (x, y) in [(a, b), (b, a)] {
+            if clusters_of(l, x, y) != 1 {
+                wrong.push(format!("same: {x:?} | {y:?}: {:?}", verdict(l, x, y)));
+            }
+        }
+    }
+    wrong
+}
+
+/// DESIGN §5.3: technical tokens must agree. A flag changes what a command does, so a lesson
+/// that passes one and a lesson that does not are two lessons, even when every other word
+/// is the same (these pairs each became one rule, keeping the flag and citing both records).
+#[test]
+fn a_flag_only_one_side_passes_splits_the_pair() {
+    let l = lx();
+    let flag = |f: &str| Verdict::Flag(f.to_string());
+    let apart = [
+        (
+            "Run npm audit fix before releasing.",
+            "Run npm audit fix --force before releasing.",
+            flag("--force"),
+        ),
+        (
+            "Run npm audit fix before every release so known advisories are patched.",
+            "Before every release, run npm audit fix --force so known advisories are patched.",
+            flag("--force"),
+        ),
+        (
+            "Use docker compose down -v to reset the test database.",
+            "Use docker compose down to reset the test database.",
+            flag("-v"),
+        ),
+        (
+            "Reset the test database with docker compose down -v between integration runs.",
+            "Reset the test database with docker compose down between integration runs.",
+            flag("-v"),
+        ),
+        (
+            "Run kubectl delete pod with --grace-period=0 --force for stuck pods.",
+            "Run kubectl delete pod for stuck pods.",
+            flag("--force"),
+        ),
+        (
+            "Run terraform apply -auto-approve in the CI pipeline.",
+            "Run terraform apply in the CI pipeline.",
+            flag("-auto-approve"),
+        ),
+        (
+            "Run docker system prune when the runner disk fills up.",
+            "Run docker system prune -a --volumes when the runner disk fills up.",
+            flag("--volumes"),
+        ),
+        // Passed on one side, refused on the other.
+        (
+            "Run npm audit fix --force before releasing.",
+            "Run npm audit fix before releasing, but never with --force.",
+            flag("--force"),
+        ),
+    ];
+    let same = [
+        // The same flags, reworded.
+        (
+            "Reset the test database with docker compose down -v between integration runs.",
+            "Between integration runs, reset the test database using docker compose down -v.",
+        ),
+        (
+            "Run docker system prune -a --volumes when the runner disk fills up.",
+            "When the runner disk fills up, free it with docker system prune -a --volumes.",
+        ),
+        (
+            "Run terraform apply -auto-approve in the CI pipeline; nobody is there to type yes.",
+            "In the CI pipeline, run terraform apply -auto-approve since nobody is there to type yes.",
+        ),
+        (
+            "Run go test -race for any package that starts goroutines; races rarely show up without it.",
+            "Always run go test -race when goroutines are involved; races don't surface in normal runs.",
+        ),
+        // The other side says the flag's name as a word.
+        (
+            "Use git commit --amend only on commits that have not been pushed.",
+            "Only amend commits that haven't been pushed yet.",
+        ),
+        // A flag only one side refuses, or mentions to explain the rule: neither passes it.
+        (
+            "Use git push --force-with-lease when pushing a rebased branch.",
+            "Use git push --force-with-lease, not --force, when pushing a rebased branch.",
+        ),
+        (
+            "Use git push --force-with-lease, because --force overwrites the commits of others.",
+            "Push rebased branches with git push --force-with-lease.",
+        ),
+    ];
+    let wrong = mismatches(&l, &apart, &same);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// "with --release" and "without --release" name the same flag and disagree on it.
+#[test]
+fn with_and_without_a_flag_disagree() {
+    let l = lx();
+    let flag = |f: &str| Verdict::Flag(f.to_string());
+    let apart = [
+        (
+            "Run cargo test with --release for the benchmark suite.",
+            "Run cargo test without --release for the benchmark suite.",
+            flag("--release"),
+        ),
+        (
+            "Run pip install with --user outside a virtualenv.",
+            "Run pip install without --user outside a virtualenv.",
+            flag("--user"),
+        ),
+        (
+            "Install CLI tools with pip install --user when there is no virtualenv.",
+            "Install CLI tools with pip install without --user when there is no virtualenv.",
+            flag("--user"),
+        ),
+        (
+            "Run the unit tests with --release; the debug build catches integer overflows.",
+            "Unit tests should run without --release so the debug build catches integer overflows.",
+            flag("--release"),
+        ),
+    ];
+    let same = [(
+        "Run the unit tests without --release; the debug build catches integer overflows.",
+        "Unit tests should run without --release so the debug build catches integer overflows.",
+    )];
+    let wrong = mismatches(&l, &apart, &same);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // "never … without --release" is a double negation: it leaves nothing out.
+    let tok = |t: &str| {
+        let a = l.analyze(t);
+        let r = a.tokens.iter().find(|x| x.text == "--release").unwrap();
+        (r.taken, r.left_out)
+    };
+    assert_eq!(tok("Run cargo test without --release."), (false, true));
+    assert_eq!(tok("Never run cargo bench without --release."), (false, false));
+    assert_eq!(tok("Run cargo bench with --release."), (true, false));
+}
+
+/// Tokens that only look like flags: numbers, dashes in prose, hyphenated words, bullets.
+#[test]
+fn a_dash_that_is_not_a_flag_does_not_veto() {
+    use super::lexicon::is_flag;
+    for f in ["-v", "--force", "-auto-approve", "--grace-period=0", "-D", "-n"] {
+        assert!(is_flag(f), "{f}");
+    }
+    for t in [
+        "-1", "-0.5", "-5s", "--", "-", "—", "e-mail", "re-run", "--1", "x-y",
+    ] {
+        assert!(!is_flag(t), "{t}");
+    }
+    let l = lx();
+    let apart = [(
+        "Set the retry limit on the upload job with --max-retries.",
+        "Set the retry limit on the upload job.",
+        Verdict::Flag("--max-retries".to_string()),
+    )];
+    // One side carries a number, a dash or a bullet the other lacks: the same lesson.
+    let same = [
+        (
+            "Set the retry limit on the upload job; -1 retries forever.",
+            "Set the retry limit on the upload job.",
+        ),
+        (
+            "Lower the log level of the upload job to -5 before debugging it.",
+            "Lower the log level of the upload job before debugging it.",
+        ),
+        (
+            "Send the e-mail digest — then close the ticket.",
+            "Send the e-mail digest, then close the ticket.",
+        ),
+        (
+            "- Run the linter before pushing.",
+            "Run the linter before pushing.",
+        ),
+        (
+            "Run the linter -- the fast one -- before pushing.",
+            "Run the fast linter before pushing.",
+        ),
+    ];
+    let wrong = mismatches(&l, &apart, &same);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Differing subcommand words of one command (`terraform workspace select` / `new`) are two
+/// lessons: a two-word key in the lexicon's `commands` lists a subcommand's subcommands.
+#[test]
+fn subcommands_of_a_subcommand_must_agree() {
+    let l = lx();
+    let apart = [(
+        "Use terraform workspace select before plan.",
+        "Use terraform workspace new before plan.",
+        Verdict::Technical(
+            "terraform workspac select".to_string(),
+            "terraform workspac new".to_string(),
+        ),
+    )];
+    let same = [(
+        "Select the workspace with terraform workspace select before running terraform plan.",
+        "Use terraform workspace select before terraform plan so the plan targets the right state.",
+    )];
+    let wrong = mismatches(&l, &apart, &same);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // A subcommand word after a clause break is plain text.
+    let a = l.analyze("Run terraform workspace. Select the staging one.");
+    assert!(!a.tokens.iter().any(|t| t.text.starts_with("terraform workspac ")));
+}
