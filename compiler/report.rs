@@ -227,15 +227,17 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
         let cl = &comp.clusters[*ci as usize];
         let support = cluster_exps.get(ci).map_or(0, |s| s.len()) as i64;
         let first = &cands[members[0]];
-        let narrative = members.iter().find(|&&i| cands[i].narrative).map(|&i| &cands[i]);
+        let narrative: Vec<&Candidate> = (members.iter().map(|&i| &cands[i]))
+            .filter(|c| c.narrative)
+            .collect();
         let outcome = members.iter().any(|&i| cands[i].outcome_failed);
-        let action = match (narrative, outcome) {
-            (Some(c), _) => restate(c),
-            (None, true) => format!(
+        let action = match (narrative.is_empty(), outcome) {
+            (false, _) => restate(&narrative),
+            (true, true) => format!(
                 "bless {} if the lesson holds despite the outcome",
                 first.record_id
             ),
-            (None, false) => "one more experience".to_string(),
+            (true, false) => "one more experience".to_string(),
         };
         let gap = i64::from(min) - support + 1;
         near.push((gap, cl.id.clone(), json!({"lesson_or_cluster": cl.id, "text": cands[cl.anchor as usize].text, "support": support, "needed": min, "action": action})));
@@ -795,12 +797,28 @@ fn join_names(v: &Value) -> String {
 }
 
 /// The near-miss action for a narrative candidate, by the field its text came from.
-fn restate(c: &Candidate) -> String {
-    match c.origin {
-        Origin::Lesson => format!("rewrite the lesson of {} as the rule it teaches", c.record_id),
-        Origin::Claim => format!("restate claim {} as the rule it teaches", c.record_id),
-        _ => format!("write a lesson that states the rule for {}", c.record_id),
+/// The advice for a cluster held back as narrative: every narrative member needs restating
+/// (one rewritten leaves the others held back), by the field its text came from.
+fn restate(narrative: &[&Candidate]) -> String {
+    let mut by_origin: BTreeMap<Origin, Vec<&str>> = BTreeMap::new();
+    for c in narrative {
+        let ids = by_origin.entry(c.origin).or_default();
+        if !ids.contains(&&*c.record_id) {
+            ids.push(&c.record_id);
+        }
     }
+    let phrase = |origin: Origin, ids: &[&str]| {
+        let (list, many) = (crate::diagnostics::short_list(ids, 3), ids.len() > 1);
+        match origin {
+            Origin::Lesson if many => format!("rewrite the lessons of {list} as the rule they teach"),
+            Origin::Lesson => format!("rewrite the lesson of {list} as the rule it teaches"),
+            Origin::Claim if many => format!("restate claims {list} as the rule they teach"),
+            Origin::Claim => format!("restate claim {list} as the rule it teaches"),
+            _ => format!("write a lesson that states the rule for {list}"),
+        }
+    };
+    let parts: Vec<String> = by_origin.iter().map(|(&o, ids)| phrase(o, ids)).collect();
+    parts.join("; ")
 }
 
 fn join(v: &Value) -> String {
