@@ -1,16 +1,19 @@
 //! Load through the public API, and a timing harness for the JSONL path (ignored by default:
 //! `cargo test --release --test load -- --ignored --nocapture`, `SKILLC_BENCH_N` records).
 
+mod common;
+
 use std::fs;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use common::Scratch;
 use rayon::prelude::*;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use skillc::diagnostics::Sink;
-use skillc::load::{LoadOptions, load, load_texts};
+use skillc::load::{Format, LoadOptions, load, load_texts};
 
 const DOMAINS: &[&str] = &["python", "rust", "docker", "kubernetes", "git", "typescript"];
 const PROJECTS: &[&str] = &[
@@ -483,5 +486,173 @@ fn bench_jsonl_load() {
         b.as_secs_f64(),
         o.as_secs_f64(),
         o.as_secs_f64() / b.as_secs_f64()
+    );
+}
+
+/// (code, file, line, subject, message) of each diagnostic.
+fn seen(sink: &Sink) -> Vec<(&'static str, String, u32, String, String)> {
+    sink.iter()
+        .map(|d| {
+            let loc = d.location.clone();
+            (
+                d.code,
+                loc.as_ref().map_or(String::new(), |l| l.file.to_string()),
+                loc.map_or(0, |l| l.line),
+                d.subject.clone(),
+                d.message.clone(),
+            )
+        })
+        .collect()
+}
+
+/// OmniMem memories as an export writes them, one per line.
+fn memory_lines() -> Vec<String> {
+    [
+        (
+            "mem-20241101-pytest-root",
+            "python",
+            "Run pytest from the repository root so conftest.py is picked up",
+            1730451600,
+        ),
+        (
+            "mem-20241102-pip-module",
+            "python",
+            "Use python -m pip so the interpreter that runs the code installs the package",
+            1730538000,
+        ),
+        (
+            "mem-20241103-buildx-load",
+            "docker",
+            "Pass --load to docker buildx build when the image must run locally",
+            1730624400,
+        ),
+        (
+            "mem-20241104-git-switch",
+            "git",
+            "Use git switch -c for a new branch instead of git checkout -b",
+            1730710800,
+        ),
+    ]
+    .iter()
+    .map(|(key, tag, lesson, at)| {
+        json!({"key": key, "tags": format!("[\"{tag}\"]"), "outcome": "succeeded", "effort_score": "2",
+               "lesson": lesson, "state": "active", "created_at": at.to_string(),
+               "project": "git@github.com:acme/billing-api.git"})
+        .to_string()
+    })
+    .collect()
+}
+
+/// A JSON Lines file whose first line was cut short (an editor crash, a `head -c`): that line
+/// is one L001 at line 1, and every other line is read, whether the file is native records
+/// named `.json` or an OmniMem export, with `--from omnimem` or recognised by content. The
+/// format is decided by the first line that parses, not by the broken one.
+#[test]
+fn a_broken_first_line_costs_only_itself_in_json_lines_and_omnimem_exports() {
+    let cut = |line: &str| line[..line.len() / 2].to_string();
+    let natives: Vec<String> = (1..=4).map(record).collect();
+    let native_json = [cut(&record(0))]
+        .into_iter()
+        .chain(natives)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let memories = memory_lines();
+    let export = [cut(&memories[0])]
+        .into_iter()
+        .chain(memories[1..].iter().cloned())
+        .collect::<Vec<_>>()
+        .join("\n");
+    for (name, text, from, want) in [
+        (
+            "agent-log.json",
+            &native_json,
+            None,
+            vec!["exp-0000001", "exp-0000002", "exp-0000003", "exp-0000004"],
+        ),
+        (
+            "omnimem.jsonl",
+            &export,
+            Some(Format::Omnimem),
+            vec![
+                "mem-20241102-pip-module",
+                "mem-20241103-buildx-load",
+                "mem-20241104-git-switch",
+            ],
+        ),
+        (
+            "omnimem.jsonl",
+            &export,
+            None,
+            vec![
+                "mem-20241102-pip-module",
+                "mem-20241103-buildx-load",
+                "mem-20241104-git-switch",
+            ],
+        ),
+        (
+            "omnimem.json",
+            &export,
+            None,
+            vec![
+                "mem-20241102-pip-module",
+                "mem-20241103-buildx-load",
+                "mem-20241104-git-switch",
+            ],
+        ),
+    ] {
+        let opts = LoadOptions {
+            from,
+            ..LoadOptions::default()
+        };
+        // Through the file reader too: it recognises the format from the file's first block.
+        let dir = Scratch::new("broken-first-line");
+        let path = dir.path(name);
+        fs::write(&path, text).unwrap();
+        let mut sink = Sink::new();
+        let c = load(std::slice::from_ref(&path), &opts, &mut sink).unwrap();
+        let ids: Vec<&str> = c.experiences.iter().map(|e| &*e.id).collect();
+        assert_eq!(ids, want, "{name} {from:?}: {:#?}", seen(&sink));
+        let got = seen(&sink);
+        assert_eq!(got.len(), 1, "{name} {from:?}: {got:#?}");
+        let file = path.display().to_string();
+        assert_eq!(
+            (got[0].0, got[0].1.as_str(), got[0].2),
+            ("L001", file.as_str(), 1),
+            "{got:#?}"
+        );
+        assert!(got[0].4.starts_with("line is not valid json"), "{got:#?}");
+        // The memories were read as memories: their tags are their domains.
+        if name.starts_with("omnimem") {
+            assert_eq!(c.experiences[2].domains, ["git"]);
+        }
+    }
+}
+
+/// A pretty-printed `.json` document is still one document, even when it holds an object on a
+/// line of its own, and a broken one is still reported once, at its error.
+#[test]
+fn a_pretty_printed_json_document_is_not_taken_for_json_lines() {
+    let doc = r#"{"id": "ops-0701", "recorded_at": "2026-07-01T09:00:00Z", "domains": ["docker"],
+"outcome": "succeeded", "lesson": "Pin base images by digest in production Dockerfiles.",
+"operations": [
+{"tool": "run_shell_command", "args": {"command": "docker build --pull ."}, "status": "ok"}
+]}
+"#;
+    let broken = "{\n  \"id\": \"ops-0702\",\n  \"recorded_at\": \"2026-07-02T09:00:00Z\"\n  \"domains\": [\"docker\"]\n}\n";
+    let mut sink = Sink::new();
+    let c = load_texts(
+        &[("ops.json", doc), ("broken.json", broken)],
+        &LoadOptions::default(),
+        &mut sink,
+    );
+    let ids: Vec<&str> = c.experiences.iter().map(|e| &*e.id).collect();
+    assert_eq!(ids, ["ops-0701"], "{:#?}", seen(&sink));
+    assert_eq!(c.experiences[0].operations.len(), 1);
+    let got = seen(&sink);
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert_eq!(
+        (got[0].0, got[0].1.as_str(), got[0].2),
+        ("L001", "broken.json", 4),
+        "{got:#?}"
     );
 }

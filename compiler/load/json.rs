@@ -202,15 +202,33 @@ pub(crate) fn duplicate_key(text: &str, v: &Value, loc: &SourceLoc, first: bool)
     Some(Parsed::invalid(loc.line, d))
 }
 
+/// How many lines the format checks look through for the first record that parses.
+const SNIFF_LINES: usize = 64;
+
+/// The first of the first `SNIFF_LINES` lines of `text` that is a complete JSON object on its
+/// own, starting at the start of its line. A pretty-printed document has no such line (its
+/// objects are indented, or open on one line and close on another); JSON Lines has one on
+/// nearly every line.
+pub(crate) fn first_object_line(text: &[u8]) -> Option<&[u8]> {
+    text.split(|&b| b == b'\n')
+        .take(SNIFF_LINES)
+        .find(|l| l.first() == Some(&b'{') && serde_json::from_slice::<serde::de::IgnoredAny>(l).is_ok())
+}
+
 /// `true` when a `.json` file is really JSON Lines: its first line is a complete object on
-/// its own and more follows.
+/// its own and more follows, or, when the first line does not parse (a line cut short, a
+/// stray character), a later line is one (`first_object_line`) and the text is not one JSON
+/// document. So a broken first line costs that line (L001), not the file's every record.
 pub(crate) fn looks_like_lines(text: &str) -> bool {
     let t = text.trim_start();
-    if !t.starts_with('{') {
+    let (first, rest) = t.split_once('\n').unwrap_or((t, ""));
+    if rest.trim().is_empty() || t.starts_with('[') {
         return false;
     }
-    let (first, rest) = t.split_once('\n').unwrap_or((t, ""));
-    !rest.trim().is_empty() && serde_json::from_str::<serde::de::IgnoredAny>(first).is_ok()
+    if t.starts_with('{') && serde_json::from_str::<serde::de::IgnoredAny>(first).is_ok() {
+        return true;
+    }
+    first_object_line(rest.as_bytes()).is_some() && serde_json::from_str::<serde::de::IgnoredAny>(t).is_err()
 }
 
 struct Cursor<'t> {
