@@ -147,11 +147,13 @@ fn a_broken_yaml_item_does_not_cost_the_items_that_merge_an_earlier_anchor() {
     // Exactly the two broken records are reported, each at its own line.
     let got = found(&sink);
     assert_eq!(got.len(), 2, "{got:?}");
-    assert_eq!((got[0].0, got[0].1), ("L001", 13), "{got:?}");
-    assert!(
-        got[0].2.contains("duplicate entry with key \"outcome\""),
-        "{got:?}"
+    // The key given twice is reported where it is given the second time, about its record.
+    assert_eq!((got[0].0, got[0].1), ("L001", 18), "{got:?}");
+    assert_eq!(
+        got[0].2,
+        "key `outcome` appears twice in the record; the record was skipped"
     );
+    assert_eq!(sink[0].subject, "dk-0103");
     assert_eq!((got[1].0, got[1].1), ("L001", 28), "{got:?}");
     assert!(got[1].2.contains("unknown anchor"), "{got:?}");
     assert!(
@@ -289,10 +291,16 @@ fn json_records_with_a_key_given_twice_are_refused_with_the_key_named() {
             "missing {w:?} in {got:#?}"
         );
     }
-    // And the YAML record with the same mistake is refused too.
+    // And the YAML record with the same mistake is refused the same way.
     assert!(
-        got.iter()
-            .any(|g| g.0 == "L001" && g.1 == "notes.yaml" && g.4.contains("\"outcome\"")),
+        got.iter().any(|g| (g.0, g.1.as_str(), g.2, g.3, g.4)
+            == (
+                "L001",
+                "notes.yaml",
+                5,
+                "sess-0601",
+                "key `outcome` appears twice in the record; the record was skipped"
+            )),
         "{got:#?}"
     );
     assert_eq!(got.len(), want.len() + 1, "{got:#?}");
@@ -654,5 +662,131 @@ fn a_pretty_printed_json_document_is_not_taken_for_json_lines() {
         (got[0].0, got[0].1.as_str(), got[0].2),
         ("L001", "broken.json", 4),
         "{got:#?}"
+    );
+}
+
+/// A YAML record that gives a key twice is refused as the same JSON record is: one L001 at the
+/// line of the second occurrence, naming the key (and the mapping it is in) and the record's
+/// id, so `skillc trace ID` can explain it. The other records are read.
+#[test]
+fn yaml_records_with_a_key_given_twice_are_reported_like_json_ones() {
+    let list = "\
+# platform team, November
+- id: k8s-1101
+  recorded_at: 2026-11-01T09:00:00Z
+  domains: [kubernetes]
+  outcome: succeeded
+  lesson: Set resources.requests on every container or the scheduler overpacks nodes.
+  lesson: Set requests and limits.
+- id: k8s-1102
+  recorded_at: 2026-11-02T09:00:00Z
+  domains: [kubernetes]
+  outcome: succeeded
+  operations:
+    - tool: run_shell_command
+      args:
+        command: kubectl rollout status deploy/api
+        timeout: 120s
+        command: kubectl get pods
+      status: ok
+- id: k8s-1103
+  id: k8s-1104
+  recorded_at: 2026-11-03T09:00:00Z
+  domains: [kubernetes]
+  outcome: succeeded
+- id: k8s-1105
+  recorded_at: 2026-11-04T09:00:00Z
+  domains: [kubernetes]
+  outcome: succeeded
+  lesson: Use kubectl rollout undo to return to the previous ReplicaSet.
+";
+    // One record per document, as `---` documents.
+    let docs = "\
+---
+id: gh-1201
+recorded_at: 2026-12-01T09:00:00Z
+domains: [github-actions]
+outcome: failed
+outcome: succeeded
+---
+id: gh-1202
+recorded_at: 2026-12-02T09:00:00Z
+domains: [github-actions]
+outcome: succeeded
+lesson: Cache ~/.npm keyed on package-lock.json, not node_modules.
+";
+    let mut sink = Sink::new();
+    let c = load_texts(
+        &[("platform.yaml", list), ("ci.yaml", docs)],
+        &LoadOptions::default(),
+        &mut sink,
+    );
+    let ids: Vec<&str> = c.experiences.iter().map(|e| &*e.id).collect();
+    assert_eq!(ids, ["k8s-1105", "gh-1202"], "{:#?}", seen(&sink));
+    let got = seen(&sink);
+    let l001 = |file: &str, line: u32, subject: &str, message: &str| {
+        (
+            "L001",
+            file.to_string(),
+            line,
+            subject.to_string(),
+            message.to_string(),
+        )
+    };
+    assert_eq!(
+        got,
+        [
+            l001(
+                "platform.yaml",
+                7,
+                "k8s-1101",
+                "key `lesson` appears twice in the record; the record was skipped"
+            ),
+            l001(
+                "platform.yaml",
+                17,
+                "k8s-1102",
+                "key `command` appears twice in `operations[0].args`; the record was skipped"
+            ),
+            // The id itself given twice: the record has no one id, so the file is named.
+            l001(
+                "platform.yaml",
+                20,
+                "platform.yaml",
+                "key `id` appears twice in the record; the record was skipped"
+            ),
+            l001(
+                "ci.yaml",
+                6,
+                "gh-1201",
+                "key `outcome` appears twice in the record; the record was skipped"
+            ),
+        ]
+    );
+    let args = sink.iter().find(|d| d.subject == "k8s-1102").unwrap();
+    assert_eq!(args.evidence.get("key").unwrap(), "command");
+    assert_eq!(args.evidence.get("object").unwrap(), "operations[0].args");
+
+    // `skillc trace` finds the refused record by its id and says why.
+    let dir = Scratch::new("yaml-dupkey-trace");
+    fs::write(dir.path("platform.yaml"), list).unwrap();
+    let out = dir.path("out");
+    let o = common::skillc(&[
+        "trace",
+        "k8s-1101",
+        dir.path("platform.yaml").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    assert!(
+        common::stdout(&o).contains("k8s-1101: refused at load (L001)"),
+        "{}",
+        common::stdout(&o)
+    );
+    assert!(
+        common::stderr(&o).contains("platform.yaml:7"),
+        "{}",
+        common::stderr(&o)
     );
 }

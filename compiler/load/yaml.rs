@@ -132,6 +132,7 @@ pub(crate) fn yaml_text(text: &str, file: &str) -> Vec<Parsed> {
                 // the items before and after it are read.
                 let list = List {
                     text,
+                    file,
                     lines: &lines,
                     start: s,
                     end: e,
@@ -141,11 +142,21 @@ pub(crate) fn yaml_text(text: &str, file: &str) -> Vec<Parsed> {
                 for slot in list.one_by_one(&mut read) {
                     match slot {
                         Slot::Read(p) => out.push(*p),
+                        Slot::Duplicate(p) => {
+                            failed = true;
+                            out.push(*p);
+                        }
                         Slot::Broken { line, message } | Slot::Aliased { line, message } => {
                             failed = true;
                             out.push(malformed(file, loc(line), message));
                         }
                     }
+                }
+                if !failed && items.is_empty() && err.to_string().contains("duplicate entry ") {
+                    // One record that gives a key twice: refused as a list's item would be.
+                    let place = err.location().map_or((1, 1), |l| (l.line(), l.column()));
+                    out.push(duplicate_entry(&err.to_string(), place, doc, (s, e), file));
+                    failed = true;
                 }
                 if !failed {
                     // Not a list, or an error no item shows on its own.
@@ -170,6 +181,7 @@ pub(crate) fn yaml_text(text: &str, file: &str) -> Vec<Parsed> {
 /// A YAML document that is a block sequence of items, by line index (`lines[start..end]`).
 struct List<'a> {
     text: &'a str,
+    file: &'a str,
     lines: &'a [Line<'a>],
     start: usize,
     end: usize,
@@ -183,9 +195,20 @@ enum Slot {
     Read(Box<Parsed>),
     /// The item is broken (`line`: a 0-based line index; `message`: its L001).
     Broken { line: usize, message: String },
+    /// The item gives a key twice in one mapping: refused like the same JSON record, with an
+    /// L001 naming the key, at the second occurrence's line, about the record's id.
+    Duplicate(Box<Parsed>),
     /// The item is sound but names an anchor (`*name`) an earlier item may define; `line` and
     /// `message` are its error on its own, should the anchor not be found.
     Aliased { line: usize, message: String },
+}
+
+impl Slot {
+    /// The item is not read: it is left out of the document when aliases are resolved, and
+    /// its anchors are not there for later items.
+    fn dropped(&self) -> bool {
+        matches!(self, Slot::Broken { .. } | Slot::Duplicate(_))
+    }
 }
 
 /// At most this many parses of the whole document look for the aliased items' anchors.
@@ -220,6 +243,17 @@ impl List<'_> {
                     let _ = v.apply_merge();
                     Slot::Read(Box::new(read(v, at)))
                 }
+                Err(err) if err.to_string().contains("duplicate entry ") => {
+                    let place = err.location().map_or((1, 1), |l| (l.line(), l.column()));
+                    let at_end = (at, end);
+                    Slot::Duplicate(Box::new(duplicate_entry(
+                        &err.to_string(),
+                        place,
+                        &item,
+                        at_end,
+                        self.file,
+                    )))
+                }
                 Err(err) => {
                     let shown = err.to_string();
                     let place = err.location();
@@ -239,9 +273,7 @@ impl List<'_> {
                                     .get_or_insert_with(|| self.anchor_index())
                                     .get(name)
                                     .is_some_and(|ks| {
-                                        ks.iter()
-                                            .take_while(|&&j| j < k)
-                                            .any(|&j| !matches!(slots[j], Slot::Broken { .. }))
+                                        ks.iter().take_while(|&&j| j < k).any(|&j| !slots[j].dropped())
                                     })
                             });
                     if elsewhere {
@@ -298,7 +330,7 @@ impl List<'_> {
             let mut kept = Vec::with_capacity(slots.len());
             for (k, slot) in slots.iter().enumerate() {
                 let (at, end) = self.span(k);
-                if matches!(slot, Slot::Broken { .. }) {
+                if slot.dropped() {
                     for _ in at..end {
                         doc.push_str("#\n");
                     }
@@ -382,6 +414,99 @@ fn stubbed(own: &str, indent: usize, (at, end): (usize, usize)) -> Option<(usize
         shift_lines(without_item_index(&shown), at as isize - 1)
     );
     Some((line, message))
+}
+
+/// The refusal of an item that gives a key twice in one mapping, as a JSON record's (L001 at
+/// the second occurrence, naming the key, the mapping's path and the record's id). serde_yaml
+/// names the key and the mapping's path, and places the error at the mapping's start
+/// (`place`: 1-based line and column in `item`); the second occurrence is found by a scan of
+/// the mapping's lines for the key at the mapping's own indentation (the mapping's start line
+/// when the scan does not find it: a flow mapping, a quoted key spelled otherwise).
+fn duplicate_entry(
+    shown: &str,
+    place: (usize, usize),
+    item: &str,
+    (at, end): (usize, usize),
+    file: &str,
+) -> Parsed {
+    let i = shown.find("duplicate entry ").unwrap_or(0);
+    let path = shown[..i]
+        .trim_end()
+        .trim_end_matches(':')
+        .trim_start_matches('.');
+    let path = without_item_index(path);
+    let rest = &shown[i + "duplicate entry ".len()..];
+    let rest = rest.find(" at line ").map_or(rest, |j| &rest[..j]);
+    let key = match rest.strip_prefix("with key ") {
+        Some(k) if k.starts_with('"') => {
+            serde_json::from_str::<String>(k).unwrap_or_else(|_| k.trim_matches('"').to_string())
+        }
+        Some(k) => k.trim_matches('`').to_string(),
+        None => rest.strip_prefix("with ").unwrap_or(rest).to_string(),
+    };
+    let (line, column) = place;
+    let indent = column.saturating_sub(1);
+    let spellings = [key.clone(), format!("\"{key}\""), format!("'{key}'")];
+    let names_key = |entry: &str| {
+        spellings.iter().any(|k| {
+            entry
+                .strip_prefix(k.as_str())
+                .is_some_and(|r| r.trim_start().starts_with(':'))
+        })
+    };
+    let mut seen = 0;
+    let mut dup = None;
+    for (n, l) in item.lines().enumerate().skip(line.saturating_sub(1)) {
+        let own_indent = l.len() - l.trim_start_matches(' ').len();
+        let entry = if n + 1 == line {
+            l.get(indent..)
+        } else if is_blank_or_comment(l) {
+            continue;
+        } else if own_indent < indent {
+            break;
+        } else if own_indent == indent {
+            Some(&l[indent..])
+        } else {
+            None
+        };
+        if entry.is_some_and(names_key) {
+            seen += 1;
+            if seen == 2 {
+                dup = Some(n);
+                break;
+            }
+        }
+    }
+    let line = (at + dup.unwrap_or(line.saturating_sub(1))).min(end - 1);
+    let message = if path.is_empty() {
+        format!("key `{key}` appears twice in the record; the record was skipped")
+    } else {
+        format!("key `{key}` appears twice in `{path}`; the record was skipped")
+    };
+    // The record's id names it, unless the id is what was given twice (a derived struct keeps
+    // no mapping of its own: only a second `id` stops it).
+    #[derive(serde::Deserialize)]
+    struct IdOnly {
+        id: Option<serde_yaml::Value>,
+    }
+    let id = match serde_yaml::from_str::<IdOnly>(item) {
+        Ok(IdOnly {
+            id: Some(serde_yaml::Value::String(id)),
+        }) if !id.trim().is_empty() => Some(record::shown_id(&id)),
+        _ => None,
+    };
+    let loc = SourceLoc {
+        file: file.into(),
+        line: line as u32 + 1,
+    };
+    let mut d = Diagnostic::new(codes::MALFORMED_RECORD, message)
+        .subject(id.unwrap_or_else(|| file.to_string()))
+        .at(&loc)
+        .with("key", key);
+    if !path.is_empty() {
+        d = d.with("object", path);
+    }
+    Parsed::invalid(at as u32 + 1, d)
 }
 
 /// An anchor or alias name after its `&` or `*`: libyaml's anchor characters (letters,
