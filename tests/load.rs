@@ -790,3 +790,109 @@ lesson: Cache ~/.npm keyed on package-lock.json, not node_modules.
         common::stderr(&o)
     );
 }
+
+/// A tool call whose `args` nest `depth` objects (a generated manifest passed whole).
+fn nested_record(id: &str, depth: usize) -> String {
+    let mut spec = json!({"replicas": 3});
+    for level in (1..depth).rev() {
+        spec = json!({format!("level{level}"): spec});
+    }
+    json!({
+        "id": id,
+        "recorded_at": "2026-10-01T09:00:00Z",
+        "domains": ["kubernetes"],
+        "outcome": "succeeded",
+        "lesson": "Apply generated manifests with kubectl apply --server-side so field managers merge.",
+        "operations": [{"tool": "kubectl_apply", "args": spec, "status": "ok"}]
+    })
+    .to_string()
+}
+
+/// A record nested deeper than skillc reads (300 levels of `args`) gets the same verdict
+/// wherever it stands in the file, first line or not, in JSON Lines or in a JSON array:
+/// refused with one L001 naming it, whose help does not ask to fix a syntax it does not lack.
+/// The records around it are read. The limit is serde_json's: a record 127 levels deep is
+/// read, on the first line or any other, and 128 levels is refused.
+#[test]
+fn a_deeply_nested_record_gets_one_verdict_wherever_it_stands() {
+    // `args` at depth 4: 124 levels of it make a record 127 deep.
+    let jsonl = [
+        nested_record("k8s-deep-1", 300),
+        record(1),
+        nested_record("k8s-deep-3", 300),
+        nested_record("k8s-edge-4", 124),
+        nested_record("k8s-over-5", 125),
+        record(2),
+    ]
+    .join("\n");
+    let edge_first = [nested_record("k8s-edge-1", 124), record(3)].join("\n");
+    let over_first = [nested_record("k8s-over-1", 125), record(4)].join("\n");
+    let array = format!(
+        "[\n{},\n{},\n{}\n]\n",
+        record(5),
+        nested_record("k8s-deep-a2", 300),
+        record(6)
+    );
+    let array_first = format!("[\n{},\n{}\n]\n", nested_record("k8s-deep-b1", 300), record(7));
+    let mut sink = Sink::new();
+    let c = load_texts(
+        &[
+            ("apply.jsonl", &jsonl),
+            ("edge.jsonl", &edge_first),
+            ("over.jsonl", &over_first),
+            ("apply.json", &array),
+            ("first.json", &array_first),
+        ],
+        &LoadOptions::default(),
+        &mut sink,
+    );
+    let ids: Vec<&str> = c.experiences.iter().map(|e| &*e.id).collect();
+    assert_eq!(
+        ids,
+        [
+            "exp-0000001",
+            "k8s-edge-4",
+            "exp-0000002",
+            "k8s-edge-1",
+            "exp-0000003",
+            "exp-0000004",
+            "exp-0000005",
+            "exp-0000006",
+            "exp-0000007"
+        ],
+        "{:#?}",
+        seen(&sink)
+    );
+    let message = "record nests objects and lists more than 127 levels deep; the record was skipped";
+    let got: Vec<(&str, String, u32, String)> = seen(&sink)
+        .into_iter()
+        .map(|(c, f, l, s, m)| {
+            assert_eq!(m, message);
+            (c, f, l, s)
+        })
+        .collect();
+    let l001 = |file: &str, line: u32, id: &str| ("L001", file.to_string(), line, id.to_string());
+    assert_eq!(
+        got,
+        [
+            l001("apply.jsonl", 1, "k8s-deep-1"),
+            l001("apply.jsonl", 3, "k8s-deep-3"),
+            l001("apply.jsonl", 5, "k8s-over-5"),
+            l001("over.jsonl", 1, "k8s-over-1"),
+            l001("apply.json", 3, "k8s-deep-a2"),
+            l001("first.json", 2, "k8s-deep-b1"),
+        ]
+    );
+    assert!(
+        sink.iter().all(|d| d.help.starts_with("flatten the record")),
+        "{sink:#?}"
+    );
+    // What is read keeps its args whole.
+    let edge = c.experiences.iter().find(|e| &*e.id == "k8s-edge-4").unwrap();
+    assert_eq!(
+        edge.operations[0].args.value()["level1"]["level2"]
+            .as_object()
+            .map(|o| o.len()),
+        Some(1)
+    );
+}

@@ -147,17 +147,68 @@ pub(crate) fn slow_line(bytes: &[u8], file: &Arc<str>, line: u32, first: bool) -
             let text = std::str::from_utf8(bytes).unwrap_or_default();
             duplicate_key(text, &v, &loc, first).unwrap_or_else(|| record::from_value(v, &loc, first))
         }
-        Err(e) => {
-            let d = Diagnostic::new(
-                codes::MALFORMED_RECORD,
-                format!("line is not valid json: {}", error_message(&e)),
-            )
-            .subject(&**file)
-            .at(&loc)
-            .with("column", e.column());
-            Parsed::invalid(line, d)
-        }
+        Err(e) => not_json(bytes, &e, &loc),
     }
+}
+
+/// The L001 of a JSON Lines line that does not parse (`e`: serde_json's error on `bytes`).
+pub(crate) fn not_json(bytes: &[u8], e: &serde_json::Error, loc: &SourceLoc) -> Parsed {
+    if too_deep(e) {
+        return deep_record(bytes, loc);
+    }
+    let d = Diagnostic::new(
+        codes::MALFORMED_RECORD,
+        format!("line is not valid json: {}", error_message(e)),
+    )
+    .subject(&*loc.file)
+    .at(loc)
+    .with("column", e.column());
+    Parsed::invalid(loc.line, d)
+}
+
+/// serde_json stops at this depth of nested objects and lists (its recursion limit).
+const MAX_DEPTH: usize = 128;
+
+fn too_deep(e: &serde_json::Error) -> bool {
+    e.to_string().starts_with("recursion limit exceeded")
+}
+
+/// A record nested deeper than serde_json reads: valid JSON, refused (L001) wherever it
+/// stands, since a value read at that depth would be read as nothing (`Args::value`) and so
+/// compare equal to every other such value. Named by its id when it has one; the help says to
+/// flatten it, not to fix a syntax it does not lack.
+fn deep_record(bytes: &[u8], loc: &SourceLoc) -> Parsed {
+    #[derive(serde::Deserialize)]
+    struct IdOnly {
+        id: Option<Value>,
+        /// An OmniMem memory's id.
+        key: Option<Value>,
+    }
+    let subject = match serde_json::from_slice::<IdOnly>(bytes) {
+        Ok(
+            IdOnly {
+                id: Some(Value::String(id)),
+                ..
+            }
+            | IdOnly {
+                id: None,
+                key: Some(Value::String(id)),
+            },
+        ) if !id.trim().is_empty() => record::shown_id(&id),
+        _ => loc.file.to_string(),
+    };
+    let mut d = Diagnostic::new(
+        codes::MALFORMED_RECORD,
+        format!(
+            "record nests objects and lists more than {} levels deep; the record was skipped",
+            MAX_DEPTH - 1
+        ),
+    )
+    .subject(subject)
+    .at(loc)
+    .with("max_depth", MAX_DEPTH - 1);
+    d.help = "flatten the record (a tool's `args` rarely needs more than a few levels); the rest of the file was still read";
+    Parsed::invalid(loc.line, d)
 }
 
 /// A native record that holds a key twice in one object, refused with an L001 at the line of
@@ -413,6 +464,24 @@ fn element(
                     duplicate_key(own, &v, &loc, first).unwrap_or_else(|| record::from_value(v, &loc, first))
                 }
             })
+        }
+        Some(Err(e)) if too_deep(&e) => {
+            // Valid JSON too deep to read as a value: skipped as raw text, which has no
+            // depth limit, so the elements after it are read.
+            let mut raw =
+                serde_json::Deserializer::from_str(rest).into_iter::<&serde_json::value::RawValue>();
+            match raw.next() {
+                Some(Ok(v)) => {
+                    let end = cur.pos + raw.byte_offset();
+                    cur.advance_to(end);
+                    let loc = SourceLoc {
+                        file: file.clone(),
+                        line,
+                    };
+                    Ok(deep_record(v.get().as_bytes(), &loc))
+                }
+                _ => Err((line, error_message(&e))),
+            }
         }
         Some(Err(e)) => Err((line + e.line().saturating_sub(1) as u32, error_message(&e))),
         None => Err((line, "unexpected end of file".into())),

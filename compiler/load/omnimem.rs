@@ -81,16 +81,7 @@ pub(crate) fn read(text: &str, file: &str, aliases: &Aliases) -> Vec<Parsed> {
         };
         match serde_json::from_str::<Value>(line) {
             Ok(v) => out.push(convert(v, &loc, first)),
-            Err(e) => out.push(Parsed::invalid(
-                loc.line,
-                Diagnostic::new(
-                    codes::MALFORMED_RECORD,
-                    format!("line is not valid json: {}", json::error_message(&e)),
-                )
-                .subject(file)
-                .at(&loc)
-                .with("column", e.column()),
-            )),
+            Err(e) => out.push(json::not_json(line.as_bytes(), &e, &loc)),
         }
         if matches!(out.last().map(|p| &p.item), Some(Item::Generated)) {
             break;
