@@ -896,3 +896,120 @@ fn a_deeply_nested_record_gets_one_verdict_wherever_it_stands() {
         Some(1)
     );
 }
+
+/// Files written by an editor set to Latin-1: a `é` is the one byte 0xE9, which is not UTF-8.
+/// Only the record holding it is refused, with an L001 at the byte's line naming the record
+/// and saying to re-save as UTF-8; the file's other records are read, in YAML, in a JSON
+/// array, in JSON Lines (named `.json` or `.jsonl`, the bad byte on the first line or not).
+/// A comment line with such a byte costs nothing. A UTF-16 file says it is UTF-16; a binary
+/// file is still refused whole.
+#[test]
+fn a_byte_that_is_not_utf8_costs_only_the_record_that_holds_it() {
+    let latin1 = |s: &str| -> Vec<u8> { s.chars().map(|c| u8::try_from(u32::from(c)).unwrap()).collect() };
+    let yaml = latin1(
+        "\
+# Notizen von René
+- id: py-0901
+  recorded_at: 2026-09-01T09:00:00Z
+  domains: [python]
+  outcome: succeeded
+  lesson: Run pytest from the repository root so conftest.py is picked up.
+- id: py-0902
+  recorded_at: 2026-09-02T09:00:00Z
+  domains: [python]
+  outcome: succeeded
+  task: fix the café menu export
+  lesson: Pin the locale in CI so strftime output does not change.
+- id: py-0903
+  recorded_at: 2026-09-03T09:00:00Z
+  domains: [python]
+  outcome: succeeded
+  lesson: Use python -m pip so the interpreter that runs the code installs the package.
+",
+    );
+    let array = latin1(&format!(
+        "[\n{},\n{},\n{}\n]\n",
+        record(1),
+        r#"{"id": "gh-0902", "recorded_at": "2026-09-02T09:00:00Z", "domains": ["git"], "outcome": "succeeded", "lesson": "Rebase the café branch onto main before opening the PR."}"#,
+        record(2)
+    ));
+    let lines = |first_bad: bool, n: usize| {
+        let bad = format!(
+            r#"{{"id": "gh-091{n}", "recorded_at": "2026-09-11T09:00:00Z", "domains": ["git"], "outcome": "succeeded", "lesson": "Résumé: use git switch -c for a new branch."}}"#
+        );
+        let mut l = vec![record(3 * n), record(3 * n + 1), record(3 * n + 2)];
+        l.insert(if first_bad { 0 } else { 1 }, bad);
+        latin1(&l.join("\n"))
+    };
+    let mut utf16 = vec![0xFF, 0xFE];
+    for u in record(20).encode_utf16() {
+        utf16.extend(u.to_le_bytes());
+    }
+    let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\x01\0".to_vec();
+    let dir = Scratch::new("not-utf8");
+    let files: [(&str, Vec<u8>); 7] = [
+        ("a-notes.yaml", yaml),
+        ("b-export.json", array),
+        ("c-lines.json", lines(false, 1)),
+        ("d-first.jsonl", lines(true, 2)),
+        ("e-second.jsonl", lines(false, 3)),
+        ("f-utf16.jsonl", utf16),
+        ("g-image.json", png),
+    ];
+    for (name, bytes) in &files {
+        fs::write(dir.path(name), bytes).unwrap();
+    }
+    let mut sink = Sink::new();
+    let c = load(std::slice::from_ref(&dir.0), &LoadOptions::default(), &mut sink).unwrap();
+    let ids: Vec<&str> = c.experiences.iter().map(|e| &*e.id).collect();
+    assert_eq!(
+        ids,
+        [
+            "py-0901",
+            "py-0903",
+            "exp-0000001",
+            "exp-0000002",
+            "exp-0000003",
+            "exp-0000004",
+            "exp-0000005",
+            "exp-0000006",
+            "exp-0000007",
+            "exp-0000008",
+            "exp-0000009",
+            "exp-0000010",
+            "exp-0000011"
+        ],
+        "{:#?}",
+        seen(&sink)
+    );
+    let path = |name: &str| dir.path(name).display().to_string();
+    let got: Vec<(&str, String, u32, String)> = seen(&sink)
+        .into_iter()
+        .map(|(c, f, l, s, _)| (c, f, l, s))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("L001", path("a-notes.yaml"), 11, "py-0902".to_string()),
+            ("L001", path("b-export.json"), 3, "gh-0902".to_string()),
+            ("L001", path("c-lines.json"), 2, "gh-0911".to_string()),
+            ("L001", path("d-first.jsonl"), 1, "gh-0912".to_string()),
+            ("L001", path("e-second.jsonl"), 2, "gh-0913".to_string()),
+            ("L007", String::new(), 0, path("f-utf16.jsonl")),
+            ("L007", String::new(), 0, path("g-image.json")),
+        ]
+    );
+    assert_eq!(
+        sink[0].message,
+        "byte 0xE9 at column 20 is not UTF-8 text; the record was skipped"
+    );
+    assert!(
+        sink[..5]
+            .iter()
+            .all(|d| d.help.starts_with("re-save the file as UTF-8")),
+        "{sink:#?}"
+    );
+    assert_eq!(sink[5].message, "file is UTF-16 text, not UTF-8: it is not read");
+    assert!(sink[5].help.starts_with("re-save the file as UTF-8"));
+    assert_eq!(sink[6].message, "file is not UTF-8 text");
+}

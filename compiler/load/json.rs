@@ -7,6 +7,7 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use super::dupkey;
+use super::encoding::{self, BadByte};
 use super::fast::{self, Record};
 use super::record::{self, Item, Parsed};
 use crate::diagnostics::{Diagnostic, codes};
@@ -153,6 +154,9 @@ pub(crate) fn slow_line(bytes: &[u8], file: &Arc<str>, line: u32, first: bool) -
 
 /// The L001 of a JSON Lines line that does not parse (`e`: serde_json's error on `bytes`).
 pub(crate) fn not_json(bytes: &[u8], e: &serde_json::Error, loc: &SourceLoc) -> Parsed {
+    if std::str::from_utf8(bytes).is_err() {
+        return encoding::line_not_utf8(bytes, loc);
+    }
     if too_deep(e) {
         return deep_record(bytes, loc);
     }
@@ -316,13 +320,20 @@ pub(crate) type Convert<'c> = &'c dyn Fn(Value, &SourceLoc, bool) -> Parsed;
 
 /// A JSON document: an array of records or one record. A syntax error keeps the records
 /// before it and skips the rest with one diagnostic at the error's line.
-pub(crate) fn json_document(text: &str, file: &str) -> Vec<Parsed> {
-    json_document_with(text, file, None)
+/// `bad`: where the file's bytes were not UTF-8 (`encoding::lossy`); an element holding one is
+/// refused.
+pub(crate) fn json_document(text: &str, file: &str, bad: &[BadByte]) -> Vec<Parsed> {
+    json_document_with(text, file, None, bad)
 }
 
 /// `json_document` with another reader's record converter (`None`: native records, with the
 /// typed fast path).
-pub(crate) fn json_document_with(text: &str, name: &str, convert: Option<Convert>) -> Vec<Parsed> {
+pub(crate) fn json_document_with(
+    text: &str,
+    name: &str,
+    convert: Option<Convert>,
+    bad: &[BadByte],
+) -> Vec<Parsed> {
     let file: &Arc<str> = &name.into();
     let mut out = Vec::new();
     let mut cur = Cursor {
@@ -364,8 +375,12 @@ pub(crate) fn json_document_with(text: &str, name: &str, convert: Option<Convert
                     }
                     _ => {}
                 }
+                let start = cur.pos;
                 match element(text, &mut cur, file, first, convert) {
-                    Ok(p) => out.push(p),
+                    Ok(p) => out.push(match encoding::first_in(bad, start..cur.pos) {
+                        Some(b) => encoding::refuse(p, b, name),
+                        None => p,
+                    }),
                     Err((line, msg)) => {
                         out.push(malformed(
                             line,
@@ -400,7 +415,10 @@ pub(crate) fn json_document_with(text: &str, name: &str, convert: Option<Convert
             }
         }
         Some(b'{') => match element(text, &mut cur, file, true, convert) {
-            Ok(p) => out.push(p),
+            Ok(p) => out.push(match encoding::first_in(bad, 0..cur.pos) {
+                Some(b) => encoding::refuse(p, b, name),
+                None => p,
+            }),
             Err((line, msg)) => {
                 out.push(malformed(line, format!("invalid json: {msg}")));
                 return out;

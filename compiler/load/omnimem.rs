@@ -9,6 +9,7 @@
 
 use serde_json::{Map, Value};
 
+use super::encoding::{self, BadByte};
 use super::json;
 use super::record::{self, Item, Parsed, Validator};
 use crate::diagnostics::{Diagnostic, codes};
@@ -64,10 +65,11 @@ fn is_memory(m: &Map<String, Value>) -> bool {
 }
 
 /// Every memory of an export, in file order.
-pub(crate) fn read(text: &str, file: &str, aliases: &Aliases) -> Vec<Parsed> {
+/// `bad`: where the file's bytes were not UTF-8; a memory holding one is refused.
+pub(crate) fn read(text: &str, file: &str, aliases: &Aliases, bad: &[BadByte]) -> Vec<Parsed> {
     let convert = |v: Value, loc: &SourceLoc, first: bool| memory(v, loc, first, aliases);
     if !json::looks_like_lines(text) {
-        return json::json_document_with(text, file, Some(&convert));
+        return json::json_document_with(text, file, Some(&convert), bad);
     }
     let mut out = Vec::new();
     let mut first = true;
@@ -80,7 +82,13 @@ pub(crate) fn read(text: &str, file: &str, aliases: &Aliases) -> Vec<Parsed> {
             line: i as u32 + 1,
         };
         match serde_json::from_str::<Value>(line) {
-            Ok(v) => out.push(convert(v, &loc, first)),
+            Ok(v) => {
+                let p = convert(v, &loc, first);
+                out.push(match bad.iter().find(|b| b.line == loc.line) {
+                    Some(b) => encoding::refuse(p, b, file),
+                    None => p,
+                });
+            }
             Err(e) => out.push(json::not_json(line.as_bytes(), &e, &loc)),
         }
         if matches!(out.last().map(|p| &p.item), Some(Item::Generated)) {

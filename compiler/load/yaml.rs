@@ -23,6 +23,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::{Map, Number, Value};
 
+use super::encoding::{self, BadByte};
 use super::record::{self, Parsed};
 use crate::diagnostics::{Diagnostic, codes};
 use crate::model::SourceLoc;
@@ -61,7 +62,9 @@ fn is_item(l: &str, indent: usize) -> bool {
     }
 }
 
-pub(crate) fn yaml_text(text: &str, file: &str) -> Vec<Parsed> {
+/// `bad`: where the file's bytes were not UTF-8 (`encoding::lossy`); a record whose lines hold
+/// one is refused (a whole-line comment holding one costs nothing).
+pub(crate) fn yaml_text(text: &str, file: &str, bad: &[BadByte]) -> Vec<Parsed> {
     let mut lines = Vec::new();
     let mut start = 0;
     for l in text.split_inclusive('\n') {
@@ -101,6 +104,7 @@ pub(crate) fn yaml_text(text: &str, file: &str) -> Vec<Parsed> {
         });
         let Some(content) = content else { continue };
         let items = item_lines(&lines, content, e);
+        let before = out.len();
         let shared: std::sync::Arc<str> = file.into();
         let loc = |i: usize| SourceLoc {
             file: shared.clone(),
@@ -174,8 +178,36 @@ pub(crate) fn yaml_text(text: &str, file: &str) -> Vec<Parsed> {
                 }
             }
         }
+        if !bad.is_empty() {
+            refuse_bad(&mut out[before..], bad, &lines, &items, e, file);
+        }
     }
     out
+}
+
+/// Refuses the records of one document whose lines hold a byte that was not UTF-8: a record
+/// spans from its item's line to the next item (or the document's end). Records already
+/// refused for their syntax keep that L001.
+fn refuse_bad(out: &mut [Parsed], bad: &[BadByte], lines: &[Line], items: &[usize], end: usize, file: &str) {
+    for p in out {
+        if matches!(&p.item, record::Item::Invalid(ds) if ds.iter().any(|d| d.code == codes::MALFORMED_RECORD))
+        {
+            continue;
+        }
+        let at = p.line as usize - 1;
+        let until = items.iter().copied().find(|&i| i > at).unwrap_or(end);
+        let hit = bad.iter().find(|b| {
+            let i = b.line as usize - 1;
+            (at..until).contains(&i) && !lines[i].text.trim_start().starts_with('#')
+        });
+        if let Some(b) = hit {
+            let taken = std::mem::replace(
+                p,
+                Parsed::invalid(0, Diagnostic::new(codes::MALFORMED_RECORD, "")),
+            );
+            *p = encoding::refuse(taken, b, file);
+        }
+    }
 }
 
 /// A YAML document that is a block sequence of items, by line index (`lines[start..end]`).
