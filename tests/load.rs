@@ -1013,3 +1013,54 @@ fn a_byte_that_is_not_utf8_costs_only_the_record_that_holds_it() {
     assert!(sink[5].help.starts_with("re-save the file as UTF-8"));
     assert_eq!(sink[6].message, "file is not UTF-8 text");
 }
+
+/// The same in YAML: a record nested deeper than the parser reads is refused with the same
+/// L001, about its id, in a list (the other items are read) or as a document of its own.
+#[test]
+fn a_deeply_nested_yaml_record_is_refused_like_a_json_one() {
+    let spec = format!("{}replicas: 3{}", "{level: ".repeat(200), "}".repeat(200));
+    let list = format!(
+        "\
+- id: k8s-y01
+  recorded_at: 2026-10-01T09:00:00Z
+  domains: [kubernetes]
+  outcome: succeeded
+  operations:
+    - tool: kubectl_apply
+      args: {spec}
+      status: ok
+- id: k8s-y02
+  recorded_at: 2026-10-02T09:00:00Z
+  domains: [kubernetes]
+  outcome: succeeded
+  lesson: Apply generated manifests with kubectl apply --server-side so field managers merge.
+"
+    );
+    let doc = format!(
+        "id: k8s-y03\nrecorded_at: 2026-10-03T09:00:00Z\ndomains: [kubernetes]\noutcome: succeeded\noperations:\n  - tool: kubectl_apply\n    args: {spec}\n"
+    );
+    let mut sink = Sink::new();
+    let c = load_texts(
+        &[("apply.yaml", &list), ("one.yaml", &doc)],
+        &LoadOptions::default(),
+        &mut sink,
+    );
+    let ids: Vec<&str> = c.experiences.iter().map(|e| &*e.id).collect();
+    assert_eq!(ids, ["k8s-y02"], "{:#?}", seen(&sink));
+    let message = "record nests objects and lists more than 127 levels deep; the record was skipped";
+    let got: Vec<(&str, String, u32, String)> = seen(&sink)
+        .into_iter()
+        .map(|(c, f, l, s, m)| {
+            assert_eq!(m, message);
+            (c, f, l, s)
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("L001", "apply.yaml".to_string(), 1, "k8s-y01".to_string()),
+            ("L001", "one.yaml".to_string(), 1, "k8s-y03".to_string()),
+        ]
+    );
+    assert!(sink.iter().all(|d| d.help.starts_with("flatten the record")));
+}

@@ -201,6 +201,12 @@ fn deep_record(bytes: &[u8], loc: &SourceLoc) -> Parsed {
         ) if !id.trim().is_empty() => record::shown_id(&id),
         _ => loc.file.to_string(),
     };
+    Parsed::invalid(loc.line, too_deep_diagnostic(subject, loc))
+}
+
+/// The L001 of a record nested deeper than the parsers read (serde_json's limit, which
+/// serde_yaml shares).
+pub(crate) fn too_deep_diagnostic(subject: String, loc: &SourceLoc) -> Diagnostic {
     let mut d = Diagnostic::new(
         codes::MALFORMED_RECORD,
         format!(
@@ -212,7 +218,7 @@ fn deep_record(bytes: &[u8], loc: &SourceLoc) -> Parsed {
     .at(loc)
     .with("max_depth", MAX_DEPTH - 1);
     d.help = "flatten the record (a tool's `args` rarely needs more than a few levels); the rest of the file was still read";
-    Parsed::invalid(loc.line, d)
+    d
 }
 
 /// A native record that holds a key twice in one object, refused with an L001 at the line of

@@ -146,7 +146,7 @@ pub(crate) fn yaml_text(text: &str, file: &str, bad: &[BadByte]) -> Vec<Parsed> 
                 for slot in list.one_by_one(&mut read) {
                     match slot {
                         Slot::Read(p) => out.push(*p),
-                        Slot::Duplicate(p) => {
+                        Slot::Refused(p) => {
                             failed = true;
                             out.push(*p);
                         }
@@ -155,6 +155,12 @@ pub(crate) fn yaml_text(text: &str, file: &str, bad: &[BadByte]) -> Vec<Parsed> 
                             out.push(malformed(file, loc(line), message));
                         }
                     }
+                }
+                if !failed && items.is_empty() && err.to_string().starts_with("recursion limit exceeded") {
+                    let subject = id_line(doc).unwrap_or_else(|| file.to_string());
+                    let d = super::json::too_deep_diagnostic(subject, &loc(content));
+                    out.push(Parsed::invalid(content as u32 + 1, d));
+                    failed = true;
                 }
                 if !failed && items.is_empty() && err.to_string().contains("duplicate entry ") {
                     // One record that gives a key twice: refused as a list's item would be.
@@ -227,9 +233,10 @@ enum Slot {
     Read(Box<Parsed>),
     /// The item is broken (`line`: a 0-based line index; `message`: its L001).
     Broken { line: usize, message: String },
-    /// The item gives a key twice in one mapping: refused like the same JSON record, with an
-    /// L001 naming the key, at the second occurrence's line, about the record's id.
-    Duplicate(Box<Parsed>),
+    /// The item is sound YAML that JSON refuses too: a key given twice in one mapping (an L001
+    /// naming the key, at the second occurrence's line) or nesting deeper than the parsers
+    /// read; either about the record's id.
+    Refused(Box<Parsed>),
     /// The item is sound but names an anchor (`*name`) an earlier item may define; `line` and
     /// `message` are its error on its own, should the anchor not be found.
     Aliased { line: usize, message: String },
@@ -239,7 +246,7 @@ impl Slot {
     /// The item is not read: it is left out of the document when aliases are resolved, and
     /// its anchors are not there for later items.
     fn dropped(&self) -> bool {
-        matches!(self, Slot::Broken { .. } | Slot::Duplicate(_))
+        matches!(self, Slot::Broken { .. } | Slot::Refused(_))
     }
 }
 
@@ -275,10 +282,19 @@ impl List<'_> {
                     let _ = v.apply_merge();
                     Slot::Read(Box::new(read(v, at)))
                 }
+                Err(err) if err.to_string().starts_with("recursion limit exceeded") => {
+                    let loc = SourceLoc {
+                        file: self.file.into(),
+                        line: at as u32 + 1,
+                    };
+                    let subject = id_line(&item).unwrap_or_else(|| self.file.to_string());
+                    let d = super::json::too_deep_diagnostic(subject, &loc);
+                    Slot::Refused(Box::new(Parsed::invalid(loc.line, d)))
+                }
                 Err(err) if err.to_string().contains("duplicate entry ") => {
                     let place = err.location().map_or((1, 1), |l| (l.line(), l.column()));
                     let at_end = (at, end);
-                    Slot::Duplicate(Box::new(duplicate_entry(
+                    Slot::Refused(Box::new(duplicate_entry(
                         &err.to_string(),
                         place,
                         &item,
@@ -448,6 +464,40 @@ fn stubbed(own: &str, indent: usize, (at, end): (usize, usize)) -> Option<(usize
     Some((line, message))
 }
 
+/// The id of an item that does not parse as a `Value` (a key given twice, deep nesting), for
+/// its diagnostic's subject. A derived struct keeps no mapping of its own, so only a second
+/// `id` stops it (and then the record has no one id).
+fn yaml_id(item: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct IdOnly {
+        id: Option<serde_yaml::Value>,
+    }
+    match serde_yaml::from_str::<IdOnly>(item) {
+        Ok(IdOnly {
+            id: Some(serde_yaml::Value::String(id)),
+        }) if !id.trim().is_empty() => Some(record::shown_id(&id)),
+        _ => None,
+    }
+}
+
+/// The id of a record too deep for the parser to read at all, by a text scan: the `id:` line at
+/// the record's own indentation (that of its first content line), its value read as a scalar.
+fn id_line(item: &str) -> Option<String> {
+    let mut content = item
+        .lines()
+        .filter(|l| !is_blank_or_comment(l) && !is_bare_doc_start(l));
+    let first = content.next()?;
+    let indent = first.len() - first.trim_start_matches(' ').len();
+    std::iter::once(first).chain(content).find_map(|l| {
+        let own = l.len() - l.trim_start_matches(' ').len();
+        let value = l.get(indent..).filter(|_| own == indent)?.strip_prefix("id:")?;
+        match serde_yaml::from_str::<serde_yaml::Value>(value).ok()? {
+            serde_yaml::Value::String(id) if !id.trim().is_empty() => Some(record::shown_id(&id)),
+            _ => None,
+        }
+    })
+}
+
 /// The refusal of an item that gives a key twice in one mapping, as a JSON record's (L001 at
 /// the second occurrence, naming the key, the mapping's path and the record's id). serde_yaml
 /// names the key and the mapping's path, and places the error at the mapping's start
@@ -515,18 +565,8 @@ fn duplicate_entry(
     } else {
         format!("key `{key}` appears twice in `{path}`; the record was skipped")
     };
-    // The record's id names it, unless the id is what was given twice (a derived struct keeps
-    // no mapping of its own: only a second `id` stops it).
-    #[derive(serde::Deserialize)]
-    struct IdOnly {
-        id: Option<serde_yaml::Value>,
-    }
-    let id = match serde_yaml::from_str::<IdOnly>(item) {
-        Ok(IdOnly {
-            id: Some(serde_yaml::Value::String(id)),
-        }) if !id.trim().is_empty() => Some(record::shown_id(&id)),
-        _ => None,
-    };
+    // The record's id names it, unless the id is what was given twice.
+    let id = yaml_id(item);
     let loc = SourceLoc {
         file: file.into(),
         line: line as u32 + 1,
