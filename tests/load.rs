@@ -1,16 +1,19 @@
 //! Load through the public API, and a timing harness for the JSONL path (ignored by default:
 //! `cargo test --release --test load -- --ignored --nocapture`, `SKILLC_BENCH_N` records).
 
+mod common;
+
 use std::fs;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use common::Scratch;
 use rayon::prelude::*;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use skillc::diagnostics::Sink;
-use skillc::load::{LoadOptions, load, load_texts};
+use skillc::load::{Format, LoadOptions, load, load_texts};
 
 const DOMAINS: &[&str] = &["python", "rust", "docker", "kubernetes", "git", "typescript"];
 const PROJECTS: &[&str] = &[
@@ -144,11 +147,13 @@ fn a_broken_yaml_item_does_not_cost_the_items_that_merge_an_earlier_anchor() {
     // Exactly the two broken records are reported, each at its own line.
     let got = found(&sink);
     assert_eq!(got.len(), 2, "{got:?}");
-    assert_eq!((got[0].0, got[0].1), ("L001", 13), "{got:?}");
-    assert!(
-        got[0].2.contains("duplicate entry with key \"outcome\""),
-        "{got:?}"
+    // The key given twice is reported where it is given the second time, about its record.
+    assert_eq!((got[0].0, got[0].1), ("L001", 18), "{got:?}");
+    assert_eq!(
+        got[0].2,
+        "key `outcome` appears twice in the record; the record was skipped"
     );
+    assert_eq!(sink[0].subject, "dk-0103");
     assert_eq!((got[1].0, got[1].1), ("L001", 28), "{got:?}");
     assert!(got[1].2.contains("unknown anchor"), "{got:?}");
     assert!(
@@ -286,10 +291,16 @@ fn json_records_with_a_key_given_twice_are_refused_with_the_key_named() {
             "missing {w:?} in {got:#?}"
         );
     }
-    // And the YAML record with the same mistake is refused too.
+    // And the YAML record with the same mistake is refused the same way.
     assert!(
-        got.iter()
-            .any(|g| g.0 == "L001" && g.1 == "notes.yaml" && g.4.contains("\"outcome\"")),
+        got.iter().any(|g| (g.0, g.1.as_str(), g.2, g.3, g.4)
+            == (
+                "L001",
+                "notes.yaml",
+                5,
+                "sess-0601",
+                "key `outcome` appears twice in the record; the record was skipped"
+            )),
         "{got:#?}"
     );
     assert_eq!(got.len(), want.len() + 1, "{got:#?}");
@@ -484,4 +495,572 @@ fn bench_jsonl_load() {
         o.as_secs_f64(),
         o.as_secs_f64() / b.as_secs_f64()
     );
+}
+
+/// (code, file, line, subject, message) of each diagnostic.
+fn seen(sink: &Sink) -> Vec<(&'static str, String, u32, String, String)> {
+    sink.iter()
+        .map(|d| {
+            let loc = d.location.clone();
+            (
+                d.code,
+                loc.as_ref().map_or(String::new(), |l| l.file.to_string()),
+                loc.map_or(0, |l| l.line),
+                d.subject.clone(),
+                d.message.clone(),
+            )
+        })
+        .collect()
+}
+
+/// OmniMem memories as an export writes them, one per line.
+fn memory_lines() -> Vec<String> {
+    [
+        (
+            "mem-20241101-pytest-root",
+            "python",
+            "Run pytest from the repository root so conftest.py is picked up",
+            1730451600,
+        ),
+        (
+            "mem-20241102-pip-module",
+            "python",
+            "Use python -m pip so the interpreter that runs the code installs the package",
+            1730538000,
+        ),
+        (
+            "mem-20241103-buildx-load",
+            "docker",
+            "Pass --load to docker buildx build when the image must run locally",
+            1730624400,
+        ),
+        (
+            "mem-20241104-git-switch",
+            "git",
+            "Use git switch -c for a new branch instead of git checkout -b",
+            1730710800,
+        ),
+    ]
+    .iter()
+    .map(|(key, tag, lesson, at)| {
+        json!({"key": key, "tags": format!("[\"{tag}\"]"), "outcome": "succeeded", "effort_score": "2",
+               "lesson": lesson, "state": "active", "created_at": at.to_string(),
+               "project": "git@github.com:acme/billing-api.git"})
+        .to_string()
+    })
+    .collect()
+}
+
+/// A JSON Lines file whose first line was cut short (an editor crash, a `head -c`): that line
+/// is one L001 at line 1, and every other line is read, whether the file is native records
+/// named `.json` or an OmniMem export, with `--from omnimem` or recognised by content. The
+/// format is decided by the first line that parses, not by the broken one.
+#[test]
+fn a_broken_first_line_costs_only_itself_in_json_lines_and_omnimem_exports() {
+    let cut = |line: &str| line[..line.len() / 2].to_string();
+    let natives: Vec<String> = (1..=4).map(record).collect();
+    let native_json = [cut(&record(0))]
+        .into_iter()
+        .chain(natives)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let memories = memory_lines();
+    let export = [cut(&memories[0])]
+        .into_iter()
+        .chain(memories[1..].iter().cloned())
+        .collect::<Vec<_>>()
+        .join("\n");
+    for (name, text, from, want) in [
+        (
+            "agent-log.json",
+            &native_json,
+            None,
+            vec!["exp-0000001", "exp-0000002", "exp-0000003", "exp-0000004"],
+        ),
+        (
+            "omnimem.jsonl",
+            &export,
+            Some(Format::Omnimem),
+            vec![
+                "mem-20241102-pip-module",
+                "mem-20241103-buildx-load",
+                "mem-20241104-git-switch",
+            ],
+        ),
+        (
+            "omnimem.jsonl",
+            &export,
+            None,
+            vec![
+                "mem-20241102-pip-module",
+                "mem-20241103-buildx-load",
+                "mem-20241104-git-switch",
+            ],
+        ),
+        (
+            "omnimem.json",
+            &export,
+            None,
+            vec![
+                "mem-20241102-pip-module",
+                "mem-20241103-buildx-load",
+                "mem-20241104-git-switch",
+            ],
+        ),
+    ] {
+        let opts = LoadOptions {
+            from,
+            ..LoadOptions::default()
+        };
+        // Through the file reader too: it recognises the format from the file's first block.
+        let dir = Scratch::new("broken-first-line");
+        let path = dir.path(name);
+        fs::write(&path, text).unwrap();
+        let mut sink = Sink::new();
+        let c = load(std::slice::from_ref(&path), &opts, &mut sink).unwrap();
+        let ids: Vec<&str> = c.experiences.iter().map(|e| &*e.id).collect();
+        assert_eq!(ids, want, "{name} {from:?}: {:#?}", seen(&sink));
+        let got = seen(&sink);
+        assert_eq!(got.len(), 1, "{name} {from:?}: {got:#?}");
+        let file = path.display().to_string();
+        assert_eq!(
+            (got[0].0, got[0].1.as_str(), got[0].2),
+            ("L001", file.as_str(), 1),
+            "{got:#?}"
+        );
+        assert!(got[0].4.starts_with("line is not valid json"), "{got:#?}");
+        // The memories were read as memories: their tags are their domains.
+        if name.starts_with("omnimem") {
+            assert_eq!(c.experiences[2].domains, ["git"]);
+        }
+    }
+}
+
+/// A pretty-printed `.json` document is still one document, even when it holds an object on a
+/// line of its own, and a broken one is still reported once, at its error.
+#[test]
+fn a_pretty_printed_json_document_is_not_taken_for_json_lines() {
+    let doc = r#"{"id": "ops-0701", "recorded_at": "2026-07-01T09:00:00Z", "domains": ["docker"],
+"outcome": "succeeded", "lesson": "Pin base images by digest in production Dockerfiles.",
+"operations": [
+{"tool": "run_shell_command", "args": {"command": "docker build --pull ."}, "status": "ok"}
+]}
+"#;
+    let broken = "{\n  \"id\": \"ops-0702\",\n  \"recorded_at\": \"2026-07-02T09:00:00Z\"\n  \"domains\": [\"docker\"]\n}\n";
+    let mut sink = Sink::new();
+    let c = load_texts(
+        &[("ops.json", doc), ("broken.json", broken)],
+        &LoadOptions::default(),
+        &mut sink,
+    );
+    let ids: Vec<&str> = c.experiences.iter().map(|e| &*e.id).collect();
+    assert_eq!(ids, ["ops-0701"], "{:#?}", seen(&sink));
+    assert_eq!(c.experiences[0].operations.len(), 1);
+    let got = seen(&sink);
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert_eq!(
+        (got[0].0, got[0].1.as_str(), got[0].2),
+        ("L001", "broken.json", 4),
+        "{got:#?}"
+    );
+}
+
+/// A YAML record that gives a key twice is refused as the same JSON record is: one L001 at the
+/// line of the second occurrence, naming the key (and the mapping it is in) and the record's
+/// id, so `skillc trace ID` can explain it. The other records are read.
+#[test]
+fn yaml_records_with_a_key_given_twice_are_reported_like_json_ones() {
+    let list = "\
+# platform team, November
+- id: k8s-1101
+  recorded_at: 2026-11-01T09:00:00Z
+  domains: [kubernetes]
+  outcome: succeeded
+  lesson: Set resources.requests on every container or the scheduler overpacks nodes.
+  lesson: Set requests and limits.
+- id: k8s-1102
+  recorded_at: 2026-11-02T09:00:00Z
+  domains: [kubernetes]
+  outcome: succeeded
+  operations:
+    - tool: run_shell_command
+      args:
+        command: kubectl rollout status deploy/api
+        timeout: 120s
+        command: kubectl get pods
+      status: ok
+- id: k8s-1103
+  id: k8s-1104
+  recorded_at: 2026-11-03T09:00:00Z
+  domains: [kubernetes]
+  outcome: succeeded
+- id: k8s-1105
+  recorded_at: 2026-11-04T09:00:00Z
+  domains: [kubernetes]
+  outcome: succeeded
+  lesson: Use kubectl rollout undo to return to the previous ReplicaSet.
+";
+    // One record per document, as `---` documents.
+    let docs = "\
+---
+id: gh-1201
+recorded_at: 2026-12-01T09:00:00Z
+domains: [github-actions]
+outcome: failed
+outcome: succeeded
+---
+id: gh-1202
+recorded_at: 2026-12-02T09:00:00Z
+domains: [github-actions]
+outcome: succeeded
+lesson: Cache ~/.npm keyed on package-lock.json, not node_modules.
+";
+    let mut sink = Sink::new();
+    let c = load_texts(
+        &[("platform.yaml", list), ("ci.yaml", docs)],
+        &LoadOptions::default(),
+        &mut sink,
+    );
+    let ids: Vec<&str> = c.experiences.iter().map(|e| &*e.id).collect();
+    assert_eq!(ids, ["k8s-1105", "gh-1202"], "{:#?}", seen(&sink));
+    let got = seen(&sink);
+    let l001 = |file: &str, line: u32, subject: &str, message: &str| {
+        (
+            "L001",
+            file.to_string(),
+            line,
+            subject.to_string(),
+            message.to_string(),
+        )
+    };
+    assert_eq!(
+        got,
+        [
+            l001(
+                "platform.yaml",
+                7,
+                "k8s-1101",
+                "key `lesson` appears twice in the record; the record was skipped"
+            ),
+            l001(
+                "platform.yaml",
+                17,
+                "k8s-1102",
+                "key `command` appears twice in `operations[0].args`; the record was skipped"
+            ),
+            // The id itself given twice: the record has no one id, so the file is named.
+            l001(
+                "platform.yaml",
+                20,
+                "platform.yaml",
+                "key `id` appears twice in the record; the record was skipped"
+            ),
+            l001(
+                "ci.yaml",
+                6,
+                "gh-1201",
+                "key `outcome` appears twice in the record; the record was skipped"
+            ),
+        ]
+    );
+    let args = sink.iter().find(|d| d.subject == "k8s-1102").unwrap();
+    assert_eq!(args.evidence.get("key").unwrap(), "command");
+    assert_eq!(args.evidence.get("object").unwrap(), "operations[0].args");
+
+    // `skillc trace` finds the refused record by its id and says why.
+    let dir = Scratch::new("yaml-dupkey-trace");
+    fs::write(dir.path("platform.yaml"), list).unwrap();
+    let out = dir.path("out");
+    let o = common::skillc(&[
+        "trace",
+        "k8s-1101",
+        dir.path("platform.yaml").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    assert!(
+        common::stdout(&o).contains("k8s-1101: refused at load (L001)"),
+        "{}",
+        common::stdout(&o)
+    );
+    assert!(
+        common::stderr(&o).contains("platform.yaml:7"),
+        "{}",
+        common::stderr(&o)
+    );
+}
+
+/// A tool call whose `args` nest `depth` objects (a generated manifest passed whole).
+fn nested_record(id: &str, depth: usize) -> String {
+    let mut spec = json!({"replicas": 3});
+    for level in (1..depth).rev() {
+        spec = json!({format!("level{level}"): spec});
+    }
+    json!({
+        "id": id,
+        "recorded_at": "2026-10-01T09:00:00Z",
+        "domains": ["kubernetes"],
+        "outcome": "succeeded",
+        "lesson": "Apply generated manifests with kubectl apply --server-side so field managers merge.",
+        "operations": [{"tool": "kubectl_apply", "args": spec, "status": "ok"}]
+    })
+    .to_string()
+}
+
+/// A record nested deeper than skillc reads (300 levels of `args`) gets the same verdict
+/// wherever it stands in the file, first line or not, in JSON Lines or in a JSON array:
+/// refused with one L001 naming it, whose help does not ask to fix a syntax it does not lack.
+/// The records around it are read. The limit is serde_json's: a record 127 levels deep is
+/// read, on the first line or any other, and 128 levels is refused.
+#[test]
+fn a_deeply_nested_record_gets_one_verdict_wherever_it_stands() {
+    // `args` at depth 4: 124 levels of it make a record 127 deep.
+    let jsonl = [
+        nested_record("k8s-deep-1", 300),
+        record(1),
+        nested_record("k8s-deep-3", 300),
+        nested_record("k8s-edge-4", 124),
+        nested_record("k8s-over-5", 125),
+        record(2),
+    ]
+    .join("\n");
+    let edge_first = [nested_record("k8s-edge-1", 124), record(3)].join("\n");
+    let over_first = [nested_record("k8s-over-1", 125), record(4)].join("\n");
+    let array = format!(
+        "[\n{},\n{},\n{}\n]\n",
+        record(5),
+        nested_record("k8s-deep-a2", 300),
+        record(6)
+    );
+    let array_first = format!("[\n{},\n{}\n]\n", nested_record("k8s-deep-b1", 300), record(7));
+    let mut sink = Sink::new();
+    let c = load_texts(
+        &[
+            ("apply.jsonl", &jsonl),
+            ("edge.jsonl", &edge_first),
+            ("over.jsonl", &over_first),
+            ("apply.json", &array),
+            ("first.json", &array_first),
+        ],
+        &LoadOptions::default(),
+        &mut sink,
+    );
+    let ids: Vec<&str> = c.experiences.iter().map(|e| &*e.id).collect();
+    assert_eq!(
+        ids,
+        [
+            "exp-0000001",
+            "k8s-edge-4",
+            "exp-0000002",
+            "k8s-edge-1",
+            "exp-0000003",
+            "exp-0000004",
+            "exp-0000005",
+            "exp-0000006",
+            "exp-0000007"
+        ],
+        "{:#?}",
+        seen(&sink)
+    );
+    let message = "record nests objects and lists more than 127 levels deep; the record was skipped";
+    let got: Vec<(&str, String, u32, String)> = seen(&sink)
+        .into_iter()
+        .map(|(c, f, l, s, m)| {
+            assert_eq!(m, message);
+            (c, f, l, s)
+        })
+        .collect();
+    let l001 = |file: &str, line: u32, id: &str| ("L001", file.to_string(), line, id.to_string());
+    assert_eq!(
+        got,
+        [
+            l001("apply.jsonl", 1, "k8s-deep-1"),
+            l001("apply.jsonl", 3, "k8s-deep-3"),
+            l001("apply.jsonl", 5, "k8s-over-5"),
+            l001("over.jsonl", 1, "k8s-over-1"),
+            l001("apply.json", 3, "k8s-deep-a2"),
+            l001("first.json", 2, "k8s-deep-b1"),
+        ]
+    );
+    assert!(
+        sink.iter().all(|d| d.help.starts_with("flatten the record")),
+        "{sink:#?}"
+    );
+    // What is read keeps its args whole.
+    let edge = c.experiences.iter().find(|e| &*e.id == "k8s-edge-4").unwrap();
+    assert_eq!(
+        edge.operations[0].args.value()["level1"]["level2"]
+            .as_object()
+            .map(|o| o.len()),
+        Some(1)
+    );
+}
+
+/// Files written by an editor set to Latin-1: a `é` is the one byte 0xE9, which is not UTF-8.
+/// Only the record holding it is refused, with an L001 at the byte's line naming the record
+/// and saying to re-save as UTF-8; the file's other records are read, in YAML, in a JSON
+/// array, in JSON Lines (named `.json` or `.jsonl`, the bad byte on the first line or not).
+/// A comment line with such a byte costs nothing. A UTF-16 file says it is UTF-16; a binary
+/// file is still refused whole.
+#[test]
+fn a_byte_that_is_not_utf8_costs_only_the_record_that_holds_it() {
+    let latin1 = |s: &str| -> Vec<u8> { s.chars().map(|c| u8::try_from(u32::from(c)).unwrap()).collect() };
+    let yaml = latin1(
+        "\
+# Notizen von René
+- id: py-0901
+  recorded_at: 2026-09-01T09:00:00Z
+  domains: [python]
+  outcome: succeeded
+  lesson: Run pytest from the repository root so conftest.py is picked up.
+- id: py-0902
+  recorded_at: 2026-09-02T09:00:00Z
+  domains: [python]
+  outcome: succeeded
+  task: fix the café menu export
+  lesson: Pin the locale in CI so strftime output does not change.
+- id: py-0903
+  recorded_at: 2026-09-03T09:00:00Z
+  domains: [python]
+  outcome: succeeded
+  lesson: Use python -m pip so the interpreter that runs the code installs the package.
+",
+    );
+    let array = latin1(&format!(
+        "[\n{},\n{},\n{}\n]\n",
+        record(1),
+        r#"{"id": "gh-0902", "recorded_at": "2026-09-02T09:00:00Z", "domains": ["git"], "outcome": "succeeded", "lesson": "Rebase the café branch onto main before opening the PR."}"#,
+        record(2)
+    ));
+    let lines = |first_bad: bool, n: usize| {
+        let bad = format!(
+            r#"{{"id": "gh-091{n}", "recorded_at": "2026-09-11T09:00:00Z", "domains": ["git"], "outcome": "succeeded", "lesson": "Résumé: use git switch -c for a new branch."}}"#
+        );
+        let mut l = vec![record(3 * n), record(3 * n + 1), record(3 * n + 2)];
+        l.insert(if first_bad { 0 } else { 1 }, bad);
+        latin1(&l.join("\n"))
+    };
+    let mut utf16 = vec![0xFF, 0xFE];
+    for u in record(20).encode_utf16() {
+        utf16.extend(u.to_le_bytes());
+    }
+    let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\x01\0".to_vec();
+    let dir = Scratch::new("not-utf8");
+    let files: [(&str, Vec<u8>); 7] = [
+        ("a-notes.yaml", yaml),
+        ("b-export.json", array),
+        ("c-lines.json", lines(false, 1)),
+        ("d-first.jsonl", lines(true, 2)),
+        ("e-second.jsonl", lines(false, 3)),
+        ("f-utf16.jsonl", utf16),
+        ("g-image.json", png),
+    ];
+    for (name, bytes) in &files {
+        fs::write(dir.path(name), bytes).unwrap();
+    }
+    let mut sink = Sink::new();
+    let c = load(std::slice::from_ref(&dir.0), &LoadOptions::default(), &mut sink).unwrap();
+    let ids: Vec<&str> = c.experiences.iter().map(|e| &*e.id).collect();
+    assert_eq!(
+        ids,
+        [
+            "py-0901",
+            "py-0903",
+            "exp-0000001",
+            "exp-0000002",
+            "exp-0000003",
+            "exp-0000004",
+            "exp-0000005",
+            "exp-0000006",
+            "exp-0000007",
+            "exp-0000008",
+            "exp-0000009",
+            "exp-0000010",
+            "exp-0000011"
+        ],
+        "{:#?}",
+        seen(&sink)
+    );
+    let path = |name: &str| dir.path(name).display().to_string();
+    let got: Vec<(&str, String, u32, String)> = seen(&sink)
+        .into_iter()
+        .map(|(c, f, l, s, _)| (c, f, l, s))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("L001", path("a-notes.yaml"), 11, "py-0902".to_string()),
+            ("L001", path("b-export.json"), 3, "gh-0902".to_string()),
+            ("L001", path("c-lines.json"), 2, "gh-0911".to_string()),
+            ("L001", path("d-first.jsonl"), 1, "gh-0912".to_string()),
+            ("L001", path("e-second.jsonl"), 2, "gh-0913".to_string()),
+            ("L007", String::new(), 0, path("f-utf16.jsonl")),
+            ("L007", String::new(), 0, path("g-image.json")),
+        ]
+    );
+    assert_eq!(
+        sink[0].message,
+        "byte 0xE9 at column 20 is not UTF-8 text; the record was skipped"
+    );
+    assert!(
+        sink[..5]
+            .iter()
+            .all(|d| d.help.starts_with("re-save the file as UTF-8")),
+        "{sink:#?}"
+    );
+    assert_eq!(sink[5].message, "file is UTF-16 text, not UTF-8: it is not read");
+    assert!(sink[5].help.starts_with("re-save the file as UTF-8"));
+    assert_eq!(sink[6].message, "file is not UTF-8 text");
+}
+
+/// The same in YAML: a record nested deeper than the parser reads is refused with the same
+/// L001, about its id, in a list (the other items are read) or as a document of its own.
+#[test]
+fn a_deeply_nested_yaml_record_is_refused_like_a_json_one() {
+    let spec = format!("{}replicas: 3{}", "{level: ".repeat(200), "}".repeat(200));
+    let list = format!(
+        "\
+- id: k8s-y01
+  recorded_at: 2026-10-01T09:00:00Z
+  domains: [kubernetes]
+  outcome: succeeded
+  operations:
+    - tool: kubectl_apply
+      args: {spec}
+      status: ok
+- id: k8s-y02
+  recorded_at: 2026-10-02T09:00:00Z
+  domains: [kubernetes]
+  outcome: succeeded
+  lesson: Apply generated manifests with kubectl apply --server-side so field managers merge.
+"
+    );
+    let doc = format!(
+        "id: k8s-y03\nrecorded_at: 2026-10-03T09:00:00Z\ndomains: [kubernetes]\noutcome: succeeded\noperations:\n  - tool: kubectl_apply\n    args: {spec}\n"
+    );
+    let mut sink = Sink::new();
+    let c = load_texts(
+        &[("apply.yaml", &list), ("one.yaml", &doc)],
+        &LoadOptions::default(),
+        &mut sink,
+    );
+    let ids: Vec<&str> = c.experiences.iter().map(|e| &*e.id).collect();
+    assert_eq!(ids, ["k8s-y02"], "{:#?}", seen(&sink));
+    let message = "record nests objects and lists more than 127 levels deep; the record was skipped";
+    let got: Vec<(&str, String, u32, String)> = seen(&sink)
+        .into_iter()
+        .map(|(c, f, l, s, m)| {
+            assert_eq!(m, message);
+            (c, f, l, s)
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("L001", "apply.yaml".to_string(), 1, "k8s-y01".to_string()),
+            ("L001", "one.yaml".to_string(), 1, "k8s-y03".to_string()),
+        ]
+    );
+    assert!(sink.iter().all(|d| d.help.starts_with("flatten the record")));
 }

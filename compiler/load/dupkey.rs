@@ -90,6 +90,25 @@ thread_local! {
 /// The first duplicate key in `text` (valid JSON), in text order of its second occurrence.
 /// `None` for anything that is not an object or a list, or that holds no duplicate.
 pub(crate) fn find(text: &str) -> Option<Duplicate> {
+    find_within(text, usize::MAX, &mut false)
+}
+
+/// How deep a value the typed fast path takes whole (`plain`). Deeper values go to the
+/// reference path, whose parser stops at its recursion limit: a record is then refused (L001)
+/// wherever it stands in the file, not only where the reference path reads it. This bound is
+/// well under that limit less the depth at which the fast path reads raw values (`args` is at
+/// depth 4), so the fast path never takes what the reference path would refuse.
+const FAST_DEPTH: usize = 64;
+
+/// `true` when the fast path may keep `text` (valid JSON) as it is: no key is given twice in
+/// one object, and nothing nests deeper than `FAST_DEPTH`.
+pub(crate) fn plain(text: &str) -> bool {
+    let mut deep = false;
+    find_within(text, FAST_DEPTH, &mut deep).is_none() && !deep
+}
+
+/// `find`, giving up (with `deep` set) at nesting deeper than `max_depth`.
+fn find_within(text: &str, max_depth: usize, deep: &mut bool) -> Option<Duplicate> {
     let b = text.as_bytes();
     let first = b.iter().position(|c| !c.is_ascii_whitespace())?;
     if !matches!(b[first], b'{' | b'[') {
@@ -101,14 +120,14 @@ pub(crate) fn find(text: &str) -> Option<Duplicate> {
     STACKS.with_borrow_mut(|s| {
         s.frames.clear();
         s.keys.clear();
-        let found = scan(text, first, s);
+        let found = scan(text, first, s, max_depth, deep);
         s.frames.clear();
         s.keys.clear();
         found
     })
 }
 
-fn scan(text: &str, mut i: usize, s: &mut Stacks) -> Option<Duplicate> {
+fn scan(text: &str, mut i: usize, s: &mut Stacks, max_depth: usize, deep: &mut bool) -> Option<Duplicate> {
     let b = text.as_bytes();
     // Objects of more than `SCAN_KEYS` keys: their keys, unescaped.
     let mut sets: Vec<HashSet<std::borrow::Cow<str>>> = Vec::new();
@@ -123,6 +142,10 @@ fn scan(text: &str, mut i: usize, s: &mut Stacks) -> Option<Duplicate> {
                     Some(f) => Step::Index(f.index),
                 };
                 let object = c == b'{';
+                if s.frames.len() >= max_depth {
+                    *deep = true;
+                    return None;
+                }
                 s.frames.push(Frame {
                     step,
                     object,

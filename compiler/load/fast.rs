@@ -214,13 +214,10 @@ fn req_string<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Option<String>, A::
 }
 
 /// A value the fast path does not read (an unknown field's): skipped, but a duplicate key
-/// anywhere in it bails, as it refuses the record (`dupkey`).
+/// anywhere in it bails, as it refuses the record, and so does deep nesting (`dupkey::plain`).
 fn skip_value<'de, A: MapAccess<'de>>(map: &mut A) -> Result<(), A::Error> {
     let raw = map.next_value::<&RawValue>()?.get();
-    match dupkey::find(raw) {
-        None => Ok(()),
-        Some(_) => Err(bail()),
-    }
+    if dupkey::plain(raw) { Ok(()) } else { Err(bail()) }
 }
 
 /// A key seen twice in one object bails (`seen`: a bit per known key).
@@ -550,7 +547,7 @@ impl<'de> Visitor<'de> for OperationSeed<'_> {
                 1 => {
                     let raw = map.next_value::<&RawValue>()?.get();
                     match raw.as_bytes().first() {
-                        Some(b'{') if dupkey::find(raw).is_none() => args = Args::from_json(raw),
+                        Some(b'{') if dupkey::plain(raw) => args = Args::from_json(raw),
                         Some(b'n') => args = Args::from_json(raw),
                         _ => return Err(bail()),
                     }

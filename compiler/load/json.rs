@@ -7,6 +7,7 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use super::dupkey;
+use super::encoding::{self, BadByte};
 use super::fast::{self, Record};
 use super::record::{self, Item, Parsed};
 use crate::diagnostics::{Diagnostic, codes};
@@ -147,17 +148,77 @@ pub(crate) fn slow_line(bytes: &[u8], file: &Arc<str>, line: u32, first: bool) -
             let text = std::str::from_utf8(bytes).unwrap_or_default();
             duplicate_key(text, &v, &loc, first).unwrap_or_else(|| record::from_value(v, &loc, first))
         }
-        Err(e) => {
-            let d = Diagnostic::new(
-                codes::MALFORMED_RECORD,
-                format!("line is not valid json: {}", error_message(&e)),
-            )
-            .subject(&**file)
-            .at(&loc)
-            .with("column", e.column());
-            Parsed::invalid(line, d)
-        }
+        Err(e) => not_json(bytes, &e, &loc),
     }
+}
+
+/// The L001 of a JSON Lines line that does not parse (`e`: serde_json's error on `bytes`).
+pub(crate) fn not_json(bytes: &[u8], e: &serde_json::Error, loc: &SourceLoc) -> Parsed {
+    if std::str::from_utf8(bytes).is_err() {
+        return encoding::line_not_utf8(bytes, loc);
+    }
+    if too_deep(e) {
+        return deep_record(bytes, loc);
+    }
+    let d = Diagnostic::new(
+        codes::MALFORMED_RECORD,
+        format!("line is not valid json: {}", error_message(e)),
+    )
+    .subject(&*loc.file)
+    .at(loc)
+    .with("column", e.column());
+    Parsed::invalid(loc.line, d)
+}
+
+/// serde_json stops at this depth of nested objects and lists (its recursion limit).
+const MAX_DEPTH: usize = 128;
+
+fn too_deep(e: &serde_json::Error) -> bool {
+    e.to_string().starts_with("recursion limit exceeded")
+}
+
+/// A record nested deeper than serde_json reads: valid JSON, refused (L001) wherever it
+/// stands, since a value read at that depth would be read as nothing (`Args::value`) and so
+/// compare equal to every other such value. Named by its id when it has one; the help says to
+/// flatten it, not to fix a syntax it does not lack.
+fn deep_record(bytes: &[u8], loc: &SourceLoc) -> Parsed {
+    #[derive(serde::Deserialize)]
+    struct IdOnly {
+        id: Option<Value>,
+        /// An OmniMem memory's id.
+        key: Option<Value>,
+    }
+    let subject = match serde_json::from_slice::<IdOnly>(bytes) {
+        Ok(
+            IdOnly {
+                id: Some(Value::String(id)),
+                ..
+            }
+            | IdOnly {
+                id: None,
+                key: Some(Value::String(id)),
+            },
+        ) if !id.trim().is_empty() => record::shown_id(&id),
+        _ => loc.file.to_string(),
+    };
+    Parsed::invalid(loc.line, too_deep_diagnostic(subject, loc))
+}
+
+/// The L001 of a record nested deeper than the parsers read (serde_json's limit, which
+/// serde_yaml shares).
+pub(crate) fn too_deep_diagnostic(subject: String, loc: &SourceLoc) -> Diagnostic {
+    let mut d = Diagnostic::new(
+        codes::MALFORMED_RECORD,
+        format!(
+            "record nests objects and lists more than {} levels deep; the record was skipped",
+            MAX_DEPTH - 1
+        ),
+    )
+    .subject(subject)
+    .at(loc)
+    .with("max_depth", MAX_DEPTH - 1);
+    d.help = "flatten the record (a tool's `args` rarely needs more than a few levels); the rest of the file was still read";
+    d
 }
 
 /// A native record that holds a key twice in one object, refused with an L001 at the line of
@@ -202,15 +263,33 @@ pub(crate) fn duplicate_key(text: &str, v: &Value, loc: &SourceLoc, first: bool)
     Some(Parsed::invalid(loc.line, d))
 }
 
+/// How many lines the format checks look through for the first record that parses.
+const SNIFF_LINES: usize = 64;
+
+/// The first of the first `SNIFF_LINES` lines of `text` that is a complete JSON object on its
+/// own, starting at the start of its line. A pretty-printed document has no such line (its
+/// objects are indented, or open on one line and close on another); JSON Lines has one on
+/// nearly every line.
+pub(crate) fn first_object_line(text: &[u8]) -> Option<&[u8]> {
+    text.split(|&b| b == b'\n')
+        .take(SNIFF_LINES)
+        .find(|l| l.first() == Some(&b'{') && serde_json::from_slice::<serde::de::IgnoredAny>(l).is_ok())
+}
+
 /// `true` when a `.json` file is really JSON Lines: its first line is a complete object on
-/// its own and more follows.
+/// its own and more follows, or, when the first line does not parse (a line cut short, a
+/// stray character), a later line is one (`first_object_line`) and the text is not one JSON
+/// document. So a broken first line costs that line (L001), not the file's every record.
 pub(crate) fn looks_like_lines(text: &str) -> bool {
     let t = text.trim_start();
-    if !t.starts_with('{') {
+    let (first, rest) = t.split_once('\n').unwrap_or((t, ""));
+    if rest.trim().is_empty() || t.starts_with('[') {
         return false;
     }
-    let (first, rest) = t.split_once('\n').unwrap_or((t, ""));
-    !rest.trim().is_empty() && serde_json::from_str::<serde::de::IgnoredAny>(first).is_ok()
+    if t.starts_with('{') && serde_json::from_str::<serde::de::IgnoredAny>(first).is_ok() {
+        return true;
+    }
+    first_object_line(rest.as_bytes()).is_some() && serde_json::from_str::<serde::de::IgnoredAny>(t).is_err()
 }
 
 struct Cursor<'t> {
@@ -247,13 +326,20 @@ pub(crate) type Convert<'c> = &'c dyn Fn(Value, &SourceLoc, bool) -> Parsed;
 
 /// A JSON document: an array of records or one record. A syntax error keeps the records
 /// before it and skips the rest with one diagnostic at the error's line.
-pub(crate) fn json_document(text: &str, file: &str) -> Vec<Parsed> {
-    json_document_with(text, file, None)
+/// `bad`: where the file's bytes were not UTF-8 (`encoding::lossy`); an element holding one is
+/// refused.
+pub(crate) fn json_document(text: &str, file: &str, bad: &[BadByte]) -> Vec<Parsed> {
+    json_document_with(text, file, None, bad)
 }
 
 /// `json_document` with another reader's record converter (`None`: native records, with the
 /// typed fast path).
-pub(crate) fn json_document_with(text: &str, name: &str, convert: Option<Convert>) -> Vec<Parsed> {
+pub(crate) fn json_document_with(
+    text: &str,
+    name: &str,
+    convert: Option<Convert>,
+    bad: &[BadByte],
+) -> Vec<Parsed> {
     let file: &Arc<str> = &name.into();
     let mut out = Vec::new();
     let mut cur = Cursor {
@@ -295,8 +381,12 @@ pub(crate) fn json_document_with(text: &str, name: &str, convert: Option<Convert
                     }
                     _ => {}
                 }
+                let start = cur.pos;
                 match element(text, &mut cur, file, first, convert) {
-                    Ok(p) => out.push(p),
+                    Ok(p) => out.push(match encoding::first_in(bad, start..cur.pos) {
+                        Some(b) => encoding::refuse(p, b, name),
+                        None => p,
+                    }),
                     Err((line, msg)) => {
                         out.push(malformed(
                             line,
@@ -331,7 +421,10 @@ pub(crate) fn json_document_with(text: &str, name: &str, convert: Option<Convert
             }
         }
         Some(b'{') => match element(text, &mut cur, file, true, convert) {
-            Ok(p) => out.push(p),
+            Ok(p) => out.push(match encoding::first_in(bad, 0..cur.pos) {
+                Some(b) => encoding::refuse(p, b, name),
+                None => p,
+            }),
             Err((line, msg)) => {
                 out.push(malformed(line, format!("invalid json: {msg}")));
                 return out;
@@ -395,6 +488,24 @@ fn element(
                     duplicate_key(own, &v, &loc, first).unwrap_or_else(|| record::from_value(v, &loc, first))
                 }
             })
+        }
+        Some(Err(e)) if too_deep(&e) => {
+            // Valid JSON too deep to read as a value: skipped as raw text, which has no
+            // depth limit, so the elements after it are read.
+            let mut raw =
+                serde_json::Deserializer::from_str(rest).into_iter::<&serde_json::value::RawValue>();
+            match raw.next() {
+                Some(Ok(v)) => {
+                    let end = cur.pos + raw.byte_offset();
+                    cur.advance_to(end);
+                    let loc = SourceLoc {
+                        file: file.clone(),
+                        line,
+                    };
+                    Ok(deep_record(v.get().as_bytes(), &loc))
+                }
+                _ => Err((line, error_message(&e))),
+            }
         }
         Some(Err(e)) => Err((line + e.line().saturating_sub(1) as u32, error_message(&e))),
         None => Err((line, "unexpected end of file".into())),

@@ -15,6 +15,7 @@
 //! * `gaia`: GAIA `memory.db` stores, read in place and never written.
 
 mod dupkey;
+mod encoding;
 mod fast;
 mod gaia;
 mod json;
@@ -71,19 +72,6 @@ const BLOCK: usize = 32 << 20;
 const SQLITE_HEADER: &[u8] = b"SQLite format 3\0";
 
 const BOM: &[u8] = "\u{feff}".as_bytes();
-
-/// The file's first line (its first KiB at most) holds no NUL and no invalid UTF-8 (a
-/// character cut at the end aside): a cheap guard against reading a binary file line by line.
-/// Only the first line: a bad byte further on costs its own line (L001), not the file.
-fn looks_like_text(head: &[u8]) -> bool {
-    let head = &head[..head.len().min(1024)];
-    let head = head.split(|&b| b == b'\n').next().unwrap_or(head);
-    !head.contains(&0)
-        && match std::str::from_utf8(head) {
-            Ok(_) => true,
-            Err(e) => e.error_len().is_none(),
-        }
-}
 
 /// Extensions a directory walk picks up (`db` and friends only when they are SQLite).
 const WALK_EXTENSIONS: &[&str] = &["jsonl", "json", "yaml", "yml", "db", "sqlite", "sqlite3"];
@@ -291,8 +279,8 @@ pub fn load_texts(files: &[(&str, &str)], opts: &LoadOptions, sink: &mut Sink) -
     for &(name, text) in files {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         match detect(name, text.as_bytes(), true, opts.from) {
-            Detected::Native(syntax) => native_text(syntax, name, text, &mut col),
-            Detected::Foreign(Format::Omnimem) => omnimem_text(name, text, &mut col),
+            Detected::Native(syntax) => native_text(syntax, name, text, &[], &mut col),
+            Detected::Foreign(Format::Omnimem) => omnimem_text(name, text, &[], &mut col),
             other => not_native(other, name, &mut col),
         }
     }
@@ -435,11 +423,21 @@ fn load_file(entry: &InputFile, opts: &LoadOptions, col: &mut Collector) -> Resu
         Err(e) => return fail(col, e),
     };
     let detected = detect(&name, &buf, entry.explicit, opts.from);
+    if matches!(detected, Detected::Native(_) | Detected::Foreign(Format::Omnimem)) && encoding::utf16(&buf) {
+        let mut d = Diagnostic::about_file(
+            codes::UNREADABLE_FILE,
+            "file is UTF-16 text, not UTF-8: it is not read",
+            &name,
+        );
+        d.help = encoding::UTF16_HELP;
+        col.sink.push(d);
+        return Ok(());
+    }
     if let Detected::Native(_) = detected {
         if buf.starts_with(BOM) {
             buf.drain(..BOM.len());
         }
-        if !looks_like_text(&buf) {
+        if !encoding::looks_like_text(&buf) {
             col.sink.push(Diagnostic::about_file(
                 codes::UNREADABLE_FILE,
                 "file is not UTF-8 text",
@@ -459,13 +457,11 @@ fn load_file(entry: &InputFile, opts: &LoadOptions, col: &mut Collector) -> Resu
                 return fail(col, e);
             }
             match String::from_utf8(buf) {
-                Ok(text) => native_text(syntax, &name, &text, col),
-                Err(_) => {
-                    col.sink.push(Diagnostic::about_file(
-                        codes::UNREADABLE_FILE,
-                        "file is not UTF-8 text",
-                        &name,
-                    ));
+                Ok(text) => native_text(syntax, &name, &text, &[], col),
+                Err(e) => {
+                    // Bytes that are not UTF-8 cost the records that hold them.
+                    let (text, bad) = encoding::lossy(e.as_bytes());
+                    native_text(syntax, &name, &text, &bad, col);
                 }
             }
         }
@@ -476,14 +472,19 @@ fn load_file(entry: &InputFile, opts: &LoadOptions, col: &mut Collector) -> Resu
             if buf.starts_with(BOM) {
                 buf.drain(..BOM.len());
             }
+            if !encoding::looks_like_text(&buf) {
+                col.sink.push(Diagnostic::about_file(
+                    codes::UNREADABLE_FILE,
+                    "file is not UTF-8 text",
+                    &name,
+                ));
+                return Ok(());
+            }
             match String::from_utf8(buf) {
-                Ok(text) => omnimem_text(&name, &text, col),
-                Err(_) => {
-                    col.sink.push(Diagnostic::about_file(
-                        codes::UNREADABLE_FILE,
-                        "file is not UTF-8 text",
-                        &name,
-                    ));
+                Ok(text) => omnimem_text(&name, &text, &[], col),
+                Err(e) => {
+                    let (text, bad) = encoding::lossy(e.as_bytes());
+                    omnimem_text(&name, &text, &bad, col);
                 }
             }
         }
@@ -499,9 +500,9 @@ fn load_file(entry: &InputFile, opts: &LoadOptions, col: &mut Collector) -> Resu
     Ok(())
 }
 
-/// An OmniMem export held in memory.
-fn omnimem_text(name: &str, text: &str, col: &mut Collector) {
-    let parsed = omnimem::read(text, name, &col.rules().aliases);
+/// An OmniMem export held in memory (`bad`: where its bytes were not UTF-8).
+fn omnimem_text(name: &str, text: &str, bad: &[encoding::BadByte], col: &mut Collector) {
+    let parsed = omnimem::read(text, name, &col.rules().aliases, bad);
     col.file(name, parsed);
 }
 
@@ -519,11 +520,12 @@ fn not_native(detected: Detected, name: &str, col: &mut Collector) {
         .push(Diagnostic::about_file(codes::UNKNOWN_FORMAT, message, name));
 }
 
-/// A native record file held in memory.
-fn native_text(syntax: Syntax, name: &str, text: &str, col: &mut Collector) {
+/// A native record file held in memory (`bad`: where its bytes were not UTF-8; the records
+/// holding them are refused).
+fn native_text(syntax: Syntax, name: &str, text: &str, bad: &[encoding::BadByte], col: &mut Collector) {
     match syntax {
         Syntax::Json if !json::looks_like_lines(text) => {
-            let parsed = json::json_document(text, name);
+            let parsed = json::json_document(text, name, bad);
             col.file(name, parsed);
         }
         Syntax::Json | Syntax::Jsonl => {
@@ -544,14 +546,23 @@ fn native_text(syntax: Syntax, name: &str, text: &str, col: &mut Collector) {
                 let (parsed, newlines) = json::jsonl_block(&rest[..cut], &file, line, &mut first);
                 line += newlines;
                 rest = &rest[cut..];
-                if !col.take(name, parsed.into_iter().flatten(), &mut tally) {
+                // A line is a record: one with a bad byte is refused.
+                let parsed =
+                    parsed
+                        .into_iter()
+                        .flatten()
+                        .map(|p| match bad.iter().find(|b| b.line == p.line) {
+                            Some(b) => encoding::refuse(p, b, name),
+                            None => p,
+                        });
+                if !col.take(name, parsed, &mut tally) {
                     break;
                 }
             }
             col.flush(name, tally);
         }
         Syntax::Yaml => {
-            let parsed = yaml::yaml_text(text, name);
+            let parsed = yaml::yaml_text(text, name, bad);
             col.file(name, parsed);
         }
     }

@@ -9,6 +9,7 @@
 
 use serde_json::{Map, Value};
 
+use super::encoding::{self, BadByte};
 use super::json;
 use super::record::{self, Item, Parsed, Validator};
 use crate::diagnostics::{Diagnostic, codes};
@@ -17,21 +18,39 @@ use crate::normalize::{self, Aliases};
 use crate::time::{from_unix_millis, from_unix_seconds, parse_rfc3339};
 
 /// Does the first record of this text look like an OmniMem memory? An object with a `key`,
-/// no `id`, and one of `tags`, `effort_score` or a unix-seconds `created_at`.
+/// no `id`, and one of `tags`, `effort_score` or a unix-seconds `created_at`. When the first
+/// record does not parse (JSON Lines whose first line is broken), the first line that is a
+/// whole object decides, so one bad line does not turn a whole export into native records.
 pub(crate) fn looks_like(head: &[u8]) -> bool {
     let head = head.strip_prefix("\u{feff}".as_bytes()).unwrap_or(head);
     let mut rest = head.trim_ascii_start();
     if let Some(r) = rest.strip_prefix(b"[") {
         rest = r.trim_ascii_start();
     }
-    if !rest.starts_with(b"{") {
+    let object = |m: Option<Result<Value, serde_json::Error>>| match m {
+        Some(Ok(Value::Object(m))) => Some(is_memory(&m)),
+        Some(Ok(_)) => Some(false),
+        _ => None,
+    };
+    if rest.starts_with(b"{")
+        && let Some(verdict) = object(
+            serde_json::Deserializer::from_slice(rest)
+                .into_iter::<Value>()
+                .next(),
+        )
+    {
+        return verdict;
+    }
+    if head.trim_ascii_start().starts_with(b"[") {
         return false;
     }
-    let mut it = serde_json::Deserializer::from_slice(rest).into_iter::<Value>();
-    let Some(Ok(Value::Object(m))) = it.next() else {
-        return false;
-    };
-    is_memory(&m)
+    let after_first = rest
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(&[][..], |i| &rest[i + 1..]);
+    json::first_object_line(after_first)
+        .and_then(|l| object(Some(serde_json::from_slice(l))))
+        .unwrap_or(false)
 }
 
 fn is_memory(m: &Map<String, Value>) -> bool {
@@ -46,10 +65,11 @@ fn is_memory(m: &Map<String, Value>) -> bool {
 }
 
 /// Every memory of an export, in file order.
-pub(crate) fn read(text: &str, file: &str, aliases: &Aliases) -> Vec<Parsed> {
+/// `bad`: where the file's bytes were not UTF-8; a memory holding one is refused.
+pub(crate) fn read(text: &str, file: &str, aliases: &Aliases, bad: &[BadByte]) -> Vec<Parsed> {
     let convert = |v: Value, loc: &SourceLoc, first: bool| memory(v, loc, first, aliases);
     if !json::looks_like_lines(text) {
-        return json::json_document_with(text, file, Some(&convert));
+        return json::json_document_with(text, file, Some(&convert), bad);
     }
     let mut out = Vec::new();
     let mut first = true;
@@ -62,17 +82,14 @@ pub(crate) fn read(text: &str, file: &str, aliases: &Aliases) -> Vec<Parsed> {
             line: i as u32 + 1,
         };
         match serde_json::from_str::<Value>(line) {
-            Ok(v) => out.push(convert(v, &loc, first)),
-            Err(e) => out.push(Parsed::invalid(
-                loc.line,
-                Diagnostic::new(
-                    codes::MALFORMED_RECORD,
-                    format!("line is not valid json: {}", json::error_message(&e)),
-                )
-                .subject(file)
-                .at(&loc)
-                .with("column", e.column()),
-            )),
+            Ok(v) => {
+                let p = convert(v, &loc, first);
+                out.push(match bad.iter().find(|b| b.line == loc.line) {
+                    Some(b) => encoding::refuse(p, b, file),
+                    None => p,
+                });
+            }
+            Err(e) => out.push(json::not_json(line.as_bytes(), &e, &loc)),
         }
         if matches!(out.last().map(|p| &p.item), Some(Item::Generated)) {
             break;

@@ -23,6 +23,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::{Map, Number, Value};
 
+use super::encoding::{self, BadByte};
 use super::record::{self, Parsed};
 use crate::diagnostics::{Diagnostic, codes};
 use crate::model::SourceLoc;
@@ -61,7 +62,9 @@ fn is_item(l: &str, indent: usize) -> bool {
     }
 }
 
-pub(crate) fn yaml_text(text: &str, file: &str) -> Vec<Parsed> {
+/// `bad`: where the file's bytes were not UTF-8 (`encoding::lossy`); a record whose lines hold
+/// one is refused (a whole-line comment holding one costs nothing).
+pub(crate) fn yaml_text(text: &str, file: &str, bad: &[BadByte]) -> Vec<Parsed> {
     let mut lines = Vec::new();
     let mut start = 0;
     for l in text.split_inclusive('\n') {
@@ -101,6 +104,7 @@ pub(crate) fn yaml_text(text: &str, file: &str) -> Vec<Parsed> {
         });
         let Some(content) = content else { continue };
         let items = item_lines(&lines, content, e);
+        let before = out.len();
         let shared: std::sync::Arc<str> = file.into();
         let loc = |i: usize| SourceLoc {
             file: shared.clone(),
@@ -132,6 +136,7 @@ pub(crate) fn yaml_text(text: &str, file: &str) -> Vec<Parsed> {
                 // the items before and after it are read.
                 let list = List {
                     text,
+                    file,
                     lines: &lines,
                     start: s,
                     end: e,
@@ -141,11 +146,27 @@ pub(crate) fn yaml_text(text: &str, file: &str) -> Vec<Parsed> {
                 for slot in list.one_by_one(&mut read) {
                     match slot {
                         Slot::Read(p) => out.push(*p),
+                        Slot::Refused(p) => {
+                            failed = true;
+                            out.push(*p);
+                        }
                         Slot::Broken { line, message } | Slot::Aliased { line, message } => {
                             failed = true;
                             out.push(malformed(file, loc(line), message));
                         }
                     }
+                }
+                if !failed && items.is_empty() && err.to_string().starts_with("recursion limit exceeded") {
+                    let subject = id_line(doc).unwrap_or_else(|| file.to_string());
+                    let d = super::json::too_deep_diagnostic(subject, &loc(content));
+                    out.push(Parsed::invalid(content as u32 + 1, d));
+                    failed = true;
+                }
+                if !failed && items.is_empty() && err.to_string().contains("duplicate entry ") {
+                    // One record that gives a key twice: refused as a list's item would be.
+                    let place = err.location().map_or((1, 1), |l| (l.line(), l.column()));
+                    out.push(duplicate_entry(&err.to_string(), place, doc, (s, e), file));
+                    failed = true;
                 }
                 if !failed {
                     // Not a list, or an error no item shows on its own.
@@ -163,13 +184,42 @@ pub(crate) fn yaml_text(text: &str, file: &str) -> Vec<Parsed> {
                 }
             }
         }
+        if !bad.is_empty() {
+            refuse_bad(&mut out[before..], bad, &lines, &items, e, file);
+        }
     }
     out
+}
+
+/// Refuses the records of one document whose lines hold a byte that was not UTF-8: a record
+/// spans from its item's line to the next item (or the document's end). Records already
+/// refused for their syntax keep that L001.
+fn refuse_bad(out: &mut [Parsed], bad: &[BadByte], lines: &[Line], items: &[usize], end: usize, file: &str) {
+    for p in out {
+        if matches!(&p.item, record::Item::Invalid(ds) if ds.iter().any(|d| d.code == codes::MALFORMED_RECORD))
+        {
+            continue;
+        }
+        let at = p.line as usize - 1;
+        let until = items.iter().copied().find(|&i| i > at).unwrap_or(end);
+        let hit = bad.iter().find(|b| {
+            let i = b.line as usize - 1;
+            (at..until).contains(&i) && !lines[i].text.trim_start().starts_with('#')
+        });
+        if let Some(b) = hit {
+            let taken = std::mem::replace(
+                p,
+                Parsed::invalid(0, Diagnostic::new(codes::MALFORMED_RECORD, "")),
+            );
+            *p = encoding::refuse(taken, b, file);
+        }
+    }
 }
 
 /// A YAML document that is a block sequence of items, by line index (`lines[start..end]`).
 struct List<'a> {
     text: &'a str,
+    file: &'a str,
     lines: &'a [Line<'a>],
     start: usize,
     end: usize,
@@ -183,9 +233,21 @@ enum Slot {
     Read(Box<Parsed>),
     /// The item is broken (`line`: a 0-based line index; `message`: its L001).
     Broken { line: usize, message: String },
+    /// The item is sound YAML that JSON refuses too: a key given twice in one mapping (an L001
+    /// naming the key, at the second occurrence's line) or nesting deeper than the parsers
+    /// read; either about the record's id.
+    Refused(Box<Parsed>),
     /// The item is sound but names an anchor (`*name`) an earlier item may define; `line` and
     /// `message` are its error on its own, should the anchor not be found.
     Aliased { line: usize, message: String },
+}
+
+impl Slot {
+    /// The item is not read: it is left out of the document when aliases are resolved, and
+    /// its anchors are not there for later items.
+    fn dropped(&self) -> bool {
+        matches!(self, Slot::Broken { .. } | Slot::Refused(_))
+    }
 }
 
 /// At most this many parses of the whole document look for the aliased items' anchors.
@@ -220,6 +282,26 @@ impl List<'_> {
                     let _ = v.apply_merge();
                     Slot::Read(Box::new(read(v, at)))
                 }
+                Err(err) if err.to_string().starts_with("recursion limit exceeded") => {
+                    let loc = SourceLoc {
+                        file: self.file.into(),
+                        line: at as u32 + 1,
+                    };
+                    let subject = id_line(&item).unwrap_or_else(|| self.file.to_string());
+                    let d = super::json::too_deep_diagnostic(subject, &loc);
+                    Slot::Refused(Box::new(Parsed::invalid(loc.line, d)))
+                }
+                Err(err) if err.to_string().contains("duplicate entry ") => {
+                    let place = err.location().map_or((1, 1), |l| (l.line(), l.column()));
+                    let at_end = (at, end);
+                    Slot::Refused(Box::new(duplicate_entry(
+                        &err.to_string(),
+                        place,
+                        &item,
+                        at_end,
+                        self.file,
+                    )))
+                }
                 Err(err) => {
                     let shown = err.to_string();
                     let place = err.location();
@@ -239,9 +321,7 @@ impl List<'_> {
                                     .get_or_insert_with(|| self.anchor_index())
                                     .get(name)
                                     .is_some_and(|ks| {
-                                        ks.iter()
-                                            .take_while(|&&j| j < k)
-                                            .any(|&j| !matches!(slots[j], Slot::Broken { .. }))
+                                        ks.iter().take_while(|&&j| j < k).any(|&j| !slots[j].dropped())
                                     })
                             });
                     if elsewhere {
@@ -298,7 +378,7 @@ impl List<'_> {
             let mut kept = Vec::with_capacity(slots.len());
             for (k, slot) in slots.iter().enumerate() {
                 let (at, end) = self.span(k);
-                if matches!(slot, Slot::Broken { .. }) {
+                if slot.dropped() {
                     for _ in at..end {
                         doc.push_str("#\n");
                     }
@@ -382,6 +462,123 @@ fn stubbed(own: &str, indent: usize, (at, end): (usize, usize)) -> Option<(usize
         shift_lines(without_item_index(&shown), at as isize - 1)
     );
     Some((line, message))
+}
+
+/// The id of an item that does not parse as a `Value` (a key given twice, deep nesting), for
+/// its diagnostic's subject. A derived struct keeps no mapping of its own, so only a second
+/// `id` stops it (and then the record has no one id).
+fn yaml_id(item: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct IdOnly {
+        id: Option<serde_yaml::Value>,
+    }
+    match serde_yaml::from_str::<IdOnly>(item) {
+        Ok(IdOnly {
+            id: Some(serde_yaml::Value::String(id)),
+        }) if !id.trim().is_empty() => Some(record::shown_id(&id)),
+        _ => None,
+    }
+}
+
+/// The id of a record too deep for the parser to read at all, by a text scan: the `id:` line at
+/// the record's own indentation (that of its first content line), its value read as a scalar.
+fn id_line(item: &str) -> Option<String> {
+    let mut content = item
+        .lines()
+        .filter(|l| !is_blank_or_comment(l) && !is_bare_doc_start(l));
+    let first = content.next()?;
+    let indent = first.len() - first.trim_start_matches(' ').len();
+    std::iter::once(first).chain(content).find_map(|l| {
+        let own = l.len() - l.trim_start_matches(' ').len();
+        let value = l.get(indent..).filter(|_| own == indent)?.strip_prefix("id:")?;
+        match serde_yaml::from_str::<serde_yaml::Value>(value).ok()? {
+            serde_yaml::Value::String(id) if !id.trim().is_empty() => Some(record::shown_id(&id)),
+            _ => None,
+        }
+    })
+}
+
+/// The refusal of an item that gives a key twice in one mapping, as a JSON record's (L001 at
+/// the second occurrence, naming the key, the mapping's path and the record's id). serde_yaml
+/// names the key and the mapping's path, and places the error at the mapping's start
+/// (`place`: 1-based line and column in `item`); the second occurrence is found by a scan of
+/// the mapping's lines for the key at the mapping's own indentation (the mapping's start line
+/// when the scan does not find it: a flow mapping, a quoted key spelled otherwise).
+fn duplicate_entry(
+    shown: &str,
+    place: (usize, usize),
+    item: &str,
+    (at, end): (usize, usize),
+    file: &str,
+) -> Parsed {
+    let i = shown.find("duplicate entry ").unwrap_or(0);
+    let path = shown[..i]
+        .trim_end()
+        .trim_end_matches(':')
+        .trim_start_matches('.');
+    let path = without_item_index(path);
+    let rest = &shown[i + "duplicate entry ".len()..];
+    let rest = rest.find(" at line ").map_or(rest, |j| &rest[..j]);
+    let key = match rest.strip_prefix("with key ") {
+        Some(k) if k.starts_with('"') => {
+            serde_json::from_str::<String>(k).unwrap_or_else(|_| k.trim_matches('"').to_string())
+        }
+        Some(k) => k.trim_matches('`').to_string(),
+        None => rest.strip_prefix("with ").unwrap_or(rest).to_string(),
+    };
+    let (line, column) = place;
+    let indent = column.saturating_sub(1);
+    let spellings = [key.clone(), format!("\"{key}\""), format!("'{key}'")];
+    let names_key = |entry: &str| {
+        spellings.iter().any(|k| {
+            entry
+                .strip_prefix(k.as_str())
+                .is_some_and(|r| r.trim_start().starts_with(':'))
+        })
+    };
+    let mut seen = 0;
+    let mut dup = None;
+    for (n, l) in item.lines().enumerate().skip(line.saturating_sub(1)) {
+        let own_indent = l.len() - l.trim_start_matches(' ').len();
+        let entry = if n + 1 == line {
+            l.get(indent..)
+        } else if is_blank_or_comment(l) {
+            continue;
+        } else if own_indent < indent {
+            break;
+        } else if own_indent == indent {
+            Some(&l[indent..])
+        } else {
+            None
+        };
+        if entry.is_some_and(names_key) {
+            seen += 1;
+            if seen == 2 {
+                dup = Some(n);
+                break;
+            }
+        }
+    }
+    let line = (at + dup.unwrap_or(line.saturating_sub(1))).min(end - 1);
+    let message = if path.is_empty() {
+        format!("key `{key}` appears twice in the record; the record was skipped")
+    } else {
+        format!("key `{key}` appears twice in `{path}`; the record was skipped")
+    };
+    // The record's id names it, unless the id is what was given twice.
+    let id = yaml_id(item);
+    let loc = SourceLoc {
+        file: file.into(),
+        line: line as u32 + 1,
+    };
+    let mut d = Diagnostic::new(codes::MALFORMED_RECORD, message)
+        .subject(id.unwrap_or_else(|| file.to_string()))
+        .at(&loc)
+        .with("key", key);
+    if !path.is_empty() {
+        d = d.with("object", path);
+    }
+    Parsed::invalid(at as u32 + 1, d)
 }
 
 /// An anchor or alias name after its `&` or `*`: libyaml's anchor characters (letters,

@@ -1,0 +1,158 @@
+//! Text encoding: files that are not all UTF-8.
+//!
+//! A `.json` or YAML file with a byte that is not UTF-8 (a Latin-1 `é` typed by another
+//! editor) is read with each bad sequence replaced by U+FFFD and remembered (`lossy`); the
+//! readers then refuse exactly the records that hold one (`refuse`), each with an L001 at the
+//! bad byte's line, and read the rest, as a JSON Lines file already does line by line. A file
+//! that looks binary (`looks_like_text`) or is UTF-16 (`utf16`) is still refused whole (L007).
+
+use std::ops::Range;
+
+use super::record::{self, Item, Parsed};
+use crate::diagnostics::{Diagnostic, codes};
+use crate::model::SourceLoc;
+
+/// The help line of a record refused for its bytes.
+const HELP: &str = "re-save the file as UTF-8 (an editor set to Latin-1 or Windows-1252 writes such bytes); the rest of the file was still read";
+
+/// The help line of a file refused for being UTF-16.
+pub(crate) const UTF16_HELP: &str = "re-save the file as UTF-8 (skillc reads UTF-8 text only)";
+
+/// A byte sequence that is not UTF-8, where it sits in the text `lossy` made of the file.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BadByte {
+    /// Byte offset of its U+FFFD in that text.
+    pub offset: usize,
+    /// 1-based line and column (in characters).
+    pub line: u32,
+    pub column: u32,
+    /// The first byte of the sequence.
+    pub byte: u8,
+}
+
+/// A UTF-16 file, by its byte-order mark.
+pub(crate) fn utf16(head: &[u8]) -> bool {
+    head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF])
+}
+
+/// Whether a file reads as text at all, from its first line (its first KiB at most): no NUL,
+/// and at most one byte in eight that is not UTF-8. A binary file fails this at once; a text
+/// file with a few Latin-1 letters passes, and costs only the records that hold them. Only the
+/// first line: a NUL further on costs its own record (L001), not the file.
+pub(crate) fn looks_like_text(head: &[u8]) -> bool {
+    let head = &head[..head.len().min(1024)];
+    let head = head.split(|&b| b == b'\n').next().unwrap_or(head);
+    if head.contains(&0) {
+        return false;
+    }
+    let bad: usize = head.utf8_chunks().map(|c| c.invalid().len()).sum();
+    // A character cut at the end of the head is not bad.
+    let cut = match std::str::from_utf8(head) {
+        Err(e) if e.error_len().is_none() => head.len() - e.valid_up_to(),
+        _ => 0,
+    };
+    (bad - cut.min(bad)) * 8 <= head.len()
+}
+
+/// The text of `bytes`, each sequence that is not UTF-8 replaced by U+FFFD, and where those are.
+pub(crate) fn lossy(bytes: &[u8]) -> (String, Vec<BadByte>) {
+    let mut text = String::with_capacity(bytes.len() + 16);
+    let mut bad = Vec::new();
+    for chunk in bytes.utf8_chunks() {
+        text.push_str(chunk.valid());
+        if let Some(&byte) = chunk.invalid().first() {
+            bad.push(BadByte {
+                offset: text.len(),
+                line: 0,
+                column: 0,
+                byte,
+            });
+            text.push('\u{fffd}');
+        }
+    }
+    let (mut line, mut line_start, mut from) = (1u32, 0usize, 0usize);
+    for b in &mut bad {
+        for (i, c) in text[from..b.offset].bytes().enumerate() {
+            if c == b'\n' {
+                line += 1;
+                line_start = from + i + 1;
+            }
+        }
+        from = b.offset;
+        b.line = line;
+        b.column = text[line_start..b.offset].chars().count() as u32 + 1;
+    }
+    (text, bad)
+}
+
+/// The first bad byte in a byte range of the text.
+pub(crate) fn first_in(bad: &[BadByte], range: Range<usize>) -> Option<&BadByte> {
+    let i = bad.partition_point(|b| b.offset < range.start);
+    bad.get(i).filter(|b| b.offset < range.end)
+}
+
+/// A record that holds a bad byte, refused (L001 at the byte's line), named by its id when it
+/// parsed into a record. skillc's own mark (a generated file) is left as it is.
+pub(crate) fn refuse(p: Parsed, bad: &BadByte, file: &str) -> Parsed {
+    let subject = match &p.item {
+        Item::Generated => return p,
+        Item::Experience(e) => record::shown_id(&e.id),
+        Item::Claim(c) => record::shown_id(&c.id),
+        Item::Invalid(ds) => ds
+            .iter()
+            .map(|d| d.subject.as_str())
+            .find(|s| *s != file)
+            .unwrap_or(file)
+            .to_string(),
+    };
+    let loc = SourceLoc {
+        file: file.into(),
+        line: bad.line,
+    };
+    Parsed::invalid(p.line, diagnostic(bad.byte, bad.column, subject, &loc))
+}
+
+/// The L001 of a record with a byte that is not UTF-8.
+pub(crate) fn diagnostic(byte: u8, column: u32, subject: String, loc: &SourceLoc) -> Diagnostic {
+    let mut d = Diagnostic::new(
+        codes::MALFORMED_RECORD,
+        format!("byte 0x{byte:02X} at column {column} is not UTF-8 text; the record was skipped"),
+    )
+    .subject(subject)
+    .at(loc)
+    .with("column", column)
+    .with("byte", format!("0x{byte:02X}"));
+    d.help = HELP;
+    d
+}
+
+/// The L001 of a JSON Lines line that is not UTF-8 (`bytes`: the line), named by the id it
+/// would have had.
+pub(crate) fn line_not_utf8(bytes: &[u8], loc: &SourceLoc) -> Parsed {
+    let (text, bad) = lossy(bytes);
+    let b = bad.first().copied().unwrap_or(BadByte {
+        offset: 0,
+        line: 1,
+        column: 1,
+        byte: 0,
+    });
+    #[derive(serde::Deserialize)]
+    struct IdOnly {
+        id: Option<serde_json::Value>,
+        key: Option<serde_json::Value>,
+    }
+    let subject = match serde_json::from_str::<IdOnly>(&text) {
+        Ok(
+            IdOnly {
+                id: Some(serde_json::Value::String(id)),
+                ..
+            }
+            | IdOnly {
+                id: None,
+                key: Some(serde_json::Value::String(id)),
+            },
+        ) if !id.trim().is_empty() && !id.contains('\u{fffd}') => record::shown_id(&id),
+        _ => loc.file.to_string(),
+    };
+    Parsed::invalid(loc.line, diagnostic(b.byte, b.column, subject, loc))
+}
