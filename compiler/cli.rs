@@ -578,10 +578,16 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
             path.display()
         )));
     }
+    let out = state.out.clone();
     let find = |store: &Store, id: &str| -> Result<serde_json::Value, Fatal> {
         match store.ledger_lesson(id)? {
             Some(json) => Ok(serde_json::from_str(&json)?),
-            None => Err(Fatal(format!("no lesson with id `{id}` in the last compile"))),
+            None => Err(Fatal(match refounded_as(&out, id) {
+                Some(new) => format!(
+                    "no lesson with id `{id}` in the last compile: back-filled history re-founded it as {new} (S004); use `{new}`"
+                ),
+                None => format!("no lesson with id `{id}` in the last compile"),
+            })),
         }
     };
     // `list` and `history` read every row, streamed from the store, but keep only what they
@@ -685,6 +691,22 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
         L::Pin { id, .. } => record(Action::Pin, &id, None),
         L::Unpin { id, .. } => record(Action::Unpin, &id, None),
     }
+}
+
+/// The id the last compile's S004 says lesson `old` was re-founded as, from `<out>/diagnostics.json`
+/// (one object per line); only asked when an id is unknown.
+fn refounded_as(out: &std::path::Path, old: &str) -> Option<String> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(out.join("diagnostics.json")).ok()?;
+    let needle = format!("\"old_id\":\"{old}\"");
+    std::io::BufReader::new(file)
+        .lines()
+        .map_while(Result::ok)
+        .filter(|line| line.contains("\"S004\"") && line.contains(&needle))
+        .find_map(|line| {
+            let d: serde_json::Value = serde_json::from_str(line.trim_end_matches(',')).ok()?;
+            (d["evidence"]["old_id"] == old).then(|| d["evidence"]["new_id"].as_str().map(String::from))?
+        })
 }
 
 fn print_report(format: OutputFormat, text: String, json: &serde_json::Value) -> Result<i32, Fatal> {

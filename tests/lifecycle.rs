@@ -1069,6 +1069,14 @@ fn in_play_follows_a_lesson_that_back_filled_history_re_founded() {
     assert_eq!(credited, ["use-1", "use-2"], "{now:#}");
     let skill = std::fs::read_to_string(h.s.path("out/python/SKILL.md")).unwrap();
     assert!(skill.contains("ruff check --fix"), "{skill}");
+    // The old id, asked about, points to the new one.
+    let o = h.run(&["lessons", "history", &old_id]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(&format!("re-founded it as {new_id}")),
+        "{}",
+        stderr(&o)
+    );
 }
 
 /// Restore undoes a retire: the lesson newer records re-learned meanwhile gives way to the
