@@ -545,6 +545,9 @@ struct Refounding<'a> {
     old_id: String,
     lesson: usize,
     old_founder: &'a str,
+    /// The new founder was recorded at the same time as the old one and comes first by id
+    /// (the fold's tie-break), rather than earlier.
+    tie: bool,
 }
 
 /// Back-filled history (DESIGN §6 identity): the record directory only grows, so a member that
@@ -562,13 +565,19 @@ fn refounded(comp: &Compilation, members: &[Vec<usize>]) -> Vec<Diagnostic> {
             .filter_map(|l| Some((l.supersedes.as_deref()?, l)))
             .collect()
     };
-    let report = |l: &Lesson, old_id: String, what: String, old_founder: &str| {
+    let report = |l: &Lesson, old_id: String, what: String, r: &Refounding| {
+        let old_founder = r.old_founder;
+        let who = if r.tie {
+            format!(
+                "a back-filled experience ({}, recorded at the same time as {old_founder} and first by id)",
+                l.founder
+            )
+        } else {
+            format!("a back-filled older experience ({})", l.founder)
+        };
         Diagnostic::new(
             codes::REFOUNDED,
-            format!(
-                "a back-filled older experience ({}) re-founded lesson {old_id}{what} as {}",
-                l.founder, l.id
-            ),
+            format!("{who} re-founded lesson {old_id}{what} as {}", l.id),
         )
         .subject(&l.id)
         .domain(&l.domain)
@@ -580,11 +589,11 @@ fn refounded(comp: &Compilation, members: &[Vec<usize>]) -> Vec<Diagnostic> {
     for r in found {
         let base = &comp.lessons[r.lesson];
         let (mut old, mut new) = (r.old_id.clone(), base.id.as_str());
-        out.push(report(base, r.old_id, String::new(), r.old_founder));
+        out.push(report(base, r.old_id.clone(), String::new(), &r));
         while let Some(edit) = edit_of.get(new) {
             let was = score::edited_id(edit, &old, &edit.text);
             let what = format!(" (an edit of {old})");
-            out.push(report(edit, was.clone(), what, r.old_founder));
+            out.push(report(edit, was.clone(), what, &r));
             (old, new) = (was, edit.id.as_str());
         }
     }
@@ -664,10 +673,16 @@ fn refoundings<'a>(comp: &'a Compilation, members: &[Vec<usize>]) -> Vec<Refound
                 "L{}",
                 crate::digest::of_fields(&[&l.domain, l.kind.as_str(), &key, old_founder, wording])
             );
+            let founded_at = ms
+                .iter()
+                .filter(|&&i| comp.candidates[i].record_id == l.founder)
+                .map(|&i| comp.candidates[i].recorded_at)
+                .min();
             (old_id != l.id).then_some(Refounding {
                 old_id,
                 lesson: li,
                 old_founder,
+                tie: founded_at == Some(t0),
             })
         })
         .collect::<Vec<_>>();

@@ -307,6 +307,30 @@ fn a_back_filled_older_record_refounds_a_lesson_and_says_so() {
     assert_eq!(s004.len(), 1, "{diags:#}");
     assert!(names(s004[0], "rf-1"));
     assert_ne!(s004[0]["evidence"]["old_id"], s004[0]["evidence"]["new_id"]);
+    let message = s004[0]["message"].as_str().unwrap();
+    assert!(message.contains("older experience (rf-1)"), "{message}");
+
+    // A record appended later but recorded at the same time, first by id, re-founds too; it
+    // is not older, and the message does not say so.
+    let tied = s.path("tied.jsonl");
+    let text = "Use cargo build --locked in CI so Cargo.lock is honoured.";
+    write_jsonl(
+        &tied,
+        &[
+            lesson("tie-b", "2026-11-05T10:00:00Z", text),
+            lesson("tie-c", "2026-11-06T10:00:00Z", text),
+            lesson("tie-a", "2026-11-05T10:00:00Z", text),
+        ],
+    );
+    let (diags, _) = compile(&s, &tied, &[]);
+    let s004 = diags_of(&diags, "S004");
+    assert_eq!(s004.len(), 1, "{diags:#}");
+    let message = s004[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("(tie-a, recorded at the same time as tie-b and first by id)")
+            && !message.contains("older"),
+        "{message}"
+    );
 }
 
 #[test]
