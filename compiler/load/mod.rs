@@ -397,6 +397,23 @@ fn fill(f: &mut File, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {
     Ok(false)
 }
 
+/// Drops a UTF-8 byte-order mark from the start of a file; false, with an L007, when the bytes
+/// do not read as text at all (a stray byte that is not UTF-8 costs only its record, later).
+fn text_start(buf: &mut Vec<u8>, name: &str, col: &mut Collector) -> bool {
+    if buf.starts_with(BOM) {
+        buf.drain(..BOM.len());
+    }
+    let text = encoding::looks_like_text(buf);
+    if !text {
+        col.sink.push(Diagnostic::about_file(
+            codes::UNREADABLE_FILE,
+            "file is not UTF-8 text",
+            name,
+        ));
+    }
+    text
+}
+
 fn load_file(entry: &InputFile, opts: &LoadOptions, col: &mut Collector) -> Result<(), LoadError> {
     let name = entry.path.display().to_string();
     let fail = |col: &mut Collector, e: io::Error| -> Result<(), LoadError> {
@@ -433,18 +450,10 @@ fn load_file(entry: &InputFile, opts: &LoadOptions, col: &mut Collector) -> Resu
         col.sink.push(d);
         return Ok(());
     }
-    if let Detected::Native(_) = detected {
-        if buf.starts_with(BOM) {
-            buf.drain(..BOM.len());
-        }
-        if !encoding::looks_like_text(&buf) {
-            col.sink.push(Diagnostic::about_file(
-                codes::UNREADABLE_FILE,
-                "file is not UTF-8 text",
-                &name,
-            ));
-            return Ok(());
-        }
+    if let Detected::Native(_) = detected
+        && !text_start(&mut buf, &name, col)
+    {
+        return Ok(());
     }
     match detected {
         Detected::Native(Syntax::Jsonl) => {
@@ -469,15 +478,7 @@ fn load_file(entry: &InputFile, opts: &LoadOptions, col: &mut Collector) -> Resu
             if !eof && let Err(e) = f.read_to_end(&mut buf) {
                 return fail(col, e);
             }
-            if buf.starts_with(BOM) {
-                buf.drain(..BOM.len());
-            }
-            if !encoding::looks_like_text(&buf) {
-                col.sink.push(Diagnostic::about_file(
-                    codes::UNREADABLE_FILE,
-                    "file is not UTF-8 text",
-                    &name,
-                ));
+            if !text_start(&mut buf, &name, col) {
                 return Ok(());
             }
             match String::from_utf8(buf) {
