@@ -177,14 +177,16 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
         .count();
 
     // Pool concentration.
+    // An experience that names no project is in none: it is no one-project pool.
     let mut per_project: BTreeMap<&str, usize> = BTreeMap::new();
     for e in &exps {
-        *per_project
-            .entry(e.project.as_deref().unwrap_or("(none)"))
-            .or_default() += 1;
+        if let Some(p) = e.project.as_deref() {
+            *per_project.entry(p).or_default() += 1;
+        }
     }
+    let without_project = exps.iter().filter(|e| e.project.is_none()).count();
     let top = per_project.values().copied().max().unwrap_or(0);
-    let pool = json!({"experiences": exps.len(), "projects": per_project.len(), "top_project_share": format!("{top}/{}", exps.len())});
+    let pool = json!({"experiences": exps.len(), "projects": per_project.len(), "without_project": without_project, "top_project_share": format!("{top}/{}", exps.len())});
 
     // Near misses: lesson-only lessons and held-back clusters closest to becoming rules.
     let mut near: Vec<(i64, String, Value)> = Vec::new();
@@ -291,7 +293,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
             "{singletons} candidate(s) appear in only one experience each"
         ));
     }
-    if per_project.len() == 1 && !exps.is_empty() {
+    if per_project.len() == 1 && without_project == 0 {
         suggestions.push(
             "every experience comes from one project: the domain may be too broad for one project's work — narrow it (e.g. `python-testing`, `django`) so lessons group"
                 .to_string(),
@@ -452,8 +454,12 @@ pub fn why_text(r: &WhyReport) -> String {
         ));
     }
     let p = &j["pool"];
+    let unnamed = match p["without_project"].as_u64() {
+        Some(n) if n > 0 => format!(" ({n} name no project)"),
+        _ => String::new(),
+    };
     t.push_str(&format!(
-        "\npool: {} experiences from {} project(s); busiest project holds {}\n",
+        "\npool: {} experiences from {} project(s){unnamed}; busiest project holds {}\n",
         p["experiences"],
         p["projects"],
         p["top_project_share"].as_str().unwrap_or("")

@@ -261,6 +261,48 @@ fn held_back_clusters_are_near_misses_and_admitted_ones_are_not() {
     );
 }
 
+#[test]
+fn experiences_without_a_project_are_no_one_project_pool() {
+    // A scratch agent records no project. Its two experiences are in no project, not in one:
+    // the one-project advice (narrow the domain) would be wrong.
+    let s = Scratch::new("why-no-project");
+    let record = |id: &str, day: u32, project: Option<&str>, lesson: &str| {
+        let mut r = json!({
+            "id": id, "recorded_at": format!("2026-10-{day:02}T09:00:00Z"), "domains": ["terraform"],
+            "task": "plan the staging change", "outcome": "succeeded", "lesson": lesson
+        });
+        if let Some(p) = project {
+            r["project"] = json!(p);
+        }
+        r.to_string()
+    };
+    let plan = "Run terraform plan -out=tfplan and apply that file, so what you reviewed is what runs.";
+    let state = "Keep terraform state in a remote backend with locking, never in the repository.";
+    let write = |lines: &[String]| {
+        let input = s.path("agents.jsonl");
+        std::fs::write(&input, lines.join("\n") + "\n").unwrap();
+        let o = skillc(&["why", "terraform", input.to_str().unwrap(), "--format", "json"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        json(&o)
+    };
+    let one_project = |w: &serde_json::Value| {
+        (w["suggestions"].as_array().unwrap().iter()).any(|s| {
+            s.as_str()
+                .unwrap()
+                .starts_with("every experience comes from one project")
+        })
+    };
+    let w = write(&[record("tf-1", 1, None, plan), record("tf-2", 2, None, state)]);
+    assert_eq!(w["pool"]["projects"], 0, "{w}");
+    assert_eq!(w["pool"]["without_project"], 2, "{w}");
+    assert!(!one_project(&w), "{w}");
+    // Named, and all the same: that advice is the point.
+    let infra = Some("git@github.com:acme/infra.git");
+    let w = write(&[record("tf-1", 1, infra, plan), record("tf-2", 2, infra, state)]);
+    assert_eq!(w["pool"]["projects"], 1, "{w}");
+    assert!(one_project(&w), "{w}");
+}
+
 /// `why` compiles only the domain it is asked about (and the mechanical lessons sharing its
 /// operation keys); its report must be the one a whole compile gives, for every domain.
 #[test]
