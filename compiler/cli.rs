@@ -496,6 +496,7 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
     }
     let mut emit_sink = Vec::new();
     let mut written = Vec::new();
+    let mut changed = 0usize;
     if let Some(store) = store.as_mut() {
         let previous = store.outputs()?;
         let ledger = emit::ledger_file(&comp.lessons);
@@ -520,13 +521,15 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
         clock.lap("render");
         generated.extend(files.iter().map(|f| f.path.clone()));
         generated.sort();
-        let wrote = ledger_written
-            .and_then(|()| emit::write(&args.out, &files.iter().collect::<Vec<_>>()))
-            .and_then(|()| emit::remove_stale(&args.out, &generated, &previous));
+        let wrote = ledger_written.and_then(|ledger| {
+            let others = emit::write(&args.out, &files.iter().collect::<Vec<_>>())?;
+            emit::remove_stale(&args.out, &generated, &previous)?;
+            Ok(ledger + others)
+        });
         clock.lap("write");
         // Files that could not be written leave the last recorded compile as it was.
         let recorded = staged.finish(wrote.is_ok().then_some(&generated[..]));
-        wrote.map_err(|e| Fatal(format!("{}: {e}", args.out.display())))?;
+        changed = wrote.map_err(|e| Fatal(format!("{}: {e}", args.out.display())))?;
         recorded?;
         written = generated;
         clock.lap("store");
@@ -534,6 +537,7 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
     let diagnostics: Vec<&Diagnostic> = comp.diagnostics.iter().chain(&emit_sink).collect();
     print_diagnostics(&diagnostics);
     summary["files"] = written.len().into();
+    summary["changed_files"] = changed.into();
     print_report(args.format, report::summary_text(&summary), &summary)?;
     clock.lap("report");
     let refused_or_malformed = refused || diagnostics.iter().any(|d| d.leaves_input_out());

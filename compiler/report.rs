@@ -59,13 +59,23 @@ pub fn summary_text(s: &Value) -> String {
         "{} rules in {} domains, {} lessons active or claimed; candidates: {} in rules, {} in lessons only, {} held back, {} refused\n",
         s["rules"], s["rule_domains"], s["lessons"], f["rule"], f["lesson"], f["held-back"], f["refused"]
     ));
+    // A re-run on unchanged input rewrites nothing, and says so.
+    let written = match (s["files"].as_u64(), s["changed_files"].as_u64()) {
+        (Some(all), Some(changed)) if changed < all => {
+            format!(
+                "{all} files in {} ({changed} changed)",
+                s["out"].as_str().unwrap_or("")
+            )
+        }
+        _ => format!(
+            "wrote {} files to {}",
+            s["files"],
+            s["out"].as_str().unwrap_or("")
+        ),
+    };
     t.push_str(&format!(
-        "{} errors, {} warnings, {} notes; wrote {} files to {}\n",
-        d["error"],
-        d["warning"],
-        d["note"],
-        s["files"],
-        s["out"].as_str().unwrap_or("")
+        "{} errors, {} warnings, {} notes; {written}\n",
+        d["error"], d["warning"], d["note"],
     ));
     t
 }

@@ -276,9 +276,21 @@ fn seed_a_mistake_then_avoid_it_then_unlearn_it_when_the_environment_changes() {
         stderr(&o)
     );
 
-    // Re-running the compile on unchanged input changes nothing.
+    // Re-running the compile on unchanged input changes nothing, and the summary says so.
     let before = tree(&h.s.path("out"));
-    h.compile();
+    let o = skillc(&[
+        "compile",
+        h.s.path("records").to_str().unwrap(),
+        "--out",
+        &h.out(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let files = before.keys().filter(|k| !k.starts_with(".skillc")).count();
+    assert!(
+        stdout(&o).contains(&format!("{files} files in {} (0 changed)", h.out())),
+        "{}",
+        stdout(&o)
+    );
     assert_eq!(before, tree(&h.s.path("out")));
 }
 

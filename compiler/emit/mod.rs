@@ -506,27 +506,31 @@ pub fn diagnostics_json(diags: &[Diagnostic]) -> Vec<String> {
     json_lines("diagnostics", diags, write_diagnostic)
 }
 
-/// Writes `files` under `out` atomically, side by side. Unchanged files are left alone, so a
-/// re-run on unchanged input touches nothing.
-pub fn write(out: &Path, files: &[&OutFile]) -> std::io::Result<()> {
+/// Writes `files` under `out` atomically, side by side, and returns how many it changed.
+/// Unchanged files are left alone, so a re-run on unchanged input touches nothing.
+pub fn write(out: &Path, files: &[&OutFile]) -> std::io::Result<usize> {
     std::fs::create_dir_all(out)?;
-    files.par_iter().try_for_each(|f| -> std::io::Result<()> {
-        let path = out.join(&f.path);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
-        }
-        if same_contents(&path, &f.pieces) {
-            return Ok(());
-        }
-        let tmp = tmp_path(&path);
-        {
-            let mut w = std::fs::File::create(&tmp)?;
-            for piece in &f.pieces {
-                w.write_all(piece.as_bytes())?;
+    files
+        .par_iter()
+        .map(|f| -> std::io::Result<usize> {
+            let path = out.join(&f.path);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
             }
-        }
-        std::fs::rename(&tmp, &path)
-    })
+            if same_contents(&path, &f.pieces) {
+                return Ok(0);
+            }
+            let tmp = tmp_path(&path);
+            {
+                let mut w = std::fs::File::create(&tmp)?;
+                for piece in &f.pieces {
+                    w.write_all(piece.as_bytes())?;
+                }
+            }
+            std::fs::rename(&tmp, &path)?;
+            Ok(1)
+        })
+        .try_reduce(|| 0, |a, b| Ok(a + b))
 }
 
 /// Removes the files in `previous` (what the last compile generated) that this compile, which
