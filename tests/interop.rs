@@ -929,6 +929,45 @@ fn gaia_outcomes_columns_named_with_quotes_are_read() {
 }
 
 #[test]
+fn gaia_calls_without_a_session_are_one_diagnostic_about_the_store() {
+    let dir = Scratch::new("interop-gaia-orphans");
+    let store = dir.path("memory.db");
+    let conn = store_with(
+        &store,
+        "CREATE TABLE tool_history (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT,
+             tool_name TEXT NOT NULL, args TEXT, result_summary TEXT, success INTEGER NOT NULL DEFAULT 1,
+             error TEXT, timestamp TEXT NOT NULL);",
+    );
+    history_row(
+        &conn,
+        &[],
+        &[],
+        "s-a",
+        &pytest_at_root("2025-03-10T09:17:11+01:00"),
+    );
+    for at in ["2025-03-10T09:18:00+01:00", "2025-03-10T09:19:00+01:00"] {
+        conn.execute(
+            "INSERT INTO tool_history (session_id, tool_name, args, success, timestamp)
+             VALUES (NULL, 'run_shell_command', '{\"command\": \"git status\"}', 1, ?1)",
+            params![at],
+        )
+        .unwrap();
+    }
+    drop(conn);
+    let out = dir.path("out");
+    compile_stores(&[&store], &out);
+    let diags = diagnostics(&out);
+    let l002: Vec<&Value> = diags.iter().filter(|d| d["code"] == "L002").collect();
+    assert_eq!(l002.len(), 1, "{diags:#?}");
+    assert_eq!(l002[0]["evidence"]["rows"], "2, 3", "{:#}", l002[0]);
+    let help = l002[0]["help"].as_str().unwrap();
+    assert!(
+        help.contains("tool_history.session_id") && !help.contains("recorded_at"),
+        "{help}"
+    );
+}
+
+#[test]
 fn gaia_without_rowid_tables_are_read_in_key_order() {
     let dir = Scratch::new("interop-gaia-without-rowid");
     // No `id` column: sessions in primary-key order, rows numbered by their place in it.

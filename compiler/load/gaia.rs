@@ -709,7 +709,7 @@ impl Reader<'_> {
             sessions[i].rows.push(row);
         }
         if !orphans.is_empty() {
-            let d = Diagnostic::new(
+            let mut d = Diagnostic::new(
                 codes::MISSING_FIELD,
                 format!(
                     "{} tool_history row(s) have no session_id and belong to no experience",
@@ -723,6 +723,8 @@ impl Reader<'_> {
                 "rows",
                 short_list(&orphans.iter().map(i64::to_string).collect::<Vec<_>>(), 10),
             );
+            // The registry's help speaks of native record fields; here the store is GAIA's.
+            d.help = ORPHAN_HELP;
             out.push(Parsed::invalid(u32::try_from(orphans[0]).unwrap_or(0), d));
         }
         Ok(sessions)
@@ -1482,6 +1484,9 @@ fn as_time(v: ValueRef) -> Option<i64> {
         ValueRef::Null => None,
     }
 }
+
+/// The help of an L002 about `tool_history` rows without a session.
+const ORPHAN_HELP: &str = "a call is attributed to the experience of its session: have the agent write tool_history.session_id for every call (skillc reads the store and never changes it)";
 
 #[cfg(test)]
 mod tests {
