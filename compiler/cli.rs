@@ -604,14 +604,18 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
         // superseded by an edit passes its decisions on to the edited wording, and the cap is
         // each compile's end state (a pin exempts the lesson from it).
         let reason = lesson["reason"].as_str().unwrap_or("");
-        if lesson["status"] == "superseded" && reason != "edited by the user" && reason != score::CAPPED {
+        if lesson["status"] == "superseded" && reason != score::EDITED && reason != score::CAPPED {
             let by = match lesson["superseded_by"].as_str() {
                 Some(by) => format!(" by {by}"),
                 None => String::new(),
             };
+            let reason = if reason.is_empty() {
+                "no reason given"
+            } else {
+                reason
+            };
             return Err(Fatal(format!(
-                "{id} was superseded{by} ({}) and never revives, so a {} would have no effect; not recorded",
-                lesson["reason"].as_str().unwrap_or("no reason given"),
+                "{id} was superseded{by} ({reason}) and never revives, so a {} would have no effect; not recorded",
                 action.as_str()
             )));
         }

@@ -577,4 +577,9 @@ impl Lesson {
     pub fn is_active(&self) -> bool {
         self.status == Status::Active
     }
+
+    /// A user's edit made this lesson: a new wording of the lesson it supersedes.
+    pub fn is_edit(&self) -> bool {
+        self.history.first().is_some_and(|h| h.event == "edited")
+    }
 }

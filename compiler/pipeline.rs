@@ -513,8 +513,9 @@ fn follow_refounded(
     if renamed.is_empty() {
         return None;
     }
+    // In journal order: an edit of an edited wording comes after the edit that made it (the
+    // command refuses ids the last compile does not have), so the chain's renames are known.
     let mut followed = decisions.to_vec();
-    followed.sort_by_key(|d| (d.at, d.seq));
     let mut changed = false;
     for d in &mut followed {
         let Some((new_id, lesson)) = renamed.get(&d.target).cloned() else {
@@ -533,7 +534,6 @@ fn follow_refounded(
         d.target = new_id;
         changed = true;
     }
-    followed.sort_by_key(|d| d.seq);
     let renamed: FxMap<String, String> = renamed.into_iter().map(|(old, (new, _))| (old, new)).collect();
     let named =
         || (corpus.experiences.par_iter()).any(|e| e.in_play.iter().any(|id| renamed.contains_key(id)));
@@ -561,7 +561,7 @@ fn refounded(comp: &Compilation, members: &[Vec<usize>]) -> Vec<Diagnostic> {
         HashMap::new()
     } else {
         (comp.lessons.iter())
-            .filter(|l| l.history.first().is_some_and(|h| h.event == "edited"))
+            .filter(|l| l.is_edit())
             .filter_map(|l| Some((l.supersedes.as_deref()?, l)))
             .collect()
     };
@@ -607,8 +607,7 @@ fn refoundings<'a>(comp: &'a Compilation, members: &[Vec<usize>]) -> Vec<Refound
         crate::model::Source::Claim(_) => u32::MAX,
     };
     // An edit's lesson holds the members; the identity to re-found is its chain's first wording.
-    let by_edit = |l: &Lesson| l.history.first().is_some_and(|h| h.event == "edited");
-    let by_id: HashMap<&str, usize> = if comp.lessons.iter().any(by_edit) {
+    let by_id: HashMap<&str, usize> = if comp.lessons.iter().any(Lesson::is_edit) {
         (comp.lessons.iter().enumerate())
             .map(|(i, l)| (l.id.as_str(), i))
             .collect()
@@ -616,7 +615,7 @@ fn refoundings<'a>(comp: &'a Compilation, members: &[Vec<usize>]) -> Vec<Refound
         HashMap::new()
     };
     let unedited = |mut li: usize| {
-        while by_edit(&comp.lessons[li])
+        while comp.lessons[li].is_edit()
             && let Some(&before) = (comp.lessons[li].supersedes.as_deref()).and_then(|id| by_id.get(id))
         {
             li = before;
@@ -673,16 +672,12 @@ fn refoundings<'a>(comp: &'a Compilation, members: &[Vec<usize>]) -> Vec<Refound
                 "L{}",
                 crate::digest::of_fields(&[&l.domain, l.kind.as_str(), &key, old_founder, wording])
             );
-            let founded_at = ms
-                .iter()
-                .filter(|&&i| comp.candidates[i].record_id == l.founder)
-                .map(|&i| comp.candidates[i].recorded_at)
-                .min();
             (old_id != l.id).then_some(Refounding {
                 old_id,
                 lesson: li,
                 old_founder,
-                tie: founded_at == Some(t0),
+                // A lesson is admitted when its founder arrives.
+                tie: l.admitted_at == t0,
             })
         })
         .collect::<Vec<_>>();

@@ -498,7 +498,7 @@ pub fn why_text(r: &WhyReport) -> String {
                 n["text"].as_str().unwrap_or(""),
                 n["origin"].as_str().unwrap_or(""),
                 n["score"],
-                join_names(&n["signals"])
+                join(&n["signals"])
             ));
         }
     }
@@ -693,7 +693,7 @@ pub fn trace_text(r: &TraceReport) -> String {
             t.push_str(&format!(
                 "      narrative: score {} from {}\n",
                 c["narrative"]["score"],
-                join_names(&c["narrative"]["signals"])
+                join(&c["narrative"]["signals"])
             ));
         }
     }
@@ -801,18 +801,6 @@ pub fn lesson_show_text(l: &Value) -> String {
     t
 }
 
-/// A JSON list of names as `a, b, c`.
-fn join_names(v: &Value) -> String {
-    let names: Vec<&str> = v
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
-    names.join(", ")
-}
-
-/// The near-miss action for a narrative candidate, by the field its text came from.
 /// The advice for a cluster held back as narrative: every narrative member needs restating
 /// (one rewritten leaves the others held back), by the field its text came from.
 fn restate(narrative: &[&Candidate]) -> String {

@@ -54,6 +54,9 @@ use crate::time::utc_day;
 /// event of the fold: a decision (a pin) on such a lesson still applies.
 pub const CAPPED: &str = "over the cap of active lessons for its scope and domain";
 
+/// The reason of a lesson an edit superseded: its decisions pass on to the edited wording.
+pub const EDITED: &str = "edited by the user";
+
 /// The fold's result: every lesson (sorted by id) and, per candidate, the lesson it joined.
 #[derive(Clone, Debug, Default)]
 pub struct Scored {
@@ -203,9 +206,10 @@ impl Live<'_> {
         matches!(self.lesson.status, Status::Superseded | Status::Retired)
     }
 
-    fn supersede(&mut self, t: Millis, by: Option<String>, reason: &'static str) {
+    /// False when the lesson was frozen already (and is left so).
+    fn supersede(&mut self, t: Millis, by: Option<String>, reason: &'static str) -> bool {
         if self.frozen() {
-            return;
+            return false;
         }
         let l = &mut self.lesson;
         l.status = Status::Superseded;
@@ -217,6 +221,27 @@ impl Live<'_> {
         };
         let c = l.confidence;
         l.history.push(entry(t, "superseded", c, vec![], Some(detail)));
+        true
+    }
+
+    /// Names `by` as the successor of a lesson superseded at this same instant without one
+    /// (the contradiction that broke a fix put it below the floor just before the form that
+    /// replaced it arrived). False, and nothing changes, otherwise.
+    fn name_successor(&mut self, t: Millis, by: &str) -> bool {
+        let l = &mut self.lesson;
+        let just_now = l
+            .history
+            .last()
+            .is_some_and(|h| h.at == t && h.event == "superseded");
+        if l.status != Status::Superseded || l.superseded_by.is_some() || !just_now {
+            return false;
+        }
+        l.superseded_by = Some(by.to_string());
+        if let Some(h) = l.history.last_mut() {
+            let detail = h.detail.as_deref().unwrap_or("superseded");
+            h.detail = Some(Cow::Owned(format!("{detail}; superseded by {by}")));
+        }
+        true
     }
 }
 
@@ -848,25 +873,8 @@ impl<'a> Fold<'a> {
                     continue;
                 }
                 let o = &mut self.live[old as usize];
-                if !o.frozen() {
-                    o.supersede(
-                        t,
-                        Some(new_id.clone()),
-                        "its fix failed and another form of this operation now works",
-                    );
-                } else if o.lesson.status == Status::Superseded
-                    && o.lesson.superseded_by.is_none()
-                    && o.lesson
-                        .history
-                        .last()
-                        .is_some_and(|h| h.at == t && h.event == "superseded")
-                {
-                    o.lesson.superseded_by = Some(new_id.clone());
-                    if let Some(h) = o.lesson.history.last_mut() {
-                        let detail = h.detail.as_deref().unwrap_or("superseded");
-                        h.detail = Some(Cow::Owned(format!("{detail}; superseded by {new_id}")));
-                    }
-                } else {
+                let reason = "its fix failed and another form of this operation now works";
+                if !o.supersede(t, Some(new_id.clone()), reason) && !o.name_successor(t, &new_id) {
                     continue;
                 }
                 let old_id = self.live[old as usize].lesson.id.clone();
@@ -1383,7 +1391,7 @@ impl<'a> Fold<'a> {
                 next.lesson.status = l.lesson.status;
                 l.lesson.status = Status::Superseded;
                 l.lesson.superseded_by = Some(new_id.clone());
-                l.lesson.reason = Some("edited by the user".into());
+                l.lesson.reason = Some(EDITED.into());
                 l.lesson.history.push(entry(
                     t,
                     "superseded",
@@ -1412,15 +1420,16 @@ impl<'a> Fold<'a> {
     /// since), and S008 says so instead of dropping it silently.
     fn no_effect(&self, li: u32, d: &Decision) -> Option<Cow<'static, str>> {
         let l = &self.live[li as usize].lesson;
-        let superseded = || match &l.superseded_by {
-            Some(by) => format!(
-                "the lesson had been superseded by {by} ({})",
+        let superseded = || {
+            let by = l
+                .superseded_by
+                .as_deref()
+                .map(|b| format!(" by {b}"))
+                .unwrap_or_default();
+            format!(
+                "the lesson had been superseded{by} ({})",
                 l.reason.as_deref().unwrap_or("")
-            ),
-            None => format!(
-                "the lesson had been superseded ({})",
-                l.reason.as_deref().unwrap_or("")
-            ),
+            )
         };
         let retired = l.status == Status::Retired;
         Some(match d.action {
@@ -1472,7 +1481,7 @@ impl<'a> Fold<'a> {
         for _ in 0..self.live.len() {
             let l = &self.live[li as usize].lesson;
             match (&l.superseded_by, l.reason.as_deref()) {
-                (Some(next), Some("edited by the user")) => match self.by_id.get(next) {
+                (Some(next), Some(EDITED)) => match self.by_id.get(next) {
                     Some(&n) => li = n,
                     None => break,
                 },
@@ -1483,7 +1492,6 @@ impl<'a> Fold<'a> {
     }
 }
 
-/// Owned copies of borrowed ids, for a history entry.
 /// The id an edit gives `lesson` when it was called `id` (DESIGN §6: the identity hash over the
 /// old id and the new, normalised, text).
 pub fn edited_id(lesson: &Lesson, id: &str, text: &str) -> String {
@@ -1494,6 +1502,7 @@ pub fn edited_id(lesson: &Lesson, id: &str, text: &str) -> String {
     )
 }
 
+/// Owned copies of borrowed ids, for a history entry.
 fn owned(ids: &[&Id]) -> Vec<Id> {
     ids.iter().map(|&id| id.clone()).collect()
 }

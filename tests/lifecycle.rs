@@ -77,6 +77,25 @@ fn lesson<'a>(ledger: &'a Value, id: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no lesson {id}"))
 }
 
+/// A passed experience in one domain whose `lesson` is `text`.
+fn learned(id: &str, at: &str, domain: &str, project: &str, text: &str) -> Value {
+    json!({"id": id, "recorded_at": at, "domains": [domain], "project": project,
+           "outcome": "succeeded", "lesson": text})
+}
+
+/// The id of the active lesson that reads `text`.
+fn active_id(ledger: &Value, text: &str) -> String {
+    ledger["lessons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["text"] == text && l["status"] == "active")
+        .unwrap_or_else(|| panic!("no active lesson {text:?}: {ledger:#}"))["id"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
 fn digest(project: &str) -> String {
     skillc::digest::project(project)
 }
@@ -889,10 +908,7 @@ fn decisions_follow_a_lesson_that_back_filled_history_re_founded() {
     let h = History::new("lifecycle-refound");
     let tox = "Run tox -e py312 rather than bare pytest so the test env matches CI.";
     let fixture = "Reset the freezegun clock in a fixture; a leaked freeze_time breaks later tests.";
-    let rec = |id: &str, at: &str, project: &str, lesson: &str| {
-        json!({"id": id, "recorded_at": at, "domains": ["python"], "project": project,
-               "outcome": "succeeded", "lesson": lesson})
-    };
+    let rec = |id: &str, at: &str, project: &str, lesson: &str| learned(id, at, "python", project, lesson);
     h.add(
         "agent-a.jsonl",
         &[
@@ -903,18 +919,7 @@ fn decisions_follow_a_lesson_that_back_filled_history_re_founded() {
         ],
     );
     let ledger = h.compile();
-    let id_of = |ledger: &Value, text: &str| -> String {
-        ledger["lessons"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|l| l["text"] == text && l["status"] == "active")
-            .unwrap_or_else(|| panic!("no active lesson {text:?}: {ledger:#}"))["id"]
-            .as_str()
-            .unwrap()
-            .to_string()
-    };
-    let (tox_id, fixture_id) = (id_of(&ledger, tox), id_of(&ledger, fixture));
+    let (tox_id, fixture_id) = (active_id(&ledger, tox), active_id(&ledger, fixture));
     let edited = "Reset the freezegun clock in an autouse fixture; a leaked freeze_time breaks later tests.";
     for args in [
         vec!["lessons", "retire", &tox_id, "--reason", "we moved to nox"],
@@ -924,7 +929,7 @@ fn decisions_follow_a_lesson_that_back_filled_history_re_founded() {
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     }
     let ledger = h.compile();
-    let edited_id = id_of(&ledger, edited);
+    let edited_id = active_id(&ledger, edited);
     let o = h.run(&["lessons", "pin", &edited_id]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     h.compile();
@@ -948,7 +953,7 @@ fn decisions_follow_a_lesson_that_back_filled_history_re_founded() {
         "{refounded:?} {tox_id} {fixture_id} {ledger:#}"
     );
     // The edited wording's id, which the lesson blocks showed, changed too, and is named.
-    let edited_now_id = id_of(&ledger, edited);
+    let edited_now_id = active_id(&ledger, edited);
     let s004 = diags_of(&diags, "S004");
     let edit_report = s004
         .iter()
@@ -1004,10 +1009,7 @@ fn decisions_follow_a_lesson_that_back_filled_history_re_founded() {
 fn in_play_follows_a_lesson_that_back_filled_history_re_founded() {
     let h = History::new("lifecycle-refound-in-play");
     let ruff = "Run ruff check --fix before committing so CI's lint step stays green.";
-    let rec = |id: &str, at: &str, project: &str| {
-        json!({"id": id, "recorded_at": at, "domains": ["python"], "project": project,
-               "outcome": "succeeded", "lesson": ruff})
-    };
+    let rec = |id: &str, at: &str, project: &str| learned(id, at, "python", project, ruff);
     h.add(
         "agent-a.jsonl",
         &[
@@ -1099,10 +1101,7 @@ fn in_play_follows_a_lesson_that_back_filled_history_re_founded() {
 fn restore_reclaims_a_re_learned_lesson_and_decisions_that_change_nothing_are_reported() {
     let h = History::new("lifecycle-restore");
     let lock = "Run terraform init -upgrade after changing provider version constraints.";
-    let rec = |id: &str, at: &str, project: &str| {
-        json!({"id": id, "recorded_at": at, "domains": ["terraform"], "project": project,
-               "outcome": "succeeded", "lesson": lock})
-    };
+    let rec = |id: &str, at: &str, project: &str| learned(id, at, "terraform", project, lock);
     h.add(
         "infra-a.jsonl",
         &[
@@ -1124,15 +1123,7 @@ fn restore_reclaims_a_re_learned_lesson_and_decisions_that_change_nothing_are_re
         ],
     );
     let ledger = h.compile();
-    let again = ledger["lessons"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|l| l["status"] == "active")
-        .unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let again = active_id(&ledger, lock);
     assert_ne!(again, first);
 
     // Undo the retire, and pin it twice before the next compile.
@@ -1181,7 +1172,11 @@ fn restore_reclaims_a_re_learned_lesson_and_decisions_that_change_nothing_are_re
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("never revives"), "{}", stderr(&o));
     h.compile();
-    assert!(diags_of(&h.diagnostics(), "S008").len() == 1);
+    assert_eq!(
+        diags_of(&h.diagnostics(), "S008").len(),
+        1,
+        "the refused restore was not recorded"
+    );
 }
 
 /// DESIGN §6 supersede: a global fix that fails for a session which then makes another form

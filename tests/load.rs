@@ -498,6 +498,19 @@ fn bench_jsonl_load() {
 }
 
 /// (code, file, line, subject, message) of each diagnostic.
+/// (code, file, line, subject) of each diagnostic, every one of which must be the refusal of a
+/// record nested too deep.
+fn too_deep(sink: &Sink) -> Vec<(&'static str, String, u32, String)> {
+    let message = "record nests objects and lists more than 127 levels deep; the record was skipped";
+    seen(sink)
+        .into_iter()
+        .map(|(c, f, l, s, m)| {
+            assert_eq!(m, message);
+            (c, f, l, s)
+        })
+        .collect()
+}
+
 fn seen(sink: &Sink) -> Vec<(&'static str, String, u32, String, String)> {
     sink.iter()
         .map(|d| {
@@ -863,14 +876,7 @@ fn a_deeply_nested_record_gets_one_verdict_wherever_it_stands() {
         "{:#?}",
         seen(&sink)
     );
-    let message = "record nests objects and lists more than 127 levels deep; the record was skipped";
-    let got: Vec<(&str, String, u32, String)> = seen(&sink)
-        .into_iter()
-        .map(|(c, f, l, s, m)| {
-            assert_eq!(m, message);
-            (c, f, l, s)
-        })
-        .collect();
+    let got = too_deep(&sink);
     let l001 = |file: &str, line: u32, id: &str| ("L001", file.to_string(), line, id.to_string());
     assert_eq!(
         got,
@@ -1047,14 +1053,7 @@ fn a_deeply_nested_yaml_record_is_refused_like_a_json_one() {
     );
     let ids: Vec<&str> = c.experiences.iter().map(|e| &*e.id).collect();
     assert_eq!(ids, ["k8s-y02"], "{:#?}", seen(&sink));
-    let message = "record nests objects and lists more than 127 levels deep; the record was skipped";
-    let got: Vec<(&str, String, u32, String)> = seen(&sink)
-        .into_iter()
-        .map(|(c, f, l, s, m)| {
-            assert_eq!(m, message);
-            (c, f, l, s)
-        })
-        .collect();
+    let got = too_deep(&sink);
     assert_eq!(
         got,
         [

@@ -243,6 +243,12 @@ pub struct Analysis {
 }
 
 impl Analysis {
+    /// The content token with text `w` (tokens are sorted by text).
+    pub(crate) fn token(&self, w: &str) -> Option<&Token> {
+        let i = self.tokens.binary_search_by(|t| t.text.as_str().cmp(w)).ok()?;
+        Some(&self.tokens[i])
+    }
+
     /// Exact duplicates for clustering: the same content tokens (text, technical, role),
     /// words, sequence and antonyms. The clause sets of the polarity veto are left out, as
     /// they were before there were any: two texts that differ only in how their words fall

@@ -244,11 +244,8 @@ fn mirrored<'a>(lx: &Lexicon, side: &'a Analysis, other: &'a Analysis, together:
                         .all(|(x, y)| x.text == y.text)
             };
             if c as f64 >= lx.polarity_overlap * (n + p - c) as f64 || c == n && same_words() {
-                let find = |x: &'a Analysis, w: &str| {
-                    (x.tokens.binary_search_by(|t| t.text.as_str().cmp(w)).ok()).map(|i| &x.tokens[i])
-                };
                 let word = (side.seq.iter())
-                    .filter_map(|(w, _)| Some((find(side, w)?, find(other, w)?)))
+                    .filter_map(|(w, _)| Some((side.token(w)?, other.token(w)?)))
                     .find(|(x, y)| negated_by(x, k) && y.asserted_in >> j & 1 == 1)
                     .map_or("", |(x, _)| x.text.as_str());
                 return Some(word);
@@ -279,11 +276,13 @@ fn opposite(x: &Token, y: &Token) -> bool {
 /// do not). A flag only one side refuses ("--force-with-lease, not --force") or mentions
 /// while explaining the rule is no veto: neither side passes it.
 fn one_sided_flag<'a>(lx: &Lexicon, side: &'a Analysis, other: &Analysis) -> Option<&'a str> {
-    let find =
-        |w: &str| (other.tokens.binary_search_by(|t| t.text.as_str().cmp(w)).ok()).map(|i| &other.tokens[i]);
     (side.tokens.iter())
         .filter(|t| t.taken && t.technical && is_flag(&t.text) && !tech_has_match(t, other))
-        .find(|t| lx.flag_word(&t.text).and_then(|w| find(&w)).is_none_or(refuses))
+        .find(|t| {
+            lx.flag_word(&t.text)
+                .and_then(|w| other.token(&w))
+                .is_none_or(refuses)
+        })
         .map(|t| t.text.as_str())
 }
 

@@ -85,10 +85,14 @@ pub(crate) fn lossy(bytes: &[u8]) -> (String, Vec<BadByte>) {
     (text, bad)
 }
 
-/// The first bad byte in a byte range of the text.
-pub(crate) fn first_in(bad: &[BadByte], range: Range<usize>) -> Option<&BadByte> {
+/// The record parsed from a byte range of the text, refused (`refuse`) when the range holds a
+/// bad byte.
+pub(crate) fn refuse_in(p: Parsed, bad: &[BadByte], range: Range<usize>, file: &str) -> Parsed {
     let i = bad.partition_point(|b| b.offset < range.start);
-    bad.get(i).filter(|b| b.offset < range.end)
+    match bad.get(i).filter(|b| b.offset < range.end) {
+        Some(b) => refuse(p, b, file),
+        None => p,
+    }
 }
 
 /// A record that holds a bad byte, refused (L001 at the byte's line), named by its id when it
@@ -136,23 +140,6 @@ pub(crate) fn line_not_utf8(bytes: &[u8], loc: &SourceLoc) -> Parsed {
         column: 1,
         byte: 0,
     });
-    #[derive(serde::Deserialize)]
-    struct IdOnly {
-        id: Option<serde_json::Value>,
-        key: Option<serde_json::Value>,
-    }
-    let subject = match serde_json::from_str::<IdOnly>(&text) {
-        Ok(
-            IdOnly {
-                id: Some(serde_json::Value::String(id)),
-                ..
-            }
-            | IdOnly {
-                id: None,
-                key: Some(serde_json::Value::String(id)),
-            },
-        ) if !id.trim().is_empty() && !id.contains('\u{fffd}') => record::shown_id(&id),
-        _ => loc.file.to_string(),
-    };
+    let subject = super::json::id_subject(text.as_bytes(), loc);
     Parsed::invalid(loc.line, diagnostic(b.byte, b.column, subject, loc))
 }

@@ -174,7 +174,12 @@ pub(crate) fn not_json(bytes: &[u8], e: &serde_json::Error, loc: &SourceLoc) -> 
 const MAX_DEPTH: usize = 128;
 
 fn too_deep(e: &serde_json::Error) -> bool {
-    e.to_string().starts_with("recursion limit exceeded")
+    recursion_limit(&e.to_string())
+}
+
+/// An error message of serde_json's, or serde_yaml's, recursion limit.
+pub(crate) fn recursion_limit(message: &str) -> bool {
+    message.starts_with("recursion limit exceeded")
 }
 
 /// A record nested deeper than serde_json reads: valid JSON, refused (L001) wherever it
@@ -182,13 +187,19 @@ fn too_deep(e: &serde_json::Error) -> bool {
 /// compare equal to every other such value. Named by its id when it has one; the help says to
 /// flatten it, not to fix a syntax it does not lack.
 fn deep_record(bytes: &[u8], loc: &SourceLoc) -> Parsed {
+    Parsed::invalid(loc.line, too_deep_diagnostic(id_subject(bytes, loc), loc))
+}
+
+/// The subject of a refused record that could not be read whole: its id (an OmniMem
+/// memory's `key`) read on its own, else the file. An id holding U+FFFD (a byte that was not
+/// UTF-8, replaced) is no id.
+pub(crate) fn id_subject(bytes: &[u8], loc: &SourceLoc) -> String {
     #[derive(serde::Deserialize)]
     struct IdOnly {
         id: Option<Value>,
-        /// An OmniMem memory's id.
         key: Option<Value>,
     }
-    let subject = match serde_json::from_slice::<IdOnly>(bytes) {
+    match serde_json::from_slice::<IdOnly>(bytes) {
         Ok(
             IdOnly {
                 id: Some(Value::String(id)),
@@ -198,10 +209,9 @@ fn deep_record(bytes: &[u8], loc: &SourceLoc) -> Parsed {
                 id: None,
                 key: Some(Value::String(id)),
             },
-        ) if !id.trim().is_empty() => record::shown_id(&id),
+        ) if !id.trim().is_empty() && !id.contains('\u{fffd}') => record::shown_id(&id),
         _ => loc.file.to_string(),
-    };
-    Parsed::invalid(loc.line, too_deep_diagnostic(subject, loc))
+    }
 }
 
 /// The L001 of a record nested deeper than the parsers read (serde_json's limit, which
@@ -383,10 +393,7 @@ pub(crate) fn json_document_with(
                 }
                 let start = cur.pos;
                 match element(text, &mut cur, file, first, convert) {
-                    Ok(p) => out.push(match encoding::first_in(bad, start..cur.pos) {
-                        Some(b) => encoding::refuse(p, b, name),
-                        None => p,
-                    }),
+                    Ok(p) => out.push(encoding::refuse_in(p, bad, start..cur.pos, name)),
                     Err((line, msg)) => {
                         out.push(malformed(
                             line,
@@ -421,10 +428,7 @@ pub(crate) fn json_document_with(
             }
         }
         Some(b'{') => match element(text, &mut cur, file, true, convert) {
-            Ok(p) => out.push(match encoding::first_in(bad, 0..cur.pos) {
-                Some(b) => encoding::refuse(p, b, name),
-                None => p,
-            }),
+            Ok(p) => out.push(encoding::refuse_in(p, bad, 0..cur.pos, name)),
             Err((line, msg)) => {
                 out.push(malformed(line, format!("invalid json: {msg}")));
                 return out;

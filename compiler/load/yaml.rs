@@ -156,7 +156,7 @@ pub(crate) fn yaml_text(text: &str, file: &str, bad: &[BadByte]) -> Vec<Parsed> 
                         }
                     }
                 }
-                if !failed && items.is_empty() && err.to_string().starts_with("recursion limit exceeded") {
+                if !failed && items.is_empty() && super::json::recursion_limit(&err.to_string()) {
                     let subject = id_line(doc).unwrap_or_else(|| file.to_string());
                     let d = super::json::too_deep_diagnostic(subject, &loc(content));
                     out.push(Parsed::invalid(content as u32 + 1, d));
@@ -282,7 +282,7 @@ impl List<'_> {
                     let _ = v.apply_merge();
                     Slot::Read(Box::new(read(v, at)))
                 }
-                Err(err) if err.to_string().starts_with("recursion limit exceeded") => {
+                Err(err) if super::json::recursion_limit(&err.to_string()) => {
                     let loc = SourceLoc {
                         file: self.file.into(),
                         line: at as u32 + 1,
