@@ -855,3 +855,68 @@ fn a_lesson_and_its_negation_never_become_one_rule() {
     let skill = std::fs::read_to_string(out.join("docker/SKILL.md")).unwrap();
     assert!(!skill.contains(run) && !skill.contains(run_user), "{skill}");
 }
+
+/// The plan-time block reaches an agent without SKILL.md's headings: a dead end says "Avoid:"
+/// with its reason (its bare name reads as an instruction to do it), a gotcha "Watch out:",
+/// and the same dead end recorded under two domains takes one line.
+#[test]
+fn plan_time_block_says_which_lessons_to_avoid_and_shows_a_dead_end_once() {
+    let s = Scratch::new("block-kinds");
+    let input = s.path("agents.jsonl");
+    let alpine = serde_json::json!({"name": "Switch base image to Alpine",
+        "reason": "psycopg2 had no musl wheel and needed gcc and libpq-dev"});
+    let records: Vec<String> = [
+        ("img-1", "2026-03-02T10:00:00Z", "git@github.com:acme/api.git"),
+        ("img-2", "2026-03-05T15:30:00Z", "git@github.com:acme/billing.git"),
+    ]
+    .iter()
+    .map(|(id, at, project)| {
+        serde_json::json!({
+            "id": id, "recorded_at": at, "domains": ["docker", "python"], "project": project,
+            "task": "Shrink the API image", "outcome": "succeeded",
+            "lesson": "Copy requirements.txt and pip install before copying the source so the install layer stays cached.",
+            "gotchas": ["python:3.12-slim has no gcc; wheels without a manylinux build fail to install."],
+            "dead_ends": [alpine.clone()],
+        })
+        .to_string()
+    })
+    .collect();
+    std::fs::write(&input, records.join("\n")).unwrap();
+    let out = s.path("out");
+    let o = compile_to(&input, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let block = std::fs::read_to_string(out.join("lessons/global.md")).unwrap();
+    let lines: Vec<&str> = block.lines().collect();
+    let avoid: Vec<&&str> = lines.iter().filter(|l| l.contains("Alpine")).collect();
+    assert_eq!(avoid.len(), 1, "{block}");
+    assert!(
+        avoid[0].starts_with("- Avoid: Switch base image to Alpine — psycopg2 had no musl wheel"),
+        "{block}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("- Watch out: python:3.12-slim has no gcc")),
+        "{block}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("- Copy requirements.txt and pip install")),
+        "{block}"
+    );
+    // Every line keeps the DESIGN §7 shape, and its id is an active lesson of the ledger.
+    let ledger = read_json(&out.join("ledger.json"));
+    for l in &lines {
+        let (_, id) = l.rsplit_once(" (id: ").expect(l);
+        let id = id.strip_suffix(')').expect(l);
+        assert!(
+            ledger["lessons"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|x| x["id"] == id && x["status"] == "active"),
+            "{l}"
+        );
+    }
+}

@@ -178,13 +178,43 @@ fn block_order(l: &Lesson, now_day: i64) -> (bool, std::cmp::Reverse<i64>, Strin
     (!l.pinned, std::cmp::Reverse(weight), l.id.clone())
 }
 
+/// The block's lines, `- <text> (id: <id>)`. A block reaches the agent without SKILL.md's
+/// section headings, so an avoid or watch lesson says what it is: a dead end's bare name
+/// ("Switch base image to Alpine") would read as an instruction to do it. The same line for a
+/// second domain (one dead end recorded under docker and python) is shown once, as the
+/// higher-ranked lesson, and the next lesson takes the freed line.
 fn lesson_block(mut lessons: Vec<&Lesson>, now_day: i64, max: usize) -> String {
     lessons.sort_by_cached_key(|l| block_order(l, now_day));
+    let mut shown = BTreeSet::new();
     let mut s = String::new();
-    for l in lessons.iter().take(max) {
-        s.push_str(&format!("- {} (id: {})\n", l.text, l.id));
+    for l in lessons {
+        if shown.len() == max {
+            break;
+        }
+        if shown.insert((l.kind, l.text.to_lowercase())) {
+            s.push_str(&format!("- {} (id: {})\n", block_text(l), l.id));
+        }
     }
     s
+}
+
+/// A lesson as the agent reads it at plan time, with no heading around it.
+fn block_text(l: &Lesson) -> String {
+    // A claim may state its avoid lesson as a prohibition already ("Never run …").
+    let prohibition = ["avoid ", "never ", "don't ", "do not ", "don’t "]
+        .iter()
+        .any(|p| {
+            l.text
+                .get(..p.len())
+                .is_some_and(|head| head.eq_ignore_ascii_case(p))
+        });
+    match (l.kind, l.reasons.first()) {
+        (Kind::Do, _) => l.text.clone(),
+        (Kind::Avoid, _) if prohibition => l.text.clone(),
+        (Kind::Avoid, Some(reason)) => format!("Avoid: {} — {reason}", l.text),
+        (Kind::Avoid, None) => format!("Avoid: {}", l.text),
+        (Kind::Watch, _) => format!("Watch out: {}", l.text),
+    }
 }
 
 fn section_title(kind: Kind) -> &'static str {
