@@ -77,8 +77,11 @@ pub struct Policy {
     pub min_reinforcement: u32,
     /// Does a self-reported `pivoted` pass the outcome gate?
     pub allow_pivoted: bool,
-    /// Case-insensitive substrings of an error message that make a failure transient.
+    /// Phrases of an error message that make a failure transient (case-insensitive, whole words).
     pub transient_errors: Vec<String>,
+    /// Substrings of an error message that report a failed assertion: never transient.
+    #[serde(default)]
+    pub assertion_markers: Vec<String>,
     /// Tools that change the workspace; a passing check before the last of them is stale.
     pub mutating_tools: Vec<String>,
     pub mutating_prefixes: Vec<String>,
@@ -91,23 +94,29 @@ pub struct Policy {
 
 impl Policy {
     pub fn from_yaml(text: &str) -> Result<Policy, String> {
-        serde_yaml::from_str(text).map_err(|e| e.to_string())
+        let mut p: Policy = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
+        // Lowered once here: `is_transient` runs for every failed operation.
+        for phrase in p.transient_errors.iter_mut().chain(&mut p.assertion_markers) {
+            *phrase = phrase.to_lowercase();
+        }
+        Ok(p)
     }
 
+    /// Tool names compare case-insensitively: agents spell the same tool `Edit` or `edit`.
     pub fn is_mutating(&self, tool: &str) -> bool {
-        self.mutating_tools.iter().any(|t| t == tool)
-            || self
-                .mutating_prefixes
-                .iter()
-                .any(|p| tool.starts_with(p.as_str()))
+        self.mutating_tools.iter().any(|t| t.eq_ignore_ascii_case(tool))
+            || self.mutating_prefixes.iter().any(|p| {
+                tool.get(..p.len())
+                    .is_some_and(|head| head.eq_ignore_ascii_case(p))
+            })
     }
 
-    /// A failure whose message matches the transient list (timeouts, rate limits, …).
+    /// A failure whose message names a transient cause (timeouts, rate limits, …) as whole
+    /// words, and reports no failed assertion.
     pub fn is_transient(&self, error: &str) -> bool {
         let e = error.to_lowercase();
-        self.transient_errors
-            .iter()
-            .any(|t| e.contains(&t.to_lowercase()))
+        !(self.assertion_markers.iter()).any(|m| e.contains(m.as_str()))
+            && (self.transient_errors.iter()).any(|t| contains_words(&e, t))
     }
 
     /// The current value of a policy key named in the diagnostics registry, for `explain`.
@@ -285,6 +294,14 @@ impl Rules {
     }
 }
 
+/// Does `text` hold `phrase` with no letter or digit right before or after it?
+fn contains_words(text: &str, phrase: &str) -> bool {
+    let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+    text.match_indices(phrase).any(|(at, _)| {
+        !word(text[..at].chars().next_back()) && !word(text[at + phrase.len()..].chars().next())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -298,10 +315,41 @@ mod tests {
         assert!(!r.policy.is_mutating("read_file"));
         assert!(r.policy.is_transient("Read timed out after 30s"));
         assert!(r.policy.is_transient("HTTP 429: rate limit exceeded"));
+        assert!(r.policy.is_transient("429 Too Many Requests"));
+        assert!(r.policy.is_transient(
+            "ReadTimeout: HTTPSConnectionPool(host='pypi.org', port=443): Read timed out. (read timeout=15)"
+        ));
         assert!(
-            !r.policy
-                .is_transient("ModuleNotFoundError: No module named 'yaml'")
+            r.policy
+                .is_transient("Get \"https://proxy.golang.org/\": context deadline exceeded")
         );
+        assert!(r.policy.is_transient("npm ERR! request to https://registry.npmjs.org/react failed, reason: connect ETIMEDOUT 104.16.0.35:443"));
+        assert!(
+            r.policy
+                .is_transient("The job was cancelled because a newer run started")
+        );
+    }
+
+    /// A test failure that mentions a timeout, a cancellation or a line 429 is a real failure.
+    #[test]
+    fn a_failed_assertion_or_a_number_inside_a_word_is_not_transient() {
+        let p = Rules::builtin().policy;
+        for real in [
+            "FAILED invoices/tests/test_vat.py::test_rounding - AssertionError: assert Decimal('0.19') == Decimal('0.20') (invoices/vat.py:429)",
+            "FAILED tests/test_session.py::test_expiry - AssertionError: session was not cancelled after logout",
+            "FAILED tests/test_client.py::test_retry - AssertionError: expected timeout=30, got 10",
+            "thread 'retry::backs_off' panicked at src/retry.rs:88:9:\nassertion `left == right` failed: timeout\n  left: 3\n right: 5",
+            "--- FAIL: TestDeadline (0.00s)\n    client_test.go:41: want deadline exceeded, got nil",
+            "error[E0308]: mismatched types in src/timeouts.rs",
+            "TypeError: Cannot read properties of undefined (reading 'cancelledAt')",
+            "src/api/client.ts(4290,5): error TS2345",
+        ] {
+            assert!(!p.is_transient(real), "{real}");
+        }
+        assert!(p.is_mutating("Edit") && p.is_mutating("MultiEdit") && p.is_mutating("NotebookEdit"));
+        assert!(p.is_mutating("Write") && p.is_mutating("EDIT_FILE") && p.is_mutating("Create_File"));
+        assert!(!p.is_mutating("Read") && !p.is_mutating("Bash") && !p.is_mutating("Grep"));
+        assert!(!p.is_transient("ModuleNotFoundError: No module named 'yaml'"));
     }
 
     /// `policy.yaml` with `key` (dotted) set to `value`, and the line it is on.

@@ -920,3 +920,80 @@ fn plan_time_block_says_which_lessons_to_avoid_and_shows_a_dead_end_once() {
         );
     }
 }
+
+/// Claude Code's edit tools (`Edit`, `MultiEdit`, `Write`) make earlier test runs stale like
+/// `edit_file` does, and a test failure whose assertion mentions a timeout, a cancellation or a
+/// line 429 is a real failure that teaches, not a transient one.
+#[test]
+fn claude_code_edits_stale_checks_and_failed_assertions_are_never_transient() {
+    let s = Scratch::new("policy-words");
+    let input = s.path("agents.jsonl");
+    let pytest = |cmd: &str, status: &str, error: Option<&str>, passed: bool| {
+        let mut op = serde_json::json!({"tool": "Bash", "args": {"command": cmd, "cwd": "/srv/billing"},
+            "status": status, "check": {"label": "tests", "target": "billing", "passed": passed}});
+        if let Some(e) = error {
+            op["error"] = e.into();
+        }
+        op
+    };
+    let mut records = Vec::new();
+    for (i, (tool, project)) in [
+        ("Edit", "acme/billing"),
+        ("MultiEdit", "acme/ledger"),
+        ("Write", "acme/billing"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        records.push(serde_json::json!({
+            "id": format!("stale-{i}"), "recorded_at": format!("2026-10-0{}T10:00:00Z", i + 1),
+            "domains": ["django"], "project": format!("git@github.com:{project}.git"), "outcome": "succeeded",
+            "lesson": "Widen a CharField in its own migration, before the data backfill that needs the room.",
+            "operations": [pytest("pytest -q", "ok", None, true),
+                {"tool": tool, "args": {"file_path": "/srv/billing/invoices/models.py"}, "status": "ok"}],
+        }));
+    }
+    for (i, error) in [
+        "FAILED invoices/tests/test_vat.py::test_rounding - AssertionError: assert Decimal('0.19') == Decimal('0.20') (invoices/vat.py:429)",
+        "FAILED tests/test_session.py::test_expiry - AssertionError: session was not cancelled after logout",
+        "FAILED tests/test_client.py::test_retry - AssertionError: expected timeout=30, got 10",
+    ]
+    .iter()
+    .enumerate()
+    {
+        records.push(serde_json::json!({
+            "id": format!("order-{i}"), "recorded_at": format!("2026-10-1{}T10:00:00Z", i + 1),
+            "domains": ["python"], "project": format!("git@github.com:acme/svc-{i}.git"), "outcome": "succeeded",
+            "operations": [pytest("pytest -q", "error", Some(error), false),
+                pytest("pytest -q -p no:randomly", "ok", None, true)],
+        }));
+    }
+    let text: Vec<String> = records.iter().map(|r| r.to_string()).collect();
+    std::fs::write(&input, text.join("\n")).unwrap();
+    let out = s.path("out");
+    let o = compile_to(&input, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let diags = read_json(&out.join("diagnostics.json"));
+    for i in 0..3 {
+        let id = format!("stale-{i}");
+        assert!(
+            diags_of(&diags, "O002").iter().any(|d| names(d, &id)),
+            "no O002 for {id}"
+        );
+    }
+    let ledger = read_json(&out.join("ledger.json"));
+    let lessons = ledger["lessons"].as_array().unwrap();
+    assert!(
+        !lessons
+            .iter()
+            .any(|l| l["text"].as_str().unwrap().starts_with("Widen a CharField")),
+        "a success verified only by tests that ran before the last edit became a lesson"
+    );
+    let order: Vec<&serde_json::Value> = lessons
+        .iter()
+        .filter(|l| l["text"].as_str().unwrap().contains("no:randomly"))
+        .collect();
+    assert_eq!(order.len(), 1, "{order:?}");
+    assert_eq!(order[0]["reinforcement"], 3, "{}", order[0]);
+    assert_eq!(order[0]["rule"], true);
+}
