@@ -8,6 +8,10 @@
 //! `threshold`. Regexes are compiled once, in [`Narrative::from_yaml`]; classification is
 //! deterministic and reports the names of the signals that fired, in file order.
 //!
+//! The regex engine has no look-around, so a matching signal may name an `except` pattern: a
+//! match in whose text `except` also matches does not count ("a past participle, a plural
+//! noun, then any word but a preposition": the preposition goes in `except`).
+//!
 //! ```yaml
 //! threshold: 3
 //! # optional: a short phrase that may open a clause before its verb ("In CI use …"),
@@ -22,6 +26,11 @@
 //!     weight: 3
 //!     pattern: '\bPR\s*#\d+'        # case-insensitive unless `case_sensitive: true`
 //!     max: 1                       # how many matches count (default 1)
+//!   - name: participle-adjective
+//!     weight: -6
+//!     clause_start: true
+//!     pattern: '[a-z]+ed\s+[a-z]+s\s+[a-z]+'
+//!     except: '\s(?:in|from|to)$'  # a match whose text this matches does not count
 //!   - name: no-instruction
 //!     weight: 2
 //!     when_absent: [imperative-start]   # fires when none of these (earlier) signals fired
@@ -74,9 +83,14 @@ struct Signal {
 
 #[derive(Clone, Debug)]
 enum Test {
-    /// Counts non-overlapping matches, capped at `max`.
-    /// `set` is its pattern's index in `Narrative::any`.
-    Matches { re: Regex, max: u32, set: usize },
+    /// Counts non-overlapping matches, capped at `max`, leaving out those in whose text
+    /// `except` matches. `set` is its pattern's index in `Narrative::any`.
+    Matches {
+        re: Regex,
+        max: u32,
+        set: usize,
+        except: Option<Regex>,
+    },
     /// Fires (once) when none of these signals (indices of earlier ones) fired.
     Absent(Vec<usize>),
 }
@@ -130,6 +144,8 @@ struct SignalSpec {
     max: Option<u32>,
     #[serde(default)]
     when_absent: Vec<String>,
+    #[serde(default)]
+    except: Option<String>,
 }
 
 /// A literal word or phrase as a regex: escaped, any whitespace between words, either
@@ -161,9 +177,14 @@ impl SignalSpec {
         let err = |m: &str| format!("signal `{name}`: {m}");
         let matcher = self.pattern.is_some() || !self.words.is_empty();
         let test = if !self.when_absent.is_empty() {
-            if matcher || self.clause_start || self.case_sensitive || self.max.is_some() {
+            if matcher
+                || self.clause_start
+                || self.case_sensitive
+                || self.max.is_some()
+                || self.except.is_some()
+            {
                 return Err(err(
-                    "`when_absent` cannot be combined with pattern, words, clause_start, case_sensitive or max",
+                    "`when_absent` cannot be combined with pattern, words, clause_start, case_sensitive, max or except",
                 ));
             }
             let mut idx = Vec::new();
@@ -207,11 +228,18 @@ impl SignalSpec {
             if max == 0 {
                 return Err(err("`max` must be at least 1"));
             }
+            let except = match &self.except {
+                Some(e) if e.trim().is_empty() => return Err(err("empty `except`")),
+                Some(e) => {
+                    Some(Regex::new(&format!("{flags}(?:{e})")).map_err(|e| err(&format!("`except`: {e}")))?)
+                }
+                None => None,
+            };
             let set = earlier
                 .iter()
                 .filter(|s| matches!(s.test, Test::Matches { .. }))
                 .count();
-            Test::Matches { re, max, set }
+            Test::Matches { re, max, set, except }
         };
         Ok(Signal {
             name,
@@ -296,10 +324,13 @@ impl Narrative {
         let matched = self.any.as_ref().map(|set| set.matches(text));
         for (i, s) in self.signals.iter().enumerate() {
             let count = match &s.test {
-                Test::Matches { re, max, set } => match matched.as_ref().map(|m| m.matched(*set)) {
+                Test::Matches { re, max, set, except } => match matched.as_ref().map(|m| m.matched(*set)) {
                     Some(false) => 0,
-                    Some(true) if *max == 1 => 1,
-                    _ => re.find_iter(text).take(*max as usize).count() as i32,
+                    Some(true) if *max == 1 && except.is_none() => 1,
+                    _ => (re.find_iter(text))
+                        .filter(|m| except.as_ref().is_none_or(|e| !e.is_match(m.as_str())))
+                        .take(*max as usize)
+                        .count() as i32,
                 },
                 Test::Absent(others) => i32::from(!others.iter().any(|&j| fired >> j & 1 == 1)),
             };
@@ -414,6 +445,29 @@ signals:
         // phrases match across whitespace, either apostrophe, case-insensitively
         assert!(small().classify("turned  out fine").signals[0] == "report-verb-start");
         assert!(small().classify("Don’t panic").signals[0] == "imperative-start");
+    }
+
+    #[test]
+    fn a_match_that_its_except_pattern_also_matches_does_not_count() {
+        let yaml = r#"
+threshold: 3
+signals:
+  - name: participle-adjective
+    weight: -6
+    clause_start: true
+    pattern: '[a-z]+ed\s+[a-z]+s\s+[a-z]+'
+    except: '\s(?:in|from)$'
+    max: 2
+"#;
+        let n = Narrative::from_yaml(yaml).unwrap();
+        assert_eq!(n.classify("Deleted branches linger.").score, -6);
+        assert_eq!(n.classify("Removed imports from a.py.").score, 0);
+        // counted per match: one kept, one left out
+        assert_eq!(n.classify("Pinned versions drift; added tests in CI.").score, -6);
+        let bad = Narrative::from_yaml(&yaml.replace(r"\s(?:in|from)$", "(")).unwrap_err();
+        assert!(bad.contains("except"), "{bad}");
+        let bad = "threshold: 3\nsignals:\n  - {name: x, weight: 1, words: [a]}\n  - {name: y, weight: 1, when_absent: [x], except: b}";
+        assert!(Narrative::from_yaml(bad).unwrap_err().contains("except"));
     }
 
     #[test]
