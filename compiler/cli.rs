@@ -441,6 +441,7 @@ fn analyse(args: &CompileArgs, keep: Keep, why: Option<&str>) -> Result<(Compila
         decisions: decisions(args)?,
         keep,
         focus: why.map(|asked| report::why_domain(asked, &rules)),
+        state: Some(state_path(args)),
     };
     Ok((pipeline::compile(corpus, sink, &rules, &opts), rules))
 }
@@ -472,6 +473,7 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
         decisions,
         keep: Keep::Nothing,
         focus: None,
+        state: Some(state_path(args)),
     };
     let mut comp = pipeline::compile(corpus, sink, &rules, &opts);
     clock.restart(); // compile timed its own stages

@@ -76,6 +76,11 @@ pub struct Options {
     /// gates' and the lessons' diagnostics are not made, and the fold's own are partial (an
     /// `in_play` id naming another domain's lesson looks unknown).
     pub focus: Option<String>,
+    /// The state store whose last ledger says which lesson ids users and agents may hold: a
+    /// re-founding (S004) is reported only for an old id that ledger had or the journal
+    /// names. `None` (or no store at the path): every re-founding the input order shows is
+    /// reported.
+    pub state: Option<std::path::PathBuf>,
 }
 
 /// What of the corpus the caller reads after the compile. The rest is freed as soon as no
@@ -253,7 +258,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         if whole {
             let members = members_by_lesson(&comp);
             sink.extend(lesson_diagnostics(&comp, &members));
-            sink.extend(refounded(&comp, &members));
+            sink.extend(refounded(&comp, &members, &decisions, opts.state.as_deref()));
         }
         comp.fates = fates(&comp);
         if opts.keep == Keep::Nothing {
@@ -553,8 +558,28 @@ struct Refounding<'a> {
 /// Back-filled history (DESIGN §6 identity): the record directory only grows, so a member that
 /// sits later in (path, line) order but earlier in time than the members before it arrived after
 /// them, and re-founded their lesson under a new id. Reports the id the lesson had before.
-fn refounded(comp: &Compilation, members: &[Vec<usize>]) -> Vec<Diagnostic> {
-    let found = refoundings(comp, members);
+///
+/// The input order only suggests a back-fill: files named out of time order (one per agent, or
+/// per session by uuid) look the same. So when the state store is known, an old id is reported
+/// only if the last compile's ledger had it or a decision names it — an id nobody was ever
+/// shown needs no "use the new id" (and the first compile reports none).
+fn refounded(
+    comp: &Compilation,
+    members: &[Vec<usize>],
+    decisions: &[Decision],
+    state: Option<&std::path::Path>,
+) -> Vec<Diagnostic> {
+    let mut found = refoundings(comp, members);
+    if !found.is_empty()
+        && let Some(store) = state
+            .filter(|p| p.exists())
+            .and_then(|p| crate::store::Store::open(p).ok())
+    {
+        let named: HashSet<&str> = decisions.iter().map(|d| d.target.as_str()).collect();
+        found.retain(|r| {
+            named.contains(r.old_id.as_str()) || store.ledger_lesson(&r.old_id).is_ok_and(|row| row.is_some())
+        });
+    }
     // An edit's id hashes the id it edited, so a re-founded lesson's edited wordings (the ids
     // its lesson blocks showed) have new ids too: one report for each.
     let edit_of: HashMap<&str, &Lesson> = if found.is_empty() {

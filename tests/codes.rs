@@ -276,53 +276,71 @@ fn a_skill_over_its_line_budget_leaves_out_the_weakest_rules() {
 #[test]
 fn a_back_filled_older_record_refounds_a_lesson_and_says_so() {
     let s = Scratch::new("codes-refound");
-    let input = s.path("in.jsonl");
     let lesson = |id: &str, at: &str, text: &str| {
         json!({"id": id, "recorded_at": at, "domains": ["rust"],
         "project": "git@github.com:acme/ingest.git", "outcome": "succeeded", "lesson": text})
     };
-    // Appended last, but recorded first: the agent synced an old session late.
-    write_jsonl(
-        &input,
-        &[
-            lesson(
-                "rf-2",
-                "2026-11-05T10:00:00Z",
-                "Use cargo build --locked in CI so Cargo.lock is honoured.",
-            ),
-            lesson(
-                "rf-3",
-                "2026-11-06T10:00:00Z",
-                "In CI run cargo build --locked so that Cargo.lock is respected.",
-            ),
-            lesson(
-                "rf-1",
-                "2026-11-01T10:00:00Z",
-                "Build with cargo build --locked in CI so the lockfile is honoured.",
-            ),
-        ],
+    let rf2 = lesson(
+        "rf-2",
+        "2026-11-05T10:00:00Z",
+        "Use cargo build --locked in CI so Cargo.lock is honoured.",
     );
-    let (diags, _) = compile(&s, &input, &[]);
+    let rf3 = lesson(
+        "rf-3",
+        "2026-11-06T10:00:00Z",
+        "In CI run cargo build --locked so that Cargo.lock is respected.",
+    );
+    // Synced late: appended last, but recorded first.
+    let rf1 = lesson(
+        "rf-1",
+        "2026-11-01T10:00:00Z",
+        "Build with cargo build --locked in CI so the lockfile is honoured.",
+    );
+    let diags_into = |input: &std::path::Path, out: &str| {
+        let o = compile_to(input, &s.path(out), &[]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        read_json(&s.path(out).join("diagnostics.json"))
+    };
+    let (before, after) = (s.path("before.jsonl"), s.path("after.jsonl"));
+    write_jsonl(&before, &[rf2.clone(), rf3.clone()]);
+    write_jsonl(&after, &[rf2, rf3, rf1]);
+
+    // The same three records compiled for the first time: nobody was ever shown another id
+    // for the lesson, whatever order the files hold them in.
+    let first = diags_into(&after, "fresh");
+    assert!(diags_of(&first, "S004").is_empty(), "{first:#}");
+
+    // The nightly job compiled the first two; the late record then re-founds their lesson.
+    diags_into(&before, "out");
+    let old = read_json(&s.path("out/ledger.json"));
+    let diags = diags_into(&after, "out");
     let s004 = diags_of(&diags, "S004");
     assert_eq!(s004.len(), 1, "{diags:#}");
     assert!(names(s004[0], "rf-1"));
-    assert_ne!(s004[0]["evidence"]["old_id"], s004[0]["evidence"]["new_id"]);
+    let old_id = &s004[0]["evidence"]["old_id"];
+    assert_ne!(*old_id, s004[0]["evidence"]["new_id"]);
+    assert!(
+        old["lessons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["id"] == *old_id)
+    );
     let message = s004[0]["message"].as_str().unwrap();
     assert!(message.contains("older experience (rf-1)"), "{message}");
 
     // A record appended later but recorded at the same time, first by id, re-founds too; it
     // is not older, and the message does not say so.
-    let tied = s.path("tied.jsonl");
     let text = "Use cargo build --locked in CI so Cargo.lock is honoured.";
-    write_jsonl(
-        &tied,
-        &[
-            lesson("tie-b", "2026-11-05T10:00:00Z", text),
-            lesson("tie-c", "2026-11-06T10:00:00Z", text),
-            lesson("tie-a", "2026-11-05T10:00:00Z", text),
-        ],
+    let (tied_before, tied) = (s.path("tied-before.jsonl"), s.path("tied.jsonl"));
+    let (b, c) = (
+        lesson("tie-b", "2026-11-05T10:00:00Z", text),
+        lesson("tie-c", "2026-11-06T10:00:00Z", text),
     );
-    let (diags, _) = compile(&s, &tied, &[]);
+    write_jsonl(&tied_before, &[b.clone(), c.clone()]);
+    write_jsonl(&tied, &[b, c, lesson("tie-a", "2026-11-05T10:00:00Z", text)]);
+    diags_into(&tied_before, "tied-out");
+    let diags = diags_into(&tied, "tied-out");
     let s004 = diags_of(&diags, "S004");
     assert_eq!(s004.len(), 1, "{diags:#}");
     let message = s004[0]["message"].as_str().unwrap();
