@@ -284,7 +284,8 @@ fn run(cli: Cli) -> Result<i32, Fatal> {
             let (comp, rules) = analyse(&run, Keep::Experiences, Some(&domain))?;
             let r = report::why(&comp, &rules, &domain);
             print_diagnostics(&r.diagnostics.iter().collect::<Vec<_>>());
-            print_report(run.format, report::why_text(&r), &r.json)
+            print_report(run.format, report::why_text(&r), &r.json)?;
+            Ok(strict_exit(&run, &comp))
         }
         Command::Trace { experience_id, run } => {
             let (comp, rules) = analyse(&run, Keep::Everything, None)?;
@@ -294,7 +295,8 @@ fn run(cli: Cli) -> Result<i32, Fatal> {
                 )));
             };
             print_diagnostics(&r.diagnostics.iter().collect::<Vec<_>>());
-            print_report(run.format, report::trace_text(&r), &r.json)
+            print_report(run.format, report::trace_text(&r), &r.json)?;
+            Ok(strict_exit(&run, &comp))
         }
         Command::Explain { code, format, rules } => {
             let rules = load_rules(rules.as_deref())?;
@@ -547,6 +549,14 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
     // only cost time.
     std::mem::forget(comp);
     Ok(if args.strict && refused_or_malformed { 1 } else { 0 })
+}
+
+/// The exit code of an analysis (`why`, `trace`) that completed: 1 under `--strict` when some
+/// input was refused or malformed, as `compile` decides it, else 0.
+fn strict_exit(args: &CompileArgs, comp: &Compilation) -> i32 {
+    let refused = comp.fates.iter().any(|f| f.fate == Fate::Refused);
+    let malformed = comp.diagnostics.iter().any(|d| d.leaves_input_out());
+    i32::from(args.strict && (refused || malformed))
 }
 
 /// Store failures carry their usage code: U001 for a locked output, U002 for a foreign store.

@@ -13,6 +13,7 @@ use crate::model::{Candidate, Fate, Origin, Source, Status};
 use crate::normalize;
 use crate::pipeline::Compilation;
 use crate::policy::Rules;
+use crate::score::{CLAIM_GAINED_EVIDENCE, confidence_text};
 
 /// The compile summary printed on stdout.
 pub fn summary(comp: &Compilation, out: &Path, files: usize) -> Value {
@@ -98,6 +99,109 @@ const FUNNEL: [&str; 9] = [
     "rules",
 ];
 
+/// How many records the load refused `why` shows (the rest are counted).
+const REFUSED_SHOWN: usize = 5;
+
+/// Once-only candidates from one project before `why` suggests narrowing the domain: with
+/// fewer, a narrower name would not group anything.
+const NARROW_AT: usize = 5;
+
+/// A record the load refused that named the domain `why` asks about.
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct RefusedRecord {
+    /// Its id (or its file, when it had none).
+    subject: String,
+    /// `file:line`.
+    at: String,
+    /// Its codes, in diagnostic order, each once.
+    codes: Vec<&'static str>,
+    /// The first diagnostic's message.
+    message: String,
+}
+
+impl RefusedRecord {
+    fn is(&self, d: &Diagnostic) -> bool {
+        refused_at(d).is_some_and(|(subject, at)| subject == self.subject && at == self.at)
+    }
+}
+
+/// A load error's record: (subject, `file:line`), when it is about one.
+fn refused_at(d: &Diagnostic) -> Option<(&str, String)> {
+    let loc = d.location.as_ref()?;
+    (d.code.starts_with('L') && d.severity == Severity::Error)
+        .then(|| (d.subject.as_str(), format!("{}:{}", loc.file, loc.line)))
+}
+
+/// The records the load refused that named `domain` (their `domains` evidence, normalised and
+/// aliased as `why` reads its argument), by id then place, so renaming files changes no
+/// selection: `why` must not call a domain whose records were all refused empty, nor suggest a
+/// spelling mistake.
+fn refused_naming(comp: &Compilation, rules: &Rules, domain: &str) -> Vec<RefusedRecord> {
+    let mut out: Vec<RefusedRecord> = Vec::new();
+    let mut index: HashMap<(String, String), usize> = HashMap::new();
+    for d in &comp.diagnostics {
+        let Some((subject, at)) = refused_at(d) else {
+            continue;
+        };
+        let names = |v: &Value| v.as_str().is_some_and(|raw| why_domain(raw, rules) == domain);
+        let named = match d.evidence.get("domains") {
+            Some(Value::Array(a)) => a.iter().any(names),
+            _ => false,
+        };
+        if !named {
+            continue;
+        }
+        let key = (subject.to_string(), at);
+        match index.get(&key) {
+            Some(&i) => {
+                if !out[i].codes.contains(&d.code) {
+                    out[i].codes.push(d.code);
+                }
+            }
+            None => {
+                index.insert(key.clone(), out.len());
+                out.push(RefusedRecord {
+                    subject: key.0,
+                    at: key.1,
+                    codes: vec![d.code],
+                    message: d.message.clone(),
+                });
+            }
+        }
+    }
+    out.sort_by(|a, b| (&a.subject, &a.at).cmp(&(&b.subject, &b.at)));
+    out
+}
+
+/// Refused records per code, by code.
+fn refused_codes(records: &[RefusedRecord]) -> Vec<(&'static str, usize)> {
+    let mut by: BTreeMap<&'static str, usize> = BTreeMap::new();
+    for r in records {
+        for c in &r.codes {
+            *by.entry(c).or_default() += 1;
+        }
+    }
+    by.into_iter().collect()
+}
+
+/// The experiences that contradicted a lesson, in history order, each once.
+fn contradicted_by(l: &crate::model::Lesson) -> Vec<&str> {
+    let mut ids: Vec<&str> = Vec::new();
+    for h in l.history.iter().filter(|h| h.event == "contradicted") {
+        for e in &h.experiences {
+            if !ids.contains(&&**e) {
+                ids.push(e);
+            }
+        }
+    }
+    ids
+}
+
+/// Thousandths as the JSON number the ledger prints (`0.25`).
+fn confidence_value(thousandths: i32) -> Value {
+    serde_json::from_str(&confidence_text(thousandths)).unwrap_or(Value::Null)
+}
+
 /// The domain `why` reports on when asked about `asked`: normalised and aliased as records'
 /// domains are (`Python`, `py` → `python`), else as typed, lower-cased.
 pub fn why_domain(asked: &str, rules: &Rules) -> String {
@@ -119,6 +223,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
     let cands = &comp.candidates;
     let fates = &comp.fates;
     let has = |i: usize, code: &str| fates.get(i).is_some_and(|f| f.codes.contains(&code));
+    let load_refused = refused_naming(comp, rules, &domain);
 
     // Funnel: each gate removes what it refuses or holds, in DESIGN §5.4 order.
     let mut remaining: Vec<usize> = idx.clone();
@@ -202,6 +307,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
     let mut near: Vec<(i64, String, Value)> = Vec::new();
     // `bless` takes an experience: a lesson a claim founded is helped by its evidence instead.
     let claim_ids: BTreeSet<&str> = comp.corpus.claims.iter().map(|c| &*c.id).collect();
+    let conf = &rules.policy.confidence;
     for l in lessons.iter().filter(|l| !l.rule && l.status == Status::Active) {
         let support = l.reinforcement as i64;
         let gap = i64::from(min) - support;
@@ -210,7 +316,22 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
         } else {
             format!("{gap} more experiences")
         };
-        let action = if claim_ids.contains(&*l.founder) {
+        let against = contradicted_by(l);
+        let action = if !against.is_empty() {
+            // Blessing or confirming a lesson its own evidence contradicted would make a rule
+            // of it unseen: say so, and what settles it.
+            let fall = if l.confidence - conf.contradiction < conf.supersede_below {
+                "; one more contradiction supersedes it"
+            } else {
+                ""
+            };
+            format!(
+                "contradicted by {} (confidence now {}{fall}): check whether it still holds before anything else; if it does, {more} makes it a rule; if not, `skillc lessons retire {}`",
+                crate::diagnostics::short_list(&against, 3),
+                confidence_text(l.confidence),
+                l.id
+            )
+        } else if claim_ids.contains(&*l.founder) {
             format!(
                 "{more}, or cite more supporting experiences in claim {}'s evidence",
                 l.founder
@@ -218,7 +339,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
         } else {
             format!("{more}, or bless {}", l.founder)
         };
-        near.push((gap, l.id.clone(), json!({"lesson_or_cluster": l.id, "text": l.text, "support": support, "needed": min, "action": action})));
+        near.push((gap, l.id.clone(), json!({"lesson_or_cluster": l.id, "text": l.text, "support": support, "needed": min, "confidence": confidence_value(l.confidence), "contradicted_by": against, "action": action})));
     }
     // Looked up per held-back candidate: a scan of every admitted cluster each time took ten
     // seconds for a large domain at a million records.
@@ -238,7 +359,11 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
     for (ci, members) in &held_clusters {
         let cl = &comp.clusters[*ci as usize];
         let support = cluster_exps.get(ci).map_or(0, |s| s.len()) as i64;
-        let first = &cands[members[0]];
+        // Named by content (the smallest id), never by load order: renaming files must not
+        // change the advice.
+        let first = (members.iter().map(|&i| &cands[i]))
+            .min_by(|a, b| a.record_id.cmp(&b.record_id))
+            .expect("a held-back cluster has members");
         let narrative: Vec<&Candidate> = (members.iter().map(|&i| &cands[i]))
             .filter(|c| c.narrative)
             .collect();
@@ -252,17 +377,23 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
             (true, false) => "one more experience".to_string(),
         };
         let gap = i64::from(min) - support + 1;
-        near.push((gap, cl.id.clone(), json!({"lesson_or_cluster": cl.id, "text": cands[cl.anchor as usize].text, "support": support, "needed": min, "action": action})));
+        near.push((gap, cl.id.clone(), json!({"lesson_or_cluster": cl.id, "text": cands[cl.anchor as usize].text, "support": support, "needed": min, "confidence": null, "contradicted_by": [], "action": action})));
     }
     near.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
     let near_misses: Vec<Value> = near.into_iter().take(5).map(|(_, _, v)| v).collect();
 
     // Narrative candidates a `lesson` field would rescue (narrative is their only problem).
     // Each names the field its text came from and the narrative signals that fired.
-    let rescuable: Vec<Value> = idx
-        .iter()
-        .filter(|&&i| cands[i].narrative && !cands[i].outcome_failed && cands[i].refusal.is_none())
-        .take(10)
+    // Chosen by content, never by load order: the least narrative first (closest to reading
+    // as a rule), then by experience id and text.
+    let mut rescuable: Vec<usize> = (idx.iter().copied())
+        .filter(|&i| cands[i].narrative && !cands[i].outcome_failed && cands[i].refusal.is_none())
+        .collect();
+    rescuable.sort_by(|&a, &b| {
+        let key = |i: usize| (cands[i].narrative_score, &cands[i].record_id, &cands[i].text);
+        key(a).cmp(&key(b))
+    });
+    let rescuable: Vec<Value> = (rescuable.iter().take(10))
         .map(|&i| {
             let c = &cands[i];
             let signals: Vec<&str> = rules.narrative.names(c.narrative_signals).collect();
@@ -278,6 +409,18 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
 
     // Suggestions: what a person can do; lowering the threshold is never one of them.
     let mut suggestions = Vec::new();
+    if let Some(first) = load_refused.first() {
+        let n = load_refused.len();
+        suggestions.push(format!(
+            "{n} record(s) naming {domain} were refused at load ({}; first at {}): fix them and they compile with the rest; `skillc compile` or `skillc trace ID` prints each error",
+            refused_codes(&load_refused)
+                .iter()
+                .map(|(c, n)| format!("{c} ×{n}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            first.at
+        ));
+    }
     for (origin, n) in &narrative_from {
         suggestions.push(match origin {
             Origin::Lesson => format!(
@@ -303,11 +446,22 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
             "{singletons} candidate(s) appear in only one experience each"
         ));
     }
-    if per_project.len() == 1 && without_project == 0 {
-        suggestions.push(
-            "every experience comes from one project: the domain may be too broad for one project's work — narrow it (e.g. `python-testing`, `django`) so lessons group"
-                .to_string(),
-        );
+    if per_project.len() == 1
+        && without_project == 0
+        && let Some(digest) = per_project.keys().next()
+    {
+        if !lessons.is_empty() {
+            suggestions.push(format!(
+                "every experience comes from one project ({digest}): the domain's lessons are project-scoped, so its rules are in projects/{digest}/{domain}/SKILL.md, not {domain}/SKILL.md; a lesson becomes global once experiences from a second project support it"
+            ));
+        }
+        // Narrowing helps only a domain whose lessons do not recur: a narrower name groups
+        // one area's work.
+        if singletons >= NARROW_AT && singletons * 2 >= idx.len() {
+            suggestions.push(format!(
+                "every experience comes from one project and {singletons} candidates appear only once: if the domain covers several areas of that project's work, narrow it to one (e.g. `{domain}-<area>`) so its lessons group"
+            ));
+        }
     }
     let blessable: Vec<&str> = idx
         .iter()
@@ -315,6 +469,10 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
             fates[i].fate == Fate::Lesson
                 && !cands[i].narrative
                 && matches!(cands[i].source, Source::Experience(_))
+                && !comp.lesson_of.get(i).copied().flatten().is_some_and(|li| {
+                    // Blessing would make a rule of a lesson its evidence contradicted.
+                    !contradicted_by(&comp.lessons[li as usize]).is_empty()
+                })
         })
         .map(|&i| &*cands[i].record_id)
         .collect::<BTreeSet<_>>()
@@ -342,7 +500,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
     let mut diagnostics = Vec::new();
     let mut did_you_mean = Value::Null;
     let mut known = Vec::new();
-    if idx.is_empty() {
+    if idx.is_empty() && load_refused.is_empty() {
         let mut sizes: BTreeMap<&str, usize> = BTreeMap::new();
         for c in cands.iter().filter(|c| c.refusal.is_none()) {
             *sizes.entry(&*c.domain).or_default() += 1;
@@ -381,6 +539,13 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
             );
         }
     }
+    // The load's errors about the records shown (stderr), as `trace` prints them.
+    let shown: HashSet<&RefusedRecord> = load_refused.iter().take(REFUSED_SHOWN).collect();
+    diagnostics.extend(
+        (comp.diagnostics.iter())
+            .filter(|d| shown.iter().any(|r| r.is(d)))
+            .cloned(),
+    );
     for n in &near_misses {
         diagnostics.push(
             Diagnostic::new(
@@ -416,6 +581,11 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
         "pool": pool,
         "near_misses": near_misses,
         "narrative_rescues": rescuable,
+        "refused_at_load": {
+            "records": load_refused.len(),
+            "codes": refused_codes(&load_refused).iter().map(|(c, n)| json!({"code": c, "name": lookup(c).map(|x| x.name).unwrap_or("?"), "count": n})).collect::<Vec<_>>(),
+            "first": load_refused.iter().take(REFUSED_SHOWN).map(|r| json!({"record": r.subject, "at": r.at, "codes": r.codes, "message": r.message})).collect::<Vec<_>>(),
+        },
         "suggestions": suggestions,
         "did_you_mean": did_you_mean,
         "known_domains": known,
@@ -435,9 +605,42 @@ pub fn why_text(r: &WhyReport) -> String {
     );
     let f = &j["fates"];
     t.push_str(&format!(
-        "  candidates: {} in rules, {} in lessons only, {} held back, {} refused\n\nfunnel:\n",
+        "  candidates: {} in rules, {} in lessons only, {} held back, {} refused\n",
         f["rule"], f["lesson"], f["held-back"], f["refused"]
     ));
+    let refused = &j["refused_at_load"];
+    if let Some(n) = refused["records"].as_u64().filter(|&n| n > 0) {
+        let codes: Vec<String> = (refused["codes"].as_array().into_iter().flatten())
+            .map(|c| {
+                format!(
+                    "{} {} ×{}",
+                    c["code"].as_str().unwrap_or(""),
+                    c["name"].as_str().unwrap_or(""),
+                    c["count"]
+                )
+            })
+            .collect();
+        t.push_str(&format!(
+            "  refused at load: {n} record(s) naming {} ({})\n",
+            j["domain"].as_str().unwrap_or(""),
+            codes.join(", ")
+        ));
+        let first = refused["first"].as_array().cloned().unwrap_or_default();
+        for r in &first {
+            t.push_str(&format!(
+                "    {} {}: {}: {}\n",
+                r["at"].as_str().unwrap_or(""),
+                r["record"].as_str().unwrap_or(""),
+                join(&r["codes"]),
+                r["message"].as_str().unwrap_or("")
+            ));
+        }
+        if n > first.len() as u64 {
+            t.push_str(&format!("    … and {} more\n", n - first.len() as u64));
+        }
+    }
+    t.push('\n');
+    t.push_str("funnel:\n");
     for f in j["funnel"].as_array().into_iter().flatten() {
         t.push_str(&format!(
             "  {:<14} {}\n",
@@ -478,8 +681,16 @@ pub fn why_text(r: &WhyReport) -> String {
     if !near.is_empty() {
         t.push_str("\nnear misses:\n");
         for n in &near {
+            // A lesson shows its confidence, and its contradictions when it has any.
+            let standing = match (n["confidence"].as_f64(), n["contradicted_by"].as_array()) {
+                (Some(c), Some(a)) if !a.is_empty() => {
+                    format!(", confidence {c:.3}, contradicted {}×", a.len())
+                }
+                (Some(c), _) => format!(", confidence {c:.3}"),
+                _ => String::new(),
+            };
             t.push_str(&format!(
-                "  {} ({}/{}): {}\n      → {}\n",
+                "  {} ({}/{}{standing}): {}\n      → {}\n",
                 n["lesson_or_cluster"].as_str().unwrap_or(""),
                 n["support"],
                 n["needed"],
@@ -606,6 +817,7 @@ pub fn trace(comp: &Compilation, rules: &Rules, id: &str) -> Option<TraceReport>
             })
         })
         .collect();
+    let attribution = exp.map(|i| attribution(comp, rules, i)).unwrap_or_default();
     let diags: Vec<Value> = comp
         .diagnostics
         .iter()
@@ -613,9 +825,153 @@ pub fn trace(comp: &Compilation, rules: &Rules, id: &str) -> Option<TraceReport>
         .map(|d| json!({"code": d.code, "name": d.name(), "severity": d.severity.as_str(), "message": d.message}))
         .collect();
     Some(TraceReport {
-        json: json!({"experience": id, "record": record, "candidates": candidates, "diagnostics": diags}),
+        json: json!({"experience": id, "record": record, "candidates": candidates, "attribution": attribution, "diagnostics": diags}),
         diagnostics: Vec::new(),
     })
+}
+
+/// What experience `ei` did to each lesson it had in play (DESIGN §6 attribution), read from
+/// the lessons' histories: confirmed, contradicted, admitted (a claim that gained evidence) or
+/// neither, with the confidence before and after, or why it did nothing.
+fn attribution(comp: &Compilation, rules: &Rules, ei: usize) -> Vec<Value> {
+    let exp = &comp.corpus.experiences[ei];
+    let verdict = comp.verdicts.get(ei).cloned().unwrap_or_default();
+    let lesson = |id: &str| {
+        (comp.lessons.binary_search_by(|l| l.id.as_str().cmp(id)).ok()).map(|li| &comp.lessons[li])
+    };
+    // A lesson back-filled history re-founded: an `in_play` with its old id means the new one.
+    let renamed = |id: &str| {
+        (comp.diagnostics.iter())
+            .filter(|d| d.code == codes::REFOUNDED && d.evidence["old_id"] == id)
+            .find_map(|d| d.evidence["new_id"].as_str().map(String::from))
+    };
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for named in exp.in_play.iter().filter(|id| seen.insert(id.as_str())) {
+        let mut row = json!({"lesson": named, "now": null, "effect": "neither", "reason": null,
+            "confidence_before": null, "confidence_after": null, "text": null});
+        let refounded = lesson(named).is_none().then(|| renamed(named)).flatten();
+        if let Some(new) = &refounded {
+            row["now"] = json!(new);
+        }
+        let Some(l) = lesson(refounded.as_deref().unwrap_or(named)) else {
+            row["reason"] = json!("unknown id: no lesson has it (S005)");
+            out.push(row);
+            continue;
+        };
+        row["text"] = json!(l.text);
+        // A claim's admission on gaining evidence is its confirmation.
+        let gained = |h: &crate::model::HistoryEntry| {
+            h.event == "admitted" && h.detail.as_deref() == Some(CLAIM_GAINED_EVIDENCE)
+        };
+        let at = l.history.iter().position(|h| {
+            (matches!(h.event, "confirmed" | "contradicted") || gained(h)) && h.experiences.contains(&exp.id)
+        });
+        match at {
+            Some(k) => {
+                let h = &l.history[k];
+                row["effect"] = json!(if h.event == "admitted" {
+                    "confirmed"
+                } else {
+                    h.event
+                });
+                // Decay is charged lazily and leaves no entry unless it supersedes, so the
+                // confidence before is the change undone; where the change was clamped, the
+                // entry before is the best the history knows.
+                let conf = &rules.policy.confidence;
+                let undone = match h.event {
+                    "confirmed" => Some(h.confidence - conf.confirmation),
+                    "contradicted" => Some(h.confidence + conf.contradiction),
+                    _ => None,
+                };
+                let prev = k.checked_sub(1).map(|p| l.history[p].confidence);
+                let before = match undone {
+                    Some(b) if (1..1000).contains(&h.confidence) => Some(b),
+                    _ => prev,
+                };
+                if let Some(b) = before {
+                    row["confidence_before"] = confidence_value(b);
+                }
+                row["confidence_after"] = confidence_value(h.confidence);
+                if h.event == "admitted" {
+                    row["reason"] = json!("the claim gained its first evidence and was admitted");
+                }
+            }
+            None => row["reason"] = json!(no_effect(l, exp, &verdict, rules)),
+        }
+        if refounded.is_some() && row["reason"].is_null() {
+            row["reason"] = json!(format!("re-founded by back-filled history as {}", l.id));
+        }
+        out.push(row);
+    }
+    out
+}
+
+/// Why an experience that had `l` in play neither confirmed nor contradicted it (DESIGN §6).
+fn no_effect(
+    l: &crate::model::Lesson,
+    exp: &crate::model::Experience,
+    v: &crate::outcome::Verdict,
+    rules: &Rules,
+) -> String {
+    use crate::model::{OpStatus, Outcome};
+    let t = exp.recorded_at;
+    if l.admitted_at > t {
+        return "recorded before the lesson was admitted".into();
+    }
+    let frozen = (l.history.iter())
+        .find(|h| h.at <= t && matches!(h.event, "superseded" | "retired"))
+        .map(|h| h.event);
+    if let Some(event) = frozen {
+        return format!("the lesson was already {event}, so it takes no more attribution");
+    }
+    if l.status == Status::Claimed {
+        return "a claim gains evidence only from an experience in its domain that passed".into();
+    }
+    let outcome = exp.outcome();
+    let bad_end = matches!(outcome, Outcome::Failed | Outcome::Abandoned);
+    let ended = if v.contradicted {
+        "a success its own checks contradict".to_string()
+    } else if outcome == Outcome::Succeeded && !v.passed {
+        "a success its checks do not confirm".to_string()
+    } else {
+        format!("outcome {}", outcome.as_str())
+    };
+    let policy = &rules.policy;
+    let real_failure = |op: &crate::model::Operation| {
+        op.status == OpStatus::Error && !policy.is_transient(op.error.as_deref().unwrap_or(""))
+    };
+    match (&l.operation_key, &l.working) {
+        (Some(k), Some(working)) => {
+            let runs: Vec<&crate::model::Operation> = (exp.operations.iter())
+                .filter(|op| op.key() == *k && crate::opkey::python_json(&op.args.value()) == *working)
+                .collect();
+            if runs.is_empty() {
+                format!("it did not run the lesson's working form on `{k}`")
+            } else {
+                format!("its runs of the working form on `{k}` were refused or failed transiently")
+            }
+        }
+        (Some(k), None) => {
+            let on_key: Vec<&crate::model::Operation> =
+                exp.operations.iter().filter(|op| op.key() == *k).collect();
+            if on_key.is_empty() {
+                format!("it ran no operation on `{k}`, the lesson's key")
+            } else if v.passed {
+                format!("its operations on `{k}` were all refused")
+            } else if bad_end && !on_key.iter().any(|op| real_failure(op)) {
+                format!("no operation on `{k}` failed for real (only refused or transient failures)")
+            } else {
+                format!("{ended}: neither confirms nor contradicts")
+            }
+        }
+        (None, _) if !exp.domains.contains(&l.domain) => format!(
+            "not in play in its domain: the lesson is in `{}`, the experience in {}",
+            l.domain,
+            exp.domains.join(", ")
+        ),
+        (None, _) => format!("{ended}: neither confirms nor contradicts"),
+    }
 }
 
 fn refused_at_load(comp: &Compilation, id: &str) -> Option<TraceReport> {
@@ -697,12 +1053,46 @@ pub fn trace_text(r: &TraceReport) -> String {
             ));
         }
     }
+    let attribution = j["attribution"].as_array().cloned().unwrap_or_default();
+    if !attribution.is_empty() {
+        t.push_str(&format!("\nin play: {} lesson(s)\n", attribution.len()));
+        for a in &attribution {
+            let now = a["now"]
+                .as_str()
+                .map(|n| format!(" (now {n})"))
+                .unwrap_or_default();
+            let change = match (a["confidence_before"].as_f64(), a["confidence_after"].as_f64()) {
+                (Some(b), Some(c)) => format!(": confidence {b:.3} → {c:.3}"),
+                (None, Some(c)) => format!(": confidence {c:.3}"),
+                _ => String::new(),
+            };
+            let reason = a["reason"]
+                .as_str()
+                .map(|r| format!(" — {r}"))
+                .unwrap_or_default();
+            t.push_str(&format!(
+                "  {}{now} {}{change}{reason}\n",
+                a["lesson"].as_str().unwrap_or(""),
+                a["effect"].as_str().unwrap_or("")
+            ));
+            if let Some(text) = a["text"].as_str() {
+                t.push_str(&format!("      {text}\n"));
+            }
+        }
+    }
+    // An experience that yields no candidate still counts when it confirmed or contradicted.
+    let attributed = attribution.iter().any(|a| a["effect"] != "neither");
     let diags = j["diagnostics"].as_array().cloned().unwrap_or_default();
     if !diags.is_empty() {
         t.push_str("\ndiagnostics naming it:\n");
         for d in &diags {
+            let note = if attributed && d["code"] == codes::NO_CANDIDATES {
+                " (its in-play attribution above still counts)"
+            } else {
+                ""
+            };
             t.push_str(&format!(
-                "  {}[{}] {}: {}\n",
+                "  {}[{}] {}: {}{note}\n",
                 d["severity"].as_str().unwrap_or(""),
                 d["code"].as_str().unwrap_or(""),
                 d["name"].as_str().unwrap_or(""),

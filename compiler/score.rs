@@ -54,6 +54,10 @@ use crate::time::utc_day;
 /// event of the fold: a decision (a pin) on such a lesson still applies.
 pub const CAPPED: &str = "over the cap of active lessons for its scope and domain";
 
+/// The history detail of a claim admitted because it gained evidence (`trace` reads it as the
+/// confirmation of an experience that had the claim in play).
+pub const CLAIM_GAINED_EVIDENCE: &str = "claim gained evidence";
+
 /// The reason of a lesson an edit superseded: its decisions pass on to the edited wording.
 pub const EDITED: &str = "edited by the user";
 
@@ -841,7 +845,7 @@ impl<'a> Fold<'a> {
                 "admitted",
                 conf,
                 owned(&joined),
-                Some("claim gained evidence".into()),
+                Some(CLAIM_GAINED_EVIDENCE.into()),
             ));
         } else if !joined.is_empty() && l.lesson.admitted_at != t {
             let c = l.lesson.confidence;
@@ -1218,7 +1222,7 @@ impl<'a> Fold<'a> {
                 "admitted",
                 l.lesson.confidence,
                 vec![exp.id.clone()],
-                Some("claim gained evidence".into()),
+                Some(CLAIM_GAINED_EVIDENCE.into()),
             ));
         } else {
             l.lesson.confidence = clamped(l.lesson.confidence + conf.confirmation);

@@ -484,3 +484,422 @@ fn narrative_holds_name_their_signals_and_the_advice_follows_the_field() {
     );
     assert_eq!(action(found), "write a lesson that states the rule for b1");
 }
+
+/// Writes JSON Lines records to `name` in the scratch directory and returns its path.
+fn write_jsonl(s: &Scratch, name: &str, records: &[serde_json::Value]) -> std::path::PathBuf {
+    let path = s.path(name);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    let lines: Vec<String> = records.iter().map(|r| r.to_string()).collect();
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path
+}
+
+/// One experience record as agents write them.
+fn exp(id: &str, at: &str, domains: &[&str], project: &str, outcome: &str) -> serde_json::Value {
+    json!({"id": id, "recorded_at": at, "domains": domains,
+           "project": format!("git@github.com:acme/{project}.git"), "outcome": outcome})
+}
+
+/// A shell call with its check.
+fn call(command: &str, cwd: &str, ok: bool, label: &str) -> serde_json::Value {
+    let mut op = json!({"tool": "bash", "args": {"command": command, "cwd": cwd},
+                        "status": if ok { "ok" } else { "error" },
+                        "check": {"label": label, "target": cwd, "passed": ok}});
+    if !ok {
+        op["error"] = json!("exit status 1");
+    }
+    op
+}
+
+#[test]
+fn records_the_load_refused_count_for_the_domain_they_name() {
+    // Agents on three projects wrote `"outcome": "success"` (not a value skillc reads) and one
+    // left out `recorded_at`: every python record was refused at load. `why python` must say
+    // so, with the codes and places, and not suggest a spelling mistake.
+    let s = Scratch::new("why-load-refused");
+    let py = |id: &str, day: u32, project: &str, outcome: &str, lesson: &str| {
+        let mut r = exp(
+            id,
+            &format!("2026-10-{day:02}T09:00:00Z"),
+            &["Python"],
+            project,
+            outcome,
+        );
+        r["lesson"] = json!(lesson);
+        r["operations"] = json!([call("pytest -q", "/srv/app", true, "tests")]);
+        r
+    };
+    let pytest = "Run pytest from the repository root so pytest-django finds pytest.ini.";
+    let mut missing_time = py("py-04", 4, "ledger-api", "succeeded", pytest);
+    missing_time.as_object_mut().unwrap().remove("recorded_at");
+    let mut rust = exp(
+        "rs-01",
+        "2026-10-05T09:00:00Z",
+        &["rust"],
+        "cli-tool",
+        "succeeded",
+    );
+    rust["lesson"] = json!("Use cargo build --locked in CI so the build honours Cargo.lock.");
+    rust["operations"] = json!([call("cargo build --locked", "/src/cli", true, "build")]);
+    let a = write_jsonl(
+        &s,
+        "in/claude-code.jsonl",
+        &[
+            py("py-01", 1, "billing-django", "success", pytest),
+            py("py-02", 2, "billing-django", "success", pytest),
+            rust,
+        ],
+    );
+    write_jsonl(
+        &s,
+        "in/codex.jsonl",
+        &[py("py-03", 3, "ledger-api", "success", pytest), missing_time],
+    );
+    let input = a.parent().unwrap().to_str().unwrap().to_string();
+    let o = skillc(&["why", "python", &input, "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let w = json(&o);
+    let refused = &w["refused_at_load"];
+    assert_eq!(refused["records"], 4, "{w:#}");
+    assert_eq!(
+        refused["codes"],
+        json!([{"code": "L002", "name": "missing-field", "count": 1},
+               {"code": "L003", "name": "invalid-value", "count": 3}])
+    );
+    let first = &refused["first"][0];
+    assert_eq!(first["record"], "py-01");
+    assert!(
+        first["at"].as_str().unwrap().ends_with("claude-code.jsonl:1"),
+        "{first}"
+    );
+    assert_eq!(first["codes"], json!(["L003"]));
+    assert!(w["did_you_mean"].is_null(), "{w:#}");
+    let suggestions = w["suggestions"].to_string();
+    assert!(
+        w["suggestions"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("4 record(s) naming python were refused at load"),
+        "{suggestions}"
+    );
+    // Not a spelling mistake: no W003, and the load's own errors are on stderr.
+    let err = stderr(&o);
+    assert!(!err.contains("W003") && !err.contains("spelling"), "{err}");
+    assert!(
+        err.contains("error[L003]") && err.contains("found \"success\""),
+        "{err}"
+    );
+
+    let o = skillc(&["why", "python", &input]);
+    let text = stdout(&o);
+    assert!(
+        text.contains(
+            "refused at load: 4 record(s) naming python (L002 missing-field ×1, L003 invalid-value ×3)"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("claude-code.jsonl:1 py-01: L003"), "{text}");
+
+    // A domain nothing names is still empty, with the spelling advice.
+    let o = skillc(&["why", "golang", &input]);
+    assert!(stderr(&o).contains("W003"), "{}", stderr(&o));
+
+    // --strict: 1 when some input was refused or malformed, for why and trace alike.
+    let code = |args: &[&str]| skillc(args).status.code();
+    assert_eq!(code(&["why", "python", &input, "--strict"]), Some(1));
+    assert_eq!(code(&["why", "rust", &input, "--strict"]), Some(1));
+    assert_eq!(code(&["trace", "rs-01", &input, "--strict"]), Some(1));
+    assert_eq!(code(&["trace", "rs-01", &input]), Some(0));
+    let clean = write_jsonl(
+        &s,
+        "clean.jsonl",
+        &[
+            json!({"id": "rs-02", "recorded_at": "2026-10-06T09:00:00Z", "domains": ["rust"], "project": "git@github.com:acme/cli-tool.git", "outcome": "succeeded", "lesson": "Use cargo build --locked in CI so the build honours Cargo.lock."}),
+        ],
+    );
+    let clean = clean.to_str().unwrap();
+    assert_eq!(code(&["why", "rust", clean, "--strict"]), Some(0));
+    assert_eq!(code(&["trace", "rs-02", clean, "--strict"]), Some(0));
+}
+
+/// The django migration lesson: admitted from one project, then in play in a failed merge.
+fn migration_lesson_records(s: &Scratch) -> (std::path::PathBuf, std::path::PathBuf, String) {
+    let merge = "When two branches add migrations to the same app, run makemigrations --merge instead of renumbering the files.";
+    let mut first = exp(
+        "dj-401",
+        "2026-10-04T09:30:00Z",
+        &["django"],
+        "billing-django",
+        "succeeded",
+    );
+    first["task"] = json!("Resolve migration conflict after rebase");
+    first["lesson"] = json!(merge);
+    first["operations"] = json!([call("pytest -q", "/srv/billing", true, "tests")]);
+    let b1 = write_jsonl(s, "b1.jsonl", &[first]);
+    let out = s.path("out1");
+    let o = compile_to(&b1, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ledger = read_json(&out.join("ledger.json"));
+    let id = ledger["lessons"][0]["id"].as_str().unwrap().to_string();
+    let mut failed = exp(
+        "dj-402",
+        "2026-10-09T09:00:00Z",
+        &["django"],
+        "billing-django",
+        "failed",
+    );
+    failed["task"] = json!("Merge the payments branch");
+    failed["in_play"] = json!([id]);
+    failed["operations"] = json!([
+        {"tool": "bash", "args": {"command": "python manage.py makemigrations --merge --noinput", "cwd": "/srv/billing"}, "status": "ok"},
+        call("pytest -q", "/srv/billing", false, "tests"),
+    ]);
+    let b2 = write_jsonl(s, "b2.jsonl", &[failed]);
+    (b1, b2, id)
+}
+
+#[test]
+fn a_contradicted_near_miss_says_so_and_is_not_offered_for_blessing() {
+    let s = Scratch::new("why-contradicted-near-miss");
+    let (b1, b2, id) = migration_lesson_records(&s);
+    let (b1, b2) = (b1.to_str().unwrap(), b2.to_str().unwrap());
+    let o = skillc(&["why", "django", b1, b2, "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let w = json(&o);
+    let near = &w["near_misses"][0];
+    assert_eq!(near["lesson_or_cluster"], id.as_str());
+    assert_eq!(near["contradicted_by"], json!(["dj-402"]), "{near}");
+    assert_eq!(near["confidence"], json!(0.25));
+    let action = near["action"].as_str().unwrap();
+    assert!(action.contains("contradicted by dj-402"), "{action}");
+    assert!(
+        action.contains("one more contradiction supersedes it"),
+        "{action}"
+    );
+    assert!(
+        action.contains(&format!("skillc lessons retire {id}")),
+        "{action}"
+    );
+    assert!(
+        !action.contains("bless"),
+        "no blessing a contradicted lesson: {action}"
+    );
+    let suggestions: Vec<&str> = (w["suggestions"].as_array().unwrap().iter())
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    assert!(
+        !suggestions.iter().any(|s| s.contains("bless dj-401")),
+        "{suggestions:?}"
+    );
+    // One project: the rules are project-scoped, and a domain is never told to become itself.
+    let scoped = suggestions
+        .iter()
+        .find(|s| s.starts_with("every experience comes from one project"))
+        .unwrap();
+    assert!(
+        scoped.contains("projects/") && scoped.contains("/django/SKILL.md"),
+        "{scoped}"
+    );
+    assert!(
+        !suggestions
+            .iter()
+            .any(|s| s.contains("`django`") || s.contains("narrow")),
+        "one lesson: narrowing helps nothing: {suggestions:?}"
+    );
+    let text = stdout(&skillc(&["why", "django", b1, b2]));
+    assert!(
+        text.contains(&format!("{id} (1/2, confidence 0.250, contradicted 1×)")),
+        "{text}"
+    );
+
+    // A lesson nothing contradicted is still one blessing away, confidence shown.
+    let o = skillc(&["why", "django", b1]);
+    let text = stdout(&o);
+    assert!(text.contains(&format!("{id} (1/2, confidence 0.500)")), "{text}");
+    assert!(text.contains("or bless dj-401"), "{text}");
+}
+
+#[test]
+fn trace_shows_what_an_experience_did_to_the_lessons_it_had_in_play() {
+    let s = Scratch::new("trace-attribution");
+    // terraform on infra-live: a plan held on the state lock, fixed with -lock-timeout; a
+    // later run with that lesson in play confirms it.
+    let mut tf1 = exp(
+        "tf-101",
+        "2026-10-01T08:00:00Z",
+        &["terraform"],
+        "infra-live",
+        "succeeded",
+    );
+    tf1["operations"] = json!([
+        {"tool": "bash", "args": {"command": "terraform plan -out=tfplan", "cwd": "/infra/prod"}, "status": "error",
+         "error": "Error: Error acquiring the state lock: ConditionalCheckFailedException"},
+        call("terraform plan -lock-timeout=5m -out=tfplan", "/infra/prod", true, "plan"),
+    ]);
+    let (b1, b2, django) = migration_lesson_records(&s);
+    let first = write_jsonl(&s, "tf1.jsonl", &[tf1]);
+    let out = s.path("out-tf");
+    assert_eq!(compile_to(&first, &out, &[]).status.code(), Some(0));
+    let ledger = read_json(&out.join("ledger.json"));
+    let tf = ledger["lessons"][0]["id"].as_str().unwrap().to_string();
+    let mut tf2 = exp(
+        "tf-102",
+        "2026-10-10T08:00:00Z",
+        &["terraform"],
+        "payments-infra",
+        "succeeded",
+    );
+    // The terraform lesson, the django lesson (no key, another domain) and an id no lesson has.
+    tf2["in_play"] = json!([tf, django, "L000000000000"]);
+    tf2["operations"] = json!([call(
+        "terraform plan -lock-timeout=5m -out=tfplan",
+        "/infra/prod",
+        true,
+        "plan"
+    )]);
+    let second = write_jsonl(&s, "tf2.jsonl", &[tf2]);
+    let inputs = [
+        first.to_str().unwrap(),
+        second.to_str().unwrap(),
+        b1.to_str().unwrap(),
+        b2.to_str().unwrap(),
+    ];
+    let trace = |id: &str, json_out: bool| {
+        let mut args = vec!["trace", id];
+        args.extend(inputs);
+        if json_out {
+            args.extend(["--format", "json"]);
+        }
+        let o = skillc(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        o
+    };
+    let t = json(&trace("tf-102", true));
+    let a = t["attribution"].as_array().unwrap();
+    assert_eq!(a.len(), 3, "{t:#}");
+    assert_eq!(
+        (
+            &a[0]["lesson"],
+            &a[0]["effect"],
+            &a[0]["confidence_before"],
+            &a[0]["confidence_after"]
+        ),
+        (&json!(tf), &json!("confirmed"), &json!(0.5), &json!(0.65)),
+        "{t:#}"
+    );
+    assert_eq!(
+        (&a[1]["lesson"], &a[1]["effect"]),
+        (&json!(django), &json!("neither"))
+    );
+    assert!(
+        a[1]["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("not in play in its domain"),
+        "{}",
+        a[1]
+    );
+    assert_eq!(a[2]["effect"], "neither");
+    assert!(
+        a[2]["reason"].as_str().unwrap().starts_with("unknown id"),
+        "{}",
+        a[2]
+    );
+    let text = stdout(&trace("tf-102", false));
+    assert!(
+        text.contains(&format!("{tf} confirmed: confidence 0.500 → 0.650")),
+        "{text}"
+    );
+    assert!(
+        text.contains("its in-play attribution above still counts"),
+        "{text}"
+    );
+
+    // A contradiction names the lesson and what it cost.
+    let t = json(&trace("dj-402", true));
+    assert_eq!(
+        (
+            &t["attribution"][0]["effect"],
+            &t["attribution"][0]["confidence_before"],
+            &t["attribution"][0]["confidence_after"]
+        ),
+        (&json!("contradicted"), &json!(0.5), &json!(0.25)),
+        "{t:#}"
+    );
+    let text = stdout(&trace("dj-402", false));
+    assert!(
+        text.contains(&format!("{django} contradicted: confidence 0.500 → 0.250")),
+        "{text}"
+    );
+}
+
+#[test]
+fn why_selections_do_not_depend_on_file_names() {
+    // Sixteen flaky-test stories (more than the ten rescues shown) and one lesson two failed
+    // runs share, split over two files; the same records under swapped file names must give
+    // the same report.
+    let story = |i: u32| {
+        let mut r = exp(
+            &format!("n-{i:02}"),
+            &format!("2026-10-{:02}T09:00:00Z", i + 1),
+            &["python"],
+            if i.is_multiple_of(2) {
+                "billing-django"
+            } else {
+                "ledger-api"
+            },
+            "succeeded",
+        );
+        r["breakthrough"] = json!(format!(
+            "I fixed the flaky test in tests/test_mod{i}.py by pinning the timezone to UTC; PR #{} went green.",
+            400 + i
+        ));
+        r["operations"] = json!([call(
+            &format!("pytest tests/test_mod{i}.py"),
+            "/srv/app",
+            true,
+            "tests"
+        )]);
+        r
+    };
+    let failed = |id: &str, day: u32| {
+        let mut r = exp(
+            id,
+            &format!("2026-11-{day:02}T09:00:00Z"),
+            &["python"],
+            "ledger-api",
+            "failed",
+        );
+        r["lesson"] = json!("Pin pytest-asyncio to the version the event loop fixture was written for.");
+        r["operations"] = json!([call("pytest -q", "/srv/ledger", false, "tests")]);
+        r
+    };
+    let early: Vec<serde_json::Value> = (0..8).map(story).chain([failed("f-2", 2)]).collect();
+    let late: Vec<serde_json::Value> = (8..16).map(story).chain([failed("f-1", 1)]).collect();
+    let s = Scratch::new("why-file-names");
+    write_jsonl(&s, "A/agent-a.jsonl", &early);
+    write_jsonl(&s, "A/agent-b.jsonl", &late);
+    write_jsonl(&s, "B/agent-a.jsonl", &late);
+    write_jsonl(&s, "B/agent-b.jsonl", &early);
+    let why = |dir: &str| {
+        let o = skillc(&["why", "python", s.path(dir).to_str().unwrap(), "--format", "json"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        json(&o)
+    };
+    let (a, b) = (why("A"), why("B"));
+    assert_eq!(a, b);
+    let rescued: Vec<&str> = (a["narrative_rescues"].as_array().unwrap().iter())
+        .map(|r| r["experience"].as_str().unwrap())
+        .collect();
+    assert_eq!(rescued.len(), 10);
+    assert_eq!(rescued[0], "n-00", "{rescued:?}");
+    let held = (a["near_misses"].as_array().unwrap().iter())
+        .find(|n| n["text"].as_str().unwrap().contains("pytest-asyncio"))
+        .expect("the failed runs' lesson is a near miss");
+    assert_eq!(
+        held["action"],
+        "bless f-1 if the lesson holds despite the outcome"
+    );
+}

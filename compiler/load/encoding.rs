@@ -98,22 +98,29 @@ pub(crate) fn refuse_in(p: Parsed, bad: &[BadByte], range: Range<usize>, file: &
 /// A record that holds a bad byte, refused (L001 at the byte's line), named by its id when it
 /// parsed into a record. skillc's own mark (a generated file) is left as it is.
 pub(crate) fn refuse(p: Parsed, bad: &BadByte, file: &str) -> Parsed {
-    let subject = match &p.item {
+    let (subject, domains) = match &p.item {
         Item::Generated => return p,
-        Item::Experience(e) => record::shown_id(&e.id),
-        Item::Claim(c) => record::shown_id(&c.id),
-        Item::Invalid(ds) => ds
-            .iter()
-            .map(|d| d.subject.as_str())
-            .find(|s| *s != file)
-            .unwrap_or(file)
-            .to_string(),
+        Item::Experience(e) => (record::shown_id(&e.id), record::named(&e.domains)),
+        Item::Claim(c) => (record::shown_id(&c.id), record::named(&c.domains)),
+        Item::Invalid(ds) => {
+            let subject = ds.iter().map(|d| d.subject.as_str()).find(|s| *s != file);
+            let domains = ds.iter().find_map(|d| d.evidence.get("domains"));
+            (
+                subject.unwrap_or(file).to_string(),
+                domains.map(record::readable_domains).unwrap_or_default(),
+            )
+        }
     };
     let loc = SourceLoc {
         file: file.into(),
         line: bad.line,
     };
-    Parsed::invalid(p.line, diagnostic(bad.byte, bad.column, subject, &loc))
+    let d = diagnostic(bad.byte, bad.column, subject, &loc);
+    Parsed {
+        line: p.line,
+        item: Item::Invalid(record::naming_domains(vec![d], &domains)),
+        unknown: Vec::new(),
+    }
 }
 
 /// The L001 of a record with a byte that is not UTF-8.

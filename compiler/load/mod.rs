@@ -742,7 +742,7 @@ impl<'s> Collector<'s> {
                 Item::Invalid(diags) => self.sink.extend(diags),
                 Item::Experience(e) => {
                     let h = hash_id(&e.id);
-                    if self.fresh(&e.id, h, &e.source) {
+                    if self.fresh(&e.id, h, &e.source, &e.domains) {
                         let i = self.corpus.experiences.len() as u32;
                         self.remember(&e.id, h, Kept::Experience(i));
                         self.corpus.experiences.push(e);
@@ -750,7 +750,7 @@ impl<'s> Collector<'s> {
                 }
                 Item::Claim(c) => {
                     let h = hash_id(&c.id);
-                    if self.fresh(&c.id, h, &c.loc) {
+                    if self.fresh(&c.id, h, &c.loc, &c.domains) {
                         let i = self.corpus.claims.len() as u32;
                         self.remember(&c.id, h, Kept::Claim(i));
                         self.corpus.claims.push(c);
@@ -795,21 +795,21 @@ impl<'s> Collector<'s> {
     }
 
     /// `true` when no record has this id yet; otherwise reports the duplicate.
-    fn fresh(&mut self, id: &str, h: u64, loc: &SourceLoc) -> bool {
+    fn fresh(&mut self, id: &str, h: u64, loc: &SourceLoc, domains: &[String]) -> bool {
         let Some(kept) = self.lookup(id, h) else {
             return true;
         };
         let first = self.kept_loc(kept).1;
         let first = format!("{}:{}", first.file, first.line);
-        self.sink.push(
-            Diagnostic::new(
-                codes::DUPLICATE_ID,
-                format!("duplicate id `{id}`: the record at {first} has it and is kept"),
-            )
-            .subject(id)
-            .at(loc)
-            .with("first", first),
-        );
+        let d = Diagnostic::new(
+            codes::DUPLICATE_ID,
+            format!("duplicate id `{id}`: the record at {first} has it and is kept"),
+        )
+        .subject(id)
+        .at(loc)
+        .with("first", first);
+        let named = record::named(domains);
+        self.sink.extend(record::naming_domains(vec![d], &named));
         false
     }
 

@@ -644,6 +644,8 @@ pub(crate) fn from_value(v: Value, loc: &SourceLoc, first: bool) -> Parsed {
         Some(Value::String(s)) if !s.trim().is_empty() => shown_id(s),
         _ => loc.file.to_string(),
     };
+    // Kept so a refused record still says which domains it named (`why DOMAIN` counts them).
+    let named_domains = map.get("domains").map(readable_domains).unwrap_or_default();
     let mut unknown = Vec::new();
     let mut c = Validator::new(loc, subject, "record");
     let is_claim = match map.get("type") {
@@ -671,9 +673,36 @@ pub(crate) fn from_value(v: Value, loc: &SourceLoc, first: bool) -> Parsed {
     unknown.dedup();
     let item = match item {
         Some(item) if c.diags.is_empty() => item,
-        _ => Item::Invalid(c.diags),
+        _ => Item::Invalid(naming_domains(c.diags, &named_domains)),
     };
     Parsed { line, item, unknown }
+}
+
+/// The domains a record names, as written (trimmed, blanks dropped), read leniently: a string
+/// or the strings of a list. Empty when it names none readably.
+pub(crate) fn readable_domains(v: &Value) -> Vec<String> {
+    let one = |s: &str| Some(s.trim()).filter(|t| !t.is_empty()).map(String::from);
+    match v {
+        Value::String(s) => one(s).into_iter().collect(),
+        Value::Array(items) => items.iter().filter_map(Value::as_str).filter_map(one).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A parsed record's domains as a refused one names them (`readable_domains`).
+pub(crate) fn named(domains: &[String]) -> Vec<String> {
+    readable_domains(&Value::from(domains.to_vec()))
+}
+
+/// A refused record's diagnostics, each with the domains the record named (`domains`
+/// evidence), so `why DOMAIN` can count the records of the domain the load refused.
+pub(crate) fn naming_domains(mut diags: Vec<Diagnostic>, domains: &[String]) -> Vec<Diagnostic> {
+    if !domains.is_empty() {
+        for d in &mut diags {
+            d.evidence.insert("domains", Value::from(domains.to_vec()));
+        }
+    }
+    diags
 }
 
 /// The fields experiences and claims share: id, recorded_at, domains, project (trimmed).

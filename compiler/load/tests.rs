@@ -1040,7 +1040,7 @@ fn duplicate_check_survives_hash_collisions() {
     // Two different ids forced onto one hash, then a true duplicate of each.
     for (id, line) in [("a", 1), ("b", 2), ("a", 3), ("b", 4)] {
         let e = rec(id, line);
-        if col.fresh(&e.id, 42, &e.source) {
+        if col.fresh(&e.id, 42, &e.source, &e.domains) {
             let i = col.corpus.experiences.len() as u32;
             col.remember(&e.id, 42, Kept::Experience(i));
             col.corpus.experiences.push(e);
