@@ -623,7 +623,10 @@ fn strings(v: &Value, out: &mut Vec<String>) {
 
 /// ``<key>: run `<working>` (name=value) instead of `<failing>` (name=value)``, or for calls
 /// without a command ``<key>: call with name=value instead of without name``; `None` when the
-/// two forms would read the same (args that differ only in how they are written).
+/// two forms would read the same (args that differ only in how they are written). When both
+/// run the same command, a differing argument only one sets is named on the other side as
+/// `without name`, or `run `pytest -q` instead of `pytest -q` (directory=tests)` would read
+/// as one call twice.
 pub fn describe(key: &str, failing: &Value, working: &Value) -> Option<String> {
     // Args are almost always an object, read in place.
     fn as_map(v: &Value) -> Cow<'_, Map<String, Value>> {
@@ -648,9 +651,19 @@ pub fn describe(key: &str, failing: &Value, working: &Value) -> Option<String> {
             .filter_map(|n| m.get(*n).map(|v| format!("{n}={}", show(v))))
             .collect()
     };
+    let unset = |m: &Map<String, Value>| -> Vec<&str> {
+        (differing.iter().copied())
+            .filter(|n| !m.contains_key(*n))
+            .collect()
+    };
+    let same_command =
+        opkey::command_of(working).map(|(_, c)| c) == opkey::command_of(failing).map(|(_, c)| c);
     let form = |v: &Value, m: &Map<String, Value>| -> String {
-        let pairs = pairs(m);
+        let mut pairs = pairs(m);
         if command_mode {
+            if same_command {
+                pairs.extend(unset(m).into_iter().map(|n| format!("without {n}")));
+            }
             let cmd = opkey::command_of(v).map(|(_, c)| format!("`{c}`"));
             match (cmd, pairs.is_empty()) {
                 (Some(c), true) => c,
@@ -660,11 +673,7 @@ pub fn describe(key: &str, failing: &Value, working: &Value) -> Option<String> {
             }
         } else {
             // What this call set and what it left out that the other set.
-            let unset: Vec<&str> = differing
-                .iter()
-                .copied()
-                .filter(|n| !m.contains_key(*n))
-                .collect();
+            let unset = unset(m);
             let with = (!pairs.is_empty()).then(|| format!("with {}", pairs.join(", ")));
             let without = (!unset.is_empty()).then(|| format!("without {}", unset.join(", ")));
             with.into_iter().chain(without).collect::<Vec<_>>().join(" and ")
@@ -998,6 +1007,25 @@ mod tests {
             )
             .unwrap(),
             r#"web_fetch https://api.example.com/v2/items: call with format=json and without headers instead of with headers={"Accept": "text/html"} and without format"#
+        );
+        // One command run with and without an argument: the side without it says so.
+        assert_eq!(
+            describe(
+                "run_shell_command pytest",
+                &json!({"command": "pytest -q", "directory": "tests"}),
+                &json!({"command": "pytest -q"})
+            )
+            .unwrap(),
+            "run_shell_command pytest: run `pytest -q` (without directory) instead of `pytest -q` (directory=tests)"
+        );
+        assert_eq!(
+            describe(
+                "run_shell_command alembic",
+                &json!({"command": "alembic upgrade head", "cwd": "/srv/billing"}),
+                &json!({"command": "alembic upgrade head", "cwd": "/srv/billing/db", "env": {"DB": "billing"}})
+            )
+            .unwrap(),
+            r#"run_shell_command alembic: run `alembic upgrade head` (cwd=/srv/billing/db, env={"DB": "billing"}) instead of `alembic upgrade head` (cwd=/srv/billing, without env)"#
         );
         // Two forms that would read the same teach nothing.
         assert_eq!(

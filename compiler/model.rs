@@ -321,6 +321,18 @@ pub struct LessonClaim {
     pub evidence: Vec<Id>,
     pub operation_key: Option<String>,
     pub loc: SourceLoc,
+    /// A claim that held until a later record ended it (GAIA: a recurring error a later
+    /// session fixed). The lesson it founds is superseded then, not dropped (DESIGN §1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ended: Option<Ended>,
+}
+
+/// When, and by which experience, a claim stopped being true.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Ended {
+    pub at: Millis,
+    /// The experience that ended it (the session that fixed the error).
+    pub by: Id,
 }
 
 /// Everything the loaders produced, in (path, line) order.

@@ -639,7 +639,8 @@ fn normalize_claim(c: &mut LessonClaim, rules: &Rules) -> Sink {
         let k = k.trim();
         (!k.is_empty()).then(|| k.to_string())
     });
-    for id in &mut c.evidence {
+    let ended = c.ended.iter_mut().map(|e| &mut e.by);
+    for id in c.evidence.iter_mut().chain(ended) {
         if let Some(p) = secrets.find(id) {
             *id = marker(p).into();
         }
@@ -983,6 +984,7 @@ mod tests {
                 file: "claims.jsonl".into(),
                 line: 1,
             },
+            ended: None,
         };
         let mut corpus = Corpus {
             experiences: vec![e, blank_project],

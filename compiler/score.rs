@@ -61,6 +61,9 @@ pub const CLAIM_GAINED_EVIDENCE: &str = "claim gained evidence";
 /// The reason of a lesson an edit superseded: its decisions pass on to the edited wording.
 pub const EDITED: &str = "edited by the user";
 
+/// The reason of a watch lesson on a recurring error that a later session fixed (GAIA).
+pub const FIXED: &str = "the error it warns about was fixed in a later session";
+
 /// The fold's result: every lesson (sorted by id) and, per candidate, the lesson it joined.
 #[derive(Clone, Debug, Default)]
 pub struct Scored {
@@ -90,6 +93,11 @@ enum Event {
         cluster: u32,
         from: u32,
         to: u32,
+    },
+    /// A claim stopped being true (`LessonClaim::ended`): the lesson candidate `candidate`
+    /// joined is superseded.
+    Ended {
+        candidate: u32,
     },
     Decision(u32),
 }
@@ -380,10 +388,10 @@ fn units(inp: &Inputs, single: bool) -> Vec<Vec<u32>> {
     let mut units: BTreeMap<(bool, &str), Vec<u32>> = BTreeMap::new();
     for (ai, a) in inp.admitted.iter().enumerate() {
         let cluster = &inp.clusters[a.cluster as usize];
-        let mechanical = a
-            .members
-            .iter()
-            .any(|&m| inp.candidates[m as usize].working.is_some());
+        // A claim that a fix ended is superseded by the form the fixing experience learned on
+        // its key, so it folds with the key's mechanical lessons.
+        let mechanical = (a.members.iter())
+            .any(|&m| inp.candidates[m as usize].working.is_some() || ended(inp, m).is_some());
         let unit = match &cluster.key {
             Some(key) if mechanical => (true, key.as_str()),
             _ => (false, cluster.domain.as_str()),
@@ -398,9 +406,11 @@ fn units(inp: &Inputs, single: bool) -> Vec<Vec<u32>> {
 fn events(inp: &Inputs, clusters: &[u32]) -> Events {
     let mut events = Events::new();
     // At one time: attribution first (a lesson in play is judged before the same evidence can
-    // found its successor), then candidate arrivals, then user decisions.
+    // found its successor), then candidate arrivals, then the ends of claims (after the form
+    // that replaced one has arrived), then user decisions.
     // Ties inside a phase break by id: clusters are sorted by id already, experiences get their
-    // rank among the ids of those with lessons in play, decisions their journal order.
+    // rank among the ids of those with lessons in play, ends their candidate's index,
+    // decisions their journal order.
     for &ai in clusters {
         let a = &inp.admitted[ai as usize];
         for (t, from, to) in runs(inp.candidates, &a.members) {
@@ -411,13 +421,26 @@ fn events(inp: &Inputs, clusters: &[u32]) -> Events {
             };
             events.push((t, 1, a.cluster, run));
         }
+        for &m in &a.members {
+            if let Some(end) = ended(inp, m) {
+                events.push((end.at, 2, m, Event::Ended { candidate: m }));
+            }
+        }
     }
     // Decisions go to every unit: only the one holding the target acts.
     for (i, d) in inp.decisions.iter().enumerate() {
-        events.push((d.at, 2, i as u32, Event::Decision(i as u32)));
+        events.push((d.at, 3, i as u32, Event::Decision(i as u32)));
     }
     events.sort_unstable_by_key(|e| (e.0, e.1, e.2));
     events
+}
+
+/// When the claim behind candidate `m` stopped being true, if it did.
+fn ended<'a>(inp: &Inputs<'a>, m: u32) -> Option<&'a crate::model::Ended> {
+    match inp.candidates[m as usize].source {
+        Source::Claim(ci) => inp.corpus.claims[ci as usize].ended.as_ref(),
+        Source::Experience(_) => None,
+    }
 }
 
 /// What one unit's fold hands to the merge.
@@ -585,11 +608,32 @@ fn fold_unit<'a>(
         contradictions: BTreeMap::new(),
         mechanical: HashMap::default(),
         broken_fixes: HashMap::default(),
+        fixed_errors: HashMap::default(),
+        ending: FxMap::default(),
         found_in_play: Vec::new(),
         at: (Millis::MIN, 0, 0),
         pending: BinaryHeap::new(),
         wanted: FxMap::default(),
     };
+    // Claims a fix ends wait for the form the fixing experience learns, which may arrive
+    // before them (at the same time).
+    for &(_, _, _, ev) in events {
+        let Event::Ended { candidate } = ev else {
+            continue;
+        };
+        let c = &inp.candidates[candidate as usize];
+        if let Some(end) = ended(inp, candidate)
+            && let Some(key) = &c.key
+        {
+            let slot = fold.fixed_errors.entry((&*end.by, key.as_str())).or_default();
+            slot.push(Fixed {
+                candidate,
+                domain: &c.domain,
+                successor: None,
+                same_domain: false,
+            });
+        }
+    }
     if every_experience {
         for (rank, &e) in shared.in_play.iter().enumerate() {
             let t = inp.corpus.experiences[e as usize].recorded_at;
@@ -610,6 +654,7 @@ fn fold_unit<'a>(
                     Event::Arrivals { cluster, from, to } => {
                         fold.arrivals(cluster, from as usize..to as usize, t)
                     }
+                    Event::Ended { candidate } => fold.end(candidate, t),
                     Event::Decision(i) => fold.decide(&inp.decisions[i as usize]),
                 }
             }
@@ -761,6 +806,17 @@ fn permute<T>(items: &mut [T], from: &[u32]) {
     }
 }
 
+/// A claim a fix ends (its candidate), waiting for its end (`Fold::end`), and the lesson the
+/// form the fixing experience learned on the key joined, once that arrives: the lesson that
+/// replaced the claim's.
+struct Fixed<'a> {
+    candidate: u32,
+    domain: &'a str,
+    successor: Option<u32>,
+    /// The successor is in the claim's own domain.
+    same_domain: bool,
+}
+
 /// One unit's fold state.
 struct Fold<'a> {
     inp: &'a Inputs<'a>,
@@ -778,6 +834,10 @@ struct Fold<'a> {
     /// Mechanical lessons whose fix an experience ran and saw fail, by (experience id, key):
     /// the form that experience learned on the key, arriving next, supersedes them.
     broken_fixes: HashMap<(&'a str, String), Vec<u32>>,
+    /// Claims a fix ends, by (fixing experience id, key).
+    fixed_errors: HashMap<(&'a str, &'a str), Vec<Fixed<'a>>>,
+    /// Candidates whose claim a fix ends, and the lesson each joined.
+    ending: FxMap<u32, u32>,
     found_in_play: Vec<(u32, u32)>,
     /// The key (time, phase, rank) of the event being folded.
     at: (Millis, u8, u32),
@@ -835,6 +895,7 @@ impl<'a> Fold<'a> {
             l.blessed |= c.blessed;
         }
         self.replace_broken_fixes(li, members, t);
+        self.await_or_name_fixes(li, members);
         let conf = clamped(self.policy().confidence.admitted);
         let l = &mut self.live[li as usize];
         if l.lesson.status == Status::Claimed && !l.evidence.is_empty() {
@@ -884,6 +945,75 @@ impl<'a> Fold<'a> {
                 let old_id = self.live[old as usize].lesson.id.clone();
                 self.live[li as usize].lesson.supersedes.get_or_insert(old_id);
             }
+        }
+    }
+
+    /// Members whose claim a fix ends: the lesson `li` they joined waits for the end
+    /// (`Fold::end`). Members that are the form a fixing experience learned on its key: `li`
+    /// is the successor of the claims waiting for it, the first in their own domain, else
+    /// the first.
+    fn await_or_name_fixes(&mut self, li: u32, members: &[u32]) {
+        if self.fixed_errors.is_empty() {
+            return;
+        }
+        let inp = self.inp;
+        for &m in members {
+            if ended(inp, m).is_some() {
+                self.ending.insert(m, li);
+            }
+        }
+        for &m in members {
+            let c = &inp.candidates[m as usize];
+            let (Some(key), Some(_)) = (&c.key, &c.working) else {
+                continue;
+            };
+            let Some(waiting) = self.fixed_errors.get_mut(&(&*c.record_id, key.as_str())) else {
+                continue;
+            };
+            for w in waiting {
+                let same = w.domain == &*c.domain;
+                if w.successor.is_none() || (same && !w.same_domain) {
+                    w.successor = Some(li);
+                    w.same_domain = same;
+                }
+            }
+        }
+    }
+
+    /// The claim behind candidate `m` stopped being true (a later session fixed the error it
+    /// warns about): its lesson is superseded by the form that session learned on the key,
+    /// if it learned one, and the history cites the session.
+    fn end(&mut self, m: u32, t: Millis) {
+        let Some(end) = ended(self.inp, m) else {
+            return;
+        };
+        let Some(li) = self.ending.remove(&m) else {
+            return;
+        };
+        let key = self.inp.candidates[m as usize].key.as_deref().unwrap_or_default();
+        let mut successor = None;
+        if let Some(waiting) = self.fixed_errors.get_mut(&(&*end.by, key)) {
+            if let Some(i) = waiting.iter().position(|w| w.candidate == m) {
+                successor = waiting.swap_remove(i).successor;
+            }
+            if waiting.is_empty() {
+                self.fixed_errors.remove(&(&*end.by, key));
+            }
+        }
+        // An edit moved the lesson to its new wording.
+        let li = self.latest(li);
+        self.settle(li, utc_day(t) - 1);
+        let by = successor.map(|s| self.live[s as usize].lesson.id.clone());
+        if !self.live[li as usize].supersede(t, by, FIXED) {
+            return;
+        }
+        let l = &mut self.live[li as usize].lesson;
+        if let Some(h) = l.history.last_mut() {
+            h.experiences = vec![end.by.clone()];
+        }
+        let old_id = l.id.clone();
+        if let Some(s) = successor {
+            self.live[s as usize].lesson.supersedes.get_or_insert(old_id);
         }
     }
 

@@ -192,6 +192,7 @@ fn corpus() -> Corpus {
             evidence: vec!["exp-billing-0412".into()],
             operation_key: Some("run_shell_command pytest".into()),
             loc: loc("claims.jsonl", 1),
+            ended: None,
         },
         LessonClaim {
             id: "claim-0002".into(),
@@ -205,6 +206,7 @@ fn corpus() -> Corpus {
             evidence: vec![],
             operation_key: None,
             loc: loc("claims.jsonl", 2),
+            ended: None,
         },
     ];
     Corpus { experiences, claims }

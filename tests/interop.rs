@@ -479,7 +479,7 @@ fn gaia_store_compiles_in_place() {
     assert_eq!(l["projects"], json!(projects));
     assert_eq!(
         l["text"],
-        "run_shell_command pytest: run `pytest -q` instead of `pytest -q` (directory=tests)"
+        "run_shell_command pytest: run `pytest -q` (without directory) instead of `pytest -q` (directory=tests)"
     );
 
     // cargo build → cargo build --locked: a rust lesson of the billing project.
@@ -563,6 +563,456 @@ fn gaia_store_compiles_in_place() {
     assert_eq!(first, common::tree(&out));
     assert_eq!(skillc::digest::sha256_hex(&bytes(&db)), before.0);
     assert_eq!(skillc::digest::sha256_hex(&bytes(&wal(&db))), before.1);
+    drop(gaia);
+}
+
+/// The docker error of `build_store`, failing in one session of each workspace, with the
+/// error row GAIA wrote for it, and a pytest fix beside it.
+fn docker_fails_twice(g: &Gaia) {
+    g.session(
+        "s-20250310-a1",
+        BILLING,
+        "fix the failing invoice tests",
+        &[
+            pytest_in_tests(MODULE_ERROR_BILLING, "2025-03-10T09:15:40+01:00"),
+            pytest_at_root("2025-03-10T09:17:11+01:00"),
+        ],
+    );
+    g.session(
+        "s-20250312-a3",
+        BILLING,
+        "start the local stack",
+        &[
+            sh(
+                "docker compose up -d",
+                None,
+                false,
+                Some(PORT_ERROR),
+                "2025-03-12T14:20:00+01:00",
+            ),
+            Call {
+                tool: "read_file",
+                args: json!({"file_path": "/home/dev/billing-api/docker-compose.yml"}).to_string(),
+                result: r#"{"lines": 58}"#,
+                success: true,
+                error: None,
+                at: "2025-03-12T14:21:00+01:00",
+            },
+        ],
+    );
+    g.session(
+        "s-20250313-b2",
+        LEDGER,
+        "bring up postgres for the ledger service",
+        &[sh(
+            "docker compose up -d",
+            None,
+            false,
+            Some(PORT_ERROR),
+            "2025-03-13T08:45:00-05:00",
+        )],
+    );
+    g.knowledge(
+        "error",
+        "tool_history",
+        PORT_ERROR,
+        json!({"operation": "run_shell_command docker", "exit_code": 1}),
+        "2025-03-12T14:20:05+01:00",
+        None,
+    );
+}
+
+fn lesson_by_id<'a>(lessons: &'a [Value], id: &str) -> &'a Value {
+    lessons
+        .iter()
+        .find(|l| l["id"] == id)
+        .unwrap_or_else(|| panic!("no lesson {id} in the ledger: {lessons:#?}"))
+}
+
+/// Every prompt-facing file of an output directory: SKILL.md files and plan-time blocks.
+fn prompt_facing(out: &Path) -> Vec<(String, String)> {
+    (common::tree(out).into_iter())
+        .filter(|(p, _)| p.ends_with("SKILL.md") || p.starts_with("lessons/"))
+        .map(|(p, b)| (p, String::from_utf8(b).unwrap()))
+        .collect()
+}
+
+#[test]
+fn gaia_a_recurring_error_fixed_later_supersedes_its_watch_lesson() {
+    let dir = Scratch::new("interop-gaia-fixed");
+    let db = dir.path("memory.db");
+    let gaia = Gaia::create(&db, 3);
+    docker_fails_twice(&gaia);
+    let out = dir.path("out");
+    let o = compile_to(&db, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+
+    // Unfixed in two workspaces: a global watch rule, in the docker skill and the block.
+    let before = lessons(&out);
+    let docker = by_key(&before, "run_shell_command docker");
+    assert_eq!(docker.len(), 1, "{docker:#?}");
+    let watch = docker[0]["id"].as_str().unwrap().to_string();
+    assert_eq!(docker[0]["kind"], "watch");
+    assert_eq!(docker[0]["status"], "active");
+    assert_eq!(docker[0]["rule"], true);
+    assert_eq!(docker[0]["scope"], "global");
+    assert_eq!(
+        docker[0]["evidence"],
+        json!(["gaia:s-20250312-a3", "gaia:s-20250313-b2"])
+    );
+    let skill = std::fs::read_to_string(out.join("docker/SKILL.md")).unwrap();
+    assert!(skill.contains(&watch), "{skill}");
+    let block = std::fs::read_to_string(out.join("lessons/global.md")).unwrap();
+    assert!(
+        block.contains("Watch out: run_shell_command docker fails with"),
+        "{block}"
+    );
+    assert!(block.contains(&watch), "{block}");
+    // The user pins it.
+    let o = skillc(&["lessons", "pin", &watch, "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+
+    // GAIA is still running: a billing session hits the error once more, then starts the
+    // database on a free port.
+    gaia.session(
+        "s-20250317-a5",
+        BILLING,
+        "start the local stack on a free port",
+        &[
+            sh(
+                "docker compose up -d",
+                None,
+                false,
+                Some(PORT_ERROR),
+                "2025-03-17T10:00:00+01:00",
+            ),
+            sh(
+                "docker ps --filter publish=5432",
+                None,
+                true,
+                None,
+                "2025-03-17T10:01:00+01:00",
+            ),
+            sh(
+                "POSTGRES_PORT=5433 docker compose up -d",
+                None,
+                true,
+                None,
+                "2025-03-17T10:02:00+01:00",
+            ),
+        ],
+    );
+    let o = compile_to(&db, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+
+    // The watch lesson is still in the ledger, superseded by the form the fixing session
+    // learned on the same key, with its history.
+    let after = lessons(&out);
+    let fixes: Vec<&Value> = by_key(&after, "run_shell_command docker")
+        .into_iter()
+        .filter(|l| l["kind"] == "do")
+        .collect();
+    assert_eq!(fixes.len(), 1, "{after:#?}");
+    let fix = fixes[0]["id"].as_str().unwrap().to_string();
+    assert_eq!(fixes[0]["domain"], "docker");
+    assert_eq!(fixes[0]["status"], "active");
+    assert_eq!(fixes[0]["evidence"], json!(["gaia:s-20250317-a5"]));
+    assert!(
+        (fixes[0]["text"].as_str().unwrap()).contains("`POSTGRES_PORT=5433 docker compose up -d`"),
+        "{:#}",
+        fixes[0]
+    );
+    assert_eq!(fixes[0]["supersedes"], json!(watch));
+    let w = lesson_by_id(&after, &watch);
+    assert_eq!(w["status"], "superseded");
+    assert_eq!(w["rule"], false);
+    assert_eq!(w["pinned"], true, "the pin is kept, not orphaned");
+    assert_eq!(w["superseded_by"], json!(fix));
+    assert_eq!(
+        w["reason"],
+        "the error it warns about was fixed in a later session"
+    );
+    assert_eq!(
+        w["text"], docker[0]["text"],
+        "the wording it had while it was true"
+    );
+    let history = w["history"].as_array().unwrap();
+    let last = history.last().unwrap();
+    assert_eq!(last["event"], "superseded");
+    assert_eq!(
+        last["at"], "2025-03-17T09:02:00Z",
+        "when the fixing session ended"
+    );
+    assert_eq!(last["experiences"], json!(["gaia:s-20250317-a5"]));
+    assert!(
+        (last["detail"].as_str().unwrap()).ends_with(&format!("superseded by {fix}")),
+        "{last:#}"
+    );
+    assert_eq!(history[0]["event"], "admitted");
+
+    // A note says so; the pin names a lesson that exists.
+    let diags = diagnostics(&out);
+    let s001: Vec<&Value> = diags
+        .iter()
+        .filter(|d| d["code"] == "S001" && d["subject"] == json!(watch))
+        .collect();
+    assert_eq!(s001.len(), 1, "{diags:#?}");
+    assert_eq!(s001[0]["evidence"]["superseded_by"], json!(fix));
+    assert!(
+        diags.iter().all(|d| d["code"] != "S007" && d["code"] != "S008"),
+        "{diags:#?}"
+    );
+
+    // History walks from either end.
+    for asked in [&watch, &fix] {
+        let o = skillc(&[
+            "lessons",
+            "history",
+            asked,
+            "--out",
+            out.to_str().unwrap(),
+            "--format",
+            "json",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let chain: Vec<String> = (common::json(&o)["chain"].as_array().unwrap().iter())
+            .map(|l| l["id"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(chain, [watch.clone(), fix.clone()]);
+    }
+
+    // It left every prompt-facing file.
+    let files = prompt_facing(&out);
+    assert!(!files.is_empty());
+    for (path, text) in &files {
+        assert!(!text.contains(&watch), "{path}: {text}");
+        assert!(!text.contains("has not been fixed yet"), "{path}: {text}");
+    }
+
+    // The same files at one thread and at four (fresh output directories, so no pin).
+    let trees: Vec<_> = ["1", "4"]
+        .iter()
+        .map(|n| {
+            let o = dir.path(&format!("threads-{n}"));
+            let r = compile_to(&db, &o, &["--threads", n]);
+            assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
+            common::tree(&o)
+        })
+        .collect();
+    assert_eq!(trees[0], trees[1]);
+    drop(gaia);
+}
+
+#[test]
+fn gaia_an_error_back_after_its_fix_is_a_new_watch_lesson_after_the_old() {
+    let dir = Scratch::new("interop-gaia-back");
+    let db = dir.path("memory.db");
+    let gaia = Gaia::create(&db, 3);
+    docker_fails_twice(&gaia);
+    // The ledger workspace's database comes up once the other container is gone: no form
+    // was learned, so nothing replaced the watch lesson.
+    gaia.session(
+        "s-20250314-b3",
+        LEDGER,
+        "bring up postgres again",
+        &[
+            sh(
+                "docker stop billing-db",
+                None,
+                true,
+                None,
+                "2025-03-14T08:00:00-05:00",
+            ),
+            sh(
+                "docker compose up -d",
+                None,
+                true,
+                None,
+                "2025-03-14T08:01:00-05:00",
+            ),
+        ],
+    );
+    // Then the port is taken again, in both workspaces, and stays so.
+    gaia.session(
+        "s-20250318-a6",
+        BILLING,
+        "start the local stack",
+        &[sh(
+            "docker compose up -d",
+            None,
+            false,
+            Some(PORT_ERROR),
+            "2025-03-18T09:30:00+01:00",
+        )],
+    );
+    gaia.session(
+        "s-20250319-b4",
+        LEDGER,
+        "run the ledger integration tests",
+        &[sh(
+            "docker compose up -d",
+            None,
+            false,
+            Some(PORT_ERROR),
+            "2025-03-19T11:00:00-05:00",
+        )],
+    );
+    let out = dir.path("out");
+    let o = compile_to(&db, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+
+    let lessons = lessons(&out);
+    let docker = by_key(&lessons, "run_shell_command docker");
+    assert_eq!(docker.len(), 2, "{docker:#?}");
+    assert!(docker.iter().all(|l| l["kind"] == "watch"));
+    let (old, new): (Vec<&Value>, Vec<&Value>) = docker.iter().partition(|l| l["status"] == "superseded");
+    assert_eq!((old.len(), new.len()), (1, 1), "{docker:#?}");
+    let (old, new) = (old[0], new[0]);
+    let (old_id, new_id) = (old["id"].as_str().unwrap(), new["id"].as_str().unwrap());
+    // The first run of failures: superseded when the ledger session got the stack up, with
+    // no successor (that session learned no form) and a reason.
+    assert_eq!(old["founder"], "gaia:knowledge:1");
+    assert_eq!(
+        old["evidence"],
+        json!(["gaia:s-20250312-a3", "gaia:s-20250313-b2"])
+    );
+    assert_eq!(old["superseded_by"], Value::Null);
+    assert_eq!(
+        old["reason"],
+        "the error it warns about was fixed in a later session"
+    );
+    let last = old["history"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["event"], "superseded");
+    assert_eq!(last["at"], "2025-03-14T13:01:00Z");
+    assert_eq!(last["experiences"], json!(["gaia:s-20250314-b3"]));
+    // The second: a lesson of its own, active and a rule, linked to the first.
+    assert_eq!(new["founder"], "gaia:knowledge:1#2");
+    assert_eq!(new["status"], "active");
+    assert_eq!(new["rule"], true);
+    assert_eq!(
+        new["evidence"],
+        json!(["gaia:s-20250318-a6", "gaia:s-20250319-b4"])
+    );
+    assert_eq!(new["supersedes"], json!(old_id));
+    assert_eq!(new["text"], old["text"]);
+    let o = skillc(&[
+        "lessons",
+        "history",
+        old_id,
+        "--out",
+        out.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let chain: Vec<String> = (common::json(&o)["chain"].as_array().unwrap().iter())
+        .map(|l| l["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(chain, [old_id, new_id]);
+    let skill = std::fs::read_to_string(out.join("docker/SKILL.md")).unwrap();
+    assert!(
+        skill.contains(new_id) && !skill.contains(&format!("{old_id} ")),
+        "{skill}"
+    );
+    for (path, text) in prompt_facing(&out) {
+        if !path.ends_with("EVIDENCE.md") {
+            assert!(!text.contains(old_id), "{path}: {text}");
+        }
+    }
+    drop(gaia);
+}
+
+#[test]
+fn gaia_a_watch_lesson_compiled_mid_session_is_superseded_when_that_session_fixes_it() {
+    let dir = Scratch::new("interop-gaia-mid-session");
+    let db = dir.path("memory.db");
+    let gaia = Gaia::create(&db, 4);
+    let migrate = "error: relation \"invoices\" already exists";
+    gaia.session(
+        "s-20250320-a7",
+        BILLING,
+        "apply the invoice migrations",
+        &[sh(
+            "alembic upgrade head",
+            Some("db"),
+            false,
+            Some(migrate),
+            "2025-03-20T10:00:00+01:00",
+        )],
+    );
+    gaia.knowledge(
+        "error",
+        "tool_history",
+        migrate,
+        json!({"operation": "run_shell_command alembic", "exit_code": 1}),
+        "2025-03-20T10:00:02+01:00",
+        None,
+    );
+    // The ledger session fails the same way, and the store is compiled while it runs.
+    gaia.session(
+        "s-20250321-b5",
+        LEDGER,
+        "apply the ledger migrations",
+        &[sh(
+            "alembic upgrade head",
+            Some("db"),
+            false,
+            Some(migrate),
+            "2025-03-21T09:00:00-05:00",
+        )],
+    );
+    let out = dir.path("out");
+    let o = compile_to(&db, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let before = lessons(&out);
+    let alembic = by_key(&before, "run_shell_command alembic");
+    assert_eq!(alembic.len(), 1, "{before:#?}");
+    assert_eq!(
+        (&alembic[0]["kind"], &alembic[0]["rule"]),
+        (&json!("watch"), &json!(true))
+    );
+    let watch = alembic[0]["id"].as_str().unwrap().to_string();
+
+    // The session goes on: stamping the existing schema fixes it in the same session.
+    gaia.session(
+        "s-20250321-b5",
+        LEDGER,
+        "apply the ledger migrations",
+        &[
+            sh(
+                "alembic stamp head",
+                Some("db"),
+                true,
+                None,
+                "2025-03-21T09:04:00-05:00",
+            ),
+            sh(
+                "alembic upgrade head",
+                None,
+                true,
+                None,
+                "2025-03-21T09:05:00-05:00",
+            ),
+        ],
+    );
+    let o = compile_to(&db, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let after = lessons(&out);
+    let w = lesson_by_id(&after, &watch);
+    assert_eq!(w["status"], "superseded", "{w:#}");
+    assert_eq!(
+        w["reason"],
+        "the error it warns about was fixed in a later session"
+    );
+    let fix = w["superseded_by"].as_str().expect("a successor").to_string();
+    let f = lesson_by_id(&after, &fix);
+    assert_eq!(f["kind"], "do");
+    assert_eq!(f["operation_key"], "run_shell_command alembic");
+    assert_eq!(f["evidence"], json!(["gaia:s-20250321-b5"]));
+    assert_eq!(f["supersedes"], json!(watch));
+    for (path, text) in prompt_facing(&out) {
+        assert!(!text.contains(&watch), "{path}: {text}");
+    }
     drop(gaia);
 }
 
@@ -1039,7 +1489,7 @@ fn gaia_without_rowid_tables_are_read_in_key_order() {
     assert_eq!(pytest[0]["evidence"], json!(["gaia:s-a", "gaia:s-b"]));
     assert_eq!(
         pytest[0]["text"],
-        "run_shell_command pytest: run `pytest -q` instead of `pytest -q` (directory=tests)"
+        "run_shell_command pytest: run `pytest -q` (without directory) instead of `pytest -q` (directory=tests)"
     );
     let cargo = by_key(&lessons, "run_shell_command cargo");
     assert_eq!(cargo.len(), 1, "{lessons:#?}");

@@ -732,6 +732,7 @@ impl Acc {
                 evidence: self.evidence.into_iter().map(Id::from).collect(),
                 operation_key: self.operation_key,
                 loc: source,
+                ended: None,
             })
         } else {
             Record::Experience(Experience {

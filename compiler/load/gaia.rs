@@ -19,10 +19,13 @@
 //!   `workspace:` conversation context. Arguments truncated by GAIA (500 characters) are
 //!   recovered as far as the operation key needs; what cannot be is an `unrecoverable-args`
 //!   note.
-//! * `knowledge`: `error` rows on a key that failed in two or more sessions and was never
-//!   fixed become keyed watch claims citing those sessions; GAIA's own `tool_lesson` rows that
-//!   no session demonstrates become unevidenced do-claims (the demonstrated ones are learned
-//!   from the sessions themselves). Superseded rows are history and are not read.
+//! * `knowledge`: `error` rows on a key that failed in two or more sessions with no success
+//!   between the failures become keyed watch claims citing those sessions, one per such run
+//!   (the second and later with `#2`, `#3`… after the row's id); a run a later success ended
+//!   carries that session as its end (`LessonClaim::ended`), so the lesson is superseded
+//!   then instead of vanishing. GAIA's own `tool_lesson` rows that no session demonstrates
+//!   become unevidenced do-claims (the demonstrated ones are learned from the sessions
+//!   themselves). Superseded rows are history and are not read.
 //! * An `outcomes` table, when present, holds native records (one JSON column, or columns
 //!   named like the native fields).
 
@@ -40,8 +43,8 @@ use super::record::{self, Item, Parsed};
 use crate::candidates;
 use crate::diagnostics::{Diagnostic, codes, short_list};
 use crate::model::{
-    Args, Check, ClaimSource, Experience, Id, Kind, LessonClaim, Narrative, OpStatus, Operation, Outcome,
-    SourceLoc,
+    Args, Check, ClaimSource, Ended, Experience, Id, Kind, LessonClaim, Narrative, OpStatus, Operation,
+    Outcome, SourceLoc,
 };
 use crate::normalize::{self, Aliases};
 use crate::opkey::{self, COMMAND_FIELDS, PATH_FIELDS};
@@ -371,12 +374,55 @@ struct Session {
     rows: Vec<Row>,
 }
 
-/// Per operation key: where it last ran successfully and where it failed, for watch claims.
+/// Per operation key: where it ran successfully and where it failed, for watch claims.
 #[derive(Default)]
 struct KeyRuns {
-    last_ok: Option<i64>,
+    /// (row id, index of the session's experience) of successes.
+    oks: Vec<(i64, usize)>,
     /// (row id, index of the session's experience) of failures that teach something.
     failures: Vec<(i64, usize)>,
+}
+
+/// A run of failures on one key with no success between them: the sessions they came from
+/// (in order of their first failure in the run), and the session whose success ended the
+/// run, if one did.
+struct Episode {
+    sessions: Vec<usize>,
+    fixed_by: Option<usize>,
+}
+
+impl KeyRuns {
+    /// The runs of failures, in row order. A run is what a compile of the store at any row
+    /// inside it saw as "failures after the last success"; a success ends it.
+    fn episodes(&self) -> Vec<Episode> {
+        let mut rows: Vec<(i64, bool, usize)> = (self.failures.iter().map(|&(r, i)| (r, false, i)))
+            .chain(self.oks.iter().map(|&(r, i)| (r, true, i)))
+            .collect();
+        rows.sort_unstable();
+        let mut episodes = Vec::new();
+        let mut sessions: Vec<usize> = Vec::new();
+        let mut seen: BTreeSet<usize> = BTreeSet::new();
+        for (_, ok, i) in rows {
+            if !ok {
+                if seen.insert(i) {
+                    sessions.push(i);
+                }
+            } else if !sessions.is_empty() {
+                seen.clear();
+                episodes.push(Episode {
+                    sessions: std::mem::take(&mut sessions),
+                    fixed_by: Some(i),
+                });
+            }
+        }
+        if !sessions.is_empty() {
+            episodes.push(Episode {
+                sessions,
+                fixed_by: None,
+            });
+        }
+        episodes
+    }
 }
 
 /// An active `knowledge` row.
@@ -844,7 +890,7 @@ impl Reader<'_> {
         for (row, key, status, teaches) in keyed {
             let r = runs.entry(key).or_default();
             match status {
-                OpStatus::Ok => r.last_ok = Some(r.last_ok.map_or(row, |l| l.max(row))),
+                OpStatus::Ok => r.oks.push((row, index)),
                 OpStatus::Error if teaches => r.failures.push((row, index)),
                 _ => {}
             }
@@ -951,52 +997,50 @@ impl Reader<'_> {
             }
         }
         for (key, k) in &errors {
-            let last_ok = runs.get(key).and_then(|r| r.last_ok);
-            let mut failing: Vec<(i64, usize)> = runs
-                .get(key)
-                .map(|r| {
-                    r.failures
-                        .iter()
-                        .copied()
-                        .filter(|(row, _)| last_ok.is_none_or(|ok| *row > ok))
-                        .collect()
-                })
-                .unwrap_or_default();
-            failing.sort();
-            let mut sessions: Vec<usize> = Vec::new();
-            for (_, i) in &failing {
-                if !sessions.contains(i) {
-                    sessions.push(*i);
+            // Each run of failures in two or more sessions is a claim: what a compile of the
+            // store up to that run said, kept when a later session fixes it, so the lesson it
+            // became is superseded then (DESIGN §1: nothing is deleted). The first such run
+            // is the row's claim; later ones (the error came back) are numbered after it, so
+            // every claim keeps its id as the store grows.
+            let episodes = runs.get(key).map(KeyRuns::episodes).unwrap_or_default();
+            let recurring = episodes.into_iter().filter(|e| e.sessions.len() >= 2);
+            for (n, Episode { sessions, fixed_by }) in recurring.enumerate() {
+                let error = first_line(&k.content)
+                    .or_else(|| {
+                        experiences[sessions[0]]
+                            .operations
+                            .iter()
+                            .find_map(|op| op.error.as_deref().and_then(first_line))
+                    })
+                    .unwrap_or_else(|| "an error".into());
+                let text = normalize::text(&format!(
+                    "{key} fails with \"{error}\" in more than one session and has not been fixed yet"
+                ));
+                // The claim holds from the second failing session on.
+                let qualified = experiences[sessions[1]].recorded_at;
+                let recorded_at = k.at.map_or(qualified, |t| t.max(qualified));
+                let mut evidence: Vec<Id> = sessions.iter().map(|&i| experiences[i].id.clone()).collect();
+                evidence.sort();
+                let projects: BTreeSet<Option<&String>> = sessions
+                    .iter()
+                    .map(|&i| experiences[i].project.as_ref())
+                    .collect();
+                let project = match projects.into_iter().collect::<Vec<_>>().as_slice() {
+                    [Some(p)] => Some((*p).clone()),
+                    _ => None,
+                };
+                let mut claim = self.claim(k, Kind::Watch, text, key, evidence, project, recorded_at);
+                if let Item::Claim(c) = &mut claim.item {
+                    if n > 0 {
+                        c.id = format!("{}#{}", c.id, n + 1).into();
+                    }
+                    c.ended = fixed_by.map(|i| Ended {
+                        at: experiences[i].recorded_at.max(recorded_at),
+                        by: experiences[i].id.clone(),
+                    });
                 }
+                claims.push(claim);
             }
-            if sessions.len() < 2 {
-                continue;
-            }
-            let error = first_line(&k.content)
-                .or_else(|| {
-                    experiences[sessions[0]]
-                        .operations
-                        .iter()
-                        .find_map(|op| op.error.as_deref().and_then(first_line))
-                })
-                .unwrap_or_else(|| "an error".into());
-            let text = normalize::text(&format!(
-                "{key} fails with \"{error}\" in more than one session and has not been fixed yet"
-            ));
-            // The claim holds from the second failing session on.
-            let qualified = experiences[sessions[1]].recorded_at;
-            let recorded_at = k.at.map_or(qualified, |t| t.max(qualified));
-            let mut evidence: Vec<Id> = sessions.iter().map(|&i| experiences[i].id.clone()).collect();
-            evidence.sort();
-            let projects: BTreeSet<Option<&String>> = sessions
-                .iter()
-                .map(|&i| experiences[i].project.as_ref())
-                .collect();
-            let project = match projects.into_iter().collect::<Vec<_>>().as_slice() {
-                [Some(p)] => Some((*p).clone()),
-                _ => None,
-            };
-            claims.push(self.claim(k, Kind::Watch, text, key, evidence, project, recorded_at));
         }
 
         // GAIA's own mechanical lessons: learned from the sessions that show them, or claimed.
@@ -1076,6 +1120,7 @@ impl Reader<'_> {
                 evidence,
                 operation_key: Some(key.to_string()),
                 loc,
+                ended: None,
             }),
             unknown: Vec::new(),
         }
@@ -1492,6 +1537,29 @@ const ORPHAN_HELP: &str = "a call is attributed to the experience of its session
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn failures_split_into_runs_at_each_success() {
+        // Rows of one key: sessions 0 and 1 fail, 2 fails then succeeds; 3 fails twice and
+        // 4 once, then 5 succeeds.
+        let runs = KeyRuns {
+            oks: vec![(31, 2), (50, 5)],
+            failures: vec![(10, 0), (20, 1), (30, 2), (40, 3), (41, 3), (45, 4)],
+        };
+        let got: Vec<(Vec<usize>, Option<usize>)> = (runs.episodes().into_iter())
+            .map(|e| (e.sessions, e.fixed_by))
+            .collect();
+        assert_eq!(got, [(vec![0, 1, 2], Some(2)), (vec![3, 4], Some(5))]);
+        // A success before any failure ends nothing; failures after the last are open.
+        let runs = KeyRuns {
+            oks: vec![(1, 0), (12, 1)],
+            failures: vec![(10, 1), (20, 2), (21, 2), (30, 3)],
+        };
+        let got: Vec<(Vec<usize>, Option<usize>)> = (runs.episodes().into_iter())
+            .map(|e| (e.sessions, e.fixed_by))
+            .collect();
+        assert_eq!(got, [(vec![1], Some(1)), (vec![2, 3], None)]);
+    }
 
     #[test]
     fn truncated_args_recover_what_the_key_needs() {

@@ -775,5 +775,6 @@ fn claim(c: &mut Validator, f: &mut Fields, loc: &SourceLoc) -> Option<Item> {
         evidence: evidence.into_iter().map(Id::from).collect(),
         operation_key,
         loc: loc.clone(),
+        ended: None,
     }))
 }
