@@ -296,7 +296,7 @@ fn check_row(skill: &BaseSkill, row: &Value, max_payload: usize, max_tokens: usi
     for id in &ids {
         let l = by_id(id);
         assert!(
-            resolved.contains(&format!("(id: {id}, confidence")),
+            resolved.contains(&format!("(id: {id})")),
             "{id} in resolved skill"
         );
         assert!(resolved.contains(&l.text), "text of {id}");
@@ -376,8 +376,8 @@ fn learned_lessons_section_is_replaced_in_place() {
     );
     let body = row["payload"]["body"].as_str().unwrap();
     let expected = "## Learned lessons\n\nLessons the team picked up the hard way:\n\n- Never run `pip install` outside the virtualenv.\n\
-        - Create the virtualenv with uv venv; it is ten times faster than python -m venv. (id: La1b2c3d4e5f6, confidence 0.650, reinforcement 3; evidence: e-py-03, e-py-01, e-py-02)\n\
-        - Watch out: pytest collects tests from build/ unless testpaths is set in pyproject.toml. (id: L0f0e0d0c0b0a, confidence 0.500, reinforcement 2; evidence: e-py-02, e-py-04)\n";
+        - Create the virtualenv with uv venv; it is ten times faster than python -m venv. (id: La1b2c3d4e5f6)\n\
+        - Watch out: pytest collects tests from build/ unless testpaths is set in pyproject.toml. (id: L0f0e0d0c0b0a)\n";
     assert_eq!(body, expected);
     let resolved = check_row(&py, row, 2000, 120);
     // Only the section changed: drop the two bullets and the authored skill is back.
@@ -466,18 +466,19 @@ fn without_learned_lessons_rules_follow_the_last_line_and_crlf_survives() {
 #[test]
 fn payload_budget_leaves_rules_out_with_e002() {
     let mut tight = policy();
-    tight.deltas.max_payload_chars = 400;
+    // The section with the first rule is 214 characters, with both 324.
+    tight.deltas.max_payload_chars = 260;
     tight.deltas.max_added_tokens = 10_000;
     let (files, diags) = deltas::compute(&base(), &lessons(), &tight);
     let py = &rows(file(&files, "python"))[0];
-    check_row(&skill("python"), py, 400, 10_000);
+    check_row(&skill("python"), py, 260, 10_000);
     assert_eq!(py["provenance"]["lessons"], serde_json::json!(["La1b2c3d4e5f6"]));
     assert_eq!(left_out(e002(&diags, "python").unwrap()), ["L0f0e0d0c0b0a"]);
     assert!(
         e002(&diags, "python").unwrap().evidence["payload_chars"]
             .as_u64()
             .unwrap()
-            > 400
+            > 260
     );
 
     // Nothing fits: no file, and every rule is reported.
@@ -674,7 +675,7 @@ fn repeated_last_line_widens_the_snippet_and_merged_rules_are_not_proposed_again
     assert_eq!(row["payload"]["old"], "make test\n```");
     assert_eq!(row["anchor_section"], "more");
     let resolved = check_row(&b, row, 2000, 120);
-    assert!(resolved.ends_with("make test\n```\n\n## Learned lessons\n\n- Create the virtualenv with uv venv; it is ten times faster than python -m venv. (id: La1b2c3d4e5f6, confidence 0.650, reinforcement 3; evidence: e-py-03, e-py-01, e-py-02)\n- Watch out: pytest collects tests from build/ unless testpaths is set in pyproject.toml. (id: L0f0e0d0c0b0a, confidence 0.500, reinforcement 2; evidence: e-py-02, e-py-04)\n"));
+    assert!(resolved.ends_with("make test\n```\n\n## Learned lessons\n\n- Create the virtualenv with uv venv; it is ten times faster than python -m venv. (id: La1b2c3d4e5f6)\n- Watch out: pytest collects tests from build/ unless testpaths is set in pyproject.toml. (id: L0f0e0d0c0b0a)\n"));
 
     // Someone merged the delta by hand: the next compile proposes nothing more.
     let merged = BaseSkill {

@@ -98,3 +98,76 @@ fn an_unreadable_authored_skill_is_a_diagnostic_and_the_others_still_get_deltas(
     let strict = skillc(&[&args[..], &["--strict"]].concat());
     assert_eq!(strict.status.code(), Some(1), "{}", stderr(&strict));
 }
+
+/// A nightly compile whose only news is an unrelated gotcha days later must not restage
+/// the authored skill's rows: decay moved every rule's confidence, but no rule changed, so the
+/// bullets (text and id) and the row ids stay the same.
+#[test]
+fn rows_stay_the_same_when_only_confidence_moved() {
+    let s = Scratch::new("deltas-stable");
+    let (input, later, base) = (s.path("in.jsonl"), s.path("later.jsonl"), s.path("base"));
+    std::fs::create_dir_all(base.join("python")).unwrap();
+    std::fs::write(
+        base.join("python/SKILL.md"),
+        "---\nname: python\ndescription: How we write Python services at acme.\n---\n\n# Python\n\nUse uv for environments.\n\n## Learned lessons\n\n- Pin the interpreter in .python-version.\n",
+    )
+    .unwrap();
+    let lessons = [
+        "Run pytest from the repository root so conftest.py and the package import path are picked up.",
+        "Use freezegun's tick=True when code under test sleeps, or time never advances.",
+        "Set PYTHONDONTWRITEBYTECODE=1 in the test image so stale .pyc files never shadow edits.",
+    ];
+    let mut records = Vec::new();
+    for (i, text) in lessons.iter().enumerate() {
+        for (j, project) in ["acme/billing", "acme/ingest"].iter().enumerate() {
+            records.push(serde_json::json!({"id": format!("py-{i}-{j}"),
+                "recorded_at": format!("2026-10-0{}T0{j}:00:00Z", i + 1), "domains": ["python"],
+                "project": format!("git@github.com:{project}.git"), "outcome": "succeeded", "lesson": text}));
+        }
+    }
+    let lines: Vec<String> = records.iter().map(|r| r.to_string()).collect();
+    std::fs::write(&input, lines.join("\n")).unwrap();
+    std::fs::write(
+        &later,
+        serde_json::json!({"id": "py-late", "recorded_at": "2026-10-07T09:00:00Z", "domains": ["python"],
+            "project": "git@github.com:acme/billing.git", "outcome": "succeeded",
+            "gotchas": ["pandas.read_csv guesses dtypes per chunk; pass dtype= for mixed columns."]})
+        .to_string(),
+    )
+    .unwrap();
+    let compile = |out: &str, inputs: &[&std::path::Path]| {
+        let out = s.path(out);
+        let mut args = vec![
+            "compile",
+            "--out",
+            out.to_str().unwrap(),
+            "--base-skills",
+            base.to_str().unwrap(),
+        ];
+        args.extend(inputs.iter().map(|p| p.to_str().unwrap()));
+        let o = skillc(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        (
+            std::fs::read(out.join("deltas/python.json")).unwrap(),
+            read_json(&out.join("ledger.json")),
+        )
+    };
+    let (before, ledger_before) = compile("night-1", &[&input]);
+    let (after, ledger_after) = compile("night-2", &[&input, &later]);
+    let confidences = |ledger: &serde_json::Value| -> Vec<serde_json::Value> {
+        let all = ledger["lessons"].as_array().unwrap();
+        all.iter()
+            .filter(|l| l["domain"] == "python")
+            .map(|l| l["confidence"].clone())
+            .collect()
+    };
+    assert_ne!(
+        confidences(&ledger_before),
+        confidences(&ledger_after),
+        "decay moved confidence"
+    );
+    assert_eq!(String::from_utf8_lossy(&before), String::from_utf8_lossy(&after));
+    let delta: serde_json::Value = serde_json::from_slice(&after).unwrap();
+    let body = delta["rows"][0]["payload"]["body"].as_str().unwrap();
+    assert_eq!(body.matches("(id: L").count(), 3, "all three rules fit: {body}");
+}

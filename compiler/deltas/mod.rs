@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use crate::diagnostics::{Diagnostic, codes};
 use crate::digest;
 use crate::emit::{GENERATOR, OutFile};
-use crate::model::{Kind, Lesson};
+use crate::model::Lesson;
 use crate::policy::Policy;
 
 pub use markdown::{Section, digest_of, sections, slug, split_frontmatter};
@@ -132,15 +132,14 @@ fn delta_rules<'a>(domain: &str, lessons: &'a [Lesson], authored: &str) -> Vec<&
     rules
 }
 
-/// A rule as a delta bullet: SKILL.md's rule line, with the kind spelled out for avoid and
-/// watch (a delta has no `## Avoid` heading to say it).
+/// A rule as a delta bullet: its text as the plan-time block words it (the kind spelled out
+/// for avoid and watch: a delta has no `## Avoid` heading to say it) and its id. No confidence,
+/// reinforcement or citations: they change with every compile (decay alone moves confidence
+/// daily), and a row whose payload changes is a new row for a person to review although no
+/// rule changed; the ledger and the row's provenance hold them. The id also marks the rule as
+/// merged, so it is not proposed again.
 pub fn bullet(l: &Lesson) -> String {
-    let prefix = match l.kind {
-        Kind::Do => "",
-        Kind::Avoid => "Avoid: ",
-        Kind::Watch => "Watch out: ",
-    };
-    let line = crate::emit::rule_line_with(l, prefix);
+    let line = format!("- {} (id: {})", crate::emit::block_text(l), l.id);
     // One rule, one line: a newline in a lesson must not start a heading in the authored skill.
     line.replace("\r\n", " ").replace(['\n', '\r'], " ")
 }

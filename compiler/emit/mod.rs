@@ -198,8 +198,9 @@ fn lesson_block(mut lessons: Vec<&Lesson>, now_day: i64, max: usize) -> String {
     s
 }
 
-/// A lesson as the agent reads it at plan time, with no heading around it.
-fn block_text(l: &Lesson) -> String {
+/// A lesson as the agent reads it at plan time, with no heading around it (also a delta's
+/// bullet).
+pub fn block_text(l: &Lesson) -> String {
     // A claim may state its avoid lesson as a prohibition already ("Never run …").
     let prohibition = ["avoid ", "never ", "don't ", "do not ", "don’t "]
         .iter()
