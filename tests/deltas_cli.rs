@@ -171,3 +171,56 @@ fn rows_stay_the_same_when_only_confidence_moved() {
     let body = delta["rows"][0]["payload"]["body"].as_str().unwrap();
     assert_eq!(body.matches("(id: L").count(), 3, "all three rules fit: {body}");
 }
+
+/// A rule merged into an authored skill by hand and later retired is still in the skill: the
+/// compile says where (E004 at the bullet's file and line), and does not propose it again.
+#[test]
+fn a_merged_rule_that_was_retired_is_reported_where_the_skill_carries_it() {
+    let s = Scratch::new("deltas-withdrawn");
+    let (input, base, out) = (s.path("rust.jsonl"), s.path("base"), s.path("out"));
+    let text = "Use cargo build --locked in CI so the build honours Cargo.lock.";
+    let records: Vec<String> = ["acme/ingest", "acme/cli"]
+        .iter()
+        .enumerate()
+        .map(|(i, project)| {
+            serde_json::json!({"id": format!("rs-{i}"), "recorded_at": format!("2026-09-1{i}T08:00:00Z"),
+                "domains": ["rust"], "project": format!("git@github.com:{project}.git"),
+                "outcome": "succeeded", "lesson": text})
+            .to_string()
+        })
+        .collect();
+    std::fs::write(&input, records.join("\n")).unwrap();
+    let o = compile_to(&input, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ledger = read_json(&out.join("ledger.json"));
+    let id = ledger["lessons"][0]["id"].as_str().unwrap().to_string();
+    std::fs::create_dir_all(base.join("rust")).unwrap();
+    let skill = format!(
+        "---\nname: rust\ndescription: Rust at acme.\n---\n\n# Rust\n\n## Learned lessons\n\n- {text} (id: {id})\n"
+    );
+    std::fs::write(base.join("rust/SKILL.md"), skill).unwrap();
+    let o = skillc(&[
+        "lessons",
+        "retire",
+        &id,
+        "--reason",
+        "CI now vendors crates",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = compile_to(&input, &out, &["--base-skills", base.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let diags = read_json(&out.join("diagnostics.json"));
+    let e004 = diags_of(&diags, "E004");
+    assert_eq!(e004.len(), 1, "{diags:#}");
+    let message = e004[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains(&id) && message.contains("retired: CI now vendors crates"),
+        "{message}"
+    );
+    assert!(!message.contains("superseded by"), "{message}");
+    assert_eq!(e004[0]["line"], 10, "{}", e004[0]);
+    assert!(e004[0]["file"].as_str().unwrap().ends_with("rust/SKILL.md"));
+    assert!(!out.join("deltas/rust.json").exists(), "nothing new to propose");
+}

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use crate::diagnostics::{Diagnostic, codes};
 use crate::digest;
 use crate::emit::{GENERATOR, OutFile};
-use crate::model::Lesson;
+use crate::model::{Lesson, Status};
 use crate::policy::Policy;
 
 pub use markdown::{Section, digest_of, sections, slug, split_frontmatter};
@@ -108,7 +108,68 @@ pub fn compute(base: &[BaseSkill], lessons: &[Lesson], policy: &Policy) -> (Vec<
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     files.dedup_by(|a, b| a.path == b.path);
+    diags.extend(withdrawn_rules(base, lessons));
     (files, diags)
+}
+
+/// E004 for each rule an authored skill carries (a delta merged by hand leaves its bullet with
+/// `(id: L…)`) that has since been superseded or retired: the skill still tells agents to
+/// follow it, and no delta can take a line out of text a person owns.
+fn withdrawn_rules(base: &[BaseSkill], lessons: &[Lesson]) -> Vec<Diagnostic> {
+    let cited = |skill: &BaseSkill| -> Vec<(usize, String)> {
+        let mut ids = Vec::new();
+        for (n, line) in skill.text.lines().enumerate() {
+            for (at, _) in line.match_indices("id: L") {
+                let id = &line[at + 4..];
+                let hex = id[1..].bytes().take_while(u8::is_ascii_hexdigit).count();
+                if hex == 12 {
+                    ids.push((n + 1, id[..13].to_string()));
+                }
+            }
+        }
+        ids
+    };
+    let cited: Vec<(&BaseSkill, Vec<(usize, String)>)> = base.iter().map(|s| (s, cited(s))).collect();
+    if cited.iter().all(|(_, ids)| ids.is_empty()) {
+        return Vec::new();
+    }
+    let withdrawn: std::collections::HashMap<&str, &Lesson> = (lessons.iter())
+        .filter(|l| matches!(l.status, Status::Superseded | Status::Retired))
+        .map(|l| (l.id.as_str(), l))
+        .collect();
+    let mut out = Vec::new();
+    for (skill, ids) in cited {
+        for (line, id) in ids {
+            let Some(l) = withdrawn.get(id.as_str()) else {
+                continue;
+            };
+            let why = l.reason.as_deref().map(|r| format!(": {r}")).unwrap_or_default();
+            // A retired lesson's `superseded_by` says who retired it, not what replaced it.
+            let next = (l.superseded_by.as_deref()).filter(|_| l.status == Status::Superseded);
+            let instead = next.map(|n| format!("; superseded by {n}")).unwrap_or_default();
+            let mut d = Diagnostic::new(
+                codes::WITHDRAWN_RULE,
+                format!(
+                    "authored skill {} carries rule {id}, which is {}{why}{instead}",
+                    skill.name,
+                    l.status.as_str()
+                ),
+            )
+            .at(&crate::model::SourceLoc {
+                file: skill.path.as_str().into(),
+                line: u32::try_from(line).unwrap_or(u32::MAX),
+            })
+            .subject(&skill.name)
+            .domain(&l.domain)
+            .with("lesson", id.clone())
+            .with("status", l.status.as_str());
+            if let Some(next) = next {
+                d = d.with("superseded_by", next);
+            }
+            out.push(d);
+        }
+    }
+    out
 }
 
 /// `{"generator": "skillc", "version": 1, "rows": [...]}`, pretty, with a trailing newline.

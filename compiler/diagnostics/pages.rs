@@ -42,6 +42,7 @@ pub static PAGES: &[(&str, &str)] = &[
     ("E001", include_str!("pages/E001.md")),
     ("E002", include_str!("pages/E002.md")),
     ("E003", include_str!("pages/E003.md")),
+    ("E004", include_str!("pages/E004.md")),
     ("U001", include_str!("pages/U001.md")),
     ("U002", include_str!("pages/U002.md")),
     ("W001", include_str!("pages/W001.md")),

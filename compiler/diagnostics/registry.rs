@@ -66,6 +66,7 @@ pub mod codes {
     pub const SKILL_TOO_LONG: &str = "E001";
     pub const DELTA_OVERFLOW: &str = "E002";
     pub const FATE_MISMATCH: &str = "E003";
+    pub const WITHDRAWN_RULE: &str = "E004";
 
     pub const OUTPUT_LOCKED: &str = "U001";
     pub const FOREIGN_STATE: &str = "U002";
@@ -419,6 +420,15 @@ pub static CODES: &[CodeInfo] = &[
         Error,
         "candidates do not add up to rules, lessons, held back and refused",
         "this is a bug in skillc; please report it with the input",
+        [],
+        false
+    ),
+    code!(
+        "E004",
+        "withdrawn-rule",
+        Warning,
+        "an authored skill carries a rule that has since been superseded or retired",
+        "remove the rule's bullet from the authored skill, or put the rule that superseded it in its place",
         [],
         false
     ),
