@@ -582,9 +582,35 @@ fn normalize_experience(e: &mut Experience, rules: &Rules) -> Sink {
     for id in &mut e.in_play {
         if let Some(p) = secrets.find(id) {
             *id = marker(p);
+        } else if let Some(canonical) = lesson_id_as_copied(id) {
+            *id = canonical;
         }
     }
     diags
+}
+
+/// A lesson id as an agent copied it from a block or a SKILL.md bullet, when it is not exactly
+/// the id: stray whitespace or backticks, the `(id: …)` around it, an upper-case hex digit or a
+/// lower-case `l`. `None` when `id` is already plain (the usual case: no allocation) or is no
+/// lesson id at all (an unknown id stays as written, for S005 to quote).
+fn lesson_id_as_copied(id: &str) -> Option<String> {
+    let plain = |s: &str| {
+        s.len() == 13 && s.starts_with('L') && s[1..].bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    };
+    if plain(id) {
+        return None;
+    }
+    let bare = id
+        .trim()
+        .trim_matches('`')
+        .trim_start_matches('(')
+        .trim_end_matches(')');
+    let bare = bare.strip_prefix("id:").unwrap_or(bare).trim();
+    let canonical = match bare.split_at_checked(1) {
+        Some((l, hex)) if l.eq_ignore_ascii_case("l") => format!("L{}", hex.to_ascii_lowercase()),
+        _ => return None,
+    };
+    plain(&canonical).then_some(canonical)
 }
 
 /// Every text of a record that normalize scans for secrets (the arguments as JSON text).
@@ -686,6 +712,23 @@ mod tests {
     }
 
     use super::*;
+
+    /// In_play ids copied by hand or by an agent from a block line still name their lesson.
+    #[test]
+    fn in_play_ids_as_copied_name_their_lesson() {
+        for (written, id) in [
+            (" L3231049e163b", Some("L3231049e163b")),
+            ("L3231049e163b\n", Some("L3231049e163b")),
+            ("`L3231049e163b`", Some("L3231049e163b")),
+            ("(id: L3231049e163b)", Some("L3231049e163b")),
+            ("l3231049E163B", Some("L3231049e163b")),
+            ("L3231049e163b", None),
+            ("lesson-7", None),
+            (" L3231049e163 ", None),
+        ] {
+            assert_eq!(lesson_id_as_copied(written).as_deref(), id, "{written:?}");
+        }
+    }
     use crate::model::{Check, DeadEnd, Kind, OpStatus, Operation, Outcome};
     use serde_json::json;
 

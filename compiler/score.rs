@@ -829,8 +829,9 @@ struct Fold<'a> {
     lesson_of: Vec<(u32, u32)>,
     sink: Sink,
     contradictions: BTreeMap<u32, Vec<&'a str>>,
-    /// The active mechanical lesson per (scope, operation key).
-    mechanical: HashMap<(String, String), u32>,
+    /// The active mechanical lessons per (scope, operation key): one fix, in each domain it was
+    /// learned in.
+    mechanical: HashMap<(String, String), Vec<u32>>,
     /// Mechanical lessons whose fix an experience ran and saw fail, by (experience id, key):
     /// the form that experience learned on the key, arriving next, supersedes them.
     broken_fixes: HashMap<(&'a str, String), Vec<u32>>,
@@ -1178,30 +1179,50 @@ impl<'a> Fold<'a> {
     }
 
     /// One active mechanical lesson per (scope, key): of two, the newer supersedes the older.
+    /// "One" counts fixes, not domains: a record tagged with two domains (`nextjs`,
+    /// `typescript`) makes the same fix a lesson in each, and those share the slot — the same
+    /// working form does not replace itself. A different form replaces all of them.
     fn one_mechanical_per_key(&mut self, li: u32, t: Millis) {
         let l = &self.live[li as usize].lesson;
-        let (Some(key), Some(_), Status::Active) = (&l.operation_key, &l.working, l.status) else {
+        let (Some(key), Some(working), Status::Active) = (&l.operation_key, &l.working, l.status) else {
             return;
         };
         let slot = (l.scope.clone(), key.clone());
-        let other = self.mechanical.get(&slot).copied().filter(|&o| {
-            let ol = &self.live[o as usize].lesson;
-            o != li && ol.status == Status::Active && ol.scope == slot.0
-        });
-        let Some(o) = other else {
-            self.mechanical.insert(slot, li);
-            return;
-        };
-        let newer = |x: u32| {
-            let l = &self.live[x as usize].lesson;
-            (l.admitted_at, l.id.clone())
-        };
-        let (old, new) = if newer(o) <= newer(li) { (o, li) } else { (li, o) };
+        let (mut kept, others): (Vec<u32>, Vec<u32>) =
+            (self.mechanical.get(&slot).into_iter().flatten().copied())
+                .filter(|&o| {
+                    let ol = &self.live[o as usize].lesson;
+                    o != li && ol.status == Status::Active && ol.scope == slot.0
+                })
+                .partition(|&o| self.live[o as usize].lesson.working.as_ref() == Some(working));
+        kept.push(li);
+        for o in others {
+            // The newest of the kept twins stands for them against an older or newer form.
+            let newest = kept.iter().copied().max_by_key(|&k| self.age(k)).unwrap_or(li);
+            if self.age(o) <= self.age(newest) {
+                self.replace(o, newest, t);
+            } else {
+                for k in std::mem::take(&mut kept) {
+                    self.replace(k, o, t);
+                }
+                kept.push(o);
+            }
+        }
+        self.mechanical.insert(slot, kept);
+    }
+
+    /// Which of two lessons is newer: admitted later, ties by id.
+    fn age(&self, li: u32) -> (Millis, &str) {
+        let l = &self.live[li as usize].lesson;
+        (l.admitted_at, l.id.as_str())
+    }
+
+    /// `old` gives way to `new`, another form of its operation that now works.
+    fn replace(&mut self, old: u32, new: u32, t: Millis) {
         let new_id = self.live[new as usize].lesson.id.clone();
         self.live[old as usize].supersede(t, Some(new_id), "another form of this operation now works");
         let old_id = self.live[old as usize].lesson.id.clone();
         self.live[new as usize].lesson.supersedes.get_or_insert(old_id);
-        self.mechanical.insert(slot, new);
     }
 
     /// Charges decay for the active, unused days after the last settled day through `day`.
@@ -1858,6 +1879,23 @@ mod tests {
                 .as_deref()
                 .is_some_and(|by| domain.get(by).is_some_and(|d| *d != l.domain))
         });
-        assert!(across, "no mechanical lesson superseded from another domain");
+        // Or the same fix held in two domains' lessons at once (they share the key's slot).
+        let twins = || {
+            let mut seen: HashMap<(&str, &str, &str), &str> = HashMap::default();
+            (par.lessons.iter())
+                .filter(|l| l.status == Status::Active)
+                .filter_map(|l| {
+                    Some((
+                        (
+                            l.scope.as_str(),
+                            l.operation_key.as_deref()?,
+                            l.working.as_deref()?,
+                        ),
+                        l,
+                    ))
+                })
+                .any(|(slot, l)| *seen.entry(slot).or_insert(&l.domain) != l.domain)
+        };
+        assert!(across || twins(), "no mechanical slot shared across domains");
     }
 }

@@ -997,3 +997,103 @@ fn claude_code_edits_stale_checks_and_failed_assertions_are_never_transient() {
     assert_eq!(order[0]["reinforcement"], 3, "{}", order[0]);
     assert_eq!(order[0]["rule"], true);
 }
+
+/// A fix learned from records tagged with two domains is one fix in each: the twins share the
+/// one-per-(scope, key) slot instead of superseding each other, so two records make a rule in
+/// both domains. A newer, different form on the key still replaces both.
+#[test]
+fn the_same_fix_under_two_domains_is_a_rule_in_each() {
+    let s = Scratch::new("mech-twins");
+    let input = s.path("cursor.jsonl");
+    let record = |id: &str, at: &str, project: &str, failing: &str, working: &str| {
+        serde_json::json!({"id": id, "recorded_at": at, "domains": ["nextjs", "typescript"],
+            "project": format!("git@github.com:acme/{project}.git"), "outcome": "succeeded",
+            "operations": [
+                {"tool": "run_terminal_cmd", "args": {"command": failing, "cwd": "/work/app"},
+                 "status": "error", "error": "Failed to compile.\n./app/page.tsx\n12:7  Error: 'user' is assigned a value but never used.  @typescript-eslint/no-unused-vars"},
+                {"tool": "run_terminal_cmd", "args": {"command": working, "cwd": "/work/app"},
+                 "status": "ok", "check": {"label": "build", "target": "app", "passed": true}}]})
+        .to_string()
+    };
+    let lines = [
+        record(
+            "cur-1",
+            "2026-08-03T09:00:00Z",
+            "storefront",
+            "npm run build",
+            "npm run build -- --no-lint",
+        ),
+        record(
+            "cur-2",
+            "2026-08-05T09:00:00Z",
+            "admin",
+            "npm run build",
+            "npm run build -- --no-lint",
+        ),
+    ];
+    std::fs::write(&input, lines.join("\n")).unwrap();
+    let out = s.path("out");
+    let o = compile_to(&input, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ledger = read_json(&out.join("ledger.json"));
+    let lessons = ledger["lessons"].as_array().unwrap();
+    let no_lint: Vec<&serde_json::Value> = lessons
+        .iter()
+        .filter(|l| l["text"].as_str().unwrap().contains("--no-lint"))
+        .collect();
+    let mut domains: Vec<&str> = no_lint.iter().map(|l| l["domain"].as_str().unwrap()).collect();
+    domains.sort();
+    assert_eq!(domains, ["nextjs", "typescript"], "{no_lint:#?}");
+    for l in &no_lint {
+        assert_eq!(
+            (l["status"].as_str(), l["rule"].as_bool()),
+            (Some("active"), Some(true)),
+            "{l}"
+        );
+        assert_eq!(l["reinforcement"], 2, "{l}");
+    }
+    for domain in ["nextjs", "typescript"] {
+        let skill = std::fs::read_to_string(out.join(domain).join("SKILL.md")).unwrap();
+        assert!(skill.contains("npm run build -- --no-lint"), "{skill}");
+    }
+
+    // A later, different form on the key (global too: two projects) replaces the fix in both
+    // domains.
+    let later = s.path("later.jsonl");
+    let newer_form = "npm run build -- --no-lint --no-mangling";
+    let later_lines = [
+        record(
+            "cur-3",
+            "2026-08-09T09:00:00Z",
+            "storefront",
+            "npm run build -- --no-lint",
+            newer_form,
+        ),
+        record(
+            "cur-4",
+            "2026-08-10T09:00:00Z",
+            "admin",
+            "npm run build -- --no-lint",
+            newer_form,
+        ),
+    ];
+    std::fs::write(&later, later_lines.join("\n")).unwrap();
+    let o = compile_to(&input, &out, &[later.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ledger = read_json(&out.join("ledger.json"));
+    let lessons = ledger["lessons"].as_array().unwrap();
+    let newer: Vec<&str> = (lessons.iter())
+        .filter(|l| l["text"].as_str().unwrap().contains("--no-mangling") && l["status"] == "active")
+        .map(|l| l["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(newer.len(), 2, "the new form in each domain");
+    for l in lessons.iter().filter(|l| {
+        l["text"]
+            .as_str()
+            .unwrap()
+            .ends_with("instead of `npm run build`")
+    }) {
+        assert_eq!(l["status"], "superseded", "{l}");
+        assert!(newer.contains(&l["superseded_by"].as_str().unwrap()), "{l}");
+    }
+}

@@ -201,20 +201,27 @@ fn lesson_block(mut lessons: Vec<&Lesson>, now_day: i64, max: usize) -> String {
 /// A lesson as the agent reads it at plan time, with no heading around it (also a delta's
 /// bullet).
 pub fn block_text(l: &Lesson) -> String {
-    // A claim may state its avoid lesson as a prohibition already ("Never run …").
-    let prohibition = ["avoid ", "never ", "don't ", "do not ", "don’t "]
-        .iter()
-        .any(|p| {
-            l.text
-                .get(..p.len())
-                .is_some_and(|head| head.eq_ignore_ascii_case(p))
-        });
+    // Agents often word a gotcha or a dead end with its own lead-in ("Watch out: …", "Avoid:
+    // …", a claim's "Never …"); it is not said twice.
+    let head = l.text.chars().take(12).collect::<String>().to_lowercase();
+    let led = |leads: &[&str]| {
+        leads.iter().any(|lead| {
+            head.strip_prefix(lead)
+                .is_some_and(|rest| !rest.starts_with(char::is_alphanumeric))
+        })
+    };
+    let text = match l.kind {
+        Kind::Do => return l.text.clone(),
+        Kind::Avoid if led(&["avoid", "never", "don't", "don’t", "dont", "do not"]) => l.text.clone(),
+        Kind::Avoid => format!("Avoid: {}", l.text),
+        Kind::Watch if led(&["watch out", "gotcha", "warning", "beware", "caution", "careful"]) => {
+            l.text.clone()
+        }
+        Kind::Watch => format!("Watch out: {}", l.text),
+    };
     match (l.kind, l.reasons.first()) {
-        (Kind::Do, _) => l.text.clone(),
-        (Kind::Avoid, _) if prohibition => l.text.clone(),
-        (Kind::Avoid, Some(reason)) => format!("Avoid: {} — {reason}", l.text),
-        (Kind::Avoid, None) => format!("Avoid: {}", l.text),
-        (Kind::Watch, _) => format!("Watch out: {}", l.text),
+        (Kind::Avoid, Some(reason)) => format!("{text} — {reason}"),
+        _ => text,
     }
 }
 
@@ -656,6 +663,72 @@ fn remove_empty_parents(out: &Path, file: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A block line says a lesson's kind once: an agent's own lead-in ("Watch out:", "Avoid:",
+    /// "Never …") is not repeated, and a dead end keeps its reason.
+    #[test]
+    fn block_text_says_the_kind_once() {
+        let lesson = |kind: Kind, text: &str, reason: Option<&str>| Lesson {
+            kind,
+            text: text.into(),
+            reasons: reason.into_iter().map(String::from).collect(),
+            ..lessons()[0].clone()
+        };
+        for (kind, text, reason, shown) in [
+            (Kind::Do, "Run npm ci in CI.", None, "Run npm ci in CI."),
+            (
+                Kind::Watch,
+                "next/image needs remotePatterns for external hosts",
+                None,
+                "Watch out: next/image needs remotePatterns for external hosts",
+            ),
+            (
+                Kind::Watch,
+                "Watch out: `next/image` needs `remotePatterns`",
+                None,
+                "Watch out: `next/image` needs `remotePatterns`",
+            ),
+            (
+                Kind::Watch,
+                "Gotcha: Celery retries re-run the task body",
+                None,
+                "Gotcha: Celery retries re-run the task body",
+            ),
+            (
+                Kind::Watch,
+                "Watchdog timers reset on SIGHUP",
+                None,
+                "Watch out: Watchdog timers reset on SIGHUP",
+            ),
+            (
+                Kind::Avoid,
+                "npm i --force",
+                Some("it hides peer-dependency conflicts"),
+                "Avoid: npm i --force — it hides peer-dependency conflicts",
+            ),
+            (
+                Kind::Avoid,
+                "Avoid: `npm i --force`",
+                Some("it hides peer-dependency conflicts"),
+                "Avoid: `npm i --force` — it hides peer-dependency conflicts",
+            ),
+            (
+                Kind::Avoid,
+                "Never run terraform apply without a saved plan",
+                None,
+                "Never run terraform apply without a saved plan",
+            ),
+            (
+                Kind::Avoid,
+                "Neverending retry loop",
+                None,
+                "Avoid: Neverending retry loop",
+            ),
+            (Kind::Avoid, "avoid", None, "avoid"),
+        ] {
+            assert_eq!(block_text(&lesson(kind, text, reason)), shown);
+        }
+    }
 
     #[test]
     fn an_output_file_is_the_same_only_when_every_byte_is() {
