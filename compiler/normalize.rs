@@ -5,6 +5,8 @@
 //! string of the corpus holds anything `rules/secrets.yaml` recognises: a secret is replaced by
 //! a `[redacted: <pattern>]` marker where it stood, so no later stage (nor `trace`, nor the
 //! state store) can echo it. `candidates` refuses every candidate that carries a marker.
+//! Arguments that only label a call (`policy.label_args`) are dropped here, once, so every
+//! later stage (identical-retry test, working forms, lesson text, keys, attribution) agrees.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::LazyLock;
@@ -17,7 +19,7 @@ use serde_json::Value;
 use crate::diagnostics::{Diagnostic, Sink, codes, short_list};
 use crate::digest;
 use crate::model::{Args, Corpus, Experience, LessonClaim, SourceLoc};
-use crate::policy::Rules;
+use crate::policy::{LabelArgs, Rules};
 
 /// Longest normalised text, in characters (the cut one included).
 pub const MAX_TEXT_CHARS: usize = 240;
@@ -373,12 +375,15 @@ fn is_clean_line(raw: &str) -> bool {
 
 /// Normalises every record in place: valid domains stay in `domains`, refused ones move to
 /// `refused_domains` (with an `invalid-domain` diagnostic); texts are normalised; projects
-/// become digests; secrets become redaction markers.
+/// become digests; secrets become redaction markers; label arguments (`policy.label_args`:
+/// Claude Code's `description`, Cursor's `explanation`) are dropped from every call, so no
+/// later stage compares, keys or shows them.
 pub fn normalize(corpus: &mut Corpus, rules: &Rules, sink: &mut Sink) {
+    let labels = rules.policy.label_matcher();
     let exp_diags: Vec<Sink> = corpus
         .experiences
         .par_iter_mut()
-        .map(|e| normalize_experience(e, rules))
+        .map(|e| normalize_experience(e, rules, &labels))
         .collect();
     let claim_diags: Vec<Sink> = corpus
         .claims
@@ -533,7 +538,7 @@ fn split_domains(
     (valid, refused)
 }
 
-fn normalize_experience(e: &mut Experience, rules: &Rules) -> Sink {
+fn normalize_experience(e: &mut Experience, rules: &Rules, labels: &LabelArgs) -> Sink {
     let mut diags = Sink::new();
     // Almost no record carries a secret: one scan over all its texts says so, and spares a
     // scan per text and a parse of every call's arguments. The arguments are scanned as JSON
@@ -560,15 +565,26 @@ fn normalize_experience(e: &mut Experience, rules: &Rules) -> Sink {
         clean_opt(&mut d.reason, secrets);
         clean_in_place(&mut d.name, secrets)
     });
+    for op in &mut e.operations {
+        // A call is parsed only when its text names a label argument or the record may hold a
+        // secret (which includes every record whose arguments hold an escape, so a label key
+        // spelled with one is caught too); written back only when something was removed.
+        if secrets.is_none() && !labels.may_carry(op.args.text()) {
+            continue;
+        }
+        let mut args = op.args.value();
+        let mut changed = rules.policy.strip_label_args(&mut args);
+        if let Some(secrets) = secrets {
+            changed |= scrub_value(&mut args, secrets);
+        }
+        if changed {
+            op.args = Args::from_value(&args);
+        }
+    }
     let Some(secrets) = secrets else {
         return diags;
     };
     for op in &mut e.operations {
-        // Written back only when a secret was redacted: almost no call carries one.
-        let mut args = op.args.value();
-        if scrub_value(&mut args, secrets) {
-            op.args = Args::from_value(&args);
-        }
         if let Some(err) = &mut op.error {
             scrub(err, secrets);
         }
@@ -1269,6 +1285,55 @@ mod tests {
             assert!(!dump.contains(key), "{field}: {dump}");
             assert!(dump.contains("[redacted: github-token]"), "{field}: {dump}");
         }
+    }
+
+    /// Label arguments go in normalize, for every call that has one, however it is spelled;
+    /// a call without one keeps its text as written.
+    #[test]
+    fn label_arguments_are_dropped_from_every_call() {
+        let bash = |args: Args| Operation {
+            tool: "Bash".into(),
+            args,
+            status: OpStatus::Ok,
+            error: None,
+            check: None,
+        };
+        let mut e = exp("cc-1", &["typescript"]);
+        let as_written = r#"{"command":"npm test -- --run",  "timeout": 120000}"#;
+        e.operations = vec![
+            bash(json!({"command": "npm test -- --run", "description": "Run the vitest suite"}).into()),
+            bash(Args::from_json(as_written)),
+            bash(json!({"target_file": "src/a.ts", "explanation": "Read the cart", "thought": "x"}).into()),
+            bash(Args::from_json(r#"{"description": "only a label"}"#)),
+        ];
+        let mut other = exp("cc-2", &["typescript"]);
+        // An escaped key, and a backslash that sends the record through the secret scan.
+        other.operations = vec![bash(Args::from_json(
+            r#"{"command": "npm test -- --run", "description": "Re-run"}"#,
+        ))];
+        let mut corpus = Corpus {
+            experiences: vec![e, other],
+            claims: vec![],
+        };
+        normalize(&mut corpus, &rules(), &mut Sink::new());
+        let args: Vec<Value> = (corpus.experiences.iter())
+            .flat_map(|e| e.operations.iter().map(|op| op.args.value()))
+            .collect();
+        assert_eq!(
+            args,
+            [
+                json!({"command": "npm test -- --run"}),
+                json!({"command": "npm test -- --run", "timeout": 120000}),
+                json!({"target_file": "src/a.ts"}),
+                json!({}),
+                json!({"command": "npm test -- --run"}),
+            ]
+        );
+        assert_eq!(corpus.experiences[0].operations[1].args.text(), as_written);
+        assert_eq!(
+            corpus.experiences[0].operations[0].args,
+            corpus.experiences[1].operations[0].args
+        );
     }
 
     #[test]

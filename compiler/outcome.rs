@@ -3,9 +3,10 @@
 //!
 //! Only the latest run of each (label, target) counts; a check whose operation was refused did
 //! not run; a check that ran before the last mutating operation that actually ran (ok or error)
-//! is stale and does not count either way. A success is verified when at least one fresh check
-//! exists and every fresh check passed; with no check that ran, a self-reported success passes
-//! unverified.
+//! is stale and does not count either way. A mutating tool called with a read-only
+//! sub-command (`str_replace_editor` `view`, `policy.read_only_commands`) is no mutation. A
+//! success is verified when at least one fresh check exists and every fresh check passed; with
+//! no check that ran, a self-reported success passes unverified.
 
 use std::collections::BTreeMap;
 
@@ -49,7 +50,7 @@ fn latest_runs<'a>(exp: &'a Experience, policy: &Policy) -> (Vec<Run<'a>>, Vec<R
     let last_mutation = exp
         .operations
         .iter()
-        .rposition(|op| op.status != OpStatus::Refused && policy.is_mutating(&op.tool));
+        .rposition(|op| op.status != OpStatus::Refused && policy.is_mutating_call(&op.tool, &op.args));
     let mut latest: BTreeMap<(&str, Option<&str>), Run> = BTreeMap::new();
     for (index, op) in exp.operations.iter().enumerate() {
         let Some(check) = &op.check else { continue };
@@ -328,6 +329,39 @@ mod tests {
         let (v, sink) = run(&e, &policy());
         assert!(v.passed && v.verified && !v.contradicted);
         assert!(sink.is_empty());
+    }
+
+    /// OpenHands' and Anthropic's editor tools are mutating, but their `view` only reads a
+    /// file: the tests before it stay fresh. Any other sub-command is a change.
+    #[test]
+    fn an_editor_view_leaves_checks_fresh() {
+        let editor = |tool: &str, command: &str| {
+            op(
+                tool,
+                json!({"command": command, "path": "/workspace/app/models.py"}),
+                OpStatus::Ok,
+            )
+        };
+        for tool in ["str_replace_editor", "str_replace_based_edit_tool"] {
+            let e = exp(
+                Outcome::Succeeded,
+                vec![check("pytest", None, true), editor(tool, "view")],
+            );
+            let (v, sink) = run(&e, &policy());
+            assert!(v.passed && v.verified && v.stale == 0, "{tool}: {v:?}");
+            assert!(sink.is_empty(), "{tool}: {sink:?}");
+            let e = exp(
+                Outcome::Succeeded,
+                vec![
+                    check("pytest", None, true),
+                    editor(tool, "str_replace"),
+                    editor(tool, "view"),
+                ],
+            );
+            let (v, sink) = run(&e, &policy());
+            assert!(!v.passed && v.stale == 1, "{tool}: {v:?}");
+            assert_eq!(sink[0].code, codes::STALE_CHECKS);
+        }
     }
 
     #[test]

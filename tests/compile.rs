@@ -1097,3 +1097,222 @@ fn the_same_fix_under_two_domains_is_a_rule_in_each() {
         assert!(newer.contains(&l["superseded_by"].as_str().unwrap()), "{l}");
     }
 }
+
+/// One record in project `acme/<project>`: a failed call, then a second call checked as `tests`.
+fn retried(
+    (id, at, project): (&str, &str, &str),
+    tool: &str,
+    first: serde_json::Value,
+    error: &str,
+    second: serde_json::Value,
+) -> serde_json::Value {
+    serde_json::json!({
+        "id": id, "recorded_at": at, "domains": ["general"], "project": format!("git@github.com:acme/{project}.git"),
+        "outcome": "succeeded",
+        "operations": [
+            {"tool": tool, "args": first, "status": "error", "error": error},
+            {"tool": tool, "args": second, "status": "ok", "check": {"label": "tests", "passed": true}},
+        ],
+    })
+}
+
+fn write_jsonl(path: &std::path::Path, records: &[serde_json::Value]) {
+    let text: Vec<String> = records.iter().map(|r| r.to_string()).collect();
+    std::fs::write(path, text.join("\n")).unwrap();
+}
+
+/// Claude Code's Bash `description`, Cursor's `explanation` and OpenHands' `thought` only
+/// label a call: a flaky test re-run with another label is an identical retry and teaches
+/// nothing; a real fix is worded and keyed without them; and a later session that runs the
+/// fix's working form under yet another label confirms the lesson.
+#[test]
+fn label_arguments_neither_make_a_retry_a_fix_nor_hide_a_fix() {
+    let s = Scratch::new("label-args");
+    let dir = s.path("in");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut records = Vec::new();
+    for i in 0..2 {
+        let at = format!("2026-11-2{}T10:00:00Z", i + 1);
+        records.push(retried(
+            (&format!("cc-desc-{i}"), &at, "shop"),
+            "Bash",
+            serde_json::json!({"command": "npm test -- --run", "description": "Run the vitest suite"}),
+            "FAIL src/cart.test.ts > adds item\nAssertionError: expected 2 to be 3",
+            serde_json::json!({"command": "npm test -- --run", "description": "Re-run tests to check for flakiness"}),
+        ));
+        records.push(retried(
+            (&format!("cur-ex-{i}"), &at, "shop"),
+            "run_terminal_cmd",
+            serde_json::json!({"command": "go test ./internal/ledger/...", "explanation": "Run the ledger tests", "is_background": false}),
+            "--- FAIL: TestTransfer (0.01s)\n    transfer_test.go:42: got 90, want 100",
+            serde_json::json!({"command": "go test ./internal/ledger/...", "explanation": "Re-run the ledger tests after the fix", "is_background": false}),
+        ));
+        records.push(retried(
+            (&format!("oh-thought-{i}"), &at, "shop"),
+            "execute_bash",
+            serde_json::json!({"command": "python manage.py test shop", "thought": "Let me run the shop tests."}),
+            "FAIL: test_checkout (shop.tests.CheckoutTests)\nAssertionError: 402 != 200",
+            serde_json::json!({"command": "python manage.py test shop", "thought": "The failure may be flaky; running again."}),
+        ));
+        // A real fix, each call with its own label.
+        records.push(retried(
+            (&format!("cc-fix-{i}"), &at, "shop"),
+            "Bash",
+            serde_json::json!({"command": "npx vitest run", "description": "Run the unit tests"}),
+            "Error: Worker exited unexpectedly\nFAIL src/db.test.ts",
+            serde_json::json!({"command": "npx vitest run --pool=forks", "description": "Run tests in forked workers"}),
+        ));
+    }
+    write_jsonl(&dir.join("day1.jsonl"), &records);
+    let out = s.path("out");
+    let o = compile_to(&dir, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ledger = read_json(&out.join("ledger.json"));
+    let lessons = ledger["lessons"].as_array().unwrap();
+    let texts: Vec<&str> = lessons.iter().map(|l| l["text"].as_str().unwrap()).collect();
+    assert_eq!(
+        texts,
+        ["Bash npx: run `npx vitest run --pool=forks` instead of `npx vitest run`"],
+        "only the real fix is learned, worded without its labels"
+    );
+    let fix = &lessons[0];
+    assert!(!fix.to_string().contains("description"), "{fix}");
+    assert_eq!(fix["rule"], true);
+    assert_eq!(fix["reinforcement"], 2);
+    let id = fix["id"].as_str().unwrap().to_string();
+
+    // Day 2: the lesson in play, its working form run under a label of its own.
+    let mut day2 = retried(
+        ("cc-use-0", "2026-11-25T10:00:00Z", "shop"),
+        "Bash",
+        serde_json::json!({"command": "npm run lint", "description": "Lint first"}),
+        "src/db.ts:3:1 error 'x' is defined but never used",
+        serde_json::json!({"command": "npx vitest run --pool=forks", "description": "Run the suite as the skill says"}),
+    );
+    day2["in_play"] = serde_json::json!([id]);
+    write_jsonl(&dir.join("day2.jsonl"), &[day2]);
+    let o = compile_to(&dir, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ledger = read_json(&out.join("ledger.json"));
+    let fix = (ledger["lessons"].as_array().unwrap().iter())
+        .find(|l| l["id"] == id.as_str())
+        .expect("the lesson keeps its id");
+    let confirmed: Vec<&serde_json::Value> = (fix["history"].as_array().unwrap().iter())
+        .filter(|e| e["event"] == "confirmed")
+        .collect();
+    assert_eq!(confirmed.len(), 1, "{fix}");
+    assert_eq!(confirmed[0]["experiences"], serde_json::json!(["cc-use-0"]));
+    assert_eq!(fix["reinforcement"], 3);
+}
+
+/// An editor tool's `view` sub-command reads a file: after it the passing tests are still
+/// fresh, so the success is verified and its lesson becomes a rule; a `create` is a change.
+#[test]
+fn an_editor_view_after_the_tests_is_no_change() {
+    let s = Scratch::new("editor-view");
+    let input = s.path("view.jsonl");
+    let record = |id: &str, tool: &str, command: &str| {
+        serde_json::json!({
+            "id": id, "recorded_at": "2026-11-21T10:00:00Z", "domains": ["django"], "outcome": "succeeded",
+            "lesson": "Run the Django test runner with --parallel to cut CI time.",
+            "operations": [
+                {"tool": "execute_bash", "args": {"command": "python manage.py test --parallel"}, "status": "ok",
+                 "check": {"label": "tests", "passed": true}},
+                {"tool": tool, "args": {"command": command, "path": "/workspace/app/models.py"}, "status": "ok"},
+            ],
+        })
+    };
+    write_jsonl(
+        &input,
+        &[
+            record("oh-view", "str_replace_editor", "view"),
+            record("ant-view", "str_replace_based_edit_tool", "view"),
+            record("oh-create", "str_replace_editor", "create"),
+        ],
+    );
+    let out = s.path("out");
+    let o = compile_to(&input, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let diags = read_json(&out.join("diagnostics.json"));
+    let stale: Vec<&serde_json::Value> = diags_of(&diags, "O002");
+    assert_eq!(stale.len(), 1, "{stale:?}");
+    assert!(names(stale[0], "oh-create"), "{}", stale[0]);
+    let ledger = read_json(&out.join("ledger.json"));
+    let l = lesson_with(&ledger, "--parallel");
+    assert_eq!(l["evidence"], serde_json::json!(["ant-view", "oh-view"]));
+    assert_eq!(l["rule"], true);
+}
+
+/// A JUnit failure in a test whose name says "cancelled" is a failed assertion and teaches;
+/// AWS throttling is transient and teaches nothing.
+#[test]
+fn junit_assertions_teach_and_aws_throttling_does_not() {
+    let s = Scratch::new("junit-aws");
+    let input = s.path("t.jsonl");
+    let make = |target: &str| serde_json::json!({"command": format!("make {target}")});
+    let fixed = |target: &str| serde_json::json!({"command": format!("make {target} FIX=1")});
+    let cases = [
+        (
+            "kotlin",
+            "CartViewModelTest > cancelled order is removed FAILED\n    org.opentest4j.AssertionFailedError at CartViewModelTest.kt:57",
+        ),
+        (
+            "junit4",
+            "OrderServiceTest > testCancelledOrderRefund FAILED\n    java.lang.AssertionError: expected:<REFUNDED> but was:<CANCELLED>",
+        ),
+        (
+            "strings",
+            "StatusTest > cancelled label FAILED\n    org.junit.ComparisonFailure: expected:<[Cancelled]> but was:<[Canceled]>",
+        ),
+        (
+            "tf",
+            "Error: creating EC2 Instance: RequestLimitExceeded: Request limit exceeded.\n\tstatus code: 503",
+        ),
+        (
+            "cfn",
+            "operation error CloudFormation: DescribeStacks, exceeded maximum number of attempts, 3, api error Throttling: Rate exceeded",
+        ),
+        (
+            "ddb",
+            "An error occurred (ThrottlingException) when calling the DescribeTable operation (reached max retries: 4): Rate exceeded",
+        ),
+        (
+            "s3",
+            "upload failed: ./dist/app.js to s3://shop-assets/app.js An error occurred (SlowDown) when calling the PutObject operation (reached max retries: 4): Please reduce your request rate.",
+        ),
+    ];
+    let mut records = Vec::new();
+    for (target, error) in cases {
+        for i in 0..2 {
+            // A project each: one project keeps one active mechanical lesson per key.
+            records.push(retried(
+                (
+                    &format!("{target}-{i}"),
+                    &format!("2026-11-2{}T10:00:00Z", i + 1),
+                    target,
+                ),
+                "Bash",
+                make(&format!("test-{target}")),
+                error,
+                fixed(&format!("test-{target}")),
+            ));
+        }
+    }
+    write_jsonl(&input, &records);
+    let out = s.path("out");
+    let o = compile_to(&input, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ledger = read_json(&out.join("ledger.json"));
+    let mut texts: Vec<&str> = (ledger["lessons"].as_array().unwrap().iter())
+        .map(|l| l["text"].as_str().unwrap())
+        .collect();
+    texts.sort();
+    assert_eq!(
+        texts,
+        [
+            "Bash make: run `make test-junit4 FIX=1` instead of `make test-junit4`",
+            "Bash make: run `make test-kotlin FIX=1` instead of `make test-kotlin`",
+            "Bash make: run `make test-strings FIX=1` instead of `make test-strings`",
+        ]
+    );
+}

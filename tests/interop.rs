@@ -1725,3 +1725,103 @@ fn omnimem_export_compiles_with_and_without_from() {
         "the JSON Lines export compiles to the same ledger"
     );
 }
+
+/// Gemini CLI's `run_shell_command` carries a `description`: in a GAIA store too, a flaky
+/// test re-run under another description is no fix, so the tool lesson GAIA drew from it is
+/// one no session shows (an unevidenced claim), while a real fix is learned, worded without
+/// its descriptions, and shows its tool lesson.
+#[test]
+fn gaia_description_arguments_make_no_fix() {
+    let dir = Scratch::new("interop-gaia-labels");
+    let db = dir.path("memory.db");
+    let g = Gaia::create(&db, 3);
+    let call = |command: &str, description: &str, error: Option<&'static str>, at: &'static str| Call {
+        tool: "run_shell_command",
+        args: json!({"command": command, "description": description}).to_string(),
+        result: if error.is_none() {
+            r#"{"exit_code": 0}"#
+        } else {
+            r#"{"exit_code": 1}"#
+        },
+        success: error.is_none(),
+        error,
+        at,
+    };
+    let flaky = "FAIL src/cart.test.ts > adds item\nAssertionError: expected 2 to be 3";
+    let crash = "Error: Worker exited unexpectedly\nFAIL src/db.test.ts";
+    for (session, at) in [
+        (
+            "s-1",
+            [
+                "2025-03-10T09:00:00+01:00",
+                "2025-03-10T09:01:00+01:00",
+                "2025-03-10T09:02:00+01:00",
+                "2025-03-10T09:03:00+01:00",
+            ],
+        ),
+        (
+            "s-2",
+            [
+                "2025-03-11T09:00:00+01:00",
+                "2025-03-11T09:01:00+01:00",
+                "2025-03-11T09:02:00+01:00",
+                "2025-03-11T09:03:00+01:00",
+            ],
+        ),
+    ] {
+        g.session(
+            session,
+            BILLING,
+            "make the web tests pass",
+            &[
+                call("npm test -- --run", "Run the vitest suite", Some(flaky), at[0]),
+                call("npm test -- --run", "Re-run to check for flakiness", None, at[1]),
+                call("npx vitest run", "Run the unit tests", Some(crash), at[2]),
+                call(
+                    "npx vitest run --pool=forks",
+                    "Run tests in forked workers",
+                    None,
+                    at[3],
+                ),
+            ],
+        );
+    }
+    g.knowledge(
+        "lesson",
+        "tool_lesson",
+        "Re-run npm test -- --run when the cart test fails",
+        json!({"operation": "run_shell_command npm", "fix": "npm test -- --run"}),
+        "2025-03-11T10:00:00+01:00",
+        None,
+    );
+    g.knowledge(
+        "lesson",
+        "tool_lesson",
+        "Run vitest with --pool=forks when workers crash",
+        json!({"operation": "run_shell_command npx", "fix": "npx vitest run --pool=forks"}),
+        "2025-03-11T10:00:00+01:00",
+        None,
+    );
+    drop(g);
+    let out = dir.path("out");
+    compile_stores(&[&db], &out);
+    let lessons = lessons(&out);
+    assert!(
+        !lessons.iter().any(|l| l.to_string().contains("description")),
+        "{lessons:#?}"
+    );
+    let npm = by_key(&lessons, "run_shell_command npm");
+    assert_eq!(npm.len(), 1, "{npm:#?}");
+    assert_eq!(
+        npm[0]["text"],
+        "Re-run npm test -- --run when the cart test fails"
+    );
+    assert_eq!(npm[0]["status"], "claimed");
+    let npx = by_key(&lessons, "run_shell_command npx");
+    assert_eq!(npx.len(), 1, "{npx:#?}");
+    assert_eq!(
+        npx[0]["text"],
+        "run_shell_command npx: run `npx vitest run --pool=forks` instead of `npx vitest run`"
+    );
+    assert_eq!(npx[0]["reinforcement"], 2);
+}

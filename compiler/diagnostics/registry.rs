@@ -236,7 +236,7 @@ pub static CODES: &[CodeInfo] = &[
         Warning,
         "passing checks ran before the last change and do not count",
         "run the checks again after the last edit",
-        ["mutating_tools", "mutating_prefixes"],
+        ["mutating_tools", "mutating_prefixes", "read_only_commands"],
         false
     ),
     code!(

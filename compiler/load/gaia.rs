@@ -795,7 +795,10 @@ impl Reader<'_> {
         let mut lost: Vec<(i64, String)> = Vec::new();
         let mut keyed: Vec<(i64, String, OpStatus, bool)> = Vec::new();
         for row in &s.rows {
-            let (args, state) = parse_args(row.args.as_deref());
+            let (mut args, state) = parse_args(row.args.as_deref());
+            // Labels go before anything here reads the arguments (keys, this loader's own
+            // mechanical lessons), as normalize drops them for every other input.
+            policy.strip_label_args(&mut args);
             if state == ArgsState::Lost {
                 lost.push((row.id, row.tool.clone()));
             }
