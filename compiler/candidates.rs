@@ -523,8 +523,9 @@ pub fn mechanical(ops: &[Operation], policy: &Policy) -> Vec<Mechanical> {
         .zip(&args)
         .map(|(op, a)| opkey::operation_key(&op.tool, a))
         .collect();
-    let command = |i: usize| opkey::command_of(&args[i]).map(|(_, c)| c);
-    let kin = |i: usize, j: usize| match (command(i), command(j)) {
+    // Borrowed from the args, except an argv array's joined words.
+    let commands: Vec<Option<Cow<str>>> = args.iter().map(opkey::command_of).collect();
+    let kin = |i: usize, j: usize| match (&commands[i], &commands[j]) {
         (Some(a), Some(b)) => opkey::kinship(a, b),
         _ => Kinship::SameSubcommand,
     };
@@ -594,7 +595,7 @@ pub fn mechanical(ops: &[Operation], policy: &Policy) -> Vec<Mechanical> {
         let Some(text) = describe(key, &args[a], &args[j]) else {
             continue;
         };
-        let program = opkey::command_of(&args[j]).and_then(|(_, c)| opkey::program(c));
+        let program = commands[j].as_deref().and_then(opkey::program);
         let mut scanned = Vec::new();
         strings(&args[a], &mut scanned);
         strings(&args[j], &mut scanned);
@@ -637,7 +638,8 @@ pub fn describe(key: &str, failing: &Value, working: &Value) -> Option<String> {
         }
     }
     let (fa, wa) = (as_map(failing), as_map(working));
-    let command_mode = opkey::command_of(working).is_some() || opkey::command_of(failing).is_some();
+    let (working_cmd, failing_cmd) = (opkey::command_of(working), opkey::command_of(failing));
+    let command_mode = working_cmd.is_some() || failing_cmd.is_some();
     let names: BTreeSet<&String> = fa.keys().chain(wa.keys()).collect();
     let differing: Vec<&str> = names
         .into_iter()
@@ -656,15 +658,14 @@ pub fn describe(key: &str, failing: &Value, working: &Value) -> Option<String> {
             .filter(|n| !m.contains_key(*n))
             .collect()
     };
-    let same_command =
-        opkey::command_of(working).map(|(_, c)| c) == opkey::command_of(failing).map(|(_, c)| c);
-    let form = |v: &Value, m: &Map<String, Value>| -> String {
+    let same_command = working_cmd == failing_cmd;
+    let form = |cmd: &Option<Cow<str>>, m: &Map<String, Value>| -> String {
         let mut pairs = pairs(m);
         if command_mode {
             if same_command {
                 pairs.extend(unset(m).into_iter().map(|n| format!("without {n}")));
             }
-            let cmd = opkey::command_of(v).map(|(_, c)| format!("`{c}`"));
+            let cmd = cmd.as_ref().map(|c| format!("`{c}`"));
             match (cmd, pairs.is_empty()) {
                 (Some(c), true) => c,
                 (Some(c), false) => format!("{c} ({})", pairs.join(", ")),
@@ -679,7 +680,7 @@ pub fn describe(key: &str, failing: &Value, working: &Value) -> Option<String> {
             with.into_iter().chain(without).collect::<Vec<_>>().join(" and ")
         }
     };
-    let (working_form, failing_form) = (form(working, &wa), form(failing, &fa));
+    let (working_form, failing_form) = (form(&working_cmd, &wa), form(&failing_cmd, &fa));
     if working_form == failing_form {
         return None;
     }

@@ -108,12 +108,17 @@ pub enum DeltasCommand {
 pub enum LessonsCommand {
     /// List lessons of the last compile
     List {
+        /// A domain as records name it (`golang`, `Django`): normalised and aliased as they are
         #[arg(long)]
         domain: Option<String>,
-        #[arg(long)]
+        /// `global`, or a project as `project:<digest>`, `project-<digest>` or `<digest>`
+        #[arg(long, value_parser = parse_scope)]
         scope: Option<String>,
         #[arg(long, value_parser = ["active", "claimed", "superseded", "retired"])]
         status: Option<String>,
+        /// Policy directory whose aliases.yaml `--domain` is aliased by (default: ./rules, else built-in)
+        #[arg(long)]
+        rules: Option<PathBuf>,
         #[command(flatten)]
         state: StateArgs,
     },
@@ -221,6 +226,24 @@ pub struct CompileArgs {
     pub format: OutputFormat,
 }
 
+/// `--scope` as the ledger writes it: `global`, or `project:<digest>` from that form, the
+/// lessons-file form `project-<digest>` or the bare digest (12 hex characters).
+fn parse_scope(s: &str) -> Result<String, String> {
+    let asked = s.trim().to_ascii_lowercase();
+    if asked == "global" {
+        return Ok(asked);
+    }
+    let digest = (asked.strip_prefix("project:"))
+        .or_else(|| asked.strip_prefix("project-"))
+        .unwrap_or(&asked);
+    if digest.len() == 12 && digest.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Ok(format!("project:{digest}"));
+    }
+    Err(format!(
+        "`{s}` is not a scope; scopes are `global` and a project's 12-hex digest, as `project:<digest>`, `project-<digest>` (its lessons file) or `<digest>`"
+    ))
+}
+
 fn parse_stage(s: &str) -> Result<Stage, String> {
     Stage::parse(s).ok_or_else(|| {
         format!(
@@ -291,7 +314,8 @@ fn run(cli: Cli) -> Result<i32, Fatal> {
             let (comp, rules) = analyse(&run, Keep::Everything, None)?;
             let Some(r) = report::trace(&comp, &rules, &experience_id) else {
                 return Err(Fatal(format!(
-                    "no experience or claim with id `{experience_id}` in the input"
+                    "no experience or claim with id `{experience_id}` in {}",
+                    searched(&run, "trace")
                 )));
             };
             print_diagnostics(&r.diagnostics.iter().collect::<Vec<_>>());
@@ -334,7 +358,8 @@ fn run(cli: Cli) -> Result<i32, Fatal> {
             let (corpus, _) = load_inputs(&run, &rules)?;
             if !corpus.experiences.iter().any(|e| *e.id == *experience_id) {
                 return Err(Fatal(format!(
-                    "no experience with id `{experience_id}` in the input"
+                    "no experience with id `{experience_id}` in {}",
+                    searched(&run, "bless")
                 )));
             }
             let mut store = Store::open(&state_path(&run)).map_err(store_fatal)?;
@@ -421,6 +446,23 @@ fn load_inputs(args: &CompileArgs, rules: &Rules) -> Result<(Corpus, Vec<Diagnos
         load::load_texts(crate::samples::FILES, &opts, &mut sink)
     };
     Ok((corpus, sink))
+}
+
+/// What `load_inputs` read, for a message that an id is not there: the inputs named, or the
+/// sample corpus it fell back to (with how to name the records instead).
+fn searched(args: &CompileArgs, command: &str) -> String {
+    if !args.inputs.is_empty() {
+        let named: Vec<String> = args.inputs.iter().map(|p| p.display().to_string()).collect();
+        return named.join(", ");
+    }
+    let samples = if Path::new("samples").is_dir() {
+        "./samples, the sample corpus"
+    } else {
+        "the sample corpus built into skillc"
+    };
+    format!(
+        "{samples} (read because no INPUT was given); name the records it is in: `skillc {command} ID INPUT...`"
+    )
 }
 
 fn decisions(args: &CompileArgs) -> Result<Vec<crate::model::Decision>, Fatal> {
@@ -661,8 +703,14 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
             domain,
             scope,
             status,
+            rules,
             ..
         } => {
+            // Ledger domains are normalised and aliased (DESIGN §4): `golang` asks for `go`.
+            let domain = match domain {
+                Some(d) => Some(report::why_domain(&d, &load_rules(rules.as_deref())?)),
+                None => None,
+            };
             let is = |field: &str, wanted: &Option<String>| wanted.as_deref().is_none_or(|w| field == w);
             let (mut lines, mut picked) = (String::new(), Vec::new());
             store.each_ledger_lesson(|json| {

@@ -1,10 +1,13 @@
 //! Operation keys (DESIGN §3.3): what an operation is about, derived exactly as GAIA does so
 //! keys join across both systems.
 //!
-//! The key is `"<tool> <program>"` for shell-like calls, `"<tool> <path-like value>"` for calls
+//! The key is `"<tool> <program>"` for shell-like calls (a command string, or an argv array
+//! as Codex CLI records one, see `command_of`), `"<tool> <path-like value>"` for calls
 //! about one file, directory, skill or URL, and otherwise `"<tool> "` + the args as Python's
 //! `json.dumps(args, sort_keys=True)` prints them. That last form is why this module carries a
 //! byte-exact re-implementation of Python's JSON encoder.
+
+use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
@@ -16,8 +19,8 @@ pub const PATH_FIELDS: [&str; 6] = ["file_path", "path", "directory", "name", "s
 
 /// `"<tool> <program>"`, `"<tool> <path-like value>"` or `"<tool> <python json.dumps(args)>"`.
 pub fn operation_key(tool: &str, args: &Value) -> String {
-    if let Some((_, command)) = command_of(args)
-        && let Some(program) = program(command)
+    if let Some(command) = command_of(args)
+        && let Some(program) = program(&command)
     {
         return format!("{tool} {program}");
     }
@@ -34,15 +37,75 @@ pub fn operation_key(tool: &str, args: &Value) -> String {
     }
 }
 
-/// The first non-blank command field (`command`, then `cmd`): its name and its value as
-/// written.
-pub fn command_of(args: &Value) -> Option<(&'static str, &str)> {
+/// The shell command a call runs, from its first command field (`command`, then `cmd`) that
+/// holds one.
+///
+/// A non-blank string is the command as written, borrowed: keys are made for every call of
+/// a million records, and this allocates nothing for them. An argv array of strings (Codex
+/// CLI's `shell`: `["bash", "-lc", "pytest -q"]`) is the command it runs: a shell's `-c`
+/// wrapper gives its script (borrowed too), any other argv its words joined with spaces,
+/// quoted as Python's `shlex.join` quotes them. Anything else is no command.
+pub fn command_of(args: &Value) -> Option<Cow<'_, str>> {
     let Value::Object(map) = args else {
         return None;
     };
-    COMMAND_FIELDS
-        .iter()
-        .find_map(|&f| non_blank(map, f).map(|v| (f, v)))
+    COMMAND_FIELDS.iter().find_map(|&f| match map.get(f)? {
+        Value::String(s) => (!s.trim().is_empty()).then_some(Cow::Borrowed(s.as_str())),
+        Value::Array(items) => argv_command(items),
+        _ => None,
+    })
+}
+
+/// The command an argv array runs: `[sh|bash|zsh|dash, -c, CMD]` (the `-c` may be grouped,
+/// `-lc`, `-lic`, or follow other options) is CMD; other words are joined shell-style. `None`
+/// when a word is not a string or the command is blank.
+fn argv_command(items: &[Value]) -> Option<Cow<'_, str>> {
+    let words: Vec<&str> = items.iter().map(Value::as_str).collect::<Option<_>>()?;
+    if let Some(script) = shell_script(&words) {
+        return (!script.trim().is_empty()).then_some(Cow::Borrowed(script));
+    }
+    if words.iter().all(|w| w.trim().is_empty()) {
+        return None;
+    }
+    Some(Cow::Owned(shell_join(&words)))
+}
+
+/// Shells whose `-c SCRIPT` an argv wrapper runs.
+const SHELLS: [&str; 4] = ["sh", "bash", "zsh", "dash"];
+
+/// The script of `shell [-opts]... -c SCRIPT`: a shell, then only options, one of them a
+/// group of single-letter options holding `c`, then the script as the last word.
+fn shell_script<'a>(words: &[&'a str]) -> Option<&'a str> {
+    let (&shell, rest) = words.split_first()?;
+    let (&script, options) = rest.split_last()?;
+    let c_group = |o: &&str| {
+        o.strip_prefix('-')
+            .is_some_and(|letters| letters.bytes().all(|b| b.is_ascii_alphabetic()) && letters.contains('c'))
+    };
+    (SHELLS.contains(&basename(shell))
+        && options.iter().all(|o| o.starts_with('-'))
+        && options.iter().any(c_group))
+    .then_some(script)
+}
+
+/// Python's `shlex.join`: a word of only `[A-Za-z0-9_@%+=:,./-]` as it is, any other (the
+/// empty word too) in single quotes, an inner `'` written `'"'"'`.
+fn shell_join(words: &[&str]) -> String {
+    let safe = |b: u8| b.is_ascii_alphanumeric() || b"_@%+=:,./-".contains(&b);
+    let mut out = String::new();
+    for (i, w) in words.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        if !w.is_empty() && w.bytes().all(safe) {
+            out.push_str(w);
+        } else {
+            out.push('\'');
+            out.push_str(&w.replace('\'', r#"'"'"'"#));
+            out.push('\'');
+        }
+    }
+    out
 }
 
 fn non_blank<'a>(map: &'a Map<String, Value>, field: &str) -> Option<&'a str> {
@@ -341,10 +404,105 @@ mod tests {
             operation_key("web_fetch", &json!({"url": "https://docs.rs/regex"})),
             "web_fetch https://docs.rs/regex"
         );
-        // A non-string command is not a command.
+        // A command that is neither a string nor an argv of strings is not a command.
         assert_eq!(
-            operation_key("run", &json!({"command": ["ls", "-l"]})),
-            r#"run {"command": ["ls", "-l"]}"#
+            operation_key("run", &json!({"command": 42, "cwd": "/repo"})),
+            r#"run {"command": 42, "cwd": "/repo"}"#
+        );
+        assert_eq!(
+            operation_key("run", &json!({"command": ["ls", 3], "cwd": "/repo"})),
+            r#"run {"command": ["ls", 3], "cwd": "/repo"}"#
+        );
+        assert_eq!(
+            operation_key("run", &json!({"command": [], "cmd": "make test"})),
+            "run make"
+        );
+    }
+
+    /// Codex CLI's `shell` tool records an argv array, its commands wrapped in `bash -lc`.
+    #[test]
+    fn codex_argv_commands() {
+        let codex =
+            |argv: Value| json!({"command": argv, "workdir": "/home/dev/ledger-api", "timeout_ms": 120000});
+        let key = |argv: Value| operation_key("shell", &codex(argv));
+        let run = |argv: Value| command_of(&codex(argv)).map(Cow::into_owned);
+        // The shell wrapper is its script, borrowed.
+        let args = codex(json!([
+            "bash",
+            "-lc",
+            "PYTHONPATH=. python3 -m pytest -q tests/unit"
+        ]));
+        assert!(matches!(
+            command_of(&args),
+            Some(Cow::Borrowed("PYTHONPATH=. python3 -m pytest -q tests/unit"))
+        ));
+        assert_eq!(
+            key(json!(["bash", "-lc", "pytest -q tests/unit"])),
+            "shell pytest"
+        );
+        assert_eq!(
+            key(json!(["/bin/zsh", "-lic", "cargo test --locked"])),
+            "shell cargo"
+        );
+        assert_eq!(key(json!(["sh", "-c", "go test ./..."])), "shell go");
+        assert_eq!(key(json!(["dash", "-e", "-c", "make -C build"])), "shell make");
+        assert_eq!(
+            key(json!(["bash", "--noprofile", "--norc", "-c", "npm ci"])),
+            "shell npm"
+        );
+        // Any other argv is its words joined, quoted as `shlex.join` quotes them.
+        assert_eq!(key(json!(["pytest", "-q", "tests/unit"])), "shell pytest");
+        assert_eq!(
+            run(json!(["pytest", "-q", "tests/unit"])).as_deref(),
+            Some("pytest -q tests/unit")
+        );
+        assert_eq!(
+            run(json!(["git", "commit", "-m", "fix: don't round twice"])).as_deref(),
+            Some(r#"git commit -m 'fix: don'"'"'t round twice'"#)
+        );
+        assert_eq!(
+            run(json!(["rg", "-n", "", "*.py", "a_b@c%d+e=f:g,h./-"])).as_deref(),
+            Some("rg -n '' '*.py' a_b@c%d+e=f:g,h./-")
+        );
+        assert_eq!(
+            key(json!(["/usr/bin/env", "RUST_LOG=debug", "cargo", "run"])),
+            "shell cargo"
+        );
+        assert_eq!(
+            key(json!(["python3", "-m", "pip", "install", "-e", "."])),
+            "shell pip"
+        );
+        // Not a shell wrapper: the words are the command.
+        assert_eq!(run(json!(["bash", "-lc"])).as_deref(), Some("bash -lc"));
+        assert_eq!(
+            run(json!(["bash", "deploy.sh"])).as_deref(),
+            Some("bash deploy.sh")
+        );
+        assert_eq!(
+            run(json!(["bash", "-o", "pipefail", "-c", "make | tee log"])).as_deref(),
+            Some("bash -o pipefail -c 'make | tee log'")
+        );
+        assert_eq!(
+            run(json!(["fish", "-c", "make"])).as_deref(),
+            Some("fish -c make")
+        );
+        // A blank script or argv is no command: the key falls through as for a blank string.
+        assert_eq!(run(json!(["bash", "-lc", "  "])), None);
+        assert_eq!(run(json!(["", " "])), None);
+        assert_eq!(
+            operation_key("shell", &json!({"command": ["bash", "-lc", ""], "path": "/repo"})),
+            "shell /repo"
+        );
+        // The two spellings of one command are one key and relate as commands do.
+        let string = json!({"command": "pytest -q tests/unit", "workdir": "/repo"});
+        let argv = json!({"command": ["bash", "-lc", "pytest -q tests/unit"], "workdir": "/repo/sub"});
+        assert_eq!(operation_key("shell", &string), operation_key("shell", &argv));
+        assert_eq!(command_of(&string), command_of(&argv));
+        let apply = json!({"command": ["kubectl", "apply", "-f", "deploy.yaml"]});
+        let joined = command_of(&apply).unwrap();
+        assert_eq!(
+            kinship(&joined, "kubectl create -f deploy.yaml"),
+            Kinship::SameFile
         );
     }
 

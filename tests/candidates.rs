@@ -404,3 +404,128 @@ fn same_output_whatever_the_thread_count() {
     assert_eq!(one, four);
     assert_eq!(sink_one, sink_four);
 }
+
+/// Codex CLI's `shell` tool records its command as an argv array, wrapped in `bash -lc`, and
+/// its directory as `workdir`: a failed-then-fixed call teaches the same mechanical lesson as
+/// a command string does, keyed by the program.
+#[test]
+fn codex_argv_commands_learn_mechanical_lessons() {
+    let ledger = "https://github.com/acme/ledger-api";
+    let shell = |argv: Value, workdir: &str, status: OpStatus, error: Option<&str>| {
+        op(
+            "shell",
+            json!({"command": argv, "workdir": workdir, "timeout_ms": 120000}),
+            status,
+            error,
+        )
+    };
+    let experiences = vec![
+        Experience {
+            id: "codex-ledger-0901".into(),
+            recorded_at: 1_763_719_200_000,
+            domains: vec!["python".into()],
+            project: Some(ledger.into()),
+            outcome: Some(Outcome::Succeeded),
+            words: Narrative {
+                task: Some("Make the unit tests pass after the settlement refactor".into()),
+                ..Default::default()
+            }
+            .into(),
+            operations: vec![
+                checked(
+                    shell(
+                        json!(["bash", "-lc", "pytest -q tests/unit"]),
+                        "/home/dev/ledger-api/services",
+                        OpStatus::Error,
+                        Some("ERROR: file or directory not found: tests/unit"),
+                    ),
+                    "tests",
+                ),
+                checked(
+                    shell(
+                        json!(["bash", "-lc", "pytest -q tests/unit"]),
+                        "/home/dev/ledger-api",
+                        OpStatus::Ok,
+                        None,
+                    ),
+                    "tests",
+                ),
+            ],
+            source: loc("codex/sessions.jsonl", 1),
+            ..Default::default()
+        },
+        Experience {
+            id: "codex-console-0902".into(),
+            recorded_at: 1_763_805_600_000,
+            domains: vec!["node.js".into()],
+            project: Some("https://github.com/acme/web-console".into()),
+            outcome: Some(Outcome::Succeeded),
+            operations: vec![
+                shell(
+                    json!(["npm", "ci"]),
+                    "/home/dev/web-console",
+                    OpStatus::Error,
+                    Some(
+                        "npm ERR! `npm ci` can only install packages when your package.json and package-lock.json are in sync",
+                    ),
+                ),
+                shell(
+                    json!(["npm", "install"]),
+                    "/home/dev/web-console",
+                    OpStatus::Ok,
+                    None,
+                ),
+                checked(
+                    shell(
+                        json!(["bash", "-lc", "npm test -- --ci"]),
+                        "/home/dev/web-console",
+                        OpStatus::Ok,
+                        None,
+                    ),
+                    "tests",
+                ),
+            ],
+            source: loc("codex/sessions.jsonl", 2),
+            ..Default::default()
+        },
+    ];
+    let rules = Rules::builtin();
+    let mut corpus = Corpus {
+        experiences,
+        claims: vec![],
+    };
+    let mut sink = Sink::new();
+    normalize::normalize(&mut corpus, &rules, &mut sink);
+    let verdicts = outcome::derive_all(&corpus, &rules.policy, &mut sink);
+    let cands = candidates::extract(&corpus, &verdicts, &rules, &mut sink);
+    let mech: Vec<(&str, &str, &str, Option<&str>)> = cands
+        .iter()
+        .filter(|c| c.origin == Origin::Mechanical)
+        .map(|c| (&*c.record_id, &*c.domain, &*c.text, c.key.as_deref()))
+        .collect();
+    assert_eq!(
+        mech,
+        [
+            (
+                "codex-ledger-0901",
+                "python",
+                "shell pytest: run `pytest -q tests/unit` (workdir=/home/dev/ledger-api) instead of `pytest -q tests/unit` (workdir=/home/dev/ledger-api/services)",
+                Some("shell pytest"),
+            ),
+            (
+                "codex-console-0902",
+                "node-js",
+                "shell npm: run `npm install` instead of `npm ci`",
+                Some("shell npm"),
+            ),
+        ]
+    );
+    // The working form is the whole args object, argv and all, as attribution compares it.
+    let pytest = cands.iter().find(|c| c.origin == Origin::Mechanical).unwrap();
+    assert_eq!(
+        pytest.working.as_deref(),
+        Some(
+            r#"{"command": ["bash", "-lc", "pytest -q tests/unit"], "timeout_ms": 120000, "workdir": "/home/dev/ledger-api"}"#
+        )
+    );
+}

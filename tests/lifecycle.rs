@@ -1277,3 +1277,161 @@ fn a_fix_that_stops_working_is_superseded_by_the_form_that_replaced_it() {
     let block = h.block(&format!("project-{}.md", digest(BILLING)));
     assert!(block.iter().all(|(_, id)| *id != old_id), "{block:?}");
 }
+
+/// A Codex CLI `shell` call: its command an argv array wrapped in `bash -lc`, its directory
+/// `workdir`.
+fn codex_pytest(workdir: &str, ok: bool) -> Value {
+    let mut op = json!({"tool": "shell", "args": {"command": ["bash", "-lc", "pytest -q tests/unit"], "workdir": workdir,
+                        "timeout_ms": 120000}, "status": "ok", "check": {"label": "tests", "passed": true}});
+    if !ok {
+        op["status"] = json!("error");
+        op["error"] = json!("ERROR: file or directory not found: tests/unit");
+        op["check"]["passed"] = json!(false);
+    }
+    op
+}
+
+/// Codex sessions learn a mechanical lesson from a `bash -lc` argv as from a command string,
+/// and a session that has it in play and runs the working form confirms it.
+#[test]
+fn a_codex_argv_fix_is_learned_and_credited_like_a_command_string() {
+    let h = History::new("lifecycle-codex");
+    h.add(
+        "a.jsonl",
+        &[session(
+            "codex-a",
+            "2026-11-21T10:00:00Z",
+            LEDGER,
+            "succeeded",
+            &[],
+            vec![
+                codex_pytest("/home/dev/ledger/services", false),
+                codex_pytest("/home/dev/ledger", true),
+            ],
+        )],
+    );
+    h.compile();
+    let lines = h.block(&format!("project-{}.md", digest(LEDGER)));
+    let (text, id) = lines
+        .iter()
+        .find(|(t, _)| t.starts_with("shell pytest:"))
+        .unwrap_or_else(|| panic!("a mechanical lesson keyed `shell pytest`: {lines:?}"))
+        .clone();
+    assert_eq!(
+        text,
+        "shell pytest: run `pytest -q tests/unit` (workdir=/home/dev/ledger) instead of `pytest -q tests/unit` (workdir=/home/dev/ledger/services)"
+    );
+    h.add(
+        "b.jsonl",
+        &[session(
+            "codex-b",
+            "2026-11-22T10:00:00Z",
+            LEDGER,
+            "succeeded",
+            &[&id],
+            vec![codex_pytest("/home/dev/ledger", true)],
+        )],
+    );
+    let ledger = h.compile();
+    let l = lesson(&ledger, &id);
+    assert_eq!(l["operation_key"], "shell pytest");
+    assert_eq!(
+        l["confidence"], 0.65,
+        "0.500 + 0.150: in play and its working form ran"
+    );
+    assert_eq!(ids(&l["evidence"]), ["codex-a", "codex-b"]);
+    assert_eq!(l["rule"], true);
+}
+
+/// `lessons list` takes a domain as records spell it and a scope in every form the outputs
+/// show it; `bless` and `trace` name the input they searched for an id that is not there.
+#[test]
+fn lessons_list_filters_as_records_and_outputs_spell_them_and_bless_names_its_input() {
+    let h = History::new("lifecycle-list-forms");
+    const API: &str = "git@github.com:acme/payments-gateway.git";
+    const SHOP: &str = "git@github.com:acme/storefront.git";
+    h.add(
+        "a.jsonl",
+        &[
+            json!({"id": "go-1", "recorded_at": "2026-11-02T10:00:00Z", "domains": ["golang"], "project": API,
+                   "outcome": "succeeded", "gotchas": ["`go test ./...` skips packages under testdata/"]}),
+            json!({"id": "dj-1", "recorded_at": "2026-11-03T10:00:00Z", "domains": ["Django"], "project": SHOP,
+                   "outcome": "succeeded",
+                   "gotchas": ["makemigrations --check exits 1 when a model change has no migration"]}),
+        ],
+    );
+    h.compile();
+    let listed = |args: &[&str]| -> Vec<(String, String, String)> {
+        let mut all = vec!["lessons", "list", "--format", "json"];
+        all.extend(args);
+        let o = h.run(&all);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        (json(&o)["lessons"].as_array().unwrap().iter())
+            .map(|l| {
+                let s = |k: &str| l[k].as_str().unwrap().to_string();
+                (s("domain"), s("scope"), s("text"))
+            })
+            .collect()
+    };
+    let go = listed(&["--domain", "go"]);
+    assert_eq!(go.len(), 1, "{go:?}");
+    assert_eq!(go[0].1, format!("project:{}", digest(API)));
+    for asked in ["golang", "GoLang", " go "] {
+        assert_eq!(listed(&["--domain", asked]), go, "--domain {asked:?}");
+    }
+    let django = listed(&["--domain", "django"]);
+    assert_eq!(django.len(), 1, "{django:?}");
+    assert_eq!(listed(&["--domain", "Django"]), django);
+    let shop = digest(SHOP);
+    for asked in [
+        format!("project:{shop}"),
+        format!("project-{shop}"),
+        shop.clone(),
+        shop.to_uppercase(),
+    ] {
+        assert_eq!(listed(&["--scope", &asked]), django, "--scope {asked}");
+    }
+    assert_eq!(
+        stdout(&h.run(&["lessons", "list", "--scope", "global"])),
+        "no lessons match\n"
+    );
+    // What cannot be a scope is a usage error, not an empty list.
+    for bad in ["storefront", "project:storefront", &shop[..8], "projects/abc"] {
+        let o = h.run(&["lessons", "list", "--scope", bad]);
+        assert_eq!(o.status.code(), Some(2), "--scope {bad}");
+        assert!(
+            stderr(&o).contains("is not a scope") && stderr(&o).contains("project-<digest>"),
+            "{}",
+            stderr(&o)
+        );
+    }
+
+    // `bless` without INPUT reads the sample corpus, and says so when the id is not there.
+    let o = h.run(&["bless", "dj-1"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("no experience with id `dj-1` in ./samples")
+            && err.contains("no INPUT was given")
+            && err.contains("skillc bless ID INPUT"),
+        "{err}"
+    );
+    let records = h.s.path("records");
+    let records = records.to_str().unwrap();
+    let o = h.run(&["bless", "dj-2", records]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(&format!("no experience with id `dj-2` in {records}")),
+        "{}",
+        stderr(&o)
+    );
+    let o = h.run(&["trace", "dj-2", records]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(&format!("no experience or claim with id `dj-2` in {records}")),
+        "{}",
+        stderr(&o)
+    );
+    let o = h.run(&["bless", "dj-1", records]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}

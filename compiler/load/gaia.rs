@@ -821,7 +821,7 @@ impl Reader<'_> {
                         .or_else(|| row.result.clone().filter(|r| !r.trim().is_empty()))
                 })
                 .flatten();
-            let command = opkey::command_of(&args).map(|(_, c)| c.to_string());
+            let command = opkey::command_of(&args);
             let check = match (&command, status) {
                 (Some(c), OpStatus::Ok | OpStatus::Error) => check_label(c, policy).map(|label| Check {
                     label,
