@@ -424,6 +424,29 @@ fn scrub(s: &mut String, secrets: &SecretScanner) -> bool {
 
 /// Redacts, then `text()`, in place: a text that is clean already is neither copied nor
 /// moved. False when nothing is left of it.
+/// A gotcha written as a Markdown list in one string ("- a\n- b\n- c", as some agents record
+/// `gotchas`) is one trap per item: joined into one line it would be a watch rule no single
+/// trap ever clusters with. Anything else is kept whole.
+fn list_items(g: String) -> Vec<String> {
+    fn item(line: &str) -> Option<&str> {
+        let t = line.trim_start();
+        for marker in ["- ", "* ", "+ ", "• "] {
+            if let Some(rest) = t.strip_prefix(marker) {
+                return Some(rest);
+            }
+        }
+        let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+        (1..=3)
+            .contains(&digits)
+            .then(|| t[digits..].strip_prefix(". ").or(t[digits..].strip_prefix(") ")))?
+    }
+    let lines: Vec<&str> = g.lines().filter(|l| !l.trim().is_empty()).collect();
+    match lines.iter().map(|l| item(l)).collect::<Option<Vec<&str>>>() {
+        Some(items) if items.len() > 1 => items.into_iter().map(String::from).collect(),
+        _ => vec![g],
+    }
+}
+
 fn clean_in_place(s: &mut String, secrets: Option<&SecretScanner>) -> bool {
     if let Some(secrets) = secrets {
         scrub(s, secrets);
@@ -559,6 +582,12 @@ fn normalize_experience(e: &mut Experience, rules: &Rules, labels: &LabelArgs) -
     clean_opt(&mut e.words.lesson, secrets);
     clean_opt(&mut e.words.breakthrough, secrets);
     clean_opt(&mut e.words.content, secrets);
+    if e.words.gotchas.iter().any(|g| g.contains('\n')) {
+        e.words.gotchas = std::mem::take(&mut e.words.gotchas)
+            .into_iter()
+            .flat_map(list_items)
+            .collect();
+    }
     e.words.gotchas.retain_mut(|g| clean_in_place(g, secrets));
     e.words.dead_ends.retain_mut(|d| {
         clean_opt(&mut d.kind, secrets);
@@ -728,6 +757,33 @@ mod tests {
     }
 
     use super::*;
+
+    /// A gotchas string written as a list is one trap per item; prose with line breaks, or a
+    /// list mixed with prose, stays whole.
+    #[test]
+    fn a_gotcha_written_as_a_list_is_one_trap_per_item() {
+        let list = "- `go test ./...` skips packages with build tags\n- grpc-gateway v2 drops unknown JSON fields\n\n* `buf lint` needs the module root as cwd";
+        assert_eq!(
+            list_items(list.into()),
+            [
+                "`go test ./...` skips packages with build tags",
+                "grpc-gateway v2 drops unknown JSON fields",
+                "`buf lint` needs the module root as cwd"
+            ]
+        );
+        assert_eq!(
+            list_items("1. migrations lock the table\n2) backfills time out".into()).len(),
+            2
+        );
+        for whole in [
+            "pytest -x stops at the first failure,\nso later failures stay hidden",
+            "Two traps:\n- a\n- b",
+            "- only one item",
+            "-v is not --verbose here\n-q is quiet",
+        ] {
+            assert_eq!(list_items(whole.into()), [whole], "{whole:?}");
+        }
+    }
 
     /// In_play ids copied by hand or by an agent from a block line still name their lesson.
     #[test]
