@@ -236,7 +236,7 @@ fn parse_scope(s: &str) -> Result<String, String> {
     let digest = (asked.strip_prefix("project:"))
         .or_else(|| asked.strip_prefix("project-"))
         .unwrap_or(&asked);
-    if digest.len() == 12 && digest.bytes().all(|b| b.is_ascii_hexdigit()) {
+    if crate::digest::is_short(digest) {
         return Ok(format!("project:{digest}"));
     }
     Err(format!(

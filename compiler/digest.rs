@@ -12,6 +12,31 @@ pub fn short(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes)[..6])
 }
 
+/// Is `s` shaped like `short`'s output (a project digest): 12 lower-case hex characters?
+pub fn is_short(s: &str) -> bool {
+    s.len() == 12 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// Is `s` shaped like a lesson id: `L` and a `short` digest?
+pub fn is_lesson_id(s: &str) -> bool {
+    s.strip_prefix('L').is_some_and(is_short)
+}
+
+/// The lesson ids `text` cites as `id: L…` (a SKILL.md bullet, a block line or a delta that
+/// a person merged into their skill), each with its 1-based line.
+pub fn cited_lesson_ids(text: &str) -> Vec<(usize, &str)> {
+    let mut ids = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        for (at, _) in line.match_indices("id: L") {
+            let id = line[at + 4..].get(..13).unwrap_or("");
+            if is_lesson_id(id) {
+                ids.push((n + 1, id));
+            }
+        }
+    }
+    ids
+}
+
 fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(2 * bytes.len());
@@ -66,5 +91,19 @@ mod tests {
                 super::short(fields.join("\0").as_bytes())
             );
         }
+    }
+
+    #[test]
+    fn cited_ids_are_whole_lesson_ids_with_their_lines() {
+        let skill = "# Deploy\n\
+            - Run `terraform plan` before apply (id: L3f9a0c12b7de)\n\
+            - Pin provider versions (id: L3f9a0c12b7d) and (id: LABCDEF012345)\n\
+            Both: id: L0123456789ab, id: L00000000000f.\n";
+        assert_eq!(
+            super::cited_lesson_ids(skill),
+            [(2, "L3f9a0c12b7de"), (4, "L0123456789ab"), (4, "L00000000000f")]
+        );
+        assert!(super::is_lesson_id("L3f9a0c12b7de") && !super::is_lesson_id("3f9a0c12b7de"));
+        assert!(super::is_short("3f9a0c12b7de") && !super::is_short("3f9a0c12b7dE"));
     }
 }

@@ -639,10 +639,7 @@ fn normalize_experience(e: &mut Experience, rules: &Rules, labels: &LabelArgs) -
 /// lower-case `l`. `None` when `id` is already plain (the usual case: no allocation) or is no
 /// lesson id at all (an unknown id stays as written, for S005 to quote).
 fn lesson_id_as_copied(id: &str) -> Option<String> {
-    let plain = |s: &str| {
-        s.len() == 13 && s.starts_with('L') && s[1..].bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-    };
-    if plain(id) {
+    if crate::digest::is_lesson_id(id) {
         return None;
     }
     let bare = id
@@ -655,7 +652,7 @@ fn lesson_id_as_copied(id: &str) -> Option<String> {
         Some((l, hex)) if l.eq_ignore_ascii_case("l") => format!("L{}", hex.to_ascii_lowercase()),
         _ => return None,
     };
-    plain(&canonical).then_some(canonical)
+    crate::digest::is_lesson_id(&canonical).then_some(canonical)
 }
 
 /// Every text of a record that normalize scans for secrets (the arguments as JSON text).

@@ -13,7 +13,7 @@ use crate::model::{Candidate, Fate, Origin, Source, Status};
 use crate::normalize;
 use crate::pipeline::Compilation;
 use crate::policy::Rules;
-use crate::score::{CLAIM_GAINED_EVIDENCE, confidence_text};
+use crate::score::{CLAIM_GAINED_EVIDENCE, confidence_text, confidence_value};
 
 /// The compile summary printed on stdout.
 pub fn summary(comp: &Compilation, out: &Path, files: usize) -> Value {
@@ -195,11 +195,6 @@ fn contradicted_by(l: &crate::model::Lesson) -> Vec<&str> {
         }
     }
     ids
-}
-
-/// Thousandths as the JSON number the ledger prints (`0.25`).
-fn confidence_value(thousandths: i32) -> Value {
-    serde_json::from_str(&confidence_text(thousandths)).unwrap_or(Value::Null)
 }
 
 /// The domain `why` reports on when asked about `asked`: normalised and aliased as records'

@@ -85,7 +85,8 @@ pub fn matched_domain(skill: &BaseSkill, domains: &BTreeSet<&str>) -> Option<Str
 }
 
 /// One `deltas/<name>.json` per authored skill that matches a domain with global rules and
-/// gets at least one row, sorted by path; one E002 per skill whose rules did not all fit.
+/// gets at least one row, sorted by path; one E002 per skill whose rules did not all fit, and
+/// an E004 per withdrawn rule a skill still carries. `lessons` is the ledger, sorted by id.
 pub fn compute(base: &[BaseSkill], lessons: &[Lesson], policy: &Policy) -> (Vec<OutFile>, Vec<Diagnostic>) {
     let domains: BTreeSet<&str> = lessons.iter().map(|l| l.domain.as_str()).collect();
     let mut skills: Vec<&BaseSkill> = base.iter().collect();
@@ -116,31 +117,21 @@ pub fn compute(base: &[BaseSkill], lessons: &[Lesson], policy: &Policy) -> (Vec<
 /// `(id: L…)`) that has since been superseded or retired: the skill still tells agents to
 /// follow it, and no delta can take a line out of text a person owns.
 fn withdrawn_rules(base: &[BaseSkill], lessons: &[Lesson]) -> Vec<Diagnostic> {
-    let cited = |skill: &BaseSkill| -> Vec<(usize, String)> {
-        let mut ids = Vec::new();
-        for (n, line) in skill.text.lines().enumerate() {
-            for (at, _) in line.match_indices("id: L") {
-                let id = &line[at + 4..];
-                let hex = id[1..].bytes().take_while(u8::is_ascii_hexdigit).count();
-                if hex == 12 {
-                    ids.push((n + 1, id[..13].to_string()));
-                }
-            }
-        }
-        ids
-    };
-    let cited: Vec<(&BaseSkill, Vec<(usize, String)>)> = base.iter().map(|s| (s, cited(s))).collect();
+    let cited: Vec<(&BaseSkill, Vec<(usize, &str)>)> = (base.iter())
+        .map(|s| (s, digest::cited_lesson_ids(&s.text)))
+        .collect();
     if cited.iter().all(|(_, ids)| ids.is_empty()) {
         return Vec::new();
     }
-    let withdrawn: std::collections::HashMap<&str, &Lesson> = (lessons.iter())
-        .filter(|l| matches!(l.status, Status::Superseded | Status::Retired))
-        .map(|l| (l.id.as_str(), l))
-        .collect();
+    // The ledger is sorted by id.
+    let withdrawn = |id: &str| {
+        let at = lessons.binary_search_by(|l| l.id.as_str().cmp(id)).ok()?;
+        Some(&lessons[at]).filter(|l| matches!(l.status, Status::Superseded | Status::Retired))
+    };
     let mut out = Vec::new();
     for (skill, ids) in cited {
         for (line, id) in ids {
-            let Some(l) = withdrawn.get(id.as_str()) else {
+            let Some(l) = withdrawn(id) else {
                 continue;
             };
             let why = l.reason.as_deref().map(|r| format!(": {r}")).unwrap_or_default();
@@ -161,7 +152,7 @@ fn withdrawn_rules(base: &[BaseSkill], lessons: &[Lesson]) -> Vec<Diagnostic> {
             })
             .subject(&skill.name)
             .domain(&l.domain)
-            .with("lesson", id.clone())
+            .with("lesson", id)
             .with("status", l.status.as_str());
             if let Some(next) = next {
                 d = d.with("superseded_by", next);
@@ -183,10 +174,14 @@ pub fn delta_json(rows: &[Value]) -> String {
 /// The global rules of `domain` for a delta, by confidence (desc), then id; rules whose id the
 /// authored text already carries (a delta merged by hand) are not proposed again.
 fn delta_rules<'a>(domain: &str, lessons: &'a [Lesson], authored: &str) -> Vec<&'a Lesson> {
+    let merged: BTreeSet<&str> = digest::cited_lesson_ids(authored)
+        .into_iter()
+        .map(|(_, id)| id)
+        .collect();
     let mut rules: Vec<&Lesson> = lessons
         .iter()
         .filter(|l| l.rule && l.scope == "global" && l.domain == domain)
-        .filter(|l| !authored.contains(&format!("id: {}", l.id)))
+        .filter(|l| !merged.contains(l.id.as_str()))
         .collect();
     rules.sort_by(|a, b| b.confidence.cmp(&a.confidence).then_with(|| a.id.cmp(&b.id)));
     rules.dedup_by(|a, b| a.id == b.id);
