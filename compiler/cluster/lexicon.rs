@@ -925,7 +925,8 @@ fn keep_prefix<'a>(s: Cow<'a, str>, cut: impl FnOnce(&str) -> &str) -> Cow<'a, s
     }
 }
 
-/// Flags, paths, dotted identifiers, snake_case, `k=v`, words with digits, camelCase.
+/// Flags, paths (`/` or Windows `\`), `$VARIABLES`, dotted identifiers, snake_case, `k=v`,
+/// words with digits, camelCase.
 fn looks_technical(s: &str) -> bool {
     if !s.chars().any(char::is_alphanumeric) {
         return false;
@@ -941,7 +942,7 @@ fn looks_technical(s: &str) -> bool {
     let bytes = s.as_bytes();
     if bytes
         .iter()
-        .any(|b| matches!(b, b'/' | b'_' | b'=' | b'0'..=b'9'))
+        .any(|b| matches!(b, b'/' | b'\\' | b'_' | b'=' | b'$' | b'0'..=b'9'))
         || bytes.windows(2).any(|w| w == b"::")
     {
         return true;
@@ -991,7 +992,8 @@ mod tests {
     fn technical_tokens_stay_whole() {
         let l = lx();
         let a = l.analyze(
-            "Use `os.makedirs(path, exist_ok=True)` with --locked in src/app.py, call foo() on v1.2.3",
+            "Use `os.makedirs(path, exist_ok=True)` with --locked in src/app.py, call foo() on v1.2.3, \
+             clear C:\\Users\\ci\\AppData\\Local\\Temp and set $HOME",
         );
         let t = texts(&a);
         for want in [
@@ -1001,10 +1003,17 @@ mod tests {
             "src/app.py",
             "foo",
             "v1.2.3",
+            "c:\\users\\ci\\appdata\\local\\temp",
+            "$home",
         ] {
             assert!(t.contains(&want.to_string()), "{want} missing from {t:?}");
         }
-        assert!(a.tokens.iter().find(|x| x.text == "--locked").unwrap().technical);
+        for flagged in ["--locked", "c:\\users\\ci\\appdata\\local\\temp", "$home"] {
+            assert!(
+                a.tokens.iter().find(|x| x.text == flagged).unwrap().technical,
+                "{flagged}"
+            );
+        }
     }
 
     #[test]
