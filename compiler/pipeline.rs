@@ -236,7 +236,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         let mut decisions = Cow::Borrowed(&opts.decisions[..]);
         let unknown_in_play = score_sink.iter().any(|d| d.code == codes::UNKNOWN_IN_PLAY);
         if (unknown_in_play || !orphaned(&comp.lessons, &decisions).is_empty())
-            && let Some((followed, renamed)) = follow_refounded(&comp, &corpus, &decisions)
+            && let Some((followed, renamed)) = follow_refounded(&comp, &corpus, &opts.decisions)
         {
             decisions = Cow::Owned(followed);
             let (scored, sink_again) = score::score(&score::Inputs {
@@ -258,7 +258,8 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         if whole {
             let members = members_by_lesson(&comp);
             sink.extend(lesson_diagnostics(&comp, &members));
-            sink.extend(refounded(&comp, &members, &decisions, opts.state.as_deref()));
+            let unknown = unknown_names(&comp.lessons, &corpus, &opts.decisions);
+            sink.extend(refounded(&comp, &members, &unknown, opts.state.as_deref()));
         }
         comp.fates = fates(&comp);
         if opts.keep == Keep::Nothing {
@@ -507,8 +508,9 @@ fn follow_refounded(
     decisions: &[Decision],
 ) -> Option<(Vec<Decision>, FxMap<String, String>)> {
     let members = members_by_lesson(comp);
+    let unknown = unknown_names(&comp.lessons, corpus, decisions);
     // Old id → (new id, the lesson: an edit's id hashes its domain, kind and key too).
-    let mut renamed: HashMap<String, (String, &Lesson)> = refoundings(comp, &members)
+    let mut renamed: HashMap<String, (String, &Lesson)> = refoundings(comp, &members, &unknown)
         .into_iter()
         .map(|r| {
             let l = &comp.lessons[r.lesson];
@@ -545,7 +547,7 @@ fn follow_refounded(
     (changed || named()).then_some((followed, renamed))
 }
 
-/// A lesson re-founded by back-filled history: the id it had before, and its index.
+/// A lesson an older member re-founded: the id it had before, and its index.
 struct Refounding<'a> {
     old_id: String,
     lesson: usize,
@@ -553,6 +555,23 @@ struct Refounding<'a> {
     /// The new founder was recorded at the same time as the old one and comes first by id
     /// (the fold's tie-break), rather than earlier.
     tie: bool,
+    /// Found from the input order (a back-fill the order shows) rather than from a name in
+    /// play or in the journal.
+    by_order: bool,
+}
+
+/// The ids some experience has in play or some lesson decision names that no lesson of this
+/// compile has (`lessons` is sorted by id): the old ids a re-founding may explain.
+fn unknown_names<'a>(lessons: &[Lesson], corpus: &'a Corpus, decisions: &'a [Decision]) -> HashSet<&'a str> {
+    let known = |id: &str| lessons.binary_search_by(|l| l.id.as_str().cmp(id)).is_ok();
+    let in_play: Vec<&str> = (corpus.experiences.par_iter())
+        .flat_map_iter(|e| e.in_play.iter().map(String::as_str).filter(|id| !known(id)))
+        .collect();
+    let decided = (decisions.iter())
+        .filter(|d| d.action != Action::Bless)
+        .map(|d| d.target.as_str())
+        .filter(|id| !known(id));
+    in_play.into_iter().chain(decided).collect()
 }
 
 /// Back-filled history (DESIGN §6 identity): the record directory only grows, so a member that
@@ -566,18 +585,18 @@ struct Refounding<'a> {
 fn refounded(
     comp: &Compilation,
     members: &[Vec<usize>],
-    decisions: &[Decision],
+    unknown: &HashSet<&str>,
     state: Option<&std::path::Path>,
 ) -> Vec<Diagnostic> {
-    let mut found = refoundings(comp, members);
+    let mut found = refoundings(comp, members, unknown);
     if !found.is_empty()
         && let Some(store) = state
             .filter(|p| p.exists())
             .and_then(|p| crate::store::Store::open(p).ok())
     {
-        let named: HashSet<&str> = decisions.iter().map(|d| d.target.as_str()).collect();
         found.retain(|r| {
-            named.contains(r.old_id.as_str()) || store.ledger_lesson(&r.old_id).is_ok_and(|row| row.is_some())
+            unknown.contains(r.old_id.as_str())
+                || store.ledger_lesson(&r.old_id).is_ok_and(|row| row.is_some())
         });
     }
     // An edit's id hashes the id it edited, so a re-founded lesson's edited wordings (the ids
@@ -597,8 +616,13 @@ fn refounded(
                 "a back-filled experience ({}, recorded at the same time as {old_founder} and first by id)",
                 l.founder
             )
-        } else {
+        } else if r.by_order {
             format!("a back-filled older experience ({})", l.founder)
+        } else {
+            format!(
+                "an older experience ({}), back-filled or newly admissible,",
+                l.founder
+            )
         };
         Diagnostic::new(
             codes::REFOUNDED,
@@ -626,11 +650,17 @@ fn refounded(
 }
 
 /// Each lesson whose founder arrived after members recorded before it (see `refounded`).
-fn refoundings<'a>(comp: &'a Compilation, members: &[Vec<usize>]) -> Vec<Refounding<'a>> {
-    let position = |i: usize| match comp.candidates[i].source {
-        crate::model::Source::Experience(e) => e,
-        crate::model::Source::Claim(_) => u32::MAX,
-    };
+///
+/// The input order misses a back-fill whose file sorts first, and a member that became
+/// admissible (a `bless`) founds its lesson anew with nothing back-filled. So an id in
+/// `unknown` is also matched against the id each member would give the lesson as its founder:
+/// an id is a hash of its founder and wording, so a match is the id a past compile showed.
+/// That makes the result depend on the records, not on how their files are named.
+fn refoundings<'a>(
+    comp: &'a Compilation,
+    members: &[Vec<usize>],
+    unknown: &HashSet<&str>,
+) -> Vec<Refounding<'a>> {
     // An edit's lesson holds the members; the identity to re-found is its chain's first wording.
     let by_id: HashMap<&str, usize> = if comp.lessons.iter().any(Lesson::is_edit) {
         (comp.lessons.iter().enumerate())
@@ -647,69 +677,100 @@ fn refoundings<'a>(comp: &'a Compilation, members: &[Vec<usize>]) -> Vec<Refound
         }
         li
     };
+    // The ids each member would have given its lesson as founder, where one is named.
+    let named = |li: usize, all: &[usize]| -> Vec<Refounding<'a>> {
+        if unknown.is_empty() {
+            return Vec::new();
+        }
+        let l = &comp.lessons[li];
+        let mut out: Vec<Refounding> = Vec::new();
+        for &i in all {
+            let c = &comp.candidates[i];
+            let old_id = score::identity(l, &c.record_id, &c.text);
+            if old_id != l.id && unknown.contains(old_id.as_str()) && out.iter().all(|r| r.old_id != old_id) {
+                out.push(Refounding {
+                    old_id,
+                    lesson: li,
+                    old_founder: &c.record_id,
+                    tie: false,
+                    by_order: false,
+                });
+            }
+        }
+        out
+    };
     let mut found = (comp.lessons.par_iter().zip(members).enumerate())
-        .filter_map(|(li, (_, all))| {
+        .flat_map_iter(|(li, (_, all))| {
             let li = unedited(li);
-            let l = &comp.lessons[li];
-            if l.supersedes.is_some() {
-                return None;
-            }
-            // Claims have no input position among the records; only experiences can be back-filled.
-            let ms: Vec<usize> = all
-                .iter()
-                .copied()
-                .filter(|&i| matches!(comp.candidates[i].source, crate::model::Source::Experience(_)))
-                .collect();
-            let &first_in_input = ms.iter().min_by_key(|&&i| position(i))?;
-            // The members recorded before the founder arrived: those that precede it in input order.
-            let founder_pos = ms
-                .iter()
-                .filter(|&&i| comp.candidates[i].record_id == l.founder)
-                .map(|&i| position(i))
-                .min()
-                .unwrap_or(0);
-            if position(first_in_input) >= founder_pos {
-                return None;
-            }
-            let before: Vec<usize> = ms
-                .iter()
-                .copied()
-                .filter(|&i| position(i) < founder_pos)
-                .collect();
-            let t0 = before
-                .iter()
-                .map(|&i| comp.candidates[i].recorded_at)
-                .min()
-                .unwrap_or(0);
-            let founders: Vec<&Candidate> = before
-                .iter()
-                .map(|&i| &comp.candidates[i])
-                .filter(|c| c.recorded_at == t0)
-                .collect();
-            let old_founder = founders.iter().map(|c| &*c.record_id).min()?;
-            let wording = founders
-                .iter()
-                .min_by_key(|c| (c.narrative_score, &*c.record_id))
-                .map(|c| &*c.text)
-                .unwrap_or("");
-            let key = l.operation_key.clone().unwrap_or_default();
-            let old_id = format!(
-                "L{}",
-                crate::digest::of_fields(&[&l.domain, l.kind.as_str(), &key, old_founder, wording])
-            );
-            (old_id != l.id).then_some(Refounding {
-                old_id,
-                lesson: li,
-                old_founder,
-                // A lesson is admitted when its founder arrives.
-                tie: l.admitted_at == t0,
-            })
+            let mut found = named(li, all);
+            found.extend(refounding_by_order(comp, li, all));
+            found
         })
         .collect::<Vec<_>>();
-    // A chain's first wording and its edit can both hold members: one report per lesson.
+    // A chain's first wording and its edit can both hold members: one report per old id.
     let mut seen = HashSet::new();
-    found.retain(|r| seen.insert(r.lesson));
+    found.retain(|r| seen.insert((r.lesson, r.old_id.clone())));
     found
+}
+
+/// The old id of lesson `li` (members `all`) when its founder sits later in input order than
+/// members recorded before it (see `refounded`).
+fn refounding_by_order<'a>(comp: &'a Compilation, li: usize, all: &[usize]) -> Option<Refounding<'a>> {
+    let position = |i: usize| match comp.candidates[i].source {
+        crate::model::Source::Experience(e) => e,
+        crate::model::Source::Claim(_) => u32::MAX,
+    };
+    let l = &comp.lessons[li];
+    if l.supersedes.is_some() {
+        return None;
+    }
+    // Claims have no input position among the records; only experiences can be back-filled.
+    let ms: Vec<usize> = all
+        .iter()
+        .copied()
+        .filter(|&i| matches!(comp.candidates[i].source, crate::model::Source::Experience(_)))
+        .collect();
+    let &first_in_input = ms.iter().min_by_key(|&&i| position(i))?;
+    // The members recorded before the founder arrived: those that precede it in input order.
+    let founder_pos = ms
+        .iter()
+        .filter(|&&i| comp.candidates[i].record_id == l.founder)
+        .map(|&i| position(i))
+        .min()
+        .unwrap_or(0);
+    if position(first_in_input) >= founder_pos {
+        return None;
+    }
+    let before: Vec<usize> = ms
+        .iter()
+        .copied()
+        .filter(|&i| position(i) < founder_pos)
+        .collect();
+    let t0 = before
+        .iter()
+        .map(|&i| comp.candidates[i].recorded_at)
+        .min()
+        .unwrap_or(0);
+    let founders: Vec<&Candidate> = before
+        .iter()
+        .map(|&i| &comp.candidates[i])
+        .filter(|c| c.recorded_at == t0)
+        .collect();
+    let old_founder = founders.iter().map(|c| &*c.record_id).min()?;
+    let wording = founders
+        .iter()
+        .min_by_key(|c| (c.narrative_score, &*c.record_id))
+        .map(|c| &*c.text)
+        .unwrap_or("");
+    let old_id = score::identity(l, old_founder, wording);
+    (old_id != l.id).then_some(Refounding {
+        old_id,
+        lesson: li,
+        old_founder,
+        // A lesson is admitted when its founder arrives.
+        tie: l.admitted_at == t0,
+        by_order: true,
+    })
 }
 
 /// The fate invariant (DESIGN §1.5): every candidate has exactly one fate, and every fate but

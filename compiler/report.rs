@@ -895,7 +895,7 @@ fn attribution(comp: &Compilation, rules: &Rules, ei: usize) -> Vec<Value> {
             None => row["reason"] = json!(no_effect(l, exp, &verdict, rules)),
         }
         if refounded.is_some() && row["reason"].is_null() {
-            row["reason"] = json!(format!("re-founded by back-filled history as {}", l.id));
+            row["reason"] = json!(format!("re-founded by an older experience as {}", l.id));
         }
         out.push(row);
     }

@@ -1650,10 +1650,16 @@ impl<'a> Fold<'a> {
 /// The id an edit gives `lesson` when it was called `id` (DESIGN §6: the identity hash over the
 /// old id and the new, normalised, text).
 pub fn edited_id(lesson: &Lesson, id: &str, text: &str) -> String {
+    identity(lesson, id, text)
+}
+
+/// The identity hash (DESIGN §6) of `lesson`'s domain, kind and key with `founder` (a record
+/// id; an edit puts the old lesson id there) and `wording`.
+pub fn identity(lesson: &Lesson, founder: &str, wording: &str) -> String {
     let key = lesson.operation_key.as_deref().unwrap_or_default();
     format!(
         "L{}",
-        digest::of_fields(&[&lesson.domain, lesson.kind.as_str(), key, id, text])
+        digest::of_fields(&[&lesson.domain, lesson.kind.as_str(), key, founder, wording])
     )
 }
 

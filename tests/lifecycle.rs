@@ -1097,6 +1097,106 @@ fn in_play_follows_a_lesson_that_back_filled_history_re_founded() {
 /// restored one, so the rule and the block hold it once. A decision that cannot change its
 /// lesson is refused when the last compile shows it, and reported (S008) when the journal
 /// holds one anyway; a superseded lesson never revives.
+/// The same records give the same ledger whatever their files are called: a back-filled
+/// session in a file that sorts first (per-session files are often named by uuid) still
+/// re-founds the lesson, and the `in_play` of the id agents were shown still credits it.
+#[test]
+fn a_back_fill_is_followed_whatever_its_file_is_called() {
+    let ruff = "Run ruff check --fix before committing so CI's lint step stays green.";
+    let compile_with_back_fill_in = |name: &str, file: &str| {
+        let h = History::new(name);
+        let rec = |id: &str, at: &str| learned(id, at, "python", BILLING, ruff);
+        h.add("agent-b.jsonl", &[rec("ruff-1", "2026-10-01T09:00:00Z")]);
+        let old_id = active_id(&h.compile(), ruff);
+        h.add(
+            "agent-c.jsonl",
+            &[session(
+                "use-1",
+                "2026-10-03T09:00:00Z",
+                LEDGER,
+                "succeeded",
+                &[&old_id],
+                vec![pytest("/srv/ledger", true)],
+            )],
+        );
+        h.add(file, &[rec("ruff-0", "2026-09-20T09:00:00Z")]);
+        let ledger = h.compile();
+        let diags = h.diagnostics();
+        assert!(diags_of(&diags, "S005").is_empty(), "{file}: {diags:#}");
+        let s004 = diags_of(&diags, "S004");
+        assert_eq!(s004.len(), 1, "{file}: {diags:#}");
+        assert_eq!(s004[0]["evidence"]["old_id"], old_id.as_str());
+        let new_id = active_id(&ledger, ruff);
+        assert_eq!(s004[0]["evidence"]["new_id"], new_id.as_str());
+        let confirmed = lesson(&ledger, &new_id)["history"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["event"] == "confirmed")
+            .count();
+        assert_eq!(confirmed, 1, "{file}: {ledger:#}");
+        std::fs::read(h.s.path("out/ledger.json")).unwrap()
+    };
+    let sorts_last = compile_with_back_fill_in("lifecycle-back-fill-last", "zz-synced.jsonl");
+    let sorts_first = compile_with_back_fill_in("lifecycle-back-fill-first", "0f3a9c.jsonl");
+    assert!(sorts_first == sorts_last, "the ledger depends on a file name");
+}
+
+/// Blessing an older experience that failed makes it admissible, and as the earliest member
+/// it founds the lesson under a new id (DESIGN §6). A pin and the `in_play` of agents shown
+/// the old id follow the lesson, and S004 names both ids.
+#[test]
+fn a_pin_and_in_play_follow_a_lesson_that_a_bless_re_founded() {
+    let h = History::new("lifecycle-bless-refound");
+    let text = "Run bump-pydantic over the codebase before switching to pydantic v2.";
+    let mut failed = learned("pyd-0", "2026-03-01T10:00:00Z", "python", BILLING, text);
+    failed["outcome"] = json!("failed");
+    h.add(
+        "a.jsonl",
+        &[
+            failed,
+            learned("pyd-1", "2026-03-05T10:00:00Z", "python", SEARCH, text),
+            learned("pyd-2", "2026-03-06T10:00:00Z", "python", LEDGER, text),
+        ],
+    );
+    let old_id = active_id(&h.compile(), text);
+    assert_eq!(lesson(&h.compile(), &old_id)["founder"], "pyd-1");
+    let o = h.run(&["lessons", "pin", &old_id]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    h.add(
+        "b.jsonl",
+        &[session(
+            "use-1",
+            "2026-03-10T09:00:00Z",
+            LEDGER,
+            "succeeded",
+            &[&old_id],
+            vec![pytest("/srv/ledger", true)],
+        )],
+    );
+    let records = h.s.path("records");
+    let o = h.run(&["bless", "pyd-0", records.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ledger = h.compile();
+    let new_id = active_id(&ledger, text);
+    assert_ne!(new_id, old_id);
+    let now = lesson(&ledger, &new_id);
+    assert_eq!(now["founder"], "pyd-0", "{now:#}");
+    assert_eq!(now["pinned"], true, "the pin followed: {now:#}");
+    let events: Vec<&str> = (now["history"].as_array().unwrap().iter())
+        .filter_map(|e| e["event"].as_str())
+        .collect();
+    assert!(events.contains(&"confirmed"), "{events:?}");
+    let diags = h.diagnostics();
+    for code in ["S005", "S007"] {
+        assert!(diags_of(&diags, code).is_empty(), "{code}: {diags:#}");
+    }
+    let s004 = diags_of(&diags, "S004");
+    assert_eq!(s004.len(), 1, "{diags:#}");
+    assert_eq!(s004[0]["evidence"]["old_id"], old_id.as_str());
+    assert_eq!(s004[0]["evidence"]["new_id"], new_id.as_str());
+}
+
 #[test]
 fn restore_reclaims_a_re_learned_lesson_and_decisions_that_change_nothing_are_reported() {
     let h = History::new("lifecycle-restore");
