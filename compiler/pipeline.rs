@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use crate::cluster::{self, fx::FxMap};
 use crate::diagnostics::{self, Diagnostic, Severity, Sink, codes, short_list};
 use crate::gate::{self, GateResult, GateVerdict};
-use crate::model::{Action, Candidate, Cluster, Corpus, Decision, Fate, Lesson, Millis, Status};
+use crate::model::{Action, Candidate, Cluster, Corpus, Decision, Fate, Id, Lesson, Millis, Status};
 use crate::outcome::{self, Verdict};
 use crate::policy::Rules;
 use crate::score::{self, confidence_text};
@@ -234,10 +234,13 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         // to its new id: the fold runs again with those ids renamed (rare: only when one names
         // a lesson this compile does not have).
         let mut decisions = Cow::Borrowed(&opts.decisions[..]);
-        let unknown_in_play = score_sink.iter().any(|d| d.code == codes::UNKNOWN_IN_PLAY);
-        if (unknown_in_play || !orphaned(&comp.lessons, &decisions).is_empty())
-            && let Some((followed, renamed)) = follow_refounded(&comp, &corpus, &opts.decisions)
-        {
+        let unknown = unknown_names(&score_sink, &orphaned(&comp.lessons, &decisions));
+        let found = if unknown.is_empty() {
+            Vec::new()
+        } else {
+            refoundings(&comp, &members_by_lesson(&comp), &unknown)
+        };
+        if let Some((followed, renamed)) = follow_refounded(&comp, &corpus, &found, &opts.decisions) {
             decisions = Cow::Owned(followed);
             let (scored, sink_again) = score::score(&score::Inputs {
                 decisions: &decisions,
@@ -258,8 +261,11 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         if whole {
             let members = members_by_lesson(&comp);
             sink.extend(lesson_diagnostics(&comp, &members));
-            let unknown = unknown_names(&comp.lessons, &corpus, &opts.decisions);
-            sink.extend(refounded(&comp, &members, &unknown, opts.state.as_deref()));
+            // Those found by name stand (the fold's renaming kept their lessons' ids); the
+            // input order is asked again of the lessons as they are now.
+            let mut found: Vec<Refounding> = found.into_iter().filter(|r| !r.by_order).collect();
+            found.extend(refoundings(&comp, &members, &HashSet::new()));
+            sink.extend(refounded(&comp, found, &unknown, opts.state.as_deref()));
         }
         comp.fates = fates(&comp);
         if opts.keep == Keep::Nothing {
@@ -499,22 +505,22 @@ fn orphan_diagnostic(d: &Decision) -> Diagnostic {
     .with("action", d.action.as_str())
 }
 
-/// Old id → new id of each lesson back-filled history re-founded (S004), and of each edit of
-/// one (an edit's id hashes its lesson's id), with the journal's decisions renamed to follow;
-/// `None` when nothing names an old id (no decision, no experience's `in_play`).
+/// Old id → new id of each lesson `found` re-founded (S004), and of each edit of one (an
+/// edit's id hashes its lesson's id), with the journal's decisions renamed to follow; `None`
+/// when nothing names an old id (no decision, no experience's `in_play`).
 fn follow_refounded(
     comp: &Compilation,
     corpus: &Corpus,
+    found: &[Refounding],
     decisions: &[Decision],
 ) -> Option<(Vec<Decision>, FxMap<String, String>)> {
-    let members = members_by_lesson(comp);
-    let unknown = unknown_names(&comp.lessons, corpus, decisions);
     // Old id → (new id, the lesson: an edit's id hashes its domain, kind and key too).
-    let mut renamed: HashMap<String, (String, &Lesson)> = refoundings(comp, &members, &unknown)
-        .into_iter()
-        .map(|r| {
-            let l = &comp.lessons[r.lesson];
-            (r.old_id, (l.id.clone(), l))
+    let mut renamed: HashMap<String, (String, &Lesson)> = (found.iter())
+        .filter_map(|r| {
+            Some((
+                r.old_id.clone(),
+                (r.new_id.clone(), lesson_by_id(comp, &r.new_id)?),
+            ))
         })
         .collect();
     if renamed.is_empty() {
@@ -547,11 +553,11 @@ fn follow_refounded(
     (changed || named()).then_some((followed, renamed))
 }
 
-/// A lesson an older member re-founded: the id it had before, and its index.
-struct Refounding<'a> {
+/// A lesson an older member re-founded: the id it had before and the id it has now.
+struct Refounding {
     old_id: String,
-    lesson: usize,
-    old_founder: &'a str,
+    new_id: String,
+    old_founder: Id,
     /// The new founder was recorded at the same time as the old one and comes first by id
     /// (the fold's tie-break), rather than earlier.
     tie: bool,
@@ -560,18 +566,20 @@ struct Refounding<'a> {
     by_order: bool,
 }
 
-/// The ids some experience has in play or some lesson decision names that no lesson of this
-/// compile has (`lessons` is sorted by id): the old ids a re-founding may explain.
-fn unknown_names<'a>(lessons: &[Lesson], corpus: &'a Corpus, decisions: &'a [Decision]) -> HashSet<&'a str> {
-    let known = |id: &str| lessons.binary_search_by(|l| l.id.as_str().cmp(id)).is_ok();
-    let in_play: Vec<&str> = (corpus.experiences.par_iter())
-        .flat_map_iter(|e| e.in_play.iter().map(String::as_str).filter(|id| !known(id)))
-        .collect();
-    let decided = (decisions.iter())
-        .filter(|d| d.action != Action::Bless)
-        .map(|d| d.target.as_str())
-        .filter(|id| !known(id));
-    in_play.into_iter().chain(decided).collect()
+/// The ids some experience has in play (its S005 says which) or an orphaned decision names,
+/// that no lesson of the fold has: the old ids a re-founding may explain.
+fn unknown_names(score_sink: &[Diagnostic], orphaned: &[&Decision]) -> HashSet<String> {
+    let in_play = (score_sink.iter())
+        .filter(|d| d.code == codes::UNKNOWN_IN_PLAY)
+        .flat_map(|d| d.evidence["ids"].as_array().into_iter().flatten())
+        .filter_map(|id| id.as_str());
+    let decided = orphaned.iter().map(|d| d.target.as_str());
+    in_play.chain(decided).map(String::from).collect()
+}
+
+fn lesson_by_id<'c>(comp: &'c Compilation, id: &str) -> Option<&'c Lesson> {
+    let at = comp.lessons.binary_search_by(|l| l.id.as_str().cmp(id)).ok()?;
+    Some(&comp.lessons[at])
 }
 
 /// Back-filled history (DESIGN §6 identity): the record directory only grows, so a member that
@@ -584,11 +592,12 @@ fn unknown_names<'a>(lessons: &[Lesson], corpus: &'a Corpus, decisions: &'a [Dec
 /// shown needs no "use the new id" (and the first compile reports none).
 fn refounded(
     comp: &Compilation,
-    members: &[Vec<usize>],
-    unknown: &HashSet<&str>,
+    mut found: Vec<Refounding>,
+    unknown: &HashSet<String>,
     state: Option<&std::path::Path>,
 ) -> Vec<Diagnostic> {
-    let mut found = refoundings(comp, members, unknown);
+    let mut seen = HashSet::new();
+    found.retain(|r| seen.insert(r.old_id.clone()));
     if !found.is_empty()
         && let Some(store) = state
             .filter(|p| p.exists())
@@ -610,7 +619,7 @@ fn refounded(
             .collect()
     };
     let report = |l: &Lesson, old_id: String, what: String, r: &Refounding| {
-        let old_founder = r.old_founder;
+        let old_founder = &r.old_founder;
         let who = if r.tie {
             format!(
                 "a back-filled experience ({}, recorded at the same time as {old_founder} and first by id)",
@@ -636,7 +645,9 @@ fn refounded(
     };
     let mut out = Vec::new();
     for r in found {
-        let base = &comp.lessons[r.lesson];
+        let Some(base) = lesson_by_id(comp, &r.new_id) else {
+            continue;
+        };
         let (mut old, mut new) = (r.old_id.clone(), base.id.as_str());
         out.push(report(base, r.old_id.clone(), String::new(), &r));
         while let Some(edit) = edit_of.get(new) {
@@ -656,11 +667,7 @@ fn refounded(
 /// `unknown` is also matched against the id each member would give the lesson as its founder:
 /// an id is a hash of its founder and wording, so a match is the id a past compile showed.
 /// That makes the result depend on the records, not on how their files are named.
-fn refoundings<'a>(
-    comp: &'a Compilation,
-    members: &[Vec<usize>],
-    unknown: &HashSet<&str>,
-) -> Vec<Refounding<'a>> {
+fn refoundings(comp: &Compilation, members: &[Vec<usize>], unknown: &HashSet<String>) -> Vec<Refounding> {
     // An edit's lesson holds the members; the identity to re-found is its chain's first wording.
     let by_id: HashMap<&str, usize> = if comp.lessons.iter().any(Lesson::is_edit) {
         (comp.lessons.iter().enumerate())
@@ -678,20 +685,22 @@ fn refoundings<'a>(
         li
     };
     // The ids each member would have given its lesson as founder, where one is named.
-    let named = |li: usize, all: &[usize]| -> Vec<Refounding<'a>> {
+    let named = |li: usize, all: &[usize]| -> Vec<Refounding> {
         if unknown.is_empty() {
             return Vec::new();
         }
         let l = &comp.lessons[li];
         let mut out: Vec<Refounding> = Vec::new();
-        for &i in all {
-            let c = &comp.candidates[i];
+        // Only an admissible member ever founded its lesson (DESIGN §6), and the founder
+        // gives the id the lesson has now.
+        let founders = all.iter().map(|&i| &comp.candidates[i]);
+        for c in founders.filter(|c| c.admissible() && c.record_id != l.founder) {
             let old_id = score::identity(l, &c.record_id, &c.text);
             if old_id != l.id && unknown.contains(old_id.as_str()) && out.iter().all(|r| r.old_id != old_id) {
                 out.push(Refounding {
                     old_id,
-                    lesson: li,
-                    old_founder: &c.record_id,
+                    new_id: l.id.clone(),
+                    old_founder: c.record_id.clone(),
                     tie: false,
                     by_order: false,
                 });
@@ -709,13 +718,13 @@ fn refoundings<'a>(
         .collect::<Vec<_>>();
     // A chain's first wording and its edit can both hold members: one report per old id.
     let mut seen = HashSet::new();
-    found.retain(|r| seen.insert((r.lesson, r.old_id.clone())));
+    found.retain(|r| seen.insert(r.old_id.clone()));
     found
 }
 
 /// The old id of lesson `li` (members `all`) when its founder sits later in input order than
 /// members recorded before it (see `refounded`).
-fn refounding_by_order<'a>(comp: &'a Compilation, li: usize, all: &[usize]) -> Option<Refounding<'a>> {
+fn refounding_by_order(comp: &Compilation, li: usize, all: &[usize]) -> Option<Refounding> {
     let position = |i: usize| match comp.candidates[i].source {
         crate::model::Source::Experience(e) => e,
         crate::model::Source::Claim(_) => u32::MAX,
@@ -756,17 +765,17 @@ fn refounding_by_order<'a>(comp: &'a Compilation, li: usize, all: &[usize]) -> O
         .map(|&i| &comp.candidates[i])
         .filter(|c| c.recorded_at == t0)
         .collect();
-    let old_founder = founders.iter().map(|c| &*c.record_id).min()?;
+    let old_founder = founders.iter().map(|c| &c.record_id).min()?;
     let wording = founders
         .iter()
         .min_by_key(|c| (c.narrative_score, &*c.record_id))
         .map(|c| &*c.text)
         .unwrap_or("");
     let old_id = score::identity(l, old_founder, wording);
-    (old_id != l.id).then_some(Refounding {
+    (old_id != l.id).then(|| Refounding {
         old_id,
-        lesson: li,
-        old_founder,
+        new_id: l.id.clone(),
+        old_founder: old_founder.clone(),
         // A lesson is admitted when its founder arrives.
         tie: l.admitted_at == t0,
         by_order: true,
