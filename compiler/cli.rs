@@ -305,7 +305,7 @@ fn run(cli: Cli) -> Result<i32, Fatal> {
         Command::Compile(args) => compile(&args),
         Command::Why { domain, run } => {
             let (comp, rules) = analyse(&run, Keep::Experiences, Some(&domain))?;
-            let r = report::why(&comp, &rules, &domain);
+            let r = report::why(&comp, &rules, &domain, &bless_args(&run));
             print_diagnostics(&r.diagnostics.iter().collect::<Vec<_>>());
             print_report(run.format, report::why_text(&r), &r.json)?;
             Ok(strict_exit(&run, &comp))
@@ -450,6 +450,35 @@ fn load_inputs(args: &CompileArgs, rules: &Rules) -> Result<(Corpus, Vec<Diagnos
 
 /// What `load_inputs` read, for a message that an id is not there: the inputs named, or the
 /// sample corpus it fell back to (with how to name the records instead).
+/// What follows the id in a `skillc bless` command for the records and output of `args`
+/// (without inputs, `bless` reads the sample corpus): the inputs, `--out` and `--state` as
+/// given, each quoted for a POSIX shell when it needs it.
+pub fn bless_args(args: &CompileArgs) -> String {
+    fn quoted(p: &Path) -> String {
+        let s = p.display().to_string();
+        let plain = |c: char| c.is_ascii_alphanumeric() || "_./-=:@%+,".contains(c);
+        if !s.is_empty() && s.chars().all(plain) {
+            s
+        } else {
+            format!("'{}'", s.replace('\'', r"'\''"))
+        }
+    }
+    let mut out = String::new();
+    for input in &args.inputs {
+        out.push(' ');
+        out.push_str(&quoted(input));
+    }
+    if args.out != Path::new("skills-out") {
+        out.push_str(" --out ");
+        out.push_str(&quoted(&args.out));
+    }
+    if let Some(state) = &args.state {
+        out.push_str(" --state ");
+        out.push_str(&quoted(state));
+    }
+    out
+}
+
 fn searched(args: &CompileArgs, command: &str) -> String {
     if !args.inputs.is_empty() {
         let named: Vec<String> = args.inputs.iter().map(|p| p.display().to_string()).collect();

@@ -203,7 +203,9 @@ pub fn why_domain(asked: &str, rules: &Rules) -> String {
     normalize::domain(asked, &rules.aliases).unwrap_or_else(|_| asked.trim().to_lowercase())
 }
 
-pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
+/// `bless_args` follows the experience id in the `skillc bless` commands `why` suggests: the
+/// inputs and output the user named, so the command finds the records (`cli::bless_args`).
+pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> WhyReport {
     let domain = why_domain(asked, rules);
     let min = comp.min_reinforcement;
     let exps: Vec<&crate::model::Experience> = comp
@@ -479,7 +481,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str) -> WhyReport {
             "bless experiences whose lessons already read as rules: {}",
             blessable
                 .iter()
-                .map(|id| format!("skillc bless {id}"))
+                .map(|id| format!("`skillc bless {id}{bless_args}`"))
                 .collect::<Vec<_>>()
                 .join(", ")
         ));

@@ -85,6 +85,77 @@ fn twenty_nine_once_only_stories_explain_themselves() {
     assert!(text.contains("appear in only one experience"), "{text}");
 }
 
+/// The `skillc bless` commands `why` suggests name the records and the output it was given,
+/// quoted for the shell, so they work when pasted (`bless` without inputs reads the samples).
+#[test]
+fn a_suggested_bless_command_runs_as_printed() {
+    let s = Scratch::new("why-bless-command");
+    std::fs::create_dir_all(s.path("agent records")).unwrap();
+    let lessons = [
+        "Run alembic upgrade head before the test suite when a migration was added.",
+        "Pin pydantic below 2 while FastAPI 0.95 is in the lock file.",
+        "Use pytest --import-mode=importlib when two test packages share a module name.",
+    ];
+    let records: String = (lessons.iter().enumerate())
+        .map(|(i, lesson)| {
+            format!(
+                "{}\n",
+                json!({"id": format!("py-{i}"), "recorded_at": format!("2026-05-0{}T10:00:00Z", i + 1),
+                       "domains": ["python"], "project": "git@github.com:acme/billing-api.git",
+                       "outcome": "succeeded", "lesson": lesson})
+            )
+        })
+        .collect();
+    std::fs::write(s.path("agent records/sessions.jsonl"), records).unwrap();
+    let o = skillc_in(
+        &s.0,
+        &[
+            "why",
+            "python",
+            "agent records",
+            "--out",
+            "out",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let w = json(&o);
+    let suggestion = (w["suggestions"].as_array().unwrap().iter())
+        .filter_map(|s| s.as_str())
+        .find(|s| s.contains("skillc bless "))
+        .unwrap_or_else(|| panic!("no bless command: {w:#}"));
+    // The first command, split as a POSIX shell would (single quotes only).
+    let command = suggestion.split("`skillc bless ").nth(1).unwrap();
+    let command = command.split('`').next().unwrap();
+    let (mut words, mut word, mut quoted, mut any) = (Vec::new(), String::new(), false, false);
+    for c in command.chars() {
+        match c {
+            '\'' => (quoted, any) = (!quoted, true),
+            ' ' if !quoted => {
+                if any || !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+                any = false;
+            }
+            c => word.push(c),
+        }
+    }
+    if any || !word.is_empty() {
+        words.push(word);
+    }
+    assert_eq!(words[1..], ["agent records", "--out", "out"], "{suggestion}");
+    let mut args = vec!["bless"];
+    args.extend(words.iter().map(String::as_str));
+    let o = skillc_in(&s.0, &args);
+    assert_eq!(o.status.code(), Some(0), "{suggestion}: {}", stderr(&o));
+    assert!(
+        stdout(&o).contains(&format!("blessed {}", words[0])),
+        "{}",
+        stdout(&o)
+    );
+}
+
 #[test]
 fn a_misspelt_domain_gets_a_suggestion_and_still_exits_zero() {
     let w = why_json("pyhton", "why-python");
@@ -350,7 +421,10 @@ fn a_focused_why_reports_what_a_whole_compile_would() {
         }
         for d in &asked {
             let focused = compile(Some(report::why_domain(d, &rules)));
-            let (a, b) = (report::why(&whole, &rules, d), report::why(&focused, &rules, d));
+            let (a, b) = (
+                report::why(&whole, &rules, d, ""),
+                report::why(&focused, &rules, d, ""),
+            );
             assert_eq!(a.json, b.json, "why {d}");
             assert_eq!(a.diagnostics, b.diagnostics, "why {d}");
         }
