@@ -523,6 +523,17 @@ pub fn mechanical(ops: &[Operation], policy: &Policy) -> Vec<Mechanical> {
         .zip(&args)
         .map(|(op, a)| opkey::operation_key(&op.tool, a))
         .collect();
+    // Keyed on the whole call (DESIGN §3.3), then compared, named and clustered without what
+    // it wrote (`content_args`): an edit retried with other text is the same call.
+    let args: Vec<Value> = (args.into_iter())
+        .map(|a| {
+            if let Cow::Owned(form) = policy.call_form(&a) {
+                form
+            } else {
+                a
+            }
+        })
+        .collect();
     // Borrowed from the args, except an argv array's joined words.
     let commands: Vec<Option<Cow<str>>> = args.iter().map(opkey::command_of).collect();
     let kin = |i: usize, j: usize| match (&commands[i], &commands[j]) {
@@ -782,6 +793,54 @@ mod tests {
         sink.clear();
         let cands = extract(&corpus, &verdicts, &rules, &mut sink);
         (cands, sink)
+    }
+
+    /// Claude Code's `Edit` retried with other text after "String to replace not found" is
+    /// the same call (its text is `content_args`), so it teaches nothing; a retry that turned
+    /// on `replace_all` teaches that flag, named without the edit's text.
+    #[test]
+    fn an_edit_retried_with_other_text_teaches_nothing_but_a_changed_flag_does() {
+        let edit = |old: &str, new: &str, replace_all: Option<bool>, error: Option<&str>| {
+            let mut args = json!({"file_path": "/srv/billing-api/billing/util.py",
+                                  "old_string": old, "new_string": new});
+            if let Some(all) = replace_all {
+                args["replace_all"] = json!(all);
+            }
+            Operation {
+                tool: "Edit".into(),
+                args: args.into(),
+                status: if error.is_some() {
+                    OpStatus::Error
+                } else {
+                    OpStatus::Ok
+                },
+                error: error.map(String::from),
+                check: None,
+            }
+        };
+        let mechanical = |ops: Vec<Operation>| -> Vec<String> {
+            let (cands, _) = extract_one(exp("sess-edit", &["python"], Outcome::Succeeded, ops));
+            (cands.iter())
+                .filter(|c| c.origin == Origin::Mechanical)
+                .map(|c| c.text.to_string())
+                .collect()
+        };
+        let not_found = "String to replace not found in file.\nString: def fmt_money(x):";
+        let retried = mechanical(vec![
+            edit("def fmt_money(x):", "def format_money(x):", None, Some(not_found)),
+            edit("def fmt_money(amount):", "def format_money(amount):", None, None),
+            pytest_check("/srv/billing-api", true),
+        ]);
+        assert!(retried.is_empty(), "{retried:?}");
+        let many = "Found 3 matches of the string to replace, but replace_all is false.";
+        let flagged = mechanical(vec![
+            edit("fmt_money(", "format_money(", None, Some(many)),
+            edit("fmt_money(", "format_money(", Some(true), None),
+            pytest_check("/srv/billing-api", true),
+        ]);
+        assert_eq!(flagged.len(), 1, "{flagged:?}");
+        assert!(flagged[0].contains("replace_all=true"), "{flagged:?}");
+        assert!(!flagged[0].contains("fmt_money"), "{flagged:?}");
     }
 
     #[test]

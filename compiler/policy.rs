@@ -3,6 +3,7 @@
 //! The default rules are compiled into the binary, so a missing `rules/` directory still
 //! works; `--rules DIR` (or `./rules` when present) overrides them file by file.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer, Serialize, de};
@@ -96,6 +97,11 @@ pub struct Policy {
     /// `explanation`): dropped from every call's arguments in normalize. Names match exactly.
     #[serde(default)]
     pub label_args: Vec<String>,
+    /// Top-level argument names that carry what a call writes (an edit's old and new text, a
+    /// file's content) rather than how it is called: a mechanical lesson's form leaves them
+    /// out (`call_form`). Names match exactly.
+    #[serde(default)]
+    pub content_args: Vec<String>,
     /// Programs (or `program subcommand`) whose runs are checks, for stores without check records.
     pub check_programs: Vec<String>,
     pub confidence: Confidence,
@@ -143,6 +149,20 @@ impl Policy {
         };
         let c = c.trim();
         self.read_only_commands.iter().any(|r| r.eq_ignore_ascii_case(c))
+    }
+
+    /// A call's form for mechanical lessons (DESIGN §5.1 compares whole `args`): its arguments
+    /// without the content ones (`content_args`), so an edit retried with other text is the
+    /// same call, and a fix names and clusters on how the call changed, not what it wrote.
+    pub fn call_form<'v>(&self, args: &'v Value) -> Cow<'v, Value> {
+        match args {
+            Value::Object(map) if map.keys().any(|k| self.content_args.contains(k)) => {
+                let mut map = map.clone();
+                map.retain(|name, _| !self.content_args.contains(name));
+                Cow::Owned(Value::Object(map))
+            }
+            _ => Cow::Borrowed(args),
+        }
     }
 
     /// Removes the label arguments (`label_args`) from a call's arguments; true when one was

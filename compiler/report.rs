@@ -941,7 +941,10 @@ fn no_effect(
     match (&l.operation_key, &l.working) {
         (Some(k), Some(working)) => {
             let runs: Vec<&crate::model::Operation> = (exp.operations.iter())
-                .filter(|op| op.key() == *k && crate::opkey::python_json(&op.args.value()) == *working)
+                .filter(|op| {
+                    let args = op.args.value();
+                    op.key() == *k && crate::opkey::python_json(&rules.policy.call_form(&args)) == *working
+                })
                 .collect();
             if runs.is_empty() {
                 format!("it did not run the lesson's working form on `{k}`")

@@ -182,13 +182,14 @@ impl Shared<'_> {
         rank: u32,
         exp: &'e Experience,
         k: &'e str,
+        policy: &crate::policy::Policy,
     ) -> impl DoubleEndedIterator<Item = (&'e Operation, &'e CallForm)> {
         let forms = self.call_forms[rank as usize].get_or_init(|| {
             let form = |op: &Operation| {
                 let args = op.args.value();
                 CallForm {
                     key: opkey::operation_key(&op.tool, &args),
-                    working: fingerprint(&opkey::python_json(&args)),
+                    working: fingerprint(&opkey::python_json(&policy.call_form(&args))),
                 }
             };
             exp.operations.iter().map(form).collect()
@@ -1325,14 +1326,14 @@ impl<'a> Fold<'a> {
             let in_domain = exp.domains.contains(&l.domain);
             return (v.passed && in_domain).then_some(true);
         }
-        let on = |k| self.shared.calls_on(rank, exp, k);
+        let on = |k| self.shared.calls_on(rank, exp, k, policy);
         match (&l.operation_key, &l.working) {
             (Some(k), Some(working)) => {
                 let print = fingerprint(working);
                 let last = on(k)
                     .filter(|(op, form)| op.status != OpStatus::Refused && form.working == print)
                     .map(|(op, _)| op)
-                    .filter(|op| &opkey::python_json(&op.args.value()) == working)
+                    .filter(|op| &opkey::python_json(&policy.call_form(&op.args.value())) == working)
                     .rfind(|op| op.status == OpStatus::Ok || real_failure(op))?;
                 Some(last.status == OpStatus::Ok)
             }
