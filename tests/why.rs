@@ -587,6 +587,47 @@ fn call(command: &str, cwd: &str, ok: bool, label: &str) -> serde_json::Value {
     op
 }
 
+/// Records refused for how they are written, not what they say — a key given twice (JSON
+/// Lines and YAML), a Latin-1 byte — still count for the domain they name: `why helm` on a
+/// domain whose every record was refused so says, and does not call it empty or misspelt.
+#[test]
+fn records_refused_for_a_twice_given_key_or_a_latin1_byte_count_for_their_domain() {
+    let s = Scratch::new("why-refused-encoding");
+    std::fs::create_dir_all(s.path("in")).unwrap();
+    let mut jsonl = br#"{"id": "helm-1", "recorded_at": "2026-06-01T09:00:00Z", "domains": ["helm"], "outcome": "succeeded", "lesson": "Run helm lint before helm upgrade.", "lesson": "Run helm lint first."}"#.to_vec();
+    jsonl.extend_from_slice(b"\n");
+    jsonl.extend_from_slice(br#"{"id": "helm-2", "recorded_at": "2026-06-02T09:00:00Z", "domains": ["Helm"], "outcome": "succeeded", "lesson": "Pin the chart version in helm upgrade for caf"#);
+    jsonl.push(0xE9); // Latin-1 "é"
+    jsonl.extend_from_slice(b"-api.\"}\n");
+    std::fs::write(s.path("in/sessions.jsonl"), jsonl).unwrap();
+    std::fs::write(
+        s.path("in/notes.yaml"),
+        "- id: helm-3\n  recorded_at: 2026-06-03T09:00:00Z\n  domains: [helm]\n  outcome: succeeded\n  \
+         lesson: Set --atomic on helm upgrade in CI.\n  outcome: failed\n",
+    )
+    .unwrap();
+    let input = s.path("in");
+    let o = skillc(&[
+        "why",
+        "helm",
+        input.to_str().unwrap(),
+        "--out",
+        s.path("out").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let w = json(&o);
+    let refused = &w["refused_at_load"];
+    assert_eq!(refused["records"], 3, "{w:#}");
+    let named: Vec<&str> = (refused["first"].as_array().unwrap().iter())
+        .map(|r| r["record"].as_str().unwrap())
+        .collect();
+    assert_eq!(named, ["helm-1", "helm-2", "helm-3"], "{w:#}");
+    let err = stderr(&o);
+    assert!(!err.contains("W003") && !err.contains("spelling"), "{err}");
+}
+
 #[test]
 fn records_the_load_refused_count_for_the_domain_they_name() {
     // Agents on three projects wrote `"outcome": "success"` (not a value skillc reads) and one

@@ -11,6 +11,7 @@ use std::ops::Range;
 use super::record::{self, Item, Parsed};
 use crate::diagnostics::{Diagnostic, codes};
 use crate::model::SourceLoc;
+use serde_json::Value;
 
 /// The help line of a record refused for its bytes.
 const HELP: &str = "re-save the file as UTF-8 (an editor set to Latin-1 or Windows-1252 writes such bytes); the rest of the file was still read";
@@ -148,5 +149,9 @@ pub(crate) fn line_not_utf8(bytes: &[u8], loc: &SourceLoc) -> Parsed {
         byte: 0,
     });
     let subject = super::json::id_subject(text.as_bytes(), loc);
-    Parsed::invalid(loc.line, diagnostic(b.byte, b.column, subject, loc))
+    // The domains it named, read from the decoded text, so `why DOMAIN` counts it.
+    let domains = (serde_json::from_str::<Value>(&text).ok())
+        .and_then(|v| v.get("domains").map(record::readable_domains))
+        .unwrap_or_default();
+    Parsed::invalid_naming(loc.line, diagnostic(b.byte, b.column, subject, loc), &domains)
 }

@@ -270,7 +270,10 @@ pub(crate) fn duplicate_key(text: &str, v: &Value, loc: &SourceLoc, first: bool)
     if !dup.path.is_empty() {
         d = d.with("object", dup.path);
     }
-    Some(Parsed::invalid(loc.line, d))
+    // The domains it named (the first spelling, when `domains` is the key given twice), so
+    // `why DOMAIN` counts it.
+    let domains = v.get("domains").map(record::readable_domains).unwrap_or_default();
+    Some(Parsed::invalid_naming(loc.line, d, &domains))
 }
 
 /// How many lines the format checks look through for the first record that parses.

@@ -41,6 +41,15 @@ impl Parsed {
             unknown: Vec::new(),
         }
     }
+
+    /// `invalid`, with the domains the record named (`naming_domains`): `why DOMAIN` counts it.
+    pub fn invalid_naming(line: u32, diag: Diagnostic, domains: &[String]) -> Parsed {
+        Parsed {
+            line,
+            item: Item::Invalid(naming_domains(vec![diag], domains)),
+            unknown: Vec::new(),
+        }
+    }
 }
 
 /// Fields of an experience record (`type` included).

@@ -480,6 +480,19 @@ fn yaml_id(item: &str) -> Option<String> {
     }
 }
 
+/// The domains an item that does not parse as a `Value` names (`record::readable_domains`),
+/// read as `yaml_id` reads its id: none when `domains` is the key given twice.
+fn yaml_domains(item: &str) -> Vec<String> {
+    #[derive(serde::Deserialize)]
+    struct DomainsOnly {
+        domains: Option<serde_yaml::Value>,
+    }
+    let Ok(DomainsOnly { domains: Some(v) }) = serde_yaml::from_str::<DomainsOnly>(item) else {
+        return Vec::new();
+    };
+    serde_json::to_value(v).map_or_else(|_| Vec::new(), |v| record::readable_domains(&v))
+}
+
 /// The id of a record too deep for the parser to read at all, by a text scan: the `id:` line at
 /// the record's own indentation (that of its first content line), its value read as a scalar.
 fn id_line(item: &str) -> Option<String> {
@@ -578,7 +591,7 @@ fn duplicate_entry(
     if !path.is_empty() {
         d = d.with("object", path);
     }
-    Parsed::invalid(at as u32 + 1, d)
+    Parsed::invalid_naming(at as u32 + 1, d, &yaml_domains(item))
 }
 
 /// An anchor or alias name after its `&` or `*`: libyaml's anchor characters (letters,
