@@ -219,8 +219,13 @@ pub fn block_text(l: &Lesson) -> String {
         }
         Kind::Watch => format!("Watch out: {}", l.text),
     };
+    // Nor its reason, when the text already gives it (an edit that wrote the whole line).
+    let given = |reason: &str| {
+        let reason = reason.trim_end_matches(['.', '!', ';', ' ']).to_lowercase();
+        text.to_lowercase().contains(&reason)
+    };
     match (l.kind, l.reasons.first()) {
-        (Kind::Avoid, Some(reason)) => format!("{text} — {reason}"),
+        (Kind::Avoid, Some(reason)) if !given(reason) => format!("{text} — {reason}"),
         _ => text,
     }
 }
@@ -665,7 +670,7 @@ mod tests {
     use super::*;
 
     /// A block line says a lesson's kind once: an agent's own lead-in ("Watch out:", "Avoid:",
-    /// "Never …") is not repeated, and a dead end keeps its reason.
+    /// "Never …") is not repeated, and a dead end keeps its reason unless its text gives it.
     #[test]
     fn block_text_says_the_kind_once() {
         let lesson = |kind: Kind, text: &str, reason: Option<&str>| Lesson {
@@ -725,6 +730,12 @@ mod tests {
                 "Avoid: Neverending retry loop",
             ),
             (Kind::Avoid, "avoid", None, "avoid"),
+            (
+                Kind::Avoid,
+                "Don't pin pydantic<2 — FastAPI needs pydantic 2.",
+                Some("fastapi needs pydantic 2"),
+                "Don't pin pydantic<2 — FastAPI needs pydantic 2.",
+            ),
         ] {
             assert_eq!(block_text(&lesson(kind, text, reason)), shown);
         }
