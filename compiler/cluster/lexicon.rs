@@ -983,8 +983,24 @@ mod tests {
             ("strings", "string"),
             ("using", "use"),
             ("indexes", "index"),
+            ("utilisation", "utilization"),
+            ("serialised", "serialized"),
+            ("normalising", "normalizing"),
+            ("initialise", "initializes"),
+            ("analysed", "analyze"),
+            ("behaviour", "behavior"),
+            ("colours", "color"),
         ] {
             assert_eq!(l.stem(a), l.stem(b), "{a} vs {b}");
+        }
+        // Short words are not respelt: "four" is not "for", "hour" not "hor", "rise" not "rize".
+        for (a, b) in [
+            ("four", "for"),
+            ("hour", "hor"),
+            ("rise", "rize"),
+            ("your", "yor"),
+        ] {
+            assert_ne!(l.stem(a), l.stem(b), "{a} vs {b}");
         }
     }
 
