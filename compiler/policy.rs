@@ -191,9 +191,18 @@ impl Policy {
     /// A failure whose message names a transient cause (timeouts, rate limits, …) as whole
     /// words, and reports no failed assertion.
     pub fn is_transient(&self, error: &str) -> bool {
+        self.transient_cause(error).is_some()
+    }
+
+    /// The `transient_errors` phrase that makes `error` transient (`is_transient`), for `trace`.
+    pub fn transient_cause(&self, error: &str) -> Option<&str> {
         let e = error.to_lowercase();
-        !(self.assertion_markers.iter()).any(|m| e.contains(m.as_str()))
-            && (self.transient_errors.iter()).any(|t| contains_words(&e, t))
+        if (self.assertion_markers.iter()).any(|m| e.contains(m.as_str())) {
+            return None;
+        }
+        (self.transient_errors.iter())
+            .find(|t| contains_words(&e, t))
+            .map(String::as_str)
     }
 
     /// The current value of a policy key named in the diagnostics registry, for `explain`.

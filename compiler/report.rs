@@ -769,6 +769,7 @@ pub fn trace(comp: &Compilation, rules: &Rules, id: &str) -> Option<TraceReport>
             "stale_checks": v.stale,
             "blessed": e.blessed,
             "operations": e.operations.len(),
+            "failed_operations": failed_operations(e, &rules.policy),
         });
     }
     let candidates: Vec<Value> = comp
@@ -825,6 +826,25 @@ pub fn trace(comp: &Compilation, rules: &Rules, id: &str) -> Option<TraceReport>
         json: json!({"experience": id, "record": record, "candidates": candidates, "attribution": attribution, "diagnostics": diags}),
         diagnostics: Vec::new(),
     })
+}
+
+/// The calls of `e` that did not succeed, numbered from 1, and why each taught nothing when it
+/// cannot teach a mechanical lesson (DESIGN §5.1): refused calls never ran, and transient
+/// failures (the `policy.transient_errors` phrase named) say nothing about the arguments.
+fn failed_operations(e: &crate::model::Experience, policy: &crate::policy::Policy) -> Vec<Value> {
+    use crate::model::OpStatus;
+    (e.operations.iter().enumerate())
+        .filter(|(_, op)| op.status != OpStatus::Ok)
+        .map(|(i, op)| {
+            let transient = op.error.as_deref().and_then(|err| policy.transient_cause(err));
+            json!({
+                "number": i + 1,
+                "key": op.key(),
+                "status": if op.status == OpStatus::Refused { "refused" } else { "error" },
+                "transient": transient,
+            })
+        })
+        .collect()
 }
 
 /// What experience `ei` did to each lesson it had in play (DESIGN §6 attribution), read from
@@ -1018,6 +1038,20 @@ pub fn trace_text(r: &TraceReport) -> String {
             rec["contradicted"],
             rec["stale_checks"],
             if rec["blessed"] == true { ", blessed" } else { "" }
+        ));
+    }
+    for op in rec["failed_operations"].as_array().into_iter().flatten() {
+        let why = match (op["status"].as_str(), op["transient"].as_str()) {
+            (Some("refused"), _) => "refused: it never ran, so it teaches nothing".to_string(),
+            (_, Some(phrase)) => {
+                format!("failed transiently (\"{phrase}\"): a transient failure teaches nothing")
+            }
+            _ => "failed".to_string(),
+        };
+        t.push_str(&format!(
+            "  call {}: `{}` {why}\n",
+            op["number"],
+            op["key"].as_str().unwrap_or("")
         ));
     }
     let cands = j["candidates"].as_array().cloned().unwrap_or_default();

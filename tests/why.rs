@@ -192,6 +192,50 @@ fn near_misses_say_what_would_make_them_pass() {
     assert!(w["rules"].as_u64().unwrap() >= 2);
 }
 
+/// `trace` says why a failed-then-fixed call taught nothing when its failure was transient
+/// (the policy phrase that matched) or the call was refused, and a real failure is plain.
+#[test]
+fn trace_says_which_failed_calls_were_transient_or_refused() {
+    let s = Scratch::new("trace-transient");
+    let record = json!({"id": "dl-7", "recorded_at": "2026-01-05T09:46:03Z", "domains": ["python"],
+        "project": "/home/maya/src/dataloader", "task": "Add parquet output", "outcome": "succeeded",
+        "operations": [
+            {"tool": "run_shell_command", "args": {"command": "pip install -r requirements-dev.txt"},
+             "status": "error", "error": "pip._vendor.urllib3.exceptions.ReadTimeoutError: HTTPSConnectionPool(host='files.pythonhosted.org', port=443): Read timed out."},
+            {"tool": "run_shell_command", "args": {"command": "pip install --timeout 60 -r requirements-dev.txt"}, "status": "ok"},
+            {"tool": "write_file", "args": {"file_path": "/etc/hosts"}, "status": "refused"},
+            {"tool": "run_shell_command", "args": {"command": "python -m pytest -q tests"}, "status": "error",
+             "error": "FAILED tests/test_parquet.py::test_roundtrip - AssertionError: assert 3 == 4"},
+            {"tool": "run_shell_command", "args": {"command": "python -m pytest -q tests"}, "status": "ok",
+             "check": {"label": "tests", "target": "dataloader", "passed": true}}]});
+    let input = write_jsonl(&s, "in/sessions.jsonl", &[record]);
+    let out = s.path("out");
+    let o = skillc(&[
+        "trace",
+        "dl-7",
+        input.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    for line in [
+        "call 1: `run_shell_command pip` failed transiently (\"timed out\"): a transient failure teaches nothing",
+        "call 3: `write_file /etc/hosts` refused: it never ran, so it teaches nothing",
+        "call 4: `run_shell_command pytest` failed\n",
+    ] {
+        assert!(text.contains(line), "{line}\n{text}");
+    }
+    let j = trace_json("dl-7", &input, &out);
+    let failed = &j["record"]["failed_operations"];
+    assert_eq!(failed.as_array().unwrap().len(), 3, "{j:#}");
+    assert_eq!(failed[0]["transient"], "timed out");
+    assert!(
+        failed[2]["transient"].is_null(),
+        "an assertion is never transient: {j:#}"
+    );
+}
+
 /// `skillc trace ID` over the foundation fixture.
 fn trace(id: &str, extra: &[&str]) -> std::process::Output {
     let fixture = fixture("foundation");
