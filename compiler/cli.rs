@@ -615,19 +615,27 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
     summary["changed_files"] = changed.into();
     print_report(args.format, report::summary_text(&summary), &summary)?;
     clock.lap("report");
-    let refused_or_malformed = refused || diagnostics.iter().any(|d| d.leaves_input_out());
+    let code = strict_code(args, refused, diagnostics.into_iter());
     // The process ends right after this; freeing a million lessons' histories one by one would
     // only cost time.
     std::mem::forget(comp);
-    Ok(if args.strict && refused_or_malformed { 1 } else { 0 })
+    Ok(code)
 }
 
-/// The exit code of an analysis (`why`, `trace`) that completed: 1 under `--strict` when some
-/// input was refused or malformed, as `compile` decides it, else 0.
+/// The exit code of a run that completed: 1 under `--strict` when some input was refused (a
+/// candidate's fate) or malformed (a diagnostic that leaves input out), else 0.
+fn strict_code<'d>(
+    args: &CompileArgs,
+    refused: bool,
+    mut diagnostics: impl Iterator<Item = &'d Diagnostic>,
+) -> i32 {
+    i32::from(args.strict && (refused || diagnostics.any(Diagnostic::leaves_input_out)))
+}
+
+/// `strict_code` for an analysis (`why`, `trace`), which keeps its compilation whole.
 fn strict_exit(args: &CompileArgs, comp: &Compilation) -> i32 {
     let refused = comp.fates.iter().any(|f| f.fate == Fate::Refused);
-    let malformed = comp.diagnostics.iter().any(|d| d.leaves_input_out());
-    i32::from(args.strict && (refused || malformed))
+    strict_code(args, refused, comp.diagnostics.iter())
 }
 
 /// Store failures carry their usage code: U001 for a locked output, U002 for a foreign store.

@@ -586,6 +586,12 @@ pub struct Lesson {
 }
 
 impl Lesson {
+    /// The lesson with `id` in `ledger`, which is sorted by id (the score stage's order).
+    pub fn find<'l>(ledger: &'l [Lesson], id: &str) -> Option<&'l Lesson> {
+        let at = ledger.binary_search_by(|l| l.id.as_str().cmp(id)).ok()?;
+        Some(&ledger[at])
+    }
+
     pub fn is_active(&self) -> bool {
         self.status == Status::Active
     }

@@ -519,7 +519,7 @@ fn follow_refounded(
         .filter_map(|r| {
             Some((
                 r.old_id.clone(),
-                (r.new_id.clone(), lesson_by_id(comp, &r.new_id)?),
+                (r.new_id.clone(), Lesson::find(&comp.lessons, &r.new_id)?),
             ))
         })
         .collect();
@@ -577,11 +577,6 @@ fn unknown_names(score_sink: &[Diagnostic], orphaned: &[&Decision]) -> HashSet<S
     in_play.chain(decided).map(String::from).collect()
 }
 
-fn lesson_by_id<'c>(comp: &'c Compilation, id: &str) -> Option<&'c Lesson> {
-    let at = comp.lessons.binary_search_by(|l| l.id.as_str().cmp(id)).ok()?;
-    Some(&comp.lessons[at])
-}
-
 /// Back-filled history (DESIGN §6 identity): the record directory only grows, so a member that
 /// sits later in (path, line) order but earlier in time than the members before it arrived after
 /// them, and re-founded their lesson under a new id. Reports the id the lesson had before.
@@ -596,6 +591,8 @@ fn refounded(
     unknown: &HashSet<String>,
     state: Option<&std::path::Path>,
 ) -> Vec<Diagnostic> {
+    // One report per old id: found by name and by order, or through a chain's first wording
+    // and its edit.
     let mut seen = HashSet::new();
     found.retain(|r| seen.insert(r.old_id.clone()));
     if !found.is_empty()
@@ -645,7 +642,7 @@ fn refounded(
     };
     let mut out = Vec::new();
     for r in found {
-        let Some(base) = lesson_by_id(comp, &r.new_id) else {
+        let Some(base) = Lesson::find(&comp.lessons, &r.new_id) else {
             continue;
         };
         let (mut old, mut new) = (r.old_id.clone(), base.id.as_str());
@@ -708,18 +705,16 @@ fn refoundings(comp: &Compilation, members: &[Vec<usize>], unknown: &HashSet<Str
         }
         out
     };
-    let mut found = (comp.lessons.par_iter().zip(members).enumerate())
+    // A chain's first wording and its edit can both hold members, so an old id may come twice
+    // (`refounded` reports it once; renaming by it twice is renaming once).
+    (comp.lessons.par_iter().zip(members).enumerate())
         .flat_map_iter(|(li, (_, all))| {
             let li = unedited(li);
             let mut found = named(li, all);
             found.extend(refounding_by_order(comp, li, all));
             found
         })
-        .collect::<Vec<_>>();
-    // A chain's first wording and its edit can both hold members: one report per old id.
-    let mut seen = HashSet::new();
-    found.retain(|r| seen.insert(r.old_id.clone()));
-    found
+        .collect()
 }
 
 /// The old id of lesson `li` (members `all`) when its founder sits later in input order than

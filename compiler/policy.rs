@@ -139,7 +139,7 @@ impl Policy {
         #[derive(Deserialize)]
         struct Sub<'a> {
             #[serde(borrow, default)]
-            command: Option<std::borrow::Cow<'a, str>>,
+            command: Option<Cow<'a, str>>,
         }
         if self.read_only_commands.is_empty() || !args.text().contains("\"command\"") {
             return false;
@@ -157,9 +157,9 @@ impl Policy {
     pub fn call_form<'v>(&self, args: &'v Value) -> Cow<'v, Value> {
         match args {
             Value::Object(map) if map.keys().any(|k| self.content_args.contains(k)) => {
-                let mut map = map.clone();
-                map.retain(|name, _| !self.content_args.contains(name));
-                Cow::Owned(Value::Object(map))
+                let mut form = args.clone();
+                drop_top_level(&mut form, &self.content_args);
+                Cow::Owned(form)
             }
             _ => Cow::Borrowed(args),
         }
@@ -168,12 +168,7 @@ impl Policy {
     /// Removes the label arguments (`label_args`) from a call's arguments; true when one was
     /// there. Only the top level: a label is an argument of the call, not a value inside one.
     pub fn strip_label_args(&self, args: &mut Value) -> bool {
-        let Value::Object(map) = args else {
-            return false;
-        };
-        let before = map.len();
-        map.retain(|name, _| !self.label_args.iter().any(|l| l == name));
-        map.len() != before
+        drop_top_level(args, &self.label_args)
     }
 
     /// A matcher that tells, from a call's arguments as JSON text, whether they may carry a
@@ -395,6 +390,17 @@ impl Rules {
             origin: "built-in".into(),
         })
     }
+}
+
+/// Removes the top-level arguments named in `names` from a call's arguments (an object); true
+/// when one was there.
+fn drop_top_level(args: &mut Value, names: &[String]) -> bool {
+    let Value::Object(map) = args else {
+        return false;
+    };
+    let before = map.len();
+    map.retain(|name, _| !names.contains(name));
+    map.len() != before
 }
 
 /// Does `text` hold `phrase` with no letter, digit or `_` right before or after it? `_` joins

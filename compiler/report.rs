@@ -137,8 +137,8 @@ fn refused_at(d: &Diagnostic) -> Option<(&str, String)> {
 /// selection: `why` must not call a domain whose records were all refused empty, nor suggest a
 /// spelling mistake.
 fn refused_naming(comp: &Compilation, rules: &Rules, domain: &str) -> Vec<RefusedRecord> {
-    let mut out: Vec<RefusedRecord> = Vec::new();
-    let mut index: HashMap<(String, String), usize> = HashMap::new();
+    // Keyed by (id, place): one entry per record, in the order shown.
+    let mut records: BTreeMap<(String, String), RefusedRecord> = BTreeMap::new();
     for d in &comp.diagnostics {
         let Some((subject, at)) = refused_at(d) else {
             continue;
@@ -152,25 +152,19 @@ fn refused_naming(comp: &Compilation, rules: &Rules, domain: &str) -> Vec<Refuse
             continue;
         }
         let key = (subject.to_string(), at);
-        match index.get(&key) {
-            Some(&i) => {
-                if !out[i].codes.contains(&d.code) {
-                    out[i].codes.push(d.code);
-                }
-            }
-            None => {
-                index.insert(key.clone(), out.len());
-                out.push(RefusedRecord {
-                    subject: key.0,
-                    at: key.1,
-                    codes: vec![d.code],
-                    message: d.message.clone(),
-                });
-            }
+        let record = records
+            .entry(key)
+            .or_insert_with_key(|(subject, at)| RefusedRecord {
+                subject: subject.clone(),
+                at: at.clone(),
+                codes: Vec::new(),
+                message: d.message.clone(),
+            });
+        if !record.codes.contains(&d.code) {
+            record.codes.push(d.code);
         }
     }
-    out.sort_by(|a, b| (&a.subject, &a.at).cmp(&(&b.subject, &b.at)));
-    out
+    records.into_values().collect()
 }
 
 /// Refused records per code, by code.
@@ -853,9 +847,7 @@ fn failed_operations(e: &crate::model::Experience, policy: &crate::policy::Polic
 fn attribution(comp: &Compilation, rules: &Rules, ei: usize) -> Vec<Value> {
     let exp = &comp.corpus.experiences[ei];
     let verdict = comp.verdicts.get(ei).cloned().unwrap_or_default();
-    let lesson = |id: &str| {
-        (comp.lessons.binary_search_by(|l| l.id.as_str().cmp(id)).ok()).map(|li| &comp.lessons[li])
-    };
+    let lesson = |id: &str| crate::model::Lesson::find(&comp.lessons, id);
     // A lesson back-filled history re-founded: an `in_play` with its old id means the new one.
     let renamed = |id: &str| {
         (comp.diagnostics.iter())

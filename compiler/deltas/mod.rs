@@ -123,10 +123,8 @@ fn withdrawn_rules(base: &[BaseSkill], lessons: &[Lesson]) -> Vec<Diagnostic> {
     if cited.iter().all(|(_, ids)| ids.is_empty()) {
         return Vec::new();
     }
-    // The ledger is sorted by id.
     let withdrawn = |id: &str| {
-        let at = lessons.binary_search_by(|l| l.id.as_str().cmp(id)).ok()?;
-        Some(&lessons[at]).filter(|l| matches!(l.status, Status::Superseded | Status::Retired))
+        Lesson::find(lessons, id).filter(|l| matches!(l.status, Status::Superseded | Status::Retired))
     };
     let mut out = Vec::new();
     for (skill, ids) in cited {
