@@ -13,7 +13,7 @@ use crate::model::{Candidate, Fate, Origin, Source, Status};
 use crate::normalize;
 use crate::pipeline::Compilation;
 use crate::policy::Rules;
-use crate::score::{CLAIM_GAINED_EVIDENCE, confidence_text, confidence_value};
+use crate::score::{self, CLAIM_GAINED_EVIDENCE, Effect, Neutral, confidence_text, confidence_value};
 
 /// The compile summary printed on stdout.
 pub fn summary(comp: &Compilation, out: &Path, files: usize) -> Value {
@@ -917,13 +917,13 @@ fn attribution(comp: &Compilation, rules: &Rules, ei: usize) -> Vec<Value> {
 }
 
 /// Why an experience that had `l` in play neither confirmed nor contradicted it (DESIGN §6).
-fn no_effect(
-    l: &crate::model::Lesson,
-    exp: &crate::model::Experience,
+fn no_effect<'a>(
+    l: &'a crate::model::Lesson,
+    exp: &'a crate::model::Experience,
     v: &crate::outcome::Verdict,
     rules: &Rules,
 ) -> String {
-    use crate::model::{OpStatus, Outcome};
+    use crate::model::Outcome;
     let t = exp.recorded_at;
     if l.admitted_at > t {
         return "recorded before the lesson was admitted".into();
@@ -934,11 +934,7 @@ fn no_effect(
     if let Some(event) = frozen {
         return format!("the lesson was already {event}, so it takes no more attribution");
     }
-    if l.status == Status::Claimed {
-        return "a claim gains evidence only from an experience in its domain that passed".into();
-    }
     let outcome = exp.outcome();
-    let bad_end = matches!(outcome, Outcome::Failed | Outcome::Abandoned);
     let ended = if v.contradicted {
         "a success its own checks contradict".to_string()
     } else if outcome == Outcome::Succeeded && !v.passed {
@@ -947,42 +943,40 @@ fn no_effect(
         format!("outcome {}", outcome.as_str())
     };
     let policy = &rules.policy;
-    let real_failure = |op: &crate::model::Operation| {
-        op.status == OpStatus::Error && !policy.is_transient(op.error.as_deref().unwrap_or(""))
+    let working = l.working.as_deref();
+    let calls = |k: &'a str| {
+        (exp.operations.iter())
+            .filter(move |op| op.key() == k)
+            .map(move |op| {
+                let runs_working = working
+                    .is_some_and(|w| crate::opkey::python_json(&policy.call_form(&op.args.value())) == w);
+                (op, runs_working)
+            })
     };
-    match (&l.operation_key, &l.working) {
-        (Some(k), Some(working)) => {
-            let runs: Vec<&crate::model::Operation> = (exp.operations.iter())
-                .filter(|op| {
-                    let args = op.args.value();
-                    op.key() == *k && crate::opkey::python_json(&rules.policy.call_form(&args)) == *working
-                })
-                .collect();
-            if runs.is_empty() {
-                format!("it did not run the lesson's working form on `{k}`")
-            } else {
+    let k = l.operation_key.as_deref().unwrap_or_default();
+    match score::effect(l, exp, v, policy, calls) {
+        Effect::Neither(why) => match why {
+            Neutral::ClaimNotSupported => {
+                "a claim gains evidence only from an experience in its domain that passed".into()
+            }
+            Neutral::WorkingFormNotRun => format!("it did not run the lesson's working form on `{k}`"),
+            Neutral::WorkingFormNotCounted => {
                 format!("its runs of the working form on `{k}` were refused or failed transiently")
             }
-        }
-        (Some(k), None) => {
-            let on_key: Vec<&crate::model::Operation> =
-                exp.operations.iter().filter(|op| op.key() == *k).collect();
-            if on_key.is_empty() {
-                format!("it ran no operation on `{k}`, the lesson's key")
-            } else if v.passed {
-                format!("its operations on `{k}` were all refused")
-            } else if bad_end && !on_key.iter().any(|op| real_failure(op)) {
+            Neutral::KeyNotRun => format!("it ran no operation on `{k}`, the lesson's key"),
+            Neutral::KeyCallsRefused => format!("its operations on `{k}` were all refused"),
+            Neutral::NoRealFailure => {
                 format!("no operation on `{k}` failed for real (only refused or transient failures)")
-            } else {
-                format!("{ended}: neither confirms nor contradicts")
             }
-        }
-        (None, _) if !exp.domains.contains(&l.domain) => format!(
-            "not in play in its domain: the lesson is in `{}`, the experience in {}",
-            l.domain,
-            exp.domains.join(", ")
-        ),
-        (None, _) => format!("{ended}: neither confirms nor contradicts"),
+            Neutral::OtherDomain => format!(
+                "not in play in its domain: the lesson is in `{}`, the experience in {}",
+                l.domain,
+                exp.domains.join(", ")
+            ),
+            Neutral::Outcome => format!("{ended}: neither confirms nor contradicts"),
+        },
+        // The fold would have applied it; nothing above says why it did not.
+        Effect::Confirms | Effect::Contradicts => format!("{ended}: neither confirms nor contradicts"),
     }
 }
 

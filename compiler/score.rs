@@ -1301,64 +1301,28 @@ impl<'a> Fold<'a> {
                 continue;
             }
             self.mark_used(li, day);
-            let effect = self.effect(&self.live[li as usize].lesson, rank, exp, verdict);
-            match effect {
-                Some(true) => self.confirm(li, ei, t),
-                Some(false) => self.contradict(li, exp, t),
-                None => {}
+            match self.effect(&self.live[li as usize].lesson, rank, exp, verdict) {
+                Effect::Confirms => self.confirm(li, ei, t),
+                Effect::Contradicts => self.contradict(li, exp, t),
+                Effect::Neither(_) => {}
             }
         }
     }
 
-    /// `Some(true)` confirms, `Some(false)` contradicts, `None` neither, for the experience of
-    /// `rank`.
-    fn effect(&self, l: &Lesson, rank: u32, exp: &Experience, v: &Verdict) -> Option<bool> {
+    /// What the experience of `rank` did to `l`, which it had in play; calls on the lesson's
+    /// key come from the rank's cached call forms, the working form matched by fingerprint first.
+    fn effect<'s>(&'s self, l: &'s Lesson, rank: u32, exp: &'s Experience, v: &Verdict) -> Effect {
         let policy = self.policy();
-        let bad_end = matches!(
-            exp.outcome(),
-            crate::model::Outcome::Failed | crate::model::Outcome::Abandoned
-        );
-        let real_failure = |op: &crate::model::Operation| {
-            op.status == OpStatus::Error && !policy.is_transient(op.error.as_deref().unwrap_or(""))
+        let working = l.working.as_ref().map(|w| (fingerprint(w), w));
+        let calls = move |k: &'s str| {
+            (self.shared.calls_on(rank, exp, k, policy)).map(move |(op, form)| {
+                let runs_working = working.is_some_and(|(print, w)| {
+                    form.working == print && &opkey::python_json(&policy.call_form(&op.args.value())) == w
+                });
+                (op, runs_working)
+            })
         };
-        if l.status == Status::Claimed {
-            // A claim in play gains evidence from a passed experience; it is never blamed.
-            let in_domain = exp.domains.contains(&l.domain);
-            return (v.passed && in_domain).then_some(true);
-        }
-        let on = |k| self.shared.calls_on(rank, exp, k, policy);
-        match (&l.operation_key, &l.working) {
-            (Some(k), Some(working)) => {
-                let print = fingerprint(working);
-                let last = on(k)
-                    .filter(|(op, form)| op.status != OpStatus::Refused && form.working == print)
-                    .map(|(op, _)| op)
-                    .filter(|op| &opkey::python_json(&policy.call_form(&op.args.value())) == working)
-                    .rfind(|op| op.status == OpStatus::Ok || real_failure(op))?;
-                Some(last.status == OpStatus::Ok)
-            }
-            (Some(k), None) => {
-                let on_key: Vec<&Operation> = on(k).map(|(op, _)| op).collect();
-                if v.passed && on_key.iter().any(|op| op.status != OpStatus::Refused) {
-                    Some(true)
-                } else if bad_end && on_key.iter().any(|op| real_failure(op)) {
-                    Some(false)
-                } else {
-                    None
-                }
-            }
-            (None, _) => {
-                if !exp.domains.contains(&l.domain) {
-                    None
-                } else if v.passed {
-                    Some(true)
-                } else if bad_end {
-                    Some(false)
-                } else {
-                    None
-                }
-            }
-        }
+        effect(l, exp, v, policy, calls)
     }
 
     fn confirm(&mut self, li: u32, ei: u32, t: Millis) {
@@ -1697,6 +1661,101 @@ fn entry(
         confidence,
         experiences,
         detail,
+    }
+}
+
+/// What an experience did to a lesson it had in play (DESIGN §6 attribution).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effect {
+    Confirms,
+    Contradicts,
+    Neither(Neutral),
+}
+
+/// Why an experience that had a lesson in play neither confirmed nor contradicted it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Neutral {
+    /// A claim gains evidence only from a passed experience in its domain, and is never blamed.
+    ClaimNotSupported,
+    /// No call on the lesson's key ran its working form.
+    WorkingFormNotRun,
+    /// The runs of the working form were refused or failed transiently.
+    WorkingFormNotCounted,
+    /// No call on the lesson's key.
+    KeyNotRun,
+    /// The experience passed, but every call on the key was refused.
+    KeyCallsRefused,
+    /// The experience ended badly, but no call on the key failed for real.
+    NoRealFailure,
+    /// The experience is not in the lesson's domain.
+    OtherDomain,
+    /// Its outcome (neither passed nor failed or abandoned) says nothing.
+    Outcome,
+}
+
+/// What `exp` (verdict `v`) did to `l`, which it had in play. `calls(k)` gives the experience's
+/// calls on key `k` in order, each with whether it ran the lesson's working form. The fold
+/// applies the effect; `trace` explains a `Neither`.
+pub fn effect<'o, I>(
+    l: &'o Lesson,
+    exp: &Experience,
+    v: &Verdict,
+    policy: &crate::policy::Policy,
+    calls: impl FnOnce(&'o str) -> I,
+) -> Effect
+where
+    I: DoubleEndedIterator<Item = (&'o Operation, bool)>,
+{
+    use crate::model::Outcome;
+    let in_domain = exp.domains.contains(&l.domain);
+    if l.status == Status::Claimed {
+        return match v.passed && in_domain {
+            true => Effect::Confirms,
+            false => Effect::Neither(Neutral::ClaimNotSupported),
+        };
+    }
+    let bad_end = matches!(exp.outcome(), Outcome::Failed | Outcome::Abandoned);
+    let real_failure = |op: &Operation| {
+        op.status == OpStatus::Error && !policy.is_transient(op.error.as_deref().unwrap_or(""))
+    };
+    let judged = |confirms: bool| match confirms {
+        true => Effect::Confirms,
+        false => Effect::Contradicts,
+    };
+    match l.operation_key.as_deref() {
+        Some(k) if l.working.is_some() => {
+            // The last run of the working form that counts decides: it worked, or failed for real.
+            let mut runs = calls(k)
+                .filter(|&(_, working)| working)
+                .map(|(op, _)| op)
+                .peekable();
+            if runs.peek().is_none() {
+                return Effect::Neither(Neutral::WorkingFormNotRun);
+            }
+            match runs.rfind(|op| op.status == OpStatus::Ok || real_failure(op)) {
+                Some(last) => judged(last.status == OpStatus::Ok),
+                None => Effect::Neither(Neutral::WorkingFormNotCounted),
+            }
+        }
+        Some(k) => {
+            let on_key: Vec<&Operation> = calls(k).map(|(op, _)| op).collect();
+            if v.passed && on_key.iter().any(|op| op.status != OpStatus::Refused) {
+                Effect::Confirms
+            } else if bad_end && on_key.iter().any(|op| real_failure(op)) {
+                Effect::Contradicts
+            } else if on_key.is_empty() {
+                Effect::Neither(Neutral::KeyNotRun)
+            } else if v.passed {
+                Effect::Neither(Neutral::KeyCallsRefused)
+            } else if bad_end {
+                Effect::Neither(Neutral::NoRealFailure)
+            } else {
+                Effect::Neither(Neutral::Outcome)
+            }
+        }
+        None if !in_domain => Effect::Neither(Neutral::OtherDomain),
+        None if v.passed || bad_end => judged(v.passed),
+        None => Effect::Neither(Neutral::Outcome),
     }
 }
 

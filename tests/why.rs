@@ -994,6 +994,95 @@ fn trace_shows_what_an_experience_did_to_the_lessons_it_had_in_play() {
     );
 }
 
+/// Each way an experience can leave a lesson it had in play untouched has its own reason in
+/// `trace`: the lesson's working form not run, run but only failed transiently, and an outcome
+/// that says nothing.
+#[test]
+fn trace_says_why_an_in_play_lesson_was_neither_confirmed_nor_contradicted() {
+    let s = Scratch::new("trace-neither");
+    let mut tf1 = exp(
+        "tf-201",
+        "2026-10-01T08:00:00Z",
+        &["terraform"],
+        "infra-live",
+        "succeeded",
+    );
+    tf1["operations"] = json!([
+        {"tool": "bash", "args": {"command": "terraform plan -out=tfplan", "cwd": "/infra/prod"}, "status": "error",
+         "error": "Error: Error acquiring the state lock: ConditionalCheckFailedException"},
+        call("terraform plan -lock-timeout=5m -out=tfplan", "/infra/prod", true, "plan"),
+    ]);
+    let first = write_jsonl(&s, "tf1.jsonl", &[tf1]);
+    let out = s.path("out-tf");
+    assert_eq!(compile_to(&first, &out, &[]).status.code(), Some(0));
+    let ledger = read_json(&out.join("ledger.json"));
+    let tf = ledger["lessons"][0]["id"].as_str().unwrap().to_string();
+    assert!(ledger["lessons"][0]["working_args"].is_string(), "{ledger:#}");
+    let (b1, _, django) = migration_lesson_records(&s);
+
+    // The working form ran, but the registry's connection reset: transient, never blamed.
+    let mut flaky = exp(
+        "tf-202",
+        "2026-10-05T08:00:00Z",
+        &["terraform"],
+        "payments-infra",
+        "failed",
+    );
+    flaky["in_play"] = json!([tf]);
+    flaky["operations"] = json!([
+        {"tool": "bash", "args": {"command": "terraform plan -lock-timeout=5m -out=tfplan", "cwd": "/infra/prod"},
+         "status": "error", "error": "Error: Failed to query available provider packages: connection reset by peer"},
+    ]);
+    // The plan ran without the lesson's flag.
+    let mut bare = exp(
+        "tf-203",
+        "2026-10-06T08:00:00Z",
+        &["terraform"],
+        "payments-infra",
+        "succeeded",
+    );
+    bare["in_play"] = json!([tf]);
+    bare["operations"] = json!([call("terraform plan -out=tfplan", "/infra/prod", true, "plan")]);
+    // A django session that pivoted: neither passed nor failed.
+    let mut pivot = exp(
+        "dj-403",
+        "2026-10-11T09:00:00Z",
+        &["django"],
+        "billing-django",
+        "pivoted",
+    );
+    pivot["in_play"] = json!([django]);
+    let later = write_jsonl(&s, "later.jsonl", &[flaky, bare, pivot]);
+    let inputs = [
+        first.to_str().unwrap(),
+        b1.to_str().unwrap(),
+        later.to_str().unwrap(),
+    ];
+    let reason = |id: &str| {
+        let mut args = vec!["trace", id];
+        args.extend(inputs);
+        args.extend(["--format", "json"]);
+        let o = skillc(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let t = json(&o);
+        assert_eq!(t["attribution"][0]["effect"], "neither", "{t:#}");
+        t["attribution"][0]["reason"].as_str().unwrap().to_string()
+    };
+    let key = ledger["lessons"][0]["operation_key"].as_str().unwrap();
+    assert_eq!(
+        reason("tf-202"),
+        format!("its runs of the working form on `{key}` were refused or failed transiently")
+    );
+    assert_eq!(
+        reason("tf-203"),
+        format!("it did not run the lesson's working form on `{key}`")
+    );
+    assert_eq!(
+        reason("dj-403"),
+        "outcome pivoted: neither confirms nor contradicts"
+    );
+}
+
 #[test]
 fn why_selections_do_not_depend_on_file_names() {
     // Sixteen flaky-test stories (more than the ten rescues shown) and one lesson two failed
