@@ -13,7 +13,7 @@ use crate::gate::{self, GateResult, GateVerdict};
 use crate::model::{Action, Candidate, Cluster, Corpus, Decision, Fate, Id, Lesson, Millis, Status};
 use crate::outcome::{self, Verdict};
 use crate::policy::Rules;
-use crate::score::{self, confidence_text};
+use crate::score;
 use crate::{candidates, normalize};
 
 /// Pipeline stages, for `--stop-after`.
@@ -468,7 +468,7 @@ fn lesson_diagnostics<'a>(comp: &'a Compilation, members: &[Vec<usize>]) -> Vec<
                     l.reason.as_deref().unwrap_or("replaced")
                 ))
                 .with("superseded_by", l.superseded_by.clone())
-                .with("confidence", confidence_text(l.confidence)),
+                .with("confidence", score::confidence_value(l.confidence)),
                 Status::Retired => base(format!(
                     "{} experience(s) sit behind a lesson the user retired and are not re-learned: {}",
                     ids.len(),

@@ -755,19 +755,25 @@ fn finish(
     });
     for (g, exps) in contradictions {
         let l = &merged.get(g).lesson;
+        // The confidence the last contradiction left, not where later events took it.
+        let after = (l.history.iter().rev())
+            .find(|h| h.event == "contradicted")
+            .map_or(l.confidence, |h| h.confidence);
         sink.push(
             Diagnostic::new(
                 codes::CONTRADICTED,
                 format!(
-                    "lesson in play was contradicted by {} experience(s): {}",
+                    "lesson in play was contradicted by {} experience(s): {}; confidence after {}: {}",
                     exps.len(),
-                    short_list(&exps, 3)
+                    short_list(&exps, 3),
+                    if exps.len() == 1 { "it" } else { "the last" },
+                    confidence_text(after)
                 ),
             )
             .subject(&l.id)
             .domain(&l.domain)
             .with("lesson", l.id.clone())
-            .with("confidence", confidence_value(l.confidence))
+            .with("confidence", confidence_value(after))
             .experiences(&exps),
         );
     }

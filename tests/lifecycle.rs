@@ -617,12 +617,13 @@ fn decay_supersedes_an_unused_lesson_on_the_day_it_crosses_the_floor() {
     assert!(l["superseded_by"].is_null());
     assert!(l["reason"].as_str().unwrap().contains("decayed"));
     assert_eq!(l["confidence"], 0.18, "0.500 − 16 × 0.020");
-    assert!(
-        diags_of(&h.diagnostics(), "S001")
-            .iter()
-            .any(|d| d["subject"] == l["id"]),
-        "superseded is reported"
-    );
+    let diags = h.diagnostics();
+    let s001 = diags_of(&diags, "S001")
+        .into_iter()
+        .find(|d| d["subject"] == l["id"]);
+    let s001 = s001.expect("superseded is reported");
+    // A number, as in the ledger and every other diagnostic.
+    assert_eq!(s001["evidence"]["confidence"], json!(0.18), "{s001:#}");
     let last = l["history"].as_array().unwrap().last().unwrap();
     assert_eq!(last["event"], "superseded");
     assert!(

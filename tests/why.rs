@@ -1083,6 +1083,51 @@ fn trace_says_why_an_in_play_lesson_was_neither_confirmed_nor_contradicted() {
     );
 }
 
+/// S002 gives the confidence the contradiction left, not where a later confirmation took it.
+#[test]
+fn a_contradiction_reports_the_confidence_it_left() {
+    let s = Scratch::new("contradiction-confidence");
+    let (b1, b2, django) = migration_lesson_records(&s);
+    let mut passed = exp(
+        "dj-404",
+        "2026-10-12T09:00:00Z",
+        &["django"],
+        "billing-django",
+        "succeeded",
+    );
+    passed["in_play"] = json!([django]);
+    passed["operations"] = json!([call("pytest -q", "/srv/billing", true, "tests")]);
+    let b3 = write_jsonl(&s, "b3.jsonl", &[passed]);
+    let out = s.path("out-all");
+    let o = skillc(&[
+        "compile",
+        b1.to_str().unwrap(),
+        b2.to_str().unwrap(),
+        b3.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ledger = read_json(&out.join("ledger.json"));
+    assert_eq!(
+        ledger["lessons"][0]["confidence"],
+        json!(0.4),
+        "0.500 − 0.250 + 0.150"
+    );
+    let diags = read_json(&out.join("diagnostics.json"));
+    let s002 = diags_of(&diags, "S002");
+    assert_eq!(s002.len(), 1, "{diags:#}");
+    assert_eq!(s002[0]["evidence"]["confidence"], json!(0.25), "{:#}", s002[0]);
+    assert!(
+        s002[0]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("dj-402; confidence after it: 0.250"),
+        "{:#}",
+        s002[0]
+    );
+}
+
 #[test]
 fn why_selections_do_not_depend_on_file_names() {
     // Sixteen flaky-test stories (more than the ten rescues shown) and one lesson two failed
