@@ -676,7 +676,7 @@ pub fn describe(key: &str, failing: &Value, working: &Value) -> Option<String> {
             if same_command {
                 pairs.extend(unset(m).into_iter().map(|n| format!("without {n}")));
             }
-            let cmd = cmd.as_ref().map(|c| format!("`{c}`"));
+            let cmd = cmd.as_ref().map(|c| format!("`{}`", one_line_script(c)));
             match (cmd, pairs.is_empty()) {
                 (Some(c), true) => c,
                 (Some(c), false) => format!("{c} ({})", pairs.join(", ")),
@@ -699,6 +699,34 @@ pub fn describe(key: &str, failing: &Value, working: &Value) -> Option<String> {
     Some(normalize::text(&format!(
         "{key}: {verb}{working_form} instead of {failing_form}"
     )))
+}
+
+/// A shell script as one line that runs the same: a line break ends a command, so it becomes
+/// `; `, except where the line asks to go on (a trailing `\`, an operator such as `&&` or `|`,
+/// an opening `{`, `(`, `then`, `do`, `else`). The lesson text is one line, and collapsing the
+/// break to a space would turn two commands into one with stray arguments.
+fn one_line_script(script: &str) -> Cow<'_, str> {
+    if !script.contains(['\n', '\r']) {
+        return Cow::Borrowed(script);
+    }
+    let mut out = String::with_capacity(script.len() + 8);
+    for line in script.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if !out.is_empty() {
+            let goes_on = ["&&", "||", "|", ";", "&", "{", "(", " then", " do", " else"]
+                .iter()
+                .any(|end| out.ends_with(end))
+                || ["then", "do", "else"].contains(&out.as_str());
+            if out.ends_with('\\') {
+                out.pop();
+                out.truncate(out.trim_end().len());
+                out.push(' ');
+            } else {
+                out.push_str(if goes_on { " " } else { "; " });
+            }
+        }
+        out.push_str(line);
+    }
+    Cow::Owned(out)
 }
 
 fn show(v: &Value) -> String {
@@ -1086,6 +1114,24 @@ mod tests {
             )
             .unwrap(),
             r#"run_shell_command alembic: run `alembic upgrade head` (cwd=/srv/billing/db, env={"DB": "billing"}) instead of `alembic upgrade head` (cwd=/srv/billing, without env)"#
+        );
+        // A script's line breaks end commands: they read as `; `, and a continued line as one.
+        assert_eq!(
+            describe(
+                "Bash docker",
+                &json!({"command": "docker build -t app .\ndocker run --rm app pytest -q"}),
+                &json!({"command": "docker build -t app --target test .\ndocker run --rm app pytest -q"})
+            )
+            .unwrap(),
+            "Bash docker: run `docker build -t app --target test .; docker run --rm app pytest -q` instead of `docker build -t app .; docker run --rm app pytest -q`"
+        );
+        assert_eq!(
+            one_line_script("cd /srv/api &&\n  npm ci \\\n    --legacy-peer-deps\r\n\nnpm test |\n tee log"),
+            "cd /srv/api && npm ci --legacy-peer-deps; npm test | tee log"
+        );
+        assert_eq!(
+            one_line_script("for f in *.sql; do\n  psql -f $f\ndone"),
+            "for f in *.sql; do psql -f $f; done"
         );
         // Two forms that would read the same teach nothing.
         assert_eq!(
