@@ -281,8 +281,15 @@ pub struct ChunkMemo<'a>(HashMap<&'a str, Vec<Item<'a>>>);
 /// A word (borrowed from the text or the lexicon where it can be) or a clause break.
 #[derive(Clone, Debug)]
 enum Item<'a> {
-    Word { text: Cow<'a, str>, technical: bool },
-    Break,
+    Word {
+        text: Cow<'a, str>,
+        technical: bool,
+    },
+    /// `setting`: the colon after an identifier-shaped key (`imagePullPolicy:`), so the word
+    /// after it is the setting's value and as technical as a flag's (`Always` vs `IfNotPresent`).
+    Break {
+        setting: bool,
+    },
 }
 
 impl Item<'_> {
@@ -292,7 +299,7 @@ impl Item<'_> {
                 text: Cow::Owned(text.into_owned()),
                 technical,
             },
-            Item::Break => Item::Break,
+            Item::Break { setting } => Item::Break { setting },
         }
     }
 }
@@ -532,11 +539,12 @@ impl Lexicon {
         ];
         const BREAK: &[char] = &[',', ';', ':', '.', '!', '?'];
         if matches!(chunk, "-" | "—" | "–") {
-            out.push(Item::Break);
+            out.push(Item::Break { setting: false });
             return;
         }
         let mut s = chunk.trim_start_matches(LEAD);
         let mut brk = false;
+        let mut colon = false;
         let mut call = false;
         loop {
             if s.ends_with("()") {
@@ -547,6 +555,7 @@ impl Lexicon {
             match s.chars().last() {
                 Some(c) if TRAIL.contains(&c) => {
                     brk |= BREAK.contains(&c);
+                    colon |= c == ':';
                     s = &s[..s.len() - c.len_utf8()];
                 }
                 _ => break,
@@ -570,7 +579,9 @@ impl Lexicon {
             self.word_or_technical(s, call, out);
         }
         if brk {
-            out.push(Item::Break);
+            out.push(Item::Break {
+                setting: colon && is_setting_key(s),
+            });
         }
     }
 
@@ -634,7 +645,10 @@ impl Lexicon {
         let mut seq: Vec<Item> = Vec::with_capacity(items.len());
         let mut i = 0;
         'outer: while i < items.len() {
-            let may_start = matches!(&items[i], Item::Word { text, technical: false } if self.phrase_starts.contains(&**text));
+            // A setting's value is taken as written: no phrase, synonym or stop word.
+            let value = matches!(seq.last(), Some(Item::Break { setting: true }));
+            let may_start = !value
+                && matches!(&items[i], Item::Word { text, technical: false } if self.phrase_starts.contains(&**text));
             for (words, repl) in self.phrases.iter().filter(|_| may_start) {
                 let n = words.len();
                 if i + n <= items.len()
@@ -652,10 +666,16 @@ impl Lexicon {
                 }
             }
             // Moved out: the scan never looks back at item i.
-            seq.push(match std::mem::replace(&mut items[i], Item::Break) {
-                Item::Word { text, technical } => self.synonym(text, technical),
-                Item::Break => Item::Break,
-            });
+            seq.push(
+                match std::mem::replace(&mut items[i], Item::Break { setting: false }) {
+                    Item::Word { text, .. } if value => Item::Word {
+                        text,
+                        technical: true,
+                    },
+                    Item::Word { text, technical } => self.synonym(text, technical),
+                    brk => brk,
+                },
+            );
             i += 1;
         }
         // 4. commands: `program subcommand` becomes a technical token as well.
@@ -707,7 +727,7 @@ impl Lexicon {
         let mut leaving_out = false;
         for it in &full {
             let (t, technical) = match it {
-                Item::Break => {
+                Item::Break { .. } => {
                     clause_no += 1;
                     explaining = false;
                     leaving_out = false;
@@ -958,6 +978,23 @@ fn looks_technical(s: &str) -> bool {
     first.is_some_and(char::is_lowercase) && s.chars().skip(1).any(char::is_uppercase)
 }
 
+/// An identifier-shaped setting key, as in `imagePullPolicy: Always` or `max_connections: 200`:
+/// camelCase, snake_case or dotted (`spring.datasource.url`), letters first. A tool or a plain
+/// word before a colon (`kubectl: pass --context`, `Note: …`) introduces a sentence instead.
+fn is_setting_key(s: &str) -> bool {
+    let b = s.as_bytes();
+    let letters_first = b.len() > 2 && b[0].is_ascii_lowercase() && b[1].is_ascii_alphabetic();
+    let shaped = b
+        .iter()
+        .all(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.');
+    // Each dotted part starts with a letter: `v1.2` and `3.12` are versions, not keys.
+    let parts = s
+        .split('.')
+        .all(|p| p.bytes().next().is_some_and(|c| c.is_ascii_alphabetic()));
+    let joined = s.contains(['_', '.']) || b[1..].iter().any(u8::is_ascii_uppercase);
+    letters_first && shaped && parts && joined && !s.ends_with('_')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1030,6 +1067,42 @@ mod tests {
                 "{flagged}"
             );
         }
+    }
+
+    #[test]
+    fn a_settings_value_is_technical_and_a_sentence_after_a_colon_is_not() {
+        let l = lx();
+        let technical = |text: &str| -> Vec<String> {
+            let a = l.analyze(text);
+            (a.tokens.iter())
+                .filter(|t| t.technical)
+                .map(|t| t.text.clone())
+                .collect()
+        };
+        // Tokens are sorted, and a value is stemmed like any word.
+        assert_eq!(
+            technical("Set imagePullPolicy: Always on the staging Deployment."),
+            ["alway", "imagepullpolicy"]
+        );
+        assert_eq!(
+            technical("pool.max_size: 20 for the workers"),
+            ["20", "pool.max_size"]
+        );
+        // A tool or a plain word before a colon introduces a sentence.
+        assert_eq!(
+            technical("kubectl: always pass --context"),
+            ["--context", "kubectl"]
+        );
+        assert_eq!(
+            technical("Note: always pin the chart version"),
+            Vec::<String>::new()
+        );
+        assert!(
+            !is_setting_key("ImagePullPolicy")
+                && !is_setting_key("v1.2")
+                && !is_setting_key("3.12")
+                && is_setting_key("max_connections")
+        );
     }
 
     #[test]

@@ -33,7 +33,9 @@
 //! and punctuation (`, ; : . ! ?` end a clause); a chunk that looks technical — a flag
 //! (`--locked`, `-x`), a path (`src/app.py`), a dotted identifier (`os.makedirs`, `.env`),
 //! `snake_case`, `k=v`, a call (`foo()` → `foo`), anything with a digit (versions, codes),
-//! `camelCase` — is kept whole; other chunks are split into Unicode words. Words are
+//! `camelCase` — is kept whole; other chunks are split into Unicode words. The word after an
+//! identifier-shaped key and its colon is that setting's value and technical too, stop word or
+//! not (`imagePullPolicy: Always` vs `imagePullPolicy: IfNotPresent`). Words are
 //! lower-cased, inflected (exceptions, then suffix stages: runs/running/ran → run,
 //! repositories → repository), rewritten by phrases (`instead of`, `turn on` → enable) and
 //! synonyms (repo → repository, DB → database, …). A listed program followed by one of its
