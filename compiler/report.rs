@@ -863,11 +863,24 @@ fn attribution(comp: &Compilation, rules: &Rules, ei: usize) -> Vec<Value> {
         if let Some(new) = &refounded {
             row["now"] = json!(new);
         }
-        let Some(l) = lesson(refounded.as_deref().unwrap_or(named)) else {
+        let Some(mut l) = lesson(refounded.as_deref().unwrap_or(named)) else {
             row["reason"] = json!("unknown id: no lesson has it (S005)");
             out.push(row);
             continue;
         };
+        // An edit made before this experience passed the lesson on to its new wording.
+        let edited_before = |l: &crate::model::Lesson| {
+            l.reason.as_deref() == Some(score::EDITED)
+                && (l.history.iter()).any(|h| h.event == "superseded" && h.at <= exp.recorded_at)
+        };
+        let mut edited = false;
+        while edited_before(l)
+            && let Some(next) = l.superseded_by.as_deref().and_then(lesson)
+        {
+            l = next;
+            edited = true;
+            row["now"] = json!(l.id);
+        }
         row["text"] = json!(l.text);
         // A claim's admission on gaining evidence is its confirmation.
         let gained = |h: &crate::model::HistoryEntry| {
@@ -910,6 +923,8 @@ fn attribution(comp: &Compilation, rules: &Rules, ei: usize) -> Vec<Value> {
         }
         if refounded.is_some() && row["reason"].is_null() {
             row["reason"] = json!(format!("re-founded by an older experience as {}", l.id));
+        } else if edited && row["reason"].is_null() {
+            row["reason"] = json!(format!("the user's edit passed it on to {}", l.id));
         }
         out.push(row);
     }

@@ -1294,12 +1294,21 @@ impl<'a> Fold<'a> {
         let mut positions = self.wanted.remove(&rank).unwrap_or_default();
         positions.sort_unstable();
         positions.dedup();
+        // Each lesson once, however many of the ids it was known by the experience lists.
+        let mut attributed: Vec<u32> = Vec::with_capacity(positions.len());
         for pos in positions {
             let id = &exp.in_play[pos as usize];
-            let Some(&li) = self.by_id.get(inp.renamed.get(id).unwrap_or(id)) else {
+            let Some(&named) = self.by_id.get(inp.renamed.get(id).unwrap_or(id)) else {
                 continue;
             };
             self.found_in_play.push((ei, pos));
+            // An edit passes the lesson on to its new wording: agents see the old id until the
+            // next compile writes the new one.
+            let li = self.latest(named);
+            if attributed.contains(&li) {
+                continue;
+            }
+            attributed.push(li);
             // Decay is charged lazily, so settle the days before this one first: the lesson
             // may have crossed the floor (and frozen) before this experience.
             self.settle(li, day - 1);

@@ -1536,3 +1536,81 @@ fn lessons_list_filters_as_records_and_outputs_spell_them_and_bless_names_its_in
     let o = h.run(&["bless", "dj-1", records]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+/// Agents see a lesson's old id until the compile after an edit writes the new one: an
+/// experience that names the old id after the edit credits the new wording, once even when it
+/// names both, and `trace` says where the credit went.
+#[test]
+fn an_in_play_id_an_edit_replaced_credits_the_new_wording() {
+    let h = History::new("lifecycle-edit-in-play");
+    let rule = "Run pytest from the repository root so the root conftest.py is loaded.";
+    let learned = |id: &str, at: &str, project: &str| {
+        let mut r = session(id, at, project, "succeeded", &[], vec![pytest("/srv/app", true)]);
+        r["lesson"] = json!(rule);
+        r
+    };
+    h.add(
+        "a.jsonl",
+        &[
+            learned("sess-a", "2026-11-02T09:00:00Z", BILLING),
+            learned("sess-b", "2026-11-02T11:00:00Z", LEDGER),
+        ],
+    );
+    let ledger = h.compile();
+    let old = ledger["lessons"][0]["id"].as_str().unwrap().to_string();
+    let edited = "Run pytest from the repository root, where conftest.py registers the fixtures.";
+    let o = h.run(&["lessons", "edit", &old, "--text", edited]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let new = h.compile()["lessons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["status"] == "active")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    // sess-c still had the old id in front of it; sess-d lists both.
+    h.add(
+        "b.jsonl",
+        &[
+            session(
+                "sess-c",
+                "2026-11-04T09:00:00Z",
+                SEARCH,
+                "succeeded",
+                &[&old],
+                vec![pytest("/srv/search", true)],
+            ),
+            session(
+                "sess-d",
+                "2026-11-05T09:00:00Z",
+                SEARCH,
+                "succeeded",
+                &[&old, &new],
+                vec![pytest("/srv/search", true)],
+            ),
+        ],
+    );
+    let ledger = h.compile();
+    let l = lesson(&ledger, &new);
+    assert_eq!(l["text"], edited);
+    assert_eq!(l["confidence"], json!(0.8), "0.500 + 2 × 0.150: {l:#}");
+    assert_eq!(ids(&l["evidence"]), ["sess-a", "sess-b", "sess-c", "sess-d"]);
+    assert_eq!(lesson(&ledger, &old)["status"], "superseded");
+    assert!(
+        diags_of(&h.diagnostics(), "S005").is_empty(),
+        "the old id is known"
+    );
+
+    let records = h.s.path("records");
+    let o = h.run(&["trace", "sess-c", records.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let a = &json(&o)["attribution"][0];
+    assert_eq!(
+        (&a["lesson"], &a["now"], &a["effect"]),
+        (&json!(old), &json!(new), &json!("confirmed")),
+        "{a:#}"
+    );
+}
