@@ -494,6 +494,27 @@ fn searched(args: &CompileArgs, command: &str) -> String {
     )
 }
 
+/// The authored skills `--base-skills` names (none without it), and a diagnostic per one
+/// that could not be read.
+fn base_skills(args: &CompileArgs) -> Result<(Vec<crate::deltas::BaseSkill>, Vec<Diagnostic>), Fatal> {
+    let Some(dir) = &args.base_skills else {
+        return Ok(Default::default());
+    };
+    crate::deltas::read_base_skills(dir).map_err(|e| Fatal(format!("{}: {e}", dir.display())))
+}
+
+/// The lesson ids the authored skills cite (`(id: L…)`), sorted and deduplicated.
+fn cited_ids(base: &[crate::deltas::BaseSkill]) -> Vec<String> {
+    let ids: std::collections::BTreeSet<&str> = (base.iter())
+        .flat_map(|s| {
+            crate::digest::cited_lesson_ids(&s.text)
+                .into_iter()
+                .map(|(_, id)| id)
+        })
+        .collect();
+    ids.into_iter().map(String::from).collect()
+}
+
 fn decisions(args: &CompileArgs) -> Result<Vec<crate::model::Decision>, Fatal> {
     let path = state_path(args);
     if !path.exists() {
@@ -515,6 +536,7 @@ fn analyse(args: &CompileArgs, keep: Keep, why: Option<&str>) -> Result<(Compila
         keep,
         focus: why.map(|asked| report::why_domain(asked, &rules)),
         state: Some(state_path(args)),
+        cited: cited_ids(&base_skills(args)?.0),
     };
     Ok((pipeline::compile(corpus, sink, &rules, &opts), rules))
 }
@@ -537,6 +559,7 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
         Some(s) => s.decisions()?,
         None => decisions(args)?,
     };
+    let (base, unreadable) = base_skills(args)?;
     let mut clock = pipeline::StageClock::from_env();
     let (corpus, sink) = load_inputs(args, &rules)?;
     clock.lap("load");
@@ -547,14 +570,13 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
         keep: Keep::Nothing,
         focus: None,
         state: Some(state_path(args)),
+        cited: cited_ids(&base),
     };
     let mut comp = pipeline::compile(corpus, sink, &rules, &opts);
     clock.restart(); // compile timed its own stages
     let mut delta_files = Vec::new();
-    if let (Some(dir), Stage::Emit) = (&args.base_skills, stop) {
-        let (base, unreadable) =
-            crate::deltas::read_base_skills(dir).map_err(|e| Fatal(format!("{}: {e}", dir.display())))?;
-        let (files, diags) = crate::deltas::compute(&base, &comp.lessons, &rules.policy);
+    if let (Some(_), Stage::Emit) = (&args.base_skills, stop) {
+        let (files, diags) = crate::deltas::compute(&base, &comp.lessons, &comp.refounded, &rules.policy);
         comp.diagnostics.extend(unreadable);
         comp.diagnostics.extend(diags);
         comp.diagnostics = crate::diagnostics::finalize(std::mem::take(&mut comp.diagnostics));

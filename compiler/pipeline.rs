@@ -81,6 +81,10 @@ pub struct Options {
     /// names. `None` (or no store at the path): every re-founding the input order shows is
     /// reported.
     pub state: Option<std::path::PathBuf>,
+    /// Lesson ids named outside the records: the `(id: L…)` citations of the authored skills
+    /// given with `--base-skills`. One this compile does not have is looked for among the
+    /// re-foundings, as an `in_play` or a decision naming it is.
+    pub cited: Vec<String>,
 }
 
 /// What of the corpus the caller reads after the compile. The rest is freed as soon as no
@@ -127,6 +131,9 @@ pub struct Compilation {
     pub stopped_after: Option<Stage>,
     /// How many experiences were loaded (`corpus.experiences` may have been freed since).
     pub experience_count: usize,
+    /// Old id → new id of each lesson re-founded (S004), edited wordings included: what an
+    /// id someone still holds names now (`trace`'s attribution, the deltas' merged rules).
+    pub refounded: BTreeMap<String, String>,
 }
 
 impl Compilation {
@@ -234,7 +241,12 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         // to its new id: the fold runs again with those ids renamed (rare: only when one names
         // a lesson this compile does not have).
         let mut decisions = Cow::Borrowed(&opts.decisions[..]);
-        let unknown = unknown_names(&score_sink, &orphaned(&comp.lessons, &decisions));
+        let unknown = unknown_names(
+            &score_sink,
+            &orphaned(&comp.lessons, &decisions),
+            &comp.lessons,
+            &opts.cited,
+        );
         let found = if unknown.is_empty() {
             Vec::new()
         } else {
@@ -265,7 +277,9 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
             // input order is asked again of the lessons as they are now.
             let mut found: Vec<Refounding> = found.into_iter().filter(|r| !r.by_order).collect();
             found.extend(refoundings(&comp, &members, &HashSet::new()));
-            sink.extend(refounded(&comp, found, &unknown, opts.state.as_deref()));
+            let (reported, renamed) = refounded(&comp, found, &unknown, opts.state.as_deref());
+            sink.extend(reported);
+            comp.refounded = renamed;
         }
         comp.fates = fates(&comp);
         if opts.keep == Keep::Nothing {
@@ -568,13 +582,19 @@ struct Refounding {
 
 /// The ids some experience has in play (its S005 says which) or an orphaned decision names,
 /// that no lesson of the fold has: the old ids a re-founding may explain.
-fn unknown_names(score_sink: &[Diagnostic], orphaned: &[&Decision]) -> HashSet<String> {
+fn unknown_names(
+    score_sink: &[Diagnostic],
+    orphaned: &[&Decision],
+    lessons: &[Lesson],
+    cited: &[String],
+) -> HashSet<String> {
     let in_play = (score_sink.iter())
         .filter(|d| d.code == codes::UNKNOWN_IN_PLAY)
         .flat_map(|d| d.evidence["ids"].as_array().into_iter().flatten())
         .filter_map(|id| id.as_str());
     let decided = orphaned.iter().map(|d| d.target.as_str());
-    in_play.chain(decided).map(String::from).collect()
+    let cited = (cited.iter().map(String::as_str)).filter(|id| Lesson::find(lessons, id).is_none());
+    in_play.chain(decided).chain(cited).map(String::from).collect()
 }
 
 /// Back-filled history (DESIGN §6 identity): the record directory only grows, so a member that
@@ -590,7 +610,7 @@ fn refounded(
     mut found: Vec<Refounding>,
     unknown: &HashSet<String>,
     state: Option<&std::path::Path>,
-) -> Vec<Diagnostic> {
+) -> (Vec<Diagnostic>, BTreeMap<String, String>) {
     // One report per old id: found by name and by order, or through a chain's first wording
     // and its edit.
     let mut seen = HashSet::new();
@@ -641,20 +661,23 @@ fn refounded(
         .experiences([&*l.founder, old_founder])
     };
     let mut out = Vec::new();
+    let mut renamed = BTreeMap::new();
     for r in found {
         let Some(base) = Lesson::find(&comp.lessons, &r.new_id) else {
             continue;
         };
         let (mut old, mut new) = (r.old_id.clone(), base.id.as_str());
         out.push(report(base, r.old_id.clone(), String::new(), &r));
+        renamed.insert(old.clone(), new.to_string());
         while let Some(edit) = edit_of.get(new) {
             let was = score::edited_id(edit, &old, &edit.text);
             let what = format!(" (an edit of {old})");
             out.push(report(edit, was.clone(), what, &r));
+            renamed.insert(was.clone(), edit.id.clone());
             (old, new) = (was, edit.id.as_str());
         }
     }
-    out
+    (out, renamed)
 }
 
 /// Each lesson whose founder arrived after members recorded before it (see `refounded`).

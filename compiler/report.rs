@@ -848,18 +848,16 @@ fn attribution(comp: &Compilation, rules: &Rules, ei: usize) -> Vec<Value> {
     let exp = &comp.corpus.experiences[ei];
     let verdict = comp.verdicts.get(ei).cloned().unwrap_or_default();
     let lesson = |id: &str| crate::model::Lesson::find(&comp.lessons, id);
-    // A lesson back-filled history re-founded: an `in_play` with its old id means the new one.
-    let renamed = |id: &str| {
-        (comp.diagnostics.iter())
-            .filter(|d| d.code == codes::REFOUNDED && d.evidence["old_id"] == id)
-            .find_map(|d| d.evidence["new_id"].as_str().map(String::from))
-    };
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for named in exp.in_play.iter().filter(|id| seen.insert(id.as_str())) {
         let mut row = json!({"lesson": named, "now": null, "effect": "neither", "reason": null,
             "confidence_before": null, "confidence_after": null, "text": null});
-        let refounded = lesson(named).is_none().then(|| renamed(named)).flatten();
+        // A lesson back-filled history re-founded: an `in_play` with its old id means the new one.
+        let refounded = lesson(named)
+            .is_none()
+            .then(|| comp.refounded.get(named).cloned())
+            .flatten();
         if let Some(new) = &refounded {
             row["now"] = json!(new);
         }

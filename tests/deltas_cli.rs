@@ -224,3 +224,78 @@ fn a_merged_rule_that_was_retired_is_reported_where_the_skill_carries_it() {
     assert!(e004[0]["file"].as_str().unwrap().ends_with("rust/SKILL.md"));
     assert!(!out.join("deltas/rust.json").exists(), "nothing new to propose");
 }
+
+/// A rule merged by hand under the id it had then is still merged after back-filled older
+/// records re-found its lesson under a new id — even when the back-fill's file sorts first and
+/// nothing but the authored skill names the old id: it is not proposed again, and S004 says
+/// what the citation names now.
+#[test]
+fn a_merged_rule_a_back_fill_re_founded_is_not_proposed_again() {
+    let s = Scratch::new("deltas-cli-refounded");
+    let records = s.path("records");
+    std::fs::create_dir_all(&records).unwrap();
+    let prune = |id: &str, at: &str, project: &str| {
+        format!(
+            r#"{{"id": "{id}", "recorded_at": "{at}", "domains": ["docker"], "project": "git@github.com:acme/{project}.git", "outcome": "succeeded", "task": "free disk space on the CI runner", "dead_ends": [{{"name": "docker system prune -a", "reason": "wiped the layer cache CI relies on"}}]}}"#
+        ) + "\n"
+    };
+    std::fs::write(
+        records.join("runner-2026-03.jsonl"),
+        prune("ci-302", "2026-03-03T10:00:00Z", "web") + &prune("ci-304", "2026-03-04T10:00:00Z", "api"),
+    )
+    .unwrap();
+    let out = s.path("out");
+    let compile = |base: Option<&std::path::Path>| {
+        let mut args = vec![
+            "compile",
+            records.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        if let Some(b) = base {
+            args.extend(["--base-skills", b.to_str().unwrap()]);
+        }
+        let o = skillc(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        read_json(&out.join("ledger.json"))
+    };
+    let ledger = compile(None);
+    let rule = &ledger["lessons"][0];
+    assert_eq!(rule["rule"], true, "{ledger:#}");
+    let old = rule["id"].as_str().unwrap().to_string();
+
+    // The team merged the rule by hand into its docker skill.
+    let base = s.path("base");
+    std::fs::create_dir_all(base.join("docker")).unwrap();
+    std::fs::write(
+        base.join("docker/SKILL.md"),
+        format!(
+            "---\nname: docker\ndescription: Team Docker conventions. Use when editing Dockerfiles.\n---\n\n\
+             # Docker\n\n## Learned lessons\n\n- Avoid: docker system prune -a (id: {old})\n"
+        ),
+    )
+    .unwrap();
+    // An older session syncs late, in a file that sorts first.
+    std::fs::write(
+        records.join("backfill-2026-03.jsonl"),
+        prune("ci-301", "2026-03-01T10:00:00Z", "web"),
+    )
+    .unwrap();
+    let ledger = compile(Some(&base));
+    let new = ledger["lessons"][0]["id"].as_str().unwrap().to_string();
+    assert_ne!(new, old, "the older session founds the lesson anew");
+    assert_eq!(ledger["lessons"][0]["rule"], true);
+    assert!(
+        !out.join("deltas/docker.json").exists(),
+        "the skill already carries the rule: {}",
+        std::fs::read_to_string(out.join("deltas/docker.json")).unwrap_or_default()
+    );
+    let diags = read_json(&out.join("diagnostics.json"));
+    let s004 = diags_of(&diags, "S004");
+    assert!(
+        s004.iter()
+            .any(|d| d["evidence"]["old_id"] == old.as_str() && d["evidence"]["new_id"] == new.as_str()),
+        "{diags:#}"
+    );
+    assert!(diags_of(&diags, "E004").is_empty(), "{diags:#}");
+}

@@ -8,7 +8,7 @@
 
 pub mod markdown;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use serde_json::{Value, json};
@@ -86,8 +86,15 @@ pub fn matched_domain(skill: &BaseSkill, domains: &BTreeSet<&str>) -> Option<Str
 
 /// One `deltas/<name>.json` per authored skill that matches a domain with global rules and
 /// gets at least one row, sorted by path; one E002 per skill whose rules did not all fit, and
-/// an E004 per withdrawn rule a skill still carries. `lessons` is the ledger, sorted by id.
-pub fn compute(base: &[BaseSkill], lessons: &[Lesson], policy: &Policy) -> (Vec<OutFile>, Vec<Diagnostic>) {
+/// an E004 per withdrawn rule a skill still carries. `lessons` is the ledger, sorted by id;
+/// `refounded` maps the old id of each re-founded lesson (S004) to its new one, so a rule a
+/// skill carries under the id it had when it was merged is still the same rule.
+pub fn compute(
+    base: &[BaseSkill],
+    lessons: &[Lesson],
+    refounded: &BTreeMap<String, String>,
+    policy: &Policy,
+) -> (Vec<OutFile>, Vec<Diagnostic>) {
     let domains: BTreeSet<&str> = lessons.iter().map(|l| l.domain.as_str()).collect();
     let mut skills: Vec<&BaseSkill> = base.iter().collect();
     skills.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.path.cmp(&b.path)));
@@ -97,7 +104,7 @@ pub fn compute(base: &[BaseSkill], lessons: &[Lesson], policy: &Policy) -> (Vec<
         let Some(domain) = matched_domain(skill, &domains) else {
             continue;
         };
-        let (rows, diag) = skill_rows(skill, &domain, lessons, policy);
+        let (rows, diag) = skill_rows(skill, &domain, lessons, refounded, policy);
         diags.extend(diag);
         if rows.is_empty() {
             continue;
@@ -109,14 +116,18 @@ pub fn compute(base: &[BaseSkill], lessons: &[Lesson], policy: &Policy) -> (Vec<
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     files.dedup_by(|a, b| a.path == b.path);
-    diags.extend(withdrawn_rules(base, lessons));
+    diags.extend(withdrawn_rules(base, lessons, refounded));
     (files, diags)
 }
 
 /// E004 for each rule an authored skill carries (a delta merged by hand leaves its bullet with
 /// `(id: L…)`) that has since been superseded or retired: the skill still tells agents to
 /// follow it, and no delta can take a line out of text a person owns.
-fn withdrawn_rules(base: &[BaseSkill], lessons: &[Lesson]) -> Vec<Diagnostic> {
+fn withdrawn_rules(
+    base: &[BaseSkill],
+    lessons: &[Lesson],
+    refounded: &BTreeMap<String, String>,
+) -> Vec<Diagnostic> {
     let cited: Vec<(&BaseSkill, Vec<(usize, &str)>)> = (base.iter())
         .map(|s| (s, digest::cited_lesson_ids(&s.text)))
         .collect();
@@ -124,7 +135,8 @@ fn withdrawn_rules(base: &[BaseSkill], lessons: &[Lesson]) -> Vec<Diagnostic> {
         return Vec::new();
     }
     let withdrawn = |id: &str| {
-        Lesson::find(lessons, id).filter(|l| matches!(l.status, Status::Superseded | Status::Retired))
+        Lesson::find(lessons, now(refounded, id))
+            .filter(|l| matches!(l.status, Status::Superseded | Status::Retired))
     };
     let mut out = Vec::new();
     for (skill, ids) in cited {
@@ -161,6 +173,11 @@ fn withdrawn_rules(base: &[BaseSkill], lessons: &[Lesson]) -> Vec<Diagnostic> {
     out
 }
 
+/// The id lesson `id` has now: its new one if it was re-founded.
+fn now<'a>(refounded: &'a BTreeMap<String, String>, id: &'a str) -> &'a str {
+    refounded.get(id).map_or(id, String::as_str)
+}
+
 /// `{"generator": "skillc", "version": 1, "rows": [...]}`, pretty, with a trailing newline.
 pub fn delta_json(rows: &[Value]) -> String {
     let doc = json!({ "generator": GENERATOR, "version": 1, "rows": rows });
@@ -171,10 +188,15 @@ pub fn delta_json(rows: &[Value]) -> String {
 
 /// The global rules of `domain` for a delta, by confidence (desc), then id; rules whose id the
 /// authored text already carries (a delta merged by hand) are not proposed again.
-fn delta_rules<'a>(domain: &str, lessons: &'a [Lesson], authored: &str) -> Vec<&'a Lesson> {
+fn delta_rules<'a>(
+    domain: &str,
+    lessons: &'a [Lesson],
+    authored: &str,
+    refounded: &BTreeMap<String, String>,
+) -> Vec<&'a Lesson> {
     let merged: BTreeSet<&str> = digest::cited_lesson_ids(authored)
         .into_iter()
-        .map(|(_, id)| id)
+        .map(|(_, id)| now(refounded, id))
         .collect();
     let mut rules: Vec<&Lesson> = lessons
         .iter()
@@ -329,9 +351,10 @@ fn skill_rows(
     skill: &BaseSkill,
     domain: &str,
     lessons: &[Lesson],
+    refounded: &BTreeMap<String, String>,
     policy: &Policy,
 ) -> (Vec<Value>, Option<Diagnostic>) {
-    let rules = delta_rules(domain, lessons, &skill.text);
+    let rules = delta_rules(domain, lessons, &skill.text, refounded);
     if rules.is_empty() {
         return (Vec::new(), None);
     }
