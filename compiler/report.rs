@@ -441,7 +441,11 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
         && without_project == 0
         && let Some(digest) = per_project.keys().next()
     {
-        if !lessons.is_empty() {
+        // Only where the domain's lessons are that project's (a claim with no project is global).
+        if lessons
+            .iter()
+            .any(|l| l.scope.strip_prefix("project:") == Some(*digest))
+        {
             suggestions.push(format!(
                 "every experience comes from one project ({digest}): the domain's lessons are project-scoped, so its rules are in projects/{digest}/{domain}/SKILL.md, not {domain}/SKILL.md; a lesson becomes global once experiences from a second project support it"
             ));

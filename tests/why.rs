@@ -1128,6 +1128,56 @@ fn a_contradiction_reports_the_confidence_it_left() {
     );
 }
 
+/// The "rules are in projects/…" hint is for a domain whose lessons are that project's; a
+/// domain whose only lesson is a global claim is not sent to a project's SKILL.md.
+#[test]
+fn a_global_claim_is_not_sent_to_a_projects_skill() {
+    let s = Scratch::new("why-global-claim");
+    let mut e = exp("helm-1", "2026-06-01T09:00:00Z", &["helm"], "charts", "succeeded");
+    e["task"] = json!("Upgrade the ingress chart");
+    e["lesson"] = json!("Run helm diff upgrade before helm upgrade so the change is reviewed.");
+    let claim = json!({"type": "lesson", "id": "cl-helm-1", "recorded_at": "2026-06-02T09:00:00Z",
+        "domains": ["helm"], "kind": "do", "source": "model", "evidence": [],
+        "text": "Pass --atomic to helm upgrade in CI so a failed release rolls back."});
+    let input = write_jsonl(&s, "helm.jsonl", &[e, claim]);
+    let o = skillc(&["why", "helm", input.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let w = json(&o);
+    let hints: Vec<&str> = (w["suggestions"].as_array().unwrap().iter())
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    assert!(
+        hints.iter().any(|h| h.contains("only one experience")),
+        "the project's own lesson is below reinforcement: {hints:?}"
+    );
+    assert!(
+        hints
+            .iter()
+            .any(|h| h.starts_with("every experience comes from one project")),
+        "the project's lesson is project-scoped: {hints:?}"
+    );
+
+    // Without the project's lesson, only the global claim is left.
+    let mut e = exp("helm-2", "2026-06-01T09:00:00Z", &["helm"], "charts", "succeeded");
+    e["task"] = json!("Upgrade the ingress chart");
+    let claim = json!({"type": "lesson", "id": "cl-helm-1", "recorded_at": "2026-06-02T09:00:00Z",
+        "domains": ["helm"], "kind": "do", "source": "model", "evidence": [],
+        "text": "Pass --atomic to helm upgrade in CI so a failed release rolls back."});
+    let input = write_jsonl(&s, "helm2.jsonl", &[e, claim]);
+    let o = skillc(&["why", "helm", input.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let w = json(&o);
+    let hints: Vec<&str> = (w["suggestions"].as_array().unwrap().iter())
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    assert!(
+        !hints
+            .iter()
+            .any(|h| h.starts_with("every experience comes from one project")),
+        "{hints:?}"
+    );
+}
+
 #[test]
 fn why_selections_do_not_depend_on_file_names() {
     // Sixteen flaky-test stories (more than the ten rescues shown) and one lesson two failed
