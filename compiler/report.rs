@@ -749,11 +749,28 @@ pub fn trace(comp: &Compilation, rules: &Rules, id: &str) -> Option<TraceReport>
         return refused_at_load(comp, id);
     }
     let mut record = json!({"id": id});
+    if let Some(c) = claim.filter(|_| exp.is_none()).map(|i| &comp.corpus.claims[i]) {
+        record = json!({
+            "id": c.id,
+            "type": "claim",
+            "file": c.loc.file,
+            "line": c.loc.line,
+            "recorded_at": crate::time::format_rfc3339(c.recorded_at),
+            "domains": c.domains,
+            "refused_domains": c.refused_domains,
+            "project": c.project,
+            "kind": c.kind,
+            "source": c.source,
+            "evidence": c.evidence,
+            "operation_key": c.operation_key,
+        });
+    }
     if let Some(i) = exp {
         let e = &comp.corpus.experiences[i];
         let v = comp.verdicts.get(i).cloned().unwrap_or_default();
         record = json!({
             "id": e.id,
+            "type": "experience",
             "file": e.source.file,
             "line": e.source.line,
             "recorded_at": crate::time::format_rfc3339(e.recorded_at),
@@ -1025,7 +1042,28 @@ pub fn trace_text(r: &TraceReport) -> String {
         );
     }
     let rec = &j["record"];
-    let mut t = format!("experience {}\n", j["experience"].as_str().unwrap_or(""));
+    let id = j["experience"].as_str().unwrap_or("");
+    if rec["type"] == "claim" {
+        let mut t = format!(
+            "claim {id}\n  load:      {}:{} recorded {}\n  normalize: domains {} (refused {}), project {}\n  claim:     {} from {}, evidence {}{}\n",
+            rec["file"].as_str().unwrap_or(""),
+            rec["line"],
+            rec["recorded_at"].as_str().unwrap_or(""),
+            rec["domains"],
+            rec["refused_domains"],
+            rec["project"].as_str().unwrap_or("none"),
+            rec["kind"].as_str().unwrap_or(""),
+            rec["source"].as_str().unwrap_or(""),
+            rec["evidence"],
+            rec["operation_key"]
+                .as_str()
+                .map(|k| format!(", operation key `{k}`"))
+                .unwrap_or_default(),
+        );
+        t.push_str(&candidates_and_after(j));
+        return t;
+    }
+    let mut t = format!("experience {id}\n");
     if rec.get("file").is_some() {
         t.push_str(&format!(
             "  load:      {}:{} recorded {}\n  normalize: domains {} (refused {}), project {}\n  outcome:   {} (passed {}, verified {}, contradicted {}, stale checks {}){}\n",
@@ -1057,6 +1095,13 @@ pub fn trace_text(r: &TraceReport) -> String {
             op["key"].as_str().unwrap_or("")
         ));
     }
+    t.push_str(&candidates_and_after(j));
+    t
+}
+
+/// The candidates, the lessons in play and the diagnostics of a trace, as `trace_text` prints them.
+fn candidates_and_after(j: &Value) -> String {
+    let mut t = String::new();
     let cands = j["candidates"].as_array().cloned().unwrap_or_default();
     t.push_str(&format!("\n{} candidate(s):\n", cands.len()));
     for c in &cands {

@@ -1178,6 +1178,46 @@ fn a_global_claim_is_not_sent_to_a_projects_skill() {
     );
 }
 
+/// `trace` of a claim says it is one, where it was read and what it cites.
+#[test]
+fn trace_of_a_claim_names_its_file_line_and_evidence() {
+    let s = Scratch::new("trace-claim");
+    let claim = json!({"type": "lesson", "id": "cl-alembic-2", "recorded_at": "2026-06-14T10:00:00Z",
+        "domains": ["python"], "kind": "do", "source": "model", "evidence": ["cc-999"],
+        "text": "Run alembic upgrade head in the container entrypoint, not in the Dockerfile."});
+    let mut e = exp(
+        "cc-101",
+        "2026-06-10T09:00:00Z",
+        &["python"],
+        "billing",
+        "succeeded",
+    );
+    e["task"] = json!("Fix the migration job");
+    let input = write_jsonl(&s, "mixed.jsonl", &[e, claim]);
+    let o = skillc(&["trace", "cl-alembic-2", input.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.starts_with("claim cl-alembic-2\n"), "{text}");
+    assert!(
+        text.contains("mixed.jsonl:2 recorded 2026-06-14T10:00:00Z"),
+        "{text}"
+    );
+    assert!(text.contains(r#"do from model, evidence ["cc-999"]"#), "{text}");
+    assert!(text.contains("fate refused (G005 fabricated-evidence)"), "{text}");
+    let o = skillc(&[
+        "trace",
+        "cl-alembic-2",
+        input.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let r = &json(&o)["record"];
+    assert_eq!(
+        (&r["type"], &r["line"], &r["source"]),
+        (&json!("claim"), &json!(2), &json!("model"))
+    );
+}
+
 #[test]
 fn why_selections_do_not_depend_on_file_names() {
     // Sixteen flaky-test stories (more than the ten rescues shown) and one lesson two failed
