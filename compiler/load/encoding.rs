@@ -121,6 +121,7 @@ pub(crate) fn refuse(p: Parsed, bad: &BadByte, file: &str) -> Parsed {
         line: p.line,
         item: Item::Invalid(record::naming_domains(vec![d], &domains)),
         unknown: Vec::new(),
+        ignored: Vec::new(),
     }
 }
 

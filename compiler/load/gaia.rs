@@ -73,6 +73,7 @@ pub(crate) fn read(path: &Path, name: &str, forced: bool, rules: &Rules) -> Vec<
             line: 0,
             item: Item::Invalid(vec![Diagnostic::about_file(code, message, name)]),
             unknown: Vec::new(),
+            ignored: Vec::new(),
         }]
     };
     let store = match Store::open(path) {
@@ -111,6 +112,7 @@ pub(crate) fn read(path: &Path, name: &str, forced: bool, rules: &Rules) -> Vec<
                 line: 0,
                 item: Item::Invalid(vec![d]),
                 unknown: Vec::new(),
+                ignored: Vec::new(),
             }]
         }
         Err(Problem::Sql(e)) => file_diag(
@@ -587,6 +589,7 @@ impl Reader<'_> {
                 line: e.source.line,
                 item: Item::Experience(e),
                 unknown: Vec::new(),
+                ignored: Vec::new(),
             });
         }
         if tables.contains("outcomes") {
@@ -1126,6 +1129,7 @@ impl Reader<'_> {
                 ended: None,
             }),
             unknown: Vec::new(),
+            ignored: Vec::new(),
         }
     }
 

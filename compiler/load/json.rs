@@ -125,6 +125,7 @@ fn parse_line(bytes: &[u8], file: &Arc<str>, line: u32) -> Parsed {
             line,
             item: item(record),
             unknown,
+            ignored: Vec::new(),
         },
         None => slow_line(bytes, file, line, false),
     }
@@ -475,6 +476,7 @@ fn element(
                     line,
                     item: item(record),
                     unknown,
+                    ignored: Vec::new(),
                 });
             }
         }

@@ -726,6 +726,7 @@ impl<'s> Collector<'s> {
             for field in p.unknown {
                 tally.fields.entry(field).or_insert((0, p.line)).0 += 1;
             }
+            self.sink.extend(p.ignored);
             match p.item {
                 Item::Generated => {
                     let loc = SourceLoc {

@@ -256,6 +256,7 @@ fn memory(v: Value, loc: &SourceLoc, first: bool, aliases: &Aliases) -> Parsed {
             line: loc.line,
             item: Item::Generated,
             unknown: Vec::new(),
+            ignored: Vec::new(),
         };
     }
     let mut m = match v {
@@ -303,6 +304,7 @@ fn memory(v: Value, loc: &SourceLoc, first: bool, aliases: &Aliases) -> Parsed {
             line: loc.line,
             item: Item::Invalid(inactive(&c.subject, &state, &tags, loc, aliases)),
             unknown: Vec::new(),
+            ignored: Vec::new(),
         };
     }
     if tags.is_empty()
@@ -391,6 +393,7 @@ fn memory(v: Value, loc: &SourceLoc, first: bool, aliases: &Aliases) -> Parsed {
         line: loc.line,
         item,
         unknown: Vec::new(),
+        ignored: Vec::new(),
     }
 }
 

@@ -21,6 +21,9 @@ pub(crate) struct Parsed {
     pub item: Item,
     /// Unknown field paths (`session_id`, `operations[].duration_ms`), sorted, deduplicated.
     pub unknown: Vec<String>,
+    /// L003s about optional fields whose bad value cost only the field (`Validator::lenient`):
+    /// the record was kept, without it.
+    pub ignored: Vec<Diagnostic>,
 }
 
 #[derive(Debug)]
@@ -39,6 +42,7 @@ impl Parsed {
             line,
             item: Item::Invalid(vec![diag]),
             unknown: Vec::new(),
+            ignored: Vec::new(),
         }
     }
 
@@ -48,6 +52,7 @@ impl Parsed {
             line,
             item: Item::Invalid(naming_domains(vec![diag], domains)),
             unknown: Vec::new(),
+            ignored: Vec::new(),
         }
     }
 }
@@ -152,6 +157,8 @@ pub(crate) struct Validator<'a> {
     pub(crate) subject: String,
     what: &'static str,
     pub(crate) diags: Vec<Diagnostic>,
+    /// See `Parsed::ignored`.
+    pub(crate) ignored: Vec<Diagnostic>,
 }
 
 impl<'a> Validator<'a> {
@@ -162,7 +169,21 @@ impl<'a> Validator<'a> {
             subject,
             what,
             diags: Vec::new(),
+            ignored: Vec::new(),
         }
+    }
+
+    /// Runs `check` on an optional field whose bad value should cost only that field, not the
+    /// record (`task`, `effort`, `lesson`, `breakthrough`, `blessed`): its L003 still reports
+    /// the value, and the field reads as absent (`blessed` as false: nobody vouched).
+    pub(crate) fn lenient<T>(&mut self, check: impl FnOnce(&mut Self) -> T) -> T {
+        let before = self.diags.len();
+        let value = check(self);
+        for mut d in self.diags.drain(before..) {
+            d.message.push_str("; the field is ignored and the record kept");
+            self.ignored.push(d.with("ignored", true));
+        }
+        value
     }
 
     pub(crate) fn missing(&mut self, field: &str) {
@@ -635,6 +656,7 @@ pub(crate) fn from_value(v: Value, loc: &SourceLoc, first: bool) -> Parsed {
             line,
             item: Item::Generated,
             unknown: Vec::new(),
+            ignored: Vec::new(),
         };
     }
     let map = match v {
@@ -680,11 +702,20 @@ pub(crate) fn from_value(v: Value, loc: &SourceLoc, first: bool) -> Parsed {
     };
     unknown.sort();
     unknown.dedup();
-    let item = match item {
-        Some(item) if c.diags.is_empty() => item,
-        _ => Item::Invalid(naming_domains(c.diags, &named_domains)),
+    // A refused record reports every problem it has, the ignorable ones too.
+    let (item, ignored) = match item {
+        Some(item) if c.diags.is_empty() => (item, c.ignored),
+        _ => {
+            c.diags.extend(c.ignored);
+            (Item::Invalid(naming_domains(c.diags, &named_domains)), Vec::new())
+        }
     };
-    Parsed { line, item, unknown }
+    Parsed {
+        line,
+        item,
+        unknown,
+        ignored,
+    }
 }
 
 /// The domains a record names, as written (trimmed, blanks dropped), read leniently: a string
@@ -729,16 +760,16 @@ fn header(c: &mut Validator, f: &mut Fields) -> (Option<String>, Option<i64>, Ve
 
 fn experience(c: &mut Validator, f: &mut Fields, loc: &SourceLoc) -> Option<Item> {
     let (id, recorded_at, domains, project) = header(c, f);
-    let task = c.opt_string("task", f.take("task"));
+    let task = c.lenient(|c| c.opt_string("task", f.take("task")));
     let outcome = c.keyword("outcome", f.take("outcome"), true, OUTCOMES, Outcome::parse);
-    let effort = c.effort(f.take("effort"));
-    let lesson = c.opt_string("lesson", f.take("lesson"));
-    let breakthrough = c.opt_string("breakthrough", f.take("breakthrough"));
+    let effort = c.lenient(|c| c.effort(f.take("effort")));
+    let lesson = c.lenient(|c| c.opt_string("lesson", f.take("lesson")));
+    let breakthrough = c.lenient(|c| c.opt_string("breakthrough", f.take("breakthrough")));
     let gotchas = c.strings("gotchas", f.take("gotchas"), true);
     let dead_ends = c.dead_ends(f.take("dead_ends"), f.unknown);
     let operations = c.operations(f.take("operations"), f.unknown);
     let in_play = c.strings("in_play", f.take("in_play"), true);
-    let blessed = c.bool("blessed", f.take("blessed"));
+    let blessed = c.lenient(|c| c.bool("blessed", f.take("blessed")));
     f.take("type");
     Some(Item::Experience(Experience {
         id: id?.into(),

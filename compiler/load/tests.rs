@@ -267,7 +267,7 @@ fn yaml_syntax_error_costs_only_its_item() {
   outcome: succeeded
 ";
     let (c, d) = texts(&[("effort.yaml", text)]);
-    assert_eq!(ids(&c), ["y-7"]);
+    assert_eq!(ids(&c), ["y-6", "y-7"], "a bad effort costs only the field");
     let got: Vec<(&str, u32)> = d
         .iter()
         .map(|d| (d.code, d.location.as_ref().unwrap().line))
@@ -323,7 +323,9 @@ fn missing_field_unknown_outcome_and_wrong_types_are_precise() {
     ]
     .join("\n");
     let (c, d) = texts(&[("x.jsonl", &text)]);
-    assert_eq!(ids(&c), ["e-7"]);
+    // A bad `effort` costs only the field: e-3 and e-5 are kept without one.
+    assert_eq!(ids(&c), ["e-3", "e-5", "e-7"]);
+    assert!(c.experiences.iter().all(|e| e.effort.is_none()));
     let got: Vec<(&str, &str, u32, &str)> = d
         .iter()
         .map(|d| {
@@ -358,6 +360,67 @@ fn missing_field_unknown_outcome_and_wrong_types_are_precise() {
     assert_eq!(
         d[4].message,
         "`domains` must be a string or a list of strings, found 42"
+    );
+    assert_eq!(
+        d[2].message,
+        "`effort` must be an integer from 1 to 5, found \"high\"; the field is ignored and the record kept"
+    );
+    assert_eq!(d[2].evidence["ignored"], true);
+}
+
+/// An agent that wrote a number for `task` or "yes" for `blessed` loses that field, not the
+/// experience and its lesson; a record refused for a required field reports both problems.
+#[test]
+fn a_bad_optional_field_costs_only_the_field() {
+    let text = [
+        exp(
+            "e-11",
+            "2026-03-01T10:00:00Z",
+            "python",
+            "succeeded",
+            json!({"task": 42, "blessed": "yes", "effort": 2.5, "lesson": "Pin urllib3<2 when the AWS SDK is on botocore 1.29."}),
+        ),
+        exp(
+            "e-12",
+            "2026-03-01T11:00:00Z",
+            "python",
+            "succeeded",
+            json!({"breakthrough": ["a", "list"], "lesson": 7}),
+        ),
+        exp("e-13", "2026-03-01T12:00:00Z", "python", "finished", json!({"task": 42})),
+    ]
+    .join("\n");
+    let (c, d) = texts(&[("agents.jsonl", &text)]);
+    assert_eq!(ids(&c), ["e-11", "e-12"]);
+    let e = &c.experiences[0];
+    assert_eq!(
+        (e.words.task.as_deref(), e.blessed, e.effort),
+        (None, false, None)
+    );
+    assert_eq!(
+        e.words.lesson.as_deref(),
+        Some("Pin urllib3<2 when the AWS SDK is on botocore 1.29.")
+    );
+    let e = &c.experiences[1];
+    assert_eq!(
+        (e.words.lesson.as_deref(), e.words.breakthrough.as_deref()),
+        (None, None)
+    );
+    let got: Vec<(&str, &str, &str)> = (d.iter())
+        .map(|d| (d.code, d.subject.as_str(), d.evidence["field"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("L003", "e-11", "task"),
+            ("L003", "e-11", "effort"),
+            ("L003", "e-11", "blessed"),
+            ("L003", "e-12", "lesson"),
+            ("L003", "e-12", "breakthrough"),
+            ("L003", "e-13", "outcome"),
+            ("L003", "e-13", "task"),
+        ],
+        "{d:?}"
     );
 }
 
