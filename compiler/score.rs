@@ -1572,6 +1572,7 @@ impl<'a> Fold<'a> {
             _ if l.status == Status::Superseded => Cow::Owned(superseded()),
             Action::Retire if retired => Cow::Borrowed("the lesson was retired already"),
             Action::Restore if !retired => Cow::Borrowed("the lesson was not retired"),
+            Action::Pin if retired => Cow::Borrowed("the lesson was retired; restore it first"),
             Action::Pin if l.pinned => Cow::Borrowed("the lesson was pinned already"),
             Action::Unpin if !l.pinned => Cow::Borrowed("the lesson was not pinned"),
             Action::Edit if retired => Cow::Borrowed("the lesson was retired; restore it first"),

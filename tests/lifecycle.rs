@@ -1614,3 +1614,54 @@ fn an_in_play_id_an_edit_replaced_credits_the_new_wording() {
         "{a:#}"
     );
 }
+
+/// A pin keeps an active lesson first in its block and out of decay; a retired lesson is in
+/// no block and does not decay, so pinning one changes nothing and S008 says to restore it.
+#[test]
+fn pinning_a_retired_lesson_changes_nothing_and_says_so() {
+    let h = History::new("lifecycle-pin-retired");
+    let rule = "Run pytest from the repository root so the root conftest.py is loaded.";
+    let learned = |id: &str, at: &str, project: &str| {
+        let mut r = session(id, at, project, "succeeded", &[], vec![pytest("/srv/app", true)]);
+        r["lesson"] = json!(rule);
+        r
+    };
+    h.add(
+        "a.jsonl",
+        &[
+            learned("sess-a", "2026-11-02T09:00:00Z", BILLING),
+            learned("sess-b", "2026-11-02T11:00:00Z", LEDGER),
+        ],
+    );
+    let id = h.compile()["lessons"][0]["id"].as_str().unwrap().to_string();
+    for args in [["lessons", "retire", &id], ["lessons", "pin", &id]] {
+        let o = h.run(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    let ledger = h.compile();
+    let l = lesson(&ledger, &id);
+    assert_eq!(
+        (l["status"].as_str(), l["pinned"].as_bool()),
+        (Some("retired"), Some(false)),
+        "{l:#}"
+    );
+    assert!(
+        !l["history"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["event"] == "pinned"),
+        "{l:#}"
+    );
+    let diags = h.diagnostics();
+    let s008 = diags_of(&diags, "S008");
+    assert_eq!(s008.len(), 1, "{diags:#}");
+    assert!(
+        s008[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("retired; restore it first"),
+        "{:#}",
+        s008[0]
+    );
+}
