@@ -485,10 +485,11 @@ mod tests {
             .collect();
         assert_eq!(python.len(), 1);
         let d = python[0];
-        // The first by location is line 30, the pivoted one.
+        // The first by location is line 30, the pivoted one; the other six succeeded, so the
+        // folded note quotes it as the first, not as what all seven said.
         assert_eq!(
             d.message,
-            "experience reports pivoted with no check to verify it (7 times)"
+            "a success carries no checks and counts as unverified (7 times; the first, exp-2024-05-20-b: experience reports pivoted with no check to verify it)"
         );
         assert_eq!(d.subject, "python");
         assert!(d.location.is_none());
@@ -503,7 +504,7 @@ mod tests {
         };
         let django = in_domain("django");
         assert_eq!(django.len(), 1);
-        assert!(django[0].message.ends_with("(2 times)"));
+        assert!(django[0].message.contains("(2 times; the first, "));
         assert_eq!(
             django[0].experience_ids(),
             ["exp-2024-05-19-b", "exp-2024-05-20-b"]

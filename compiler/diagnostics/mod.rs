@@ -265,6 +265,12 @@ struct NoteGroup {
     first: Vec<Diagnostic>,
     /// The experience ids of the notes trimmed away (moved out of them, not copied).
     ids: Vec<String>,
+    /// The subjects of the notes trimmed away that are not among their experience ids (a
+    /// lesson's id): a folded note names every lesson it stands for.
+    subjects: Vec<String>,
+    /// A note was trimmed away (or never made), so it may say something else than the first:
+    /// the folded note then does not speak for all in the first one's words.
+    mixed: bool,
 }
 
 impl NoteGroup {
@@ -273,13 +279,16 @@ impl NoteGroup {
     fn trim(&mut self) {
         self.first.sort_by(order);
         for mut d in self.first.drain(NOTES_KEPT_APART.min(self.first.len())..) {
-            take_ids(&mut d, &mut self.ids);
+            take_ids(&mut d, &mut self.ids, &mut self.subjects);
+            // Notes only counted (`add_unshown`) are never compared, so none trimmed is.
+            self.mixed = true;
         }
     }
 }
 
-/// A note's experience ids (its subject when it names none), moved into `ids`.
-fn take_ids(d: &mut Diagnostic, ids: &mut Vec<String>) {
+/// A note's experience ids (its subject when it names none), moved into `ids`; its subject
+/// into `subjects` when it is not one of them.
+fn take_ids(d: &mut Diagnostic, ids: &mut Vec<String>, subjects: &mut Vec<String>) {
     let own = match d.evidence.remove("experiences") {
         Some(Value::Array(a)) => a,
         _ => Vec::new(),
@@ -288,15 +297,25 @@ fn take_ids(d: &mut Diagnostic, ids: &mut Vec<String>) {
         Value::String(s) => Some(s),
         _ => None,
     });
-    note_ids(&d.subject, own, ids);
+    note_ids(&d.subject, own, ids, subjects);
 }
 
-/// Keeps a note's experience ids, or its subject when it names none.
-fn note_ids(subject: &str, experiences: impl Iterator<Item = String>, ids: &mut Vec<String>) {
+/// Keeps a note's experience ids, or its subject when it names none; a subject that is not
+/// one of them (a lesson's id) goes to `subjects`.
+fn note_ids(
+    subject: &str,
+    experiences: impl Iterator<Item = String>,
+    ids: &mut Vec<String>,
+    subjects: &mut Vec<String>,
+) {
     let before = ids.len();
     ids.extend(experiences);
-    if ids.len() == before && !subject.is_empty() {
-        ids.push(subject.to_string());
+    if ids.len() == before {
+        if !subject.is_empty() {
+            ids.push(subject.to_string());
+        }
+    } else if !subject.is_empty() && !ids[before..].iter().any(|id| id == subject) {
+        subjects.push(subject.to_string());
     }
 }
 
@@ -333,7 +352,8 @@ impl Notes {
         let groups = self.0.entry(code).or_default();
         let group = groups.entry(domain.map(str::to_string)).or_default();
         group.count += 1;
-        note_ids(subject, experiences, &mut group.ids);
+        group.mixed = true;
+        note_ids(subject, experiences, &mut group.ids, &mut group.subjects);
     }
 
     /// These notes and `later` ones (made after them) as if added to one `Notes`.
@@ -345,6 +365,8 @@ impl Notes {
                 group.count += more.count;
                 group.first.extend(more.first);
                 group.ids.extend(more.ids);
+                group.subjects.extend(more.subjects);
+                group.mixed |= more.mixed;
                 group.trim();
             }
         }
@@ -368,15 +390,24 @@ impl Notes {
                 // The folded note stands for the first; the ids of all are in it. (A group of
                 // unshown notes alone breaks `add_unshown`'s contract: nothing to show.)
                 debug_assert!(!group.first.is_empty(), "{code}: only unshown notes");
+                let mixed = group.mixed || group.first.windows(2).any(|w| w[0].message != w[1].message);
                 for d in &mut group.first {
-                    take_ids(d, &mut group.ids);
+                    take_ids(d, &mut group.ids, &mut group.subjects);
                 }
                 let Some(first) = group.first.into_iter().next() else {
                     return Vec::new();
                 };
                 group.ids.sort_unstable();
                 group.ids.dedup();
-                vec![folded_note(first, domain, group.count, group.ids)]
+                group.subjects.sort_unstable();
+                group.subjects.dedup();
+                let folded = Folded {
+                    count: group.count,
+                    ids: group.ids,
+                    subjects: group.subjects,
+                    mixed,
+                };
+                vec![folded_note(first, domain, folded)]
             })
             .collect();
         made.into_iter().flatten().collect()
@@ -389,17 +420,41 @@ fn notes_fold(code: &str, count: usize) -> bool {
     count > 1 && (always || count > NOTES_KEPT_APART)
 }
 
+/// What the notes of one (code, domain) folded into one leave behind.
+struct Folded {
+    count: usize,
+    /// Every experience id, sorted.
+    ids: Vec<String>,
+    /// Every subject that is not an experience id (a lesson's), sorted.
+    subjects: Vec<String>,
+    /// Not every note said what the first says.
+    mixed: bool,
+}
+
 /// The note that stands for `count` notes of one (code, domain): the first one (in output
-/// order) with the count, and every experience id.
-fn folded_note(first: Diagnostic, domain: Option<String>, count: usize, ids: Vec<String>) -> Diagnostic {
+/// order) with the count, every experience id and every other subject. When the notes did not
+/// all say the same, the message says what the code means and quotes the first as an
+/// example, so one lesson's reason is not told of all.
+fn folded_note(first: Diagnostic, domain: Option<String>, f: Folded) -> Diagnostic {
+    let count = f.count;
+    let message = match lookup(first.code).filter(|_| f.mixed) {
+        Some(info) => format!(
+            "{} ({count} times; the first, {}: {})",
+            info.summary, first.subject, first.message
+        ),
+        None => format!("{} ({count} times)", first.message),
+    };
     let mut d = Diagnostic {
-        message: format!("{} ({count} times)", first.message),
+        message,
         subject: domain.unwrap_or_else(|| first.subject.clone()),
         location: None,
         ..first
     };
     d.evidence.insert("count", Value::from(count));
-    d.evidence.insert("experiences", Value::from(ids));
+    d.evidence.insert("experiences", Value::from(f.ids));
+    if !f.subjects.is_empty() {
+        d.evidence.insert("subjects", Value::from(f.subjects));
+    }
     d
 }
 
@@ -496,7 +551,12 @@ mod tests {
             .unwrap();
         assert_eq!(python.evidence["count"], 40);
         assert_eq!(python.subject, "python");
-        assert_eq!(python.message, "lesson superseded: replaced (0) (40 times)");
+        // Forty notes fold: the message says what the code means and quotes the first.
+        assert_eq!(
+            python.message,
+            "a lesson was superseded and left every prompt-facing file (40 times; the first, Lpython0000: lesson superseded: replaced (0))"
+        );
+        assert_eq!(python.evidence["subjects"].as_array().unwrap().len(), 40);
         assert_eq!(python.experience_ids().len(), 40);
         // In chunks, merged in order, as a parallel stage collects them.
         let mut notes = Notes::default();
