@@ -1043,15 +1043,22 @@ pub fn trace_text(r: &TraceReport) -> String {
     }
     let rec = &j["record"];
     let id = j["experience"].as_str().unwrap_or("");
-    if rec["type"] == "claim" {
-        let mut t = format!(
-            "claim {id}\n  load:      {}:{} recorded {}\n  normalize: domains {} (refused {}), project {}\n  claim:     {} from {}, evidence {}{}\n",
+    // Where the record was read and what normalize made of it.
+    let read = |rec: &Value| {
+        format!(
+            "  load:      {}:{} recorded {}\n  normalize: domains {} (refused {}), project {}\n",
             rec["file"].as_str().unwrap_or(""),
             rec["line"],
             rec["recorded_at"].as_str().unwrap_or(""),
             rec["domains"],
             rec["refused_domains"],
             rec["project"].as_str().unwrap_or("none"),
+        )
+    };
+    if rec["type"] == "claim" {
+        let mut t = format!(
+            "claim {id}\n{}  claim:     {} from {}, evidence {}{}\n",
+            read(rec),
             rec["kind"].as_str().unwrap_or(""),
             rec["source"].as_str().unwrap_or(""),
             rec["evidence"],
@@ -1066,13 +1073,8 @@ pub fn trace_text(r: &TraceReport) -> String {
     let mut t = format!("experience {id}\n");
     if rec.get("file").is_some() {
         t.push_str(&format!(
-            "  load:      {}:{} recorded {}\n  normalize: domains {} (refused {}), project {}\n  outcome:   {} (passed {}, verified {}, contradicted {}, stale checks {}){}\n",
-            rec["file"].as_str().unwrap_or(""),
-            rec["line"],
-            rec["recorded_at"].as_str().unwrap_or(""),
-            rec["domains"],
-            rec["refused_domains"],
-            rec["project"].as_str().unwrap_or("none"),
+            "{}  outcome:   {} (passed {}, verified {}, contradicted {}, stale checks {}){}\n",
+            read(rec),
             rec["outcome"].as_str().unwrap_or(""),
             rec["passed"],
             rec["verified"],

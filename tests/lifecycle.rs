@@ -1537,12 +1537,8 @@ fn lessons_list_filters_as_records_and_outputs_spell_them_and_bless_names_its_in
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
 
-/// Agents see a lesson's old id until the compile after an edit writes the new one: an
-/// experience that names the old id after the edit credits the new wording, once even when it
-/// names both, and `trace` says where the credit went.
-#[test]
-fn an_in_play_id_an_edit_replaced_credits_the_new_wording() {
-    let h = History::new("lifecycle-edit-in-play");
+/// Two projects' sessions learn "run pytest from the repository root" in one compile; its id.
+fn pytest_root_rule(h: &History) -> String {
     let rule = "Run pytest from the repository root so the root conftest.py is loaded.";
     let learned = |id: &str, at: &str, project: &str| {
         let mut r = session(id, at, project, "succeeded", &[], vec![pytest("/srv/app", true)]);
@@ -1556,8 +1552,16 @@ fn an_in_play_id_an_edit_replaced_credits_the_new_wording() {
             learned("sess-b", "2026-11-02T11:00:00Z", LEDGER),
         ],
     );
-    let ledger = h.compile();
-    let old = ledger["lessons"][0]["id"].as_str().unwrap().to_string();
+    h.compile()["lessons"][0]["id"].as_str().unwrap().to_string()
+}
+
+/// Agents see a lesson's old id until the compile after an edit writes the new one: an
+/// experience that names the old id after the edit credits the new wording, once even when it
+/// names both, and `trace` says where the credit went.
+#[test]
+fn an_in_play_id_an_edit_replaced_credits_the_new_wording() {
+    let h = History::new("lifecycle-edit-in-play");
+    let old = pytest_root_rule(&h);
     let edited = "Run pytest from the repository root, where conftest.py registers the fixtures.";
     let o = h.run(&["lessons", "edit", &old, "--text", edited]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -1620,20 +1624,7 @@ fn an_in_play_id_an_edit_replaced_credits_the_new_wording() {
 #[test]
 fn pinning_a_retired_lesson_changes_nothing_and_says_so() {
     let h = History::new("lifecycle-pin-retired");
-    let rule = "Run pytest from the repository root so the root conftest.py is loaded.";
-    let learned = |id: &str, at: &str, project: &str| {
-        let mut r = session(id, at, project, "succeeded", &[], vec![pytest("/srv/app", true)]);
-        r["lesson"] = json!(rule);
-        r
-    };
-    h.add(
-        "a.jsonl",
-        &[
-            learned("sess-a", "2026-11-02T09:00:00Z", BILLING),
-            learned("sess-b", "2026-11-02T11:00:00Z", LEDGER),
-        ],
-    );
-    let id = h.compile()["lessons"][0]["id"].as_str().unwrap().to_string();
+    let id = pytest_root_rule(&h);
     for args in [["lessons", "retire", &id], ["lessons", "pin", &id]] {
         let o = h.run(&args);
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));

@@ -880,13 +880,11 @@ fn a_contradicted_near_miss_says_so_and_is_not_offered_for_blessing() {
     assert!(text.contains("or bless dj-401"), "{text}");
 }
 
-#[test]
-fn trace_shows_what_an_experience_did_to_the_lessons_it_had_in_play() {
-    let s = Scratch::new("trace-attribution");
-    // terraform on infra-live: a plan held on the state lock, fixed with -lock-timeout; a
-    // later run with that lesson in play confirms it.
+/// terraform on infra-live (experience `id`): a plan held on the state lock, fixed with
+/// -lock-timeout. Its records file and the ledger of compiling it alone.
+fn terraform_lock_lesson(s: &Scratch, id: &str) -> (std::path::PathBuf, serde_json::Value) {
     let mut tf1 = exp(
-        "tf-101",
+        id,
         "2026-10-01T08:00:00Z",
         &["terraform"],
         "infra-live",
@@ -897,11 +895,18 @@ fn trace_shows_what_an_experience_did_to_the_lessons_it_had_in_play() {
          "error": "Error: Error acquiring the state lock: ConditionalCheckFailedException"},
         call("terraform plan -lock-timeout=5m -out=tfplan", "/infra/prod", true, "plan"),
     ]);
-    let (b1, b2, django) = migration_lesson_records(&s);
-    let first = write_jsonl(&s, "tf1.jsonl", &[tf1]);
+    let first = write_jsonl(s, "tf1.jsonl", &[tf1]);
     let out = s.path("out-tf");
     assert_eq!(compile_to(&first, &out, &[]).status.code(), Some(0));
-    let ledger = read_json(&out.join("ledger.json"));
+    (first, read_json(&out.join("ledger.json")))
+}
+
+#[test]
+fn trace_shows_what_an_experience_did_to_the_lessons_it_had_in_play() {
+    let s = Scratch::new("trace-attribution");
+    // A later run with the lock-timeout lesson in play confirms it.
+    let (first, ledger) = terraform_lock_lesson(&s, "tf-101");
+    let (b1, b2, django) = migration_lesson_records(&s);
     let tf = ledger["lessons"][0]["id"].as_str().unwrap().to_string();
     let mut tf2 = exp(
         "tf-102",
@@ -1000,22 +1005,7 @@ fn trace_shows_what_an_experience_did_to_the_lessons_it_had_in_play() {
 #[test]
 fn trace_says_why_an_in_play_lesson_was_neither_confirmed_nor_contradicted() {
     let s = Scratch::new("trace-neither");
-    let mut tf1 = exp(
-        "tf-201",
-        "2026-10-01T08:00:00Z",
-        &["terraform"],
-        "infra-live",
-        "succeeded",
-    );
-    tf1["operations"] = json!([
-        {"tool": "bash", "args": {"command": "terraform plan -out=tfplan", "cwd": "/infra/prod"}, "status": "error",
-         "error": "Error: Error acquiring the state lock: ConditionalCheckFailedException"},
-        call("terraform plan -lock-timeout=5m -out=tfplan", "/infra/prod", true, "plan"),
-    ]);
-    let first = write_jsonl(&s, "tf1.jsonl", &[tf1]);
-    let out = s.path("out-tf");
-    assert_eq!(compile_to(&first, &out, &[]).status.code(), Some(0));
-    let ledger = read_json(&out.join("ledger.json"));
+    let (first, ledger) = terraform_lock_lesson(&s, "tf-201");
     let tf = ledger["lessons"][0]["id"].as_str().unwrap().to_string();
     assert!(ledger["lessons"][0]["working_args"].is_string(), "{ledger:#}");
     let (b1, _, django) = migration_lesson_records(&s);
