@@ -1123,49 +1123,41 @@ fn a_contradiction_reports_the_confidence_it_left() {
 #[test]
 fn a_global_claim_is_not_sent_to_a_projects_skill() {
     let s = Scratch::new("why-global-claim");
-    let mut e = exp("helm-1", "2026-06-01T09:00:00Z", &["helm"], "charts", "succeeded");
-    e["task"] = json!("Upgrade the ingress chart");
-    e["lesson"] = json!("Run helm diff upgrade before helm upgrade so the change is reviewed.");
-    let claim = json!({"type": "lesson", "id": "cl-helm-1", "recorded_at": "2026-06-02T09:00:00Z",
-        "domains": ["helm"], "kind": "do", "source": "model", "evidence": [],
-        "text": "Pass --atomic to helm upgrade in CI so a failed release rolls back."});
-    let input = write_jsonl(&s, "helm.jsonl", &[e, claim]);
-    let o = skillc(&["why", "helm", input.to_str().unwrap(), "--format", "json"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let w = json(&o);
-    let hints: Vec<&str> = (w["suggestions"].as_array().unwrap().iter())
-        .map(|s| s.as_str().unwrap())
-        .collect();
-    assert!(
-        hints.iter().any(|h| h.contains("only one experience")),
-        "the project's own lesson is below reinforcement: {hints:?}"
+    // One project's upgrade session, with or without a lesson of its own, and a model's claim
+    // with no evidence (claimed, global).
+    let hints = |file: &str, lesson: Option<&str>| -> Vec<String> {
+        let mut e = exp("helm-1", "2026-06-01T09:00:00Z", &["helm"], "charts", "succeeded");
+        e["task"] = json!("Upgrade the ingress chart");
+        if let Some(l) = lesson {
+            e["lesson"] = json!(l);
+        }
+        let claim = json!({"type": "lesson", "id": "cl-helm-1", "recorded_at": "2026-06-02T09:00:00Z",
+            "domains": ["helm"], "kind": "do", "source": "model", "evidence": [],
+            "text": "Pass --atomic to helm upgrade in CI so a failed release rolls back."});
+        let input = write_jsonl(&s, file, &[e, claim]);
+        let o = skillc(&["why", "helm", input.to_str().unwrap(), "--format", "json"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        (json(&o)["suggestions"].as_array().unwrap().iter())
+            .map(|s| s.as_str().unwrap().to_string())
+            .collect()
+    };
+    let scoped =
+        |hints: &[String]| (hints.iter()).any(|h| h.starts_with("every experience comes from one project"));
+    let with_lesson = hints(
+        "helm.jsonl",
+        Some("Run helm diff upgrade before helm upgrade so the change is reviewed."),
     );
     assert!(
-        hints
-            .iter()
-            .any(|h| h.starts_with("every experience comes from one project")),
-        "the project's lesson is project-scoped: {hints:?}"
+        with_lesson.iter().any(|h| h.contains("only one experience")),
+        "the project's own lesson is below reinforcement: {with_lesson:?}"
     );
-
+    assert!(
+        scoped(&with_lesson),
+        "the project's lesson is project-scoped: {with_lesson:?}"
+    );
     // Without the project's lesson, only the global claim is left.
-    let mut e = exp("helm-2", "2026-06-01T09:00:00Z", &["helm"], "charts", "succeeded");
-    e["task"] = json!("Upgrade the ingress chart");
-    let claim = json!({"type": "lesson", "id": "cl-helm-1", "recorded_at": "2026-06-02T09:00:00Z",
-        "domains": ["helm"], "kind": "do", "source": "model", "evidence": [],
-        "text": "Pass --atomic to helm upgrade in CI so a failed release rolls back."});
-    let input = write_jsonl(&s, "helm2.jsonl", &[e, claim]);
-    let o = skillc(&["why", "helm", input.to_str().unwrap(), "--format", "json"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let w = json(&o);
-    let hints: Vec<&str> = (w["suggestions"].as_array().unwrap().iter())
-        .map(|s| s.as_str().unwrap())
-        .collect();
-    assert!(
-        !hints
-            .iter()
-            .any(|h| h.starts_with("every experience comes from one project")),
-        "{hints:?}"
-    );
+    let claim_only = hints("helm2.jsonl", None);
+    assert!(!scoped(&claim_only), "{claim_only:?}");
 }
 
 /// `trace` of a claim says it is one, where it was read and what it cites.
