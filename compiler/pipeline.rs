@@ -187,7 +187,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
     }
 
     normalize::normalize(&mut corpus, rules, &mut sink);
-    apply_blessings(&mut corpus, &opts.decisions);
+    sink.extend(apply_blessings(&mut corpus, &opts.decisions));
     clock.lap("normalize");
     comp.stopped_after = Some(Stage::Normalize);
     if stop > Stage::Normalize {
@@ -336,21 +336,64 @@ impl<'a> Focus<'a> {
     }
 }
 
-/// `skillc bless` decisions mark their experience blessed, as if it had been recorded so.
-fn apply_blessings(corpus: &mut Corpus, decisions: &[Decision]) {
-    let blessed: BTreeSet<&str> = decisions
-        .iter()
-        .filter(|d| d.action == Action::Bless)
-        .map(|d| d.target.as_str())
+/// `skillc bless` decisions mark their experience blessed, as if it had been recorded so. A
+/// bless whose experience is not in this compile's input is S007; one of an experience already
+/// blessed (by its record or an earlier bless) is S008: neither changes anything.
+fn apply_blessings(corpus: &mut Corpus, decisions: &[Decision]) -> Vec<Diagnostic> {
+    let blesses: Vec<&Decision> = decisions.iter().filter(|d| d.action == Action::Bless).collect();
+    if blesses.is_empty() {
+        return Vec::new();
+    }
+    // Experience id → (index, blessed by its record).
+    let by_id: HashMap<&str, (usize, bool)> = (corpus.experiences.iter().enumerate())
+        .map(|(i, e)| (&*e.id, (i, e.blessed)))
         .collect();
-    if blessed.is_empty() {
-        return;
-    }
-    for e in &mut corpus.experiences {
-        if blessed.contains(&*e.id) {
-            e.blessed = true;
+    let mut out = Vec::new();
+    let mut done: HashSet<&str> = HashSet::new();
+    let mut bless = Vec::new();
+    for d in blesses {
+        let target = d.target.as_str();
+        let Some(&(i, by_record)) = by_id.get(target) else {
+            out.push(
+                Diagnostic::new(
+                    codes::ORPHANED_DECISION,
+                    format!(
+                        "the journal's bless of {target} (entry {}) names no experience of this compile's input and has no effect",
+                        d.seq
+                    ),
+                )
+                .subject(target)
+                .with("action", d.action.as_str())
+                .with("seq", d.seq),
+            );
+            continue;
+        };
+        if by_record || !done.insert(target) {
+            let why = if by_record {
+                "its record says blessed"
+            } else {
+                "it was blessed already"
+            };
+            out.push(
+                Diagnostic::new(
+                    codes::INEFFECTIVE_DECISION,
+                    format!(
+                        "the journal's bless of {target} (entry {}) had no effect: {why}",
+                        d.seq
+                    ),
+                )
+                .subject(target)
+                .with("action", d.action.as_str())
+                .with("seq", d.seq),
+            );
+            continue;
         }
+        bless.push(i);
     }
+    for i in bless {
+        corpus.experiences[i].blessed = true;
+    }
+    out
 }
 
 /// Each candidate's fate: refused and held-back from the gates; members of a lesson by the

@@ -1656,3 +1656,43 @@ fn pinning_a_retired_lesson_changes_nothing_and_says_so() {
         s008[0]
     );
 }
+
+/// A bless that cannot change anything says so: its experience is not in the compile's input
+/// (S007), or it was blessed already (S008); the one that counts still blesses.
+#[test]
+fn a_bless_that_changes_nothing_is_reported() {
+    let h = History::new("lifecycle-bless-nothing");
+    pytest_root_rule(&h);
+    let records = h.s.path("records");
+    let elsewhere = h.s.path("elsewhere.jsonl");
+    let mut other = session("sess-z", "2026-11-03T09:00:00Z", SEARCH, "succeeded", &[], vec![]);
+    other["lesson"] = json!("Run pytest with -p no:cacheprovider on read-only checkouts.");
+    std::fs::write(&elsewhere, format!("{other}\n")).unwrap();
+    for (id, input) in [("sess-a", &records), ("sess-a", &records), ("sess-z", &elsewhere)] {
+        let o = h.run(&["bless", id, input.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    let ledger = h.compile();
+    assert_eq!(ledger["lessons"][0]["blessed"], true, "{ledger:#}");
+    let diags = h.diagnostics();
+    let s007 = diags_of(&diags, "S007");
+    assert_eq!(s007.len(), 1, "{diags:#}");
+    assert!(
+        s007[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("bless of sess-z (entry 3) names no experience"),
+        "{:#}",
+        s007[0]
+    );
+    let s008 = diags_of(&diags, "S008");
+    assert_eq!(s008.len(), 1, "{diags:#}");
+    assert!(
+        s008[0]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("bless of sess-a (entry 2) had no effect: it was blessed already"),
+        "{:#}",
+        s008[0]
+    );
+}
