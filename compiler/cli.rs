@@ -891,6 +891,9 @@ pub fn render_diagnostic(d: &Diagnostic) -> String {
     );
     if let Some(loc) = &d.location {
         s.push_str(&format!("  {} {}:{}\n", paint("-->", "1;34"), loc.file, loc.line));
+    } else if let Some(path) = d.evidence.get("path").and_then(|p| p.as_str()) {
+        // About a whole file (L007, L008, L011): where, without a line.
+        s.push_str(&format!("  {} {path}\n", paint("-->", "1;34")));
     }
     if !d.subject.is_empty() {
         s.push_str(&format!("   = subject: {}\n", d.subject));

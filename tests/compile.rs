@@ -627,6 +627,12 @@ fn strict_exits_one_when_input_was_refused() {
     let o = compile_to(&db, &out, &["--strict"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("L011"), "{}", stderr(&o));
+    // About the whole file: where, without a line.
+    assert!(
+        stderr(&o).contains(&format!("--> {}\n", db.display())),
+        "{}",
+        stderr(&o)
+    );
     assert_eq!(compile_to(&db, &out, &[]).status.code(), Some(0));
 }
 
