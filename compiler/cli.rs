@@ -448,8 +448,6 @@ fn load_inputs(args: &CompileArgs, rules: &Rules) -> Result<(Corpus, Vec<Diagnos
     Ok((corpus, sink))
 }
 
-/// What `load_inputs` read, for a message that an id is not there: the inputs named, or the
-/// sample corpus it fell back to (with how to name the records instead).
 /// What follows the id in a `skillc bless` command for the records and output of `args`
 /// (without inputs, `bless` reads the sample corpus): the inputs, `--out` and `--state` as
 /// given, each quoted for a POSIX shell when it needs it.
@@ -479,6 +477,8 @@ pub fn bless_args(args: &CompileArgs) -> String {
     out
 }
 
+/// What `load_inputs` read, for a message that an id is not there: the inputs named, or the
+/// sample corpus it fell back to (with how to name the records instead).
 fn searched(args: &CompileArgs, command: &str) -> String {
     if !args.inputs.is_empty() {
         let named: Vec<String> = args.inputs.iter().map(|p| p.display().to_string()).collect();

@@ -354,18 +354,8 @@ fn apply_blessings(corpus: &mut Corpus, decisions: &[Decision]) -> Vec<Diagnosti
     for d in blesses {
         let target = d.target.as_str();
         let Some(&(i, by_record)) = by_id.get(target) else {
-            out.push(
-                Diagnostic::new(
-                    codes::ORPHANED_DECISION,
-                    format!(
-                        "the journal's bless of {target} (entry {}) names no experience of this compile's input and has no effect",
-                        d.seq
-                    ),
-                )
-                .subject(target)
-                .with("action", d.action.as_str())
-                .with("seq", d.seq),
-            );
+            let what = " names no experience of this compile's input and has no effect";
+            out.push(score::decision_diagnostic(codes::ORPHANED_DECISION, d, what));
             continue;
         };
         if by_record || !done.insert(target) {
@@ -374,18 +364,8 @@ fn apply_blessings(corpus: &mut Corpus, decisions: &[Decision]) -> Vec<Diagnosti
             } else {
                 "it was blessed already"
             };
-            out.push(
-                Diagnostic::new(
-                    codes::INEFFECTIVE_DECISION,
-                    format!(
-                        "the journal's bless of {target} (entry {}) had no effect: {why}",
-                        d.seq
-                    ),
-                )
-                .subject(target)
-                .with("action", d.action.as_str())
-                .with("seq", d.seq),
-            );
+            let what = format!(" had no effect: {why}");
+            out.push(score::decision_diagnostic(codes::INEFFECTIVE_DECISION, d, &what));
             continue;
         }
         bless.push(i);

@@ -951,9 +951,9 @@ fn attribution(comp: &Compilation, rules: &Rules, ei: usize) -> Vec<Value> {
 }
 
 /// Why an experience that had `l` in play neither confirmed nor contradicted it (DESIGN §6).
-fn no_effect<'a>(
-    l: &'a crate::model::Lesson,
-    exp: &'a crate::model::Experience,
+fn no_effect(
+    l: &crate::model::Lesson,
+    exp: &crate::model::Experience,
     v: &crate::outcome::Verdict,
     rules: &Rules,
 ) -> String {
@@ -976,19 +976,8 @@ fn no_effect<'a>(
     } else {
         format!("outcome {}", outcome.as_str())
     };
-    let policy = &rules.policy;
-    let working = l.working.as_deref();
-    let calls = |k: &'a str| {
-        (exp.operations.iter())
-            .filter(move |op| op.key() == k)
-            .map(move |op| {
-                let runs_working = working
-                    .is_some_and(|w| crate::opkey::python_json(&policy.call_form(&op.args.value())) == w);
-                (op, runs_working)
-            })
-    };
     let k = l.operation_key.as_deref().unwrap_or_default();
-    match score::effect(l, exp, v, policy, calls) {
+    match score::effect_in_full(l, exp, v, &rules.policy) {
         Effect::Neither(why) => match why {
             Neutral::ClaimNotSupported => {
                 "a claim gains evidence only from an experience in its domain that passed".into()

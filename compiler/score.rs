@@ -1445,19 +1445,9 @@ impl<'a> Fold<'a> {
         self.settle(li, utc_day(t) - 1);
         if let Some(why) = self.no_effect(li, d) {
             let l = &self.live[li as usize].lesson;
-            let mut diag = Diagnostic::new(
-                codes::INEFFECTIVE_DECISION,
-                format!(
-                    "the journal's {} of {} (entry {}) had no effect: {why}",
-                    d.action.as_str(),
-                    d.target,
-                    d.seq
-                ),
-            )
-            .subject(&d.target)
-            .domain(l.domain.clone())
-            .with("action", d.action.as_str())
-            .with("seq", d.seq);
+            let mut diag =
+                decision_diagnostic(codes::INEFFECTIVE_DECISION, d, &format!(" had no effect: {why}"))
+                    .domain(l.domain.clone());
             if l.id != d.target {
                 diag = diag.with("lesson", l.id.clone());
             }
@@ -1628,6 +1618,19 @@ impl<'a> Fold<'a> {
     }
 }
 
+/// A diagnostic about the journal's decision `d`: "the journal's <action> of <target> (entry
+/// <seq>)" and then `what`, with the decision as subject and evidence.
+pub fn decision_diagnostic(code: &'static str, d: &Decision, what: &str) -> Diagnostic {
+    let action = d.action.as_str();
+    Diagnostic::new(
+        code,
+        format!("the journal's {action} of {} (entry {}){what}", d.target, d.seq),
+    )
+    .subject(&d.target)
+    .with("action", action)
+    .with("seq", d.seq)
+}
+
 /// The id an edit gives `lesson` when it was called `id` (DESIGN §6: the identity hash over the
 /// old id and the new, normalised, text).
 pub fn edited_id(lesson: &Lesson, id: &str, text: &str) -> String {
@@ -1740,18 +1743,19 @@ where
     };
     match l.operation_key.as_deref() {
         Some(k) if l.working.is_some() => {
-            // The last run of the working form that counts decides: it worked, or failed for real.
-            let mut runs = calls(k)
-                .filter(|&(_, working)| working)
-                .map(|(op, _)| op)
-                .peekable();
-            if runs.peek().is_none() {
-                return Effect::Neither(Neutral::WorkingFormNotRun);
+            // The last run of the working form that counts decides: it worked, or failed for
+            // real. One walk from the end, as far as that run: each step may compare a form.
+            let mut ran = false;
+            for (op, _) in calls(k).rev().filter(|&(_, working)| working) {
+                if op.status == OpStatus::Ok || real_failure(op) {
+                    return judged(op.status == OpStatus::Ok);
+                }
+                ran = true;
             }
-            match runs.rfind(|op| op.status == OpStatus::Ok || real_failure(op)) {
-                Some(last) => judged(last.status == OpStatus::Ok),
-                None => Effect::Neither(Neutral::WorkingFormNotCounted),
-            }
+            Effect::Neither(match ran {
+                true => Neutral::WorkingFormNotCounted,
+                false => Neutral::WorkingFormNotRun,
+            })
         }
         Some(k) => {
             let on_key: Vec<&Operation> = calls(k).map(|(op, _)| op).collect();
@@ -1773,6 +1777,27 @@ where
         None if v.passed || bad_end => judged(v.passed),
         None => Effect::Neither(Neutral::Outcome),
     }
+}
+
+/// `effect`, each call's form computed and compared in full: for `trace`, which judges one
+/// experience and has no cached forms (the fold compares fingerprints first).
+pub fn effect_in_full<'a>(
+    l: &'a Lesson,
+    exp: &'a Experience,
+    v: &Verdict,
+    policy: &'a crate::policy::Policy,
+) -> Effect {
+    let working = l.working.as_deref();
+    let calls = move |k: &'a str| {
+        (exp.operations.iter())
+            .filter(move |op| op.key() == k)
+            .map(move |op| {
+                let runs_working =
+                    working.is_some_and(|w| opkey::python_json(&policy.call_form(&op.args.value())) == w);
+                (op, runs_working)
+            })
+    };
+    effect(l, exp, v, policy, calls)
 }
 
 /// Confidence kept in [0, 1] (DESIGN §6), in thousandths.
@@ -1799,6 +1824,137 @@ mod tests {
     use super::*;
     use crate::diagnostics::finalize;
     use crate::pipeline::{self, Options, Stage};
+
+    /// Every answer of the one attribution judge, which the fold applies and `trace` words:
+    /// the lesson's kind (claim, keyed, mechanical, unkeyed) and the experience's calls decide.
+    #[test]
+    fn effect_judges_every_case_the_fold_and_trace_rely_on() {
+        use crate::model::Outcome;
+        use Effect::{Confirms, Contradicts, Neither};
+        let policy = Rules::builtin().policy;
+        let working = r#"{"command": "terraform plan -lock-timeout=5m", "cwd": "/infra"}"#;
+        let lesson = |key: Option<&str>, mechanical: bool, status: Status| Lesson {
+            id: "L0123456789ab".into(),
+            kind: crate::model::Kind::Do,
+            text: "Pass -lock-timeout=5m to terraform plan.".into(),
+            domain: "terraform".into(),
+            scope: "global".into(),
+            operation_key: key.map(String::from),
+            status,
+            reason: None,
+            confidence: 500,
+            reinforcement: 1,
+            rule: false,
+            pinned: false,
+            blessed: false,
+            evidence: Vec::new(),
+            projects: Vec::new(),
+            superseded_by: None,
+            supersedes: None,
+            founder: "tf-1".into(),
+            cluster: "C0123456789ab".into(),
+            admitted_at: 0,
+            last_used_day: 0,
+            working: mechanical.then(|| working.to_string()),
+            reasons: Vec::new(),
+            history: Vec::new(),
+        };
+        let call = |command: &str, status: OpStatus, error: Option<&str>| Operation {
+            tool: "bash".into(),
+            args: crate::model::Args::from_value(&serde_json::json!({"command": command, "cwd": "/infra"})),
+            status,
+            error: error.map(String::from),
+            check: None,
+        };
+        let plan = "terraform plan -lock-timeout=5m";
+        let ok = || call(plan, OpStatus::Ok, None);
+        let failed = || call(plan, OpStatus::Error, Some("Error acquiring the state lock"));
+        let transient = || call(plan, OpStatus::Error, Some("dial tcp: connection reset by peer"));
+        let refused = || call(plan, OpStatus::Refused, None);
+        let bare = || call("terraform plan", OpStatus::Ok, None);
+        let judge = |l: &Lesson, domain: &str, outcome: Outcome, passed: bool, ops: Vec<Operation>| {
+            let exp = Experience {
+                id: "tf-2".into(),
+                domains: vec![domain.into()],
+                outcome: Some(outcome),
+                operations: ops,
+                ..Default::default()
+            };
+            let v = Verdict {
+                passed,
+                ..Default::default()
+            };
+            effect_in_full(l, &exp, &v, &policy)
+        };
+        let key = Some("bash terraform");
+        let fix = lesson(key, true, Status::Active);
+        let (won, lost) = ((Outcome::Succeeded, true), (Outcome::Failed, false));
+        for (ops, outcome, want) in [
+            // The last run of the working form that counts decides.
+            (vec![failed(), ok()], won, Confirms),
+            (vec![ok(), failed()], lost, Contradicts),
+            (vec![failed(), transient()], lost, Contradicts),
+            (
+                vec![transient(), refused()],
+                lost,
+                Neither(Neutral::WorkingFormNotCounted),
+            ),
+            (vec![bare()], won, Neither(Neutral::WorkingFormNotRun)),
+            (vec![], won, Neither(Neutral::WorkingFormNotRun)),
+        ] {
+            assert_eq!(judge(&fix, "terraform", outcome.0, outcome.1, ops), want);
+        }
+        let keyed = lesson(key, false, Status::Active);
+        for (ops, outcome, want) in [
+            (vec![bare()], won, Confirms),
+            (vec![failed()], lost, Contradicts),
+            (vec![], won, Neither(Neutral::KeyNotRun)),
+            (vec![refused()], won, Neither(Neutral::KeyCallsRefused)),
+            (
+                vec![transient(), refused()],
+                lost,
+                Neither(Neutral::NoRealFailure),
+            ),
+            (
+                vec![failed()],
+                (Outcome::Pivoted, false),
+                Neither(Neutral::Outcome),
+            ),
+        ] {
+            assert_eq!(judge(&keyed, "terraform", outcome.0, outcome.1, ops), want);
+        }
+        let general = lesson(None, false, Status::Active);
+        assert_eq!(
+            judge(&general, "terraform", Outcome::Succeeded, true, vec![]),
+            Confirms
+        );
+        assert_eq!(
+            judge(&general, "terraform", Outcome::Abandoned, false, vec![]),
+            Contradicts
+        );
+        assert_eq!(
+            judge(&general, "terraform", Outcome::Pivoted, false, vec![]),
+            Neither(Neutral::Outcome)
+        );
+        assert_eq!(
+            judge(&general, "helm", Outcome::Failed, false, vec![]),
+            Neither(Neutral::OtherDomain)
+        );
+        // A claim gains evidence from a pass in its domain and is never blamed.
+        let claim = lesson(key, false, Status::Claimed);
+        assert_eq!(
+            judge(&claim, "terraform", Outcome::Succeeded, true, vec![]),
+            Confirms
+        );
+        assert_eq!(
+            judge(&claim, "terraform", Outcome::Failed, false, vec![failed()]),
+            Neither(Neutral::ClaimNotSupported)
+        );
+        assert_eq!(
+            judge(&claim, "helm", Outcome::Succeeded, true, vec![]),
+            Neither(Neutral::ClaimNotSupported)
+        );
+    }
 
     #[test]
     fn confidence_values_are_the_numbers_their_three_decimals_spell() {

@@ -96,6 +96,13 @@ fn active_id(ledger: &Value, text: &str) -> String {
         .to_string()
 }
 
+/// The message of the one diagnostic of `code`; fails when there is none or more than one.
+fn only_message<'a>(diags: &'a Value, code: &str) -> &'a str {
+    let found = diags_of(diags, code);
+    assert_eq!(found.len(), 1, "{code}: {diags:#}");
+    found[0]["message"].as_str().unwrap()
+}
+
 fn digest(project: &str) -> String {
     skillc::digest::project(project)
 }
@@ -1260,13 +1267,8 @@ fn restore_reclaims_a_re_learned_lesson_and_decisions_that_change_nothing_are_re
         .collect();
     assert_eq!(blocks, [(lock.to_string(), first.clone())]);
     let diags = h.diagnostics();
-    let s008 = diags_of(&diags, "S008");
-    assert_eq!(s008.len(), 1, "{diags:#}");
-    assert!(
-        s008[0]["message"].as_str().unwrap().contains("pinned already"),
-        "{:#}",
-        s008[0]
-    );
+    let message = only_message(&diags, "S008");
+    assert!(message.contains("pinned already"), "{message}");
 
     // The superseded lesson takes no decision: the command says why and records nothing.
     let o = run(&["lessons", "restore", &again]);
@@ -1645,16 +1647,8 @@ fn pinning_a_retired_lesson_changes_nothing_and_says_so() {
         "{l:#}"
     );
     let diags = h.diagnostics();
-    let s008 = diags_of(&diags, "S008");
-    assert_eq!(s008.len(), 1, "{diags:#}");
-    assert!(
-        s008[0]["message"]
-            .as_str()
-            .unwrap()
-            .contains("retired; restore it first"),
-        "{:#}",
-        s008[0]
-    );
+    let message = only_message(&diags, "S008");
+    assert!(message.contains("retired; restore it first"), "{message}");
 }
 
 /// A bless that cannot change anything says so: its experience is not in the compile's input
@@ -1675,24 +1669,14 @@ fn a_bless_that_changes_nothing_is_reported() {
     let ledger = h.compile();
     assert_eq!(ledger["lessons"][0]["blessed"], true, "{ledger:#}");
     let diags = h.diagnostics();
-    let s007 = diags_of(&diags, "S007");
-    assert_eq!(s007.len(), 1, "{diags:#}");
+    let message = only_message(&diags, "S007");
     assert!(
-        s007[0]["message"]
-            .as_str()
-            .unwrap()
-            .contains("bless of sess-z (entry 3) names no experience"),
-        "{:#}",
-        s007[0]
+        message.contains("bless of sess-z (entry 3) names no experience"),
+        "{message}"
     );
-    let s008 = diags_of(&diags, "S008");
-    assert_eq!(s008.len(), 1, "{diags:#}");
+    let message = only_message(&diags, "S008");
     assert!(
-        s008[0]["message"]
-            .as_str()
-            .unwrap()
-            .ends_with("bless of sess-a (entry 2) had no effect: it was blessed already"),
-        "{:#}",
-        s008[0]
+        message.ends_with("bless of sess-a (entry 2) had no effect: it was blessed already"),
+        "{message}"
     );
 }

@@ -117,12 +117,7 @@ pub(crate) fn refuse(p: Parsed, bad: &BadByte, file: &str) -> Parsed {
         line: bad.line,
     };
     let d = diagnostic(bad.byte, bad.column, subject, &loc);
-    Parsed {
-        line: p.line,
-        item: Item::Invalid(record::naming_domains(vec![d], &domains)),
-        unknown: Vec::new(),
-        ignored: Vec::new(),
-    }
+    Parsed::of(p.line, Item::Invalid(record::naming_domains(vec![d], &domains)))
 }
 
 /// The L001 of a record with a byte that is not UTF-8.

@@ -69,12 +69,7 @@ static STATUS_DENIED: LazyLock<Regex> =
 /// then an unsupported schema rather than an unknown format).
 pub(crate) fn read(path: &Path, name: &str, forced: bool, rules: &Rules) -> Vec<Parsed> {
     let file_diag = |code: &'static str, message: String| {
-        vec![Parsed {
-            line: 0,
-            item: Item::Invalid(vec![Diagnostic::about_file(code, message, name)]),
-            unknown: Vec::new(),
-            ignored: Vec::new(),
-        }]
+        vec![Parsed::invalid(0, Diagnostic::about_file(code, message, name))]
     };
     let store = match Store::open(path) {
         Ok(s) => s,
@@ -108,12 +103,7 @@ pub(crate) fn read(path: &Path, name: &str, forced: bool, rules: &Rules) -> Vec<
             if let Some(v) = version {
                 d = d.with("schema_version", v);
             }
-            vec![Parsed {
-                line: 0,
-                item: Item::Invalid(vec![d]),
-                unknown: Vec::new(),
-                ignored: Vec::new(),
-            }]
+            vec![Parsed::invalid(0, d)]
         }
         Err(Problem::Sql(e)) => file_diag(
             codes::UNREADABLE_FILE,
@@ -585,12 +575,7 @@ impl Reader<'_> {
             Vec::new()
         };
         for e in experiences {
-            out.push(Parsed {
-                line: e.source.line,
-                item: Item::Experience(e),
-                unknown: Vec::new(),
-                ignored: Vec::new(),
-            });
+            out.push(Parsed::of(e.source.line, Item::Experience(e)));
         }
         if tables.contains("outcomes") {
             self.outcomes(&mut out)?;
@@ -1112,9 +1097,9 @@ impl Reader<'_> {
         recorded_at: i64,
     ) -> Parsed {
         let loc = self.loc(k.id);
-        Parsed {
-            line: loc.line,
-            item: Item::Claim(LessonClaim {
+        Parsed::of(
+            loc.line,
+            Item::Claim(LessonClaim {
                 id: format!("gaia:knowledge:{}", k.id).into(),
                 recorded_at,
                 domains: vec![key_domain(key, &self.rules.aliases)],
@@ -1128,9 +1113,7 @@ impl Reader<'_> {
                 loc,
                 ended: None,
             }),
-            unknown: Vec::new(),
-            ignored: Vec::new(),
-        }
+        )
     }
 
     /// Native records kept in an `outcomes` table.

@@ -252,12 +252,7 @@ fn number(v: &Value) -> Option<f64> {
 /// One memory to an experience, a refusal, or (inactive) `inactive-memory` notes.
 fn memory(v: Value, loc: &SourceLoc, first: bool, aliases: &Aliases) -> Parsed {
     if first && record::is_generated(&v) {
-        return Parsed {
-            line: loc.line,
-            item: Item::Generated,
-            unknown: Vec::new(),
-            ignored: Vec::new(),
-        };
+        return Parsed::of(loc.line, Item::Generated);
     }
     let mut m = match v {
         Value::Object(m) => m,
@@ -300,12 +295,10 @@ fn memory(v: Value, loc: &SourceLoc, first: bool, aliases: &Aliases) -> Parsed {
         _ => String::new(),
     };
     if !state.is_empty() && !state.eq_ignore_ascii_case("active") {
-        return Parsed {
-            line: loc.line,
-            item: Item::Invalid(inactive(&c.subject, &state, &tags, loc, aliases)),
-            unknown: Vec::new(),
-            ignored: Vec::new(),
-        };
+        return Parsed::of(
+            loc.line,
+            Item::Invalid(inactive(&c.subject, &state, &tags, loc, aliases)),
+        );
     }
     if tags.is_empty()
         && c.diags
@@ -389,12 +382,7 @@ fn memory(v: Value, loc: &SourceLoc, first: bool, aliases: &Aliases) -> Parsed {
         }),
         _ => Item::Invalid(c.diags),
     };
-    Parsed {
-        line: loc.line,
-        item,
-        unknown: Vec::new(),
-        ignored: Vec::new(),
-    }
+    Parsed::of(loc.line, item)
 }
 
 /// One `inactive-memory` note per domain of the memory (so `why DOMAIN` counts it), folded

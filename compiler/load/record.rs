@@ -37,23 +37,23 @@ pub(crate) enum Item {
 }
 
 impl Parsed {
-    pub fn invalid(line: u32, diag: Diagnostic) -> Parsed {
+    /// `item` at `line`, with no unknown field and nothing ignored.
+    pub fn of(line: u32, item: Item) -> Parsed {
         Parsed {
             line,
-            item: Item::Invalid(vec![diag]),
+            item,
             unknown: Vec::new(),
             ignored: Vec::new(),
         }
     }
 
+    pub fn invalid(line: u32, diag: Diagnostic) -> Parsed {
+        Parsed::of(line, Item::Invalid(vec![diag]))
+    }
+
     /// `invalid`, with the domains the record named (`naming_domains`): `why DOMAIN` counts it.
     pub fn invalid_naming(line: u32, diag: Diagnostic, domains: &[String]) -> Parsed {
-        Parsed {
-            line,
-            item: Item::Invalid(naming_domains(vec![diag], domains)),
-            unknown: Vec::new(),
-            ignored: Vec::new(),
-        }
+        Parsed::of(line, Item::Invalid(naming_domains(vec![diag], domains)))
     }
 }
 
@@ -652,12 +652,7 @@ impl Drop for Fields<'_> {
 pub(crate) fn from_value(v: Value, loc: &SourceLoc, first: bool) -> Parsed {
     let line = loc.line;
     if first && is_generated(&v) {
-        return Parsed {
-            line,
-            item: Item::Generated,
-            unknown: Vec::new(),
-            ignored: Vec::new(),
-        };
+        return Parsed::of(line, Item::Generated);
     }
     let map = match v {
         Value::Object(map) => map,
