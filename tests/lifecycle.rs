@@ -129,6 +129,18 @@ fn docker_build(ok: bool) -> Value {
     op
 }
 
+/// A passing ledger session that had `lesson` in play.
+fn used_in_ledger(id: &str, at: &str, lesson: &str) -> Value {
+    session(
+        id,
+        at,
+        LEDGER,
+        "succeeded",
+        &[lesson],
+        vec![pytest("/srv/ledger", true)],
+    )
+}
+
 fn session(id: &str, at: &str, project: &str, outcome: &str, in_play: &[&str], ops: Vec<Value>) -> Value {
     json!({"id": id, "recorded_at": at, "domains": ["python"], "project": project, "task": "run the test suite",
            "outcome": outcome, "in_play": in_play, "operations": ops})
@@ -1038,22 +1050,8 @@ fn in_play_follows_a_lesson_that_back_filled_history_re_founded() {
     h.add(
         "agent-b.jsonl",
         &[
-            session(
-                "use-1",
-                "2026-10-03T09:00:00Z",
-                LEDGER,
-                "succeeded",
-                &[&old_id],
-                vec![pytest("/srv/ledger", true)],
-            ),
-            session(
-                "use-2",
-                "2026-10-04T09:00:00Z",
-                LEDGER,
-                "succeeded",
-                &[&old_id],
-                vec![pytest("/srv/ledger", true)],
-            ),
+            used_in_ledger("use-1", "2026-10-03T09:00:00Z", &old_id),
+            used_in_ledger("use-2", "2026-10-04T09:00:00Z", &old_id),
         ],
     );
     let before = lesson(&h.compile(), &old_id).clone();
@@ -1118,14 +1116,7 @@ fn a_back_fill_is_followed_whatever_its_file_is_called() {
         let old_id = active_id(&h.compile(), ruff);
         h.add(
             "agent-c.jsonl",
-            &[session(
-                "use-1",
-                "2026-10-03T09:00:00Z",
-                LEDGER,
-                "succeeded",
-                &[&old_id],
-                vec![pytest("/srv/ledger", true)],
-            )],
+            &[used_in_ledger("use-1", "2026-10-03T09:00:00Z", &old_id)],
         );
         h.add(file, &[rec("ruff-0", "2026-09-20T09:00:00Z")]);
         let ledger = h.compile();
@@ -1173,14 +1164,7 @@ fn a_pin_and_in_play_follow_a_lesson_that_a_bless_re_founded() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     h.add(
         "b.jsonl",
-        &[session(
-            "use-1",
-            "2026-03-10T09:00:00Z",
-            LEDGER,
-            "succeeded",
-            &[&old_id],
-            vec![pytest("/srv/ledger", true)],
-        )],
+        &[used_in_ledger("use-1", "2026-03-10T09:00:00Z", &old_id)],
     );
     let records = h.s.path("records");
     let o = h.run(&["bless", "pyd-0", records.to_str().unwrap()]);
