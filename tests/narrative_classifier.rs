@@ -10,6 +10,7 @@ use skillc::narrative::Narrative;
 const RULES: &str = include_str!("../rules/narrative.yaml");
 const DATA: &str = include_str!("data/narrative.jsonl");
 const HOLDOUT: &str = include_str!("data/narrative_holdout.jsonl");
+const PROBE: &str = include_str!("data/narrative_probe.jsonl");
 
 fn classifier() -> Narrative {
     Narrative::from_yaml(RULES).expect("rules/narrative.yaml is valid")
@@ -46,16 +47,39 @@ fn accuracy_per_class_is_at_least_90_percent() {
 fn holdout_accuracy_per_class_is_at_least_90_percent() {
     let data = parse(HOLDOUT);
     assert!(data.len() >= 240, "holdout set has {} sentences", data.len());
-    let half = |odd: bool| -> Vec<(String, bool)> {
-        (data.iter().enumerate())
-            .filter(|(i, _)| (i % 2 == 0) == odd)
-            .map(|(_, x)| x.clone())
-            .collect()
-    };
     let mut failures = per_class("holdout, all", &data, 100);
-    failures.extend(per_class("holdout, tuning (odd lines)", &half(true), 50));
-    failures.extend(per_class("holdout, held out (even lines)", &half(false), 50));
+    failures.extend(per_class("holdout, tuning (odd lines)", &halve(&data, true), 50));
+    failures.extend(per_class(
+        "holdout, held out (even lines)",
+        &halve(&data, false),
+        50,
+    ));
     assert!(failures.is_empty(), "{failures:?}");
+}
+
+/// A third set, written by a tester on unseen ecosystems before the signals for imperatives
+/// beyond the common ones, `-eed` verbs, base-form past verbs ("Reset … and reran …") and
+/// measured changes were tuned: odd lines tuned on, even lines held out.
+#[test]
+fn probe_accuracy_per_class_is_at_least_90_percent() {
+    let data = parse(PROBE);
+    assert!(data.len() >= 200, "probe set has {} sentences", data.len());
+    let mut failures = per_class("probe, all", &data, 100);
+    failures.extend(per_class("probe, tuning (odd lines)", &halve(&data, true), 50));
+    failures.extend(per_class(
+        "probe, held out (even lines)",
+        &halve(&data, false),
+        50,
+    ));
+    assert!(failures.is_empty(), "{failures:?}");
+}
+
+/// Odd lines (1st, 3rd, …) or even lines of a labelled set.
+fn halve(data: &[(String, bool)], odd: bool) -> Vec<(String, bool)> {
+    (data.iter().enumerate())
+        .filter(|(i, _)| (i % 2 == 0) == odd)
+        .map(|(_, x)| x.clone())
+        .collect()
 }
 
 /// Prints each class's accuracy and misses; returns the classes below 90% (or with fewer than
@@ -123,6 +147,28 @@ fn reported_misreads_exactly() {
             "Currently investigating why the worker pool deadlocks under load.",
             true,
             "incident-status",
+        ),
+        // "-eed" is no past tense, and an imperative no common list names.
+        (
+            "Seed the RNG in conftest.py with pytest-randomly 3.15 so failures reproduce.",
+            false,
+            "imperative-start",
+        ),
+        (
+            "Backfill in batches of 10000 rows with a 100ms sleep between them to keep replication lag under 5s.",
+            false,
+            "imperative-start",
+        ),
+        // A verb whose past is its base form, then what happened next.
+        (
+            "Reset the staging DB and reran the migrations; everything passes now.",
+            true,
+            "report-base-verb",
+        ),
+        (
+            "Replacing the regex with str.split() cut the parse time from 3s to 200ms.",
+            true,
+            "measured-change",
         ),
     ] {
         let c = n.classify(text);
