@@ -246,6 +246,31 @@ fn anchored(pattern: &str) -> bool {
     false
 }
 
+/// Redacts every secret in a diagnostic's message, subject and evidence. Loaders quote short
+/// bad values ("`effort` must be a number, found \"…\"") before any stage has scanned them.
+pub fn redact_diagnostic(d: &mut Diagnostic, secrets: &SecretScanner) {
+    let redact = |s: &mut String| {
+        if let Some((clean, _)) = secrets.redact(s) {
+            *s = clean;
+        }
+    };
+    redact(&mut d.message);
+    redact(&mut d.subject);
+    for v in d.evidence.values_mut() {
+        scrub_strings(v, &redact);
+    }
+}
+
+/// Every string inside a JSON value, rewritten by `f`.
+fn scrub_strings(v: &mut Value, f: &impl Fn(&mut String)) {
+    match v {
+        Value::String(s) => f(s),
+        Value::Array(items) => items.iter_mut().for_each(|x| scrub_strings(x, f)),
+        Value::Object(map) => map.values_mut().for_each(|x| scrub_strings(x, f)),
+        _ => {}
+    }
+}
+
 /// What stands in for a secret: `[redacted: <pattern>]`.
 pub fn marker(pattern: &str) -> String {
     format!("[redacted: {pattern}]")
@@ -981,6 +1006,35 @@ mod tests {
                 "curl -fsS -u admin:Tr0ub4dor3xyz https://ci.example.com/api",
                 "command-password",
             ),
+            (
+                "twine upload -u __token__ -p hunter2hunter2 dist/*",
+                "command-password",
+            ),
+            (
+                "redis-cli -h redis.internal -a Xk9pL2vQ7rT ping",
+                "command-password",
+            ),
+            (
+                "mongosh --host db -u admin -p Tr0ub4dor3 --authenticationDatabase admin",
+                "command-password",
+            ),
+            (
+                "sqlcmd -S db -U sa -P Tr0ub4dor3! -Q 'select 1'",
+                "command-password",
+            ),
+            (
+                "ldapsearch -x -D cn=admin,dc=acme -w Tr0ub4dor3 -b dc=acme",
+                "command-password",
+            ),
+            (
+                "openssl pkcs12 -in cert.p12 -passin pass:Tr0ub4dor3 -nodes",
+                "command-password",
+            ),
+            ("smbclient //files/share -U admin%Tr0ub4dor3", "command-password"),
+            (
+                "TWINE_REPOSITORY=pypi publish with pypi-AgEIcHlwaS5vcmcCJGQ4ZjM2YjE4LWRiNzYtNDkxZS04ZTBh",
+                "pypi-token",
+            ),
         ];
         for (text, want) in cases {
             assert_eq!(s.find(text), Some(want), "{text}");
@@ -1015,6 +1069,9 @@ mod tests {
             "Set password: required in the form schema",
             "Read PGPASSWORD from ~/.pgpass instead of putting it on the command line",
             "mkdir -p build && cmake -S . -B build",
+            "redis-cli -h redis.internal -p 6380 ping",
+            "Publish to pypi-test-server first, then to pypi",
+            "twine upload -p \"$PYPI_TOKEN\" dist/*",
             "Prefer basic authentication only behind TLS",
             r#"{"max_tokens": 100000, "temperature": 0}"#,
         ] {

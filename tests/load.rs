@@ -63,6 +63,43 @@ fn public_api_loads_texts_in_order() {
     assert_eq!(c.experiences[2].operations.len(), 2);
 }
 
+/// A bad value the loader quotes back ("found \"…\"") is a value no stage has scanned yet: a
+/// key pasted into the wrong field must not reach the terminal or `diagnostics.json`.
+#[test]
+fn a_secret_in_a_badly_typed_field_is_redacted_in_the_diagnostic() {
+    let lines = [
+        r#"{"id": "exp-1", "recorded_at": "2026-04-01T10:00:00Z", "domains": ["python"], "outcome": "succeeded", "effort": "AKIAIOSFODNN7EXAMPLE"}"#,
+        r#"{"id": "exp-2", "recorded_at": "2026-04-01T10:05:00Z", "domains": ["python"], "outcome": "succeeded", "blessed": "password=hunter2hunter2"}"#,
+        r#"{"id": "exp-3", "recorded_at": "2026-04-01T10:10:00Z", "domains": ["python"], "outcome": "succeeded", "effort": "high"}"#,
+    ]
+    .join("\n");
+    let mut sink = Sink::new();
+    let c = load_texts(&[("agent.jsonl", &lines)], &LoadOptions::default(), &mut sink);
+    assert_eq!(
+        c.experiences.len(),
+        3,
+        "a bad optional field costs only the field"
+    );
+    let messages: Vec<(&str, u32, String)> = found(&sink);
+    assert_eq!(messages.len(), 3, "{messages:?}");
+    assert!(
+        messages[0].2.contains(r#"found "[redacted: aws-access-key]""#),
+        "{messages:?}"
+    );
+    assert!(
+        messages[1].2.contains("[redacted: credential-assignment]"),
+        "{messages:?}"
+    );
+    assert!(
+        messages[2].2.contains(r#"found "high""#),
+        "a plain value is still quoted: {messages:?}"
+    );
+    let all = serde_json::to_string(&sink).unwrap();
+    for secret in ["AKIAIOSFODNN7EXAMPLE", "hunter2hunter2"] {
+        assert!(!all.contains(secret), "{secret} in {all}");
+    }
+}
+
 /// (code, line, message) of each diagnostic, for assertions that name what went wrong.
 fn found(sink: &Sink) -> Vec<(&'static str, u32, String)> {
     sink.iter()

@@ -167,6 +167,11 @@ impl Evidence {
         Some(self.0.remove(i).1)
     }
 
+    /// The values, to rewrite in place (names and order stay).
+    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut Value> {
+        self.0.iter_mut().map(|(_, v)| v)
+    }
+
     /// The pairs in name order.
     pub fn iter(&self) -> impl Iterator<Item = (&'static str, &Value)> {
         self.0.iter().map(|(k, v)| (*k, v))

@@ -269,7 +269,7 @@ fn load_blocks(
     for entry in &entries {
         load_file(entry, opts, &mut col)?;
     }
-    Ok(col.corpus)
+    Ok(col.finish())
 }
 
 /// Loads in-memory files (the built-in sample corpus, tests), as `(name, text)` in the
@@ -284,7 +284,7 @@ pub fn load_texts(files: &[(&str, &str)], opts: &LoadOptions, sink: &mut Sink) -
             other => not_native(other, name, &mut col),
         }
     }
-    col.corpus
+    col.finish()
 }
 
 /// A file's place in the read order: its directory resolved, its own name kept (a symlinked
@@ -685,6 +685,8 @@ struct Collector<'s> {
     ids: HashMap<u64, Kept, BuildHasherDefault<IdentityHasher>>,
     collisions: HashMap<String, Kept>,
     sink: &'s mut Sink,
+    /// Where this load's diagnostics start in `sink`.
+    first_diagnostic: usize,
     /// JSONL block size in bytes.
     block: usize,
     /// The compile's rules, for the foreign readers; loaded on first use when not given.
@@ -698,11 +700,41 @@ impl<'s> Collector<'s> {
             corpus: Corpus::default(),
             ids: HashMap::default(),
             collisions: HashMap::new(),
+            first_diagnostic: sink.len(),
             sink,
             block: block.max(1),
             given_rules: rules,
             fallback_rules: OnceCell::new(),
         }
+    }
+
+    /// The corpus, once the diagnostics the load made are cleared of secrets: they may quote
+    /// a record's values, and no stage has scanned those yet (DESIGN §4: error messages too).
+    fn finish(self) -> Corpus {
+        let Collector {
+            corpus,
+            sink,
+            first_diagnostic,
+            given_rules,
+            fallback_rules,
+            ..
+        } = self;
+        if sink.len() == first_diagnostic {
+            return corpus;
+        }
+        let rules = given_rules.or(fallback_rules.get());
+        let fallback;
+        let rules = match rules {
+            Some(r) => r,
+            None => {
+                fallback = default_rules();
+                &fallback
+            }
+        };
+        for d in &mut sink[first_diagnostic..] {
+            crate::normalize::redact_diagnostic(d, &rules.secrets);
+        }
+        corpus
     }
 
     fn rules(&self) -> &Rules {
