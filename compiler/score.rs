@@ -1528,7 +1528,13 @@ impl<'a> Fold<'a> {
                 self.live.push(next);
                 self.take_in(&new_id);
                 self.by_id.entry(new_id).or_insert(ni);
-                for cur in self.current.values_mut() {
+                // The new wording takes the old one's place wherever the fold holds it: as its
+                // cluster's live lesson, in its (scope, key) slot of fixes (so a newer form
+                // still supersedes it), and as the lesson a fix's end waits on.
+                let held = (self.current.values_mut())
+                    .chain(self.mechanical.values_mut().flatten())
+                    .chain(self.ending.values_mut());
+                for cur in held {
                     if *cur == li {
                         *cur = ni;
                     }

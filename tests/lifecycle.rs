@@ -1271,7 +1271,23 @@ fn restore_reclaims_a_re_learned_lesson_and_decisions_that_change_nothing_are_re
 /// one project, so the rule file and the lesson block stop disagreeing.
 #[test]
 fn a_fix_that_stops_working_is_superseded_by_the_form_that_replaced_it() {
-    let h = History::new("lifecycle-broken-fix");
+    fix_that_stops_working("lifecycle-broken-fix", None);
+}
+
+/// The same after the user reworded the fix: the new wording holds the fix's place, so the
+/// form that replaced it supersedes the wording (before, both stayed active rules on one key).
+#[test]
+fn an_edited_fix_that_stops_working_is_superseded_by_the_form_that_replaced_it() {
+    fix_that_stops_working(
+        "lifecycle-broken-edited-fix",
+        Some("Install packages with pip install --user requests on the shared build hosts."),
+    );
+}
+
+/// Two projects learn `pip install --user`; a later session in a virtualenv sees it refused
+/// and learns `python -m pip`. `edit`: the wording the user gives the fix in between.
+fn fix_that_stops_working(name: &str, edit: Option<&str>) {
+    let h = History::new(name);
     let pip = |cmd: &str, ok: bool| {
         let mut op =
             json!({"tool": "run_shell_command", "args": {"command": cmd, "cwd": "/srv/app"}, "status": "ok"});
@@ -1312,34 +1328,77 @@ fn a_fix_that_stops_working_is_superseded_by_the_form_that_replaced_it() {
         .iter()
         .find(|l| l["rule"] == true)
         .expect("the --user fix is a rule");
-    let old_id = old["id"].as_str().unwrap().to_string();
+    let mut old_id = old["id"].as_str().unwrap().to_string();
     assert_eq!(old["scope"], "global");
     assert!(
         std::fs::read_to_string(h.s.path("out/python/SKILL.md"))
             .unwrap()
             .contains("--user")
     );
+    if let Some(text) = edit {
+        let o = h.run(&["lessons", "edit", &old_id, "--text", text]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        old_id = active_id(&h.compile(), text);
+    }
 
     // In a virtualenv, --user is refused; python -m pip works.
     let mut venv_fail = pip("pip install --user requests", false);
     venv_fail["error"] =
         "ERROR: Can not perform a '--user' install. User site-packages are not visible in this virtualenv."
             .into();
-    h.add(
-        "b.jsonl",
-        &[session(
+    let learned_there = session(
+        "pip-3",
+        "2026-03-12T09:00:00Z",
+        BILLING,
+        "succeeded",
+        &[&old_id],
+        vec![
+            venv_fail.clone(),
+            pip("python -m pip install requests", true),
+            tests_pass.clone(),
+        ],
+    );
+    // After an edit, the fix fails in one session and the other form is learned in the next
+    // two (one per project, so it is global like the fix), which never run the old fix: only
+    // the (scope, key) slot links the two.
+    let learned_next = [
+        session(
             "pip-3",
             "2026-03-12T09:00:00Z",
             BILLING,
-            "succeeded",
+            "abandoned",
             &[&old_id],
+            vec![venv_fail],
+        ),
+        session(
+            "pip-4",
+            "2026-03-12T11:00:00Z",
+            BILLING,
+            "succeeded",
+            &[],
             vec![
-                venv_fail,
+                pip("pip install requests", false),
                 pip("python -m pip install requests", true),
                 tests_pass.clone(),
             ],
-        )],
-    );
+        ),
+        session(
+            "pip-5",
+            "2026-03-12T12:00:00Z",
+            LEDGER,
+            "succeeded",
+            &[],
+            vec![
+                pip("pip install requests", false),
+                pip("python -m pip install requests", true),
+                tests_pass.clone(),
+            ],
+        ),
+    ];
+    match edit {
+        None => h.add("b.jsonl", &[learned_there]),
+        Some(_) => h.add("b.jsonl", &learned_next),
+    }
     let ledger = h.compile();
     let old = lesson(&ledger, &old_id);
     let new = ledger["lessons"]
@@ -1357,9 +1416,10 @@ fn a_fix_that_stops_working_is_superseded_by_the_form_that_replaced_it() {
         (Some("superseded"), new["id"].as_str(), Some(old_id.as_str()))
     );
     assert_eq!(new["status"], "active");
+    let rules = std::fs::read_to_string(h.s.path("out/python/SKILL.md")).unwrap_or_default();
     assert!(
-        !h.s.path("out/python/SKILL.md").exists(),
-        "the broken fix left the rule file"
+        !rules.contains("--user"),
+        "the broken fix left the rule file: {rules}"
     );
     let block = h.block(&format!("project-{}.md", digest(BILLING)));
     assert!(block.iter().all(|(_, id)| *id != old_id), "{block:?}");
