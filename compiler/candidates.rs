@@ -599,7 +599,7 @@ pub fn mechanical(ops: &[Operation], policy: &Policy) -> Vec<Mechanical> {
         {
             continue;
         }
-        let working = opkey::python_json(&args[j]);
+        let working = opkey::python_json(&policy.fix_form(&args[a], &args[j]));
         if !seen.insert((key.clone(), working.clone())) {
             continue;
         }

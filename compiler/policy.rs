@@ -102,6 +102,11 @@ pub struct Policy {
     /// out (`call_form`). Names match exactly.
     #[serde(default)]
     pub content_args: Vec<String>,
+    /// Top-level argument names that say where a call ran (`cwd`, Codex's `workdir`): a
+    /// mechanical lesson's form leaves them out when its fix did not change them
+    /// (`fix_form`), so one fix learned in two checkouts is one lesson. Names match exactly.
+    #[serde(default)]
+    pub place_args: Vec<String>,
     /// Programs (or `program subcommand`) whose runs are checks, for stores without check records.
     pub check_programs: Vec<String>,
     pub confidence: Confidence,
@@ -163,6 +168,39 @@ impl Policy {
             }
             _ => Cow::Borrowed(args),
         }
+    }
+
+    /// A call's form without where it ran (`place_args`): what a fix learned elsewhere is
+    /// compared with when its own form has no place (`fix_form`).
+    pub fn placeless<'v>(&self, form: &'v Value) -> Cow<'v, Value> {
+        match form {
+            Value::Object(map) if map.keys().any(|k| self.place_args.contains(k)) => {
+                let mut placeless = form.clone();
+                drop_top_level(&mut placeless, &self.place_args);
+                Cow::Owned(placeless)
+            }
+            _ => Cow::Borrowed(form),
+        }
+    }
+
+    /// The form a mechanical lesson keeps of a fix (`working` succeeded where `failing`
+    /// failed, both call forms): the place arguments both calls share are left out, since the
+    /// fix did not change them and the same fix runs in every checkout; a place the fix
+    /// changed (the call had to run elsewhere) stays.
+    pub fn fix_form<'v>(&self, failing: &Value, working: &'v Value) -> Cow<'v, Value> {
+        let (Value::Object(f), Value::Object(w)) = (failing, working) else {
+            return Cow::Borrowed(working);
+        };
+        let shared: Vec<String> = (self.place_args.iter())
+            .filter(|n| w.contains_key(*n) && f.get(*n) == w.get(*n))
+            .cloned()
+            .collect();
+        if shared.is_empty() {
+            return Cow::Borrowed(working);
+        }
+        let mut form = working.clone();
+        drop_top_level(&mut form, &shared);
+        Cow::Owned(form)
     }
 
     /// Removes the label arguments (`label_args`) from a call's arguments; true when one was
@@ -415,6 +453,30 @@ fn contains_words(text: &str, phrase: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fix_keeps_its_place_only_when_the_fix_changed_it() {
+        let p = Rules::builtin().policy;
+        let call = |cmd: &str, cwd: &str| serde_json::json!({"command": cmd, "cwd": cwd, "timeout": 120000});
+        // Run elsewhere with the same directory: the directory is no part of the fix.
+        let (failing, working) = (
+            call("pytest -q", "/srv/billing"),
+            call("python -m pytest -q", "/srv/billing"),
+        );
+        let form = p.fix_form(&failing, &working);
+        assert_eq!(
+            *form,
+            serde_json::json!({"command": "python -m pytest -q", "timeout": 120000})
+        );
+        // The fix was to run it elsewhere: the directory is the fix.
+        let elsewhere = call("pytest -q", "/srv/billing/api");
+        assert_eq!(p.fix_form(&failing, &elsewhere)["cwd"], "/srv/billing/api");
+        // Codex's `workdir` is a place too; a call without any keeps its form.
+        let codex = serde_json::json!({"command": ["bash", "-lc", "pytest"], "workdir": "/w"});
+        assert_eq!(p.placeless(&codex).get("workdir"), None);
+        let bare = serde_json::json!({"command": "pytest"});
+        assert!(matches!(p.placeless(&bare), Cow::Borrowed(_)));
+    }
 
     #[test]
     fn builtin_rules_load() {

@@ -162,12 +162,20 @@ struct Shared<'a> {
     call_forms: Vec<OnceLock<Box<[CallForm]>>>,
 }
 
-/// A call's operation key, and a fingerprint of its working form (its arguments as Python's
-/// `json.dumps` writes them, which may be long: file contents). A fingerprint match is
-/// confirmed on the text, so a collision costs time, never a wrong attribution.
+/// A call's operation key, and fingerprints of its working form (its arguments as Python's
+/// `json.dumps` writes them, which may be long: file contents), with and without where it ran
+/// (`Policy::placeless`). A fingerprint match is confirmed on the text, so a collision costs
+/// time, never a wrong attribution.
 struct CallForm {
     key: String,
     working: u64,
+    placeless: u64,
+}
+
+/// Does a call (its call form) run a lesson's working form? The form a fix kept has no place
+/// when the fix did not change it (`Policy::fix_form`): then the call runs it wherever it ran.
+fn runs_form(form: &serde_json::Value, working: &str, policy: &crate::policy::Policy) -> bool {
+    opkey::python_json(form) == working || opkey::python_json(&policy.placeless(form)) == working
 }
 
 fn fingerprint(text: &str) -> u64 {
@@ -187,9 +195,16 @@ impl Shared<'_> {
         let forms = self.call_forms[rank as usize].get_or_init(|| {
             let form = |op: &Operation| {
                 let args = op.args.value();
+                let form = policy.call_form(&args);
+                let working = opkey::python_json(&form);
+                let placeless = match policy.placeless(&form) {
+                    Cow::Borrowed(_) => fingerprint(&working),
+                    Cow::Owned(p) => fingerprint(&opkey::python_json(&p)),
+                };
                 CallForm {
                     key: opkey::operation_key(&op.tool, &args),
-                    working: fingerprint(&opkey::python_json(&policy.call_form(&args))),
+                    working: fingerprint(&working),
+                    placeless,
                 }
             };
             exp.operations.iter().map(form).collect()
@@ -1332,7 +1347,8 @@ impl<'a> Fold<'a> {
         let calls = move |k: &'s str| {
             (self.shared.calls_on(rank, exp, k, policy)).map(move |(op, form)| {
                 let runs_working = working.is_some_and(|(print, w)| {
-                    form.working == print && &opkey::python_json(&policy.call_form(&op.args.value())) == w
+                    (form.working == print || form.placeless == print)
+                        && runs_form(&policy.call_form(&op.args.value()), w, policy)
                 });
                 (op, runs_working)
             })
@@ -1799,7 +1815,7 @@ pub fn effect_in_full<'a>(
             .filter(move |op| op.key() == k)
             .map(move |op| {
                 let runs_working =
-                    working.is_some_and(|w| opkey::python_json(&policy.call_form(&op.args.value())) == w);
+                    working.is_some_and(|w| runs_form(&policy.call_form(&op.args.value()), w, policy));
                 (op, runs_working)
             })
     };

@@ -1425,6 +1425,68 @@ fn fix_that_stops_working(name: &str, edit: Option<&str>) {
     assert!(block.iter().all(|(_, id)| *id != old_id), "{block:?}");
 }
 
+/// The same fix learned in three checkouts, each call run in its own directory, is one lesson
+/// and a global rule (it was three project lessons that never reached a rule), and a session in
+/// a fourth checkout that runs the fix there confirms it.
+#[test]
+fn one_fix_learned_in_three_checkouts_is_one_global_rule_confirmed_in_a_fourth() {
+    let h = History::new("lifecycle-fix-in-checkouts");
+    let call = |cmd: &str, cwd: &str, ok: bool| -> Value {
+        if ok {
+            json!({"tool": "run_shell_command", "args": {"command": cmd, "cwd": cwd}, "status": "ok",
+                   "check": {"label": "tests", "target": cwd, "passed": true}})
+        } else {
+            json!({"tool": "run_shell_command", "args": {"command": cmd, "cwd": cwd}, "status": "error",
+                   "error": "ModuleNotFoundError: No module named 'app'"})
+        }
+    };
+    let fixed_in = |id: &str, at: &str, project: &str, cwd: &str| {
+        let ops = vec![
+            call("pytest -q", cwd, false),
+            call("python -m pytest -q", cwd, true),
+        ];
+        session(id, at, project, "succeeded", &[], ops)
+    };
+    h.add(
+        "a.jsonl",
+        &[
+            fixed_in("fix-1", "2026-05-04T09:00:00Z", BILLING, "/srv/billing-api"),
+            fixed_in("fix-2", "2026-05-04T11:00:00Z", LEDGER, "/home/dev/ledger"),
+            fixed_in("fix-3", "2026-05-05T09:00:00Z", SEARCH, "/work/search-svc"),
+        ],
+    );
+    let ledger = h.compile();
+    let fixes: Vec<&Value> = (ledger["lessons"].as_array().unwrap().iter())
+        .filter(|l| l["text"].as_str().unwrap().contains("python -m pytest"))
+        .collect();
+    assert_eq!(fixes.len(), 1, "{fixes:#?}");
+    let fix = fixes[0];
+    assert_eq!(
+        (&fix["status"], &fix["scope"], &fix["rule"]),
+        (&json!("active"), &json!("global"), &json!(true))
+    );
+    assert!(!fix["text"].as_str().unwrap().contains("cwd"), "{}", fix["text"]);
+    let id = fix["id"].as_str().unwrap().to_string();
+    let before = fix["confidence"].as_f64().unwrap();
+
+    h.add(
+        "b.jsonl",
+        &[session(
+            "use-1",
+            "2026-05-06T09:00:00Z",
+            "git@github.com:acme/admin-ui.git",
+            "succeeded",
+            &[&id],
+            vec![call("python -m pytest -q", "/srv/admin-ui", true)],
+        )],
+    );
+    let ledger = h.compile();
+    let fix = lesson(&ledger, &id);
+    let last = fix["history"].as_array().unwrap().last().unwrap();
+    assert_eq!(last["event"], "confirmed", "{fix:#}");
+    assert!(fix["confidence"].as_f64().unwrap() > before, "{fix:#}");
+}
+
 /// A Codex CLI `shell` call: its command an argv array wrapped in `bash -lc`, its directory
 /// `workdir`.
 fn codex_pytest(workdir: &str, ok: bool) -> Value {
