@@ -351,10 +351,48 @@ pub fn display_escape(raw: &str) -> String {
 ///
 /// Control characters count as whitespace, so nothing that could drive a terminal survives.
 pub fn text(raw: &str) -> String {
+    if let Some(items) = delist(raw) {
+        return collapse(&items);
+    }
     if is_clean_line(raw) {
         return raw.to_string();
     }
     collapse(raw)
+}
+
+/// A list written as lines ("- Pin actions to SHAs\n- Set permissions: read-all", "1. …\n2) …")
+/// as one line of items joined by "; ", its markers dropped; `None` when the text has no list
+/// marker at the start of a line. Collapsing the breaks to spaces kept the markers ("- Pin … -
+/// Set …"), which Markdown renders as a nested bullet in SKILL.md and which read as one clause.
+fn delist(raw: &str) -> Option<String> {
+    let marker = |line: &str| -> Option<usize> {
+        let b = line.as_bytes();
+        let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+        let end = match b.first()? {
+            b'-' | b'*' | b'+' => 1,
+            _ if line.starts_with('•') => '•'.len_utf8(),
+            _ if (1..=2).contains(&digits) && matches!(b.get(digits), Some(b'.' | b')')) => digits + 1,
+            _ => return None,
+        };
+        line[end..].starts_with(char::is_whitespace).then_some(end)
+    };
+    if !raw.contains('\n') && marker(raw.trim_start()).is_none() {
+        return None;
+    }
+    let mut out = String::with_capacity(raw.len());
+    let mut listed = false;
+    for line in raw.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let item = marker(line).map(|end| line[end..].trim_start());
+        if !out.is_empty() {
+            if item.is_some() && !out.ends_with(['.', ';', ':', '!', '?', ',']) {
+                out.push(';');
+            }
+            out.push(' ');
+        }
+        listed |= item.is_some();
+        out.push_str(item.unwrap_or(line));
+    }
+    listed.then_some(out)
 }
 
 /// `text` character by character.
@@ -894,6 +932,27 @@ mod tests {
         let long = "a".repeat(65);
         assert!(norm(&long).unwrap_err().contains("64"));
         assert_eq!(norm("").unwrap_err(), "is empty");
+    }
+
+    #[test]
+    fn a_list_written_as_lines_becomes_one_line_of_items() {
+        assert_eq!(
+            text("- Pin actions to SHAs\n- Set permissions: read-all\n- Use OIDC for cloud creds"),
+            "Pin actions to SHAs; Set permissions: read-all; Use OIDC for cloud creds"
+        );
+        assert_eq!(
+            text("Two things:\n1. use `npm ci` in CI\n2) cache ~/.npm keyed on package-lock.json."),
+            "Two things: use `npm ci` in CI; cache ~/.npm keyed on package-lock.json."
+        );
+        assert_eq!(text("- bumped vite to 5.2"), "bumped vite to 5.2");
+        assert_eq!(text("• Restart the pod."), "Restart the pod.");
+        // Not markers: a flag, a number, a dash inside a sentence, a wrapped line.
+        assert_eq!(text("--locked keeps Cargo.lock"), "--locked keeps Cargo.lock");
+        assert_eq!(text("2.5 GB is the limit"), "2.5 GB is the limit");
+        assert_eq!(
+            text("Use -q\nwith pytest - always"),
+            "Use -q with pytest - always"
+        );
     }
 
     #[test]
