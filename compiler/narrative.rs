@@ -51,7 +51,7 @@ fn clause_start(lead: Option<&str>) -> String {
 }
 
 /// The key `explain` asks for.
-pub const THRESHOLD_KEY: &str = "narrative_threshold";
+pub const THRESHOLD_KEY: &str = "narrative.threshold";
 
 #[derive(Clone, Debug)]
 pub struct Narrative {
@@ -350,10 +350,11 @@ impl Narrative {
         self.classify(text).narrative
     }
 
-    /// Current value of a narrative policy key (`narrative_threshold`), for `explain`.
+    /// Current value of a narrative policy key (`narrative.threshold`: `threshold` in
+    /// `narrative.yaml`; the older name `narrative_threshold` too), for `explain`.
     pub fn value_of(&self, key: &str) -> Option<String> {
         match key {
-            THRESHOLD_KEY | "narrative.threshold" => Some(self.threshold.to_string()),
+            THRESHOLD_KEY | "narrative_threshold" => Some(self.threshold.to_string()),
             _ => None,
         }
     }
@@ -490,7 +491,7 @@ signals:
         assert_eq!(small().value_of("narrative_threshold").as_deref(), Some("3"));
         assert_eq!(small().value_of("min_reinforcement"), None);
         let builtin = Narrative::from_yaml(crate::policy::BUILTIN_NARRATIVE).unwrap();
-        assert_eq!(builtin.value_of("narrative_threshold").as_deref(), Some("3"));
+        assert_eq!(builtin.value_of("narrative.threshold").as_deref(), Some("3"));
     }
 
     #[test]

@@ -384,11 +384,26 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
         let key = |i: usize| (cands[i].narrative_score, &cands[i].record_id, &cands[i].text);
         key(a).cmp(&key(b))
     });
-    let rescuable: Vec<Value> = (rescuable.iter().take(10))
-        .map(|&i| {
-            let c = &cands[i];
+    // One entry per text: the same story told by several experiences is one rewrite, listed
+    // once with every experience that told it (`experiences`, in the order above).
+    let mut by_text: Vec<(usize, Vec<&str>)> = Vec::new();
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for &i in &rescuable {
+        let c = &cands[i];
+        match seen.get(&*c.text) {
+            Some(&k) => by_text[k].1.push(&c.record_id),
+            None if by_text.len() < 10 => {
+                seen.insert(&c.text, by_text.len());
+                by_text.push((i, vec![&c.record_id]));
+            }
+            None => {}
+        }
+    }
+    let rescuable: Vec<Value> = (by_text.iter())
+        .map(|(i, told_by)| {
+            let c = &cands[*i];
             let signals: Vec<&str> = rules.narrative.names(c.narrative_signals).collect();
-            json!({"experience": c.record_id, "origin": c.origin, "text": c.text, "score": c.narrative_score, "signals": signals})
+            json!({"experience": c.record_id, "experiences": told_by, "origin": c.origin, "text": c.text, "score": c.narrative_score, "signals": signals})
         })
         .collect();
     let narrative_count = idx.iter().filter(|&&i| cands[i].narrative).count();
@@ -684,11 +699,19 @@ pub fn why_text(r: &WhyReport) -> String {
                 (Some(c), _) => format!(", confidence {c:.3}"),
                 _ => String::new(),
             };
+            // A held-back cluster with enough experiences lacks no support: what holds it
+            // back is its members' gates, and the action says which.
+            let (support, needed) = (
+                n["support"].as_i64().unwrap_or(0),
+                n["needed"].as_i64().unwrap_or(0),
+            );
+            let count = match (n["confidence"].is_null(), support >= needed) {
+                (true, true) => format!("{support} experiences, held back"),
+                _ => format!("{support}/{needed}"),
+            };
             t.push_str(&format!(
-                "  {} ({}/{}{standing}): {}\n      → {}\n",
+                "  {} ({count}{standing}): {}\n      → {}\n",
                 n["lesson_or_cluster"].as_str().unwrap_or(""),
-                n["support"],
-                n["needed"],
                 n["text"].as_str().unwrap_or(""),
                 n["action"].as_str().unwrap_or("")
             ));
@@ -698,8 +721,13 @@ pub fn why_text(r: &WhyReport) -> String {
     if !rescues.is_empty() {
         t.push_str("\nnarrative candidates that stating the rule would rescue:\n");
         for n in &rescues {
+            let told_by = n["experiences"].as_array().map_or(1, Vec::len);
+            let more = match told_by {
+                0 | 1 => String::new(),
+                k => format!(" (and {} more)", k - 1),
+            };
             t.push_str(&format!(
-                "  {}: {}\n      {} · narrative score {}: {}\n",
+                "  {}{more}: {}\n      {} · narrative score {}: {}\n",
                 n["experience"].as_str().unwrap_or(""),
                 n["text"].as_str().unwrap_or(""),
                 n["origin"].as_str().unwrap_or(""),

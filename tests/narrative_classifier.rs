@@ -291,7 +291,7 @@ fn one_file_name_does_not_make_a_statement_a_story() {
 #[test]
 fn builtin_rules_expose_the_threshold() {
     let n = classifier();
-    let t = n.value_of("narrative_threshold").expect("narrative_threshold");
+    let t = n.value_of("narrative.threshold").expect("narrative.threshold");
     // The value `rules/narrative.yaml` sets, read from the file itself.
     let yaml: serde_yaml::Value = serde_yaml::from_str(RULES).unwrap();
     let in_file = yaml["threshold"]
@@ -301,7 +301,7 @@ fn builtin_rules_expose_the_threshold() {
     assert_eq!(n.threshold() as i64, in_file);
     // and through the policy, as `skillc explain` asks for it
     let rules = skillc::policy::Rules::builtin();
-    assert_eq!(rules.policy.value_of("narrative_threshold", &rules), Some(t));
+    assert_eq!(rules.policy.value_of("narrative.threshold", &rules), Some(t));
 }
 
 /// For tuning `rules/narrative.yaml`: every sentence with its label, score and signals.

@@ -17,7 +17,7 @@ const SECTIONS: [&str; 4] = [
 
 /// Policy keys that live in `rules/narrative.yaml`, answered by `Narrative::value_of`; the
 /// narrative stage may not define them yet.
-const NARRATIVE_KEYS: [&str; 1] = ["narrative_threshold"];
+const NARRATIVE_KEYS: [&str; 1] = ["narrative.threshold"];
 
 fn page_of(code: &str) -> &'static str {
     pages::page(code).unwrap_or_else(|| panic!("{code} has no page"))
@@ -339,7 +339,7 @@ fn explain_prints_the_current_value_of_each_policy_key() {
     let g003 = explain_text("G003", &rules).unwrap();
     assert!(g003.contains("- `min_reinforcement`: 2\n"), "{g003}");
     let g002 = explain_text("G002", &rules).unwrap();
-    assert!(g002.contains("- `narrative_threshold`: 3\n"), "{g002}");
+    assert!(g002.contains("- `narrative.threshold`: 3\n"), "{g002}");
     let g004 = explain_text("G004", &rules).unwrap();
     assert!(g004.contains("- `confidence.claimed`: 300 (= 0.300)\n"), "{g004}");
 }

@@ -603,6 +603,50 @@ fn narrative_holds_name_their_signals_and_the_advice_follows_the_field() {
     assert_eq!(action(found), "write a lesson that states the rule for b1");
 }
 
+/// The same incident story recorded by three experiences (an agent that logs one postmortem
+/// line to every project) is one rewrite: listed once, with the experiences that told it; and
+/// its cluster, held back with three supporters where two make a rule, is "held back", not
+/// "3/2", which read as a count that had passed.
+#[test]
+fn a_story_three_experiences_tell_is_one_rescue_and_held_back_not_short() {
+    let s = Scratch::new("why-one-story-thrice");
+    let story = "Reset the staging DB and reran the migrations; everything passes now.";
+    let told = |id: &str, day: u32, project: &str| {
+        let mut e = exp(
+            id,
+            &format!("2026-09-{day:02}T10:00:00Z"),
+            &["postgres"],
+            project,
+            "succeeded",
+        );
+        e["lesson"] = json!(story);
+        e
+    };
+    let input = write_jsonl(
+        &s,
+        "agents.jsonl",
+        &[
+            told("pg-1", 1, "billing"),
+            told("pg-2", 2, "ledger"),
+            told("pg-3", 3, "search"),
+        ],
+    );
+    let o = skillc(&["why", "postgres", input.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let w = json(&o);
+    let rescues = w["narrative_rescues"].as_array().unwrap();
+    assert_eq!(rescues.len(), 1, "{w:#}");
+    assert_eq!(rescues[0]["experiences"], json!(["pg-1", "pg-2", "pg-3"]));
+    let o = skillc(&["why", "postgres", input.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("pg-1 (and 2 more): Reset the staging DB"), "{text}");
+    assert!(
+        text.contains("(3 experiences, held back): Reset the staging DB"),
+        "{text}"
+    );
+    assert!(!text.contains("(3/2)"), "{text}");
+}
+
 /// Writes JSON Lines records to `name` in the scratch directory and returns its path.
 fn write_jsonl(s: &Scratch, name: &str, records: &[serde_json::Value]) -> std::path::PathBuf {
     let path = s.path(name);

@@ -272,7 +272,7 @@ pub static CODES: &[CodeInfo] = &[
         Warning,
         "a do-candidate reads as the story of one incident, not a rule",
         "state the rule (when X, do Y) in the record's `lesson` field, not what happened",
-        ["narrative_threshold"],
+        ["narrative.threshold"],
         false
     ),
     code!(
