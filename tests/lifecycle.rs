@@ -1358,6 +1358,14 @@ fn fix_that_stops_working(name: &str, edit: Option<&str>) {
             tests_pass.clone(),
         ],
     );
+    let python_m_pip = |id: &str, at: &str, project: &str| {
+        let ops = vec![
+            pip("pip install requests", false),
+            pip("python -m pip install requests", true),
+            tests_pass.clone(),
+        ];
+        session(id, at, project, "succeeded", &[], ops)
+    };
     // After an edit, the fix fails in one session and the other form is learned in the next
     // two (one per project, so it is global like the fix), which never run the old fix: only
     // the (scope, key) slot links the two.
@@ -1370,30 +1378,8 @@ fn fix_that_stops_working(name: &str, edit: Option<&str>) {
             &[&old_id],
             vec![venv_fail],
         ),
-        session(
-            "pip-4",
-            "2026-03-12T11:00:00Z",
-            BILLING,
-            "succeeded",
-            &[],
-            vec![
-                pip("pip install requests", false),
-                pip("python -m pip install requests", true),
-                tests_pass.clone(),
-            ],
-        ),
-        session(
-            "pip-5",
-            "2026-03-12T12:00:00Z",
-            LEDGER,
-            "succeeded",
-            &[],
-            vec![
-                pip("pip install requests", false),
-                pip("python -m pip install requests", true),
-                tests_pass.clone(),
-            ],
-        ),
+        python_m_pip("pip-4", "2026-03-12T11:00:00Z", BILLING),
+        python_m_pip("pip-5", "2026-03-12T12:00:00Z", LEDGER),
     ];
     match edit {
         None => h.add("b.jsonl", &[learned_there]),

@@ -45,15 +45,7 @@ fn accuracy_per_class_is_at_least_90_percent() {
 /// The second set, whole and by halves (odd lines were tuned on, even lines were not).
 #[test]
 fn holdout_accuracy_per_class_is_at_least_90_percent() {
-    let data = parse(HOLDOUT);
-    assert!(data.len() >= 240, "holdout set has {} sentences", data.len());
-    let mut failures = per_class("holdout, all", &data, 100);
-    failures.extend(per_class("holdout, tuning (odd lines)", &halve(&data, true), 50));
-    failures.extend(per_class(
-        "holdout, held out (even lines)",
-        &halve(&data, false),
-        50,
-    ));
+    let failures = whole_and_halves("holdout", &parse(HOLDOUT), 240);
     assert!(failures.is_empty(), "{failures:?}");
 }
 
@@ -62,24 +54,28 @@ fn holdout_accuracy_per_class_is_at_least_90_percent() {
 /// measured changes were tuned: odd lines tuned on, even lines held out.
 #[test]
 fn probe_accuracy_per_class_is_at_least_90_percent() {
-    let data = parse(PROBE);
-    assert!(data.len() >= 200, "probe set has {} sentences", data.len());
-    let mut failures = per_class("probe, all", &data, 100);
-    failures.extend(per_class("probe, tuning (odd lines)", &halve(&data, true), 50));
-    failures.extend(per_class(
-        "probe, held out (even lines)",
-        &halve(&data, false),
-        50,
-    ));
+    let failures = whole_and_halves("probe", &parse(PROBE), 200);
     assert!(failures.is_empty(), "{failures:?}");
 }
 
-/// Odd lines (1st, 3rd, …) or even lines of a labelled set.
-fn halve(data: &[(String, bool)], odd: bool) -> Vec<(String, bool)> {
-    (data.iter().enumerate())
-        .filter(|(i, _)| (i % 2 == 0) == odd)
-        .map(|(_, x)| x.clone())
-        .collect()
+/// `per_class` on a set of at least `len` texts, whole and by halves: odd lines (1st, 3rd, …)
+/// were tuned on, even lines held out.
+fn whole_and_halves(set: &str, data: &[(String, bool)], len: usize) -> Vec<String> {
+    assert!(data.len() >= len, "{set} set has {} sentences", data.len());
+    let halve = |odd: bool| -> Vec<(String, bool)> {
+        (data.iter().enumerate())
+            .filter(|(i, _)| (i % 2 == 0) == odd)
+            .map(|(_, x)| x.clone())
+            .collect()
+    };
+    let mut failures = per_class(&format!("{set}, all"), data, 100);
+    failures.extend(per_class(&format!("{set}, tuning (odd lines)"), &halve(true), 50));
+    failures.extend(per_class(
+        &format!("{set}, held out (even lines)"),
+        &halve(false),
+        50,
+    ));
+    failures
 }
 
 /// Prints each class's accuracy and misses; returns the classes below 90% (or with fewer than
