@@ -701,7 +701,7 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
             Some(json) => Ok(serde_json::from_str(&json)?),
             None => Err(Fatal(match refounded_as(&out, id) {
                 Some(new) => format!(
-                    "no lesson with id `{id}` in the last compile: an older experience re-founded it as {new} (S004); use `{new}`"
+                    "no lesson with id `{id}` in the last compile: the last compile re-founded it as {new} (S004 says why); use `{new}`"
                 ),
                 None => format!("no lesson with id `{id}` in the last compile"),
             })),

@@ -250,7 +250,9 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         let found = if unknown.is_empty() {
             Vec::new()
         } else {
-            refoundings(&comp, &members_by_lesson(&comp), &unknown)
+            let mut found = refoundings(&comp, &members_by_lesson(&comp), &unknown);
+            found.extend(founder_gone(&comp, &unknown, &found, opts.state.as_deref()));
+            found
         };
         if let Some((followed, renamed)) = follow_refounded(&comp, &corpus, &found, &opts.decisions) {
             decisions = Cow::Owned(followed);
@@ -590,6 +592,91 @@ fn follow_refounded(
     (changed || named()).then_some((followed, renamed))
 }
 
+/// Lessons whose founder's record is gone from the input (its file deleted, or another
+/// record now holds its id and the old one is the duplicate L004 drops): no member gives the
+/// old id any more, so `refoundings` cannot find it. The last compile's ledger still holds
+/// the lesson an unknown id named, with its founder and wording; a lesson of this compile
+/// with that identity (domain, kind, key, founder, wording) that holds most of its evidence
+/// is the same lesson, re-founded by the member that founds it now.
+fn founder_gone(
+    comp: &Compilation,
+    unknown: &HashSet<String>,
+    found: &[Refounding],
+    state: Option<&std::path::Path>,
+) -> Vec<Refounding> {
+    #[derive(serde::Deserialize)]
+    struct Row {
+        founder: String,
+        text: String,
+        domain: String,
+        kind: String,
+        #[serde(default)]
+        operation_key: Option<String>,
+        #[serde(default)]
+        evidence: Vec<String>,
+    }
+    let Some(store) = state
+        .filter(|p| p.exists())
+        .and_then(|p| crate::store::Store::open(p).ok())
+    else {
+        return Vec::new();
+    };
+    let mut wanted: Vec<&str> = (unknown.iter())
+        .filter(|u| found.iter().all(|r| &r.old_id != *u))
+        .map(String::as_str)
+        .collect();
+    wanted.sort_unstable();
+    let Ok(rows) = store.ledger_lessons(&wanted) else {
+        return Vec::new();
+    };
+    if rows.is_empty() {
+        return Vec::new();
+    }
+    // The lessons of each (domain, kind, key): an identity hashes those with the founder and
+    // wording, so only they can carry an old id.
+    let mut by_slot: HashMap<(&str, &str, Option<&str>), Vec<&Lesson>> = HashMap::new();
+    for l in comp.lessons.iter().filter(|l| !l.is_edit()) {
+        let slot = (l.domain.as_str(), l.kind.as_str(), l.operation_key.as_deref());
+        by_slot.entry(slot).or_default().push(l);
+    }
+    let mut out = Vec::new();
+    for (old_id, row) in rows {
+        let Ok(old) = serde_json::from_str::<Row>(&row) else {
+            continue;
+        };
+        let slot = (
+            old.domain.as_str(),
+            old.kind.as_str(),
+            old.operation_key.as_deref(),
+        );
+        let Some(lessons) = by_slot.get(&slot) else {
+            continue;
+        };
+        // The row is the lesson the id was made for (not an edit's wording, whose id hashes
+        // another id).
+        if score::identity(lessons[0], &old.founder, &old.text) != old_id {
+            continue;
+        }
+        let evidence: HashSet<&str> = old.evidence.iter().map(String::as_str).collect();
+        let best = (lessons.iter().copied())
+            .filter(|l| l.id != old_id)
+            .map(|l| (l.evidence.iter().filter(|e| evidence.contains(&e[..])).count(), l))
+            .filter(|(shared, _)| *shared > 0)
+            .max_by(|(a, x), (b, y)| a.cmp(b).then(y.id.cmp(&x.id)));
+        if let Some((_, l)) = best {
+            out.push(Refounding {
+                old_id: old_id.to_string(),
+                new_id: l.id.clone(),
+                old_founder: old.founder.as_str().into(),
+                tie: false,
+                by_order: false,
+                gone: true,
+            });
+        }
+    }
+    out
+}
+
 /// A lesson an older member re-founded: the id it had before and the id it has now.
 struct Refounding {
     old_id: String,
@@ -601,6 +688,8 @@ struct Refounding {
     /// Found from the input order (a back-fill the order shows) rather than from a name in
     /// play or in the journal.
     by_order: bool,
+    /// The old founder's record is no longer in the input (`founder_gone`).
+    gone: bool,
 }
 
 /// The ids some experience has in play (its S005 says which) or an orphaned decision names,
@@ -660,7 +749,12 @@ fn refounded(
     };
     let report = |l: &Lesson, old_id: String, what: String, r: &Refounding| {
         let old_founder = &r.old_founder;
-        let who = if r.tie {
+        let who = if r.gone {
+            format!(
+                "its founder {old_founder} is no longer in the input (a file removed, or another record now has its id); {}",
+                l.founder
+            )
+        } else if r.tie {
             format!(
                 "a back-filled experience ({}, recorded at the same time as {old_founder} and first by id)",
                 l.founder
@@ -746,6 +840,7 @@ fn refoundings(comp: &Compilation, members: &[Vec<usize>], unknown: &HashSet<Str
                     old_founder: c.record_id.clone(),
                     tie: false,
                     by_order: false,
+                    gone: false,
                 });
             }
         }
@@ -820,6 +915,7 @@ fn refounding_by_order(comp: &Compilation, li: usize, all: &[usize]) -> Option<R
         // A lesson is admitted when its founder arrives.
         tie: l.admitted_at == t0,
         by_order: true,
+        gone: false,
     })
 }
 

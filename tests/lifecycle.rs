@@ -1473,6 +1473,57 @@ fn one_fix_learned_in_three_checkouts_is_one_global_rule_confirmed_in_a_fourth()
     assert!(fix["confidence"].as_f64().unwrap() > before, "{fix:#}");
 }
 
+/// Another agent's sync writes a different record under an id a lesson's founder had, in a
+/// file that sorts first: the old record is now the duplicate L004 drops, and the lesson is
+/// founded anew by its next member under a new id. The pin and the confirmations follow it
+/// (S004 says its founder is gone); before, the old id simply vanished: the pin was orphaned
+/// (S007), `in_play` named nothing (S005), and the confidence fell back to 0.500.
+#[test]
+fn a_lesson_whose_founder_record_another_record_now_shadows_keeps_its_pin_and_confidence() {
+    let h = History::new("lifecycle-founder-shadowed");
+    let text = "Run pytest from the repository root so conftest.py fixtures are collected.";
+    h.add(
+        "records.jsonl",
+        &[
+            learned("r1", "2026-01-02T10:00:00Z", "python", BILLING, text),
+            learned("r2", "2026-01-03T10:00:00Z", "python", LEDGER, text),
+            learned("r3", "2026-01-04T10:00:00Z", "python", SEARCH, text),
+        ],
+    );
+    let old_id = active_id(&h.compile(), text);
+    let o = h.run(&["lessons", "pin", &old_id]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    h.add(
+        "later.jsonl",
+        &[used_in_ledger("r4", "2026-01-05T10:00:00Z", &old_id)],
+    );
+    let before = lesson(&h.compile(), &old_id).clone();
+    assert_eq!(
+        (before["pinned"].as_bool(), before["confidence"].as_f64()),
+        (Some(true), Some(0.65))
+    );
+
+    let mut sync = session("r1", "2026-01-06T10:00:00Z", BILLING, "failed", &[], vec![]);
+    sync["task"] = json!("re-sync the fixtures");
+    h.add("0-sync.jsonl", &[sync]);
+    let ledger = h.compile();
+    let now = active_id(&ledger, text);
+    assert_ne!(now, old_id);
+    let l = lesson(&ledger, &now);
+    assert_eq!(
+        (l["pinned"].as_bool(), l["confidence"].as_f64()),
+        (Some(true), Some(0.65)),
+        "{l:#}"
+    );
+    let diags = h.diagnostics();
+    assert!(only_message(&diags, "S004").contains("its founder r1 is no longer in the input"));
+    assert!(
+        diags_of(&diags, "S007").is_empty() && diags_of(&diags, "S005").is_empty(),
+        "{diags:#}"
+    );
+    assert_eq!(diags_of(&diags, "L004").len(), 1);
+}
+
 /// A Codex CLI `shell` call: its command an argv array wrapped in `bash -lc`, its directory
 /// `workdir`.
 fn codex_pytest(workdir: &str, ok: bool) -> Value {
