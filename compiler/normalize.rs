@@ -376,7 +376,7 @@ fn delist(raw: &str) -> Option<String> {
         };
         line[end..].starts_with(char::is_whitespace).then_some(end)
     };
-    if !raw.contains('\n') && marker(raw.trim_start()).is_none() {
+    if !raw.lines().any(|l| marker(l.trim_start()).is_some()) {
         return None;
     }
     let mut out = String::with_capacity(raw.len());

@@ -277,7 +277,10 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
             sink.extend(lesson_diagnostics(&comp, &members));
             // Those found by name stand (the fold's renaming kept their lessons' ids); the
             // input order is asked again of the lessons as they are now.
-            let mut found: Vec<Refounding> = found.into_iter().filter(|r| !r.by_order).collect();
+            let mut found: Vec<Refounding> = found
+                .into_iter()
+                .filter(|r| !matches!(r.found_by, FoundBy::Order { .. }))
+                .collect();
             found.extend(refoundings(&comp, &members, &HashSet::new()));
             let (reported, renamed) = refounded(&comp, found, &unknown, opts.state.as_deref());
             sink.extend(reported);
@@ -626,9 +629,9 @@ fn founder_gone(
         .map(String::as_str)
         .collect();
     wanted.sort_unstable();
-    let Ok(rows) = store.ledger_lessons(&wanted) else {
-        return Vec::new();
-    };
+    let rows: Vec<(&str, String)> = (wanted.into_iter())
+        .filter_map(|id| Some((id, store.ledger_lesson(id).ok()??)))
+        .collect();
     if rows.is_empty() {
         return Vec::new();
     }
@@ -668,9 +671,7 @@ fn founder_gone(
                 old_id: old_id.to_string(),
                 new_id: l.id.clone(),
                 old_founder: old.founder.as_str().into(),
-                tie: false,
-                by_order: false,
-                gone: true,
+                found_by: FoundBy::FounderGone,
             });
         }
     }
@@ -682,14 +683,19 @@ struct Refounding {
     old_id: String,
     new_id: String,
     old_founder: Id,
-    /// The new founder was recorded at the same time as the old one and comes first by id
-    /// (the fold's tie-break), rather than earlier.
-    tie: bool,
-    /// Found from the input order (a back-fill the order shows) rather than from a name in
-    /// play or in the journal.
-    by_order: bool,
+    found_by: FoundBy,
+}
+
+/// How a re-founding was found, which its S004 says.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FoundBy {
+    /// A name in play or in the journal is the id a member would give the lesson as founder.
+    Name,
+    /// The input order shows a back-fill; `tie`: the new founder was recorded at the same time
+    /// as the old one and comes first by id (the fold's tie-break), rather than earlier.
+    Order { tie: bool },
     /// The old founder's record is no longer in the input (`founder_gone`).
-    gone: bool,
+    FounderGone,
 }
 
 /// The ids some experience has in play (its S005 says which) or an orphaned decision names,
@@ -749,23 +755,20 @@ fn refounded(
     };
     let report = |l: &Lesson, old_id: String, what: String, r: &Refounding| {
         let old_founder = &r.old_founder;
-        let who = if r.gone {
-            format!(
+        let who = match r.found_by {
+            FoundBy::FounderGone => format!(
                 "its founder {old_founder} is no longer in the input (a file removed, or another record now has its id); {}",
                 l.founder
-            )
-        } else if r.tie {
-            format!(
+            ),
+            FoundBy::Order { tie: true } => format!(
                 "a back-filled experience ({}, recorded at the same time as {old_founder} and first by id)",
                 l.founder
-            )
-        } else if r.by_order {
-            format!("a back-filled older experience ({})", l.founder)
-        } else {
-            format!(
+            ),
+            FoundBy::Order { tie: false } => format!("a back-filled older experience ({})", l.founder),
+            FoundBy::Name => format!(
                 "an older experience ({}), back-filled or newly admissible,",
                 l.founder
-            )
+            ),
         };
         Diagnostic::new(
             codes::REFOUNDED,
@@ -838,9 +841,7 @@ fn refoundings(comp: &Compilation, members: &[Vec<usize>], unknown: &HashSet<Str
                     old_id,
                     new_id: l.id.clone(),
                     old_founder: c.record_id.clone(),
-                    tie: false,
-                    by_order: false,
-                    gone: false,
+                    found_by: FoundBy::Name,
                 });
             }
         }
@@ -913,9 +914,9 @@ fn refounding_by_order(comp: &Compilation, li: usize, all: &[usize]) -> Option<R
         new_id: l.id.clone(),
         old_founder: old_founder.clone(),
         // A lesson is admitted when its founder arrives.
-        tie: l.admitted_at == t0,
-        by_order: true,
-        gone: false,
+        found_by: FoundBy::Order {
+            tie: l.admitted_at == t0,
+        },
     })
 }
 

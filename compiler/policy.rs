@@ -160,27 +160,13 @@ impl Policy {
     /// without the content ones (`content_args`), so an edit retried with other text is the
     /// same call, and a fix names and clusters on how the call changed, not what it wrote.
     pub fn call_form<'v>(&self, args: &'v Value) -> Cow<'v, Value> {
-        match args {
-            Value::Object(map) if map.keys().any(|k| self.content_args.contains(k)) => {
-                let mut form = args.clone();
-                drop_top_level(&mut form, &self.content_args);
-                Cow::Owned(form)
-            }
-            _ => Cow::Borrowed(args),
-        }
+        without(args, &self.content_args)
     }
 
     /// A call's form without where it ran (`place_args`): what a fix learned elsewhere is
     /// compared with when its own form has no place (`fix_form`).
     pub fn placeless<'v>(&self, form: &'v Value) -> Cow<'v, Value> {
-        match form {
-            Value::Object(map) if map.keys().any(|k| self.place_args.contains(k)) => {
-                let mut placeless = form.clone();
-                drop_top_level(&mut placeless, &self.place_args);
-                Cow::Owned(placeless)
-            }
-            _ => Cow::Borrowed(form),
-        }
+        without(form, &self.place_args)
     }
 
     /// The form a mechanical lesson keeps of a fix (`working` succeeded where `failing`
@@ -195,12 +181,7 @@ impl Policy {
             .filter(|n| w.contains_key(*n) && f.get(*n) == w.get(*n))
             .cloned()
             .collect();
-        if shared.is_empty() {
-            return Cow::Borrowed(working);
-        }
-        let mut form = working.clone();
-        drop_top_level(&mut form, &shared);
-        Cow::Owned(form)
+        without(working, &shared)
     }
 
     /// Removes the label arguments (`label_args`) from a call's arguments; true when one was
@@ -432,6 +413,18 @@ impl Rules {
 
 /// Removes the top-level arguments named in `names` from a call's arguments (an object); true
 /// when one was there.
+/// `args` without the top-level arguments `names`, copied only when it has one of them.
+fn without<'v>(args: &'v Value, names: &[String]) -> Cow<'v, Value> {
+    match args {
+        Value::Object(map) if map.keys().any(|k| names.contains(k)) => {
+            let mut form = args.clone();
+            drop_top_level(&mut form, names);
+            Cow::Owned(form)
+        }
+        _ => Cow::Borrowed(args),
+    }
+}
+
 fn drop_top_level(args: &mut Value, names: &[String]) -> bool {
     let Value::Object(map) = args else {
         return false;

@@ -196,14 +196,14 @@ impl Shared<'_> {
             let form = |op: &Operation| {
                 let args = op.args.value();
                 let form = policy.call_form(&args);
-                let working = opkey::python_json(&form);
+                let working = fingerprint(&opkey::python_json(&form));
                 let placeless = match policy.placeless(&form) {
-                    Cow::Borrowed(_) => fingerprint(&working),
+                    Cow::Borrowed(_) => working,
                     Cow::Owned(p) => fingerprint(&opkey::python_json(&p)),
                 };
                 CallForm {
                     key: opkey::operation_key(&op.tool, &args),
-                    working: fingerprint(&working),
+                    working,
                     placeless,
                 }
             };

@@ -278,34 +278,13 @@ impl Store {
         Ok(n > 0)
     }
 
-    /// One lesson of the last compile's ledger, as its JSON object.
+    /// One lesson of the last compile's ledger, as its JSON object. The statement is cached:
+    /// a compile may ask for each of the tens of thousands of ids an `in_play` list names.
     pub fn ledger_lesson(&self, id: &str) -> Result<Option<String>, StoreError> {
-        self.conn
-            .query_row("SELECT json FROM lessons WHERE id = ?1", params![id], |r| {
-                r.get(0)
-            })
-            .optional()
-            .map_err(self.err())
-    }
-
-    /// The lessons of the last compile's ledger that `ids` name, as (id, JSON object), in the
-    /// order given; ids it does not have are left out. One prepared statement for them all:
-    /// an `in_play` list may name tens of thousands of ids no compile ever made.
-    pub fn ledger_lessons<'i>(&self, ids: &[&'i str]) -> Result<Vec<(&'i str, String)>, StoreError> {
-        let mut st = (self.conn)
+        (self.conn)
             .prepare_cached("SELECT json FROM lessons WHERE id = ?1")
-            .map_err(self.err())?;
-        let mut out = Vec::new();
-        for &id in ids {
-            let row: Option<String> = st
-                .query_row(params![id], |r| r.get(0))
-                .optional()
-                .map_err(self.err())?;
-            if let Some(json) = row {
-                out.push((id, json));
-            }
-        }
-        Ok(out)
+            .and_then(|mut st| st.query_row(params![id], |r| r.get(0)).optional())
+            .map_err(self.err())
     }
 
     /// Calls `f` with each lesson of the last compile's ledger, sorted by id, as its JSON

@@ -711,30 +711,15 @@ impl<'s> Collector<'s> {
     /// The corpus, once the diagnostics the load made are cleared of secrets: they may quote
     /// a record's values, and no stage has scanned those yet (DESIGN §4: error messages too).
     fn finish(self) -> Corpus {
-        let Collector {
-            corpus,
-            sink,
-            first_diagnostic,
-            given_rules,
-            fallback_rules,
-            ..
-        } = self;
-        if sink.len() == first_diagnostic {
-            return corpus;
-        }
-        let rules = given_rules.or(fallback_rules.get());
-        let fallback;
-        let rules = match rules {
-            Some(r) => r,
-            None => {
-                fallback = default_rules();
-                &fallback
+        if self.sink.len() > self.first_diagnostic {
+            let mut made = self.sink.split_off(self.first_diagnostic);
+            let secrets = &self.rules().secrets;
+            for d in &mut made {
+                crate::normalize::redact_diagnostic(d, secrets);
             }
-        };
-        for d in &mut sink[first_diagnostic..] {
-            crate::normalize::redact_diagnostic(d, &rules.secrets);
+            self.sink.append(&mut made);
         }
-        corpus
+        self.corpus
     }
 
     fn rules(&self) -> &Rules {
