@@ -237,6 +237,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         let (scored, mut score_sink) = score::score(&inputs);
         comp.lessons = scored.lessons;
         comp.lesson_of = scored.lesson_of;
+        clock.lap("score: fold");
         // A decision or an `in_play` on a lesson that back-filled history re-founded follows it
         // to its new id: the fold runs again with those ids renamed (rare: only when one names
         // a lesson this compile does not have).
@@ -254,7 +255,12 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
             found.extend(founder_gone(&comp, &unknown, &found, opts.state.as_deref()));
             found
         };
+        clock.lap("score: names");
         if let Some((followed, renamed)) = follow_refounded(&comp, &corpus, &found, &opts.decisions) {
+            // The first pass's lessons go before the second pass makes its own, so the two
+            // never take memory at once.
+            std::mem::take(&mut comp.lessons).into_par_iter().for_each(drop);
+            drop(std::mem::take(&mut score_sink));
             decisions = Cow::Owned(followed);
             let (scored, sink_again) = score::score(&score::Inputs {
                 decisions: &decisions,
@@ -264,6 +270,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
             score_sink = sink_again;
             comp.lessons = scored.lessons;
             comp.lesson_of = scored.lesson_of;
+            clock.lap("score: again");
         }
         sink.extend(score_sink);
         sink.extend(
@@ -286,6 +293,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
             sink.extend(reported);
             comp.refounded = renamed;
         }
+        clock.lap("score: report");
         comp.fates = fates(&comp);
         if opts.keep == Keep::Nothing {
             std::mem::take(&mut corpus.experiences)
@@ -624,9 +632,10 @@ fn founder_gone(
     else {
         return Vec::new();
     };
+    let known: HashSet<&str> = found.iter().map(|r| r.old_id.as_str()).collect();
     let mut wanted: Vec<&str> = (unknown.iter())
-        .filter(|u| found.iter().all(|r| &r.old_id != *u))
         .map(String::as_str)
+        .filter(|u| !known.contains(u))
         .collect();
     wanted.sort_unstable();
     let rows: Vec<(&str, String)> = (wanted.into_iter())
