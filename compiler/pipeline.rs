@@ -234,7 +234,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
             rules,
             min_reinforcement,
         };
-        let (scored, mut score_sink) = score::score(&inputs);
+        let (scored, mut score_sink, units) = score::score(&inputs);
         comp.lessons = scored.lessons;
         comp.lesson_of = scored.lesson_of;
         clock.lap("score: fold");
@@ -257,16 +257,27 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         };
         clock.lap("score: names");
         if let Some((followed, renamed)) = follow_refounded(&comp, &corpus, &found, &opts.decisions) {
-            // The first pass's lessons go before the second pass makes its own, so the two
-            // never take memory at once.
-            std::mem::take(&mut comp.lessons).into_par_iter().for_each(drop);
+            // Only the units that hold a lesson the renaming points to fold again; the first
+            // pass's lessons of the others are taken over, so the two passes never hold
+            // their lessons at once.
+            let touched: Vec<String> = renamed.values().cloned().collect();
+            let touched: Vec<&str> = touched.iter().map(String::as_str).collect();
             drop(std::mem::take(&mut score_sink));
+            let previous = score::Scored {
+                lessons: std::mem::take(&mut comp.lessons),
+                lesson_of: std::mem::take(&mut comp.lesson_of),
+            };
             decisions = Cow::Owned(followed);
-            let (scored, sink_again) = score::score(&score::Inputs {
-                decisions: &decisions,
-                renamed: &renamed,
-                ..inputs
-            });
+            let (scored, sink_again) = score::rescore(
+                &score::Inputs {
+                    decisions: &decisions,
+                    renamed: &renamed,
+                    ..inputs
+                },
+                previous,
+                units,
+                &touched,
+            );
             score_sink = sink_again;
             comp.lessons = scored.lessons;
             comp.lesson_of = scored.lesson_of;
