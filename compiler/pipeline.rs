@@ -282,6 +282,9 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
             comp.lessons = scored.lessons;
             comp.lesson_of = scored.lesson_of;
             clock.lap("score: again");
+        } else {
+            // Nothing to fold again: what the first pass kept for it goes now.
+            drop(units);
         }
         sink.extend(score_sink);
         sink.extend(

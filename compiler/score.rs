@@ -427,6 +427,8 @@ pub fn rescore<'a>(inp: &Inputs<'a>, previous: Scored, units: Units<'a>, touched
             })
         })
         .collect();
+    // The lessons' old places, free before the fold needs memory.
+    drop(rest);
     let (scored, sink, _) = fold_all(inp, shared, kept);
     (scored, sink)
 }
@@ -837,16 +839,17 @@ fn fold_unit<'a>(
         .iter()
         .map(|&(c, li)| (c, fold.latest(li)))
         .collect();
-    let lessons = (fold.live.into_iter())
-        .map(|mut l| {
-            l.evidence.sort_unstable();
-            l.evidence.dedup();
-            l.lesson.evidence = l.evidence.iter().map(|&id| id.clone()).collect();
-            l.lesson.projects = l.projects.iter().map(|s| s.to_string()).collect();
-            l.lesson.reinforcement = l.evidence.len() as u32;
-            l.lesson
-        })
-        .collect();
+    // A vector of its own size: most units hold a lesson or two, and the fold's vector has
+    // room for four larger ones.
+    let mut lessons = Vec::with_capacity(fold.live.len());
+    lessons.extend(fold.live.into_iter().map(|mut l| {
+        l.evidence.sort_unstable();
+        l.evidence.dedup();
+        l.lesson.evidence = l.evidence.iter().map(|&id| id.clone()).collect();
+        l.lesson.projects = l.projects.iter().map(|s| s.to_string()).collect();
+        l.lesson.reinforcement = l.evidence.len() as u32;
+        l.lesson
+    }));
     UnitOut {
         lessons,
         side: Side {
