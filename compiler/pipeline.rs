@@ -248,10 +248,13 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
             &comp.lessons,
             &opts.cited,
         );
+        // Each lesson's members, when asked for here and still true below (no second fold).
+        let mut members = None;
         let found = if unknown.is_empty() {
             Vec::new()
         } else {
-            let mut found = refoundings(&comp, &members_by_lesson(&comp), &unknown);
+            let of_lesson = members.insert(members_by_lesson(&comp));
+            let mut found = refoundings(&comp, of_lesson, &unknown);
             found.extend(founder_gone(&comp, &unknown, &found, opts.state.as_deref()));
             found
         };
@@ -260,13 +263,8 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
             // Only the units that hold a lesson the renaming points to fold again; the first
             // pass's lessons of the others are taken over, so the two passes never hold
             // their lessons at once.
-            let touched: Vec<String> = renamed.values().cloned().collect();
-            let touched: Vec<&str> = touched.iter().map(String::as_str).collect();
             drop(std::mem::take(&mut score_sink));
-            let previous = score::Scored {
-                lessons: std::mem::take(&mut comp.lessons),
-                lesson_of: std::mem::take(&mut comp.lesson_of),
-            };
+            members = None;
             decisions = Cow::Owned(followed);
             let (scored, sink_again) = score::rescore(
                 &score::Inputs {
@@ -274,9 +272,8 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
                     renamed: &renamed,
                     ..inputs
                 },
-                previous,
+                std::mem::take(&mut comp.lessons),
                 units,
-                &touched,
             );
             score_sink = sink_again;
             comp.lessons = scored.lessons;
@@ -294,7 +291,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         );
         // Per lesson and per candidate, in parallel; each collects in order.
         if whole {
-            let members = members_by_lesson(&comp);
+            let members = members.unwrap_or_else(|| members_by_lesson(&comp));
             sink.extend(lesson_diagnostics(&comp, &members));
             // Those found by name stand (the fold's renaming kept their lessons' ids); the
             // input order is asked again of the lessons as they are now.
@@ -640,10 +637,7 @@ fn founder_gone(
         #[serde(default)]
         evidence: Vec<String>,
     }
-    let Some(store) = state
-        .filter(|p| p.exists())
-        .and_then(|p| crate::store::Store::open(p).ok())
-    else {
+    let Some(store) = last_compile(state) else {
         return Vec::new();
     };
     let known: HashSet<&str> = found.iter().map(|r| r.old_id.as_str()).collect();
@@ -699,6 +693,13 @@ fn founder_gone(
         }
     }
     out
+}
+
+/// The state store of the last compile, if there is one to read.
+fn last_compile(state: Option<&std::path::Path>) -> Option<crate::store::Store> {
+    state
+        .filter(|p| p.exists())
+        .and_then(|p| crate::store::Store::open(p).ok())
 }
 
 /// A lesson an older member re-founded: the id it had before and the id it has now.
@@ -757,9 +758,7 @@ fn refounded(
     let mut seen = HashSet::new();
     found.retain(|r| seen.insert(r.old_id.clone()));
     if !found.is_empty()
-        && let Some(store) = state
-            .filter(|p| p.exists())
-            .and_then(|p| crate::store::Store::open(p).ok())
+        && let Some(store) = last_compile(state)
     {
         found.retain(|r| {
             unknown.contains(r.old_id.as_str())

@@ -411,8 +411,6 @@ impl Rules {
     }
 }
 
-/// Removes the top-level arguments named in `names` from a call's arguments (an object); true
-/// when one was there.
 /// `args` without the top-level arguments `names`, copied only when it has one of them.
 fn without<'v>(args: &'v Value, names: &[String]) -> Cow<'v, Value> {
     match args {
@@ -425,6 +423,8 @@ fn without<'v>(args: &'v Value, names: &[String]) -> Cow<'v, Value> {
     }
 }
 
+/// Removes the top-level arguments named in `names` from a call's arguments (an object); true
+/// when one was there.
 fn drop_top_level(args: &mut Value, names: &[String]) -> bool {
     let Value::Object(map) = args else {
         return false;

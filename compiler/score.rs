@@ -177,7 +177,8 @@ struct CallForm {
 /// Does a call (its call form) run a lesson's working form? The form a fix kept has no place
 /// when the fix did not change it (`Policy::fix_form`): then the call runs it wherever it ran.
 fn runs_form(form: &serde_json::Value, working: &str, policy: &crate::policy::Policy) -> bool {
-    opkey::python_json(form) == working || opkey::python_json(&policy.placeless(form)) == working
+    opkey::python_json(form) == working
+        || matches!(policy.placeless(form), Cow::Owned(p) if opkey::python_json(&p) == working)
 }
 
 fn fingerprint(text: &str) -> u64 {
@@ -233,7 +234,7 @@ struct Live<'a> {
 
 impl Live<'_> {
     fn frozen(&self) -> bool {
-        matches!(self.lesson.status, Status::Superseded | Status::Retired)
+        frozen(&self.lesson)
     }
 
     /// False when the lesson was frozen already (and is left so).
@@ -262,10 +263,15 @@ impl Live<'_> {
     }
 }
 
+/// A superseded or retired lesson: no event of the fold changes it any more.
+fn frozen(l: &Lesson) -> bool {
+    matches!(l.status, Status::Superseded | Status::Retired)
+}
+
 /// Supersedes `l` at `t` (by `by`, for `reason`); false when it was frozen already (and is
 /// left so).
 fn supersede(l: &mut Lesson, t: Millis, by: Option<String>, reason: &'static str) -> bool {
-    if matches!(l.status, Status::Superseded | Status::Retired) {
+    if frozen(l) {
         return false;
     }
     l.status = Status::Superseded;
@@ -371,11 +377,11 @@ fn fold_all<'a>(
         .unwrap_or_else(|_| unreachable!("one unit holds every lesson"))
 }
 
-/// The fold again, with `inp`'s renamed ids and decisions, after a first pass that gave
-/// `previous` and `units`: only the units holding one of the lessons `touched` names (the
-/// lessons the renaming points to) are folded again; an id names a lesson of one unit, so
-/// the others would fold exactly as they did. The same result as `score(inp)`.
-pub fn rescore<'a>(inp: &Inputs<'a>, previous: Scored, units: Units<'a>, touched: &[&str]) -> (Scored, Sink) {
+/// The fold again, with `inp`'s renamed ids and decisions (their targets renamed too), after a
+/// first pass that gave the lessons `previous` and `units`: only the units holding a lesson
+/// the renaming points to are folded again; an id names a lesson of one unit, so the others
+/// would fold exactly as they did. The same result as `score(inp)`.
+pub fn rescore<'a>(inp: &Inputs<'a>, previous: Vec<Lesson>, units: Units<'a>) -> (Scored, Sink) {
     let Units {
         mut shared,
         at,
@@ -385,12 +391,12 @@ pub fn rescore<'a>(inp: &Inputs<'a>, previous: Scored, units: Units<'a>, touched
     } = units;
     shared.name(inp);
     let mut refold = vec![single; sides.len()];
-    for id in touched {
-        if let Ok(pos) = previous.lessons.binary_search_by(|l| l.id.as_str().cmp(id)) {
+    for id in inp.renamed.values() {
+        if let Ok(pos) = previous.binary_search_by(|l| l.id.as_str().cmp(id)) {
             refold[at[pos].0 as usize] = true;
         }
     }
-    let mut lessons = previous.lessons;
+    let mut lessons = previous;
     // The cap is the end state of a compile, not an event of the fold: undone here, it is
     // applied again to the lessons of both passes.
     for &pos in &capped {
@@ -924,11 +930,9 @@ fn finish(
     mut sink: Sink,
 ) -> (Scored, Sink) {
     let min = inp.min_reinforcement;
-    merged.units.par_iter_mut().with_max_len(1).for_each(|u| {
-        for l in &mut u.lessons {
-            l.rule = l.status == Status::Active && (l.reinforcement >= min || l.blessed);
-        }
-    });
+    for l in merged.units.iter_mut().flat_map(|u| &mut u.lessons) {
+        l.rule = l.status == Status::Active && (l.reinforcement >= min || l.blessed);
+    }
     for (g, exps) in contradictions {
         let l = merged.get(g);
         // The confidence the last contradiction left, not where later events took it.
@@ -955,9 +959,7 @@ fn finish(
     }
     // Lesson numbers count the units' lessons in unit order, so this is lesson g at index g;
     // then into ledger order in place (a second vector of lessons would double them).
-    let per_unit: Vec<Vec<Lesson>> = (merged.units.into_par_iter().with_max_len(1))
-        .map(|u| u.lessons)
-        .collect();
+    let per_unit: Vec<Vec<Lesson>> = merged.units.into_iter().map(|u| u.lessons).collect();
     let mut lessons = crate::bulk::concat(per_unit);
     permute(&mut lessons, order);
     let lesson_of = lesson_of
@@ -2345,7 +2347,7 @@ mod tests {
             ..inp
         };
         let (whole, whole_sink, _) = score(&again);
-        let (part, part_sink) = rescore(&again, first, units, &[&d.id]);
+        let (part, part_sink) = rescore(&again, first.lessons, units);
         assert!(whole.lessons == part.lessons, "the lessons differ");
         assert_eq!(whole.lesson_of, part.lesson_of);
         assert_eq!(finalize(whole_sink), finalize(part_sink));
