@@ -1825,3 +1825,65 @@ fn gaia_description_arguments_make_no_fix() {
     );
     assert_eq!(npx[0]["reinforcement"], 2);
 }
+
+#[test]
+fn gaia_arguments_under_another_column_name_are_a_warning_not_silence() {
+    let dir = Scratch::new("interop-gaia-arguments-column");
+    // The same session twice: `pytest -q` fails in tests/ and works from the root. One store
+    // names the arguments column `args`, as GAIA does; the other `arguments`.
+    let store = |name: &str, column: &str| {
+        let path = dir.path(&format!("{name}/memory.db"));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let conn = store_with(
+            &path,
+            &format!(
+                "CREATE TABLE tool_history (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL,
+                     tool_name TEXT NOT NULL, {column} TEXT, result_summary TEXT,
+                     success INTEGER NOT NULL DEFAULT 1, error TEXT, duration_ms INTEGER,
+                     timestamp TEXT NOT NULL);"
+            ),
+        );
+        let calls = [
+            pytest_in_tests(MODULE_ERROR_BILLING, "2025-03-10T09:15:02+01:00"),
+            pytest_at_root("2025-03-10T09:17:11+01:00"),
+        ];
+        for c in &calls {
+            conn.execute(
+                &format!(
+                    "INSERT INTO tool_history (session_id, tool_name, {column}, result_summary, success, error, duration_ms, timestamp)
+                     VALUES ('s-billing', ?1, ?2, ?3, ?4, ?5, 1200, ?6)"
+                ),
+                params![c.tool, c.args, c.result, c.success, c.error, c.at],
+            )
+            .unwrap();
+        }
+        path
+    };
+    let named_args = store("gaia", "args");
+    let renamed = store("renamed", "arguments");
+
+    let out = dir.path("out-args");
+    compile_stores(&[&named_args], &out);
+    let diags = diagnostics(&out);
+    // GAIA's own columns that skillc does not read (`duration_ms`) are not worth a warning.
+    assert!(diags.iter().all(|d| d["code"] != "L005"), "{diags:#?}");
+    let pytest = "run_shell_command pytest";
+    assert_eq!(by_key(&lessons(&out), pytest).len(), 1, "the fix is learned");
+
+    let out = dir.path("out-arguments");
+    compile_stores(&[&renamed], &out);
+    let diags = diagnostics(&out);
+    let l005: Vec<&Value> = diags.iter().filter(|d| d["code"] == "L005").collect();
+    assert_eq!(l005.len(), 1, "only `arguments` is reported: {diags:#?}");
+    let d = l005[0];
+    assert_eq!(d["severity"], "warning");
+    assert_eq!(d["evidence"]["field"], "arguments");
+    assert!(d["file"].as_str().unwrap().ends_with("memory.db"), "{d:#}");
+    let message = d["message"].as_str().unwrap();
+    assert!(
+        message.contains("`args`") && message.contains("mechanical"),
+        "{message}"
+    );
+    assert!(d["help"].as_str().unwrap().contains("TO args"), "{d:#}");
+    assert!(by_key(&lessons(&out), pytest).is_empty(), "no arguments, no fix");
+}

@@ -678,19 +678,7 @@ impl Reader<'_> {
         let sql = format!(
             "SELECT {}, {} FROM tool_history ORDER BY {}",
             key.place,
-            Self::select(
-                &cols,
-                &[
-                    "id",
-                    "session_id",
-                    "tool_name",
-                    "args",
-                    "result_summary",
-                    "success",
-                    "error",
-                    "timestamp"
-                ]
-            ),
+            Self::select(&cols, HISTORY_COLUMNS),
             key.order
         );
         let mut stmt = self.conn.prepare(&sql)?;
@@ -760,6 +748,12 @@ impl Reader<'_> {
             // The registry's help speaks of native record fields; here the store is GAIA's.
             d.help = ORPHAN_HELP;
             out.push(Parsed::invalid(u32::try_from(orphans[0]).unwrap_or(0), d));
+        }
+        if let Some(first) = sessions.first() {
+            let loc = self.loc(first.first_row);
+            for d in unread_argument_columns(&cols, self.name, &loc) {
+                out.push(Parsed::invalid(u32::try_from(first.first_row).unwrap_or(0), d));
+            }
         }
         Ok(sessions)
     }
@@ -1521,6 +1515,53 @@ fn as_time(v: ValueRef) -> Option<i64> {
 }
 
 /// The help of an L002 about `tool_history` rows without a session.
+/// The `tool_history` columns skillc reads, in the order `sessions` reads them.
+const HISTORY_COLUMNS: &[&str] = &[
+    "id",
+    "session_id",
+    "tool_name",
+    "args",
+    "result_summary",
+    "success",
+    "error",
+    "timestamp",
+];
+
+/// `tool_history` columns GAIA writes that skillc has no use for.
+const HISTORY_UNUSED: &[&str] = &["duration_ms"];
+
+/// Without an `args` column every call reads as called without arguments: keyed `<tool> {}`,
+/// so a failed `pytest` and the `pytest` that worked are one call and teach nothing. When the
+/// table has other columns (a store that names them `arguments` or `input`, say), each is a
+/// warning, so an empty mechanical harvest has a reason; a store with no such column simply
+/// records no arguments.
+fn unread_argument_columns(cols: &BTreeSet<String>, store: &str, at: &SourceLoc) -> Vec<Diagnostic> {
+    if cols.contains("args") {
+        return Vec::new();
+    }
+    (cols.iter())
+        .filter(|c| !HISTORY_COLUMNS.contains(&c.as_str()) && !HISTORY_UNUSED.contains(&c.as_str()))
+        .map(|c| {
+            let mut d = Diagnostic::new(
+                codes::UNKNOWN_FIELD,
+                format!(
+                    "tool_history column `{c}` is ignored: skillc reads a call's arguments from `args`, \
+                     which this store lacks, so every call is keyed `<tool> {{}}` and none teaches a \
+                     mechanical lesson"
+                ),
+            )
+            .subject(store)
+            .at(at)
+            .with("field", c.as_str())
+            .with("expected", "args");
+            d.help = UNREAD_ARGS_HELP;
+            d
+        })
+        .collect()
+}
+
+const UNREAD_ARGS_HELP: &str = "if that column holds each call's arguments (JSON), compile a copy of the store with it renamed (`ALTER TABLE tool_history RENAME COLUMN … TO args`); skillc never changes the store";
+
 const ORPHAN_HELP: &str = "a call is attributed to the experience of its session: have the agent write tool_history.session_id for every call (skillc reads the store and never changes it)";
 
 #[cfg(test)]
