@@ -552,6 +552,10 @@ pub fn mechanical(ops: &[Operation], policy: &Policy) -> Vec<Mechanical> {
                     ops[l].status == OpStatus::Ok && keys[l] == keys[i] && kin(i, l) != Kinship::Unrelated
                 }))
     };
+    // Calls that read the same once their secrets are redacted differ when the secrets did
+    // (a retry with the right password): a fix, whose candidate the secret then refuses (N002).
+    let secret_only = |i: usize, j: usize| ops[i].secret_print != ops[j].secret_print;
+    let same_call = |i: usize, j: usize| args[i] == args[j] && !secret_only(i, j);
     let mut failures: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     let mut fixes: Vec<(usize, usize)> = Vec::new();
     for (j, op) in ops.iter().enumerate() {
@@ -564,8 +568,8 @@ pub fn mechanical(ops: &[Operation], policy: &Policy) -> Vec<Mechanical> {
                 let Some(failed) = failures.get(key) else {
                     continue;
                 };
-                let same_form = failed.iter().any(|&i| args[i] == args[j]);
-                let answered = (failed.iter().rev().copied()).find(|&i| args[i] != args[j] && answers(i, j));
+                let same_form = failed.iter().any(|&i| same_call(i, j));
+                let answered = (failed.iter().rev().copied()).find(|&i| !same_call(i, j) && answers(i, j));
                 // A call that answers none of them is the next task on this program (`cargo
                 // test` after an edit fixed what `cargo clippy` found): it settles nothing.
                 if answered.is_none() && !same_form {
@@ -592,10 +596,13 @@ pub fn mechanical(ops: &[Operation], policy: &Policy) -> Vec<Mechanical> {
     let mut seen = BTreeSet::new();
     for (a, j) in fixes {
         let key = &keys[j];
+        // A later success of the failing form says it works after all (not knowable when
+        // only a secret differs: the two forms read the same).
         let failing = opkey::python_json(&args[a]);
-        if last_ok
-            .get(&(key.as_str(), failing))
-            .is_some_and(|&later| later > j)
+        if !secret_only(a, j)
+            && last_ok
+                .get(&(key.as_str(), failing))
+                .is_some_and(|&later| later > j)
         {
             continue;
         }
@@ -603,8 +610,14 @@ pub fn mechanical(ops: &[Operation], policy: &Policy) -> Vec<Mechanical> {
         if !seen.insert((key.clone(), working.clone())) {
             continue;
         }
-        let Some(text) = describe(key, &args[a], &args[j]) else {
-            continue;
+        let text = if args[a] == args[j] {
+            // Only a secret changed; the text is never shown (the secret refuses it).
+            format!("{key}: run with another secret")
+        } else {
+            let Some(text) = describe(key, &args[a], &args[j]) else {
+                continue;
+            };
+            text
         };
         let program = commands[j].as_deref().and_then(opkey::program);
         let mut scanned = Vec::new();
@@ -753,6 +766,7 @@ mod tests {
             args: json!({"command": cmd, "cwd": cwd}).into(),
             status,
             error: error.map(String::from),
+            secret_print: 0,
             check: None,
         }
     }
@@ -843,6 +857,7 @@ mod tests {
                     OpStatus::Ok
                 },
                 error: error.map(String::from),
+                secret_print: 0,
                 check: None,
             }
         };
@@ -1036,6 +1051,7 @@ mod tests {
             status,
             error: (status == OpStatus::Error)
                 .then(|| "UnicodeDecodeError: 'utf-8' codec can't decode byte 0xe9".into()),
+            secret_print: 0,
             check: None,
         };
         let ops = vec![
@@ -1185,6 +1201,7 @@ mod tests {
             args: args.unwrap_or(Value::Null).into(),
             status,
             error: (status == OpStatus::Error).then(|| "display not ready".into()),
+            secret_print: 0,
             check: None,
         };
         assert!(
@@ -1210,6 +1227,7 @@ mod tests {
             args: json!({"path": "src/lib.rs", "old": "x", "new": "y"}).into(),
             status: OpStatus::Ok,
             error: None,
+            secret_print: 0,
             check: None,
         };
         let texts = |ops: &[Operation]| -> Vec<String> {
@@ -1430,6 +1448,7 @@ mod tests {
                 args: json!({"command": "python -m evals.run", "env": env, "cwd": cwd}).into(),
                 status: if i == 0 { OpStatus::Error } else { OpStatus::Ok },
                 error: (i == 0).then(|| "No module named 'evals'".into()),
+                secret_print: 0,
                 check: None,
             })
             .collect()

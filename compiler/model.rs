@@ -167,6 +167,12 @@ pub struct Operation {
     pub error: Option<String>,
     /// Boxed: most calls carry none, and two million calls would each hold its room.
     pub check: Option<Box<Check>>,
+    /// When normalize redacted a secret from the arguments, a fingerprint of them as written
+    /// (never 0; 0 when nothing was redacted): two calls whose redacted arguments read the same
+    /// differed in their secrets alone when their fingerprints differ. Held in memory only
+    /// (it sits in the call's padding) and written nowhere.
+    #[serde(skip)]
+    pub secret_print: u32,
 }
 
 impl Operation {

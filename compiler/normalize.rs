@@ -667,7 +667,12 @@ fn normalize_experience(e: &mut Experience, rules: &Rules, labels: &LabelArgs) -
         let mut args = op.args.value();
         let mut changed = rules.policy.strip_label_args(&mut args);
         if let Some(secrets) = secrets {
-            changed |= scrub_value(&mut args, secrets);
+            // The call as mechanical lessons compare it, before its secrets go.
+            let written = rules.policy.call_form(&args).to_string();
+            if scrub_value(&mut args, secrets) {
+                changed = true;
+                op.secret_print = secret_print(&written);
+            }
         }
         if changed {
             op.args = Args::from_value(&args);
@@ -777,6 +782,14 @@ fn normalize_claim(c: &mut LessonClaim, rules: &Rules) -> Sink {
         }
     }
     diags
+}
+
+/// `Operation::secret_print` of a call's arguments as written: a 32-bit hash, never 0.
+fn secret_print(written: &str) -> u32 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    written.hash(&mut h);
+    (h.finish() as u32).max(1)
 }
 
 #[cfg(test)]
@@ -1320,6 +1333,7 @@ mod tests {
             args: json!({"command": format!("aws s3 ls --key {key}"), "cwd": "/srv"}).into(),
             status: OpStatus::Error,
             error: Some(format!("InvalidAccessKeyId {key}")),
+            secret_print: 0,
             check: Some(Box::new(Check {
                 label: format!("auth {key}"),
                 target: None,
@@ -1355,6 +1369,7 @@ mod tests {
             args,
             status: OpStatus::Error,
             error,
+            secret_print: 0,
             check: Some(Box::new(Check {
                 label: label.into(),
                 target: target.map(String::from),
@@ -1465,6 +1480,7 @@ mod tests {
             args,
             status: OpStatus::Ok,
             error: None,
+            secret_print: 0,
             check: None,
         };
         let mut e = exp("cc-1", &["typescript"]);

@@ -212,6 +212,7 @@ mod tests {
             args: args.into(),
             status,
             error: (status == OpStatus::Error).then(|| "exit status 1".into()),
+            secret_print: 0,
             check: None,
         }
     }

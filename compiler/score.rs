@@ -2052,6 +2052,7 @@ mod tests {
             args: crate::model::Args::from_value(&serde_json::json!({"command": command, "cwd": "/infra"})),
             status,
             error: error.map(String::from),
+            secret_print: 0,
             check: None,
         };
         let plan = "terraform plan -lock-timeout=5m";

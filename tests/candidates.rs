@@ -32,6 +32,7 @@ fn op(tool: &str, args: Value, status: OpStatus, error: Option<&str>) -> Operati
         args: args.into(),
         status,
         error: error.map(String::from),
+        secret_print: 0,
         check: None,
     }
 }
@@ -527,5 +528,82 @@ fn codex_argv_commands_learn_mechanical_lessons() {
         Some(
             r#"{"command": ["bash", "-lc", "pytest -q tests/unit"], "timeout_ms": 120000, "workdir": "/home/dev/ledger-api"}"#
         )
+    );
+}
+
+#[test]
+fn a_fix_that_changed_only_a_secret_is_refused_not_dropped_in_silence() {
+    // `psql` fails on a wrong password and works with the right one: the only difference is
+    // a secret, so the candidate it makes is refused (N002) and neither password reaches it.
+    // The same wrong password typed twice, the second time after the server came up, is an
+    // identical retry and teaches nothing.
+    let psql = |password: &str, status: OpStatus, error: Option<&str>| {
+        checked(
+            op(
+                "run_shell_command",
+                json!({
+                    "command": format!("PGPASSWORD={password} psql -h db.internal -U billing -f migrations/0042_ledger.sql"),
+                    "directory": "/home/dev/billing-api"
+                }),
+                status,
+                error,
+            ),
+            "migrate",
+        )
+    };
+    let denied = "psql: error: FATAL:  password authentication failed for user \"billing\"";
+    let session = |id: &str, line: u32, second: &str| Experience {
+        id: id.into(),
+        recorded_at: 1_763_719_200_000 + line as i64,
+        domains: vec!["postgres".into()],
+        project: Some("git@github.com:acme/billing.git".into()),
+        outcome: Some(Outcome::Succeeded),
+        operations: vec![
+            psql("Winter2024!", OpStatus::Error, Some(denied)),
+            psql(second, OpStatus::Ok, None),
+        ],
+        source: loc("agents/sessions.jsonl", line),
+        ..Default::default()
+    };
+    let mut corpus = Corpus {
+        experiences: vec![
+            session("exp-migrate-0311", 1, "c0rrect-H0rse-9"),
+            session("exp-migrate-0312", 2, "Winter2024!"),
+        ],
+        claims: vec![],
+    };
+    let rules = Rules::builtin();
+    let mut sink = Sink::new();
+    normalize::normalize(&mut corpus, &rules, &mut sink);
+    let verdicts = outcome::derive_all(&corpus, &rules.policy, &mut sink);
+    let cands = candidates::extract(&corpus, &verdicts, &rules, &mut sink);
+
+    let changed = of(&cands, "exp-migrate-0311");
+    assert_eq!(changed.len(), 1, "{cands:#?}");
+    assert_eq!(changed[0].origin, Origin::Mechanical);
+    assert!(
+        matches!(changed[0].refusal.as_deref(), Some(Refusal::Credential { .. })),
+        "{:?}",
+        changed[0].refusal
+    );
+    let n002: Vec<_> = sink
+        .iter()
+        .filter(|d| d.code == codes::CREDENTIAL_REFUSED)
+        .collect();
+    assert_eq!(n002.len(), 1, "{sink:#?}");
+    assert_eq!(n002[0].subject, "exp-migrate-0311");
+    let dump = format!("{cands:?} {sink:?}");
+    for password in ["Winter2024!", "c0rrect-H0rse-9"] {
+        assert!(!dump.contains(password), "{password} leaked");
+    }
+
+    assert!(
+        of(&cands, "exp-migrate-0312").is_empty(),
+        "an identical retry teaches nothing"
+    );
+    assert!(
+        sink.iter()
+            .any(|d| d.code == codes::NO_CANDIDATES && d.subject == "exp-migrate-0312"),
+        "{sink:#?}"
     );
 }

@@ -566,6 +566,7 @@ impl<'de> Visitor<'de> for OperationSeed<'_> {
             args,
             status,
             error,
+            secret_print: 0,
             check: check.map(Box::new),
         })
     }

@@ -822,6 +822,7 @@ impl Reader<'_> {
                 args: Args::from_value(&args),
                 status,
                 error,
+                secret_print: 0,
                 check: check.map(Box::new),
             });
         }

@@ -541,6 +541,7 @@ impl<'a> Validator<'a> {
                     args,
                     status,
                     error,
+                    secret_print: 0,
                     check: check.map(Box::new),
                 });
             }
