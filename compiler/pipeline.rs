@@ -293,6 +293,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         if whole {
             let members = members.unwrap_or_else(|| members_by_lesson(&comp));
             sink.extend(lesson_diagnostics(&comp, &members));
+            sink.extend(conflicting_rules(&comp.lessons));
             // Those found by name stand (the fold's renaming kept their lessons' ids); the
             // input order is asked again of the lessons as they are now.
             let mut found: Vec<Refounding> = found
@@ -459,6 +460,72 @@ fn members_by_lesson(comp: &Compilation) -> Vec<Vec<usize>> {
         }
     }
     members
+}
+
+/// Rules of one scope and domain that say opposite things: "Always X" or "X" beside "Never X",
+/// "Don't X", "Avoid X" or a dead end X. Both stay rules (no outcome decided between them);
+/// the warning names them so a reader of SKILL.md is not left with both.
+fn conflicting_rules(lessons: &[Lesson]) -> Vec<Diagnostic> {
+    // (scope, domain, what the rule is about) → (lessons for it, lessons against it).
+    type Sides<'a> = (Vec<&'a Lesson>, Vec<&'a Lesson>);
+    let mut groups: BTreeMap<(&str, &str, String), Sides> = BTreeMap::new();
+    for l in lessons.iter().filter(|l| l.rule) {
+        let Some((against, body)) = stance(l) else {
+            continue;
+        };
+        let sides = groups.entry((&l.scope, &l.domain, body)).or_default();
+        if against {
+            sides.1.push(l);
+        } else {
+            sides.0.push(l);
+        }
+    }
+    let quote = |l: &Lesson| {
+        format!(
+            "`{}` ({}, confidence {})",
+            l.text,
+            l.id,
+            score::confidence_text(l.confidence)
+        )
+    };
+    (groups.into_iter())
+        .filter(|(_, (f, a))| !f.is_empty() && !a.is_empty())
+        .map(|((scope, domain, _), (f, a))| {
+            let ids: Vec<String> = f.iter().chain(&a).map(|l| l.id.clone()).collect();
+            Diagnostic::new(
+                codes::CONFLICTING_RULES,
+                format!(
+                    "rules in {scope} / {domain} contradict each other: {} against {}",
+                    f.iter().map(|l| quote(l)).collect::<Vec<_>>().join(", "),
+                    a.iter().map(|l| quote(l)).collect::<Vec<_>>().join(", ")
+                ),
+            )
+            .subject(&f[0].id)
+            .domain(domain)
+            .with("lessons", ids)
+        })
+        .collect()
+}
+
+/// Whether a rule argues against what it names, and what it names (lower-case words, its
+/// "always", "never", "don't" or "avoid" taken off); `None` for a watch lesson, which warns
+/// rather than tells, or a text of fewer than two words once that is off.
+fn stance(l: &Lesson) -> Option<(bool, String)> {
+    if l.kind == crate::model::Kind::Watch {
+        return None;
+    }
+    let text = l.text.to_lowercase().replace('\u{2019}', "'");
+    let words: Vec<&str> = (text.split_whitespace())
+        .map(|w| w.trim_matches(|c: char| matches!(c, '.' | ',' | ';' | ':' | '!' | '"')))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let (against, rest) = match words.as_slice() {
+        ["never" | "don't" | "dont" | "avoid", rest @ ..] | ["do", "not", rest @ ..] => (true, rest),
+        ["always", rest @ ..] => (false, rest),
+        rest => (false, rest),
+    };
+    let against = against || l.kind == crate::model::Kind::Avoid;
+    (rest.len() >= 2).then(|| (against, rest.join(" ")))
 }
 
 /// One diagnostic per lesson that is not a rule, naming every experience behind it.

@@ -438,3 +438,84 @@ fn every_emitted_diagnostic_keeps_the_message_style() {
     }
     assert!(seen.len() >= 15, "the corpora exercise many codes: {seen:?}");
 }
+
+/// Two projects learned "always" and two others "never" about one step: both are rules of the
+/// global node skill, and S009 names the pair. A dead end with the same words counts as
+/// "never"; a rule about a different step, and a watch lesson, are not compared.
+#[test]
+fn rules_that_say_opposite_things_are_named_together() {
+    let s = Scratch::new("codes-conflicting-rules");
+    let input = s.path("in.jsonl");
+    let exp = |id: &str, day: u32, project: &str, extra: serde_json::Value| {
+        let mut r = json!({"id": id, "recorded_at": format!("2026-10-{day:02}T09:30:00Z"), "domains": ["node"],
+            "project": project, "outcome": "succeeded", "task": "make the CI install step reliable"});
+        r.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        r
+    };
+    write_jsonl(
+        &input,
+        &[
+            exp(
+                "ci-web-1",
+                1,
+                "git@github.com:acme/web.git",
+                json!({"lesson": "Always run npm ci in CI jobs."}),
+            ),
+            exp(
+                "ci-shop-1",
+                2,
+                "git@github.com:acme/shop.git",
+                json!({"lesson": "Always run npm ci in CI jobs"}),
+            ),
+            exp(
+                "ci-api-1",
+                3,
+                "git@github.com:acme/api.git",
+                json!({"lesson": "Don’t run npm ci in CI jobs!"}),
+            ),
+            exp(
+                "ci-docs-1",
+                4,
+                "git@github.com:acme/docs.git",
+                json!({"lesson": "Don't run npm ci in CI jobs."}),
+            ),
+            exp(
+                "ci-api-2",
+                5,
+                "git@github.com:acme/api.git",
+                json!({"lesson": "Cache ~/.npm between CI jobs keyed on package-lock.json.", "gotchas": ["run npm ci in CI jobs"]}),
+            ),
+            exp(
+                "ci-docs-2",
+                6,
+                "git@github.com:acme/docs.git",
+                json!({"lesson": "Cache ~/.npm between CI jobs keyed on package-lock.json", "gotchas": ["run npm ci in CI jobs"]}),
+            ),
+        ],
+    );
+    let (diags, _) = compile(&s, &input, &[]);
+    let s009 = diags_of(&diags, "S009");
+    assert_eq!(s009.len(), 1, "{s009:#?}");
+    let d = s009[0];
+    assert_eq!(d["severity"], "warning");
+    assert_eq!(d["domain"], "node");
+    let message = d["message"].as_str().unwrap();
+    assert!(
+        message.contains("Always run npm ci in CI jobs") && message.contains("run npm ci in CI jobs!"),
+        "{message}"
+    );
+    assert!(!message.contains("Cache"), "{message}");
+    let ledger = read_json(&s.path("out/ledger.json"));
+    let rule_id = |text: &str| {
+        (ledger["lessons"].as_array().unwrap().iter())
+            .find(|l| l["text"].as_str().unwrap().starts_with(text) && l["rule"] == true)
+            .map(|l| l["id"].clone())
+            .unwrap_or_else(|| panic!("no rule `{text}`: {ledger:#}"))
+    };
+    let named = d["evidence"]["lessons"].as_array().unwrap();
+    assert_eq!(named.len(), 2, "{d:#}");
+    assert!(named.contains(&rule_id("Always run npm ci")), "{d:#}");
+    assert!(named.contains(&rule_id("Don")), "{d:#}");
+}

@@ -62,6 +62,7 @@ pub mod codes {
     pub const DEMOTED: &str = "S006";
     pub const ORPHANED_DECISION: &str = "S007";
     pub const INEFFECTIVE_DECISION: &str = "S008";
+    pub const CONFLICTING_RULES: &str = "S009";
 
     pub const SKILL_TOO_LONG: &str = "E001";
     pub const DELTA_OVERFLOW: &str = "E002";
@@ -393,6 +394,15 @@ pub static CODES: &[CodeInfo] = &[
         Warning,
         "a decision in the journal could not change its lesson",
         "`skillc lessons history ID` shows what the lesson went through; take the decision on the lesson that replaced it, if any",
+        [],
+        false
+    ),
+    code!(
+        "S009",
+        "conflicting-rules",
+        Warning,
+        "two rules of one scope and domain say opposite things",
+        "retire the rule that no longer holds (`skillc lessons retire ID`), or edit one so that each says when it applies",
         [],
         false
     ),
