@@ -704,7 +704,8 @@ fn founder_gone(
         #[serde(default)]
         evidence: Vec<String>,
     }
-    let Some(store) = last_compile(state) else {
+    // A first compile (an empty store) has no ledger to ask: skip a lookup per unknown id.
+    let Some(store) = last_compile(state).filter(|s| s.has_compile().unwrap_or(false)) else {
         return Vec::new();
     };
     let known: HashSet<&str> = found.iter().map(|r| r.old_id.as_str()).collect();
