@@ -152,6 +152,8 @@ struct Shared<'a> {
     /// Lesson id → (rank, position of its first mention) of each experience whose `in_play`
     /// names it.
     named: HashMap<&'a str, Vec<(u32, u32)>>,
+    /// `named` followed a renaming (`rename` then starts again from the `in_play` lists).
+    named_renamed: bool,
     /// Lesson id → the journal's decisions on it (indices, in journal order).
     decided: HashMap<&'a str, Vec<u32>>,
     active_days: ActiveDays<'a>,
@@ -363,17 +365,19 @@ fn between(days: &[i64], from: i64, to: i64) -> &[i64] {
 /// The first pass: every unit folded. `Units` lets a second pass (`rescore`) keep what it
 /// does not change.
 pub fn score<'a>(inp: &Inputs<'a>) -> (Scored, Sink, Units<'a>) {
-    fold_all(inp, prepare(inp), Vec::new())
+    fold_all(inp, prepare(inp), units(inp, false), Vec::new())
 }
 
 /// Folds the units not `kept`, or, when two units hold one id, everything as the single pass.
+/// `partition` is `units(inp, false)`.
 fn fold_all<'a>(
     inp: &Inputs<'a>,
     shared: Shared<'a>,
+    partition: Vec<Vec<u32>>,
     kept: Vec<Option<UnitOut>>,
 ) -> (Scored, Sink, Units<'a>) {
-    fold_units(inp, shared, false, kept)
-        .or_else(|shared| fold_units(inp, *shared, true, Vec::new()))
+    fold_units(inp, shared, partition, false, kept)
+        .or_else(|shared| fold_units(inp, *shared, units(inp, true), true, Vec::new()))
         .unwrap_or_else(|_| unreachable!("one unit holds every lesson"))
 }
 
@@ -384,12 +388,13 @@ fn fold_all<'a>(
 pub fn rescore<'a>(inp: &Inputs<'a>, previous: Vec<Lesson>, units: Units<'a>) -> (Scored, Sink) {
     let Units {
         mut shared,
+        partition,
         at,
         sides,
         capped,
         single,
     } = units;
-    shared.name(inp);
+    shared.rename(inp);
     let mut refold = vec![single; sides.len()];
     for id in inp.renamed.values() {
         if let Ok(pos) = previous.binary_search_by(|l| l.id.as_str().cmp(id)) {
@@ -435,7 +440,13 @@ pub fn rescore<'a>(inp: &Inputs<'a>, previous: Vec<Lesson>, units: Units<'a>) ->
         .collect();
     // The lessons' old places, free before the fold needs memory.
     drop(rest);
-    let (scored, sink, _) = fold_all(inp, shared, kept);
+    // The partition depends on the clusters alone; a single pass's is made again.
+    let partition = if single {
+        self::units(inp, false)
+    } else {
+        partition
+    };
+    let (scored, sink, _) = fold_all(inp, shared, partition, kept);
     (scored, sink)
 }
 
@@ -463,6 +474,7 @@ fn prepare<'a>(inp: &Inputs<'a>) -> Shared<'a> {
     let mut shared = Shared {
         in_play,
         named: HashMap::default(),
+        named_renamed: false,
         decided: HashMap::default(),
         active_days,
         exp_index,
@@ -488,11 +500,42 @@ impl<'a> Shared<'a> {
                 }
             }
         }
+        self.named = named;
+        self.named_renamed = !inp.renamed.is_empty();
+        self.decide(inp);
+    }
+
+    /// `name` again for a second pass, from a first pass named without renaming: only the
+    /// old ids' mentions move (exactly as `name` would place them: an experience that names
+    /// both an old id and its new one counts once, at its first mention of either).
+    fn rename(&mut self, inp: &Inputs<'a>) {
+        if self.named_renamed {
+            self.name(inp);
+            return;
+        }
+        // All old ids' mentions first: a renamed id may itself be renamed, one step each.
+        let moved: Vec<(&'a str, Vec<(u32, u32)>)> = (inp.renamed.iter())
+            .filter_map(|(old, new)| Some((new.as_str(), self.named.remove(old.as_str())?)))
+            .collect();
+        for (new, mentions) in moved {
+            let have = self.named.entry(new).or_default();
+            let mut both = std::mem::take(have);
+            both.extend(mentions);
+            // By rank, the first mention of each.
+            both.sort_unstable();
+            both.dedup_by_key(|m| m.0);
+            *have = both;
+        }
+        self.named_renamed = true;
+        self.decide(inp);
+    }
+
+    /// The journal's decisions by their (renamed) targets.
+    fn decide(&mut self, inp: &Inputs<'a>) {
         let mut decided: HashMap<&str, Vec<u32>> = HashMap::default();
         for (i, d) in inp.decisions.iter().enumerate() {
             decided.entry(&d.target).or_default().push(i as u32);
         }
-        self.named = named;
         self.decided = decided;
     }
 }
@@ -581,6 +624,8 @@ struct Side {
 pub struct Units<'a> {
     /// What every unit read (a second pass indexes the names again).
     shared: Shared<'a>,
+    /// The admitted clusters of each unit (`units`).
+    partition: Vec<Vec<u32>>,
     /// Per lesson of the pass's `Scored` (ledger order): its unit, and its index there.
     at: Vec<(u32, u32)>,
     sides: Vec<Side>,
@@ -652,11 +697,11 @@ fn prefix(s: &str) -> u128 {
 fn fold_units<'a>(
     inp: &Inputs<'a>,
     shared: Shared<'a>,
+    units: Vec<Vec<u32>>,
     single: bool,
     mut kept: Vec<Option<UnitOut>>,
 ) -> Result<(Scored, Sink, Units<'a>), Box<Shared<'a>>> {
     let now = inp.corpus.now();
-    let units = units(inp, single);
     kept.resize_with(units.len(), || None);
     // Largest first, so that the biggest unit does not start last and leave one thread alone;
     // one unit per job (`with_max_len`), or rayon hands a thread a run of the large units to
@@ -719,6 +764,7 @@ fn fold_units<'a>(
         capped: capped.iter().map(|&g| new_index[g as usize]).collect(),
         single,
         shared,
+        partition: units,
     };
     let (scored, sink) = finish(inp, merged, &order, &new_index, lesson_of, contradictions, sink);
     Ok((scored, sink, units))
@@ -2235,9 +2281,16 @@ mod tests {
                 e.in_play.push(edited(a, edit_a));
                 e.in_play.push(edited(m, edit_m));
             }
-            // An id no lesson has, until a second pass renames it.
+            // An id no lesson has, until a second pass renames it (to `founded[40]`'s), some
+            // named beside the id it is renamed to, before or after it: one mention each.
+            if i % 14 == 0 {
+                e.in_play.push(founded[40].id.clone());
+            }
             if i % 7 == 0 {
                 e.in_play.push(OLD_ID.into());
+            }
+            if i % 21 == 0 {
+                e.in_play.push(founded[40].id.clone());
             }
         }
         let decide = |seq: i64, l: &Lesson, days: i64, action: Action, text: Option<&str>| Decision {
@@ -2279,10 +2332,12 @@ mod tests {
             rules: &rules,
             min_reinforcement: 2,
         };
-        let Ok((one, one_sink, _)) = fold_units(&inp, prepare(&inp), true, Vec::new()) else {
+        let Ok((one, one_sink, _)) = fold_units(&inp, prepare(&inp), units(&inp, true), true, Vec::new())
+        else {
             panic!("one unit holds every lesson");
         };
-        let Ok((par, par_sink, _)) = fold_units(&inp, prepare(&inp), false, Vec::new()) else {
+        let Ok((par, par_sink, _)) = fold_units(&inp, prepare(&inp), units(&inp, false), false, Vec::new())
+        else {
             panic!("no id in two units");
         };
         assert!(units(&inp, false).len() > 10);
