@@ -527,6 +527,16 @@ fn clean_opt(field: &mut Option<String>, secrets: Option<&SecretScanner>) {
 }
 
 /// Redacts every string inside `v`; true when something was redacted.
+/// Whether `scrub_value` would redact anything in `v` (a call is fingerprinted only then).
+fn holds_secret(v: &Value, secrets: &SecretScanner) -> bool {
+    match v {
+        Value::String(s) => secrets.redact(s).is_some(),
+        Value::Array(items) => items.iter().any(|i| holds_secret(i, secrets)),
+        Value::Object(map) => map.values().any(|i| holds_secret(i, secrets)),
+        _ => false,
+    }
+}
+
 fn scrub_value(v: &mut Value, secrets: &SecretScanner) -> bool {
     match v {
         Value::String(s) => scrub(s, secrets),
@@ -666,13 +676,14 @@ fn normalize_experience(e: &mut Experience, rules: &Rules, labels: &LabelArgs) -
         }
         let mut args = op.args.value();
         let mut changed = rules.policy.strip_label_args(&mut args);
-        if let Some(secrets) = secrets {
-            // The call as mechanical lessons compare it, before its secrets go.
+        if let Some(secrets) = secrets
+            && holds_secret(&args, secrets)
+        {
+            // The call as mechanical lessons compare it, before its secrets go; a collision
+            // only takes a changed secret for the same one.
             let written = rules.policy.call_form(&args).to_string();
-            if scrub_value(&mut args, secrets) {
-                changed = true;
-                op.secret_print = secret_print(&written);
-            }
+            op.secret_print = (crate::cluster::fx::fingerprint(&written) as u32).max(1);
+            changed |= scrub_value(&mut args, secrets);
         }
         if changed {
             op.args = Args::from_value(&args);
@@ -782,14 +793,6 @@ fn normalize_claim(c: &mut LessonClaim, rules: &Rules) -> Sink {
         }
     }
     diags
-}
-
-/// `Operation::secret_print` of a call's arguments as written: a 32-bit hash, never 0.
-fn secret_print(written: &str) -> u32 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    written.hash(&mut h);
-    (h.finish() as u32).max(1)
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use crate::cluster::{self, fx::FxMap};
 use crate::diagnostics::{self, Diagnostic, Severity, Sink, codes, short_list};
 use crate::gate::{self, GateResult, GateVerdict};
-use crate::model::{Action, Candidate, Cluster, Corpus, Decision, Fate, Id, Lesson, Millis, Status};
+use crate::model::{Action, Candidate, Cluster, Corpus, Decision, Fate, Id, Kind, Lesson, Millis, Status};
 use crate::outcome::{self, Verdict};
 use crate::policy::Rules;
 use crate::score;
@@ -488,6 +488,7 @@ fn conflicting_rules(lessons: &[Lesson]) -> Vec<Diagnostic> {
             score::confidence_text(l.confidence)
         )
     };
+    let quoted = |side: &[&Lesson]| side.iter().map(|l| quote(l)).collect::<Vec<_>>().join(", ");
     (groups.into_iter())
         .filter(|(_, (f, a))| !f.is_empty() && !a.is_empty())
         .map(|((scope, domain, _), (f, a))| {
@@ -496,8 +497,8 @@ fn conflicting_rules(lessons: &[Lesson]) -> Vec<Diagnostic> {
                 codes::CONFLICTING_RULES,
                 format!(
                     "rules in {scope} / {domain} contradict each other: {} against {}",
-                    f.iter().map(|l| quote(l)).collect::<Vec<_>>().join(", "),
-                    a.iter().map(|l| quote(l)).collect::<Vec<_>>().join(", ")
+                    quoted(&f),
+                    quoted(&a)
                 ),
             )
             .subject(&f[0].id)
@@ -511,7 +512,7 @@ fn conflicting_rules(lessons: &[Lesson]) -> Vec<Diagnostic> {
 /// "always", "never", "don't" or "avoid" taken off); `None` for a watch lesson, which warns
 /// rather than tells, or a text of fewer than two words once that is off.
 fn stance(l: &Lesson) -> Option<(bool, String)> {
-    if l.kind == crate::model::Kind::Watch {
+    if l.kind == Kind::Watch {
         return None;
     }
     let text = l.text.to_lowercase().replace('\u{2019}', "'");
@@ -524,7 +525,7 @@ fn stance(l: &Lesson) -> Option<(bool, String)> {
         ["always", rest @ ..] => (false, rest),
         rest => (false, rest),
     };
-    let against = against || l.kind == crate::model::Kind::Avoid;
+    let against = against || l.kind == Kind::Avoid;
     (rest.len() >= 2).then(|| (against, rest.join(" ")))
 }
 

@@ -39,7 +39,7 @@ use crate::cluster::fx::FxMap as HashMap;
 
 use rayon::prelude::*;
 
-use crate::cluster::fx::{FxMap, FxSet};
+use crate::cluster::fx::{FxMap, FxSet, fingerprint};
 use crate::diagnostics::{Diagnostic, Sink, codes, short_list};
 use crate::digest;
 use crate::gate::Admitted;
@@ -181,11 +181,6 @@ struct CallForm {
 fn runs_form(form: &serde_json::Value, working: &str, policy: &crate::policy::Policy) -> bool {
     opkey::python_json(form) == working
         || matches!(policy.placeless(form), Cow::Owned(p) if opkey::python_json(&p) == working)
-}
-
-fn fingerprint(text: &str) -> u64 {
-    use std::hash::BuildHasher;
-    std::hash::BuildHasherDefault::<crate::cluster::fx::Fx>::default().hash_one(text)
 }
 
 impl Shared<'_> {

@@ -46,5 +46,12 @@ impl Fx {
     }
 }
 
+/// A text's 64-bit Fx hash: a fingerprint that is confirmed on the text where a collision
+/// would matter, or whose collision costs only a missed distinction.
+pub(crate) fn fingerprint(text: &str) -> u64 {
+    use std::hash::BuildHasher;
+    BuildHasherDefault::<Fx>::default().hash_one(text)
+}
+
 pub(crate) type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
 pub(crate) type FxSet<K> = HashSet<K, BuildHasherDefault<Fx>>;

@@ -752,7 +752,7 @@ impl Reader<'_> {
         if let Some(first) = sessions.first() {
             let loc = self.loc(first.first_row);
             for d in unread_argument_columns(&cols, self.name, &loc) {
-                out.push(Parsed::invalid(u32::try_from(first.first_row).unwrap_or(0), d));
+                out.push(Parsed::invalid(loc.line, d));
             }
         }
         Ok(sessions)
@@ -1515,7 +1515,6 @@ fn as_time(v: ValueRef) -> Option<i64> {
     }
 }
 
-/// The help of an L002 about `tool_history` rows without a session.
 /// The `tool_history` columns skillc reads, in the order `sessions` reads them.
 const HISTORY_COLUMNS: &[&str] = &[
     "id",
@@ -1563,6 +1562,7 @@ fn unread_argument_columns(cols: &BTreeSet<String>, store: &str, at: &SourceLoc)
 
 const UNREAD_ARGS_HELP: &str = "if that column holds each call's arguments (JSON), compile a copy of the store with it renamed (`ALTER TABLE tool_history RENAME COLUMN … TO args`); skillc never changes the store";
 
+/// The help of an L002 about `tool_history` rows without a session.
 const ORPHAN_HELP: &str = "a call is attributed to the experience of its session: have the agent write tool_history.session_id for every call (skillc reads the store and never changes it)";
 
 #[cfg(test)]
