@@ -303,3 +303,71 @@ fn a_negation_placed_elsewhere_in_a_paraphrase_is_no_veto() {
     }
     assert!(vetoed.is_empty(), "paraphrases vetoed:\n{}", vetoed.join("\n"));
 }
+
+/// Near misses that read alike word for word: two shared words traded inside a fixed frame,
+/// a longer run swapped in place (three words a side), a sub-subcommand. Each is two lessons,
+/// while the paraphrases beside them (a clause moved to the front, two neighbours traded,
+/// a flag written with and without its value) stay one.
+#[test]
+fn traded_words_swapped_phrases_and_subcommands_split_while_paraphrases_merge() {
+    let lx = lexicon();
+    let two = [
+        // Two words trade places; the words between them and after them stay put.
+        (
+            "Read from the replica and write to the primary in the orders service",
+            "Read from the primary and write to the replica in the orders service",
+        ),
+        (
+            "Convert the payload to UTF-8 before hashing it and storing the digest in Redis",
+            "Convert the digest to UTF-8 before hashing it and storing the payload in Redis",
+        ),
+        // Three words swapped in place at the end.
+        (
+            "Pin every third-party GitHub Action to a full commit SHA",
+            "Pin every third-party GitHub Action to a major release tag",
+        ),
+        // A subcommand of a subcommand.
+        (
+            "Run go mod tidy before committing so go.sum stays clean",
+            "Run go mod vendor before committing so go.sum stays clean",
+        ),
+        (
+            "Use kubectl rollout restart after changing a mounted ConfigMap",
+            "Use kubectl rollout undo after changing a mounted ConfigMap",
+        ),
+        // Two values of one flag.
+        (
+            "Start the JVM with -Xss=4m when the parser recurses deeply",
+            "Start the JVM with -Xss=512k when the parser recurses deeply",
+        ),
+    ];
+    let one = [
+        // Two neighbours traded ("X and Y" reads the same either way).
+        (
+            "Keep package.json and package-lock.json in sync in every pull request",
+            "Keep package-lock.json and package.json in sync in every pull request",
+        ),
+        // The condition moved from the end to the front.
+        (
+            "Run yarn install --frozen-lockfile in CI",
+            "In CI, run yarn install --frozen-lockfile",
+        ),
+        // A flag with its value and without.
+        (
+            "Raise the Node heap with --max-old-space-size=4096 when the webpack build runs out of memory",
+            "When the webpack build runs out of memory, raise the Node heap with --max-old-space-size",
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (pairs, want) in [(&two[..], 2), (&one[..], 1)] {
+        for (a, b) in pairs {
+            for (x, y) in [(a, b), (b, a)] {
+                if clusters_of(&lx, x, y) != want {
+                    let v = skillc::cluster::verdict(&lx, x, y);
+                    wrong.push(format!("want {want}: {x:?} | {y:?}: {v:?}"));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

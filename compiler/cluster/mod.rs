@@ -20,7 +20,7 @@
 //! instead of the text).
 //!
 //! Pairs come from an inverted index over the anchors' content tokens (a technical token is
-//! also listed under its last `.`/`/` segment). A token lists at most `postings_cap` anchors
+//! also listed under its last `.`/`/` segment, a flag with a value under the bare flag). A token lists at most `postings_cap` anchors
 //! (the earliest); an anchor found only through full postings is missed, which can split a
 //! cluster but never merges two lessons. A found anchor is compared only when its count of
 //! shared tokens can still reach the threshold, best bound first, at most `max_compares`
@@ -49,7 +49,8 @@
 //!
 //! Two texts are the same lesson when, in order:
 //! 1. technical tokens agree: not both sides carry a technical token the other lacks
-//!    (equal, or one a `.`/`/` suffix of the other, counts as the same); and no flag (`-` or
+//!    (equal, one a `.`/`/` suffix of the other, or one the other flag with a value counts as
+//!    the same: `-xx:maxrampercentage=75` ~ `-xx:maxrampercentage`); and no flag (`-` or
 //!    `--` and a letter: `-v`, `--force`, `-auto-approve`; not `-1`) is passed on one side
 //!    only — in a clause that states the rule, with the other side neither naming it nor
 //!    saying its name as a word it does not refuse (`--amend` ~ "amend the commit"). A
@@ -60,7 +61,10 @@
 //!    swapped in place — a common prefix and suffix with, between them, 1..=`max_substitution`
 //!    tokens on each side that the other run lacks ("set memory [limits] on every container"
 //!    vs "… [requests] …": a word swapped for a non-synonym in place is another lesson, while
-//!    a paraphrase reorders and rewords);
+//!    a paraphrase reorders and rewords); nor do two shared words trade places inside a frame
+//!    of shared words that stays put (at least two between them, one before or after: "UTC
+//!    in the database, local time in the UI" vs "local time in the database, UTC in the UI";
+//!    a paraphrase that moves a clause to the front trades the words at the two ends);
 //! 4. roles agree: over the shared content words, the weight whose roles differ (technical
 //!    tokens weigh 2, others 1) is below the weight whose roles match; and no flag both name
 //!    is passed on one side and refused on the other ("with --release" vs "without
@@ -465,17 +469,21 @@ impl MinShared {
 }
 
 /// Index keys of a token: itself, and for a technical token its last `.`/`/` segment, so
-/// that `react.useeffect` finds `useeffect`.
+/// that `react.useeffect` finds `useeffect`, and for a flag with a value the bare flag, so
+/// that `--max-old-space-size=4096` finds `--max-old-space-size` (`similar::tech_match`).
 fn index_keys(t: &Token) -> impl Iterator<Item = &str> {
-    let tail = if t.technical {
-        t.text
-            .rfind(['.', '/'])
-            .map(|i| &t.text[i + 1..])
-            .filter(|s| !s.is_empty())
+    let (tail, flag) = if t.technical {
+        let tail = t.text.rfind(['.', '/']).map(|i| &t.text[i + 1..]);
+        let flag = t
+            .text
+            .find('=')
+            .filter(|_| t.text.starts_with('-'))
+            .map(|i| &t.text[..i]);
+        (tail.filter(|s| !s.is_empty()), flag)
     } else {
-        None
+        (None, None)
     };
-    std::iter::once(t.text.as_str()).chain(tail)
+    std::iter::once(t.text.as_str()).chain(tail).chain(flag)
 }
 
 #[cfg(test)]

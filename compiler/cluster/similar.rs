@@ -5,7 +5,8 @@ use std::cmp::Ordering;
 use super::lexicon::{Analysis, Clauses, Lexicon, Measure, Token, is_flag};
 
 /// Do two technical tokens name the same thing? Equal, or one is a `.`/`/`-suffix of the
-/// other (`react.useeffect` ~ `useeffect`, `src/app.py` ~ `app.py`).
+/// other (`react.useeffect` ~ `useeffect`, `src/app.py` ~ `app.py`), or one is the other
+/// flag with a value.
 pub(crate) fn tech_match(a: &str, b: &str) -> bool {
     if a == b {
         return true;
@@ -13,7 +14,14 @@ pub(crate) fn tech_match(a: &str, b: &str) -> bool {
     let (long, short) = if a.len() > b.len() { (a, b) } else { (b, a) };
     // The separator first: it rules out most pairs without comparing the texts.
     let cut = long.len() - short.len();
-    cut > 0 && matches!(long.as_bytes()[cut - 1], b'.' | b'/') && long.ends_with(short)
+    if cut == 0 {
+        return false;
+    }
+    let suffix = matches!(long.as_bytes()[cut - 1], b'.' | b'/') && long.ends_with(short);
+    // A flag with its value names the flag without one: `-xx:maxrampercentage=75` ~
+    // `-xx:maxrampercentage` (two values, `=75` and `=50`, still differ).
+    let valued = short.starts_with('-') && long.as_bytes()[short.len()] == b'=' && long.starts_with(short);
+    suffix || valued
 }
 
 /// Does the other side mention technical token `t`: the same text, or a technical token
@@ -202,6 +210,10 @@ fn judge<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis) -> Verdict<&'a s
     if crossed && let Some(word) = mirrored(lx, a, b, together_a).or_else(|| mirrored(lx, b, a, together_b)) {
         return Verdict::Polarity(word);
     }
+    // 3, continued: nor two words traded in place. Last, as it walks both texts.
+    if transposed(a, b) {
+        return Verdict::MinimalPair;
+    }
     Verdict::Same(s)
 }
 
@@ -321,4 +333,38 @@ fn minimal_pair(a: &Analysis, b: &Analysis, k: usize) -> bool {
     (1..=k).contains(&mx.len())
         && (1..=k).contains(&my.len())
         && !mx.iter().any(|t| my.iter().any(|u| same_token(t, u)))
+}
+
+/// Two words the texts share trade places inside a frame of shared words that stays put:
+/// "read from the replica and write to the primary" vs "read from the primary and write to
+/// the replica". Words only one side has are skipped. The frame is at least three shared
+/// words, one of them between the pair and one before or after it: a paraphrase that moves a
+/// clause to the front ("add the index in Postgres" vs "in Postgres, … add the index") trades
+/// the words at the two ends, and with the stop words gone "keep package.json and the
+/// lockfile in sync" and "keep the lockfile and package.json in sync" trade neighbours.
+fn transposed(a: &Analysis, b: &Analysis) -> bool {
+    let mut xs = a.seq.iter().filter(|t| b.token(&t.0).is_some());
+    let mut ys = b.seq.iter().filter(|t| a.token(&t.0).is_some());
+    // The first pair that differs, the shared words before it, and those after it until its
+    // mirror (then those after the mirror).
+    let mut first: Option<(&str, &str)> = None;
+    let (mut before, mut between, mut after, mut mirrored) = (0, 0, 0, false);
+    loop {
+        match (xs.next(), ys.next()) {
+            (None, None) => {
+                return mirrored && between > 0 && before + after > 0 && before + between + after >= 3;
+            }
+            (Some(x), Some(y)) if x.0 == y.0 => match (first, mirrored) {
+                (None, _) => before += 1,
+                (Some(_), false) => between += 1,
+                (Some(_), true) => after += 1,
+            },
+            (Some(x), Some(y)) => match first {
+                None => first = Some((&x.0, &y.0)),
+                Some((x0, y0)) if !mirrored && x.0 == y0 && y.0 == x0 => mirrored = true,
+                _ => return false,
+            },
+            _ => return false,
+        }
+    }
 }
