@@ -293,7 +293,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         if whole {
             let members = members.unwrap_or_else(|| members_by_lesson(&comp));
             sink.extend(lesson_diagnostics(&comp, &members));
-            sink.extend(conflicting_rules(&comp.lessons));
+            sink.extend(conflicting_rules(&comp.lessons, &rules.lexicon));
             // Those found by name stand (the fold's renaming kept their lessons' ids); the
             // input order is asked again of the lessons as they are now.
             let mut found: Vec<Refounding> = found
@@ -462,12 +462,18 @@ fn members_by_lesson(comp: &Compilation) -> Vec<Vec<usize>> {
     members
 }
 
+/// Rules that contradict each other: (lessons for it, lessons against it).
+type Sides<'a> = (Vec<&'a Lesson>, Vec<&'a Lesson>);
+
+/// The (scope, domain) of a contradiction, and its sides.
+type Conflict<'a> = ((&'a str, &'a str), Sides<'a>);
+
 /// Rules of one scope and domain that say opposite things: "Always X" or "X" beside "Never X",
-/// "Don't X", "Avoid X" or a dead end X. Both stay rules (no outcome decided between them);
+/// "Don't X", "Avoid X" or a dead end X, and do rules the lexicon reads as a lesson and its
+/// negation in other words (`negations`). Both stay rules (no outcome decided between them);
 /// the warning names them so a reader of SKILL.md is not left with both.
-fn conflicting_rules(lessons: &[Lesson]) -> Vec<Diagnostic> {
+fn conflicting_rules(lessons: &[Lesson], lexicon: &cluster::Lexicon) -> Vec<Diagnostic> {
     // (scope, domain, what the rule is about) → (lessons for it, lessons against it).
-    type Sides<'a> = (Vec<&'a Lesson>, Vec<&'a Lesson>);
     let mut groups: BTreeMap<(&str, &str, String), Sides> = BTreeMap::new();
     for l in lessons.iter().filter(|l| l.rule) {
         let Some((against, body)) = stance(l) else {
@@ -489,9 +495,21 @@ fn conflicting_rules(lessons: &[Lesson]) -> Vec<Diagnostic> {
         )
     };
     let quoted = |side: &[&Lesson]| side.iter().map(|l| quote(l)).collect::<Vec<_>>().join(", ");
-    (groups.into_iter())
+    let literal: Vec<Conflict> = (groups.into_iter())
         .filter(|(_, (f, a))| !f.is_empty() && !a.is_empty())
-        .map(|((scope, domain, _), (f, a))| {
+        .map(|((scope, domain, _), sides)| ((scope, domain), sides))
+        .collect();
+    let named: HashSet<(&str, &str)> = (literal.iter())
+        .flat_map(|(_, (f, a))| {
+            f.iter()
+                .flat_map(|x| a.iter().map(|y| (x.id.as_str(), y.id.as_str())))
+        })
+        .collect();
+    let reworded = negations(lessons, lexicon)
+        .into_iter()
+        .filter(|(_, (f, a))| !named.contains(&(f[0].id.as_str(), a[0].id.as_str())));
+    (literal.into_iter().chain(reworded))
+        .map(|((scope, domain), (f, a))| {
             let ids: Vec<String> = f.iter().chain(&a).map(|l| l.id.clone()).collect();
             Diagnostic::new(
                 codes::CONFLICTING_RULES,
@@ -506,6 +524,41 @@ fn conflicting_rules(lessons: &[Lesson]) -> Vec<Diagnostic> {
             .with("lessons", ids)
         })
         .collect()
+}
+
+/// Pairs of do rules of one scope and domain that the lexicon reads as a lesson and its
+/// negation in other words ("Avoid mocking the HTTP client in the integration suite when …" /
+/// "Mock the HTTP client in the integration suite when …"), as (scope, domain) → ([the rule
+/// that asserts], [the rule that negates]). Only pairs with a negating side are compared: at a
+/// million records all pairs of each domain's rules would be millions of comparisons.
+fn negations<'a>(lessons: &'a [Lesson], lexicon: &cluster::Lexicon) -> Vec<Conflict<'a>> {
+    let mut groups: BTreeMap<(&str, &str), Vec<&Lesson>> = BTreeMap::new();
+    for l in lessons.iter().filter(|l| l.rule && l.kind == Kind::Do) {
+        groups.entry((&l.scope, &l.domain)).or_default().push(l);
+    }
+    let groups: Vec<_> = groups.into_iter().filter(|(_, rules)| rules.len() > 1).collect();
+    let per_group: Vec<Vec<_>> = groups
+        .par_iter()
+        .map(|(at, rules)| {
+            let analyses: Vec<cluster::Analysis> = rules.iter().map(|l| lexicon.analyze(&l.text)).collect();
+            let negates = |a: &cluster::Analysis| a.tokens.iter().any(|t| t.negated_in != 0);
+            let mut pairs = Vec::new();
+            for (i, x) in analyses.iter().enumerate() {
+                if !negates(x) {
+                    continue;
+                }
+                for (j, y) in analyses.iter().enumerate() {
+                    // Two negating rules are compared once, from the first.
+                    if i == j || negates(y) && j < i || !cluster::negation(lexicon, x, y) {
+                        continue;
+                    }
+                    pairs.push((*at, (vec![rules[j]], vec![rules[i]])));
+                }
+            }
+            pairs
+        })
+        .collect();
+    per_group.into_iter().flatten().collect()
 }
 
 /// Whether a rule argues against what it names, and what it names (lower-case words, its

@@ -519,3 +519,51 @@ fn rules_that_say_opposite_things_are_named_together() {
     assert!(named.contains(&rule_id("Always run npm ci")), "{d:#}");
     assert!(named.contains(&rule_id("Don")), "{d:#}");
 }
+
+/// S009 beyond the literal words: a rule and its negation put differently ("Avoid mocking …" /
+/// "Mock …", the rest alike) are named together, while rules that merely share words and
+/// negate something else are not.
+#[test]
+fn a_rule_and_its_negation_in_other_words_are_named_together() {
+    let s = Scratch::new("codes-conflicting-reworded");
+    let input = s.path("in.jsonl");
+    let exp = |id: &str, day: u32, project: &str, lesson: &str| {
+        json!({"id": id, "recorded_at": format!("2026-10-{day:02}T09:30:00Z"), "domains": ["python"],
+            "project": project, "outcome": "succeeded", "task": "stabilise the integration suite", "lesson": lesson})
+    };
+    let avoid = "Avoid mocking the HTTP client in the integration suite when the staging API is reachable; record responses with VCR.";
+    let mock = "Mock the HTTP client in the integration suite when the staging API is reachable; record responses with VCR.";
+    // Shares words with both and negates something else: no conflict with either.
+    let vcr = "Never let integration suite workers share one database; give each worker its own schema.";
+    write_jsonl(
+        &input,
+        &[
+            exp("it-web-1", 1, "git@github.com:acme/web.git", avoid),
+            exp("it-shop-1", 2, "git@github.com:acme/shop.git", avoid),
+            exp("it-api-1", 3, "git@github.com:acme/api.git", mock),
+            exp("it-docs-1", 4, "git@github.com:acme/docs.git", mock),
+            exp("it-api-2", 5, "git@github.com:acme/api.git", vcr),
+            exp("it-docs-2", 6, "git@github.com:acme/docs.git", vcr),
+        ],
+    );
+    let (diags, _) = compile(&s, &input, &[]);
+    let ledger = read_json(&s.path("out/ledger.json"));
+    let rule_id = |text: &str| {
+        (ledger["lessons"].as_array().unwrap().iter())
+            .find(|l| l["text"].as_str().unwrap().starts_with(text) && l["rule"] == true)
+            .map(|l| l["id"].clone())
+            .unwrap_or_else(|| panic!("no rule `{text}`: {ledger:#}"))
+    };
+    let s009 = diags_of(&diags, "S009");
+    assert_eq!(s009.len(), 1, "{s009:#?}");
+    let d = s009[0];
+    assert_eq!(d["domain"], "python");
+    let named = d["evidence"]["lessons"].as_array().unwrap();
+    assert_eq!(
+        named,
+        &vec![rule_id("Mock the"), rule_id("Avoid mocking")],
+        "{d:#}"
+    );
+    assert!(!d["message"].as_str().unwrap().contains("workers"), "{d:#}");
+    let _ = rule_id("Never let integration suite workers");
+}

@@ -101,6 +101,12 @@ pub fn verdict(lexicon: &Lexicon, a: &str, b: &str) -> Verdict {
     similar::verdict(lexicon, &lexicon.analyze(a), &lexicon.analyze(b))
 }
 
+/// Is one analysed text the negation of the other ("Never run the container as root when it
+/// binds port 80" / "Run the container as root when it binds port 80")?
+pub fn negation(lexicon: &Lexicon, a: &Analysis, b: &Analysis) -> bool {
+    similar::negation(lexicon, a, b)
+}
+
 /// Would two lesson texts be the same lesson, in different words?
 pub fn similar(lexicon: &Lexicon, a: &str, b: &str) -> bool {
     similarity(lexicon, a, b).is_some()

@@ -116,6 +116,15 @@ pub(crate) fn compare(lx: &Lexicon, a: &Analysis, b: &Analysis) -> Option<f64> {
     }
 }
 
+/// Are `a` and `b` a lesson and its negation: otherwise one lesson, but a clause one negates
+/// the other asserts in mostly the same words (`Verdict::Polarity`)? Texts that the roles step
+/// already splits are not: a paraphrase that says "never" about another part of the advice
+/// ("keep credentials in the environment, never in a committed file" / "never commit
+/// credentials; load them from the environment") splits there too.
+pub(crate) fn negation(lx: &Lexicon, a: &Analysis, b: &Analysis) -> bool {
+    matches!(judge(lx, a, b), Verdict::Polarity(_))
+}
+
 pub(crate) fn verdict(lx: &Lexicon, a: &Analysis, b: &Analysis) -> Verdict {
     judge(lx, a, b).into_owned()
 }
