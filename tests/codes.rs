@@ -508,12 +508,7 @@ fn rules_that_say_opposite_things_are_named_together() {
     );
     assert!(!message.contains("Cache"), "{message}");
     let ledger = read_json(&s.path("out/ledger.json"));
-    let rule_id = |text: &str| {
-        (ledger["lessons"].as_array().unwrap().iter())
-            .find(|l| l["text"].as_str().unwrap().starts_with(text) && l["rule"] == true)
-            .map(|l| l["id"].clone())
-            .unwrap_or_else(|| panic!("no rule `{text}`: {ledger:#}"))
-    };
+    let rule_id = |text: &str| rule_id(&ledger, text);
     let named = d["evidence"]["lessons"].as_array().unwrap();
     assert_eq!(named.len(), 2, "{d:#}");
     assert!(named.contains(&rule_id("Always run npm ci")), "{d:#}");
@@ -548,12 +543,7 @@ fn a_rule_and_its_negation_in_other_words_are_named_together() {
     );
     let (diags, _) = compile(&s, &input, &[]);
     let ledger = read_json(&s.path("out/ledger.json"));
-    let rule_id = |text: &str| {
-        (ledger["lessons"].as_array().unwrap().iter())
-            .find(|l| l["text"].as_str().unwrap().starts_with(text) && l["rule"] == true)
-            .map(|l| l["id"].clone())
-            .unwrap_or_else(|| panic!("no rule `{text}`: {ledger:#}"))
-    };
+    let rule_id = |text: &str| rule_id(&ledger, text);
     let s009 = diags_of(&diags, "S009");
     assert_eq!(s009.len(), 1, "{s009:#?}");
     let d = s009[0];
@@ -566,4 +556,12 @@ fn a_rule_and_its_negation_in_other_words_are_named_together() {
     );
     assert!(!d["message"].as_str().unwrap().contains("workers"), "{d:#}");
     let _ = rule_id("Never let integration suite workers");
+}
+
+/// The id of the rule whose text starts with `text` in a ledger.
+fn rule_id(ledger: &serde_json::Value, text: &str) -> serde_json::Value {
+    (ledger["lessons"].as_array().unwrap().iter())
+        .find(|l| l["text"].as_str().unwrap().starts_with(text) && l["rule"] == true)
+        .map(|l| l["id"].clone())
+        .unwrap_or_else(|| panic!("no rule `{text}`: {ledger:#}"))
 }
