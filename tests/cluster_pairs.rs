@@ -321,6 +321,11 @@ fn traded_words_swapped_phrases_and_subcommands_split_while_paraphrases_merge() 
             "Convert the payload to UTF-8 before hashing it and storing the digest in Redis",
             "Convert the digest to UTF-8 before hashing it and storing the payload in Redis",
         ),
+        // Neighbours in different roles: one asserted, one in the `before` clause.
+        (
+            "Run the linter before the formatter in the pre-commit hook",
+            "Run the formatter before the linter in the pre-commit hook",
+        ),
         // Three words swapped in place at the end.
         (
             "Pin every third-party GitHub Action to a full commit SHA",

@@ -64,7 +64,9 @@
 //!    a paraphrase reorders and rewords); nor do two shared words trade places inside a frame
 //!    of shared words that stays put (at least two between them, one before or after: "UTC
 //!    in the database, local time in the UI" vs "local time in the database, UTC in the UI";
-//!    a paraphrase that moves a clause to the front trades the words at the two ends);
+//!    a paraphrase that moves a clause to the front trades the words at the two ends), or two
+//!    neighbours that each change role with their place ("the linter before the formatter"
+//!    vs "the formatter before the linter");
 //! 4. roles agree: over the shared content words, the weight whose roles differ (technical
 //!    tokens weigh 2, others 1) is below the weight whose roles match; and no flag both name
 //!    is passed on one side and refused on the other ("with --release" vs "without

@@ -351,6 +351,10 @@ fn minimal_pair(a: &Analysis, b: &Analysis, k: usize) -> bool {
 /// clause to the front ("add the index in Postgres" vs "in Postgres, … add the index") trades
 /// the words at the two ends, and with the stop words gone "keep package.json and the
 /// lockfile in sync" and "keep the lockfile and package.json in sync" trade neighbours.
+/// Neighbours count when each changes its role with its place ("run the linter before the
+/// formatter" vs "run the formatter before the linter"), not when the roles travel with the
+/// words ("don't run tests in parallel; run them serially" vs "run tests serially, not in
+/// parallel").
 fn transposed(a: &Analysis, b: &Analysis) -> bool {
     let mut xs = a.seq.iter().filter(|t| b.token(&t.0).is_some());
     let mut ys = b.seq.iter().filter(|t| a.token(&t.0).is_some());
@@ -361,7 +365,14 @@ fn transposed(a: &Analysis, b: &Analysis) -> bool {
     loop {
         match (xs.next(), ys.next()) {
             (None, None) => {
-                return mirrored && between > 0 && before + after > 0 && before + between + after >= 3;
+                let framed = between > 0 && before + after > 0 && before + between + after >= 3;
+                // Each of the two words changes its role with its place.
+                let role = |side: &Analysis, w: &str| side.token(w).and_then(|t| t.role);
+                let moved =
+                    |w: &str| role(a, w).is_some() && role(b, w).is_some() && role(a, w) != role(b, w);
+                let roles = |(x, y): (&str, &str)| moved(x) && moved(y);
+                return mirrored
+                    && (framed || between == 0 && before + after > 0 && first.is_some_and(roles));
             }
             (Some(x), Some(y)) if x.0 == y.0 => match (first, mirrored) {
                 (None, _) => before += 1,
