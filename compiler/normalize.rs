@@ -526,7 +526,6 @@ fn clean_opt(field: &mut Option<String>, secrets: Option<&SecretScanner>) {
     }
 }
 
-/// Redacts every string inside `v`; true when something was redacted.
 /// Whether `scrub_value` would redact anything in `v` (a call is fingerprinted only then).
 fn holds_secret(v: &Value, secrets: &SecretScanner) -> bool {
     match v {
@@ -537,6 +536,7 @@ fn holds_secret(v: &Value, secrets: &SecretScanner) -> bool {
     }
 }
 
+/// Redacts every string inside `v`; true when something was redacted.
 fn scrub_value(v: &mut Value, secrets: &SecretScanner) -> bool {
     match v {
         Value::String(s) => scrub(s, secrets),

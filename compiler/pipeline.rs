@@ -541,15 +541,17 @@ fn negations<'a>(lessons: &'a [Lesson], lexicon: &cluster::Lexicon) -> Vec<Confl
         .par_iter()
         .map(|(at, rules)| {
             let analyses: Vec<cluster::Analysis> = rules.iter().map(|l| lexicon.analyze(&l.text)).collect();
-            let negates = |a: &cluster::Analysis| a.tokens.iter().any(|t| t.negated_in != 0);
+            let negates: Vec<bool> = (analyses.iter())
+                .map(|a| a.tokens.iter().any(|t| t.negated_in != 0))
+                .collect();
             let mut pairs = Vec::new();
             for (i, x) in analyses.iter().enumerate() {
-                if !negates(x) {
+                if !negates[i] {
                     continue;
                 }
                 for (j, y) in analyses.iter().enumerate() {
                     // Two negating rules are compared once, from the first.
-                    if i == j || negates(y) && j < i || !cluster::negation(lexicon, x, y) {
+                    if i == j || negates[j] && j < i || !cluster::negation(lexicon, x, y) {
                         continue;
                     }
                     pairs.push((*at, (vec![rules[j]], vec![rules[i]])));

@@ -447,12 +447,14 @@ fn rules_that_say_opposite_things_are_named_together() {
     let s = Scratch::new("codes-conflicting-rules");
     let input = s.path("in.jsonl");
     let exp = |id: &str, day: u32, project: &str, extra: serde_json::Value| {
-        let mut r = json!({"id": id, "recorded_at": format!("2026-10-{day:02}T09:30:00Z"), "domains": ["node"],
-            "project": project, "outcome": "succeeded", "task": "make the CI install step reliable"});
-        r.as_object_mut()
-            .unwrap()
-            .extend(extra.as_object().unwrap().clone());
-        r
+        succeeded(
+            id,
+            day,
+            project,
+            "node",
+            "make the CI install step reliable",
+            extra,
+        )
     };
     write_jsonl(
         &input,
@@ -523,8 +525,8 @@ fn a_rule_and_its_negation_in_other_words_are_named_together() {
     let s = Scratch::new("codes-conflicting-reworded");
     let input = s.path("in.jsonl");
     let exp = |id: &str, day: u32, project: &str, lesson: &str| {
-        json!({"id": id, "recorded_at": format!("2026-10-{day:02}T09:30:00Z"), "domains": ["python"],
-            "project": project, "outcome": "succeeded", "task": "stabilise the integration suite", "lesson": lesson})
+        let task = "stabilise the integration suite";
+        succeeded(id, day, project, "python", task, json!({"lesson": lesson}))
     };
     let avoid = "Avoid mocking the HTTP client in the integration suite when the staging API is reachable; record responses with VCR.";
     let mock = "Mock the HTTP client in the integration suite when the staging API is reachable; record responses with VCR.";
@@ -555,7 +557,28 @@ fn a_rule_and_its_negation_in_other_words_are_named_together() {
         "{d:#}"
     );
     assert!(!d["message"].as_str().unwrap().contains("workers"), "{d:#}");
-    let _ = rule_id("Never let integration suite workers");
+    assert!(
+        !named.contains(&rule_id("Never let integration suite workers")),
+        "{d:#}"
+    );
+}
+
+/// A succeeded experience of October 2026 in one domain and project, with `fields` (its
+/// lesson, gotchas, …) added.
+fn succeeded(
+    id: &str,
+    day: u32,
+    project: &str,
+    domain: &str,
+    task: &str,
+    fields: serde_json::Value,
+) -> serde_json::Value {
+    let mut r = json!({"id": id, "recorded_at": format!("2026-10-{day:02}T09:30:00Z"), "domains": [domain],
+        "project": project, "outcome": "succeeded", "task": task});
+    r.as_object_mut()
+        .unwrap()
+        .extend(fields.as_object().unwrap().clone());
+    r
 }
 
 /// The id of the rule whose text starts with `text` in a ledger.

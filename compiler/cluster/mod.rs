@@ -20,9 +20,9 @@
 //! instead of the text).
 //!
 //! Pairs come from an inverted index over the anchors' content tokens (a technical token is
-//! also listed under its last `.`/`/` segment, a flag with a value under the bare flag). A token lists at most `postings_cap` anchors
-//! (the earliest); an anchor found only through full postings is missed, which can split a
-//! cluster but never merges two lessons. A found anchor is compared only when its count of
+//! also listed under its last `.`/`/` segment, a flag with a value under the bare flag). A
+//! token lists at most `postings_cap` anchors (the earliest); an anchor found only through
+//! full postings is missed, which can split a cluster but never merges two lessons. A found anchor is compared only when its count of
 //! shared tokens can still reach the threshold, best bound first, at most `max_compares`
 //! anchors per candidate. So the work is bounded by candidates × tokens × cap, never
 //! candidates².

@@ -622,3 +622,24 @@ fn subcommands_of_a_subcommand_must_agree() {
     let a = l.analyze("Run terraform workspace. Select the staging one.");
     assert!(!a.tokens.iter().any(|t| t.text.starts_with("terraform workspac ")));
 }
+
+/// A flag with a value is indexed under the bare flag too: among anchors that share as many
+/// plain words with it, the one naming the same flag is compared first, so the candidate finds
+/// it even when the decoys fill `max_compares`.
+#[test]
+fn a_flag_with_a_value_finds_its_bare_flag_past_the_compare_limit() {
+    let l = lx();
+    let mut cands: Vec<Candidate> = (0..l.max_compares as u32)
+        .map(|k| cand(k, k as i64, &format!("Raise the heap limit with -Xmx{k}g")))
+        .collect();
+    let n = cands.len() as u32;
+    cands.push(cand(n, 100, "Raise the heap limit with --max-old-space-size"));
+    cands.push(cand(
+        n + 1,
+        101,
+        "Raise the heap limit with --max-old-space-size=4096",
+    ));
+    let cs = cluster(&cands, &l);
+    assert_eq!(cs.len(), l.max_compares + 1, "{cs:#?}");
+    assert_eq!(members_of(&cs, n).members, vec![n, n + 1]);
+}
