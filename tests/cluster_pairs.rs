@@ -126,6 +126,23 @@ fn clusters_of(lx: &Lexicon, a: &str, b: &str) -> usize {
     cluster(&[candidate(0, a), candidate(1, b)], lx).len()
 }
 
+/// Each pair of `two` clusters apart and each of `one` together, in either order; the
+/// failures are listed with their verdicts.
+fn assert_split_and_merged(lx: &Lexicon, two: &[(&str, &str)], one: &[(&str, &str)]) {
+    let mut wrong = Vec::new();
+    for (pairs, want) in [(two, 2), (one, 1)] {
+        for (a, b) in pairs {
+            for (x, y) in [(a, b), (b, a)] {
+                if clusters_of(lx, x, y) != want {
+                    let v = skillc::cluster::verdict(lx, x, y);
+                    wrong.push(format!("want {want}: {x:?} | {y:?}: {v:?}"));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 /// A lesson and its negation are two lessons however many words they share ("never X" /
 /// "don't X" / "do not X" / "avoid X-ing" against "X"). With few shared words the roles step
 /// already splits them (its negated words outweigh the asserted ones); with a longer shared
@@ -363,16 +380,71 @@ fn traded_words_swapped_phrases_and_subcommands_split_while_paraphrases_merge() 
             "When the webpack build runs out of memory, raise the Node heap with --max-old-space-size",
         ),
     ];
-    let mut wrong = Vec::new();
-    for (pairs, want) in [(&two[..], 2), (&one[..], 1)] {
-        for (a, b) in pairs {
-            for (x, y) in [(a, b), (b, a)] {
-                if clusters_of(&lx, x, y) != want {
-                    let v = skillc::cluster::verdict(&lx, x, y);
-                    wrong.push(format!("want {want}: {x:?} | {y:?}: {v:?}"));
-                }
-            }
-        }
-    }
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_split_and_merged(&lx, &two, &one);
+}
+
+/// Steps in order: "X first, then Y", "X, then Y", "X before Y" and "Y after X" say one
+/// order, and the reverse order is another lesson; "if X, then Y" is a condition, and "the
+/// first build" an adjective, so neither orders anything.
+#[test]
+fn steps_in_one_order_merge_however_worded_and_the_reverse_order_splits() {
+    let lx = lexicon();
+    let two = [
+        (
+            "Deploy the frontend first, then the API, so clients never call a missing route.",
+            "Deploy the API first, then the frontend, so clients never call a missing route.",
+        ),
+        (
+            "Run terraform plan and then terraform apply.",
+            "Run terraform apply and then terraform plan.",
+        ),
+        (
+            "Back up the orders database, then run the migration.",
+            "Run the migration, then back up the orders database.",
+        ),
+        (
+            "Take a snapshot of the volume first and upgrade the cluster",
+            "Upgrade the cluster first and take a snapshot of the volume",
+        ),
+        (
+            "Rotate the signing keys after revoking the old token.",
+            "Rotate the signing keys before revoking the old token.",
+        ),
+    ];
+    let one = [
+        (
+            "Run the migrations first, then deploy the app.",
+            "Run the migrations before deploying the app.",
+        ),
+        (
+            "First, stop the payments worker, then restore the backup.",
+            "Stop the payments worker before restoring the backup.",
+        ),
+        (
+            "Export the AWS env vars first, then run the deploy script.",
+            "Run the deploy script after exporting the AWS env vars.",
+        ),
+        (
+            "Rotate the signing keys after revoking the old token.",
+            "Revoke the old token before rotating the signing keys.",
+        ),
+        (
+            "Change the nginx config, then restart the service.",
+            "Restart the service after changing the nginx config.",
+        ),
+        (
+            "Once CI passes, tag the release.",
+            "Tag the release after CI is green.",
+        ),
+        // Not orders: a condition's `then`, an adjective `first`.
+        (
+            "If the build fails, then clear the cache",
+            "Clear the cache if the build fails",
+        ),
+        (
+            "If the first build fails, clear the cache",
+            "Clear the cache when the first build fails",
+        ),
+    ];
+    assert_split_and_merged(&lx, &two, &one);
 }

@@ -165,6 +165,11 @@ struct Markers {
     unless: String,
     to: String,
     without: String,
+    first: String,
+    then: String,
+    and: String,
+    /// Clause breaks after which a `then` may be a condition's ("if X, then Y"), not a step's.
+    conditions: Vec<String>,
     /// Clause breaks that open a clause explaining the rule rather than stating it.
     explaining: Vec<String>,
     prefer: Vec<String>,
@@ -182,7 +187,8 @@ pub enum Role {
     Asserted,
     /// Negated ("never X", "avoid X") or dispreferred ("instead of X", "replace X with").
     Negated,
-    /// In a "before …" clause.
+    /// In a "before …" clause, or the later step of "X first, then Y" (which says what "X
+    /// before Y" says).
     Before,
     /// In an "after …" clause.
     After,
@@ -240,6 +246,9 @@ pub struct Analysis {
     /// Per antonym pair of the lexicon: 1 = only the first word occurs, 2 = only the second,
     /// 0 = neither or both.
     pub antonyms: Vec<u8>,
+    /// How the text orders steps, if it does with one word of the two: "X before Y" (or "X
+    /// first, then Y") or "Y after X".
+    pub order: Option<Role>,
 }
 
 impl Analysis {
@@ -364,6 +373,12 @@ impl Lexicon {
             unless: stem(&lx, "unless"),
             to: stem(&lx, "to"),
             without: stem(&lx, "without"),
+            first: stem(&lx, "first"),
+            then: stem(&lx, "then"),
+            and: stem(&lx, "and"),
+            conditions: ["if", "when", "whenever", "unless"]
+                .map(|w| stem(&lx, w))
+                .to_vec(),
             explaining: ["so", "because", "since", "otherwise", "unless"]
                 .map(|w| stem(&lx, w))
                 .to_vec(),
@@ -725,13 +740,27 @@ impl Lexicon {
         let mut prefer = false;
         // After a `without` that leaves something out (`Token::left_out`).
         let mut leaving_out = false;
-        for it in &full {
+        // Steps in order: "deploy the frontend first, then the API" says what "deploy the
+        // frontend before the API" says, so the later step takes the `before` clause's role.
+        // `later`: an adverbial `first` ended a clause with words in it, so the next clause is
+        // the later step; `sequence`: a `first` was seen, so a `then` orders steps;
+        // `condition`: an `if` or `when` was seen, so a `then` without `first` or `and` may be
+        // the condition's ("if the build fails, then clear the cache").
+        let (mut later, mut sequence, mut condition) = (false, false, false);
+        let mut clause_words = 0usize;
+        let mut previous: &str = "";
+        for (i, it) in full.iter().enumerate() {
             let (t, technical) = match it {
                 Item::Break { .. } => {
                     clause_no += 1;
                     explaining = false;
                     leaving_out = false;
-                    clause = Role::Asserted;
+                    clause = if std::mem::take(&mut later) {
+                        Role::Before
+                    } else {
+                        Role::Asserted
+                    };
+                    clause_words = 0;
                     contrast = false;
                     replace = false;
                     prefer = false;
@@ -740,6 +769,27 @@ impl Lexicon {
                 Item::Word { text, technical } => (&**text, *technical),
             };
             words.push(t);
+            let mk = &self.mk;
+            let prior = std::mem::replace(&mut previous, t);
+            clause_words += 1;
+            if t == mk.first {
+                // Adverbial only at a clause's end ("X first, then Y", "X first and Y") or
+                // start ("First, X, then Y"), not as an adjective ("the first build").
+                let ends = match full.get(i + 1) {
+                    None | Some(Item::Break { .. }) => true,
+                    Some(Item::Word { text, .. }) => **text == *mk.then || **text == *mk.and,
+                };
+                if ends {
+                    sequence = true;
+                    later = clause_words > 1;
+                }
+            } else if t == mk.and
+                && prior == mk.first
+                && std::mem::take(&mut later)
+                && clause != Role::Negated
+            {
+                clause = Role::Before;
+            }
             let stated = (!explaining).then_some(clause_no);
             if technical {
                 after_to = false;
@@ -751,20 +801,24 @@ impl Lexicon {
                 note(&mut roles, t, true, role, stated, leaving_out);
                 continue;
             }
-            let to = std::mem::replace(&mut after_to, t == self.mk.to);
+            let to = std::mem::replace(&mut after_to, t == mk.to);
             let fw = self.function_words.get(t).copied().unwrap_or_default();
             if fw.clause_break {
                 clause_no += 1;
-                explaining = self.mk.explaining.iter().any(|e| e == t);
+                clause_words = 0;
+                explaining = mk.explaining.iter().any(|e| e == t);
                 leaving_out = false;
-                unless |= t == self.mk.unless;
-                clause = Role::Asserted;
+                unless |= t == mk.unless;
+                // "X, then Y", "X and then Y", "X first, then Y" order two steps.
+                let step = t == mk.then && (sequence || later || prior == mk.and || !condition);
+                condition |= mk.conditions.iter().any(|c| c == t);
+                later = false;
+                clause = if step { Role::Before } else { Role::Asserted };
                 contrast = false;
                 replace = false;
                 prefer = false;
                 continue;
             }
-            let mk = &self.mk;
             if fw.negator || t == mk.not {
                 // "run it without --release" leaves the flag out; "never run it without
                 // --release" is a double negation.
@@ -834,7 +888,16 @@ impl Lexicon {
         // A word seen both as technical and plain counts once, as technical.
         roles.sort_by(|a, b| a.text.cmp(b.text).then(b.technical.cmp(&a.technical)));
         roles.dedup_by(|a, b| a.text == b.text);
+        let order = match (
+            roles.iter().any(|r| r.role == Some(Role::Before)),
+            roles.iter().any(|r| r.role == Some(Role::After)),
+        ) {
+            (true, false) => Some(Role::Before),
+            (false, true) => Some(Role::After),
+            _ => None,
+        };
         Analysis {
+            order,
             tokens: roles
                 .into_iter()
                 .map(|r| Token {

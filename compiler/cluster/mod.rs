@@ -44,7 +44,9 @@
 //! select`); listed technical terms (tool, language, format and type names) count as
 //! technical. Each content word gets a role: asserted,
 //! negated (after `never`/`not`/`avoid`/`…n't` to the end of the clause, or dispreferred:
-//! `instead of X`, `prefer … over X`, `replace X with`), or in a `before`/`after` clause.
+//! `instead of X`, `prefer … over X`, `replace X with`), or in a `before`/`after` clause
+//! (the later step of "X first, then Y", "X, then Y" and "X and then Y" is in a `before`
+//! clause, as in "X before Y"; a condition's `then`, "if X, then Y", orders nothing).
 //! Stop words are dropped.
 //!
 //! Two texts are the same lesson when, in order:
@@ -56,7 +58,7 @@
 //!    saying its name as a word it does not refuse (`--amend` ~ "amend the commit"). A
 //!    flag one side only refuses ("not --force") or names while explaining the rule is no
 //!    veto;
-//! 2. no antonym pair splits them (`enable`/`disable`, `before`/`after`, …);
+//! 2. no antonym pair splits them (`enable`/`disable`, `always`/`never`, …);
 //! 3. they are not a minimal pair: the content-token sequences are not equal but for one run
 //!    swapped in place — a common prefix and suffix with, between them, 1..=`max_substitution`
 //!    tokens on each side that the other run lacks ("set memory [limits] on every container"
@@ -68,7 +70,10 @@
 //!    neighbours that each change role with their place ("the linter before the formatter"
 //!    vs "the formatter before the linter");
 //! 4. roles agree: over the shared content words, the weight whose roles differ (technical
-//!    tokens weigh 2, others 1) is below the weight whose roles match; and no flag both name
+//!    tokens weigh 2, others 1) is below the weight whose roles match (when one side orders
+//!    its steps with `after` and the other with `before` or `then`, the `after` side is read
+//!    the other way round: "restart the service after changing its config" is "change the
+//!    config, then restart the service"); and no flag both name
 //!    is passed on one side and refused on the other ("with --release" vs "without
 //!    --release"; "never … without --release" is a double negation and refuses nothing);
 //! 5. the content overlap — Dice, 2|A∩B| / (|A|+|B|), over content-token sets — is at least

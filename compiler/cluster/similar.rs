@@ -2,7 +2,7 @@
 
 use std::cmp::Ordering;
 
-use super::lexicon::{Analysis, Clauses, Lexicon, Measure, Token, is_flag};
+use super::lexicon::{Analysis, Clauses, Lexicon, Measure, Role, Token, is_flag};
 
 /// Do two technical tokens name the same thing? Equal, or one is a `.`/`/`-suffix of the
 /// other (`react.useeffect` ~ `useeffect`, `src/app.py` ~ `app.py`), or one is the other
@@ -164,6 +164,20 @@ fn judge<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis) -> Verdict<&'a s
     let (mut agree, mut disagree) = (0u32, 0u32);
     let (mut together_a, mut together_b): (Clauses, Clauses) = (0, 0);
     let mut crossed = false;
+    // One order in two wordings: "Y after X" says what "X before Y" and "X first, then Y"
+    // say, so when one side orders with `after` and the other with `before` (or `then`),
+    // the `after` side is read the other way round: what follows `after` is the earlier
+    // step, asserted, and the rest the later one.
+    let (flip_a, flip_b) = match (a.order, b.order) {
+        (Some(Role::After), Some(Role::Before)) => (true, false),
+        (Some(Role::Before), Some(Role::After)) => (false, true),
+        _ => (false, false),
+    };
+    let read = |role: Role, flip: bool| match (role, flip) {
+        (Role::After, true) => Role::Asserted,
+        (Role::Asserted, true) => Role::Before,
+        _ => role,
+    };
     // Plain tokens of each side whose text the other side has (for step 5).
     let (mut plain_a, mut plain_b) = (0, 0);
     // A flag one side passes and the other refuses ("with --release" vs "without --release").
@@ -183,7 +197,7 @@ fn judge<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis) -> Verdict<&'a s
             return;
         };
         let w = if x.technical { 2 } else { 1 };
-        if ra == rb {
+        if read(ra, flip_a) == read(rb, flip_b) {
             agree += w;
         } else {
             disagree += w;
