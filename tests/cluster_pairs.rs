@@ -448,3 +448,37 @@ fn steps_in_one_order_merge_however_worded_and_the_reverse_order_splits() {
     ];
     assert_split_and_merged(&lx, &two, &one);
 }
+
+/// "Always" and "never" split a pair only where the rule is stated: a `never` in the clause
+/// that explains it ("…, because a moved tag can never be trusted") says what goes wrong,
+/// not the opposite rule, so it merges with "always …" worded otherwise. "Always X" against
+/// "never X" is still two lessons, and so is a pair whose explanations trade the two words.
+#[test]
+fn always_and_never_split_only_where_the_rule_is_stated() {
+    let lx = lexicon();
+    let two = [
+        (
+            "Always pass EX to SET when writing cache keys.",
+            "Never pass EX to SET when writing cache keys.",
+        ),
+        (
+            "Always run terraform plan before apply, because a stale plan can never be trusted.",
+            "Never run terraform plan before apply, because a stale plan can always be trusted.",
+        ),
+    ];
+    let one = [
+        (
+            "Pin third-party actions to a full commit SHA, because a moved tag can never be trusted.",
+            "Always pin third-party actions to a full commit SHA; tags can be moved.",
+        ),
+        (
+            "Set a timeout on every redis client call, otherwise a dead server means the call never returns.",
+            "Always set a timeout on every redis client call; the default waits forever.",
+        ),
+        (
+            "Run pip install with --proxy on the build hosts, since they never reach PyPI directly.",
+            "Always run pip install with --proxy on the build hosts; there is no direct route to PyPI.",
+        ),
+    ];
+    assert_split_and_merged(&lx, &two, &one);
+}

@@ -725,6 +725,7 @@ impl Lexicon {
         }
         // 5. roles, 6. stop words.
         let mut words: Vec<&str> = Vec::with_capacity(full.len());
+        let mut antonyms = vec![0u8; self.antonyms.len()];
         // Content tokens in order of first appearance, with their role and negated clauses.
         let mut roles: Vec<Noted> = Vec::new();
         // The clause's number (a bit of `Token::negated_in`), whether it explains the rule
@@ -769,6 +770,15 @@ impl Lexicon {
                 Item::Word { text, technical } => (&**text, *technical),
             };
             words.push(t);
+            // Each antonym word marks its side: 1 = first word only, 2 = second only, 3 =
+            // both. Only where the rule is stated: "always pass EX to SET, so no key is ever
+            // left without an expiry" and "…, so a crash never leaves a key without expiry"
+            // explain one rule with different words.
+            if !explaining {
+                for &(k, side) in self.antonym_of.get(t).into_iter().flatten() {
+                    antonyms[k] |= side;
+                }
+            }
             let mk = &self.mk;
             let prior = std::mem::replace(&mut previous, t);
             clause_words += 1;
@@ -865,13 +875,6 @@ impl Lexicon {
         }
         words.sort_unstable();
         words.dedup();
-        // Each antonym word marks its side: 1 = first word only, 2 = second only, 3 = both.
-        let mut antonyms = vec![0u8; self.antonyms.len()];
-        for w in &words {
-            for &(k, side) in self.antonym_of.get(*w).into_iter().flatten() {
-                antonyms[k] |= side;
-            }
-        }
         for a in &mut antonyms {
             if *a == 3 {
                 *a = 0;

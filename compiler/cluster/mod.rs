@@ -58,7 +58,8 @@
 //!    saying its name as a word it does not refuse (`--amend` ~ "amend the commit"). A
 //!    flag one side only refuses ("not --force") or names while explaining the rule is no
 //!    veto;
-//! 2. no antonym pair splits them (`enable`/`disable`, `always`/`never`, …);
+//! 2. no antonym pair splits them (`enable`/`disable`, `always`/`never`, …) in the clauses
+//!    that state the rule (not those that explain it: "…, because a tag can never be trusted");
 //! 3. they are not a minimal pair: the content-token sequences are not equal but for one run
 //!    swapped in place — a common prefix and suffix with, between them, 1..=`max_substitution`
 //!    tokens on each side that the other run lacks ("set memory [limits] on every container"
