@@ -482,3 +482,31 @@ fn always_and_never_split_only_where_the_rule_is_stated() {
     ];
     assert_split_and_merged(&lx, &two, &one);
 }
+
+/// "Roll out" is "deploy" (the lexicon's phrases), so a rollout in other words merges;
+/// rolling back is not rolling out.
+#[test]
+fn rolling_out_is_deploying_and_rolling_back_is_not() {
+    let lx = lexicon();
+    let two = [
+        (
+            "Roll back the canary when the error rate doubles.",
+            "Roll out the canary when the error rate doubles.",
+        ),
+        (
+            "Roll back the canary when the error rate doubles.",
+            "Deploy the canary when the error rate doubles.",
+        ),
+    ];
+    let one = [
+        (
+            "Deploy the cache schema change first, then the app that reads it.",
+            "Roll out the cache schema change before the app that reads it.",
+        ),
+        (
+            "Rolled out the feature flag to 5% of users before enabling it for everyone.",
+            "Deploy the feature flag to 5% of users before enabling it for everyone.",
+        ),
+    ];
+    assert_split_and_merged(&lx, &two, &one);
+}
