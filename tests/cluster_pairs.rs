@@ -510,3 +510,36 @@ fn rolling_out_is_deploying_and_rolling_back_is_not() {
     ];
     assert_split_and_merged(&lx, &two, &one);
 }
+
+/// "Instead of" and "rather than" disprefer what follows them, a preposition first or not:
+/// "serially instead of in parallel" says what "serially, not in parallel" says, and the
+/// other way round ("in parallel instead of serially") is another lesson.
+#[test]
+fn instead_of_a_prepositional_phrase_disprefers_it() {
+    let lx = lexicon();
+    let two = [
+        (
+            "Run the integration tests in parallel instead of serially.",
+            "Run the integration tests serially, not in parallel.",
+        ),
+        (
+            "Store timestamps in local time rather than in UTC.",
+            "Store timestamps in UTC, never in local time.",
+        ),
+    ];
+    let one = [
+        (
+            "Run the integration tests serially instead of in parallel.",
+            "Run the integration tests serially, not in parallel.",
+        ),
+        (
+            "Store timestamps in UTC rather than in local time.",
+            "Store timestamps in UTC, never in local time.",
+        ),
+        (
+            "Build the release image on CI rather than on a laptop.",
+            "Build the release image on CI, not on a developer laptop.",
+        ),
+    ];
+    assert_split_and_merged(&lx, &two, &one);
+}

@@ -737,6 +737,9 @@ impl Lexicon {
         let mut unless = false;
         let mut clause = Role::Asserted;
         let mut contrast = false;
+        // The word right after "instead of": a preposition there opens the scope rather than
+        // ending it ("serially instead of in parallel" disprefers `parallel`).
+        let mut contrast_opened = false;
         let mut replace = false;
         let mut prefer = false;
         // After a `without` that leaves something out (`Token::left_out`).
@@ -781,6 +784,7 @@ impl Lexicon {
             }
             let mk = &self.mk;
             let prior = std::mem::replace(&mut previous, t);
+            let opening = std::mem::take(&mut contrast_opened);
             clause_words += 1;
             if t == mk.first {
                 // Adverbial only at a clause's end ("X first, then Y", "X first and Y") or
@@ -840,7 +844,7 @@ impl Lexicon {
                 continue;
             }
             if t == INSTEAD || (prefer && (t == mk.over || t == mk.than)) {
-                contrast = true;
+                (contrast, contrast_opened) = (true, true);
                 continue;
             }
             if t == mk.replace {
@@ -861,7 +865,7 @@ impl Lexicon {
                 prefer = true;
             }
             if fw.stop || t.starts_with('~') {
-                if contrast && !fw.article {
+                if contrast && !fw.article && !opening {
                     contrast = false;
                 }
                 continue;
