@@ -175,6 +175,14 @@ struct Markers {
     prefer: Vec<String>,
 }
 
+impl Markers {
+    /// Does `w` open an "instead of …" scope: `instead of`, `rather than`, or `over`/`than`
+    /// after a `prefer`?
+    fn opens_contrast(&self, w: &str, prefer: bool) -> bool {
+        w == INSTEAD || (prefer && (w == self.over || w == self.than))
+    }
+}
+
 impl Default for Lexicon {
     fn default() -> Lexicon {
         Lexicon::from_yaml("threshold: 0.5").expect("minimal lexicon")
@@ -737,9 +745,6 @@ impl Lexicon {
         let mut unless = false;
         let mut clause = Role::Asserted;
         let mut contrast = false;
-        // The word right after "instead of": a preposition there opens the scope rather than
-        // ending it ("serially instead of in parallel" disprefers `parallel`).
-        let mut contrast_opened = false;
         let mut replace = false;
         let mut prefer = false;
         // After a `without` that leaves something out (`Token::left_out`).
@@ -784,7 +789,6 @@ impl Lexicon {
             }
             let mk = &self.mk;
             let prior = std::mem::replace(&mut previous, t);
-            let opening = std::mem::take(&mut contrast_opened);
             clause_words += 1;
             if t == mk.first {
                 // Adverbial only at a clause's end ("X first, then Y", "X first and Y") or
@@ -843,8 +847,8 @@ impl Lexicon {
                 explaining |= to || t == mk.without;
                 continue;
             }
-            if t == INSTEAD || (prefer && (t == mk.over || t == mk.than)) {
-                (contrast, contrast_opened) = (true, true);
+            if mk.opens_contrast(t, prefer) {
+                contrast = true;
                 continue;
             }
             if t == mk.replace {
@@ -865,7 +869,9 @@ impl Lexicon {
                 prefer = true;
             }
             if fw.stop || t.starts_with('~') {
-                if contrast && !fw.article && !opening {
+                // A word right after "instead of" opens the scope rather than ending it
+                // ("serially instead of in parallel" disprefers `parallel`).
+                if contrast && !fw.article && !mk.opens_contrast(prior, prefer) {
                     contrast = false;
                 }
                 continue;
