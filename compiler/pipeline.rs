@@ -234,7 +234,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
             rules,
             min_reinforcement,
         };
-        let (scored, mut score_sink, units) = score::score(&inputs);
+        let (scored, units) = score::score(&inputs);
         comp.lessons = scored.lessons;
         comp.lesson_of = scored.lesson_of;
         clock.lap("score: fold");
@@ -243,7 +243,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         // a lesson this compile does not have).
         let mut decisions = Cow::Borrowed(&opts.decisions[..]);
         let unknown = unknown_names(
-            &score_sink,
+            units.unknown_in_play(),
             &orphaned(&comp.lessons, &decisions),
             &comp.lessons,
             &opts.cited,
@@ -259,31 +259,31 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
             found
         };
         clock.lap("score: names");
-        if let Some((followed, renamed)) = follow_refounded(&comp, &corpus, &found, &opts.decisions) {
-            // Only the units that hold a lesson the renaming points to fold again; the first
-            // pass's lessons of the others are taken over, so the two passes never hold
-            // their lessons at once.
-            drop(std::mem::take(&mut score_sink));
-            members = None;
-            decisions = Cow::Owned(followed);
-            let (scored, sink_again) = score::rescore(
-                &score::Inputs {
-                    decisions: &decisions,
-                    renamed: &renamed,
-                    ..inputs
-                },
-                std::mem::take(&mut comp.lessons),
-                units,
-            );
-            score_sink = sink_again;
-            comp.lessons = scored.lessons;
-            comp.lesson_of = scored.lesson_of;
-            clock.lap("score: again");
-        } else {
-            // Nothing to fold again: what the first pass kept for it goes now.
-            drop(units);
-        }
-        sink.extend(score_sink);
+        // The pass that stands is reported; what its units kept for a second pass goes with it.
+        let reported =
+            if let Some((followed, renamed)) = follow_refounded(&comp, &corpus, &found, &opts.decisions) {
+                // Only the units that hold a lesson the renaming points to fold again; the first
+                // pass's lessons of the others are taken over, so the two passes never hold
+                // their lessons at once.
+                members = None;
+                decisions = Cow::Owned(followed);
+                let (scored, units) = score::rescore(
+                    &score::Inputs {
+                        decisions: &decisions,
+                        renamed: &renamed,
+                        ..inputs
+                    },
+                    std::mem::take(&mut comp.lessons),
+                    units,
+                );
+                comp.lessons = scored.lessons;
+                comp.lesson_of = scored.lesson_of;
+                clock.lap("score: again");
+                units.into_sink(&comp.lessons)
+            } else {
+                units.into_sink(&comp.lessons)
+            };
+        sink.extend(reported);
         sink.extend(
             orphaned(&comp.lessons, &decisions)
                 .into_iter()

@@ -358,8 +358,8 @@ fn between(days: &[i64], from: i64, to: i64) -> &[i64] {
 }
 
 /// The first pass: every unit folded. `Units` lets a second pass (`rescore`) keep what it
-/// does not change.
-pub fn score<'a>(inp: &Inputs<'a>) -> (Scored, Sink, Units<'a>) {
+/// does not change, and makes the pass's diagnostics (`Units::into_sink`).
+pub fn score<'a>(inp: &Inputs<'a>) -> (Scored, Units<'a>) {
     fold_all(inp, prepare(inp), units(inp, false), Vec::new())
 }
 
@@ -370,7 +370,7 @@ fn fold_all<'a>(
     shared: Shared<'a>,
     partition: Vec<Vec<u32>>,
     kept: Vec<Option<UnitOut>>,
-) -> (Scored, Sink, Units<'a>) {
+) -> (Scored, Units<'a>) {
     fold_units(inp, shared, partition, false, kept)
         .or_else(|shared| fold_units(inp, *shared, units(inp, true), true, Vec::new()))
         .unwrap_or_else(|_| unreachable!("one unit holds every lesson"))
@@ -380,7 +380,7 @@ fn fold_all<'a>(
 /// first pass that gave the lessons `previous` and `units`: only the units holding a lesson
 /// the renaming points to are folded again; an id names a lesson of one unit, so the others
 /// would fold exactly as they did. The same result as `score(inp)`.
-pub fn rescore<'a>(inp: &Inputs<'a>, previous: Vec<Lesson>, units: Units<'a>) -> (Scored, Sink) {
+pub fn rescore<'a>(inp: &Inputs<'a>, previous: Vec<Lesson>, units: Units<'a>) -> (Scored, Units<'a>) {
     let Units {
         mut shared,
         partition,
@@ -388,6 +388,7 @@ pub fn rescore<'a>(inp: &Inputs<'a>, previous: Vec<Lesson>, units: Units<'a>) ->
         sides,
         capped,
         single,
+        ..
     } = units;
     shared.rename(inp);
     let mut refold = vec![single; sides.len()];
@@ -441,8 +442,7 @@ pub fn rescore<'a>(inp: &Inputs<'a>, previous: Vec<Lesson>, units: Units<'a>) ->
     } else {
         partition
     };
-    let (scored, sink, _) = fold_all(inp, shared, partition, kept);
-    (scored, sink)
+    fold_all(inp, shared, partition, kept)
 }
 
 /// What every unit reads.
@@ -614,8 +614,10 @@ struct Side {
     found_in_play: Vec<(u32, u32)>,
 }
 
-/// The first pass's units, kept so that a second pass, with lessons renamed, folds again only
-/// the units that hold those lessons and takes every other unit's lessons as they are.
+/// A pass's units, kept so that a second pass, with lessons renamed, folds again only the
+/// units that hold those lessons and takes every other unit's lessons as they are; and what
+/// the pass found to report. Only the pass that stands is reported (`into_sink`): a first
+/// pass's contradiction warnings would be made for nothing when a second pass follows.
 pub struct Units<'a> {
     /// What every unit read (a second pass indexes the names again).
     shared: Shared<'a>,
@@ -628,6 +630,56 @@ pub struct Units<'a> {
     capped: Vec<u32>,
     /// The pass ran as the single pass (one unit), so nothing can be kept.
     single: bool,
+    /// (ledger position, unit, index in the unit) of every contradicted lesson.
+    contradicted: Vec<(u32, u32, u32)>,
+    /// The cap's warnings.
+    capped_notes: Sink,
+    /// Experiences naming ids no unit found (`unknown_in_play`).
+    unknown: Sink,
+}
+
+impl Units<'_> {
+    /// The warnings about `in_play` ids that named no lesson: the ids a second pass may rename.
+    pub fn unknown_in_play(&self) -> &[Diagnostic] {
+        &self.unknown
+    }
+
+    /// Every diagnostic of the pass, given its lessons (ledger order); the rest is freed.
+    pub fn into_sink(self, lessons: &[Lesson]) -> Sink {
+        let sides = &self.sides;
+        let mut sink: Sink = (self.contradicted.par_iter())
+            .map(|&(pos, u, li)| contradicted(&lessons[pos as usize], &sides[u as usize].contradictions[&li]))
+            .collect();
+        sink.extend(self.unknown);
+        sink.extend(self.capped_notes);
+        for side in self.sides {
+            sink.extend(side.sink);
+        }
+        sink
+    }
+}
+
+/// The warning on a lesson in play that experiences contradicted.
+fn contradicted(l: &Lesson, exps: &[Id]) -> Diagnostic {
+    // The confidence the last contradiction left, not where later events took it.
+    let after = (l.history.iter().rev())
+        .find(|h| h.event == "contradicted")
+        .map_or(l.confidence, |h| h.confidence);
+    Diagnostic::new(
+        codes::CONTRADICTED,
+        format!(
+            "lesson in play was contradicted by {} experience(s): {}; confidence after {}: {}",
+            exps.len(),
+            short_list(exps, 3),
+            if exps.len() == 1 { "it" } else { "the last" },
+            confidence_text(after)
+        ),
+    )
+    .subject(&l.id)
+    .domain(&l.domain)
+    .with("lesson", l.id.clone())
+    .with("confidence", confidence_value(after))
+    .experiences(exps)
 }
 
 /// Every unit's lessons under one numbering (unit by unit), left where the units put them.
@@ -695,7 +747,7 @@ fn fold_units<'a>(
     units: Vec<Vec<u32>>,
     single: bool,
     mut kept: Vec<Option<UnitOut>>,
-) -> Result<(Scored, Sink, Units<'a>), Box<Shared<'a>>> {
+) -> Result<(Scored, Units<'a>), Box<Shared<'a>>> {
     let now = inp.corpus.now();
     kept.resize_with(units.len(), || None);
     // Largest first, so that the biggest unit does not start last and leave one thread alone;
@@ -728,28 +780,30 @@ fn fold_units<'a>(
         return Err(Box::new(shared));
     };
 
-    let mut sink = Sink::new();
     let mut found: FxSet<(u32, u32)> = FxSet::default();
     let mut lesson_of: Vec<Option<u32>> = vec![None; inp.candidates.len()];
-    let mut contradictions: BTreeMap<u32, Vec<Id>> = BTreeMap::new();
+    // (lesson number, unit, index in the unit) of the contradicted lessons.
+    let mut contradicted = Vec::new();
     let mut base = 0;
-    for out in &merged.units {
+    for (u, out) in merged.units.iter().enumerate() {
         let side = &out.side;
         for &(c, li) in &side.lesson_of {
             lesson_of[c as usize] = Some(base + li);
         }
-        let exps = side.contradictions.iter().map(|(li, e)| (base + li, e.clone()));
-        contradictions.extend(exps);
-        sink.extend(side.sink.iter().cloned());
+        contradicted.extend((side.contradictions.keys()).map(|&li| (base + li, u as u32, li)));
         found.extend(side.found_in_play.iter().copied());
         base += out.lessons.len() as u32;
     }
-    sink.extend(unknown_in_play(inp, &shared.in_play, &found));
-    let capped = apply_caps(&mut merged, &inp.rules.policy, now, &mut sink);
+    let unknown = unknown_in_play(inp, &shared.in_play, &found);
+    let mut capped_notes = Sink::new();
+    let capped = apply_caps(&mut merged, &inp.rules.policy, now, &mut capped_notes);
     // Lesson number → its place in ledger order.
     let mut new_index = vec![0u32; order.len()];
     for (new, &old) in order.iter().enumerate() {
         new_index[old as usize] = new as u32;
+    }
+    for c in &mut contradicted {
+        c.0 = new_index[c.0 as usize];
     }
     let units = Units {
         at: order.iter().map(|&g| merged.at[g as usize]).collect(),
@@ -760,9 +814,12 @@ fn fold_units<'a>(
         single,
         shared,
         partition: units,
+        contradicted,
+        capped_notes,
+        unknown,
     };
-    let (scored, sink) = finish(inp, merged, &order, &new_index, lesson_of, contradictions, sink);
-    Ok((scored, sink, units))
+    let scored = finish(inp, merged, &order, &new_index, lesson_of);
+    Ok((scored, units))
 }
 
 /// One warning per experience whose `in_play` names ids that were no lesson when it was
@@ -772,6 +829,10 @@ fn unknown_in_play(inp: &Inputs, in_play: &[u32], found: &FxSet<(u32, u32)>) -> 
         .par_iter()
         .filter_map(|&i| {
             let exp = &inp.corpus.experiences[i as usize];
+            // Almost every list names only lessons: no set of the ids seen is needed for it.
+            if (0..exp.in_play.len() as u32).all(|pos| found.contains(&(i, pos))) {
+                return None;
+            }
             let mut seen = BTreeSet::new();
             let unknown: Vec<String> = (exp.in_play.iter().enumerate())
                 .filter(|&(pos, id)| seen.insert(id.as_str()) && !found.contains(&(i, pos as u32)))
@@ -913,12 +974,13 @@ fn fold_unit<'a>(
 fn apply_caps(merged: &mut Merged, policy: &crate::policy::Policy, now: Millis, sink: &mut Sink) -> Vec<u32> {
     let mut capped = Vec::new();
     let cap = policy.caps.active_lessons;
-    // (scope, domain) → (pinned active lessons, the other active lessons).
-    let mut groups: BTreeMap<(String, String), (usize, Vec<u32>)> = BTreeMap::new();
+    // (scope, domain) → (pinned active lessons, the other active lessons); only the groups
+    // over the cap take their names out of the lessons.
+    let mut groups: BTreeMap<(&str, &str), (usize, Vec<u32>)> = BTreeMap::new();
     for g in 0..merged.at.len() as u32 {
         let l = merged.get(g);
         if l.status == Status::Active {
-            let slot = groups.entry((l.scope.clone(), l.domain.clone())).or_default();
+            let slot = groups.entry((&l.scope, &l.domain)).or_default();
             if l.pinned {
                 slot.0 += 1;
             } else {
@@ -926,11 +988,12 @@ fn apply_caps(merged: &mut Merged, policy: &crate::policy::Policy, now: Millis, 
             }
         }
     }
-    for ((scope, domain), (pinned, mut ids)) in groups {
+    let over: Vec<(String, String, usize, Vec<u32>)> = (groups.into_iter())
+        .filter(|(_, (pinned, ids))| ids.len() > cap.saturating_sub(*pinned))
+        .map(|((scope, domain), (pinned, ids))| (scope.to_string(), domain.to_string(), pinned, ids))
+        .collect();
+    for (scope, domain, pinned, mut ids) in over {
         let room = cap.saturating_sub(pinned);
-        if ids.len() <= room {
-            continue;
-        }
         ids.sort_by(|&a, &b| {
             let (la, lb) = (merged.get(a), merged.get(b));
             lb.confidence.cmp(&la.confidence).then_with(|| la.id.cmp(&lb.id))
@@ -959,44 +1022,18 @@ fn apply_caps(merged: &mut Merged, policy: &crate::policy::Policy, now: Millis, 
     capped
 }
 
-/// Which lessons are rules, the contradiction warnings, and the lessons in id order (`order`,
-/// whose inverse is `new_index`).
+/// Which lessons are rules, and the lessons in id order (`order`, whose inverse is
+/// `new_index`).
 fn finish(
     inp: &Inputs,
     mut merged: Merged,
     order: &[u32],
     new_index: &[u32],
     lesson_of: Vec<Option<u32>>,
-    contradictions: BTreeMap<u32, Vec<Id>>,
-    mut sink: Sink,
-) -> (Scored, Sink) {
+) -> Scored {
     let min = inp.min_reinforcement;
     for l in merged.units.iter_mut().flat_map(|u| &mut u.lessons) {
         l.rule = l.status == Status::Active && (l.reinforcement >= min || l.blessed);
-    }
-    for (g, exps) in contradictions {
-        let l = merged.get(g);
-        // The confidence the last contradiction left, not where later events took it.
-        let after = (l.history.iter().rev())
-            .find(|h| h.event == "contradicted")
-            .map_or(l.confidence, |h| h.confidence);
-        sink.push(
-            Diagnostic::new(
-                codes::CONTRADICTED,
-                format!(
-                    "lesson in play was contradicted by {} experience(s): {}; confidence after {}: {}",
-                    exps.len(),
-                    short_list(&exps, 3),
-                    if exps.len() == 1 { "it" } else { "the last" },
-                    confidence_text(after)
-                ),
-            )
-            .subject(&l.id)
-            .domain(&l.domain)
-            .with("lesson", l.id.clone())
-            .with("confidence", confidence_value(after))
-            .experiences(&exps),
-        );
     }
     // Lesson numbers count the units' lessons in unit order, so this is lesson g at index g;
     // then into ledger order in place (a second vector of lessons would double them).
@@ -1007,7 +1044,7 @@ fn finish(
         .into_iter()
         .map(|o| o.map(|g| new_index[g as usize]))
         .collect();
-    (Scored { lessons, lesson_of }, sink)
+    Scored { lessons, lesson_of }
 }
 
 /// Reorders `items` in place so that `items[new] = old items[from[new]]` (`from` is a
@@ -2327,14 +2364,18 @@ mod tests {
             rules: &rules,
             min_reinforcement: 2,
         };
-        let Ok((one, one_sink, _)) = fold_units(&inp, prepare(&inp), units(&inp, true), true, Vec::new())
+        let Ok((one, one_units)) = fold_units(&inp, prepare(&inp), units(&inp, true), true, Vec::new())
         else {
             panic!("one unit holds every lesson");
         };
-        let Ok((par, par_sink, _)) = fold_units(&inp, prepare(&inp), units(&inp, false), false, Vec::new())
+        let Ok((par, par_units)) = fold_units(&inp, prepare(&inp), units(&inp, false), false, Vec::new())
         else {
             panic!("no id in two units");
         };
+        let (one_sink, par_sink) = (
+            one_units.into_sink(&one.lessons),
+            par_units.into_sink(&par.lessons),
+        );
         assert!(units(&inp, false).len() > 10);
         assert!(one.lessons == par.lessons, "the lessons differ");
         assert_eq!(one.lesson_of, par.lesson_of);
@@ -2390,15 +2431,19 @@ mod tests {
         let inp = Inputs { rules: &rules, ..inp };
         let d = founded[40];
         let renamed: HashMap<String, String> = [(OLD_ID.to_string(), d.id.clone())].into_iter().collect();
-        let (first, _, units) = score(&inp);
+        let (first, units) = score(&inp);
         assert!(first.lessons.iter().any(|l| l.reason.as_deref() == Some(CAPPED)));
         let before = Lesson::find(&first.lessons, &d.id).cloned();
         let again = Inputs {
             renamed: &renamed,
             ..inp
         };
-        let (whole, whole_sink, _) = score(&again);
-        let (part, part_sink) = rescore(&again, first.lessons, units);
+        let (whole, whole_units) = score(&again);
+        let (part, part_units) = rescore(&again, first.lessons, units);
+        let (whole_sink, part_sink) = (
+            whole_units.into_sink(&whole.lessons),
+            part_units.into_sink(&part.lessons),
+        );
         assert!(whole.lessons == part.lessons, "the lessons differ");
         assert_eq!(whole.lesson_of, part.lesson_of);
         assert_eq!(finalize(whole_sink), finalize(part_sink));
