@@ -543,3 +543,36 @@ fn instead_of_a_prepositional_phrase_disprefers_it() {
     ];
     assert_split_and_merged(&lx, &two, &one);
 }
+
+/// `run` moves with the sentence's voice ("before running aws commands" / "before any aws
+/// command runs"), so a paraphrase that moves it is no pair of traded words; two nouns traded
+/// around a `run` that stays put still are.
+#[test]
+fn a_moved_run_is_no_transposition() {
+    let lx = lexicon();
+    let two = [
+        (
+            "Run the build in the container and the tests on the host.",
+            "Run the tests in the container and the build on the host.",
+        ),
+        (
+            "Read from the replica and run writes against the primary.",
+            "Read from the primary and run writes against the replica.",
+        ),
+        (
+            "Run unit tests in CI and integration tests locally.",
+            "Run integration tests in CI and unit tests locally.",
+        ),
+    ];
+    let one = [
+        (
+            "Set the AWS_PROFILE environment variable before running aws commands in scripts.",
+            "Export AWS_PROFILE in the script before any aws command runs.",
+        ),
+        (
+            "Run terraform plan and review it before every apply.",
+            "Always review the output of terraform plan before running terraform apply.",
+        ),
+    ];
+    assert_split_and_merged(&lx, &two, &one);
+}

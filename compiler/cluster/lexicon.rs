@@ -52,6 +52,8 @@ struct File {
     #[serde(default)]
     abbreviations: Vec<String>,
     #[serde(default)]
+    movable: Vec<String>,
+    #[serde(default)]
     inflection: InflectionFile,
 }
 
@@ -136,6 +138,9 @@ pub struct Lexicon {
     commands: HashMap<String, HashSet<String>>,
     terms: HashSet<String>,
     abbreviations: HashSet<String>,
+    /// Verbs a paraphrase moves with its voice, canonical: the check for two words traded in
+    /// place passes over them.
+    pub(crate) movable: HashSet<String>,
     min_length: usize,
     exceptions: HashMap<String, String>,
     stages: Vec<Vec<SuffixRule>>,
@@ -357,6 +362,7 @@ impl Lexicon {
             commands: HashMap::default(),
             terms: HashSet::default(),
             abbreviations: f.abbreviations.iter().map(|s| s.to_lowercase()).collect(),
+            movable: HashSet::default(),
             min_length: f.inflection.min_length,
             exceptions: f
                 .inflection
@@ -420,6 +426,7 @@ impl Lexicon {
             }
         }
         lx.synonyms = synonyms;
+        lx.movable = f.movable.iter().map(|w| lx.canon(&stem(&lx, w))).collect();
         let mut phrases = Vec::new();
         for (k, v) in &f.phrases {
             let words: Vec<String> = k.split_whitespace().map(|w| stem(&lx, w)).collect();

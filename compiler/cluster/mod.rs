@@ -69,7 +69,9 @@
 //!    in the database, local time in the UI" vs "local time in the database, UTC in the UI";
 //!    a paraphrase that moves a clause to the front trades the words at the two ends), or two
 //!    neighbours that each change role with their place ("the linter before the formatter"
-//!    vs "the formatter before the linter");
+//!    vs "the formatter before the linter"). A verb the lexicon calls `movable` (`run`) may
+//!    frame such a pair but is never one of it: "before running aws commands" and "before
+//!    any aws command runs" put it on either side of its object;
 //! 4. roles agree: over the shared content words, the weight whose roles differ (technical
 //!    tokens weigh 2, others 1) is below the weight whose roles match (when one side orders
 //!    its steps with `after` and the other with `before` or `then`, the `after` side is read

@@ -234,7 +234,7 @@ fn judge<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis) -> Verdict<&'a s
         return Verdict::Polarity(word);
     }
     // 3, continued: nor two words traded in place. Last, as it walks both texts.
-    if transposed(a, b) {
+    if transposed(lx, a, b) {
         return Verdict::MinimalPair;
     }
     Verdict::Same(s)
@@ -368,8 +368,10 @@ fn minimal_pair(a: &Analysis, b: &Analysis, k: usize) -> bool {
 /// Neighbours count when each changes its role with its place ("run the linter before the
 /// formatter" vs "run the formatter before the linter"), not when the roles travel with the
 /// words ("don't run tests in parallel; run them serially" vs "run tests serially, not in
-/// parallel").
-fn transposed(a: &Analysis, b: &Analysis) -> bool {
+/// parallel"). A verb the lexicon calls movable frames a pair but is never one of it: "before
+/// running aws commands" and "before any aws command runs" put `run` on either side of its
+/// object.
+fn transposed(lx: &Lexicon, a: &Analysis, b: &Analysis) -> bool {
     let mut xs = a.seq.iter().filter(|t| b.token(&t.0).is_some());
     let mut ys = b.seq.iter().filter(|t| a.token(&t.0).is_some());
     // The first pair that differs, the shared words before it, and those after it until its
@@ -394,6 +396,7 @@ fn transposed(a: &Analysis, b: &Analysis) -> bool {
                 (Some(_), true) => after += 1,
             },
             (Some(x), Some(y)) => match first {
+                None if lx.movable.contains(&x.0) || lx.movable.contains(&y.0) => return false,
                 None => first = Some((&x.0, &y.0)),
                 Some((x0, y0)) if !mirrored && x.0 == y0 && y.0 == x0 => mirrored = true,
                 _ => return false,
