@@ -576,3 +576,26 @@ fn a_moved_run_is_no_transposition() {
     ];
     assert_split_and_merged(&lx, &two, &one);
 }
+
+/// "Read-only" is one word (the lexicon's `compound_tails`), not "read" and a stop word: a
+/// read-only mount and a read-write one are two lessons, while "read-only" and "readonly"
+/// are one word, and "timed-out calls" still says what "timeouts" says.
+#[test]
+fn read_only_and_read_write_are_two_lessons() {
+    let lx = lexicon();
+    let two = [(
+        "Mount the docker socket read-only in the CI runner.",
+        "Mount the docker socket read-write in the CI runner.",
+    )];
+    let one = [
+        (
+            "Mount the config volume read-only so the app cannot change it.",
+            "The app must not change its config volume: mount it readonly.",
+        ),
+        (
+            "The redis client retries timed-out calls silently, so a slow call takes three times the configured limit.",
+            "With default settings the redis client silently retries timeouts, tripling the effective timeout.",
+        ),
+    ];
+    assert_split_and_merged(&lx, &two, &one);
+}
