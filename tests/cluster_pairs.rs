@@ -578,15 +578,22 @@ fn a_moved_run_is_no_transposition() {
 }
 
 /// "Read-only" is one word (the lexicon's `compound_tails`), not "read" and a stop word: a
-/// read-only mount and a read-write one are two lessons, while "read-only" and "readonly"
-/// are one word, and "timed-out calls" still says what "timeouts" says.
+/// read-only mount and a read-write one are two lessons, as are opt-in and opt-out (its
+/// `compounds`), while "read-only" and "readonly" are one word, and "timed-out calls" still
+/// says what "timeouts" says.
 #[test]
 fn read_only_and_read_write_are_two_lessons() {
     let lx = lexicon();
-    let two = [(
-        "Mount the docker socket read-only in the CI runner.",
-        "Mount the docker socket read-write in the CI runner.",
-    )];
+    let two = [
+        (
+            "Mount the docker socket read-only in the CI runner.",
+            "Mount the docker socket read-write in the CI runner.",
+        ),
+        (
+            "Make crash reporting opt-in for self-hosted installs.",
+            "Make crash reporting opt-out for self-hosted installs.",
+        ),
+    ];
     let one = [
         (
             "Mount the config volume read-only so the app cannot change it.",

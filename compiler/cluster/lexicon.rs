@@ -56,6 +56,8 @@ struct File {
     #[serde(default)]
     compound_tails: Vec<String>,
     #[serde(default)]
+    compounds: Vec<String>,
+    #[serde(default)]
     inflection: InflectionFile,
 }
 
@@ -145,6 +147,8 @@ pub struct Lexicon {
     pub(crate) movable: HashSet<String>,
     /// Second parts that keep a hyphenated word whole (`compound_tails`).
     compound_tails: HashSet<String>,
+    /// Hyphenated words kept whole (`compounds`).
+    compounds: HashSet<String>,
     min_length: usize,
     exceptions: HashMap<String, String>,
     stages: Vec<Vec<SuffixRule>>,
@@ -368,6 +372,7 @@ impl Lexicon {
             abbreviations: f.abbreviations.iter().map(|s| s.to_lowercase()).collect(),
             movable: HashSet::default(),
             compound_tails: f.compound_tails.iter().map(|s| s.to_lowercase()).collect(),
+            compounds: f.compounds.iter().map(|s| s.to_lowercase()).collect(),
             min_length: f.inflection.min_length,
             exceptions: f
                 .inflection
@@ -643,7 +648,7 @@ impl Lexicon {
         // Most chunks are one plain word: ASCII letters and digits never split.
         if s.bytes().all(|b| b.is_ascii_alphanumeric()) {
             self.plain_word(lower, out);
-        } else if let Some(joined) = self.tail_compound(&lower) {
+        } else if let Some(joined) = self.joined_compound(&lower) {
             self.plain_word(Cow::Owned(joined), out);
         } else {
             for w in s.unicode_words() {
@@ -653,12 +658,14 @@ impl Lexicon {
     }
 
     /// A two-part compound whose second part is one of the lexicon's `compound_tails`
-    /// ("read-only"), joined: split, it would be its first part alone, the tail being a stop
-    /// word. (Spaced, "read only" stays two words: "it is read only at startup".)
-    fn tail_compound(&self, lower: &str) -> Option<String> {
+    /// ("read-only") or that is one of its `compounds` ("opt-in"), joined: split, it would be
+    /// its first part alone, the second being a stop word. (Spaced, "read only" stays two
+    /// words: "it is read only at startup".)
+    fn joined_compound(&self, lower: &str) -> Option<String> {
         let (head, tail) = lower.split_once('-')?;
         let letters = !head.is_empty() && head.bytes().all(|b| b.is_ascii_lowercase());
-        (letters && self.compound_tails.contains(tail)).then(|| format!("{head}{tail}"))
+        let listed = self.compound_tails.contains(tail) || self.compounds.contains(lower);
+        (letters && listed).then(|| format!("{head}{tail}"))
     }
 
     /// A lower-cased word, possessive and negation resolved, stemmed.

@@ -34,7 +34,8 @@
 //! (`--locked`, `-x`), a path (`src/app.py`), a dotted identifier (`os.makedirs`, `.env`),
 //! `snake_case`, `k=v`, a call (`foo()` → `foo`), anything with a digit (versions, codes),
 //! `camelCase` — is kept whole; other chunks are split into Unicode words, but for a
-//! hyphenated word ending in one of `compound_tails` (`read-only`), kept as one. The word after an
+//! hyphenated word ending in one of `compound_tails` (`read-only`) or listed in `compounds`
+//! (`opt-in`), kept as one. The word after an
 //! identifier-shaped key and its colon is that setting's value and technical too, stop word or
 //! not (`imagePullPolicy: Always` vs `imagePullPolicy: IfNotPresent`). Words are
 //! lower-cased, inflected (exceptions, then suffix stages: runs/running/ran → run,
