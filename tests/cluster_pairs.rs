@@ -606,3 +606,19 @@ fn read_only_and_read_write_are_two_lessons() {
     ];
     assert_split_and_merged(&lx, &two, &one);
 }
+
+/// "Nothing" negates what follows it as "no" does, so a reason in either word reads alike,
+/// and committing nothing generated is still not committing the generated files.
+#[test]
+fn nothing_negates_like_no() {
+    let lx = lexicon();
+    let two = [(
+        "Commit nothing generated to the repository.",
+        "Commit the generated files to the repository.",
+    )];
+    let one = [(
+        "Wrap the migration in a transaction so a failure leaves no half-applied schema.",
+        "Run the schema migration inside a transaction; a failed step then leaves nothing half applied.",
+    )];
+    assert_split_and_merged(&lx, &two, &one);
+}
