@@ -259,14 +259,16 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
             found
         };
         clock.lap("score: names");
-        // The pass that stands is reported; what its units kept for a second pass goes with it.
-        let reported =
-            if let Some((followed, renamed)) = follow_refounded(&comp, &corpus, &found, &opts.decisions) {
-                // Only the units that hold a lesson the renaming points to fold again; the first
-                // pass's lessons of the others are taken over, so the two passes never hold
-                // their lessons at once.
+        // Old id → new id, for a second pass (declared here: its units borrow it).
+        let renamed;
+        let units = match follow_refounded(&comp, &corpus, &found, &opts.decisions) {
+            Some((followed, old_to_new)) => {
+                // Only the units that hold a lesson the renaming points to fold again; the
+                // first pass's lessons of the others are taken over, so the two passes never
+                // hold their lessons at once.
                 members = None;
                 decisions = Cow::Owned(followed);
+                renamed = old_to_new;
                 let (scored, units) = score::rescore(
                     &score::Inputs {
                         decisions: &decisions,
@@ -279,11 +281,12 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
                 comp.lessons = scored.lessons;
                 comp.lesson_of = scored.lesson_of;
                 clock.lap("score: again");
-                units.into_sink(&comp.lessons)
-            } else {
-                units.into_sink(&comp.lessons)
-            };
-        sink.extend(reported);
+                units
+            }
+            None => units,
+        };
+        // The pass that stands is reported; what its units kept for a second pass goes with it.
+        sink.extend(units.into_sink(&comp.lessons));
         sink.extend(
             orphaned(&comp.lessons, &decisions)
                 .into_iter()

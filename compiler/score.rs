@@ -630,8 +630,6 @@ pub struct Units<'a> {
     capped: Vec<u32>,
     /// The pass ran as the single pass (one unit), so nothing can be kept.
     single: bool,
-    /// (ledger position, unit, index in the unit) of every contradicted lesson.
-    contradicted: Vec<(u32, u32, u32)>,
     /// The cap's warnings.
     capped_notes: Sink,
     /// Experiences naming ids no unit found (`unknown_in_play`).
@@ -644,11 +642,12 @@ impl Units<'_> {
         &self.unknown
     }
 
-    /// Every diagnostic of the pass, given its lessons (ledger order); the rest is freed.
+    /// Every diagnostic of the pass, given its lessons (ledger order, as `at`); the rest is
+    /// freed.
     pub fn into_sink(self, lessons: &[Lesson]) -> Sink {
         let sides = &self.sides;
-        let mut sink: Sink = (self.contradicted.par_iter())
-            .map(|&(pos, u, li)| contradicted(&lessons[pos as usize], &sides[u as usize].contradictions[&li]))
+        let mut sink: Sink = (self.at.par_iter().zip(lessons))
+            .filter_map(|(&(u, i), l)| Some(contradicted(l, sides[u as usize].contradictions.get(&i)?)))
             .collect();
         sink.extend(self.unknown);
         sink.extend(self.capped_notes);
@@ -782,15 +781,12 @@ fn fold_units<'a>(
 
     let mut found: FxSet<(u32, u32)> = FxSet::default();
     let mut lesson_of: Vec<Option<u32>> = vec![None; inp.candidates.len()];
-    // (lesson number, unit, index in the unit) of the contradicted lessons.
-    let mut contradicted = Vec::new();
     let mut base = 0;
-    for (u, out) in merged.units.iter().enumerate() {
+    for out in &merged.units {
         let side = &out.side;
         for &(c, li) in &side.lesson_of {
             lesson_of[c as usize] = Some(base + li);
         }
-        contradicted.extend((side.contradictions.keys()).map(|&li| (base + li, u as u32, li)));
         found.extend(side.found_in_play.iter().copied());
         base += out.lessons.len() as u32;
     }
@@ -802,9 +798,6 @@ fn fold_units<'a>(
     for (new, &old) in order.iter().enumerate() {
         new_index[old as usize] = new as u32;
     }
-    for c in &mut contradicted {
-        c.0 = new_index[c.0 as usize];
-    }
     let units = Units {
         at: order.iter().map(|&g| merged.at[g as usize]).collect(),
         sides: (merged.units.iter_mut())
@@ -814,7 +807,6 @@ fn fold_units<'a>(
         single,
         shared,
         partition: units,
-        contradicted,
         capped_notes,
         unknown,
     };
