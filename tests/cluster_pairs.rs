@@ -622,3 +622,41 @@ fn nothing_negates_like_no() {
     )];
     assert_split_and_merged(&lx, &two, &one);
 }
+
+/// A minimal pair whose other words move: one word swapped inside a short run while its
+/// neighbour changes sides ("a [connection pool]" vs "a [dedicated connection]") names another
+/// thing, as a swap in place does. A word that only changes its form as it moves ("path
+/// manipulation" vs "manipulating paths"), or that only explains the rule, is no swap.
+#[test]
+fn a_swapped_word_among_moved_ones_is_a_minimal_pair() {
+    let lx = lexicon();
+    let two = [
+        (
+            "Use a connection pool for the database clients.",
+            "Use a dedicated connection for the database clients.",
+        ),
+        (
+            "Use a squash merge for dependabot PRs.",
+            "Use a merge commit for dependabot PRs.",
+        ),
+        (
+            "Use a headless service for the statefulset pods.",
+            "Use a service account for the statefulset pods.",
+        ),
+    ];
+    let one = [
+        (
+            "Use pathlib.Path instead of os.path for path manipulation.",
+            "Prefer pathlib.Path over os.path when manipulating paths.",
+        ),
+        (
+            "Always run pytest from the repository root, never from inside tests/, so the package import resolves.",
+            "Run pytest from the repository root; invoking it inside tests/ breaks the package import.",
+        ),
+        (
+            "Run pytest from the repository root so the import resolves.",
+            "Run pytest from the repository root, otherwise it breaks the import.",
+        ),
+    ];
+    assert_split_and_merged(&lx, &two, &one);
+}

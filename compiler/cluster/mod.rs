@@ -66,7 +66,10 @@
 //!    swapped in place — a common prefix and suffix with, between them, 1..=`max_substitution`
 //!    tokens on each side that the other run lacks ("set memory [limits] on every container"
 //!    vs "… [requests] …": a word swapped for a non-synonym in place is another lesson, while
-//!    a paraphrase reorders and rewords); nor do two shared words trade places inside a frame
+//!    a paraphrase reorders and rewords), nor for two runs of two words that share one, the
+//!    other swapped as its neighbour changes sides ("a [connection pool]" vs "a [dedicated
+//!    connection]"; not when the two differ only in form, "path manipulation" vs
+//!    "manipulating paths", or only explain the rule); nor do two shared words trade places inside a frame
 //!    of shared words that stays put (at least two between them, one before or after: "UTC
 //!    in the database, local time in the UI" vs "local time in the database, UTC in the UI";
 //!    a paraphrase that moves a clause to the front trades the words at the two ends), or two

@@ -338,8 +338,10 @@ fn same_token(x: &(String, bool), y: &(String, bool)) -> bool {
 
 /// The two token sequences are equal but for one swapped run in the same place: a common
 /// prefix and suffix, and between them 1..=k tokens on each side that the other side's run
-/// does not contain ("set memory [limits] on every container" vs "… [requests] …").
-fn minimal_pair(a: &Analysis, b: &Analysis, k: usize) -> bool {
+/// does not contain ("set memory [limits] on every container" vs "… [requests] …"), or two
+/// runs of two words that share one ("use a [connection pool] for …" vs "use a [dedicated
+/// connection] for …").
+fn minimal_pair<'a>(a: &'a Analysis, b: &'a Analysis, k: usize) -> bool {
     if k == 0 {
         return false;
     }
@@ -353,9 +355,44 @@ fn minimal_pair(a: &Analysis, b: &Analysis, k: usize) -> bool {
         s += 1;
     }
     let (mx, my) = (&x[p..x.len() - s], &y[p..y.len() - s]);
-    (1..=k).contains(&mx.len())
-        && (1..=k).contains(&my.len())
-        && !mx.iter().any(|t| my.iter().any(|u| same_token(t, u)))
+    if !(1..=k).contains(&mx.len()) || !(1..=k).contains(&my.len()) {
+        return false;
+    }
+    let only = |run: &[(String, bool)], other: &[(String, bool)]| {
+        (run.iter())
+            .filter(|t| !other.iter().any(|u| same_token(t, u)))
+            .count()
+    };
+    let (ox, oy) = (only(mx, my), only(my, mx));
+    if (ox, oy) == (mx.len(), my.len()) {
+        return true;
+    }
+    // One word swapped while its one neighbour in the run moves to its other side ("a
+    // [connection pool]" vs "a [dedicated connection]"). Only in runs of two: in longer ones a
+    // paraphrase that drops its verb and adds a word at the other end reads the same ("[take
+    // &str instead of string] for parameters" vs "prefer [&str over string for function]
+    // parameters"). Not when the two are one word in two forms the stemmer left apart, as a
+    // reordering paraphrase makes them ("path manipulation" vs "manipulating paths"), nor
+    // when either only explains the rule ("so the import resolves" vs "otherwise it breaks
+    // the import" give one reason two ways).
+    if (mx.len(), my.len(), ox, oy) != (2, 2, 1, 1) {
+        return false;
+    }
+    let lone = |run: &'a [(String, bool)], other: &[(String, bool)]| {
+        let t = run.iter().find(|t| !other.iter().any(|u| same_token(t, u)));
+        t.map_or("", |t| t.0.as_str())
+    };
+    let (u, v) = (lone(mx, my), lone(my, mx));
+    let states_rule =
+        |side: &Analysis, w: &str| side.token(w).is_some_and(|t| t.asserted_in | t.negated_in != 0);
+    !same_start(u, v) && states_rule(a, u) && states_rule(b, v)
+}
+
+/// Do two words start alike for five characters (or the whole of the shorter)? The mark of
+/// one word's forms: "manipulation" and "manipulat", "config" and "configuration".
+fn same_start(u: &str, v: &str) -> bool {
+    let n = u.chars().zip(v.chars()).take_while(|(a, b)| a == b).count();
+    n >= 5 || n == u.chars().count().min(v.chars().count())
 }
 
 /// Two words the texts share trade places inside a frame of shared words that stays put:
