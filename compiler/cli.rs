@@ -39,26 +39,32 @@ pub enum Command {
     Compile(CompileArgs),
     /// Why a domain compiled nothing, or so little
     Why {
+        /// The domain as records name it (`python`, `golang`, `Django`): normalised and aliased as they are
         domain: String,
         #[command(flatten)]
         run: CompileArgs,
     },
     /// Follow one experience through every stage
     Trace {
+        /// The experience's id (its record's `id`)
         experience_id: String,
         #[command(flatten)]
         run: CompileArgs,
     },
     /// Print the documentation of a diagnostic code
     Explain {
+        /// A diagnostic code (`G002`) or its name (`narrative-candidate`)
         code: String,
+        /// Text for a reader, or JSON for a program
         #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
         format: OutputFormat,
+        /// Policy directory whose rules the page quotes (default: ./rules, else built-in)
         #[arg(long)]
         rules: Option<PathBuf>,
     },
     /// List every diagnostic code
     Codes {
+        /// Text for a reader, or JSON for a program
         #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
         format: OutputFormat,
     },
@@ -69,6 +75,7 @@ pub enum Command {
     },
     /// Vouch for an experience's lessons (bypasses reinforcement and the outcome gate)
     Bless {
+        /// The experience's id (its record's `id`)
         experience_id: String,
         #[command(flatten)]
         run: CompileArgs,
@@ -80,8 +87,10 @@ pub enum Command {
     },
     /// Generate a realistic synthetic corpus (deterministic for a seed)
     Gen {
+        /// How many experience records to write
         #[arg(long)]
         experiences: usize,
+        /// The same count and seed give the same file, byte for byte
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Write here instead of stdout
@@ -94,6 +103,7 @@ pub enum Command {
 pub enum DeltasCommand {
     /// Print an authored skill with its staged deltas resolved
     Show {
+        /// The authored skill's name (its folder under --base-skills)
         name: String,
         /// The authored skills (DIR/<name>/SKILL.md)
         #[arg(long)]
@@ -114,6 +124,7 @@ pub enum LessonsCommand {
         /// `global`, or a project as `project:<digest>`, `project-<digest>` or `<digest>`
         #[arg(long, value_parser = parse_scope)]
         scope: Option<String>,
+        /// Only lessons with this status
         #[arg(long, value_parser = ["active", "claimed", "superseded", "retired"])]
         status: Option<String>,
         /// Policy directory whose aliases.yaml `--domain` is aliased by (default: ./rules, else built-in)
@@ -124,19 +135,23 @@ pub enum LessonsCommand {
     },
     /// Show one lesson
     Show {
+        /// The lesson's id (`L…`, as the ledger and lesson blocks show it)
         id: String,
         #[command(flatten)]
         state: StateArgs,
     },
     /// The whole supersede chain of a lesson, both directions
     History {
+        /// The lesson's id (`L…`, as the ledger and lesson blocks show it)
         id: String,
         #[command(flatten)]
         state: StateArgs,
     },
     /// Give a lesson new wording (supersedes it; evidence and confidence carry over)
     Edit {
+        /// The lesson's id (`L…`, as the ledger and lesson blocks show it)
         id: String,
+        /// The new wording
         #[arg(long)]
         text: String,
         #[command(flatten)]
@@ -145,7 +160,9 @@ pub enum LessonsCommand {
     /// Retire a lesson: it leaves every prompt-facing file, and its evidence is never re-learned
     /// (experiences recorded after the retire can teach the lesson again, under a new id)
     Retire {
+        /// The lesson's id (`L…`, as the ledger and lesson blocks show it)
         id: String,
+        /// Why: kept in the journal, and the lesson's `reason` in the ledger
         #[arg(long)]
         reason: Option<String>,
         #[command(flatten)]
@@ -153,18 +170,21 @@ pub enum LessonsCommand {
     },
     /// Undo a retire
     Restore {
+        /// The lesson's id (`L…`, as the ledger and lesson blocks show it)
         id: String,
         #[command(flatten)]
         state: StateArgs,
     },
     /// Pin a lesson: immune to decay and the cap, first in its block
     Pin {
+        /// The lesson's id (`L…`, as the ledger and lesson blocks show it)
         id: String,
         #[command(flatten)]
         state: StateArgs,
     },
     /// Unpin a lesson
     Unpin {
+        /// The lesson's id (`L…`, as the ledger and lesson blocks show it)
         id: String,
         #[command(flatten)]
         state: StateArgs,
@@ -179,6 +199,7 @@ pub struct StateArgs {
     /// State store (default: OUT/.skillc/state.db)
     #[arg(long)]
     pub state: Option<PathBuf>,
+    /// Text for a reader, or JSON for a program
     #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
     pub format: OutputFormat,
 }
@@ -222,6 +243,7 @@ pub struct CompileArgs {
     /// Exit 1 when some input was refused or malformed
     #[arg(long)]
     pub strict: bool,
+    /// Text for a reader, or JSON for a program
     #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
     pub format: OutputFormat,
 }
