@@ -446,7 +446,7 @@ fn from_experience(
     let groups = [dos, mechanicals, watches, avoids];
     let (cands, mut diags) = record.spread(&groups, secrets);
     if cands.is_empty() {
-        diags.extend(record.no_candidates("experience yields no candidate lesson"));
+        diags.extend(record.no_candidates(&no_lesson_message(e, &rules.policy)));
     }
     (cands, diags)
 }
@@ -480,6 +480,24 @@ fn from_claim(index: u32, c: &LessonClaim, rules: &Rules, shapes: &Shapes) -> (V
         diags.extend(record.no_candidates("claim yields no candidate lesson: it names no domain"));
     }
     (cands, diags)
+}
+
+/// K001's message. When every call that failed did so transiently, the calls after them fixed
+/// nothing the record could teach, and the note says so: "record operations that failed and
+/// were then fixed" would otherwise read as advice the record already followed.
+fn no_lesson_message(e: &Experience, policy: &Policy) -> String {
+    let causes: Option<Vec<&str>> = (e.operations.iter())
+        .filter(|op| op.status == OpStatus::Error)
+        .map(|op| op.error.as_deref().and_then(|err| policy.transient_cause(err)))
+        .collect();
+    match causes.filter(|c| !c.is_empty()) {
+        Some(c) => format!(
+            "experience yields no candidate lesson: its {} failed call(s) failed transiently (policy transient_errors: \"{}\"), which says nothing about their arguments",
+            c.len(),
+            c[0]
+        ),
+        None => "experience yields no candidate lesson".to_string(),
+    }
 }
 
 /// Did this failure teach something? Refused calls never ran; transient errors say nothing
@@ -1376,6 +1394,49 @@ mod tests {
         assert!(cands.iter().all(|c| c.key.is_none() && !c.outcome_failed));
         assert!(cands.iter().all(|c| c.project.as_deref()
             == Some(crate::digest::project("git@github.com:acme/billing.git").as_str())));
+    }
+
+    #[test]
+    fn a_record_whose_failures_were_all_transient_is_told_so() {
+        let timeout = "ReadTimeoutError: Read timed out. (read timeout=15)";
+        let ops = vec![
+            sh(
+                "pip install -r requirements.txt",
+                "/srv/app",
+                OpStatus::Error,
+                Some(timeout),
+            ),
+            sh(
+                "pip install --timeout 60 -r requirements.txt",
+                "/srv/app",
+                OpStatus::Ok,
+                None,
+            ),
+        ];
+        let (cands, sink) = extract_one(exp("exp-t", &["python"], Outcome::Succeeded, ops));
+        assert!(cands.is_empty());
+        assert_eq!(sink.len(), 1);
+        assert_eq!(sink[0].code, codes::NO_CANDIDATES);
+        assert!(
+            sink[0]
+                .message
+                .contains("failed transiently (policy transient_errors: \"timed out\")"),
+            "{}",
+            sink[0].message
+        );
+        // A failure that is not transient, retried unchanged, teaches nothing either, but the
+        // note does not blame the network for it.
+        let ops = vec![
+            sh(
+                "pytest -q",
+                "/srv/app",
+                OpStatus::Error,
+                Some("E   AssertionError: 3 != 4"),
+            ),
+            sh("pytest -q", "/srv/app", OpStatus::Ok, None),
+        ];
+        let (_, sink) = extract_one(exp("exp-r", &["python"], Outcome::Succeeded, ops));
+        assert_eq!(sink[0].message, "experience yields no candidate lesson");
     }
 
     #[test]

@@ -300,28 +300,54 @@ struct ClusterDecision {
 /// `held_text`.
 pub fn held_diagnostics(
     gate: &GateResult,
+    verdicts: &[Verdict],
     candidates: &[Candidate],
     clusters: &[Cluster],
     narrative: &Narrative,
     sink: &mut Sink,
 ) {
     let made = gate.held.par_iter();
-    sink.par_extend(made.map(|h| held_diagnostic(h, &clusters[h.cluster as usize], candidates, narrative)));
+    let context = (verdicts, candidates, narrative);
+    sink.par_extend(made.map(|h| held_diagnostic(h, &clusters[h.cluster as usize], context)));
 }
 
-fn held_diagnostic(held: &Held, cl: &Cluster, candidates: &[Candidate], narrative: &Narrative) -> Diagnostic {
+fn held_diagnostic(
+    held: &Held,
+    cl: &Cluster,
+    (verdicts, candidates, narrative): (&[Verdict], &[Candidate], &Narrative),
+) -> Diagnostic {
     let (code, members, whole_cluster) = (held.code, &held.members, held.whole_cluster);
-    let ids: BTreeSet<&str> = members
-        .iter()
-        .map(|&m| &*candidates[m as usize].record_id)
+    // Each member's record id, and for the outcome gate why that experience did not pass.
+    let ids: BTreeMap<&str, Option<String>> = (members.iter())
+        .map(|&m| {
+            let c = &candidates[m as usize];
+            let failure = match c.source {
+                Source::Experience(e) if code == codes::OUTCOME_GATE => verdicts[e as usize].failure(),
+                _ => None,
+            };
+            (&*c.record_id, failure)
+        })
         .collect();
-    let ids: Vec<&str> = ids.into_iter().collect();
+    let failures: Vec<&str> = ids.values().flatten().map(String::as_str).collect();
+    let ids: Vec<&str> = ids.keys().copied().collect();
     let anchor = &candidates[cl.anchor as usize];
     let n = members.len();
     let what = match code {
+        codes::OUTCOME_GATE if ids.len() == 1 => "from an experience that did not pass",
         codes::OUTCOME_GATE => "from experiences that did not pass",
         codes::NARRATIVE_CANDIDATE => "that read as the story of one incident",
         _ => "held back",
+    };
+    // Why they did not pass, each reason once ("exp-1620: outcome abandoned").
+    let why = {
+        let mut distinct: Vec<&str> = failures.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        if distinct.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", distinct.join("; "))
+        }
     };
     let scope = if whole_cluster {
         "cluster held back"
@@ -330,13 +356,13 @@ fn held_diagnostic(held: &Held, cl: &Cluster, candidates: &[Candidate], narrativ
     };
     let message = if n == 1 {
         format!(
-            "{scope}: 1 {} candidate {what} ({})",
+            "{scope}: 1 {} candidate {what} ({}{why})",
             anchor.kind.as_str(),
             ids[0]
         )
     } else {
         format!(
-            "{scope}: {n} {} candidates {what} ({})",
+            "{scope}: {n} {} candidates {what} ({}{why})",
             anchor.kind.as_str(),
             short_list(&ids, 3)
         )
@@ -346,8 +372,14 @@ fn held_diagnostic(held: &Held, cl: &Cluster, candidates: &[Candidate], narrativ
         .domain(&cl.domain)
         .with("cluster", cl.id.clone())
         .with("text", &*anchor.text)
-        .with("candidates", n)
-        .experiences(ids);
+        .with("candidates", n);
+    // Beside `experiences`, in the same order.
+    let d = if failures.len() == ids.len() {
+        d.with("outcomes", failures)
+    } else {
+        d
+    };
+    let d = d.experiences(ids);
     match (code, members.first()) {
         (codes::NARRATIVE_CANDIDATE, Some(&m)) => {
             let first = &candidates[m as usize];

@@ -27,9 +27,10 @@ pub struct SourceLoc {
 }
 
 /// The self-reported result of an experience.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {
+    #[default]
     Succeeded,
     Pivoted,
     Abandoned,

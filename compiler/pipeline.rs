@@ -323,6 +323,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
     if stop > Stage::Cluster && whole {
         gate::held_diagnostics(
             &comp.gate,
+            &comp.verdicts,
             &comp.candidates,
             &comp.clusters,
             &rules.narrative,

@@ -790,7 +790,8 @@ fn fold_units<'a>(
         found.extend(side.found_in_play.iter().copied());
         base += out.lessons.len() as u32;
     }
-    let unknown = unknown_in_play(inp, &shared.in_play, &found);
+    let is_lesson = |id: &str| (order.binary_search_by(|&g| merged.get(g).id.as_str().cmp(id))).is_ok();
+    let unknown = unknown_in_play(inp, &shared.in_play, &found, &is_lesson);
     let mut capped_notes = Sink::new();
     let capped = apply_caps(&mut merged, &inp.rules.policy, now, &mut capped_notes);
     // Lesson number → its place in ledger order.
@@ -815,8 +816,14 @@ fn fold_units<'a>(
 }
 
 /// One warning per experience whose `in_play` names ids that were no lesson when it was
-/// recorded (no unit found them).
-fn unknown_in_play(inp: &Inputs, in_play: &[u32], found: &FxSet<(u32, u32)>) -> Vec<Diagnostic> {
+/// recorded (no unit found them). Those `is_lesson` knows by the end of the compile were
+/// admitted later (`evidence.admitted_later`): the record names a lesson it cannot have had.
+fn unknown_in_play(
+    inp: &Inputs,
+    in_play: &[u32],
+    found: &FxSet<(u32, u32)>,
+    is_lesson: &(dyn Fn(&str) -> bool + Sync),
+) -> Vec<Diagnostic> {
     in_play
         .par_iter()
         .filter_map(|&i| {
@@ -830,20 +837,30 @@ fn unknown_in_play(inp: &Inputs, in_play: &[u32], found: &FxSet<(u32, u32)>) -> 
                 .filter(|&(pos, id)| seen.insert(id.as_str()) && !found.contains(&(i, pos as u32)))
                 .map(|(_, id)| id.clone())
                 .collect();
-            (!unknown.is_empty()).then(|| {
-                Diagnostic::new(
-                    codes::UNKNOWN_IN_PLAY,
-                    format!(
-                        "in_play names {} id(s) that are no lesson: {}",
-                        unknown.len(),
-                        short_list(&unknown, 3)
-                    ),
+            if unknown.is_empty() {
+                return None;
+            }
+            let later: Vec<&str> = (unknown.iter().map(String::as_str)).filter(|id| is_lesson(id)).collect();
+            let (n, listed) = (unknown.len(), short_list(&unknown, 3));
+            let message = if later.is_empty() {
+                format!("in_play names {n} id(s) that are no lesson: {listed}")
+            } else if later.len() == n {
+                format!("in_play names {n} id(s) of lessons admitted only after it was recorded: {listed}")
+            } else {
+                format!(
+                    "in_play names {n} id(s) that were no lesson when it was recorded: {listed} (admitted only later: {})",
+                    short_list(&later, 3)
                 )
+            };
+            let d = Diagnostic::new(codes::UNKNOWN_IN_PLAY, message)
                 .subject(&*exp.id)
-                .at(&exp.source)
-                .with("ids", unknown)
-                .experiences([&exp.id])
-            })
+                .at(&exp.source);
+            let d = if later.is_empty() {
+                d
+            } else {
+                d.with("admitted_later", later)
+            };
+            Some(d.with("ids", unknown).experiences([&exp.id]))
         })
         .collect()
 }

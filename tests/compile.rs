@@ -102,6 +102,33 @@ fn every_held_back_and_refused_candidate_is_explained() {
     for id in ["e-py-004", "e-py-005", "e-py-006", "e-py-007"] {
         assert!(has("G001", id), "outcome-gate for {id}");
     }
+    // Each says why its run did not pass, in the message and beside the id in the evidence.
+    let why_not = |id: &str| -> (String, String) {
+        let d = diags_of(&diags, "G001")
+            .into_iter()
+            .find(|d| names(d, id))
+            .unwrap();
+        let ev = &d["evidence"];
+        let at = ids(&ev["experiences"]).iter().position(|x| x == id).unwrap();
+        let outcome = ev["outcomes"][at].as_str().unwrap_or_default().to_string();
+        (outcome, d["message"].as_str().unwrap().to_string())
+    };
+    for (id, reason) in [
+        ("e-py-004", "outcome failed"),
+        ("e-py-005", "outcome pivoted, and policy allow_pivoted is off"),
+        (
+            "e-py-006",
+            "outcome succeeded, but a check failed after the last change",
+        ),
+        (
+            "e-py-007",
+            "outcome succeeded, but every check ran before the last change",
+        ),
+    ] {
+        let (outcome, message) = why_not(id);
+        assert_eq!(outcome, reason, "{id}");
+        assert!(message.contains(reason), "{id}: {message}");
+    }
     assert!(has("O001", "e-py-006"), "success contradicted by its checks");
     assert!(has("O002", "e-py-007"), "stale checks");
     assert!(has("G002", "e-py-003"), "narrative breakthrough");

@@ -1823,3 +1823,46 @@ fn a_bless_that_changes_nothing_is_reported() {
         "{message}"
     );
 }
+
+/// An `in_play` id that names a lesson admitted only after the record was written is told
+/// apart from one that never named a lesson (S005): "no lesson" would send the user looking
+/// for a typo in an id the ledger shows.
+#[test]
+fn an_id_in_play_before_its_lesson_was_admitted_is_named_as_such() {
+    let h = History::new("lifecycle-in-play-early");
+    let text = "Run alembic upgrade head in the release job, not from the app's startup hook.";
+    h.add(
+        "agent-a.jsonl",
+        &[learned("mig-1", "2026-10-03T09:00:00Z", "python", LEDGER, text)],
+    );
+    let id = active_id(&h.compile(), text);
+    // A session recorded two days before the lesson was admitted names it, and a typo.
+    h.add(
+        "agent-b.jsonl",
+        &[session(
+            "early-1",
+            "2026-10-01T09:00:00Z",
+            SEARCH,
+            "succeeded",
+            &[&id, "L000000000000"],
+            vec![pytest("/srv/search", true)],
+        )],
+    );
+    h.compile();
+    let diags = h.diagnostics();
+    let s005 = diags_of(&diags, "S005");
+    assert_eq!(s005.len(), 1, "{diags:#}");
+    let (d, ev) = (s005[0], &s005[0]["evidence"]);
+    assert_eq!(d["subject"], "early-1");
+    assert_eq!(ev["ids"], json!([id, "L000000000000"]));
+    assert_eq!(ev["admitted_later"], json!([id]));
+    let message = d["message"].as_str().unwrap();
+    assert!(
+        message.contains("were no lesson when it was recorded"),
+        "{message}"
+    );
+    assert!(
+        message.contains(&format!("admitted only later: {id}")),
+        "{message}"
+    );
+}
