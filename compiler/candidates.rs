@@ -1397,6 +1397,27 @@ mod tests {
     }
 
     #[test]
+    fn a_timeout_that_names_its_flag_teaches_the_flag() {
+        let hint = "level=error msg=\"Timeout exceeded: try increasing it by passing --timeout option\"";
+        let ops = [
+            sh("golangci-lint run ./...", "/src/api", OpStatus::Error, Some(hint)),
+            sh(
+                "golangci-lint run --timeout 5m ./...",
+                "/src/api",
+                OpStatus::Ok,
+                None,
+            ),
+        ];
+        let learned = mechanical(&ops, &rules().policy);
+        assert_eq!(learned.len(), 1);
+        assert!(
+            learned[0].working.contains("--timeout 5m"),
+            "{}",
+            learned[0].working
+        );
+    }
+
+    #[test]
     fn a_record_whose_failures_were_all_transient_is_told_so() {
         let timeout = "ReadTimeoutError: Read timed out. (read timeout=15)";
         let ops = vec![

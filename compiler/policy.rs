@@ -85,6 +85,10 @@ pub struct Policy {
     /// Substrings of an error message that report a failed assertion: never transient.
     #[serde(default)]
     pub assertion_markers: Vec<String>,
+    /// Substrings of an error message that name the setting to change ("try increasing it by
+    /// passing --timeout"): the next call with it changed is a fix, so never transient.
+    #[serde(default)]
+    pub setting_hints: Vec<String>,
     /// Tools that change the workspace; a passing check before the last of them is stale.
     pub mutating_tools: Vec<String>,
     pub mutating_prefixes: Vec<String>,
@@ -118,7 +122,8 @@ impl Policy {
     pub fn from_yaml(text: &str) -> Result<Policy, String> {
         let mut p: Policy = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
         // Lowered once here: `is_transient` runs for every failed operation.
-        for phrase in p.transient_errors.iter_mut().chain(&mut p.assertion_markers) {
+        let vetoes = p.assertion_markers.iter_mut().chain(&mut p.setting_hints);
+        for phrase in p.transient_errors.iter_mut().chain(vetoes) {
             *phrase = phrase.to_lowercase();
         }
         Ok(p)
@@ -211,7 +216,8 @@ impl Policy {
     /// The `transient_errors` phrase that makes `error` transient (`is_transient`), for `trace`.
     pub fn transient_cause(&self, error: &str) -> Option<&str> {
         let e = error.to_lowercase();
-        if (self.assertion_markers.iter()).any(|m| e.contains(m.as_str())) {
+        let mut vetoes = self.assertion_markers.iter().chain(&self.setting_hints);
+        if vetoes.any(|m| e.contains(m.as_str())) {
             return None;
         }
         (self.transient_errors.iter())
@@ -516,6 +522,19 @@ mod tests {
         assert!(p.is_mutating("Write") && p.is_mutating("EDIT_FILE") && p.is_mutating("Create_File"));
         assert!(!p.is_mutating("Read") && !p.is_mutating("Bash") && !p.is_mutating("Grep"));
         assert!(!p.is_transient("ModuleNotFoundError: No module named 'yaml'"));
+    }
+
+    /// A timeout whose message names the setting to raise is no hiccup: the call after it with
+    /// the setting changed is the fix. A bare timeout still is transient.
+    #[test]
+    fn an_error_that_names_its_setting_is_not_transient() {
+        let p = Rules::builtin().policy;
+        let lint = "level=error msg=\"Timeout exceeded: try increasing it by passing --timeout option\"";
+        assert!(!p.is_transient(lint));
+        assert!(p.is_transient("level=error msg=\"Timeout exceeded\""));
+        assert!(!p.is_transient(
+            "Error: Timeout of 2000ms exceeded. Consider increasing the timeout with --timeout"
+        ));
     }
 
     /// JUnit and Kotlin report a failed assertion with their own exception names, and a test

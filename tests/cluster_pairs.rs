@@ -660,3 +660,33 @@ fn a_swapped_word_among_moved_ones_is_a_minimal_pair() {
     ];
     assert_split_and_merged(&lx, &two, &one);
 }
+
+/// Words swapped only in the reason a lesson gives leave the rule as it was: "…; it hides
+/// broken declaration files" and "…, because it masks broken declaration files" explain one
+/// rule, and so do two reasons that name different places a leak ends up. A swap in the
+/// clause that states the rule is still two lessons, whatever reason follows it.
+#[test]
+fn a_swap_in_the_reason_alone_is_one_lesson() {
+    let lx = lexicon();
+    let two = [
+        (
+            "Run the linter in CI because reviewers miss style issues.",
+            "Run the formatter in CI because reviewers miss style issues.",
+        ),
+        (
+            "Use a connection pool for the database clients, because each connect costs a TLS handshake.",
+            "Use a dedicated connection for the database clients, because each connect costs a TLS handshake.",
+        ),
+    ];
+    let one = [
+        (
+            "Do not enable skipLibCheck in tsconfig.json; it hides broken declaration files from dependencies.",
+            "Never turn on skipLibCheck in tsconfig.json, because it masks broken declaration files in dependencies.",
+        ),
+        (
+            "Keep secrets in the vault, because env files leak into logs.",
+            "Keep secrets in the vault, because env files leak into backups.",
+        ),
+    ];
+    assert_split_and_merged(&lx, &two, &one);
+}

@@ -235,6 +235,9 @@ pub struct Token {
     /// For the flag veto: the word is in a clause that states the rule in a role that does
     /// not refuse it (asserted, or in a before/after clause): "run cargo test --release".
     pub taken: bool,
+    /// Every use of the word is in a clause that explains the rule ("…, because it masks
+    /// broken declaration files"), none in one that states it.
+    pub explains: bool,
     /// For the flag veto: the word follows `without` in a clause that states the rule and was
     /// not negated before it ("run cargo test without --release"; "never run it without
     /// --release" is a double negation and leaves nothing out). Cleared, as `negated_in` is,
@@ -950,6 +953,7 @@ impl Lexicon {
                     negated_in: r.negated_in,
                     asserted_in: r.asserted_in,
                     taken: r.taken,
+                    explains: r.explains,
                     left_out: r.left_out,
                 })
                 .collect(),
@@ -984,6 +988,7 @@ struct Noted<'a> {
     negated_in: Clauses,
     asserted_in: Clauses,
     taken: bool,
+    explains: bool,
     left_out: bool,
 }
 
@@ -1016,6 +1021,7 @@ fn note<'a>(
             r.negated_in |= negated_in;
             r.asserted_in |= asserted_in;
             r.taken |= taken;
+            r.explains &= stated.is_none();
             r.left_out |= left_out;
         }
         None => roles.push(Noted {
@@ -1025,6 +1031,7 @@ fn note<'a>(
             negated_in,
             asserted_in,
             taken,
+            explains: stated.is_none(),
             left_out,
         }),
     }

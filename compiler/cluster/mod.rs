@@ -69,7 +69,9 @@
 //!    a paraphrase reorders and rewords), nor for two runs of two words that share one, the
 //!    other swapped as its neighbour changes sides ("a [connection pool]" vs "a [dedicated
 //!    connection]"; not when the two differ only in form, "path manipulation" vs
-//!    "manipulating paths", or only explain the rule); nor do two shared words trade places inside a frame
+//!    "manipulating paths", or only explain the rule). A swap whose words on either side all
+//!    sit in a clause that explains the rule ("…, because it masks broken declaration files"
+//!    vs "…; it hides …") is no minimal pair: the rule is the same; nor do two shared words trade places inside a frame
 //!    of shared words that stays put (at least two between them, one before or after: "UTC
 //!    in the database, local time in the UI" vs "local time in the database, UTC in the UI";
 //!    a paraphrase that moves a clause to the front trades the words at the two ends), or two
