@@ -10,8 +10,8 @@ use rayon::prelude::*;
 
 use crate::diagnostics::{Diagnostic, Sink, codes, short_list};
 use crate::model::{Candidate, Cluster, Corpus, Kind, Operation, Refusal, Source};
-use crate::narrative::Narrative;
 use crate::outcome::Verdict;
+use crate::policy::Rules;
 
 /// A cluster that passed the gates, with its admissible members in time order.
 #[derive(Clone, Debug, PartialEq)]
@@ -303,18 +303,21 @@ pub fn held_diagnostics(
     verdicts: &[Verdict],
     candidates: &[Candidate],
     clusters: &[Cluster],
-    narrative: &Narrative,
+    rules: &Rules,
     sink: &mut Sink,
 ) {
     let made = gate.held.par_iter();
-    let context = (verdicts, candidates, narrative);
-    sink.par_extend(made.map(|h| held_diagnostic(h, &clusters[h.cluster as usize], context)));
+    sink.par_extend(
+        made.map(|h| held_diagnostic(h, &clusters[h.cluster as usize], verdicts, candidates, rules)),
+    );
 }
 
 fn held_diagnostic(
     held: &Held,
     cl: &Cluster,
-    (verdicts, candidates, narrative): (&[Verdict], &[Candidate], &Narrative),
+    verdicts: &[Verdict],
+    candidates: &[Candidate],
+    rules: &Rules,
 ) -> Diagnostic {
     let (code, members, whole_cluster) = (held.code, &held.members, held.whole_cluster);
     // Each member's record id, and for the outcome gate why that experience did not pass.
@@ -322,7 +325,9 @@ fn held_diagnostic(
         .map(|&m| {
             let c = &candidates[m as usize];
             let failure = match c.source {
-                Source::Experience(e) if code == codes::OUTCOME_GATE => verdicts[e as usize].failure(),
+                Source::Experience(e) if code == codes::OUTCOME_GATE => {
+                    verdicts[e as usize].failure(&rules.policy)
+                }
                 _ => None,
             };
             (&*c.record_id, failure)
@@ -339,15 +344,11 @@ fn held_diagnostic(
         _ => "held back",
     };
     // Why they did not pass, each reason once ("exp-1620: outcome abandoned").
-    let why = {
-        let mut distinct: Vec<&str> = failures.clone();
-        distinct.sort_unstable();
-        distinct.dedup();
-        if distinct.is_empty() {
-            String::new()
-        } else {
-            format!(": {}", distinct.join("; "))
-        }
+    let distinct: BTreeSet<&str> = failures.iter().copied().collect();
+    let why = if distinct.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", Vec::from_iter(distinct).join("; "))
     };
     let scope = if whole_cluster {
         "cluster held back"
@@ -373,7 +374,7 @@ fn held_diagnostic(
         .with("cluster", cl.id.clone())
         .with("text", &*anchor.text)
         .with("candidates", n);
-    // Beside `experiences`, in the same order.
+    // Beside `experiences`, in the same order (every outcome-gated member has a reason).
     let d = if failures.len() == ids.len() {
         d.with("outcomes", failures)
     } else {
@@ -383,7 +384,7 @@ fn held_diagnostic(
     match (code, members.first()) {
         (codes::NARRATIVE_CANDIDATE, Some(&m)) => {
             let first = &candidates[m as usize];
-            let signals: Vec<&str> = narrative.names(first.narrative_signals).collect();
+            let signals: Vec<&str> = rules.narrative.names(first.narrative_signals).collect();
             let d = d.with("signals", signals).with("score", first.narrative_score);
             if first.text != anchor.text {
                 d.with("held_text", &*first.text)

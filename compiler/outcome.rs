@@ -27,23 +27,21 @@ pub struct Verdict {
     pub contradicted: bool,
     /// Passing checks that ran before the last mutating operation.
     pub stale: u32,
-    /// The self-reported outcome, and whether it claims success under the policy (`pivoted`
-    /// does only with `allow_pivoted`): to say why a run did not pass.
+    /// The self-reported outcome, to say why a run did not pass (`failure`).
     pub outcome: Outcome,
-    pub claims_success: bool,
 }
 
 impl Verdict {
     /// Why the experience did not pass, in a few words (`None` when it passed): the outcome it
     /// reported, or the checks that overrule a reported success.
-    pub fn failure(&self) -> Option<String> {
+    pub fn failure(&self, policy: &Policy) -> Option<String> {
         let outcome = self.outcome.as_str();
         Some(match self.outcome {
             _ if self.passed => return None,
-            Outcome::Pivoted if !self.claims_success => {
+            Outcome::Pivoted if !policy.allow_pivoted => {
                 "outcome pivoted, and policy allow_pivoted is off".to_string()
             }
-            _ if !self.claims_success => format!("outcome {outcome}"),
+            Outcome::Failed | Outcome::Abandoned => format!("outcome {outcome}"),
             _ if self.contradicted => format!("outcome {outcome}, but a check failed after the last change"),
             _ => format!("outcome {outcome}, but every check ran before the last change"),
         })
@@ -107,7 +105,6 @@ pub fn derive(exp: &Experience, policy: &Policy) -> Verdict {
             contradicted: false,
             stale: 0,
             outcome: exp.outcome(),
-            claims_success: success,
         };
     }
     let all_fresh_pass = fresh.iter().all(|r| r.passed);
@@ -118,7 +115,6 @@ pub fn derive(exp: &Experience, policy: &Policy) -> Verdict {
         contradicted,
         stale: stale_passing,
         outcome: exp.outcome(),
-        claims_success: success,
     }
 }
 
@@ -309,7 +305,6 @@ mod tests {
                 contradicted: false,
                 stale: 0,
                 outcome: Outcome::Succeeded,
-                claims_success: true,
             }
         );
         assert!(sink.is_empty());

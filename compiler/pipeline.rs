@@ -326,7 +326,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
             &comp.verdicts,
             &comp.candidates,
             &comp.clusters,
-            &rules.narrative,
+            rules,
             &mut sink,
         );
     }

@@ -791,7 +791,7 @@ fn fold_units<'a>(
         base += out.lessons.len() as u32;
     }
     let is_lesson = |id: &str| (order.binary_search_by(|&g| merged.get(g).id.as_str().cmp(id))).is_ok();
-    let unknown = unknown_in_play(inp, &shared.in_play, &found, &is_lesson);
+    let unknown = unknown_in_play(inp, &shared.in_play, &found, is_lesson);
     let mut capped_notes = Sink::new();
     let capped = apply_caps(&mut merged, &inp.rules.policy, now, &mut capped_notes);
     // Lesson number → its place in ledger order.
@@ -822,7 +822,7 @@ fn unknown_in_play(
     inp: &Inputs,
     in_play: &[u32],
     found: &FxSet<(u32, u32)>,
-    is_lesson: &(dyn Fn(&str) -> bool + Sync),
+    is_lesson: impl Fn(&str) -> bool + Sync,
 ) -> Vec<Diagnostic> {
     in_play
         .par_iter()

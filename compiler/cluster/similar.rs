@@ -340,7 +340,7 @@ fn same_token(x: &(String, bool), y: &(String, bool)) -> bool {
 /// prefix and suffix, and between them 1..=k tokens on each side that the other side's run
 /// does not contain ("set memory [limits] on every container" vs "… [requests] …"), or two
 /// runs of two words that share one ("use a [connection pool] for …" vs "use a [dedicated
-/// connection] for …").
+/// connection] for …"). Not when one side's run only explains the rule.
 fn minimal_pair<'a>(a: &'a Analysis, b: &'a Analysis, k: usize) -> bool {
     if k == 0 {
         return false;
@@ -358,18 +358,19 @@ fn minimal_pair<'a>(a: &'a Analysis, b: &'a Analysis, k: usize) -> bool {
     if !(1..=k).contains(&mx.len()) || !(1..=k).contains(&my.len()) {
         return false;
     }
-    let only = |run: &[(String, bool)], other: &[(String, bool)]| {
-        (run.iter())
-            .filter(|t| !other.iter().any(|u| same_token(t, u)))
-            .count()
-    };
     // A swap in the reason one side gives leaves the rule as it was: "…; it hides broken
     // declaration files" and "…, because it masks broken declaration files" explain one rule.
     let explains = |side: &Analysis, w: &str| side.token(w).is_some_and(|t| t.explains);
     if mx.iter().all(|t| explains(a, &t.0)) || my.iter().all(|t| explains(b, &t.0)) {
         return false;
     }
-    let (ox, oy) = (only(mx, my), only(my, mx));
+    // The words of each run the other run lacks.
+    let unshared = |run: &'a [(String, bool)], other: &'a [(String, bool)]| {
+        (run.iter())
+            .filter(|t| !other.iter().any(|u| same_token(t, u)))
+            .map(|t| t.0.as_str())
+    };
+    let (ox, oy) = (unshared(mx, my).count(), unshared(my, mx).count());
     if (ox, oy) == (mx.len(), my.len()) {
         return true;
     }
@@ -384,12 +385,9 @@ fn minimal_pair<'a>(a: &'a Analysis, b: &'a Analysis, k: usize) -> bool {
     if (mx.len(), my.len(), ox, oy) != (2, 2, 1, 1) {
         return false;
     }
-    let lone = |run: &'a [(String, bool)], other: &[(String, bool)]| {
-        let t = run.iter().find(|t| !other.iter().any(|u| same_token(t, u)));
-        t.map_or("", |t| t.0.as_str())
-    };
-    let (u, v) = (lone(mx, my), lone(my, mx));
-    !same_start(u, v) && !explains(a, u) && !explains(b, v)
+    let (u, v) = (unshared(mx, my).next(), unshared(my, mx).next());
+    u.zip(v)
+        .is_some_and(|(u, v)| !same_start(u, v) && !explains(a, u) && !explains(b, v))
 }
 
 /// Do two words start alike for five characters (or the whole of the shorter)? The mark of
