@@ -20,6 +20,7 @@ use crate::policy::Rules;
 use crate::score::{confidence_text, confidence_value};
 use crate::time::{format_day, utc_day};
 
+mod direct;
 mod json;
 
 /// The generator mark every emitted JSON file and SKILL.md carries (DESIGN §4 self-ingestion).
@@ -564,7 +565,8 @@ pub fn write(out: &Path, files: &[&OutFile]) -> std::io::Result<usize> {
                 return Ok(0);
             }
             let tmp = tmp_path(&path);
-            {
+            let len: usize = f.pieces.iter().map(String::len).sum();
+            if len < direct::MIN_BYTES || direct::write(&tmp, &f.pieces).is_err() {
                 let mut w = std::fs::File::create(&tmp)?;
                 for piece in &f.pieces {
                     w.write_all(piece.as_bytes())?;
