@@ -563,6 +563,52 @@ fn a_rule_and_its_negation_in_other_words_are_named_together() {
     );
 }
 
+/// S009 when one rule says "do not X" and the other "X" with a different reason after it: the
+/// two texts share too few words for a reworded negation, yet the negated clause is all in
+/// the other rule. A rule that negates only part of what another asserts is no conflict.
+#[test]
+fn a_rule_that_refuses_what_another_asserts_is_named_with_it() {
+    let s = Scratch::new("codes-conflicting-refused");
+    let input = s.path("in.jsonl");
+    let exp = |id: &str, day: u32, project: &str, lesson: &str| {
+        let task = "speed up the type check in CI";
+        succeeded(id, day, project, "typescript", task, json!({"lesson": lesson}))
+    };
+    let refuse =
+        "Do not enable skipLibCheck in tsconfig; it hides broken declaration files from dependencies.";
+    let enable = "Enable skipLibCheck in tsconfig to keep type checking fast.";
+    // Negates tags and `latest`, which the digest rule never asserts: both hold.
+    let latest = "Never use latest tags for base images; pin a digest.";
+    let digest = "Pin base images by digest in every Dockerfile.";
+    write_jsonl(
+        &input,
+        &[
+            exp("tc-web-1", 1, "git@github.com:acme/web.git", refuse),
+            exp("tc-shop-1", 2, "git@github.com:acme/shop.git", refuse),
+            exp("tc-api-1", 3, "git@github.com:acme/api.git", enable),
+            exp("tc-docs-1", 4, "git@github.com:acme/docs.git", enable),
+            exp("tc-api-2", 5, "git@github.com:acme/api.git", latest),
+            exp("tc-docs-2", 6, "git@github.com:acme/docs.git", latest),
+            exp("tc-web-2", 7, "git@github.com:acme/web.git", digest),
+            exp("tc-shop-2", 8, "git@github.com:acme/shop.git", digest),
+        ],
+    );
+    let (diags, _) = compile(&s, &input, &[]);
+    let ledger = read_json(&s.path("out/ledger.json"));
+    let rule_id = |text: &str| rule_id(&ledger, text);
+    // All four are rules; only the first two are in conflict.
+    let (_, _) = (rule_id("Never use latest"), rule_id("Pin base images"));
+    let s009 = diags_of(&diags, "S009");
+    assert_eq!(s009.len(), 1, "{s009:#?}");
+    let named = s009[0]["evidence"]["lessons"].as_array().unwrap();
+    assert_eq!(
+        named,
+        &vec![rule_id("Enable skipLibCheck"), rule_id("Do not enable")],
+        "{:#}",
+        s009[0]
+    );
+}
+
 /// A succeeded experience of October 2026 in one domain and project, with `fields` (its
 /// lesson, gotchas, …) added.
 fn succeeded(

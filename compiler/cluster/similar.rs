@@ -117,12 +117,38 @@ pub(crate) fn compare(lx: &Lexicon, a: &Analysis, b: &Analysis) -> Option<f64> {
 }
 
 /// Are `a` and `b` a lesson and its negation: otherwise one lesson, but a clause one negates
-/// the other asserts in mostly the same words (`Verdict::Polarity`)? Texts that the roles step
-/// already splits are not: a paraphrase that says "never" about another part of the advice
-/// ("keep credentials in the environment, never in a committed file" / "never commit
-/// credentials; load them from the environment") splits there too.
+/// the other asserts in mostly the same words (`Verdict::Polarity`)? Or texts the roles step
+/// splits where one clause of one side negates nothing but words one clause of the other
+/// asserts (`refutes`): "Do not enable skipLibCheck in tsconfig; it hides broken declaration
+/// files" / "Enable skipLibCheck in tsconfig to keep type checking fast". A paraphrase that
+/// says "never" about another part of the advice is neither ("keep credentials in the
+/// environment, never in a committed file" / "never commit credentials; load them from the
+/// environment": the first does not assert `commit`).
 pub(crate) fn negation(lx: &Lexicon, a: &Analysis, b: &Analysis) -> bool {
-    matches!(judge(lx, a, b), Verdict::Polarity(_))
+    match judge(lx, a, b) {
+        Verdict::Polarity(_) => true,
+        Verdict::Roles => refutes(a, b) || refutes(b, a),
+        _ => false,
+    }
+}
+
+/// Does one clause of `side` negate two or more words, and nothing but words that one clause
+/// of `other` asserts (and `other` negates nowhere)?
+fn refutes(side: &Analysis, other: &Analysis) -> bool {
+    let negated_by = |t: &Token, k: usize| t.negated_in >> k & 1 == 1 && t.asserted_in >> k & 1 == 0;
+    let negated = side.tokens.iter().fold(0, |m, t| m | t.negated_in);
+    bits(negated).any(|k| {
+        let n = side.tokens.iter().filter(|t| negated_by(t, k)).count();
+        let mut asserted = [0usize; Clauses::BITS as usize];
+        same_text(&side.tokens, &other.tokens, |x, y| {
+            if negated_by(x, k) && y.negated_in == 0 {
+                for j in bits(y.asserted_in) {
+                    asserted[j] += 1;
+                }
+            }
+        });
+        n >= 2 && asserted.contains(&n)
+    })
 }
 
 pub(crate) fn verdict(lx: &Lexicon, a: &Analysis, b: &Analysis) -> Verdict {
