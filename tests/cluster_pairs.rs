@@ -623,6 +623,30 @@ fn nothing_negates_like_no() {
     assert_split_and_merged(&lx, &two, &one);
 }
 
+/// A negator that stands as the verb's object negates the verb too: "deploy nothing on
+/// Fridays" is "never deploy on Fridays", and "run no more than two" is "never run more than
+/// two"; either is still the negation of the plain rule.
+#[test]
+fn an_object_negator_negates_the_verb_before_it() {
+    let lx = lexicon();
+    let two = [
+        ("Deploy nothing on Fridays.", "Always deploy on Fridays."),
+        (
+            "Run no more than two workers per node.",
+            "Run more than two workers per node.",
+        ),
+    ];
+    let one = [
+        ("Deploy nothing on Fridays.", "Never deploy on Fridays."),
+        ("Deploy nothing on Fridays.", "Don't deploy on a Friday."),
+        (
+            "Run no more than two workers per node.",
+            "Never run more than two workers per node.",
+        ),
+    ];
+    assert_split_and_merged(&lx, &two, &one);
+}
+
 /// A minimal pair whose other words move: one word swapped inside a short run while its
 /// neighbour changes sides ("a [connection pool]" vs "a [dedicated connection]") names another
 /// thing, as a swap in place does. A word that only changes its form as it moves ("path

@@ -186,6 +186,9 @@ struct Markers {
     /// Clause breaks that open a clause explaining the rule rather than stating it.
     explaining: Vec<String>,
     prefer: Vec<String>,
+    /// Negators that stand as the object of the verb before them: "deploy nothing on
+    /// Fridays" and "use no global state" negate the verb as "never deploy" does.
+    object: Vec<String>,
 }
 
 impl Markers {
@@ -410,6 +413,7 @@ impl Lexicon {
                 .map(|w| stem(&lx, w))
                 .to_vec(),
             prefer: vec![stem(&lx, "use"), stem(&lx, "prefer")],
+            object: ["no", "nothing", "none"].map(|w| stem(&lx, w)).to_vec(),
         };
         let mut fw: HashMap<String, FunctionWord> = HashMap::default();
         for w in &f.stop_words {
@@ -790,6 +794,10 @@ impl Lexicon {
         // the condition's ("if the build fails, then clear the cache").
         let (mut later, mut sequence, mut condition) = (false, false, false);
         let mut clause_words = 0usize;
+        // The clause's content words so far, and where the first one is noted in `roles` when
+        // this clause noted it first (for an object negator right after it).
+        let mut clause_content = 0usize;
+        let mut verb: Option<usize> = None;
         let mut previous: &str = "";
         for (i, it) in full.iter().enumerate() {
             let (t, technical) = match it {
@@ -803,6 +811,7 @@ impl Lexicon {
                         Role::Asserted
                     };
                     clause_words = 0;
+                    (clause_content, verb) = (0, None);
                     contrast = false;
                     replace = false;
                     prefer = false;
@@ -850,6 +859,7 @@ impl Lexicon {
                     clause
                 };
                 note(&mut roles, t, true, role, stated, leaving_out);
+                clause_content += 1;
                 continue;
             }
             let to = std::mem::replace(&mut after_to, t == mk.to);
@@ -857,6 +867,7 @@ impl Lexicon {
             if fw.clause_break {
                 clause_no += 1;
                 clause_words = 0;
+                (clause_content, verb) = (0, None);
                 explaining = mk.explaining.iter().any(|e| e == t);
                 leaving_out = false;
                 unless |= t == mk.unless;
@@ -871,6 +882,18 @@ impl Lexicon {
                 continue;
             }
             if fw.negator || t == mk.not {
+                // "Deploy nothing on Fridays": the verb right before an object negator, the
+                // clause's only word so far, is negated with the rest.
+                let object =
+                    clause == Role::Asserted && clause_content == 1 && mk.object.iter().any(|o| o == t);
+                if let Some(r) = verb
+                    .filter(|_| object)
+                    .map(|v| &mut roles[v])
+                    .filter(|r| r.text == prior)
+                {
+                    (r.role, r.negated_in, r.asserted_in, r.taken) =
+                        (Some(Role::Negated), r.asserted_in, 0, false);
+                }
                 // "run it without --release" leaves the flag out; "never run it without
                 // --release" is a double negation.
                 leaving_out |= t == mk.without && clause != Role::Negated && !explaining && !to;
@@ -914,7 +937,12 @@ impl Lexicon {
             } else {
                 clause
             };
+            let noted = roles.len();
             note(&mut roles, t, false, role, stated, leaving_out);
+            clause_content += 1;
+            if clause_content == 1 && roles.len() > noted {
+                verb = Some(noted);
+            }
         }
         words.sort_unstable();
         words.dedup();
