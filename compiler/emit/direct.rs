@@ -71,6 +71,54 @@ pub fn write(_path: &Path, _pieces: &[String]) -> io::Result<()> {
     Err(io::Error::from(io::ErrorKind::Unsupported))
 }
 
+/// Does the file at `path` hold exactly `pieces`, one after the other? Read with direct I/O:
+/// a re-run compares its whole ledger with the last one, and reading a file written with
+/// direct I/O through the page cache would fill fresh pages with it (the cost `write` avoids).
+#[cfg(target_os = "linux")]
+pub fn same(path: &Path, pieces: &[String]) -> io::Result<bool> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(path)?;
+    let len: usize = pieces.iter().map(String::len).sum();
+    if file.metadata()?.len() != len as u64 {
+        return Ok(false);
+    }
+    let mut storage = vec![0u8; CHUNK + ALIGN];
+    let skip = storage.as_ptr().align_offset(ALIGN);
+    let chunk = &mut storage[skip..skip + CHUNK];
+    let mut expected = pieces.iter().flat_map(|p| p.as_bytes().chunks(ALIGN));
+    let mut want: &[u8] = &[];
+    loop {
+        // A read of whole blocks; only the file's end makes it short.
+        let n = file.read(chunk)?;
+        if n == 0 {
+            return Ok(want.is_empty() && expected.next().is_none());
+        }
+        let mut got = &chunk[..n];
+        while !got.is_empty() {
+            if want.is_empty() {
+                match expected.next() {
+                    Some(next) => want = next,
+                    None => return Ok(false),
+                }
+            }
+            let k = want.len().min(got.len());
+            if want[..k] != got[..k] {
+                return Ok(false);
+            }
+            (want, got) = (&want[k..], &got[k..]);
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn same(_path: &Path, _pieces: &[String]) -> io::Result<bool> {
+    Err(io::Error::from(io::ErrorKind::Unsupported))
+}
+
 /// One write of whole blocks; a short write would leave the rest unaligned, so it is an error.
 #[cfg(target_os = "linux")]
 fn write_aligned(file: &mut File, blocks: &[u8]) -> io::Result<()> {
@@ -102,7 +150,15 @@ mod tests {
         let path = dir.join("ledger.json");
         std::fs::write(&path, "an older, longer ledger ".repeat(400_000)).unwrap();
         match write(&path, &pieces) {
-            Ok(()) => assert!(std::fs::read(&path).unwrap() == pieces.concat().as_bytes()),
+            Ok(()) => {
+                assert!(std::fs::read(&path).unwrap() == pieces.concat().as_bytes());
+                assert!(same(&path, &pieces).unwrap(), "read back as written");
+                let mut changed = pieces.clone();
+                changed[2].replace_range(ALIGN..ALIGN + 2, "~~");
+                assert!(!same(&path, &changed).unwrap(), "one changed byte");
+                changed[2].push('x');
+                assert!(!same(&path, &changed).unwrap(), "one more byte");
+            }
             // No direct I/O here: the caller writes the ordinary way.
             Err(e) => eprintln!("direct I/O unavailable in {}: {e}", dir.display()),
         }

@@ -600,10 +600,15 @@ pub fn remove_stale(out: &Path, generated: &[String], previous: &[String]) -> st
 /// that to the peak.
 fn same_contents(path: &Path, pieces: &[String]) -> bool {
     use std::io::Read;
+    let len: usize = pieces.iter().map(String::len).sum();
+    if len >= direct::MIN_BYTES
+        && let Ok(same) = direct::same(path, pieces)
+    {
+        return same;
+    }
     let Ok(mut file) = std::fs::File::open(path) else {
         return false;
     };
-    let len: usize = pieces.iter().map(String::len).sum();
     if file.metadata().map(|m| m.len()).ok() != Some(len as u64) {
         return false;
     }
