@@ -522,29 +522,16 @@ fn rules_that_say_opposite_things_are_named_together() {
 /// negate something else are not.
 #[test]
 fn a_rule_and_its_negation_in_other_words_are_named_together() {
-    let s = Scratch::new("codes-conflicting-reworded");
-    let input = s.path("in.jsonl");
-    let exp = |id: &str, day: u32, project: &str, lesson: &str| {
-        let task = "stabilise the integration suite";
-        succeeded(id, day, project, "python", task, json!({"lesson": lesson}))
-    };
     let avoid = "Avoid mocking the HTTP client in the integration suite when the staging API is reachable; record responses with VCR.";
     let mock = "Mock the HTTP client in the integration suite when the staging API is reachable; record responses with VCR.";
     // Shares words with both and negates something else: no conflict with either.
     let vcr = "Never let integration suite workers share one database; give each worker its own schema.";
-    write_jsonl(
-        &input,
-        &[
-            exp("it-web-1", 1, "git@github.com:acme/web.git", avoid),
-            exp("it-shop-1", 2, "git@github.com:acme/shop.git", avoid),
-            exp("it-api-1", 3, "git@github.com:acme/api.git", mock),
-            exp("it-docs-1", 4, "git@github.com:acme/docs.git", mock),
-            exp("it-api-2", 5, "git@github.com:acme/api.git", vcr),
-            exp("it-docs-2", 6, "git@github.com:acme/docs.git", vcr),
-        ],
+    let (diags, ledger) = rules_of(
+        "reworded",
+        "python",
+        "stabilise the integration suite",
+        &[avoid, mock, vcr],
     );
-    let (diags, _) = compile(&s, &input, &[]);
-    let ledger = read_json(&s.path("out/ledger.json"));
     let rule_id = |text: &str| rule_id(&ledger, text);
     let s009 = diags_of(&diags, "S009");
     assert_eq!(s009.len(), 1, "{s009:#?}");
@@ -568,33 +555,14 @@ fn a_rule_and_its_negation_in_other_words_are_named_together() {
 /// the other rule. A rule that negates only part of what another asserts is no conflict.
 #[test]
 fn a_rule_that_refuses_what_another_asserts_is_named_with_it() {
-    let s = Scratch::new("codes-conflicting-refused");
-    let input = s.path("in.jsonl");
-    let exp = |id: &str, day: u32, project: &str, lesson: &str| {
-        let task = "speed up the type check in CI";
-        succeeded(id, day, project, "typescript", task, json!({"lesson": lesson}))
-    };
     let refuse =
         "Do not enable skipLibCheck in tsconfig; it hides broken declaration files from dependencies.";
     let enable = "Enable skipLibCheck in tsconfig to keep type checking fast.";
     // Negates tags and `latest`, which the digest rule never asserts: both hold.
     let latest = "Never use latest tags for base images; pin a digest.";
     let digest = "Pin base images by digest in every Dockerfile.";
-    write_jsonl(
-        &input,
-        &[
-            exp("tc-web-1", 1, "git@github.com:acme/web.git", refuse),
-            exp("tc-shop-1", 2, "git@github.com:acme/shop.git", refuse),
-            exp("tc-api-1", 3, "git@github.com:acme/api.git", enable),
-            exp("tc-docs-1", 4, "git@github.com:acme/docs.git", enable),
-            exp("tc-api-2", 5, "git@github.com:acme/api.git", latest),
-            exp("tc-docs-2", 6, "git@github.com:acme/docs.git", latest),
-            exp("tc-web-2", 7, "git@github.com:acme/web.git", digest),
-            exp("tc-shop-2", 8, "git@github.com:acme/shop.git", digest),
-        ],
-    );
-    let (diags, _) = compile(&s, &input, &[]);
-    let ledger = read_json(&s.path("out/ledger.json"));
+    let lessons = [refuse, enable, latest, digest];
+    let (diags, ledger) = rules_of("refused", "typescript", "speed up the type check in CI", &lessons);
     let rule_id = |text: &str| rule_id(&ledger, text);
     // All four are rules; only the first two are in conflict.
     let (_, _) = (rule_id("Never use latest"), rule_id("Pin base images"));
@@ -607,6 +575,40 @@ fn a_rule_that_refuses_what_another_asserts_is_named_with_it() {
         "{:#}",
         s009[0]
     );
+}
+
+/// Compiles each lesson from two succeeded experiences of two projects (so each is a rule), in
+/// one domain; returns the diagnostics and the ledger.
+fn rules_of(
+    name: &str,
+    domain: &str,
+    task: &str,
+    lessons: &[&str],
+) -> (serde_json::Value, serde_json::Value) {
+    let s = Scratch::new(&format!("codes-conflicting-{name}"));
+    let input = s.path("in.jsonl");
+    let projects = ["web", "shop", "api", "docs"];
+    let records: Vec<serde_json::Value> = (lessons.iter().enumerate())
+        .flat_map(|(i, lesson)| [2 * i, 2 * i + 1].map(|n| (n, lesson)))
+        .map(|(n, lesson)| {
+            let project = projects[n % projects.len()];
+            let (id, remote) = (
+                format!("{domain}-{project}-{n}"),
+                format!("git@github.com:acme/{project}.git"),
+            );
+            succeeded(
+                &id,
+                n as u32 + 1,
+                &remote,
+                domain,
+                task,
+                json!({"lesson": lesson}),
+            )
+        })
+        .collect();
+    write_jsonl(&input, &records);
+    let (diags, _) = compile(&s, &input, &[]);
+    (diags, read_json(&s.path("out/ledger.json")))
 }
 
 /// A succeeded experience of October 2026 in one domain and project, with `fields` (its
