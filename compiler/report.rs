@@ -328,7 +328,8 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
                 l.founder
             )
         } else {
-            format!("{more}, or bless {}", l.founder)
+            // Blessing makes a rule without evidence: only for a lesson the reader knows holds.
+            format!("{more}, or bless {} if you know it holds", l.founder)
         };
         near.push((gap, l.id.clone(), json!({"lesson_or_cluster": l.id, "text": l.text, "support": support, "needed": min, "confidence": confidence_value(l.confidence), "contradicted_by": against, "action": action})));
     }
@@ -491,7 +492,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
         .collect();
     if !blessable.is_empty() {
         suggestions.push(format!(
-            "bless experiences whose lessons already read as rules: {}",
+            "bless experiences whose lessons already read as rules, once you know they hold: {}",
             blessable
                 .iter()
                 .map(|id| format!("`skillc bless {id}{bless_args}`"))

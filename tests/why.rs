@@ -921,7 +921,7 @@ fn a_contradicted_near_miss_says_so_and_is_not_offered_for_blessing() {
     let o = skillc(&["why", "django", b1]);
     let text = stdout(&o);
     assert!(text.contains(&format!("{id} (1/2, confidence 0.500)")), "{text}");
-    assert!(text.contains("or bless dj-401"), "{text}");
+    assert!(text.contains("or bless dj-401 if you know it holds"), "{text}");
 }
 
 /// terraform on infra-live (experience `id`): a plan held on the state lock, fixed with
