@@ -16,8 +16,8 @@ use std::io::{self, Write};
 use std::path::Path;
 
 /// Files at least this large take the direct path; smaller ones gain nothing worth a second
-/// open.
-pub const MIN_BYTES: usize = 32 << 20;
+/// open, and both functions refuse them (`ErrorKind::Unsupported`) for the caller's ordinary I/O.
+const MIN_BYTES: usize = 32 << 20;
 
 /// Offset, length and buffer address alignment that satisfies every Linux block device
 /// (logical blocks are 512 or 4096 bytes).
@@ -25,11 +25,29 @@ const ALIGN: usize = 4096;
 /// Bytes handed to the kernel per write.
 const CHUNK: usize = 4 << 20;
 
+/// `Ok` for a text large enough to take the direct path.
+#[cfg(target_os = "linux")]
+fn large(pieces: &[String]) -> io::Result<usize> {
+    let len = pieces.iter().map(String::len).sum();
+    match len >= MIN_BYTES {
+        true => Ok(len),
+        false => Err(io::Error::from(io::ErrorKind::Unsupported)),
+    }
+}
+
+/// A `CHUNK`-byte window of `storage` (`CHUNK + ALIGN` bytes) that starts on a block boundary.
+#[cfg(target_os = "linux")]
+fn aligned(storage: &mut [u8]) -> &mut [u8] {
+    let skip = storage.as_ptr().align_offset(ALIGN);
+    &mut storage[skip..skip + CHUNK]
+}
+
 /// Writes `pieces`, one after the other, to a new file at `path` (created or truncated).
 /// On error the file may hold part of the text.
 #[cfg(target_os = "linux")]
 pub fn write(path: &Path, pieces: &[String]) -> io::Result<()> {
     use std::os::unix::fs::OpenOptionsExt;
+    large(pieces)?;
     let mut file = OpenOptions::new()
         .write(true)
         .create(true)
@@ -37,8 +55,7 @@ pub fn write(path: &Path, pieces: &[String]) -> io::Result<()> {
         .custom_flags(libc::O_DIRECT)
         .open(path)?;
     let mut storage = vec![0u8; CHUNK + ALIGN];
-    let skip = storage.as_ptr().align_offset(ALIGN);
-    let chunk = &mut storage[skip..skip + CHUNK];
+    let chunk = aligned(&mut storage);
     let mut filled = 0;
     for piece in pieces {
         let mut rest = piece.as_bytes();
@@ -78,18 +95,17 @@ pub fn write(_path: &Path, _pieces: &[String]) -> io::Result<()> {
 pub fn same(path: &Path, pieces: &[String]) -> io::Result<bool> {
     use std::io::Read;
     use std::os::unix::fs::OpenOptionsExt;
+    let len = large(pieces)?;
     let mut file = OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_DIRECT)
         .open(path)?;
-    let len: usize = pieces.iter().map(String::len).sum();
     if file.metadata()?.len() != len as u64 {
         return Ok(false);
     }
     let mut storage = vec![0u8; CHUNK + ALIGN];
-    let skip = storage.as_ptr().align_offset(ALIGN);
-    let chunk = &mut storage[skip..skip + CHUNK];
-    let mut expected = pieces.iter().flat_map(|p| p.as_bytes().chunks(ALIGN));
+    let chunk = aligned(&mut storage);
+    let mut expected = (pieces.iter().map(String::as_bytes)).filter(|p| !p.is_empty());
     let mut want: &[u8] = &[];
     loop {
         // A read of whole blocks; only the file's end makes it short.
@@ -135,6 +151,16 @@ fn write_aligned(file: &mut File, blocks: &[u8]) -> io::Result<()> {
 mod tests {
     use super::*;
 
+    /// Whether direct I/O ran; `EINVAL` is a file system without it (the caller then writes
+    /// the ordinary way), any other error a failure.
+    fn ran(result: io::Result<()>) -> bool {
+        match result {
+            Ok(()) => true,
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => false,
+            Err(e) => panic!("direct write failed: {e}"),
+        }
+    }
+
     #[test]
     fn every_byte_arrives_whatever_the_piece_sizes() {
         let dir = std::env::temp_dir().join(format!("skillc-direct-{}", std::process::id()));
@@ -142,31 +168,39 @@ mod tests {
         // Pieces that straddle the chunk and block edges, and a tail shorter than a block.
         let line = "{\"id\":\"L00004f846540\",\"text\":\"Run `terraform plan` before apply\"}\n";
         let pieces = vec![
-            line.repeat(CHUNK / line.len() + 3),
+            line.repeat(MIN_BYTES / line.len() + 3),
             String::new(),
             line.repeat(ALIGN / line.len() * 5 + 1),
             "]}\n".to_string(),
         ];
         let path = dir.join("ledger.json");
-        std::fs::write(&path, "an older, longer ledger ".repeat(400_000)).unwrap();
-        match write(&path, &pieces) {
-            Ok(()) => {
-                assert!(std::fs::read(&path).unwrap() == pieces.concat().as_bytes());
-                assert!(same(&path, &pieces).unwrap(), "read back as written");
-                let mut changed = pieces.clone();
-                changed[2].replace_range(ALIGN..ALIGN + 2, "~~");
-                assert!(!same(&path, &changed).unwrap(), "one changed byte");
-                changed[2].push('x');
-                assert!(!same(&path, &changed).unwrap(), "one more byte");
-            }
-            // No direct I/O here: the caller writes the ordinary way.
-            Err(e) => eprintln!("direct I/O unavailable in {}: {e}", dir.display()),
+        std::fs::write(&path, "an older, longer ledger ".repeat(2_000_000)).unwrap();
+        if ran(write(&path, &pieces)) {
+            assert!(std::fs::read(&path).unwrap() == pieces.concat().as_bytes());
+            assert!(same(&path, &pieces).unwrap(), "read back as written");
+            let trailing = [pieces.clone(), vec![String::new()]].concat();
+            assert!(
+                same(&path, &trailing).unwrap(),
+                "an empty last piece adds nothing"
+            );
+            let mut changed = pieces.clone();
+            changed[2].replace_range(ALIGN..ALIGN + 2, "~~");
+            assert!(!same(&path, &changed).unwrap(), "one changed byte");
+            changed[2].push('x');
+            assert!(!same(&path, &changed).unwrap(), "one more byte");
+        } else {
+            eprintln!("no direct I/O in {}", dir.display());
         }
         // A text of whole blocks leaves no tail.
-        let blocks = vec!["x".repeat(ALIGN * 3)];
-        if write(&path, &blocks).is_ok() {
-            assert_eq!(std::fs::read(&path).unwrap(), blocks[0].as_bytes());
+        let blocks = vec!["x".repeat(ALIGN * (MIN_BYTES / ALIGN + 3))];
+        if ran(write(&path, &blocks)) {
+            assert!(std::fs::read(&path).unwrap() == blocks[0].as_bytes());
         }
+        // A small file is the caller's to write.
+        let small = vec!["{}\n".to_string()];
+        let refused = |r: io::Result<()>| r.is_err_and(|e| e.kind() == io::ErrorKind::Unsupported);
+        assert!(refused(write(&path, &small)));
+        assert!(refused(same(&path, &small).map(|_| ())));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

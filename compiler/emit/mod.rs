@@ -565,8 +565,8 @@ pub fn write(out: &Path, files: &[&OutFile]) -> std::io::Result<usize> {
                 return Ok(0);
             }
             let tmp = tmp_path(&path);
-            let len: usize = f.pieces.iter().map(String::len).sum();
-            if len < direct::MIN_BYTES || direct::write(&tmp, &f.pieces).is_err() {
+            // Large files go direct; a small one, or a failure, is written the ordinary way.
+            if direct::write(&tmp, &f.pieces).is_err() {
                 let mut w = std::fs::File::create(&tmp)?;
                 for piece in &f.pieces {
                     w.write_all(piece.as_bytes())?;
@@ -600,15 +600,13 @@ pub fn remove_stale(out: &Path, generated: &[String], previous: &[String]) -> st
 /// that to the peak.
 fn same_contents(path: &Path, pieces: &[String]) -> bool {
     use std::io::Read;
-    let len: usize = pieces.iter().map(String::len).sum();
-    if len >= direct::MIN_BYTES
-        && let Ok(same) = direct::same(path, pieces)
-    {
+    if let Ok(same) = direct::same(path, pieces) {
         return same;
     }
     let Ok(mut file) = std::fs::File::open(path) else {
         return false;
     };
+    let len: usize = pieces.iter().map(String::len).sum();
     if file.metadata().map(|m| m.len()).ok() != Some(len as u64) {
         return false;
     }
