@@ -564,20 +564,26 @@ fn units(inp: &Inputs, single: bool) -> Vec<Vec<u32>> {
     if single {
         return vec![(0..inp.admitted.len() as u32).collect()];
     }
-    let mut units: BTreeMap<(bool, &str, u32), Vec<u32>> = BTreeMap::new();
-    for (ai, a) in inp.admitted.iter().enumerate() {
-        let cluster = &inp.clusters[a.cluster as usize];
-        // A claim that a fix ended is superseded by the form the fixing experience learned on
-        // its key, so it folds with the key's mechanical lessons.
-        let mechanical = (a.members.iter())
-            .any(|&m| inp.candidates[m as usize].working.is_some() || ended(inp, m).is_some());
-        let unit = match &cluster.key {
-            Some(key) if mechanical => (true, key.as_str(), 0),
-            _ => (false, cluster.domain.as_str(), ai as u32),
-        };
-        units.entry(unit).or_default().push(ai as u32);
-    }
-    units.into_values().collect()
+    // Each admitted cluster with its unit's key, sorted on every core (the key ends in the
+    // cluster's own number where it is alone, so the order is total), then grouped.
+    let mut keyed: Vec<((bool, &str, u32), u32)> = (inp.admitted.par_iter().enumerate())
+        .map(|(ai, a)| {
+            let cluster = &inp.clusters[a.cluster as usize];
+            // A claim that a fix ended is superseded by the form the fixing experience learned
+            // on its key, so it folds with the key's mechanical lessons.
+            let mechanical = (a.members.iter())
+                .any(|&m| inp.candidates[m as usize].working.is_some() || ended(inp, m).is_some());
+            let unit = match &cluster.key {
+                Some(key) if mechanical => (true, key.as_str(), 0),
+                _ => (false, cluster.domain.as_str(), ai as u32),
+            };
+            (unit, ai as u32)
+        })
+        .collect();
+    keyed.par_sort_unstable();
+    (keyed.chunk_by(|a, b| a.0 == b.0))
+        .map(|unit| unit.iter().map(|&(_, ai)| ai).collect())
+        .collect()
 }
 
 /// A unit's arrivals and ends of claims, in the global order. Experiences and decisions join
