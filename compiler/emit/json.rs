@@ -192,10 +192,12 @@ mod tests {
         .map(String::from)
         .to_vec();
         for esc in ["\"", "\\", "\n", "\u{0}", "\u{1f}", "é", "\u{7f}"] {
-            for at in 0..17 {
+            // Every offset in and across the first words of eight, and texts that end inside
+            // a word.
+            for at in 0..40 {
                 let mut s = "x".repeat(at);
                 s.push_str(esc);
-                s.push_str(&"y".repeat(20 - at));
+                s.push_str(&"y".repeat(at % 23));
                 texts.push(s);
             }
         }
