@@ -42,8 +42,13 @@ TIME=/usr/bin/time
 
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-# Runs a command once; prints "seconds max_rss_kb".
+# Runs a command once; prints "seconds max_rss_kb". The disk is flushed first (untimed): a
+# 1 M compile leaves about 0.8 GB of dirty page cache (the state store, the skill files) that
+# the kernel writes back some 30 s later, in the middle of the next run, whose file creation
+# then waits behind it (the write stage took 0.9-1.5 s after a `sync` and 1.0-6.0 s without,
+# back to back). A nightly compile runs alone; this measures that.
 once() {
+  sync
   "$TIME" -f "%e %M" -o "$OUT/time.txt" "$@" >/dev/null 2>&1
   cat "$OUT/time.txt"
 }
@@ -65,6 +70,7 @@ for n in $SIZES; do
   # minute to the next, and three figures taken minutes apart would measure the drift.
   bares=(); loads=(); fulls=(); reruns=(); lb=(); fl=(); rss=0
   for r in $(seq "$RUNS"); do
+    sync
     b=$("$BARE" "$corpus" 2>/dev/null)
     read -r l _ < <(once "$BIN" compile "$corpus" --out "$FRESH/$n-$r" --stop-after load)
     read -r f m < <(once "$BIN" compile "$corpus" --out "$FRESH/$n-$r")
