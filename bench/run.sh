@@ -84,7 +84,7 @@ for n in $SIZES; do
   load=$(printf '%s\n' "${loads[@]}" | median)
   full=$(printf '%s\n' "${fulls[@]}" | median)
   rerun=$(printf '%s\n' "${reruns[@]}" | median)
-  spreads+=("$n experiences, each run: full $(printf '%s s, ' "${fulls[@]}" | sed 's/, $//'); load only $(printf '%s s, ' "${loads[@]}" | sed 's/, $//')")
+  spreads+=("$n experiences, each run: full $(printf '%s s, ' "${fulls[@]}" | sed 's/, $//'); re-run $(printf '%s s, ' "${reruns[@]}" | sed 's/, $//'); load only $(printf '%s s, ' "${loads[@]}" | sed 's/, $//')")
   load_bare=$(printf '%s\n' "${lb[@]}" | median)
   full_load=$(printf '%s\n' "${fl[@]}" | median)
   awk -v n="$n" -v size="$size" -v bare="$bare" -v load="$load" -v full="$full" -v rss="$rss" \
