@@ -70,7 +70,7 @@ for n in $SIZES; do
   # minute to the next, and three figures taken minutes apart would measure the drift.
   bares=(); loads=(); fulls=(); reruns=(); lb=(); fl=(); rss=0
   for r in $(seq "$RUNS"); do
-    sync
+    sync # the bare parse, too, starts on a flushed disk (see `once`)
     b=$("$BARE" "$corpus" 2>/dev/null)
     read -r l _ < <(once "$BIN" compile "$corpus" --out "$FRESH/$n-$r" --stop-after load)
     read -r f m < <(once "$BIN" compile "$corpus" --out "$FRESH/$n-$r")
