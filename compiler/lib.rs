@@ -21,6 +21,7 @@ pub mod narrative;
 pub mod normalize;
 pub mod opkey;
 pub mod outcome;
+pub mod patterns;
 pub mod pipeline;
 pub mod policy;
 pub mod report;

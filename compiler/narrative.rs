@@ -39,6 +39,8 @@
 use regex::Regex;
 use serde::Deserialize;
 
+use crate::patterns::PatternSet;
+
 /// Text that may precede the first word of a clause: start of text, or the end of a sentence
 /// or clause (`.`, `!`, `?`, `;`, `:`, `,`, a dash) with an optional `so`/`then`, then list
 /// markers and opening quotes. `{LEAD}` is where the file's `clause_lead` goes (optional).
@@ -58,9 +60,10 @@ pub struct Narrative {
     threshold: i32,
     signals: Vec<Signal>,
     /// Every `Matches` pattern in one set, in signal order: one pass over a text tells which
-    /// signals match at all, so only those that count past one match search again. `None`
-    /// when the patterns are too large to join (each is then searched on its own).
-    any: Option<regex::RegexSet>,
+    /// signals match at all, so only those that count past one match search again (and, on
+    /// non-ASCII text, those the set can only call a maybe: `patterns`). `None` when the
+    /// patterns are too large to join (each is then searched on its own).
+    any: Option<PatternSet>,
 }
 
 /// An empty classifier: no signals, so nothing is narrative.
@@ -280,7 +283,7 @@ impl Narrative {
             }
             signals.push(sig);
         }
-        let any = regex::RegexSet::new(signals.iter().filter_map(|s| match &s.test {
+        let any = PatternSet::new(signals.iter().filter_map(|s| match &s.test {
             Test::Matches { re, .. } => Some(re.as_str()),
             Test::Absent(_) => None,
         }))
@@ -324,14 +327,17 @@ impl Narrative {
         let matched = self.any.as_ref().map(|set| set.matches(text));
         for (i, s) in self.signals.iter().enumerate() {
             let count = match &s.test {
-                Test::Matches { re, max, set, except } => match matched.as_ref().map(|m| m.matched(*set)) {
-                    Some(false) => 0,
-                    Some(true) if *max == 1 && except.is_none() => 1,
-                    _ => (re.find_iter(text))
-                        .filter(|m| except.as_ref().is_none_or(|e| !e.is_match(m.as_str())))
-                        .take(*max as usize)
-                        .count() as i32,
-                },
+                Test::Matches { re, max, set, except } => {
+                    match matched.as_ref().map(|m| (m.may_match(*set), m.exact)) {
+                        Some((false, _)) => 0,
+                        Some((true, true)) if *max == 1 && except.is_none() => 1,
+                        _ if *max == 1 && except.is_none() => i32::from(re.is_match(text)),
+                        _ => (re.find_iter(text))
+                            .filter(|m| except.as_ref().is_none_or(|e| !e.is_match(m.as_str())))
+                            .take(*max as usize)
+                            .count() as i32,
+                    }
+                }
                 Test::Absent(others) => i32::from(!others.iter().any(|&j| fired >> j & 1 == 1)),
             };
             if count > 0 {
@@ -402,6 +408,15 @@ signals:
             "When terraform plan hangs, check the state lock in DynamoDB first.",
             "Reverted d10cb74, which changed parse_rows(); downstream consumers worked again.",
             "",
+            // Non-ASCII text, where the set can only say "maybe" (`patterns`): em dashes,
+            // curly quotes, arrows, the `…` of a text cut at 240 characters, and letters
+            // that touch a signal's word, so that a Unicode word boundary is not there.
+            "Fixed the flaky test — pinned pytest-xdist to 3.5.0 after PR #1545 merged…",
+            "We’ve found that “npm ci” respects package-lock.json; use it in CI → always.",
+            "Don’t hard-code the region — read AWS_REGION from the environment.",
+            "éFixed nothing: the café’s büild turned out fine, naïvely.",
+            "Après the upgrade, we switched to uv — it resolved the lock in seconds.",
+            "When terraform plan hangs, check the state lock in DynamoDB first…",
         ];
         for yaml in [SMALL, crate::policy::BUILTIN_NARRATIVE] {
             let set = Narrative::from_yaml(yaml).unwrap();
@@ -414,6 +429,11 @@ signals:
                 assert_eq!(set.classify(t), one_by_one.classify(t), "{t}");
             }
         }
+        // The builtin signals use `\b`: non-ASCII text takes the relaxed answer.
+        let builtin = Narrative::from_yaml(crate::policy::BUILTIN_NARRATIVE).unwrap();
+        let set = builtin.any.as_ref().unwrap();
+        assert!(!set.matches("Fixed it — finally").exact);
+        assert!(set.matches("Fixed it, finally").exact);
     }
 
     #[test]

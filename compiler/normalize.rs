@@ -82,8 +82,9 @@ fn checked_target(from: &str, to: &str) -> Result<String, String> {
 pub struct SecretScanner {
     patterns: Vec<SecretPattern>,
     /// Every pattern in one automaton: almost no text carries a secret, so one pass that
-    /// says "none of them" spares running each pattern.
-    any: regex::RegexSet,
+    /// says "none of them" spares running each pattern (which confirm its "maybe" on
+    /// non-ASCII text: `patterns`).
+    any: crate::patterns::PatternSet,
     /// No pattern is anchored, so a text holds a match exactly when it holds one inside a
     /// newline-joined run of texts (see `may_hold`).
     joinable: bool,
@@ -142,7 +143,7 @@ impl SecretScanner {
                 name: e.name,
             });
         }
-        let any = regex::RegexSet::new(patterns.iter().map(|p| p.regex.as_str()))
+        let any = crate::patterns::PatternSet::new(patterns.iter().map(|p| p.regex.as_str()))
             .map_err(|err| format!("secret patterns: {err}"))?;
         let joinable = !patterns.iter().any(|p| anchored(p.regex.as_str()));
         Ok(SecretScanner {
@@ -165,12 +166,12 @@ impl SecretScanner {
             joined.push_str(t);
             joined.push('\n');
         }
-        self.any.is_match(&joined)
+        self.any.may_match(&joined)
     }
 
     /// The name of the first pattern the text matches; never the secret itself.
     pub fn find(&self, text: &str) -> Option<&str> {
-        if !self.any.is_match(text) {
+        if !self.any.may_match(text) {
             return None;
         }
         self.patterns
@@ -182,7 +183,7 @@ impl SecretScanner {
     /// The text with every secret replaced by `[redacted: <pattern>]`, and the first pattern
     /// that fired; `None` when there is nothing to redact.
     pub fn redact(&self, text: &str) -> Option<(String, &str)> {
-        if !self.any.is_match(text) {
+        if !self.any.may_match(text) {
             return None;
         }
         let mut first: Option<&str> = None;
@@ -1152,6 +1153,37 @@ mod tests {
         ] {
             assert_eq!(s.find(text), None, "{text}");
         }
+    }
+
+    #[test]
+    fn secrets_in_non_ascii_text_are_judged_as_in_ascii_text() {
+        // Non-ASCII text takes the set's relaxed answer (`patterns`), which each pattern then
+        // confirms: the same secrets are found, and a letter such as `é` right before a key
+        // still means no word boundary, so no match.
+        let s = &rules().secrets;
+        for (text, want) in [
+            (
+                "export OPENAI_API_KEY=sk-proj-4fJd8s9QwErTyUiOpAsDfGhJkLzXcVbNm12 — rotated “yesterday”",
+                Some("openai-key"),
+            ),
+            (
+                "clé AWS → AKIAIOSFODNN7EXAMPLE, à ne pas committer",
+                Some("aws-access-key"),
+            ),
+            ("éAKIAIOSFODNN7EXAMPLE", None),
+            (
+                "Pin scikit-learn below 1.5 — sk-learn is a common misspelling…",
+                None,
+            ),
+            (
+                "Read the password from ${DB_PASSWORD} — never from the config file",
+                None,
+            ),
+        ] {
+            assert_eq!(s.find(text), want, "{text}");
+            assert_eq!(s.redact(text).map(|(_, name)| name), want, "{text}");
+        }
+        assert!(s.may_hold(["naïve café", "key AKIAIOSFODNN7EXAMPLE"]));
     }
 
     #[test]
