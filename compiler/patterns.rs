@@ -1,4 +1,4 @@
-//! Which of a list of regexes can match a text, answered by one automaton on any text.
+//! Which of a list of regexes can match a text, answered by DFAs on any text.
 //!
 //! The narrative classifier and the secret scanner first ask one `RegexSet` which of their
 //! patterns could match, and run the single patterns only where it says yes. The set runs as
@@ -8,10 +8,10 @@
 //! simulation, which is 100-200 times slower on these sets (about 200 µs per text instead
 //! of 1-2 µs).
 //!
-//! So beside the exact set there is a relaxed one: the same patterns with every Unicode word
-//! boundary removed. Removing a zero-width assertion only lets a pattern match more, so a
-//! pattern the relaxed set rules out cannot match, and the relaxed set runs as a DFA on any
-//! text. Its yes is only a maybe: the caller confirms it with the pattern itself.
+//! So beside the exact set there are the relaxed patterns: the same patterns with every Unicode
+//! word boundary removed. Removing a zero-width assertion only lets a pattern match more, so a
+//! pattern its relaxed form rules out cannot match, and the relaxed forms run as DFAs on any
+//! text. Their yes is only a maybe: the caller confirms it with the pattern itself.
 
 use regex::{Regex, RegexSet, SetMatches};
 use regex_syntax::hir::{Capture, Hir, HirKind, Look, Repetition};
@@ -32,15 +32,22 @@ pub struct PatternSet {
 /// What the set says of a text: per pattern, whether it may match; `exact` when that is
 /// also whether it does.
 pub struct Matched {
-    may: Result<SetMatches, Vec<bool>>,
+    may: May,
     pub exact: bool,
+}
+
+enum May {
+    /// The exact set's answer.
+    Set(SetMatches),
+    /// Each relaxed pattern's answer, in pattern order.
+    Each(Vec<bool>),
 }
 
 impl Matched {
     pub fn may_match(&self, pattern: usize) -> bool {
         match &self.may {
-            Ok(set) => set.matched(pattern),
-            Err(each) => each[pattern],
+            May::Set(set) => set.matched(pattern),
+            May::Each(each) => each[pattern],
         }
     }
 }
@@ -62,11 +69,11 @@ impl PatternSet {
     pub fn matches(&self, text: &str) -> Matched {
         match &self.relaxed {
             Some(relaxed) if !text.is_ascii() => Matched {
-                may: Err(relaxed.iter().map(|r| r.is_match(text)).collect()),
+                may: May::Each(relaxed.iter().map(|r| r.is_match(text)).collect()),
                 exact: false,
             },
             _ => Matched {
-                may: Ok(self.exact.matches(text)),
+                may: May::Set(self.exact.matches(text)),
                 exact: true,
             },
         }
