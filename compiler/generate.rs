@@ -1764,7 +1764,6 @@ impl Generator {
         ops.close();
     }
 
-    /// Fills `tpl` into `self.text` from the current slots.
     /// Writes the filled text's first "; " as an em dash in 30% of the texts that have one, as
     /// model-written text often does: the same clause break for the narrative gate and for
     /// clustering, but non-ASCII, which sends regexes with a Unicode `\b` off the lazy DFA
@@ -1777,6 +1776,7 @@ impl Generator {
         }
     }
 
+    /// Fills `tpl` into `self.text` from the current slots.
     fn fill(&mut self, tpl: &str) {
         self.text.clear();
         let s = &self.slots;

@@ -328,10 +328,12 @@ impl Narrative {
         for (i, s) in self.signals.iter().enumerate() {
             let count = match &s.test {
                 Test::Matches { re, max, set, except } => {
+                    // One match is all that counts: whether there is one will do.
+                    let single = *max == 1 && except.is_none();
                     match matched.as_ref().map(|m| (m.may_match(*set), m.exact)) {
                         Some((false, _)) => 0,
-                        Some((true, true)) if *max == 1 && except.is_none() => 1,
-                        _ if *max == 1 && except.is_none() => i32::from(re.is_match(text)),
+                        Some((true, true)) if single => 1,
+                        _ if single => i32::from(re.is_match(text)),
                         _ => (re.find_iter(text))
                             .filter(|m| except.as_ref().is_none_or(|e| !e.is_match(m.as_str())))
                             .take(*max as usize)

@@ -1183,7 +1183,16 @@ mod tests {
             assert_eq!(s.find(text), want, "{text}");
             assert_eq!(s.redact(text).map(|(_, name)| name), want, "{text}");
         }
-        assert!(s.may_hold(["naïve café", "key AKIAIOSFODNN7EXAMPLE"]));
+        // The built-in patterns are scanned text by text (one has a `$`); a scanner whose
+        // patterns join asks the relaxed patterns of the joined texts, and rules out texts
+        // that hold no key.
+        let yaml = "patterns:\n  - name: aws-access-key\n    regex: '\\b(?:AKIA|ASIA)[0-9A-Z]{16}\\b'\n";
+        let joined = SecretScanner::from_yaml(yaml).unwrap();
+        assert!(joined.joinable);
+        assert!(joined.may_hold(["naïve café", "key AKIAIOSFODNN7EXAMPLE"]));
+        assert!(!joined.may_hold(["naïve café", "nothing — here…"]));
+        assert_eq!(joined.find("clé → AKIAIOSFODNN7EXAMPLE"), Some("aws-access-key"));
+        assert_eq!(joined.find("éAKIAIOSFODNN7EXAMPLE"), None);
     }
 
     #[test]

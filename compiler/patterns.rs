@@ -57,8 +57,7 @@ impl PatternSet {
         let patterns: Vec<&str> = patterns.into_iter().collect();
         let exact = RegexSet::new(&patterns)?;
         let relaxed = relaxed(&patterns).and_then(|r| {
-            r.iter()
-                .map(|p| Regex::new(p))
+            (r.iter().map(|p| Regex::new(p)))
                 .collect::<Result<Vec<_>, _>>()
                 .ok()
         });
@@ -91,46 +90,37 @@ impl PatternSet {
 /// The patterns with their Unicode word boundaries removed, printed back as regexes; `None`
 /// when none has one, or when a pattern does not parse here as the regex crate parsed it.
 fn relaxed(patterns: &[&str]) -> Option<Vec<String>> {
-    let mut any = false;
-    let mut out = Vec::with_capacity(patterns.len());
-    for p in patterns {
-        let hir = regex_syntax::Parser::new().parse(p).ok()?;
-        let (hir, removed) = without_unicode_word_boundaries(hir);
-        any |= removed;
-        out.push(hir.to_string());
-    }
-    any.then_some(out)
+    let hirs: Vec<Hir> = (patterns.iter())
+        .map(|p| regex_syntax::Parser::new().parse(p).ok())
+        .collect::<Option<_>>()?;
+    let bounded = |h: &Hir| h.properties().look_set().contains_word_unicode();
+    hirs.iter()
+        .any(bounded)
+        .then(|| hirs.into_iter().map(|h| unbounded(h).to_string()).collect())
 }
 
-/// `hir` with every Unicode word-boundary assertion replaced by the empty regex, and whether
-/// there was one.
-fn without_unicode_word_boundaries(hir: Hir) -> (Hir, bool) {
+/// `hir` with every Unicode word-boundary assertion replaced by the empty regex.
+fn unbounded(hir: Hir) -> Hir {
     if !hir.properties().look_set().contains_word_unicode() {
-        return (hir, false);
+        return hir;
     }
-    let all = |subs: Vec<Hir>| -> Vec<Hir> {
-        subs.into_iter()
-            .map(|h| without_unicode_word_boundaries(h).0)
-            .collect()
-    };
-    let relaxed = match hir.into_kind() {
+    match hir.into_kind() {
         HirKind::Look(look) if is_unicode_word(look) => Hir::empty(),
         HirKind::Look(look) => Hir::look(look),
         HirKind::Repetition(rep) => Hir::repetition(Repetition {
-            sub: Box::new(without_unicode_word_boundaries(*rep.sub).0),
+            sub: Box::new(unbounded(*rep.sub)),
             ..rep
         }),
         HirKind::Capture(cap) => Hir::capture(Capture {
-            sub: Box::new(without_unicode_word_boundaries(*cap.sub).0),
+            sub: Box::new(unbounded(*cap.sub)),
             ..cap
         }),
-        HirKind::Concat(subs) => Hir::concat(all(subs)),
-        HirKind::Alternation(subs) => Hir::alternation(all(subs)),
+        HirKind::Concat(subs) => Hir::concat(subs.into_iter().map(unbounded).collect()),
+        HirKind::Alternation(subs) => Hir::alternation(subs.into_iter().map(unbounded).collect()),
         HirKind::Empty => Hir::empty(),
         HirKind::Literal(lit) => Hir::literal(lit.0),
         HirKind::Class(class) => Hir::class(class),
-    };
-    (relaxed, true)
+    }
 }
 
 fn is_unicode_word(look: Look) -> bool {
