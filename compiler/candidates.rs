@@ -399,15 +399,22 @@ fn from_experience(
             d.key = Some(m.key);
             d.working = Some(m.working);
             d.scanned = m.scanned;
-            d.only_domain = m
-                .program
-                .as_deref()
-                .and_then(|p| rules.aliases.program_domain(p))
-                // An unmapped program belongs to `general` when the record has that domain
-                // (GAIA sessions do); native records without it keep every domain.
-                .or(Some(crate::load::GAIA_GENERAL_DOMAIN))
-                .filter(|d| domains.contains(d))
-                .map(String::from);
+            // The program's own domain when the record is tagged with it (a helm fix in a
+            // record tagged `helm` and `kubernetes` is a helm lesson, as in a record tagged
+            // `helm` alone), else the domain the program map gives it.
+            let own = (m.program.as_deref())
+                .and_then(|p| crate::normalize::domain(p, &rules.aliases).ok())
+                .filter(|d| domains.contains(d.as_str()));
+            d.only_domain = own.or_else(|| {
+                m.program
+                    .as_deref()
+                    .and_then(|p| rules.aliases.program_domain(p))
+                    // An unmapped program belongs to `general` when the record has that
+                    // domain (GAIA sessions do); native records without it keep every domain.
+                    .or(Some(crate::load::GAIA_GENERAL_DOMAIN))
+                    .filter(|d| domains.contains(d))
+                    .map(String::from)
+            });
             mechanicals.push(d);
         }
     }
@@ -574,6 +581,11 @@ pub fn mechanical(ops: &[Operation], policy: &Policy) -> Vec<Mechanical> {
     // (a retry with the right password): a fix, whose candidate the secret then refuses (N002).
     let secret_only = |i: usize, j: usize| ops[i].secret_print != ops[j].secret_print;
     let same_call = |i: usize, j: usize| args[i] == args[j] && !secret_only(i, j);
+    // A check run that failed because it found work (`python manage.py makemigrations
+    // --check`), then the program doing that work: the failure was the report, not a wrong
+    // call, and "run it without --check" is no lesson. It still settles the failure.
+    let probe = |i: usize| commands[i].as_deref().and_then(|c| policy.probe_flag(c));
+    let probe_then_act = |i: usize, j: usize| probe(i).is_some() && probe(j).is_none();
     let mut failures: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     let mut fixes: Vec<(usize, usize)> = Vec::new();
     for (j, op) in ops.iter().enumerate() {
@@ -594,7 +606,9 @@ pub fn mechanical(ops: &[Operation], policy: &Policy) -> Vec<Mechanical> {
                     continue;
                 }
                 failures.remove(key);
-                if let Some(a) = answered {
+                if let Some(a) = answered
+                    && !probe_then_act(a, j)
+                {
                     fixes.push((a, j));
                 }
             }
@@ -1089,6 +1103,75 @@ mod tests {
             "read_file data/legacy.csv: call with encoding=latin-1 instead of without encoding".into()
         );
         assert_eq!(mech[0].key.as_deref(), Some("read_file data/legacy.csv"));
+    }
+
+    #[test]
+    fn a_mechanical_lesson_goes_to_its_programs_own_domain_when_the_record_has_it() {
+        let helm = |args: &str, ok: bool| Operation {
+            tool: "run_shell_command".into(),
+            args: json!({"command": format!("helm upgrade --install api charts/api -n prod{args}")}).into(),
+            status: if ok { OpStatus::Ok } else { OpStatus::Error },
+            error: (!ok).then(|| {
+                "Error: UPGRADE FAILED: cannot patch \"api\" with kind Deployment: field is immutable".into()
+            }),
+            secret_print: 0,
+            check: None,
+        };
+        let ops = || vec![helm("", false), helm(" --atomic", true)];
+        let domains_of = |tags: &[&str]| -> Vec<String> {
+            let (cands, _) = extract_one(exp("k8-rollout", tags, Outcome::Succeeded, ops()));
+            (cands.iter())
+                .filter(|c| c.origin == Origin::Mechanical)
+                .map(|c| c.domain.to_string())
+                .collect()
+        };
+        // Tagged with the program's own domain: there, however else it is tagged.
+        assert_eq!(domains_of(&["kubernetes", "helm"]), ["helm"]);
+        assert_eq!(domains_of(&["helm"]), ["helm"]);
+        // Otherwise the program map places it (helm → kubernetes).
+        assert_eq!(domains_of(&["kubernetes", "ci"]), ["kubernetes"]);
+    }
+
+    #[test]
+    fn a_check_that_found_work_then_the_work_is_no_fix() {
+        let sh = |command: &str, ok: bool| Operation {
+            tool: "run_shell_command".into(),
+            args: json!({"command": command, "cwd": "/srv/shop"}).into(),
+            status: if ok { OpStatus::Ok } else { OpStatus::Error },
+            error: (!ok).then(|| "Migrations for 'orders': orders/migrations/0007_order_note.py".into()),
+            secret_print: 0,
+            check: None,
+        };
+        let learned = |ops: Vec<Operation>| -> Vec<String> {
+            let (cands, _) = extract_one(exp("dj-0209", &["django"], Outcome::Succeeded, ops));
+            (cands.iter())
+                .filter(|c| c.origin == Origin::Mechanical)
+                .map(|c| c.text.to_string())
+                .collect()
+        };
+        let none: [&str; 0] = [];
+        for (probe, act) in [
+            (
+                "python manage.py makemigrations --check --dry-run",
+                "python manage.py makemigrations",
+            ),
+            ("black --check .", "black ."),
+            ("terraform fmt -check -recursive", "terraform fmt -recursive"),
+            (
+                "kubectl apply --dry-run=server -f k8s/api.yaml",
+                "kubectl apply -f k8s/api.yaml",
+            ),
+        ] {
+            assert_eq!(learned(vec![sh(probe, false), sh(act, true)]), none, "{probe}");
+        }
+        // A check that failed and another check that passed is a fix like any other.
+        assert_eq!(
+            learned(vec![
+                sh("cargo fmt --check", false),
+                sh("cargo fmt --all --check", true)
+            ]),
+            ["run_shell_command cargo: run `cargo fmt --all --check` instead of `cargo fmt --check`"]
+        );
     }
 
     #[test]

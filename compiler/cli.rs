@@ -377,8 +377,20 @@ fn run(cli: Cli) -> Result<i32, Fatal> {
         Command::Bless { experience_id, run } => {
             // Only the id needs checking: load the records, not the whole compile.
             let rules = load_rules(run.rules.as_deref())?;
-            let (corpus, _) = load_inputs(&run, &rules)?;
+            let (corpus, load_diags) = load_inputs(&run, &rules)?;
             if !corpus.experiences.iter().any(|e| *e.id == *experience_id) {
+                // The record is there but was refused: say why, as `trace` does.
+                let refused = (load_diags.iter()).find(|d| {
+                    d.code.starts_with('L') && d.severity == Severity::Error && d.subject == experience_id
+                });
+                if let Some(d) = refused {
+                    let at =
+                        (d.location.as_ref()).map_or(String::new(), |l| format!(" at {}:{}", l.file, l.line));
+                    return Err(Fatal(format!(
+                        "experience `{experience_id}` was refused at load{at} ({}: {}); fix the record, then bless it",
+                        d.code, d.message
+                    )));
+                }
                 return Err(Fatal(format!(
                     "no experience with id `{experience_id}` in {}",
                     searched(&run, "bless")

@@ -113,6 +113,11 @@ pub struct Policy {
     pub place_args: Vec<String>,
     /// Programs (or `program subcommand`) whose runs are checks, for stores without check records.
     pub check_programs: Vec<String>,
+    /// Flags that make a command report instead of act (`--check`, `--dry-run`): its failure
+    /// says there is work to do, and the same program run without one does it, so that pair
+    /// teaches no "instead of" (`is_probe`). Exact words, or the word before a `=`.
+    #[serde(default)]
+    pub probe_flags: Vec<String>,
     pub confidence: Confidence,
     pub caps: Caps,
     pub deltas: DeltaBudget,
@@ -127,6 +132,15 @@ impl Policy {
             *phrase = phrase.to_lowercase();
         }
         Ok(p)
+    }
+
+    /// The probe flag (`probe_flags`) a command line carries, if any: `black --check .`,
+    /// `kubectl apply --dry-run=client -f deploy.yaml`.
+    pub fn probe_flag<'c>(&self, command: &'c str) -> Option<&'c str> {
+        command.split_whitespace().find(|w| {
+            let flag = w.split_once('=').map_or(*w, |(f, _)| f);
+            self.probe_flags.iter().any(|p| p == flag)
+        })
     }
 
     /// Tool names compare case-insensitively: agents spell the same tool `Edit` or `edit`.

@@ -864,7 +864,7 @@ pub fn trace(comp: &Compilation, rules: &Rules, id: &str) -> Option<TraceReport>
         .diagnostics
         .iter()
         .filter(|d| d.subject == id || d.experience_id_iter().any(|e| e == id))
-        .map(|d| json!({"code": d.code, "name": d.name(), "severity": d.severity.as_str(), "message": d.message}))
+        .map(|d| json!({"code": d.code, "name": d.name(), "severity": d.severity.as_str(), "subject": d.subject, "message": d.message}))
         .collect();
     Some(TraceReport {
         json: json!({"experience": id, "record": record, "candidates": candidates, "attribution": attribution, "diagnostics": diags}),
@@ -881,11 +881,14 @@ fn failed_operations(e: &crate::model::Experience, policy: &crate::policy::Polic
         .filter(|(_, op)| op.status != OpStatus::Ok)
         .map(|(i, op)| {
             let transient = op.error.as_deref().and_then(|err| policy.transient_cause(err));
+            let args = op.args.value();
+            let probe = crate::opkey::command_of(&args).and_then(|c| policy.probe_flag(&c).map(String::from));
             json!({
                 "number": i + 1,
                 "key": op.key(),
                 "status": if op.status == OpStatus::Refused { "refused" } else { "error" },
                 "transient": transient,
+                "probe": probe,
             })
         })
         .collect()
@@ -1107,7 +1110,13 @@ pub fn trace_text(r: &TraceReport) -> String {
             (_, Some(phrase)) => {
                 format!("failed transiently (\"{phrase}\"): a transient failure teaches nothing")
             }
-            _ => "failed".to_string(),
+            _ => match op["probe"].as_str() {
+                // Not "taught nothing": `mechanical` may still pair it with a later probe run.
+                Some(flag) => format!(
+                    "failed in check mode (`{flag}`): a failing check reports work to do, so running the program without `{flag}` is not learned as a fix"
+                ),
+                None => "failed".to_string(),
+            },
         };
         t.push_str(&format!(
             "  call {}: `{}` {why}\n",
@@ -1193,8 +1202,14 @@ fn candidates_and_after(j: &Value) -> String {
             } else {
                 ""
             };
+            // What it is about, unless the experience itself: two lessons it supports get
+            // notes that differ only there.
+            let about = match d["subject"].as_str() {
+                Some(s) if !s.is_empty() && s != j["experience"] => format!(" ({s})"),
+                _ => String::new(),
+            };
             t.push_str(&format!(
-                "  {}[{}] {}: {}{note}\n",
+                "  {}[{}] {}{about}: {}{note}\n",
                 d["severity"].as_str().unwrap_or(""),
                 d["code"].as_str().unwrap_or(""),
                 d["name"].as_str().unwrap_or(""),

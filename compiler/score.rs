@@ -1494,14 +1494,20 @@ impl<'a> Fold<'a> {
         let (Some(key), Some(working), Status::Active) = (&l.operation_key, &l.working, l.status) else {
             return;
         };
-        let slot = (l.scope.clone(), key.clone());
+        let (slot, working) = ((l.scope.clone(), key.clone()), working.clone());
+        // Charge the days before this one first: a fix replaced today was still active, and
+        // unused, on the days since it was last settled (and may have decayed past the floor).
+        for o in self.mechanical.get(&slot).cloned().unwrap_or_default() {
+            self.settle(o, utc_day(t) - 1);
+        }
+        let working = Some(&working);
         let (mut kept, others): (Vec<u32>, Vec<u32>) =
             (self.mechanical.get(&slot).into_iter().flatten().copied())
                 .filter(|&o| {
                     let ol = &self.live[o as usize].lesson;
                     o != li && ol.status == Status::Active && ol.scope == slot.0
                 })
-                .partition(|&o| self.live[o as usize].lesson.working.as_ref() == Some(working));
+                .partition(|&o| self.live[o as usize].lesson.working.as_ref() == working);
         kept.push(li);
         for o in others {
             // The newest of the kept twins stands for them against an older or newer form.
@@ -1905,6 +1911,7 @@ impl<'a> Fold<'a> {
         else {
             return;
         };
+        self.settle(cur, utc_day(t) - 1);
         self.live[cur as usize].supersede(t, Some(id), "the user restored the lesson it re-learned");
         self.current.insert(ai, li);
     }

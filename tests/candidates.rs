@@ -274,20 +274,13 @@ fn billing_experience_yields_lesson_mechanical_and_watch() {
 #[test]
 fn refused_domain_candidates_travel_with_the_record() {
     let (corpus, cands, sink) = compile(2);
-    assert_eq!(corpus.experiences[1].domains, ["typescript", "node-js"]);
+    assert_eq!(corpus.experiences[1].domains, ["typescript", "node"]);
     assert_eq!(corpus.experiences[1].refused_domains, ["../etc"]);
     let web = of(&cands, "exp-web-0413");
     let domains: Vec<&str> = web.iter().map(|c| &*c.domain).collect();
     assert_eq!(
         domains,
-        [
-            "typescript",
-            "node-js",
-            "../etc",
-            "typescript",
-            "node-js",
-            "../etc"
-        ]
+        ["typescript", "node", "../etc", "typescript", "node", "../etc"]
     );
     for c in web.iter().filter(|c| &*c.domain == "../etc") {
         assert_eq!(
@@ -515,7 +508,7 @@ fn codex_argv_commands_learn_mechanical_lessons() {
             ),
             (
                 "codex-console-0902",
-                "node-js",
+                "node",
                 "shell npm: run `npm install` instead of `npm ci`",
                 Some("shell npm"),
             ),

@@ -681,6 +681,63 @@ fn decay_supersedes_an_unused_lesson_on_the_day_it_crosses_the_floor() {
     );
 }
 
+/// One `go` session of the billing project: `failing` fails for real, then `working` passes.
+fn go_fix(id: &str, at: &str, failing: &str, error: &str, working: &str) -> Value {
+    json!({"id": id, "recorded_at": at, "domains": ["go"], "project": BILLING, "outcome": "succeeded",
+           "operations": [
+               {"tool": "run_shell_command", "args": {"command": failing}, "status": "error", "error": error},
+               {"tool": "run_shell_command", "args": {"command": working}, "status": "ok",
+                "check": {"label": "go", "target": "billing-api", "passed": true}}]})
+}
+
+#[test]
+fn a_fix_replaced_by_a_newer_form_is_charged_its_idle_days_first() {
+    let h = History::new("lifecycle-replaced-decay");
+    let mut records = vec![go_fix(
+        "gd-1",
+        "2026-10-01T10:00:00Z",
+        "go test ./...",
+        "build constraints exclude all Go files in /srv/billing-api/integration",
+        "go test -tags integration ./...",
+    )];
+    // Four active days in the project's `go` domain on which the fix was not used.
+    for day in 2..=5 {
+        records.push(
+            json!({"id": format!("gd-{day}"), "recorded_at": format!("2026-10-{day:02}T10:00:00Z"),
+            "domains": ["go"], "project": BILLING, "outcome": "succeeded", "task": "review a pull request"}),
+        );
+    }
+    // Day six: another form on the same key (`run_shell_command go`) replaces it.
+    records.push(go_fix(
+        "gd-6",
+        "2026-10-06T10:00:00Z",
+        "go build ./cmd/api",
+        "pattern static/*: no matching files found",
+        "go build -trimpath ./cmd/api",
+    ));
+    h.add("a.jsonl", &records);
+    let ledger = h.compile();
+    let old = active_or_not(&ledger, "go test -tags integration");
+    let new = active_or_not(&ledger, "go build -trimpath");
+    assert_eq!(old["status"], "superseded");
+    assert_eq!(old["superseded_by"], new["id"]);
+    assert_eq!(
+        old["confidence"], 0.42,
+        "0.500 − 4 idle active days × 0.020, then frozen"
+    );
+    assert_eq!(
+        (new["status"].as_str(), new["confidence"].as_f64()),
+        (Some("active"), Some(0.5))
+    );
+}
+
+/// The lesson whose text contains `part`, whatever its status.
+fn active_or_not<'a>(ledger: &'a Value, part: &str) -> &'a Value {
+    (ledger["lessons"].as_array().unwrap().iter())
+        .find(|l| l["text"].as_str().unwrap().contains(part))
+        .unwrap_or_else(|| panic!("no lesson on {part}"))
+}
+
 #[test]
 fn the_cap_supersedes_the_weakest_lessons_beyond_two_hundred() {
     let h = History::new("lifecycle-cap");
@@ -775,6 +832,28 @@ fn blessing_an_experience_makes_its_once_seen_lesson_a_rule() {
         &h.out(),
     ]);
     assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no experience with id `no-such-experience`"),
+        "{}",
+        stderr(&o)
+    );
+
+    // A record that is there but was refused at load: bless says why, not "no experience".
+    h.add(
+        "z.jsonl",
+        &[
+            json!({"id": "bl-typo", "recorded_at": "2026-10-09T10:00:00Z", "domains": ["python"],
+        "outcome": "success", "lesson": text}),
+        ],
+    );
+    let o = skillc(&["bless", "bl-typo", records.to_str().unwrap(), "--out", &h.out()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("`bl-typo` was refused at load at") && err.contains("z.jsonl:1"),
+        "{err}"
+    );
+    assert!(err.contains("L003") && err.contains("\"success\""), "{err}");
 }
 
 /// A do-claim with an operation key is backed only by passed experiences in its domain that ran

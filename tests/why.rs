@@ -236,6 +236,44 @@ fn trace_says_which_failed_calls_were_transient_or_refused() {
     );
 }
 
+/// An experience behind two once-seen lessons gets a G003 note on each; trace tells them apart
+/// by the lesson each is about.
+#[test]
+fn trace_names_what_each_diagnostic_is_about() {
+    let s = Scratch::new("trace-subjects");
+    let record = json!({"id": "k8-0211", "recorded_at": "2026-02-11T09:00:00Z", "domains": ["kubernetes"],
+        "project": "git@github.com:acme/deploy.git", "task": "roll out the api chart", "outcome": "succeeded",
+        "lesson": "Pin Helm chart versions in every release so a rollback installs what ran before.",
+        "gotchas": ["helm upgrade without --atomic leaves a failed release half applied"]});
+    let input = write_jsonl(&s, "in/sessions.jsonl", &[record]);
+    let out = s.path("out");
+    let j = trace_json("k8-0211", &input, &out);
+    let lessons: Vec<&str> = (j["candidates"].as_array().unwrap().iter())
+        .map(|c| c["lesson"].as_str().unwrap())
+        .collect();
+    assert_eq!(lessons.len(), 2, "{j:#}");
+    let about: Vec<&str> = (j["diagnostics"].as_array().unwrap().iter())
+        .filter(|d| d["code"] == "G003")
+        .map(|d| d["subject"].as_str().unwrap())
+        .collect();
+    assert_eq!(about.len(), 2, "{j:#}");
+    assert!(lessons.iter().all(|l| about.contains(l)), "{about:?} {lessons:?}");
+    let o = skillc(&[
+        "trace",
+        "k8-0211",
+        input.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let text = stdout(&o);
+    for l in lessons {
+        assert!(
+            text.contains(&format!("note[G003] below-reinforcement ({l}): ")),
+            "{text}"
+        );
+    }
+}
+
 /// `skillc trace ID` over the foundation fixture.
 fn trace(id: &str, extra: &[&str]) -> std::process::Output {
     let fixture = fixture("foundation");

@@ -373,6 +373,19 @@ pub(crate) fn json_document_with(
                 .at(&loc),
         )
     };
+    // A broken record inside an array ends the read (the parser cannot tell where the next
+    // record starts): the help says so instead of the usual "the rest was still read".
+    let array_cut = |line: u32, message: String| {
+        let loc = SourceLoc {
+            file: file.clone(),
+            line,
+        };
+        let mut d = Diagnostic::new(codes::MALFORMED_RECORD, message)
+            .subject(&**file)
+            .at(&loc);
+        d.help = "fix the syntax at the reported line; the records after it in this array were not read";
+        Parsed::invalid(line, d)
+    };
     cur.skip_ws();
     match cur.peek() {
         None => return out,
@@ -399,7 +412,7 @@ pub(crate) fn json_document_with(
                 match element(text, &mut cur, file, first, convert) {
                     Ok(p) => out.push(encoding::refuse_in(p, bad, start..cur.pos, name)),
                     Err((line, msg)) => {
-                        out.push(malformed(
+                        out.push(array_cut(
                             line,
                             format!("invalid json: {msg}; the rest of the array was skipped"),
                         ));
@@ -422,7 +435,7 @@ pub(crate) fn json_document_with(
                         return out;
                     }
                     Some(_) => {
-                        out.push(malformed(
+                        out.push(array_cut(
                             cur.line,
                             "invalid json: expected `,` or `]` after a record; the rest of the array was skipped".into(),
                         ));

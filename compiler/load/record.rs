@@ -343,8 +343,20 @@ impl<'a> Validator<'a> {
         let missing = matches!(&v, None | Some(Value::Null));
         let before = self.diags.len();
         let domains = self.strings("domains", v, false);
-        if missing || (self.diags.len() == before && domains.iter().all(|d| d.trim().is_empty())) {
+        if missing {
             self.missing("domains");
+        } else if self.diags.len() == before && domains.iter().all(|d| d.trim().is_empty()) {
+            // Present but empty (`[]`, `""`, blanks): "has no `domains`" would send the reader
+            // looking for a field that is there.
+            let mut d = Diagnostic::new(
+                codes::MISSING_FIELD,
+                format!("{} has no domain: `domains` is empty", self.what),
+            )
+            .subject(self.subject.clone())
+            .at(self.loc)
+            .with("field", "domains");
+            d.help = "name at least one skill domain (`\"domains\": [\"python\"]`): a record is compiled into its domains' skills";
+            self.diags.push(d);
         }
         domains
     }

@@ -132,6 +132,37 @@ fn json_array_truncated_midway_keeps_the_records_before_it() {
         "{}",
         d[0].message
     );
+    assert!(
+        d[0].help.contains("were not read"),
+        "the help agrees: {}",
+        d[0].help
+    );
+}
+
+#[test]
+fn an_empty_domain_list_is_reported_as_empty_not_as_missing() {
+    let text = [
+        exp(
+            "e-1",
+            "2026-03-01T10:00:00Z",
+            "rust",
+            "succeeded",
+            json!({"domains": []}),
+        ),
+        exp("e-2", "2026-03-02T10:00:00Z", "rust", "succeeded", json!({}))
+            .replace("\"domains\":\"rust\",", ""),
+    ]
+    .join("\n");
+    let (c, d) = texts(&[("runs.jsonl", &text)]);
+    assert!(c.experiences.is_empty());
+    let messages: Vec<(&str, &str)> = d.iter().map(|d| (d.code, d.message.as_str())).collect();
+    assert_eq!(
+        messages,
+        [
+            ("L002", "record has no domain: `domains` is empty"),
+            ("L002", "record has no `domains`")
+        ]
+    );
 }
 
 #[test]
