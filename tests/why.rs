@@ -1350,3 +1350,81 @@ fn why_selections_do_not_depend_on_file_names() {
         "bless f-1 if the lesson holds despite the outcome"
     );
 }
+
+/// OmniMem memories the load refuses name their domains through their `tags` (a JSON list in a
+/// string, a comma list, aliases), as native records do through `domains`: `why go` counts
+/// them with the native one, and leaves out the memory of another domain and the one whose
+/// tags were cut short (no domain can be read from it).
+#[test]
+fn why_counts_omnimem_memories_refused_at_load() {
+    let s = Scratch::new("why-omnimem-refused");
+    let native = json!({"id": "nat-bad-time", "recorded_at": "2026-13-45T00:00:00Z", "domains": ["go"],
+        "project": "https://github.com/acme/kctl", "outcome": "succeeded",
+        "lesson": "Run go vet before go test in CI"});
+    std::fs::write(s.path("native.jsonl"), format!("{native}\n")).unwrap();
+    let memory = |key: &str, tags: serde_json::Value, project: serde_json::Value, created: &str| {
+        json!({"key": key, "tags": tags, "project": project, "outcome": "succeeded",
+               "created_at": created, "effort_score": "2", "state": "active",
+               "lesson": "Use t.Setenv instead of os.Setenv in Go tests so the variable is restored"})
+    };
+    let kctl = json!("https://github.com/acme/kctl");
+    let export = json!([
+        memory(
+            "mem-go-setenv-0",
+            json!("[\"golang\", \"testing\"]"),
+            kctl.clone(),
+            "1767517200"
+        ),
+        memory(
+            "mem-go-setenv-1",
+            json!(["go"]),
+            json!("git@github.com:acme/deployer.git"),
+            "1767949200"
+        ),
+        memory("mem-bad-time", json!(["go"]), kctl.clone(), "yesterday"),
+        memory(
+            "mem-project-number",
+            json!("go, testing"),
+            json!(12345),
+            "1769504400"
+        ),
+        memory("mem-golang-alias", json!("[\"Golang\"]"), kctl.clone(), "-5"),
+        memory(
+            "mem-dj-bad-time",
+            json!(["django"]),
+            json!("git@github.com:acme/orders-api.git"),
+            "soon"
+        ),
+        memory("mem-cut-tags", json!("[\"go\", \"testi"), kctl, "1769504400"),
+    ]);
+    std::fs::write(
+        s.path("omnimem-export.json"),
+        serde_json::to_string_pretty(&export).unwrap(),
+    )
+    .unwrap();
+    let o = skillc(&[
+        "why",
+        "go",
+        s.path("native.jsonl").to_str().unwrap(),
+        s.path("omnimem-export.json").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let w = json(&o);
+    let refused = &w["refused_at_load"];
+    let records: Vec<&str> = (refused["first"].as_array().unwrap().iter())
+        .map(|r| r["record"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        records,
+        [
+            "mem-bad-time",
+            "mem-golang-alias",
+            "mem-project-number",
+            "nat-bad-time"
+        ],
+        "{refused:#}"
+    );
+    assert_eq!(refused["records"], 4);
+}

@@ -95,6 +95,8 @@ enum Detected {
     Skip,
     /// Not a format skillc reads.
     Unknown,
+    /// A SQLite database named with `--from omnimem`.
+    SqliteNotOmnimem,
 }
 
 fn extension(name: &str) -> String {
@@ -111,10 +113,14 @@ fn detect(name: &str, head: &[u8], explicit: bool, from: Option<Format>) -> Dete
     let sqlite = head.starts_with(SQLITE_HEADER);
     match from {
         Some(Format::Gaia) => return Detected::Foreign(Format::Gaia),
-        Some(Format::Omnimem) => return Detected::Foreign(Format::Omnimem),
-        Some(Format::Native) | None => {}
+        Some(Format::Omnimem) if !sqlite => return Detected::Foreign(Format::Omnimem),
+        Some(Format::Omnimem | Format::Native) | None => {}
     }
     match (sqlite, from) {
+        // No OmniMem export is a database: named, that is said (L011, suggesting `--from
+        // gaia`); met in a directory, it is passed over as `--from native` does.
+        (true, Some(Format::Omnimem)) if explicit => return Detected::SqliteNotOmnimem,
+        (true, Some(Format::Omnimem)) => return Detected::Skip,
         // `--from native` keeps GAIA stores out: named, that is said (L011); met in a
         // directory, they are passed over like any database that is not GAIA's.
         (true, Some(Format::Native)) if explicit => return Detected::Unknown,
@@ -513,12 +519,16 @@ fn not_native(detected: Detected, name: &str, col: &mut Collector) {
         Detected::Skip | Detected::Native(_) => return,
         Detected::Foreign(Format::Gaia) => "GAIA memory stores are read from files only",
         Detected::Foreign(Format::Omnimem) => "OmniMem exports are read as json or jsonl",
+        Detected::SqliteNotOmnimem => "file is a SQLite database, not an OmniMem export (JSON)",
         Detected::Foreign(Format::Native) | Detected::Unknown => {
             "not a format skillc reads (.jsonl, .json, .yaml or .yml)"
         }
     };
-    col.sink
-        .push(Diagnostic::about_file(codes::UNKNOWN_FORMAT, message, name));
+    let mut d = Diagnostic::about_file(codes::UNKNOWN_FORMAT, message, name);
+    if detected == Detected::SqliteNotOmnimem {
+        d.help = "a GAIA memory.db is read with --from gaia (or without --from)";
+    }
+    col.sink.push(d);
 }
 
 /// A native record file held in memory (`bad`: where its bytes were not UTF-8; the records
@@ -639,6 +649,21 @@ fn jsonl_stream(
     Ok(())
 }
 
+/// The help of the L002 of a native record that has a `key` and no `id`.
+const FROM_OMNIMEM_HELP: &str =
+    "a record with a `key` and no `id` looks like an OmniMem memory: read the file with --from omnimem";
+
+/// A refused native record that has a `key` (an unknown field) and no `id` is likely an
+/// OmniMem memory the format check did not recognise: its missing-id error says so.
+fn omnimem_hint(diags: &mut [Diagnostic]) {
+    let no_id = |d: &Diagnostic| {
+        d.code == codes::MISSING_FIELD && d.evidence.get("field") == Some(&serde_json::Value::from("id"))
+    };
+    for d in diags.iter_mut().filter(|d| no_id(d)) {
+        d.help = FROM_OMNIMEM_HELP;
+    }
+}
+
 /// Unknown fields of one file: per field, how many records had it and the first one's line.
 #[derive(Default)]
 struct Tally {
@@ -740,6 +765,7 @@ impl<'s> Collector<'s> {
     /// and must not be read further.
     fn take(&mut self, name: &str, parsed: impl IntoIterator<Item = Parsed>, tally: &mut Tally) -> bool {
         for p in parsed {
+            let keyed = p.unknown.iter().any(|f| f == "key");
             for field in p.unknown {
                 tally.fields.entry(field).or_insert((0, p.line)).0 += 1;
             }
@@ -757,7 +783,12 @@ impl<'s> Collector<'s> {
                     tally.fields.clear();
                     return false;
                 }
-                Item::Invalid(diags) => self.sink.extend(diags),
+                Item::Invalid(mut diags) => {
+                    if keyed {
+                        omnimem_hint(&mut diags);
+                    }
+                    self.sink.extend(diags);
+                }
                 Item::Experience(e) => {
                     let h = hash_id(&e.id);
                     if self.fresh(&e.id, h, &e.source, &e.domains) {

@@ -4,8 +4,9 @@
 //! OmniMem writes many values as strings (`"1"`, `"4"`, a JSON-encoded list, unix seconds as
 //! text); they are accepted in either form. The memory's `key` is its id, unchanged. Only
 //! memories whose `state` is `active` (or absent) are compiled; the others are reported as
-//! `inactive-memory` notes. Fields of OmniMem's own (embeddings, access counts, …) are not
-//! ours to judge and are ignored without a warning.
+//! `inactive-memory` notes. A `state` that is not a string is an L003 that costs the field:
+//! the memory reads as having no state (active). Fields of OmniMem's own (embeddings, access
+//! counts, …) are not ours to judge and are ignored without a warning.
 
 use serde_json::{Map, Value};
 
@@ -17,51 +18,76 @@ use crate::model::{DeadEnd, Experience, Narrative, Outcome, SourceLoc};
 use crate::normalize::{self, Aliases};
 use crate::time::{from_unix_millis, from_unix_seconds, parse_rfc3339};
 
-/// Does the first record of this text look like an OmniMem memory? An object with a `key`,
-/// no `id`, and one of `tags`, `effort_score` or a unix-seconds `created_at`. When the first
-/// record does not parse (JSON Lines whose first line is broken), the first line that is a
-/// whole object decides, so one bad line does not turn a whole export into native records.
+/// How many records of a file's head the format check looks at, and through how many lines.
+const SNIFF_RECORDS: usize = 16;
+const SNIFF_LINES: usize = 64;
+
+/// Do the first records of this text look like OmniMem memories? Up to `SNIFF_RECORDS` whole
+/// objects of the head are read (array elements, or lines that are objects on their own, so
+/// one broken line decides nothing). Memories (a `key`, no `id`) must outnumber records with
+/// an `id`, and either one of them has a field only OmniMem writes (`tags`, `effort_score`,
+/// a unix-seconds `created_at`) or they are most of the records. One memory without tags
+/// then no longer turns a whole export into refused native records.
 pub(crate) fn looks_like(head: &[u8]) -> bool {
     let head = head.strip_prefix("\u{feff}".as_bytes()).unwrap_or(head);
-    let mut rest = head.trim_ascii_start();
-    if let Some(r) = rest.strip_prefix(b"[") {
-        rest = r.trim_ascii_start();
-    }
-    let object = |m: Option<Result<Value, serde_json::Error>>| match m {
-        Some(Ok(Value::Object(m))) => Some(is_memory(&m)),
-        Some(Ok(_)) => Some(false),
-        _ => None,
+    let records = head_records(head.trim_ascii_start());
+    let keyed = |m: &Map<String, Value>| {
+        matches!(m.get("key"), Some(Value::String(_) | Value::Number(_))) && !m.contains_key("id")
     };
-    if rest.starts_with(b"{")
-        && let Some(verdict) = object(
-            serde_json::Deserializer::from_slice(rest)
-                .into_iter::<Value>()
-                .next(),
-        )
-    {
-        return verdict;
-    }
-    if head.trim_ascii_start().starts_with(b"[") {
-        return false;
-    }
-    let after_first = rest
-        .iter()
-        .position(|&b| b == b'\n')
-        .map_or(&[][..], |i| &rest[i + 1..]);
-    json::first_object_line(after_first)
-        .and_then(|l| object(Some(serde_json::from_slice(l))))
-        .unwrap_or(false)
+    let memories: Vec<&Map<String, Value>> = records.iter().flatten().filter(|m| keyed(m)).collect();
+    let with_id = records.iter().flatten().filter(|m| m.contains_key("id")).count();
+    memories.len() > with_id
+        && (memories.iter().any(|m| omnimem_only(m)) || 2 * memories.len() > records.len())
 }
 
-fn is_memory(m: &Map<String, Value>) -> bool {
+/// The first records of a head, in order: `None` for one that is not an object.
+fn head_records(head: &[u8]) -> Vec<Option<Map<String, Value>>> {
+    let object = |v: Value| match v {
+        Value::Object(m) => Some(m),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    if let Some(mut rest) = head.strip_prefix(b"[") {
+        // Elements until the head ends (it may cut one short) or one does not parse.
+        while out.len() < SNIFF_RECORDS {
+            rest = rest.trim_ascii_start();
+            let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<Value>();
+            let Some(Ok(v)) = values.next() else { break };
+            out.push(object(v));
+            rest = rest[values.byte_offset()..].trim_ascii_start();
+            match rest.strip_prefix(b",") {
+                Some(r) => rest = r,
+                None => break,
+            }
+        }
+        return out;
+    }
+    // JSON Lines: the lines that are an object on their own.
+    out.extend(
+        head.split(|&b| b == b'\n')
+            .take(SNIFF_LINES)
+            .map(<[u8]>::trim_ascii)
+            .filter(|l| l.first() == Some(&b'{'))
+            .filter_map(|l| serde_json::from_slice::<Map<String, Value>>(l).ok())
+            .take(SNIFF_RECORDS)
+            .map(Some),
+    );
+    if out.is_empty() {
+        // One document, or several, pretty-printed.
+        let values = serde_json::Deserializer::from_slice(head).into_iter::<Value>();
+        out.extend(values.map_while(Result::ok).take(SNIFF_RECORDS).map(object));
+    }
+    out
+}
+
+/// Has this record a field only OmniMem writes?
+fn omnimem_only(m: &Map<String, Value>) -> bool {
     let unix = |v: Option<&Value>| match v {
         Some(Value::Number(_)) => true,
         Some(Value::String(s)) => s.trim().parse::<f64>().is_ok(),
         _ => false,
     };
-    matches!(m.get("key"), Some(Value::String(_)))
-        && !m.contains_key("id")
-        && (m.contains_key("tags") || m.contains_key("effort_score") || unix(m.get("created_at")))
+    m.contains_key("tags") || m.contains_key("effort_score") || unix(m.get("created_at"))
 }
 
 /// Every memory of an export, in file order.
@@ -109,6 +135,11 @@ impl Validator<'_> {
             None | Some(Value::Null) => return Vec::new(),
             Some(Value::String(s)) => match decoded(&s) {
                 Some(Value::Array(items)) => items,
+                // A list cut short (`["django", "pyth`) is not split on its commas.
+                _ if split_commas && encoded(&s) => {
+                    self.invalid(field, expected, &Value::String(s));
+                    return Vec::new();
+                }
                 _ if split_commas => {
                     return s
                         .split(',')
@@ -181,6 +212,20 @@ impl Validator<'_> {
         }
     }
 
+    /// OmniMem's effort score, 1 to 5 (rounded: it may be a mean); `None` when absent or bad.
+    fn effort_score(&mut self, v: Option<Value>) -> Option<u8> {
+        let v = match v {
+            None | Some(Value::Null) => return None,
+            Some(Value::String(s)) if s.trim().is_empty() => return None,
+            Some(v) => v,
+        };
+        let score = number(&v).map(f64::round).filter(|f| (1.0..=5.0).contains(f));
+        if score.is_none() {
+            self.invalid("effort_score", "a number from 1 to 5", &v);
+        }
+        score.map(|f| f as u8)
+    }
+
     fn lenient_bool(&mut self, field: &str, v: Option<Value>) -> bool {
         match v {
             None | Some(Value::Null) => false,
@@ -209,8 +254,8 @@ impl Validator<'_> {
             Some(Value::String(s)) if s.trim().is_empty() => return None,
             Some(Value::Number(n)) => n.as_f64().and_then(unix),
             Some(Value::String(s)) => match s.trim().parse::<f64>() {
-                Ok(f) if f.is_finite() => unix(f),
-                _ => parse_rfc3339(s),
+                Ok(f) => unix(f),
+                Err(_) => parse_rfc3339(s),
             },
             Some(_) => None,
         };
@@ -222,9 +267,13 @@ impl Validator<'_> {
 }
 
 /// Unix seconds to milliseconds; a value too large to be seconds is taken as milliseconds.
-/// `None` beyond what an RFC 3339 timestamp can write.
+/// `None` beyond what an RFC 3339 timestamp can write, and for 1970 or before: OmniMem did not
+/// exist, so zero or a negative number is a default or a bug, not when the memory was made.
 fn unix(f: f64) -> Option<i64> {
-    if f.abs() >= 1e11 {
+    if !(f.is_finite() && f > 0.0) {
+        return None;
+    }
+    if f >= 1e11 {
         from_unix_millis(f)
     } else {
         from_unix_seconds(f)
@@ -233,11 +282,42 @@ fn unix(f: f64) -> Option<i64> {
 
 /// A string that holds JSON (`"[\"python\"]"`), decoded.
 fn decoded(s: &str) -> Option<Value> {
-    let t = s.trim();
-    if !(t.starts_with('[') || t.starts_with('{')) {
+    if !encoded(s) {
         return None;
     }
-    serde_json::from_str(t).ok()
+    serde_json::from_str(s.trim()).ok()
+}
+
+/// Does this string start like JSON-encoded list or object?
+fn encoded(s: &str) -> bool {
+    let t = s.trim_start();
+    t.starts_with('[') || t.starts_with('{')
+}
+
+/// The domains a memory's `tags` name, read leniently as `string_list` reads them, for the
+/// evidence of a refused memory (`why DOMAIN` counts it): nothing from a list cut short.
+fn named_tags(v: &Value) -> Vec<String> {
+    match v {
+        Value::String(s) => match decoded(s) {
+            Some(list @ Value::Array(_)) => record::readable_domains(&list),
+            Some(_) => Vec::new(),
+            None if encoded(s) => Vec::new(),
+            None => record::readable_domains(&Value::from(s.split(',').collect::<Vec<_>>())),
+        },
+        other => record::readable_domains(other),
+    }
+}
+
+/// The help of a memory's L002: OmniMem's fields, not a native record's.
+const MISSING_HELP: &str = "add the field (an OmniMem memory needs key, tags, outcome and created_at; updated_at stands in for an absent created_at)";
+
+/// A refused memory's diagnostics: L002s say which OmniMem fields are required, and each
+/// names the domains the memory's tags named.
+fn refusal(mut diags: Vec<Diagnostic>, named: &[String]) -> Vec<Diagnostic> {
+    for d in diags.iter_mut().filter(|d| d.code == codes::MISSING_FIELD) {
+        d.help = MISSING_HELP;
+    }
+    record::naming_domains(diags, named)
 }
 
 /// A whole number from a number or a numeric string.
@@ -289,10 +369,19 @@ fn memory(v: Value, loc: &SourceLoc, first: bool, aliases: &Aliases) -> Parsed {
             None
         }
     };
-    let tags = c.string_list("tags", m.remove("tags"), true);
+    let raw_tags = m.remove("tags");
+    // Kept so a refused memory still says which domains it named.
+    let named = raw_tags.as_ref().map(named_tags).unwrap_or_default();
+    let tags = c.string_list("tags", raw_tags, true);
     let state = match m.remove("state") {
+        None | Some(Value::Null) => String::new(),
         Some(Value::String(s)) => s.trim().to_string(),
-        _ => String::new(),
+        // OmniMem writes states as strings: another value does not say the memory was retired,
+        // so it costs the field (the memory reads as having no state), as a bad `blessed` does.
+        Some(other) => {
+            c.lenient(|c| c.invalid("state", "a string such as \"active\"", &other));
+            String::new()
+        }
     };
     if !state.is_empty() && !state.eq_ignore_ascii_case("active") {
         return Parsed::of(
@@ -328,21 +417,27 @@ fn memory(v: Value, loc: &SourceLoc, first: bool, aliases: &Aliases) -> Parsed {
             None
         }
     };
-    let before = c.diags.len();
-    let created = c.time("created_at", m.remove("created_at"));
-    let updated = c.time("updated_at", m.remove("updated_at"));
-    let recorded_at = created.or(updated);
-    if recorded_at.is_none() && c.diags.len() == before {
-        c.missing("created_at");
-    }
-    // effort_score is informational: a value outside 1–5 is dropped, never a refusal.
-    let effort = m
-        .remove("effort_score")
-        .as_ref()
-        .and_then(number)
-        .map(f64::round)
-        .filter(|f| (1.0..=5.0).contains(f))
-        .map(|f| f as u8);
+    // `updated_at` stands in only for an absent `created_at` (DESIGN §3.2); otherwise it is
+    // not read, so a bad one refuses nothing.
+    let absent = |v: &Option<Value>| match v {
+        None | Some(Value::Null) => true,
+        Some(Value::String(s)) => s.trim().is_empty(),
+        Some(_) => false,
+    };
+    let created = m.remove("created_at");
+    let recorded_at = if !absent(&created) {
+        c.time("created_at", created)
+    } else {
+        match m.remove("updated_at") {
+            updated if absent(&updated) => {
+                c.missing("created_at");
+                None
+            }
+            updated => c.time("updated_at", updated),
+        }
+    };
+    // effort_score is informational: a bad one costs the field, never the memory.
+    let effort = c.lenient(|c| c.effort_score(m.remove("effort_score")));
     let project = c
         .opt_string("project", m.remove("project"))
         .map(|p| p.trim().to_string());
@@ -359,36 +454,55 @@ fn memory(v: Value, loc: &SourceLoc, first: bool, aliases: &Aliases) -> Parsed {
         Some(Value::String(s)) if !s.trim().is_empty() => Some(s),
         _ => None,
     };
-    let item = match (key, outcome, recorded_at) {
-        (Some(id), Some(outcome), Some(recorded_at)) if c.diags.is_empty() => Item::Experience(Experience {
-            id: id.into(),
-            recorded_at,
-            domains: tags,
-            project,
-            outcome: Some(outcome),
-            effort,
-            words: Narrative {
-                task,
-                lesson,
-                breakthrough,
-                gotchas,
-                dead_ends,
-                content,
-            }
-            .into(),
-            blessed,
-            source: loc.clone(),
-            ..Default::default()
-        }),
-        _ => Item::Invalid(c.diags),
+    let (item, ignored) = match (key, outcome, recorded_at) {
+        (Some(id), Some(outcome), Some(recorded_at)) if c.diags.is_empty() => (
+            Item::Experience(Experience {
+                id: id.into(),
+                recorded_at,
+                domains: tags,
+                project,
+                outcome: Some(outcome),
+                effort,
+                words: Narrative {
+                    task,
+                    lesson,
+                    breakthrough,
+                    gotchas,
+                    dead_ends,
+                    content,
+                }
+                .into(),
+                blessed,
+                source: loc.clone(),
+                ..Default::default()
+            }),
+            c.ignored,
+        ),
+        _ => {
+            // A refused memory reports every problem it has, the ignorable ones too.
+            let mut diags = c.diags;
+            diags.extend(c.ignored);
+            (Item::Invalid(refusal(diags, &named)), Vec::new())
+        }
     };
-    Parsed::of(loc.line, item)
+    Parsed {
+        line: loc.line,
+        item,
+        unknown: Vec::new(),
+        ignored,
+    }
 }
 
 /// One `inactive-memory` note per domain of the memory (so `why DOMAIN` counts it), folded
 /// per domain downstream.
 fn inactive(key: &str, state: &str, tags: &[String], loc: &SourceLoc, aliases: &Aliases) -> Vec<Diagnostic> {
     let shown = record::found(&Value::String(state.to_string()));
+    // The evidence holds the state unquoted (the message quotes it); a long one by its type.
+    let plain = if shown.starts_with('"') {
+        state.to_string()
+    } else {
+        shown.clone()
+    };
     let note = || {
         Diagnostic::new(
             codes::INACTIVE_MEMORY,
@@ -396,7 +510,7 @@ fn inactive(key: &str, state: &str, tags: &[String], loc: &SourceLoc, aliases: &
         )
         .subject(key)
         .at(loc)
-        .with("state", shown.clone())
+        .with("state", plain.clone())
         .experiences([key])
     };
     let mut domains: Vec<String> = tags
@@ -437,8 +551,24 @@ mod tests {
         assert!(!looks_like(
             br#"{"id": "exp-1", "recorded_at": "2026-01-01T00:00:00Z"}"#
         ));
-        assert!(!looks_like(
+        // Decided by the first records, not the first alone: memories with a key and no id
+        // are most of them, or one has a field only OmniMem writes.
+        assert!(looks_like(
             br#"[{"key": "m-1", "created_at": "2024-05-01T10:00:00Z"}]"#
+        ));
+        assert!(looks_like(
+            br#"[{"key": "m-1", "created_at": "2024-05-01T10:00:00Z"}, {"key": "m-2", "tags": ["go"]}, {"key": "m-3", "ta"#
+        ));
+        assert!(looks_like(
+            b"{\"key\": \"m-1\", \"outcome\": \"failed\"}\n{\"key\": \"m-2\", \"tags\": \"go\"}\n"
+        ));
+        assert!(looks_like(b"{\n  \"key\": \"m-1\",\n  \"tags\": [\"go\"]\n}\n"));
+        // Records with an id outnumber them: native.
+        assert!(!looks_like(
+            br#"[{"key": "m-1", "tags": ["go"]}, {"id": "e-1", "domains": "go"}, {"id": "e-2", "domains": "go"}]"#
+        ));
+        assert!(!looks_like(
+            br#"[{"key": "m-1", "outcome": "failed"}, {"task": "t"}, {"recorded_at": "2026-01-01T00:00:00Z"}]"#
         ));
         assert!(!looks_like(b"- key: m-1\n  tags: [python]\n"));
     }
@@ -490,6 +620,7 @@ mod tests {
         assert!(d.iter().all(|d| d.code == codes::INACTIVE_MEMORY));
         let domains: Vec<_> = d.iter().map(|d| d.domain.clone().unwrap()).collect();
         assert_eq!(domains, ["docker", "python"], "aliased, one note per domain");
+        assert_eq!(d[0].evidence["state"], "archived", "unquoted");
 
         let p = one(serde_json::json!({"tags": [], "outcome": "won", "blessed": "maybe"}));
         let Item::Invalid(d) = p.item else { panic!() };

@@ -1180,3 +1180,283 @@ outcome: pivoted
     let got: Vec<(&str, u32)> = c.experiences.iter().map(|e| (&*e.id, e.source.line)).collect();
     assert_eq!(got, [("f-1", 3), ("f-2", 3), ("f-3", 8)]);
 }
+
+/// An OmniMem memory as an export writes it (values as strings), with `extra` fields over it.
+fn memory(key: &str, tags: &str, created_at: &str, lesson: &str, extra: Value) -> Value {
+    let mut v = json!({
+        "key": key, "tags": tags, "project": "https://github.com/acme/kctl", "outcome": "succeeded",
+        "created_at": created_at, "effort_score": "3", "blessed": "0", "state": "active", "lesson": lesson,
+    });
+    if let Value::Object(extra) = extra {
+        v.as_object_mut().unwrap().extend(extra);
+    }
+    v
+}
+
+fn memories(ms: &[Value], lines: bool) -> String {
+    if lines {
+        ms.iter().map(Value::to_string).collect::<Vec<_>>().join("\n")
+    } else {
+        serde_json::to_string_pretty(&Value::from(ms.to_vec())).unwrap()
+    }
+}
+
+/// The format is decided from the first memories, not the first alone: an export whose first
+/// memory has no tags and an RFC 3339 `created_at` (nothing only OmniMem writes) is still read
+/// as OmniMem, so that memory is refused for its missing tags and the others load. A native
+/// file stays native with one memory-like record in it; a memory read as native (`--from
+/// native`) is told to use `--from omnimem`.
+#[test]
+fn omnimem_export_is_recognised_from_its_first_memories() {
+    let first = json!({"key": "mem-iso-3", "project": "git@github.com:acme/orders-api.git",
+        "outcome": "succeeded", "created_at": "2026-01-03T09:12:00Z",
+        "lesson": "Run manage.py migrate --plan before applying migrations in production"});
+    let rest = [
+        memory(
+            "mem-go-vet-1",
+            "[\"go\"]",
+            "2026-01-04T10:00:00Z",
+            "Run go vet in CI before go test",
+            json!({}),
+        ),
+        memory(
+            "mem-go-vet-2",
+            "go, ci",
+            "1767517200",
+            "Run go vet before go test in CI",
+            json!({}),
+        ),
+    ];
+    let export: Vec<Value> = [first].into_iter().chain(rest).collect();
+    for lines in [false, true] {
+        let text = memories(&export, lines);
+        let (c, diags) = texts(&[("omnimem-export.json", &text)]);
+        assert_eq!(
+            ids(&c),
+            ["mem-go-vet-1", "mem-go-vet-2"],
+            "lines={lines} {diags:#?}"
+        );
+        let got: Vec<(&str, &str, &Value)> = diags
+            .iter()
+            .map(|d| (d.code, &*d.subject, &d.evidence["field"]))
+            .collect();
+        assert_eq!(got, [("L002", "mem-iso-3", &json!("tags"))], "lines={lines}");
+    }
+
+    // Native records with one memory-like record among them stay native.
+    let native = [
+        exp("e-1", "2026-03-01T10:00:00Z", "python", "succeeded", json!({})),
+        memories(
+            &[memory("mem-1", "[\"go\"]", "1767517200", "Run go vet", json!({}))],
+            true,
+        ),
+        exp("e-2", "2026-03-02T10:00:00Z", "python", "succeeded", json!({})),
+    ]
+    .join("\n");
+    let (c, _) = texts(&[("agent.jsonl", &native)]);
+    assert_eq!(ids(&c), ["e-1", "e-2"]);
+
+    // Read as native, a memory's missing id says how to read it.
+    let mut sink = Sink::new();
+    let opts = LoadOptions {
+        from: Some(Format::Native),
+        ..LoadOptions::default()
+    };
+    load_texts(
+        &[("omnimem-export.json", &memories(&export, false))],
+        &opts,
+        &mut sink,
+    );
+    let no_id: Vec<&Diagnostic> = (sink.iter())
+        .filter(|d| d.code == "L002" && d.evidence["field"] == json!("id"))
+        .collect();
+    assert_eq!(no_id.len(), 3, "{sink:#?}");
+    assert!(
+        no_id.iter().all(|d| d.help.contains("--from omnimem")),
+        "{no_id:#?}"
+    );
+}
+
+/// OmniMem values that cannot be read are reported, never dropped in silence: a bad effort
+/// score or a state that is not a string costs the field (an L003 that keeps the memory: no
+/// state reads as active); a unix time of 1970 or before and a tags list cut short are
+/// refusals (the list is not split on its commas into `["django"` and `"pyth`).
+#[test]
+fn bad_omnimem_values_are_reported() {
+    let lesson = "Use select_related for foreign keys shown in Django admin list views";
+    let export = [
+        memory(
+            "mem-effort-words",
+            "[\"django\"]",
+            "1767258000",
+            lesson,
+            json!({"effort_score": "very high"}),
+        ),
+        memory(
+            "mem-effort-zero",
+            "[\"django\"]",
+            "1767344400",
+            lesson,
+            json!({"effort_score": "0"}),
+        ),
+        memory(
+            "mem-state-number",
+            "[\"django\"]",
+            "1767430800",
+            lesson,
+            json!({"state": 0}),
+        ),
+        memory(
+            "mem-negative-time",
+            "[\"go\"]",
+            "-5",
+            "Use t.Setenv in Go tests",
+            json!({}),
+        ),
+        memory(
+            "mem-zero-time",
+            "[\"go\"]",
+            "1",
+            "Use t.Setenv in Go tests",
+            json!({"created_at": 0}),
+        ),
+        memory(
+            "mem-cut-tags",
+            "[\"django\", \"pyth",
+            "1767517200",
+            lesson,
+            json!({}),
+        ),
+        memory(
+            "mem-comma-tags",
+            "django, python",
+            "1767603600",
+            lesson,
+            json!({}),
+        ),
+    ];
+    let (c, diags) = texts(&[("omnimem-export.json", &memories(&export, false))]);
+    assert_eq!(
+        ids(&c),
+        [
+            "mem-effort-words",
+            "mem-effort-zero",
+            "mem-state-number",
+            "mem-comma-tags"
+        ],
+        "{diags:#?}"
+    );
+    assert!(c.experiences[..2].iter().all(|e| e.effort.is_none()));
+    assert_eq!(c.experiences[3].domains, ["django", "python"]);
+    let got: Vec<(&str, &str, &Value, bool)> = (diags.iter())
+        .map(|d| {
+            (
+                d.code,
+                &*d.subject,
+                &d.evidence["field"],
+                d.evidence.get("ignored").is_some(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("L003", "mem-effort-words", &json!("effort_score"), true),
+            ("L003", "mem-effort-zero", &json!("effort_score"), true),
+            ("L003", "mem-state-number", &json!("state"), true),
+            ("L003", "mem-negative-time", &json!("created_at"), false),
+            ("L003", "mem-zero-time", &json!("created_at"), false),
+            ("L003", "mem-cut-tags", &json!("tags"), false),
+        ]
+    );
+    // The refused memories name their domains (`why go` counts them); the cut list names none.
+    assert_eq!(diags[3].evidence["domains"], json!(["go"]));
+    assert!(diags[5].evidence.get("domains").is_none());
+}
+
+/// `updated_at` stands in for an absent `created_at` only: beside a valid `created_at` a
+/// garbage one is not read; beside a bad `created_at` it rescues nothing.
+#[test]
+fn omnimem_updated_at_is_read_only_without_created_at() {
+    let lesson = "Use go vet before go test";
+    let export = [
+        memory(
+            "e-garbage-update",
+            "[\"go\"]",
+            "1767225600",
+            lesson,
+            json!({"updated_at": "garbage"}),
+        ),
+        memory(
+            "e-only-update",
+            "[\"go\"]",
+            "",
+            lesson,
+            json!({"updated_at": 1767312000}),
+        ),
+        memory(
+            "e-bad-only-update",
+            "[\"go\"]",
+            "",
+            lesson,
+            json!({"updated_at": "garbage"}),
+        ),
+        memory(
+            "e-bad-created",
+            "[\"go\"]",
+            "yesterday",
+            lesson,
+            json!({"updated_at": 1767312000}),
+        ),
+    ];
+    let (c, diags) = texts(&[("omni.json", &memories(&export, false))]);
+    assert_eq!(ids(&c), ["e-garbage-update", "e-only-update"], "{diags:#?}");
+    assert_eq!(c.experiences[0].recorded_at, 1_767_225_600_000);
+    assert_eq!(c.experiences[1].recorded_at, 1_767_312_000_000);
+    let got: Vec<(&str, &str, &Value)> = diags
+        .iter()
+        .map(|d| (d.code, &*d.subject, &d.evidence["field"]))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("L003", "e-bad-only-update", &json!("updated_at")),
+            ("L003", "e-bad-created", &json!("created_at")),
+        ]
+    );
+}
+
+/// `--from omnimem` on a SQLite file says it is a database and points at `--from gaia`
+/// (not "not UTF-8 text"); a memory's missing field is told in OmniMem's field names.
+#[test]
+fn omnimem_diagnostics_speak_of_omnimem() {
+    let dir = temp_dir("omnimem-sqlite");
+    let db = dir.join("memory.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch("CREATE TABLE tool_history (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL);")
+        .unwrap();
+    drop(conn);
+    let opts = LoadOptions {
+        from: Some(Format::Omnimem),
+        ..LoadOptions::default()
+    };
+    let mut sink = Sink::new();
+    load(std::slice::from_ref(&db), &opts, &mut sink).unwrap();
+    let got: Vec<(&str, &str)> = sink.iter().map(|d| (d.code, d.message.as_str())).collect();
+    assert_eq!(
+        got,
+        [("L011", "file is a SQLite database, not an OmniMem export (JSON)")]
+    );
+    assert!(sink[0].help.contains("--from gaia"), "{}", sink[0].help);
+    let _ = fs::remove_dir_all(dir);
+
+    let no_outcome =
+        json!([{"key": "mem-1", "tags": ["go"], "created_at": "1767225600", "lesson": "Run go vet"}]);
+    let (_, diags) = texts(&[("export.json", &no_outcome.to_string())]);
+    assert_eq!(diags[0].code, "L002");
+    assert!(
+        diags[0].help.contains("key, tags, outcome and created_at"),
+        "{}",
+        diags[0].help
+    );
+}
