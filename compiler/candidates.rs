@@ -24,6 +24,10 @@ use crate::opkey::{self, COMMAND_FIELDS, Kinship};
 use crate::outcome::Verdict;
 use crate::policy::{Policy, Rules};
 
+/// The member a loader adds to arguments it recovered from a cut (GAIA keeps 500 characters):
+/// what followed the cut is unknown, so `describe` names no member the cut call lacks.
+pub const CUT_ARGS: &str = "…";
+
 /// A mechanical lesson found in one experience: on `key`, `working` args succeeded after
 /// `failing` args failed.
 #[derive(Clone, Debug, PartialEq)]
@@ -683,7 +687,7 @@ fn strings(v: &Value, out: &mut Vec<String>) {
 /// two forms would read the same (args that differ only in how they are written). When both
 /// run the same command, a differing argument only one sets is named on the other side as
 /// `without name`, or `run `pytest -q` instead of `pytest -q` (directory=tests)` would read
-/// as one call twice.
+/// as one call twice. A member that a call recovered from a cut (`CUT_ARGS`) lacks is not named.
 pub fn describe(key: &str, failing: &Value, working: &Value) -> Option<String> {
     // Args are almost always an object, read in place.
     fn as_map(v: &Value) -> Cow<'_, Map<String, Value>> {
@@ -697,9 +701,16 @@ pub fn describe(key: &str, failing: &Value, working: &Value) -> Option<String> {
     let (working_cmd, failing_cmd) = (opkey::command_of(working), opkey::command_of(failing));
     let command_mode = working_cmd.is_some() || failing_cmd.is_some();
     let names: BTreeSet<&String> = fa.keys().chain(wa.keys()).collect();
+    // A member a cut call lacks may have been lost in the cut: not a known difference.
+    let known = |n: &str| {
+        n != CUT_ARGS
+            && [&fa, &wa]
+                .iter()
+                .all(|m| m.contains_key(n) || !m.contains_key(CUT_ARGS))
+    };
     let differing: Vec<&str> = names
         .into_iter()
-        .filter(|n| fa.get(*n) != wa.get(*n))
+        .filter(|n| fa.get(*n) != wa.get(*n) && known(n))
         .filter(|n| !(command_mode && COMMAND_FIELDS.contains(&n.as_str())))
         .map(String::as_str)
         .collect();

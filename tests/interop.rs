@@ -1887,3 +1887,249 @@ fn gaia_arguments_under_another_column_name_are_a_warning_not_silence() {
     assert!(d["help"].as_str().unwrap().contains("TO args"), "{d:#}");
     assert!(by_key(&lessons(&out), pytest).is_empty(), "no arguments, no fix");
 }
+
+/// GAIA keeps 500 characters of a call's arguments, so what followed the cut is unknown: a
+/// lesson names no argument the cut call lost, whether the cut fell in the command (the
+/// `directory` after it is gone) or after a whole command (in a long `description`).
+#[test]
+fn gaia_a_lesson_names_no_argument_lost_in_the_cut() {
+    let dir = Scratch::new("interop-gaia-cut-args");
+    let db = dir.path("memory.db");
+    let g = Gaia::create(&db, 3);
+    const ORDERS: &str = "/home/dev/orders-api";
+    let filter = vec!["not slow"; 70].join(" and ");
+    let slow = format!("python -m pytest tests/unit --maxfail=1 -k '{filter}'");
+    let in_command = cut500(&json!({"command": slow, "directory": ORDERS}).to_string());
+    assert!(!in_command.contains("directory"), "the cut falls in the command");
+    g.session(
+        "s-orders",
+        ORDERS,
+        "run the unit tests",
+        &[
+            Call {
+                tool: "run_shell_command",
+                args: in_command,
+                result: r#"{"exit_code": 4}"#,
+                success: false,
+                error: Some("ModuleNotFoundError: No module named 'orders'"),
+                at: "2025-03-20T09:00:00+01:00",
+            },
+            sh(
+                "python -m pytest tests/unit --maxfail=1",
+                Some(ORDERS),
+                true,
+                None,
+                "2025-03-20T09:02:00+01:00",
+            ),
+        ],
+    );
+    let why = "Run the ledger crate's tests to check that the refactored posting rules still \
+               balance every journal entry, including the multi-currency fixtures. "
+        .repeat(4);
+    let after_command = cut500(
+        &json!({"command": "cargo test", "description": why, "directory": "crates/ledger"}).to_string(),
+    );
+    assert!(after_command.contains(r#""command":"cargo test""#) && !after_command.contains("crates/ledger"));
+    g.session(
+        "s-ledger",
+        LEDGER,
+        "test the posting rules",
+        &[
+            Call {
+                tool: "run_shell_command",
+                args: after_command,
+                result: r#"{"exit_code": 101}"#,
+                success: false,
+                error: Some(
+                    "error: could not find `Cargo.toml` in `/home/dev/ledger-service` or any parent directory",
+                ),
+                at: "2025-03-21T10:00:00+01:00",
+            },
+            sh(
+                "cargo test",
+                Some("crates/ledger"),
+                true,
+                None,
+                "2025-03-21T10:01:00+01:00",
+            ),
+        ],
+    );
+    drop(g);
+    let out = dir.path("out");
+    compile_stores(&[&db], &out);
+    let lessons = lessons(&out);
+    // The command changed: that is the lesson, and the directory the cut took is not in it.
+    let pytest = by_key(&lessons, "run_shell_command pytest");
+    assert_eq!(pytest.len(), 1, "{lessons:#?}");
+    let text = pytest[0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with(
+            "run_shell_command pytest: run `python -m pytest tests/unit --maxfail=1` instead of \
+             `python -m pytest tests/unit --maxfail=1 -k 'not slow and"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("directory"), "{text}");
+    // Only the directory the cut took could differ: nothing is known to have changed.
+    assert!(
+        by_key(&lessons, "run_shell_command cargo").is_empty(),
+        "{lessons:#?}"
+    );
+}
+
+/// GAIA's own `tool_history` (nullable columns, as in its schema), for rows with odd values.
+const NULLABLE_HISTORY: &str =
+    "CREATE TABLE tool_history (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT,
+    tool_name TEXT, args TEXT, result_summary TEXT, success INTEGER DEFAULT 1, error TEXT,
+    duration_ms INTEGER, timestamp TEXT);";
+
+/// A `tool_history` row of `NULLABLE_HISTORY`, every value given as is.
+fn raw_row(conn: &Connection, session: &str, tool: SqlValue, command: &str, success: SqlValue, at: &str) {
+    conn.execute(
+        "INSERT INTO tool_history (session_id, tool_name, args, result_summary, success, error, duration_ms, timestamp)
+         VALUES (?1, ?2, ?3, NULL, ?4, NULL, 900, ?5)",
+        params![session, tool, json!({"command": command}).to_string(), success, at],
+    )
+    .unwrap();
+}
+
+/// `success` as words: failure words fail the check, success words pass it; NULL and a value
+/// that says neither leave the call unjudged, so it verifies nothing (the latter a warning).
+#[test]
+fn gaia_success_words_are_read_and_unreadable_ones_verify_no_check() {
+    let dir = Scratch::new("interop-gaia-success-words");
+    let db = dir.path("memory.db");
+    let conn = store_with(&db, NULLABLE_HISTORY);
+    let text = |s: &str| SqlValue::Text(s.into());
+    let cases = [
+        ("failed", text("failed")),
+        ("fail-upper", text("FAIL")),
+        ("false", text("false")),
+        ("no", text("No")),
+        ("zero", text("0")),
+        ("success", text("success")),
+        ("ok", text("OK")),
+        ("yes", text("yes")),
+        ("one", SqlValue::Integer(1)),
+        ("null", SqlValue::Null),
+        ("maybe", text("maybe")),
+    ];
+    for (i, (session, success)) in cases.iter().enumerate() {
+        let at = |m: usize| format!("2025-04-{:02}T09:{m:02}:00Z", i + 1);
+        let shell = text("run_shell_command");
+        raw_row(&conn, session, shell, "pytest -q", success.clone(), &at(0));
+        raw_row(
+            &conn,
+            session,
+            text("run_shell_command"),
+            "git status",
+            SqlValue::Integer(1),
+            &at(1),
+        );
+    }
+    drop(conn);
+    let out = dir.path("out");
+    compile_stores(&[&db], &out);
+    for (session, _) in &cases {
+        let trace = trace_json(&format!("gaia:{session}"), &db, &out);
+        let r = &trace["record"];
+        let (passed, verified) = match *session {
+            "failed" | "fail-upper" | "false" | "no" | "zero" => (false, true),
+            "success" | "ok" | "yes" | "one" => (true, true),
+            _ => (true, false),
+        };
+        assert_eq!(
+            (r["passed"] == passed, r["verified"] == verified),
+            (true, true),
+            "{session}: {r:#}"
+        );
+    }
+    let diags = diagnostics(&out);
+    let unread: Vec<&Value> = diags
+        .iter()
+        .filter(|d| d["evidence"]["field"] == "success")
+        .collect();
+    assert_eq!(unread.len(), 1, "only `maybe` is unreadable: {unread:#?}");
+    let d = unread[0];
+    assert_eq!(
+        (d["code"].as_str(), d["severity"].as_str(), d["line"].as_u64()),
+        (Some("L003"), Some("warning"), Some(21)),
+        "{d:#}"
+    );
+    assert_eq!(d["evidence"]["rows"], "21");
+    assert_eq!(d["evidence"]["found"], r#""maybe""#);
+    assert_eq!(d["subject"], "gaia:maybe");
+}
+
+/// A row time that is no time and a call without a tool name are warnings naming the rows;
+/// the session is dated by its other rows and the call is `unknown`.
+#[test]
+fn gaia_unreadable_times_and_missing_tool_names_are_warnings_naming_the_rows() {
+    let dir = Scratch::new("interop-gaia-unread-rows");
+    let db = dir.path("memory.db");
+    let conn = store_with(&db, NULLABLE_HISTORY);
+    let shell = || SqlValue::Text("run_shell_command".into());
+    let ok = || SqlValue::Integer(1);
+    raw_row(&conn, "s-time", shell(), "npm ci", ok(), "not a timestamp");
+    raw_row(&conn, "s-time", shell(), "npm test", ok(), "2025-05-02T10:00:00Z");
+    raw_row(
+        &conn,
+        "s-tool",
+        SqlValue::Null,
+        "docker compose build",
+        ok(),
+        "2025-05-03T10:00:00Z",
+    );
+    raw_row(
+        &conn,
+        "s-tool",
+        SqlValue::Text("  ".into()),
+        "docker compose up -d",
+        ok(),
+        "2025-05-03T10:01:00Z",
+    );
+    raw_row(
+        &conn,
+        "s-tool",
+        shell(),
+        "docker compose ps",
+        ok(),
+        "2025-05-03T10:02:00Z",
+    );
+    drop(conn);
+    let out = dir.path("out");
+    compile_stores(&[&db], &out);
+    let diags = diagnostics(&out);
+    let about =
+        |field: &str| -> Vec<&Value> { diags.iter().filter(|d| d["evidence"]["field"] == field).collect() };
+    let time = about("timestamp");
+    assert_eq!(time.len(), 1, "{diags:#?}");
+    let d = time[0];
+    assert_eq!(
+        (d["code"].as_str(), d["severity"].as_str()),
+        (Some("L003"), Some("warning"))
+    );
+    assert_eq!(
+        (d["line"].as_u64(), d["evidence"]["rows"].as_str()),
+        (Some(1), Some("1"))
+    );
+    assert_eq!(d["evidence"]["found"], r#""not a timestamp""#);
+    assert!(d["message"].as_str().unwrap().contains("session s-time"), "{d:#}");
+    let tool = about("tool_name");
+    assert_eq!(tool.len(), 1, "one warning for the session's rows: {diags:#?}");
+    let d = tool[0];
+    assert_eq!(
+        (d["code"].as_str(), d["severity"].as_str()),
+        (Some("L002"), Some("warning"))
+    );
+    assert_eq!(
+        (d["line"].as_u64(), d["evidence"]["rows"].as_str()),
+        (Some(3), Some("3, 4"))
+    );
+    assert!(d["message"].as_str().unwrap().contains("`unknown`"), "{d:#}");
+
+    let trace = trace_json("gaia:s-time", &db, &out);
+    assert_eq!(trace["record"]["recorded_at"], "2025-05-02T10:00:00Z");
+    let trace = trace_json("gaia:s-tool", &db, &out);
+    assert_eq!(trace["record"]["operations"], 3, "{trace:#}");
+}

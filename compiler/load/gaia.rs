@@ -17,8 +17,11 @@
 //!   refusals (`"executed": false`, `"status": "denied"`) as refused calls, domains from the
 //!   programs (`aliases.yaml` `programs:`, else `general`), the project from the session's
 //!   `workspace:` conversation context. Arguments truncated by GAIA (500 characters) are
-//!   recovered as far as the operation key needs; what cannot be is an `unrecoverable-args`
-//!   note.
+//!   recovered as far as the operation key needs and marked as cut (`candidates::CUT_ARGS`),
+//!   so no lesson names a member lost in the cut; what cannot be is an `unrecoverable-args`
+//!   note. A row value that cannot be read (a `success` that is neither true nor false, a
+//!   `timestamp` that is no time, no `tool_name`) is a warning naming the rows, and the call
+//!   is read without it: no verdict (it passes no check), no time, the tool `unknown`.
 //! * `knowledge`: `error` rows on a key that failed in two or more sessions with no success
 //!   between the failures become keyed watch claims citing those sessions, one per such run
 //!   (the second and later with `#2`, `#3`… after the row's id); a run a later success ended
@@ -41,7 +44,7 @@ use serde_json::{Map, Value};
 
 use super::record::{self, Item, Parsed};
 use crate::candidates;
-use crate::diagnostics::{Diagnostic, codes, short_list};
+use crate::diagnostics::{Diagnostic, Severity, codes, short_list};
 use crate::model::{
     Args, Check, ClaimSource, Ended, Experience, Id, Kind, LessonClaim, Narrative, OpStatus, Operation,
     Outcome, SourceLoc,
@@ -343,9 +346,17 @@ struct Row {
     tool: String,
     args: Option<String>,
     result: Option<String>,
+    /// `None`: unknown (NULL, or a value that says neither; see `success`).
     success: Option<bool>,
     error: Option<String>,
     at: Option<i64>,
+}
+
+/// A `tool_history` value that could not be read: its row, its column and what was there.
+struct Unread {
+    row: i64,
+    field: &'static str,
+    found: String,
 }
 
 /// What became of an operation's arguments.
@@ -364,6 +375,7 @@ struct Session {
     id: String,
     first_row: i64,
     rows: Vec<Row>,
+    unread: Vec<Unread>,
 }
 
 /// Per operation key: where it ran successfully and where it failed, for watch claims.
@@ -675,6 +687,7 @@ impl Reader<'_> {
             }
         }
         let key = self.row_key("tool_history", &cols, true)?;
+        let has_success = cols.contains("success");
         let sql = format!(
             "SELECT {}, {} FROM tool_history ORDER BY {}",
             key.place,
@@ -708,27 +721,58 @@ impl Reader<'_> {
                 orphans.push(row_id);
                 continue;
             };
+            let mut unread = Vec::new();
+            let mut note = |field, v: ValueRef| {
+                unread.push(Unread {
+                    row: row_id,
+                    field,
+                    found: found_sql(v),
+                })
+            };
+            let (tool, success, time) = (r.get_ref(3)?, r.get_ref(6)?, r.get_ref(8)?);
+            let tool = match as_text(tool).map(|t| t.trim().to_string()) {
+                Some(t) if !t.is_empty() => t,
+                _ => {
+                    note("tool_name", tool);
+                    "unknown".into()
+                }
+            };
+            let error = as_text(r.get_ref(7)?).filter(|e| !e.trim().is_empty());
+            // A store without the column records failures by their error alone; where GAIA
+            // wrote the column, NULL says it did not know (see `experience`).
+            let success = if has_success {
+                read_success(success).unwrap_or_else(|| {
+                    note("success", success);
+                    None
+                })
+            } else {
+                Some(error.is_none())
+            };
+            // NULL says nothing and is no error: a store without the column reads NULL too.
+            let at = as_time(time);
+            if at.is_none() && !matches!(time, ValueRef::Null) {
+                note("timestamp", time);
+            }
             let row = Row {
                 id: row_id,
-                tool: as_text(r.get_ref(3)?)
-                    .map(|t| t.trim().to_string())
-                    .filter(|t| !t.is_empty())
-                    .unwrap_or_else(|| "unknown".into()),
+                tool,
                 args: as_text(r.get_ref(4)?),
                 result: as_text(r.get_ref(5)?),
-                success: as_bool(r.get_ref(6)?),
-                error: as_text(r.get_ref(7)?).filter(|e| !e.trim().is_empty()),
-                at: as_time(r.get_ref(8)?),
+                success,
+                error,
+                at,
             };
             let i = *index.entry(session.clone()).or_insert_with(|| {
                 sessions.push(Session {
                     id: session,
                     first_row: row_id,
                     rows: Vec::new(),
+                    unread: Vec::new(),
                 });
                 sessions.len() - 1
             });
             sessions[i].rows.push(row);
+            sessions[i].unread.append(&mut unread);
         }
         if !orphans.is_empty() {
             let mut d = Diagnostic::new(
@@ -772,6 +816,7 @@ impl Reader<'_> {
         let aliases = &self.rules.aliases;
         let id = format!("gaia:{}", s.id);
         let loc = self.loc(s.first_row);
+        self.unread(&s, &id, out);
         let mut operations = Vec::with_capacity(s.rows.len());
         let mut domains = BTreeSet::new();
         let mut lost: Vec<(i64, String)> = Vec::new();
@@ -788,6 +833,10 @@ impl Reader<'_> {
                 .into_iter()
                 .flatten()
                 .any(|t| EXECUTED_FALSE.is_match(t) || STATUS_DENIED.is_match(t));
+            // Success unknown (NULL, or a value that says neither): an error says the call
+            // failed; without one it ran and nothing says how, so it is no failure, but it
+            // passes no check and fixes no recurring error.
+            let known = row.success.is_some() || row.error.is_some();
             let ok = row.success.unwrap_or(row.error.is_none());
             let status = if refused {
                 OpStatus::Refused
@@ -805,18 +854,22 @@ impl Reader<'_> {
                 .flatten();
             let command = opkey::command_of(&args);
             let check = match (&command, status) {
-                (Some(c), OpStatus::Ok | OpStatus::Error) => check_label(c, policy).map(|label| Check {
-                    label,
-                    target: None,
-                    passed: status == OpStatus::Ok,
-                }),
+                (Some(c), OpStatus::Ok | OpStatus::Error) if known => {
+                    check_label(c, policy).map(|label| Check {
+                        label,
+                        target: None,
+                        passed: status == OpStatus::Ok,
+                    })
+                }
                 _ => None,
             };
             domains.insert(op_domain(command.as_deref(), aliases));
             let key = opkey::operation_key(&row.tool, &args);
             let teaches =
                 status == OpStatus::Error && !error.as_deref().is_some_and(|e| policy.is_transient(e));
-            keyed.push((row.id, key, status, teaches));
+            if known {
+                keyed.push((row.id, key, status, teaches));
+            }
             operations.push(Operation {
                 tool: super::fast::shared_tool(&row.tool),
                 args: Args::from_value(&args),
@@ -896,6 +949,69 @@ impl Reader<'_> {
             source: loc,
             ..Default::default()
         })
+    }
+
+    /// One warning per column of a session's rows that held values it could not read, at the
+    /// first such row, naming them all: the call was read without the value.
+    fn unread(&self, s: &Session, id: &str, out: &mut Vec<Parsed>) {
+        let mut by_field: BTreeMap<&str, Vec<&Unread>> = BTreeMap::new();
+        for u in &s.unread {
+            by_field.entry(u.field).or_default().push(u);
+        }
+        for (field, unread) in by_field {
+            let (first, n, session) = (unread[0], unread.len(), &s.id);
+            // What was wrong, what the reading expects, and what became of one row and of several.
+            let (code, what, expected, one, several) = match field {
+                "tool_name" => (
+                    codes::MISSING_FIELD,
+                    "no `tool_name`",
+                    None,
+                    "its call is named `unknown`",
+                    "their calls are named `unknown`",
+                ),
+                "success" => (
+                    codes::INVALID_VALUE,
+                    "a `success` that is neither true nor false",
+                    Some("true or false (1/0, yes/no, ok/failed)"),
+                    "its call is judged by its error alone and passes no check",
+                    "each call is judged by its error alone and passes no check",
+                ),
+                _ => (
+                    codes::INVALID_VALUE,
+                    "a `timestamp` that is not a time",
+                    Some("an ISO-8601 timestamp or unix seconds"),
+                    "the row's time is ignored",
+                    "their times are ignored",
+                ),
+            };
+            let found = match field {
+                "tool_name" => String::new(),
+                _ if n == 1 => format!(" (found {})", first.found),
+                _ => format!(" (first found {})", first.found),
+            };
+            let message = if n == 1 {
+                format!(
+                    "tool_history row {} of session {session} has {what}{found}; {one}",
+                    first.row
+                )
+            } else {
+                format!("{n} tool_history rows of session {session} have {what}{found}; {several}")
+            };
+            let rows: Vec<String> = unread.iter().map(|u| u.row.to_string()).collect();
+            let mut d = Diagnostic::new(code, message)
+                .severity(Severity::Warning)
+                .subject(id)
+                .at(&self.loc(first.row))
+                .with("field", field)
+                .with("found", first.found.as_str())
+                .with("rows", short_list(&rows, 10))
+                .experiences([id]);
+            if let Some(e) = expected {
+                d = d.with("expected", e);
+            }
+            d.help = UNREAD_HELP;
+            out.push(Parsed::invalid(u32::try_from(first.row).unwrap_or(0), d));
+        }
     }
 
     /// The active `knowledge` rows claims are made from: errors and tool lessons.
@@ -1310,10 +1426,16 @@ fn parse_args(text: Option<&str>) -> (Value, ArgsState) {
         return (Value::Null, ArgsState::Lost);
     };
     let mut members = r.members;
+    // Members after the cut are unknown, not absent: marked, so that a comparison with another
+    // call names none this one lacks (`candidates::describe`).
+    let recovered = |mut m: Map<String, Value>| {
+        m.insert(candidates::CUT_ARGS.into(), Value::Bool(true));
+        (Value::Object(m), ArgsState::Recovered)
+    };
     let non_blank =
         |m: &Map<String, Value>, f: &str| matches!(m.get(f), Some(Value::String(s)) if !s.trim().is_empty());
     if COMMAND_FIELDS.iter().any(|f| non_blank(&members, f)) {
-        return (Value::Object(members), ArgsState::Recovered);
+        return recovered(members);
     }
     if let Some((field, Some(prefix))) = &r.cut
         && COMMAND_FIELDS.contains(&field.as_str())
@@ -1321,7 +1443,7 @@ fn parse_args(text: Option<&str>) -> (Value, ArgsState) {
         return match decided_command(prefix) {
             Some(command) => {
                 members.insert(field.clone(), Value::String(command));
-                (Value::Object(members), ArgsState::Recovered)
+                recovered(members)
             }
             None => (Value::Null, ArgsState::Lost),
         };
@@ -1333,7 +1455,7 @@ fn parse_args(text: Option<&str>) -> (Value, ArgsState) {
         .and_then(|(f, _)| PATH_FIELDS.iter().position(|p| p == f));
     match (present, cut_at) {
         (Some(p), Some(c)) if c < p => (Value::Null, ArgsState::Lost),
-        (Some(_), _) => (Value::Object(members), ArgsState::Recovered),
+        (Some(_), _) => recovered(members),
         (None, _) => (Value::Null, ArgsState::Lost),
     }
 }
@@ -1486,14 +1608,17 @@ fn as_text(v: ValueRef) -> Option<String> {
     }
 }
 
-fn as_bool(v: ValueRef) -> Option<bool> {
+/// A `success` value: `Some(None)` for NULL (unknown), `None` when it says neither true nor
+/// false (the caller reports it and reads it as unknown too).
+fn read_success(v: ValueRef) -> Option<Option<bool>> {
     match v {
-        ValueRef::Null => None,
-        ValueRef::Integer(i) => Some(i != 0),
-        ValueRef::Real(f) => Some(f != 0.0),
+        ValueRef::Null => Some(None),
+        ValueRef::Integer(i) => Some(Some(i != 0)),
+        ValueRef::Real(f) if !f.is_nan() => Some(Some(f != 0.0)),
+        ValueRef::Real(_) => None,
         ValueRef::Text(_) | ValueRef::Blob(_) => match as_text(v)?.trim().to_ascii_lowercase().as_str() {
-            "1" | "true" | "yes" | "ok" => Some(true),
-            "0" | "false" | "no" | "error" => Some(false),
+            "1" | "true" | "yes" | "ok" | "success" | "succeeded" | "passed" | "pass" => Some(Some(true)),
+            "0" | "false" | "no" | "fail" | "failed" | "failure" | "error" => Some(Some(false)),
             _ => None,
         },
     }
@@ -1562,6 +1687,9 @@ fn unread_argument_columns(cols: &BTreeSet<String>, store: &str, at: &SourceLoc)
 
 const UNREAD_ARGS_HELP: &str = "if that column holds each call's arguments (JSON), compile a copy of the store with it renamed (`ALTER TABLE tool_history RENAME COLUMN … TO args`); skillc never changes the store";
 
+/// The help of the warnings about `tool_history` values that cannot be read (`Reader::unread`).
+const UNREAD_HELP: &str = "have the agent write every call's tool_name, success as 1 or 0 and timestamp as an ISO-8601 time (skillc reads the store and never changes it)";
+
 /// The help of an L002 about `tool_history` rows without a session.
 const ORPHAN_HELP: &str = "a call is attributed to the experience of its session: have the agent write tool_history.session_id for every call (skillc reads the store and never changes it)";
 
@@ -1599,7 +1727,7 @@ mod tests {
             r#"{"command": "pytest -q", "directory": "/home/dev/billing/ve"#,
         ));
         assert_eq!(s, ArgsState::Recovered);
-        assert_eq!(v, json!({"command": "pytest -q"}));
+        assert_eq!(v, json!({"command": "pytest -q", "…": true}));
 
         let (v, s) = parse_args(Some(
             r#"{"command": "python -m pytest tests/unit --maxfail=1 -k 'not sl"#,
