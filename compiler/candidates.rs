@@ -610,8 +610,11 @@ pub fn mechanical(ops: &[Operation], policy: &Policy) -> Vec<Mechanical> {
                     continue;
                 }
                 failures.remove(key);
+                // A working call whose arguments were cut (`CUT_ARGS`) has no known form to
+                // learn: what made it work may be what the cut took.
                 if let Some(a) = answered
                     && !probe_then_act(a, j)
+                    && args[j].get(CUT_ARGS).is_none()
                 {
                     fixes.push((a, j));
                 }
@@ -1141,6 +1144,29 @@ mod tests {
         assert_eq!(domains_of(&["helm"]), ["helm"]);
         // Otherwise the program map places it (helm → kubernetes).
         assert_eq!(domains_of(&["kubernetes", "ci"]), ["kubernetes"]);
+    }
+
+    #[test]
+    fn a_working_call_cut_short_teaches_no_form() {
+        let sh = |args: Value, ok: bool| Operation {
+            tool: "run_shell_command".into(),
+            args: args.into(),
+            status: if ok { OpStatus::Ok } else { OpStatus::Error },
+            error: (!ok).then(|| "ERROR: file or directory not found: tests/unit".into()),
+            secret_print: 0,
+            check: None,
+        };
+        let learned = |ops: Vec<Operation>| -> usize {
+            let (cands, _) = extract_one(exp("gaia:s-7", &["python"], Outcome::Succeeded, ops));
+            cands.iter().filter(|c| c.origin == Origin::Mechanical).count()
+        };
+        let failing = json!({"command": "pytest tests/unit", "directory": "/srv/orders"});
+        let working = json!({"command": "pytest services/orders/tests/unit", "directory": "/srv"});
+        let mut cut = working.clone();
+        cut.as_object_mut().unwrap().remove("directory");
+        cut[CUT_ARGS] = json!(true);
+        assert_eq!(learned(vec![sh(failing.clone(), false), sh(working, true)]), 1);
+        assert_eq!(learned(vec![sh(failing, false), sh(cut, true)]), 0);
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::diagnostics::{Diagnostic, Severity, codes, lookup};
+use crate::diagnostics::{Diagnostic, Severity, codes, lookup, short_list};
 use crate::model::{Candidate, Fate, Origin, Source, Status};
 use crate::normalize;
 use crate::pipeline::Compilation;
@@ -215,6 +215,12 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
     let fates = &comp.fates;
     let has = |i: usize, code: &str| fates.get(i).is_some_and(|f| f.codes.contains(&code));
     let load_refused = refused_naming(comp, rules, &domain);
+    // OmniMem memories not compiled because they are not active (L009, one note per domain,
+    // folded per domain): not refusals, but part of why a domain holds less than expected.
+    let inactive: BTreeSet<&str> = (comp.diagnostics.iter())
+        .filter(|d| d.code == codes::INACTIVE_MEMORY && d.domain.as_deref() == Some(domain.as_str()))
+        .flat_map(|d| d.experience_id_iter())
+        .collect();
 
     // Funnel: each gate removes what it refuses or holds, in DESIGN §5.4 order.
     let mut remaining: Vec<usize> = idx.clone();
@@ -511,7 +517,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
     let mut diagnostics = Vec::new();
     let mut did_you_mean = Value::Null;
     let mut known = Vec::new();
-    if idx.is_empty() && load_refused.is_empty() {
+    if idx.is_empty() && load_refused.is_empty() && inactive.is_empty() {
         let mut sizes: BTreeMap<&str, usize> = BTreeMap::new();
         for c in cands.iter().filter(|c| c.refusal.is_none()) {
             *sizes.entry(&*c.domain).or_default() += 1;
@@ -597,6 +603,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
             "codes": refused_codes(&load_refused).iter().map(|(c, n)| json!({"code": c, "name": lookup(c).map(|x| x.name).unwrap_or("?"), "count": n})).collect::<Vec<_>>(),
             "first": load_refused.iter().take(REFUSED_SHOWN).map(|r| json!({"record": r.subject, "at": r.at, "codes": r.codes, "message": r.message})).collect::<Vec<_>>(),
         },
+        "inactive_memories": inactive.iter().collect::<Vec<_>>(),
         "suggestions": suggestions,
         "did_you_mean": did_you_mean,
         "known_domains": known,
@@ -649,6 +656,18 @@ pub fn why_text(r: &WhyReport) -> String {
         if n > first.len() as u64 {
             t.push_str(&format!("    … and {} more\n", n - first.len() as u64));
         }
+    }
+    let inactive: Vec<&str> = (j["inactive_memories"].as_array().into_iter().flatten())
+        .filter_map(Value::as_str)
+        .collect();
+    if !inactive.is_empty() {
+        t.push_str(&format!(
+            "  not active: {} OmniMem memor{} naming {} ({}): only active memories compile (L009)\n",
+            inactive.len(),
+            if inactive.len() == 1 { "y" } else { "ies" },
+            j["domain"].as_str().unwrap_or(""),
+            short_list(&inactive, 5)
+        ));
     }
     t.push('\n');
     t.push_str("funnel:\n");

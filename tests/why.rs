@@ -1395,8 +1395,20 @@ fn why_counts_omnimem_memories_refused_at_load() {
             json!("git@github.com:acme/orders-api.git"),
             "soon"
         ),
-        memory("mem-cut-tags", json!("[\"go\", \"testi"), kctl, "1769504400"),
+        memory(
+            "mem-cut-tags",
+            json!("[\"go\", \"testi"),
+            kctl.clone(),
+            "1769504400"
+        ),
     ]);
+    // Memories retired in OmniMem are not compiled, and `why` says how many named the domain.
+    let mut export = export;
+    for (key, state) in [("mem-go-arch-0", "archived"), ("mem-go-del-1", "deleted")] {
+        let mut m = memory(key, json!(["go"]), kctl.clone(), "1769504400");
+        m["state"] = json!(state);
+        export.as_array_mut().unwrap().push(m);
+    }
     std::fs::write(
         s.path("omnimem-export.json"),
         serde_json::to_string_pretty(&export).unwrap(),
@@ -1427,4 +1439,16 @@ fn why_counts_omnimem_memories_refused_at_load() {
         "{refused:#}"
     );
     assert_eq!(refused["records"], 4);
+    assert_eq!(w["inactive_memories"], json!(["mem-go-arch-0", "mem-go-del-1"]));
+    let o = skillc(&[
+        "why",
+        "go",
+        s.path("native.jsonl").to_str().unwrap(),
+        s.path("omnimem-export.json").to_str().unwrap(),
+    ]);
+    assert!(
+        stdout(&o).contains("not active: 2 OmniMem memories naming go (mem-go-arch-0, mem-go-del-1)"),
+        "{}",
+        stdout(&o)
+    );
 }

@@ -215,7 +215,20 @@ pub fn block_text(l: &Lesson) -> String {
         Kind::Do => return l.text.clone(),
         Kind::Avoid if led(&["avoid", "never", "don't", "don’t", "dont", "do not"]) => l.text.clone(),
         Kind::Avoid => format!("Avoid: {}", l.text),
-        Kind::Watch if led(&["watch out", "gotcha", "warning", "beware", "caution", "careful"]) => {
+        Kind::Watch
+            if led(&[
+                "watch out",
+                "watch for",
+                "look out",
+                "heads up",
+                "gotcha",
+                "warning",
+                "beware",
+                "caution",
+                "careful",
+                "be careful",
+            ]) =>
+        {
             l.text.clone()
         }
         Kind::Watch => format!("Watch out: {}", l.text),
@@ -703,6 +716,12 @@ mod tests {
                 "Gotcha: Celery retries re-run the task body",
                 None,
                 "Gotcha: Celery retries re-run the task body",
+            ),
+            (
+                Kind::Watch,
+                "Watch for stale .pyc files after switching branches",
+                None,
+                "Watch for stale .pyc files after switching branches",
             ),
             (
                 Kind::Watch,
