@@ -627,7 +627,7 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
     }
     let mut emit_sink = Vec::new();
     let mut written = Vec::new();
-    let mut changed = 0usize;
+    let (mut changed, mut removed) = (0usize, 0usize);
     if let Some(store) = store.as_mut() {
         let previous = store.outputs()?;
         let ledger = emit::ledger_file(&comp.lessons);
@@ -654,7 +654,7 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
         generated.sort();
         let wrote = ledger_written.and_then(|ledger| {
             let others = emit::write(&args.out, &files.iter().collect::<Vec<_>>())?;
-            emit::remove_stale(&args.out, &generated, &previous)?;
+            removed = emit::remove_stale(&args.out, &generated, &previous)?;
             Ok(ledger + others)
         });
         clock.lap("write");
@@ -669,6 +669,12 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
     print_diagnostics(&diagnostics);
     summary["files"] = written.len().into();
     summary["changed_files"] = changed.into();
+    summary["removed_files"] = removed.into();
+    // Emit's own diagnostics (E001: rules a SKILL.md had no room for) count too.
+    for d in &emit_sink {
+        let n = &mut summary["diagnostics"][d.severity.as_str()];
+        *n = (n.as_u64().unwrap_or(0) + 1).into();
+    }
     print_report(args.format, report::summary_text(&summary), &summary)?;
     clock.lap("report");
     let code = strict_code(args, refused, diagnostics.into_iter());
@@ -777,13 +783,35 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
                 "the text looks like a secret ({pattern}); not recorded"
             )));
         }
+        // An edited lesson's old id stands for its current wording: say which lesson the
+        // decision lands on, not the wording it no longer has.
+        let mut target = (lesson["text"].as_str().unwrap_or("").to_string(), String::new());
+        let mut at = lesson.clone();
+        // (Edits chain: each new id hashes the old one, so the chain ends; bounded anyway.)
+        for _ in 0..64 {
+            if !(at["status"] == "superseded" && at["reason"] == score::EDITED) {
+                break;
+            }
+            let Some(next) = at["superseded_by"].as_str().and_then(|n| find(&store, n).ok()) else {
+                break;
+            };
+            target = (
+                next["text"].as_str().unwrap_or("").to_string(),
+                format!(
+                    "; {id} was edited, so it applies to {}",
+                    next["id"].as_str().unwrap_or("")
+                ),
+            );
+            at = next;
+        }
         let d = store.record(action, id, text)?;
         let msg = format!(
-            "{} {} ({}): journal entry {}; the next compile applies it",
+            "{} {} ({}): journal entry {}{}; the next compile applies it",
             action.as_str(),
             id,
-            lesson["text"].as_str().unwrap_or(""),
-            d.seq
+            target.0,
+            d.seq,
+            target.1
         );
         print_report(
             fmt,

@@ -61,7 +61,7 @@ pub fn summary_text(s: &Value) -> String {
         s["rules"], s["rule_domains"], s["lessons"], f["rule"], f["lesson"], f["held-back"], f["refused"]
     ));
     // A re-run on unchanged input rewrites nothing, and says so.
-    let written = match (s["files"].as_u64(), s["changed_files"].as_u64()) {
+    let mut written = match (s["files"].as_u64(), s["changed_files"].as_u64()) {
         (Some(all), Some(changed)) if changed < all => {
             format!(
                 "{all} files in {} ({changed} changed)",
@@ -74,6 +74,11 @@ pub fn summary_text(s: &Value) -> String {
             s["out"].as_str().unwrap_or("")
         ),
     };
+    // Files the last compile wrote and this one no longer does (a domain left with no rule):
+    // a nightly job should see skills disappear.
+    if let Some(removed) = s["removed_files"].as_u64().filter(|&n| n > 0) {
+        written.push_str(&format!("; removed {removed} it no longer generates"));
+    }
     t.push_str(&format!(
         "{} errors, {} warnings, {} notes; {written}\n",
         d["error"], d["warning"], d["note"],
@@ -414,11 +419,18 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
         })
         .collect();
     let narrative_count = idx.iter().filter(|&&i| cands[i].narrative).count();
-    // Narrative candidates by the field their text came from: the advice differs.
+    // Narrative candidates by the field their text came from: the advice differs. A refused
+    // one would stay refused however it were worded, so it is not told to reword.
     let mut narrative_from: BTreeMap<Origin, usize> = BTreeMap::new();
-    for &i in idx.iter().filter(|&&i| cands[i].narrative) {
+    for &i in idx
+        .iter()
+        .filter(|&&i| cands[i].narrative && cands[i].refusal.is_none())
+    {
         *narrative_from.entry(cands[i].origin).or_default() += 1;
     }
+    // Candidates refused because the domain itself is no valid name (N001): only renaming it
+    // in the records helps.
+    let invalid_domain = idx.iter().filter(|&&i| has(i, codes::INVALID_DOMAIN)).count();
 
     // Suggestions: what a person can do; lowering the threshold is never one of them.
     let mut suggestions = Vec::new();
@@ -432,6 +444,11 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
                 .collect::<Vec<_>>()
                 .join(", "),
             first.at
+        ));
+    }
+    if invalid_domain > 0 {
+        suggestions.push(format!(
+            "{invalid_domain} candidate(s) were refused because `{domain}` is not a valid domain name (N001: lower-case letters, digits and single hyphens, at most 64 characters): rename it in the records (their valid domains compiled as usual)"
         ));
     }
     for (origin, n) in &narrative_from {

@@ -271,6 +271,15 @@ fn a_skill_over_its_line_budget_leaves_out_the_weakest_rules() {
     }
     let kept = skill.lines().filter(|l| l.starts_with("- ")).count();
     assert_eq!(kept + left_out.len(), 520);
+    // The summary counts the warnings emit made (E001) with the rest.
+    let mut args = rules_arg.to_vec();
+    args.extend(["--format", "json"]);
+    let (diags, o) = compile(&s, &input, &args);
+    let warnings = (diags["diagnostics"].as_array().unwrap().iter())
+        .filter(|d| d["severity"] == "warning")
+        .count();
+    assert!(warnings >= 1);
+    assert_eq!(json(&o)["diagnostics"]["warning"], warnings, "{}", stdout(&o));
 }
 
 #[test]

@@ -353,6 +353,30 @@ fn every_row_resolves_over_its_authored_skill_within_budget() {
     assert!(diags.iter().all(|d| d.code == "E002"));
 }
 
+/// A rule the authored skill already states in the same words (no id: a person wrote it, or
+/// pasted it without one) is not proposed again.
+#[test]
+fn a_rule_the_skill_already_states_is_not_proposed() {
+    let mut all = lessons();
+    all.push(lesson(
+        "L5a5a5a5a5a5a",
+        "python",
+        Kind::Do,
+        "Never run  `pip install` outside the VIRTUALENV",
+        900,
+        &["e-py-01", "e-py-05"],
+        true,
+        G,
+    ));
+    let (files, _) = deltas::compute(&base(), &all, &Default::default(), &policy());
+    let row = &rows(file(&files, "python"))[0];
+    assert_eq!(
+        row["provenance"]["lessons"],
+        serde_json::json!(["La1b2c3d4e5f6", "L0f0e0d0c0b0a"]),
+        "the stated rule is left out, the others stay"
+    );
+}
+
 #[test]
 fn learned_lessons_section_is_replaced_in_place() {
     let py = skill("python");

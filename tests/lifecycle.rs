@@ -330,6 +330,28 @@ fn seed_a_mistake_then_avoid_it_then_unlearn_it_when_the_environment_changes() {
         stdout(&o)
     );
     assert_eq!(before, tree(&h.s.path("out")));
+
+    // Records dropped from the input take their skills with them, and the summary says how many
+    // files went (a nightly job should see a skill disappear).
+    std::fs::remove_dir_all(h.s.path("records")).unwrap();
+    std::fs::create_dir_all(h.s.path("records")).unwrap();
+    h.add("empty.jsonl", &[]);
+    let o = skillc(&[
+        "compile",
+        h.s.path("records").to_str().unwrap(),
+        "--out",
+        &h.out(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let skills = before.keys().filter(|k| k.ends_with("SKILL.md")).count();
+    assert!(skills > 0);
+    assert!(
+        json(&o)["removed_files"].as_u64().unwrap() >= skills as u64,
+        "{}",
+        stdout(&o)
+    );
 }
 
 #[test]
@@ -1825,6 +1847,15 @@ fn an_in_play_id_an_edit_replaced_credits_the_new_wording() {
     let l = lesson(&ledger, &new);
     assert_eq!(l["text"], edited);
     assert_eq!(l["confidence"], json!(0.8), "0.500 + 2 × 0.150: {l:#}");
+    // A decision on the old id lands on the edited wording, and the command says so.
+    let o = h.run(&["lessons", "pin", &old]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let said = stdout(&o);
+    assert!(
+        said.contains(&format!("pin {old} ({edited})"))
+            && said.contains(&format!("{old} was edited, so it applies to {new}")),
+        "{said}"
+    );
     assert_eq!(ids(&l["evidence"]), ["sess-a", "sess-b", "sess-c", "sess-d"]);
     assert_eq!(lesson(&ledger, &old)["status"], "superseded");
     assert!(

@@ -274,6 +274,42 @@ fn trace_names_what_each_diagnostic_is_about() {
     }
 }
 
+/// A domain that is no valid name: `why` says to rename it, and does not advise rewording its
+/// refused candidates, which would stay refused however they read.
+#[test]
+fn why_an_invalid_domain_says_to_rename_it() {
+    let s = Scratch::new("why-invalid-domain");
+    let record = json!({"id": "k8-0301", "recorded_at": "2026-03-01T09:00:00Z", "domains": ["../etc", "kubernetes"],
+        "project": "git@github.com:acme/deploy.git", "outcome": "succeeded",
+        "lesson": "Fixed the rollout by bumping maxSurge in deploy/api.yaml after PR #412 merged."});
+    let input = write_jsonl(&s, "in/sessions.jsonl", &[record]);
+    let out = s.path("out");
+    let o = skillc(&[
+        "why",
+        "../etc",
+        input.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let w = json(&o);
+    let suggestions: Vec<&str> = (w["suggestions"].as_array().unwrap().iter())
+        .filter_map(|s| s.as_str())
+        .collect();
+    assert!(
+        suggestions
+            .iter()
+            .any(|s| s.contains("`../etc` is not a valid domain name (N001")),
+        "{suggestions:#?}"
+    );
+    assert!(
+        !suggestions.iter().any(|s| s.contains("incident stories")),
+        "{suggestions:#?}"
+    );
+}
+
 /// `skillc trace ID` over the foundation fixture.
 fn trace(id: &str, extra: &[&str]) -> std::process::Output {
     let fixture = fixture("foundation");

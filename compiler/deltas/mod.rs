@@ -198,10 +198,20 @@ fn delta_rules<'a>(
         .into_iter()
         .map(|(_, id)| now(refounded, id))
         .collect();
+    // A rule the person already wrote word for word (no id: they did not
+    // merge it from a delta) is not proposed again: compared lower-cased, whitespace collapsed,
+    // without the sentence's final stop.
+    let plain = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+    let said = plain(authored);
+    let stated = |l: &Lesson| {
+        let text = plain(&l.text);
+        let text = text.trim_end_matches(['.', '!', ';']);
+        !text.is_empty() && said.contains(text)
+    };
     let mut rules: Vec<&Lesson> = lessons
         .iter()
         .filter(|l| l.rule && l.scope == "global" && l.domain == domain)
-        .filter(|l| !merged.contains(l.id.as_str()))
+        .filter(|l| !merged.contains(l.id.as_str()) && !stated(l))
         .collect();
     rules.sort_by(|a, b| b.confidence.cmp(&a.confidence).then_with(|| a.id.cmp(&b.id)));
     rules.dedup_by(|a, b| a.id == b.id);

@@ -592,9 +592,10 @@ pub fn write(out: &Path, files: &[&OutFile]) -> std::io::Result<usize> {
 }
 
 /// Removes the files in `previous` (what the last compile generated) that this compile, which
-/// generated `generated`, no longer does.
-pub fn remove_stale(out: &Path, generated: &[String], previous: &[String]) -> std::io::Result<()> {
+/// generated `generated`, no longer does; returns how many it removed.
+pub fn remove_stale(out: &Path, generated: &[String], previous: &[String]) -> std::io::Result<usize> {
     let now: BTreeSet<&str> = generated.iter().map(String::as_str).collect();
+    let mut removed = 0;
     for old in previous {
         if now.contains(old.as_str()) || !is_safe_relative(old) || !could_generate(old) {
             continue;
@@ -603,9 +604,10 @@ pub fn remove_stale(out: &Path, generated: &[String], previous: &[String]) -> st
         if path.is_file() {
             std::fs::remove_file(&path)?;
             remove_empty_parents(out, &path);
+            removed += 1;
         }
     }
-    Ok(())
+    Ok(removed)
 }
 
 /// Does the file at `path` hold exactly `pieces`, one after the other? Compared a block at a
