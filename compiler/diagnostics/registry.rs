@@ -384,7 +384,7 @@ pub static CODES: &[CodeInfo] = &[
         "orphaned-decision",
         Warning,
         "a decision in the journal names a lesson this compile does not have",
-        "check that every record file the lesson came from is still an input; `skillc lessons history ID` shows the lesson as last compiled",
+        "check that every record file the lesson came from is still an input: compiled with them again, the decision applies again",
         [],
         false
     ),
