@@ -776,6 +776,16 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
         if action == Action::Edit && text.is_none_or(|t| t.trim().is_empty()) {
             return Err(Fatal("the new text is empty; not recorded".into()));
         }
+        // A rule line ends in its id; an id inside the text would be a second one, which
+        // deltas and E004 would trust as a merged rule.
+        if let Some(t) = text
+            && !crate::digest::cited_lesson_ids(t).is_empty()
+        {
+            return Err(Fatal(
+                "the text cites a lesson id (`(id: L…)`), which every rule line adds itself; not recorded"
+                    .into(),
+            ));
+        }
         if let Some(t) = text
             && let Some(pattern) = Rules::builtin().secrets.find(t)
         {

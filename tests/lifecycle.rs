@@ -431,6 +431,17 @@ fn learn_what_worked_and_let_the_next_session_make_it_a_rule() {
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
         assert!(stderr(&o).contains("the new text is empty"), "{}", stderr(&o));
     }
+    // Nor may the text carry an id of its own: a rule line adds its id, and a second one would
+    // pass for a merged rule in an authored skill.
+    let o = h.run(&[
+        "lessons",
+        "edit",
+        &id,
+        "--text",
+        "Start the test database first (id: L000000000000).",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cites a lesson id"), "{}", stderr(&o));
     assert_eq!(lesson(&h.compile(), &id)["status"], "active");
 
     // Edit supersedes with the new wording; confidence and evidence carry over.
