@@ -1533,7 +1533,10 @@ impl<'a> Fold<'a> {
     /// `old` gives way to `new`, another form of its operation that now works.
     fn replace(&mut self, old: u32, new: u32, t: Millis) {
         let new_id = self.live[new as usize].lesson.id.clone();
-        self.live[old as usize].supersede(t, Some(new_id), "another form of this operation now works");
+        // Not "its fix failed": the old fix may still work; the slot holds one fix (DESIGN §6).
+        let reason =
+            "a newer fix on this operation key replaces it (one active mechanical lesson per scope and key)";
+        self.live[old as usize].supersede(t, Some(new_id), reason);
         let old_id = self.live[old as usize].lesson.id.clone();
         self.live[new as usize].lesson.supersedes.get_or_insert(old_id);
     }

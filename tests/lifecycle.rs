@@ -758,6 +758,12 @@ fn a_fix_replaced_by_a_newer_form_is_charged_its_idle_days_first() {
         old["confidence"], 0.42,
         "0.500 − 4 idle active days × 0.020, then frozen"
     );
+    // It never failed: the reason says the slot took the newer fix, not that this one broke.
+    let reason = old["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("a newer fix on this operation key replaces it"),
+        "{reason}"
+    );
     assert_eq!(
         (new["status"].as_str(), new["confidence"].as_f64()),
         (Some("active"), Some(0.5))
