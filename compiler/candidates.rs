@@ -883,6 +883,31 @@ mod tests {
         (cands, sink)
     }
 
+    /// A `run_shell_command` call with `args`: failed with `error`, or succeeded.
+    fn shell(args: Value, error: Option<&str>) -> Operation {
+        Operation {
+            tool: "run_shell_command".into(),
+            args: args.into(),
+            status: if error.is_some() {
+                OpStatus::Error
+            } else {
+                OpStatus::Ok
+            },
+            error: error.map(String::from),
+            secret_print: 0,
+            check: None,
+        }
+    }
+
+    /// The mechanical candidates of one passed experience tagged `tags`.
+    fn mechanical_of(tags: &[&str], ops: Vec<Operation>) -> Vec<Candidate> {
+        let (cands, _) = extract_one(exp("sess-fix", tags, Outcome::Succeeded, ops));
+        cands
+            .into_iter()
+            .filter(|c| c.origin == Origin::Mechanical)
+            .collect()
+    }
+
     /// Claude Code's `Edit` retried with other text after "String to replace not found" is
     /// the same call (its text is `content_args`), so it teaches nothing; a retry that turned
     /// on `replace_all` teaches that flag, named without the edit's text.
@@ -1121,21 +1146,15 @@ mod tests {
 
     #[test]
     fn a_mechanical_lesson_goes_to_its_programs_own_domain_when_the_record_has_it() {
-        let helm = |args: &str, ok: bool| Operation {
-            tool: "run_shell_command".into(),
-            args: json!({"command": format!("helm upgrade --install api charts/api -n prod{args}")}).into(),
-            status: if ok { OpStatus::Ok } else { OpStatus::Error },
-            error: (!ok).then(|| {
-                "Error: UPGRADE FAILED: cannot patch \"api\" with kind Deployment: field is immutable".into()
-            }),
-            secret_print: 0,
-            check: None,
+        let helm = |flags: &str, error: Option<&str>| {
+            let command = format!("helm upgrade --install api charts/api -n prod{flags}");
+            shell(json!({"command": command}), error)
         };
-        let ops = || vec![helm("", false), helm(" --atomic", true)];
+        let immutable =
+            "Error: UPGRADE FAILED: cannot patch \"api\" with kind Deployment: field is immutable";
         let domains_of = |tags: &[&str]| -> Vec<String> {
-            let (cands, _) = extract_one(exp("k8-rollout", tags, Outcome::Succeeded, ops()));
-            (cands.iter())
-                .filter(|c| c.origin == Origin::Mechanical)
+            let ops = vec![helm("", Some(immutable)), helm(" --atomic", None)];
+            (mechanical_of(tags, ops).iter())
                 .map(|c| c.domain.to_string())
                 .collect()
         };
@@ -1148,41 +1167,30 @@ mod tests {
 
     #[test]
     fn a_working_call_cut_short_teaches_no_form() {
-        let sh = |args: Value, ok: bool| Operation {
-            tool: "run_shell_command".into(),
-            args: args.into(),
-            status: if ok { OpStatus::Ok } else { OpStatus::Error },
-            error: (!ok).then(|| "ERROR: file or directory not found: tests/unit".into()),
-            secret_print: 0,
-            check: None,
-        };
-        let learned = |ops: Vec<Operation>| -> usize {
-            let (cands, _) = extract_one(exp("gaia:s-7", &["python"], Outcome::Succeeded, ops));
-            cands.iter().filter(|c| c.origin == Origin::Mechanical).count()
-        };
+        let missing = Some("ERROR: file or directory not found: tests/unit");
         let failing = json!({"command": "pytest tests/unit", "directory": "/srv/orders"});
         let working = json!({"command": "pytest services/orders/tests/unit", "directory": "/srv"});
         let mut cut = working.clone();
         cut.as_object_mut().unwrap().remove("directory");
         cut[CUT_ARGS] = json!(true);
-        assert_eq!(learned(vec![sh(failing.clone(), false), sh(working, true)]), 1);
-        assert_eq!(learned(vec![sh(failing, false), sh(cut, true)]), 0);
+        let learned = |working: Value| {
+            mechanical_of(
+                &["python"],
+                vec![shell(failing.clone(), missing), shell(working, None)],
+            )
+        };
+        assert_eq!(learned(working).len(), 1);
+        assert_eq!(learned(cut).len(), 0);
     }
 
     #[test]
     fn a_check_that_found_work_then_the_work_is_no_fix() {
-        let sh = |command: &str, ok: bool| Operation {
-            tool: "run_shell_command".into(),
-            args: json!({"command": command, "cwd": "/srv/shop"}).into(),
-            status: if ok { OpStatus::Ok } else { OpStatus::Error },
-            error: (!ok).then(|| "Migrations for 'orders': orders/migrations/0007_order_note.py".into()),
-            secret_print: 0,
-            check: None,
+        let found = Some("Migrations for 'orders': orders/migrations/0007_order_note.py");
+        let sh = |command: &str, error: Option<&str>| {
+            shell(json!({"command": command, "cwd": "/srv/shop"}), error)
         };
         let learned = |ops: Vec<Operation>| -> Vec<String> {
-            let (cands, _) = extract_one(exp("dj-0209", &["django"], Outcome::Succeeded, ops));
-            (cands.iter())
-                .filter(|c| c.origin == Origin::Mechanical)
+            (mechanical_of(&["django"], ops).iter())
                 .map(|c| c.text.to_string())
                 .collect()
         };
@@ -1199,13 +1207,13 @@ mod tests {
                 "kubectl apply -f k8s/api.yaml",
             ),
         ] {
-            assert_eq!(learned(vec![sh(probe, false), sh(act, true)]), none, "{probe}");
+            assert_eq!(learned(vec![sh(probe, found), sh(act, None)]), none, "{probe}");
         }
         // A check that failed and another check that passed is a fix like any other.
         assert_eq!(
             learned(vec![
-                sh("cargo fmt --check", false),
-                sh("cargo fmt --all --check", true)
+                sh("cargo fmt --check", found),
+                sh("cargo fmt --all --check", None)
             ]),
             ["run_shell_command cargo: run `cargo fmt --all --check` instead of `cargo fmt --check`"]
         );

@@ -380,14 +380,14 @@ fn run(cli: Cli) -> Result<i32, Fatal> {
             let (corpus, load_diags) = load_inputs(&run, &rules)?;
             if !corpus.experiences.iter().any(|e| *e.id == *experience_id) {
                 // The record is there but was refused: say why, as `trace` does.
-                let refused = (load_diags.iter()).find(|d| {
-                    d.code.starts_with('L') && d.severity == Severity::Error && d.subject == experience_id
+                let refused = (load_diags.iter()).find_map(|d| {
+                    report::refused_at(d)
+                        .filter(|(s, _)| *s == experience_id)
+                        .map(|(_, at)| (d, at))
                 });
-                if let Some(d) = refused {
-                    let at =
-                        (d.location.as_ref()).map_or(String::new(), |l| format!(" at {}:{}", l.file, l.line));
+                if let Some((d, at)) = refused {
                     return Err(Fatal(format!(
-                        "experience `{experience_id}` was refused at load{at} ({}: {}); fix the record, then bless it",
+                        "experience `{experience_id}` was refused at load at {at} ({}: {}); fix the record, then bless it",
                         d.code, d.message
                     )));
                 }
@@ -671,10 +671,7 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
     summary["changed_files"] = changed.into();
     summary["removed_files"] = removed.into();
     // Emit's own diagnostics (E001: rules a SKILL.md had no room for) count too.
-    for d in &emit_sink {
-        let n = &mut summary["diagnostics"][d.severity.as_str()];
-        *n = (n.as_u64().unwrap_or(0) + 1).into();
-    }
+    summary["diagnostics"] = report::severity_counts(diagnostics.iter().copied());
     print_report(args.format, report::summary_text(&summary), &summary)?;
     clock.lap("report");
     let code = strict_code(args, refused, diagnostics.into_iter());
@@ -794,34 +791,32 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
             )));
         }
         // An edited lesson's old id stands for its current wording: say which lesson the
-        // decision lands on, not the wording it no longer has.
-        let mut target = (lesson["text"].as_str().unwrap_or("").to_string(), String::new());
-        let mut at = lesson.clone();
-        // (Edits chain: each new id hashes the old one, so the chain ends; bounded anyway.)
+        // decision lands on, not the wording it no longer has. (Edits chain: each new id
+        // hashes the old one, so the chain ends; bounded anyway.)
+        let mut lands = lesson;
         for _ in 0..64 {
-            if !(at["status"] == "superseded" && at["reason"] == score::EDITED) {
-                break;
+            let edited = lands["status"] == "superseded" && lands["reason"] == score::EDITED;
+            match lands["superseded_by"]
+                .as_str()
+                .filter(|_| edited)
+                .map(|n| find(&store, n))
+            {
+                Some(Ok(next)) => lands = next,
+                _ => break,
             }
-            let Some(next) = at["superseded_by"].as_str().and_then(|n| find(&store, n).ok()) else {
-                break;
-            };
-            target = (
-                next["text"].as_str().unwrap_or("").to_string(),
-                format!(
-                    "; {id} was edited, so it applies to {}",
-                    next["id"].as_str().unwrap_or("")
-                ),
-            );
-            at = next;
         }
+        let redirected = match lands["id"].as_str() {
+            Some(now) if now != id => format!("; {id} was edited, so it applies to {now}"),
+            _ => String::new(),
+        };
         let d = store.record(action, id, text)?;
         let msg = format!(
             "{} {} ({}): journal entry {}{}; the next compile applies it",
             action.as_str(),
             id,
-            target.0,
+            lands["text"].as_str().unwrap_or(""),
             d.seq,
-            target.1
+            redirected
         );
         print_report(
             fmt,

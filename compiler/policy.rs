@@ -115,7 +115,7 @@ pub struct Policy {
     pub check_programs: Vec<String>,
     /// Flags that make a command report instead of act (`--check`, `--dry-run`): its failure
     /// says there is work to do, and the same program run without one does it, so that pair
-    /// teaches no "instead of" (`is_probe`). Exact words, or the word before a `=`.
+    /// teaches no "instead of" (`probe_flag`). Exact words, or the word before a `=`.
     #[serde(default)]
     pub probe_flags: Vec<String>,
     pub confidence: Confidence,

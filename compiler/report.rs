@@ -18,7 +18,6 @@ use crate::score::{self, CLAIM_GAINED_EVIDENCE, Effect, Neutral, confidence_text
 /// The compile summary printed on stdout.
 pub fn summary(comp: &Compilation, out: &Path, files: usize) -> Value {
     let count = |f: Fate| comp.fates.iter().filter(|x| x.fate == f).count();
-    let sev = |s: crate::diagnostics::Severity| comp.diagnostics.iter().filter(|d| d.severity == s).count();
     let domains: BTreeSet<&str> = comp.rules().map(|l| l.domain.as_str()).collect();
     json!({
         "stage": comp.stopped_after.map(|s| s.name()),
@@ -35,14 +34,23 @@ pub fn summary(comp: &Compilation, out: &Path, files: usize) -> Value {
             "held-back": count(Fate::HeldBack),
             "refused": count(Fate::Refused),
         },
-        "diagnostics": {
-            "error": sev(crate::diagnostics::Severity::Error),
-            "warning": sev(crate::diagnostics::Severity::Warning),
-            "note": sev(crate::diagnostics::Severity::Note),
-        },
+        "diagnostics": severity_counts(&comp.diagnostics),
         "out": out.display().to_string(),
         "files": files,
     })
+}
+
+/// The summary's diagnostics by severity.
+pub fn severity_counts<'a>(diags: impl IntoIterator<Item = &'a Diagnostic>) -> Value {
+    let mut n = [0usize; 3];
+    for d in diags {
+        n[match d.severity {
+            Severity::Error => 0,
+            Severity::Warning => 1,
+            Severity::Note => 2,
+        }] += 1;
+    }
+    json!({"error": n[0], "warning": n[1], "note": n[2]})
 }
 
 pub fn summary_text(s: &Value) -> String {
@@ -131,7 +139,7 @@ impl RefusedRecord {
 }
 
 /// A load error's record: (subject, `file:line`), when it is about one.
-fn refused_at(d: &Diagnostic) -> Option<(&str, String)> {
+pub(crate) fn refused_at(d: &Diagnostic) -> Option<(&str, String)> {
     let loc = d.location.as_ref()?;
     (d.code.starts_with('L') && d.severity == Severity::Error)
         .then(|| (d.subject.as_str(), format!("{}:{}", loc.file, loc.line)))

@@ -6,13 +6,14 @@ use common::*;
 use serde_json::json;
 
 fn why_json(domain: &str, input: &str) -> serde_json::Value {
-    let o = skillc(&[
-        "why",
-        domain,
-        fixture(input).to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
+    why_json_in(domain, &fixture(input), &[])
+}
+
+/// `skillc why DOMAIN INPUT EXTRA… --format json`, which must succeed, as JSON.
+fn why_json_in(domain: &str, input: &std::path::Path, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec!["why", domain, input.to_str().unwrap(), "--format", "json"];
+    args.extend(extra);
+    let o = skillc(&args);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     json(&o)
 }
@@ -284,17 +285,7 @@ fn why_an_invalid_domain_says_to_rename_it() {
         "lesson": "Fixed the rollout by bumping maxSurge in deploy/api.yaml after PR #412 merged."});
     let input = write_jsonl(&s, "in/sessions.jsonl", &[record]);
     let out = s.path("out");
-    let o = skillc(&[
-        "why",
-        "../etc",
-        input.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let w = json(&o);
+    let w = why_json_in("../etc", &input, &["--out", out.to_str().unwrap()]);
     let suggestions: Vec<&str> = (w["suggestions"].as_array().unwrap().iter())
         .filter_map(|s| s.as_str())
         .collect();
@@ -1450,16 +1441,8 @@ fn why_counts_omnimem_memories_refused_at_load() {
         serde_json::to_string_pretty(&export).unwrap(),
     )
     .unwrap();
-    let o = skillc(&[
-        "why",
-        "go",
-        s.path("native.jsonl").to_str().unwrap(),
-        s.path("omnimem-export.json").to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let w = json(&o);
+    let export = s.path("omnimem-export.json");
+    let w = why_json_in("go", &s.path("native.jsonl"), &[export.to_str().unwrap()]);
     let refused = &w["refused_at_load"];
     let records: Vec<&str> = (refused["first"].as_array().unwrap().iter())
         .map(|r| r["record"].as_str().unwrap())

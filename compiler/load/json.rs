@@ -361,28 +361,20 @@ pub(crate) fn json_document_with(
         pos: 0,
         line: 1,
     };
-    let malformed = |line: u32, message: String| {
+    let broken = |line: u32, message: String| {
         let loc = SourceLoc {
             file: file.clone(),
             line,
         };
-        Parsed::invalid(
-            line,
-            Diagnostic::new(codes::MALFORMED_RECORD, message)
-                .subject(&**file)
-                .at(&loc),
-        )
+        Diagnostic::new(codes::MALFORMED_RECORD, message)
+            .subject(&**file)
+            .at(&loc)
     };
+    let malformed = |line: u32, message: String| Parsed::invalid(line, broken(line, message));
     // A broken record inside an array ends the read (the parser cannot tell where the next
     // record starts): the help says so instead of the usual "the rest was still read".
     let array_cut = |line: u32, message: String| {
-        let loc = SourceLoc {
-            file: file.clone(),
-            line,
-        };
-        let mut d = Diagnostic::new(codes::MALFORMED_RECORD, message)
-            .subject(&**file)
-            .at(&loc);
+        let mut d = broken(line, message);
         d.help = "fix the syntax at the reported line; the records after it in this array were not read";
         Parsed::invalid(line, d)
     };

@@ -187,19 +187,21 @@ impl<'a> Validator<'a> {
     }
 
     pub(crate) fn missing(&mut self, field: &str) {
-        let d = Diagnostic::new(codes::MISSING_FIELD, format!("{} has no `{field}`", self.what))
-            .subject(self.subject.clone())
-            .at(self.loc)
-            .with("field", field);
-        self.diags.push(d);
+        self.missing_as(format!("{} has no `{field}`", self.what), field);
     }
 
     fn missing_in(&mut self, what: String, field: String) {
-        let d = Diagnostic::new(codes::MISSING_FIELD, format!("{what} has no `{field}`"))
+        self.missing_as(format!("{what} has no `{field}`"), &field);
+    }
+
+    /// An L002 about `field`, saying `message`; returned so a caller can give it its own help.
+    fn missing_as(&mut self, message: String, field: &str) -> &mut Diagnostic {
+        let d = Diagnostic::new(codes::MISSING_FIELD, message)
             .subject(self.subject.clone())
             .at(self.loc)
             .with("field", field);
         self.diags.push(d);
+        self.diags.last_mut().expect("just pushed")
     }
 
     /// `id` when it `is_plain_id`, else an L003 naming its first control character.
@@ -348,15 +350,8 @@ impl<'a> Validator<'a> {
         } else if self.diags.len() == before && domains.iter().all(|d| d.trim().is_empty()) {
             // Present but empty (`[]`, `""`, blanks): "has no `domains`" would send the reader
             // looking for a field that is there.
-            let mut d = Diagnostic::new(
-                codes::MISSING_FIELD,
-                format!("{} has no domain: `domains` is empty", self.what),
-            )
-            .subject(self.subject.clone())
-            .at(self.loc)
-            .with("field", "domains");
-            d.help = "name at least one skill domain (`\"domains\": [\"python\"]`): a record is compiled into its domains' skills";
-            self.diags.push(d);
+            let message = format!("{} has no domain: `domains` is empty", self.what);
+            self.missing_as(message, "domains").help = "name at least one skill domain (`\"domains\": [\"python\"]`): a record is compiled into its domains' skills";
         }
         domains
     }
