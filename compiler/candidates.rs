@@ -590,6 +590,11 @@ pub fn mechanical(ops: &[Operation], policy: &Policy) -> Vec<Mechanical> {
     // call, and "run it without --check" is no lesson. It still settles the failure.
     let probe = |i: usize| commands[i].as_deref().and_then(|c| policy.probe_flag(c));
     let probe_then_act = |i: usize, j: usize| probe(i).is_some() && probe(j).is_none();
+    // The other way round, the real call failed and a probe of it passed (`kubectl apply -f
+    // ingress.yaml`, an edit, then `kubectl apply -f ingress.yaml --dry-run=server`): a report
+    // that the call would work now is no fix for it, nor does it settle the failure, so the
+    // real call that works later is an identical retry, or the fix when its form changed.
+    let act_then_probe = |i: usize, j: usize| probe(i).is_none() && probe(j).is_some();
     let mut failures: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     let mut fixes: Vec<(usize, usize)> = Vec::new();
     for (j, op) in ops.iter().enumerate() {
@@ -604,6 +609,9 @@ pub fn mechanical(ops: &[Operation], policy: &Policy) -> Vec<Mechanical> {
                 };
                 let same_form = failed.iter().any(|&i| same_call(i, j));
                 let answered = (failed.iter().rev().copied()).find(|&i| !same_call(i, j) && answers(i, j));
+                if answered.is_some_and(|a| act_then_probe(a, j)) {
+                    continue;
+                }
                 // A call that answers none of them is the next task on this program (`cargo
                 // test` after an edit fixed what `cargo clippy` found): it settles nothing.
                 if answered.is_none() && !same_form {
@@ -1209,6 +1217,31 @@ mod tests {
         ] {
             assert_eq!(learned(vec![sh(probe, found), sh(act, None)]), none, "{probe}");
         }
+        // The real call failed, an edit fixed the manifest, and a dry run of the same call
+        // passed: "run it with --dry-run=server" is no fix, and the real call that passes
+        // afterwards is an identical retry.
+        let apply = "kubectl apply -f deploy/ingress.yaml";
+        let removed = Some(
+            "error: resource mapping not found for name: \"web\" namespace: \"\" from \"deploy/ingress.yaml\": \
+             no matches for kind \"Ingress\" in version \"extensions/v1beta1\"",
+        );
+        let edit = Operation {
+            tool: "Edit".into(),
+            args: json!({"file_path": "/srv/shop/deploy/ingress.yaml"}).into(),
+            status: OpStatus::Ok,
+            error: None,
+            secret_print: 0,
+            check: None,
+        };
+        let dry = format!("{apply} --dry-run=server");
+        assert_eq!(
+            learned(vec![sh(apply, removed), edit.clone(), sh(&dry, None)]),
+            none
+        );
+        assert_eq!(
+            learned(vec![sh(apply, removed), edit, sh(&dry, None), sh(apply, None)]),
+            none
+        );
         // A check that failed and another check that passed is a fix like any other.
         assert_eq!(
             learned(vec![
