@@ -486,8 +486,6 @@ fn scrub(s: &mut String, secrets: &SecretScanner) -> bool {
     }
 }
 
-/// Redacts, then `text()`, in place: a text that is clean already is neither copied nor
-/// moved. False when nothing is left of it.
 /// A gotcha written as a Markdown list in one string ("- a\n- b\n- c", as some agents record
 /// `gotchas`) is one trap per item: joined into one line it would be a watch rule no single
 /// trap ever clusters with. Anything else is kept whole.
@@ -511,11 +509,16 @@ fn list_items(g: String) -> Vec<String> {
     }
 }
 
+/// Redacts, then `text()`, in place: a text that is clean already is neither copied nor
+/// moved. False when nothing is left of it.
 fn clean_in_place(s: &mut String, secrets: Option<&SecretScanner>) -> bool {
     if let Some(secrets) = secrets {
         scrub(s, secrets);
     }
-    if !is_clean_line(s) {
+    // As `text` does: a list's markers go before the collapse would keep them ("- Use …").
+    if let Some(items) = delist(s) {
+        *s = collapse(&items);
+    } else if !is_clean_line(s) {
         *s = collapse(s);
     }
     !s.is_empty()

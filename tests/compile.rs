@@ -1349,3 +1349,71 @@ fn junit_assertions_teach_and_aws_throttling_does_not() {
         ]
     );
 }
+
+/// Lessons written as Markdown lists (a YAML block scalar with `- ` items, a JSON string that
+/// starts with `- `) reach SKILL.md and the ledger as one line of items joined by "; ", their
+/// markers dropped: collapsed as they were written, "- Use …" rendered as a nested bullet and
+/// "…connect; - prepared statements … - `SET` …" read as one run-on clause.
+#[test]
+fn lessons_written_as_markdown_lists_compile_to_one_line_without_markers() {
+    let s = Scratch::new("markdown-list-lessons");
+    let yaml = r#"- id: tn-001
+  recorded_at: 2026-11-25T09:00:00Z
+  domains: [postgres]
+  project: git@github.com:northwind/shop-api.git
+  task: Connection storms
+  outcome: succeeded
+  lesson: |
+    Put PgBouncer in transaction mode in front of Postgres when
+    many short-lived workers connect:
+    - disable server-side prepared statements
+    - `SET` commands don't persist across transactions
+- id: tn-002
+  recorded_at: 2026-11-26T09:00:00Z
+  domains: [postgres]
+  project: git@github.com:northwind/etl-jobs.git
+  task: Too many connections
+  outcome: succeeded
+  lesson: |
+    Put PgBouncer in transaction mode in front of Postgres when
+    many short-lived workers connect:
+    - disable server-side prepared statements
+    - `SET` commands don't persist across transactions
+"#;
+    let jsonl = [
+        r#"{"id": "cx-a7", "recorded_at": "2026-11-12T12:00:00Z", "domains": ["rust"], "project": "git@github.com:northwind/shop-api.git", "task": "Reproducible release build", "outcome": "succeeded", "lesson": "- Use `cargo build --locked` in CI so builds honour `Cargo.lock`."}"#,
+        r#"{"id": "cx-a8", "recorded_at": "2026-11-13T12:00:00Z", "domains": ["rust"], "project": "git@github.com:oss/rustfetch.git", "task": "CI drift", "outcome": "succeeded", "lesson": "* Use `cargo build --locked` in CI so builds honour `Cargo.lock`."}"#,
+    ];
+    std::fs::create_dir_all(s.path("in")).unwrap();
+    std::fs::write(s.path("in/notes.yaml"), yaml).unwrap();
+    std::fs::write(s.path("in/agents.jsonl"), jsonl.join("\n") + "\n").unwrap();
+    let out = s.path("out");
+    let o = compile_to(&s.path("in"), &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let ledger = read_json(&out.join("ledger.json"));
+    let texts: Vec<&str> = (ledger["lessons"].as_array().unwrap().iter())
+        .map(|l| l["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        texts
+            .iter()
+            .filter(|t| t.starts_with("Put PgBouncer"))
+            .copied()
+            .collect::<Vec<_>>(),
+        [
+            "Put PgBouncer in transaction mode in front of Postgres when many short-lived workers connect: \
+          disable server-side prepared statements; `SET` commands don't persist across transactions"
+        ]
+    );
+    assert!(
+        texts.contains(&"Use `cargo build --locked` in CI so builds honour `Cargo.lock`."),
+        "{texts:?}"
+    );
+    for skill in ["postgres/SKILL.md", "rust/SKILL.md"] {
+        let body = std::fs::read_to_string(out.join(skill)).unwrap();
+        assert!(
+            !body.contains("- - ") && !body.contains("- * ") && !body.contains(" - disable"),
+            "{body}"
+        );
+    }
+}
