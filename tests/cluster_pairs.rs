@@ -714,3 +714,35 @@ fn a_swap_in_the_reason_alone_is_one_lesson() {
     ];
     assert_split_and_merged(&lx, &two, &one);
 }
+
+/// A version written with "and later" as a trailing `+` (`1.22+`, `Python 3.8+`, `Node 18+`) is
+/// that version: "fail on Kubernetes 1.22+" and "removed in Kubernetes 1.22" are one lesson, which
+/// the technical-token check split on `1.22+` ≠ `1.22`. Other versions still split, and `c++`
+/// or `g++` keep their plus.
+#[test]
+fn a_version_with_a_trailing_plus_is_that_version() {
+    let lx = lexicon();
+    assert_split_and_merged(
+        &lx,
+        &[
+            (
+                "Ingress moved to networking.k8s.io/v1; extensions/v1beta1 manifests fail on Kubernetes 1.22+.",
+                "Ingress moved to networking.k8s.io/v1; extensions/v1beta1 manifests fail on Kubernetes 1.25+.",
+            ),
+            (
+                "Build the extension with g++ and -O2.",
+                "Build the extension with gcc and -O2.",
+            ),
+        ],
+        &[
+            (
+                "Ingress moved to networking.k8s.io/v1; extensions/v1beta1 manifests fail on Kubernetes 1.22+.",
+                "Use apiVersion networking.k8s.io/v1 for Ingress; extensions/v1beta1 was removed in Kubernetes 1.22.",
+            ),
+            (
+                "Use match statements only on Python 3.10+; older interpreters raise SyntaxError.",
+                "Match statements need Python 3.10 — older interpreters raise a SyntaxError.",
+            ),
+        ],
+    );
+}

@@ -644,6 +644,12 @@ impl Lexicon {
                 lower
             };
             let t = keep_prefix(t, |t| t.trim_end_matches("()"));
+            // "and later" written as a `+` after a version (`1.22+`, `3.10+`) names that version
+            // (`c++` and `g++` keep theirs: no digit before it).
+            let t = keep_prefix(t, |t| match t.strip_suffix('+') {
+                Some(v) if v.ends_with(|c: char| c.is_ascii_digit()) => v,
+                _ => t,
+            });
             if t.chars().any(char::is_alphanumeric) {
                 out.push(Item::Word {
                     text: t,
