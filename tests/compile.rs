@@ -1417,3 +1417,78 @@ fn lessons_written_as_markdown_lists_compile_to_one_line_without_markers() {
         );
     }
 }
+
+/// Credentials in cloud CLIs and chat webhooks, as agents record them: `aws configure set`
+/// takes the secret key as a bare word after its name, `az login` takes the password with `-p`,
+/// and a Slack or Discord webhook URL is itself the credential (whoever holds it can post).
+/// Each failing call and its working variant would teach a mechanical lesson quoting it.
+#[test]
+fn cloud_cli_keys_and_webhook_urls_reach_no_file() {
+    let s = Scratch::new("cloud-secrets");
+    let shell = |cmd: &str, ok: bool| {
+        let mut op = serde_json::json!({"tool": "Bash", "args": {"command": cmd}, "status": "ok"});
+        if !ok {
+            op["status"] = "error".into();
+            op["error"] = "exit status 1".into();
+        }
+        op
+    };
+    let slack = "https://hooks.slack.com/services/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";
+    let discord = "https://discord.com/api/webhooks/1187654321098765432/aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5bC7dE9fG1hJ3k";
+    let pairs = [
+        (
+            "aws configure set aws_secret_access_key Zx8vQ2mN7pL4kR9tW1yB6cF3hJ5sD0gA2eU4iO7q".to_string(),
+            "aws configure set aws_secret_access_key Zx8vQ2mN7pL4kR9tW1yB6cF3hJ5sD0gA2eU4iO7q --profile ci".to_string(),
+        ),
+        (
+            "az login --service-principal -u http://deploy-bot -p 7Hq~2xYk3.LmN9pQrS4tUvW --tenant northwind".to_string(),
+            "az login --service-principal -u http://deploy-bot -p 7Hq~2xYk3.LmN9pQrS4tUvW --tenant northwind.onmicrosoft.com".to_string(),
+        ),
+        (
+            format!("curl -X POST -d @msg.json {slack}"),
+            format!("curl -fsS -X POST -H 'Content-Type: application/json' -d @msg.json {slack}"),
+        ),
+        (
+            format!("curl -X POST -d @msg.json {discord}"),
+            format!("curl -fsS -X POST -H 'Content-Type: application/json' -d @msg.json {discord}"),
+        ),
+    ];
+    let projects = ["git@github.com:acme/infra.git", "git@github.com:acme/alerts.git"];
+    let mut lines = Vec::new();
+    for (i, (bad, good)) in pairs.iter().enumerate() {
+        for (j, project) in projects.iter().enumerate() {
+            lines.push(serde_json::json!({
+                "id": format!("cloud-{i}-{j}"), "recorded_at": format!("2026-03-0{}T0{j}:00:00Z", i + 1),
+                "domains": ["devops"], "project": project, "outcome": "succeeded",
+                "operations": [shell(bad, false), shell(good, true)],
+            }));
+        }
+    }
+    lines.push(serde_json::json!({
+        "id": "cloud-gotcha", "recorded_at": "2026-03-09T00:00:00Z", "domains": ["devops"],
+        "project": projects[0], "outcome": "succeeded",
+        "gotchas": [format!("Alerts go to {slack}, which drops messages over 40 KB.")],
+        "lesson": format!("Post deploy notices to {discord} with a JSON body."),
+    }));
+    let input = s.path("records.jsonl");
+    let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    std::fs::write(&input, text.join("\n") + "\n").unwrap();
+    let out = s.path("out");
+    let o = compile_to(&input, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let secrets = [
+        "Zx8vQ2mN7pL4kR9tW1yB6cF3hJ5sD0gA2eU4iO7q",
+        "7Hq~2xYk3.LmN9pQrS4tUvW",
+        "q8Zr2mVx7LkP3nWc9TbYhJ4s",
+        "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5bC7dE9fG1hJ3k",
+    ];
+    for secret in secrets {
+        assert!(
+            !stderr(&o).contains(secret) && !stdout(&o).contains(secret),
+            "{secret} printed"
+        );
+    }
+    assert_none_in(&out, &secrets);
+    let ledger = read_json(&out.join("ledger.json"));
+    assert_eq!(ledger["lessons"].as_array().unwrap().len(), 0, "{ledger:#}");
+}
