@@ -1418,13 +1418,17 @@ fn lessons_written_as_markdown_lists_compile_to_one_line_without_markers() {
     }
 }
 
-/// Credentials in cloud CLIs and chat webhooks, as agents record them: `aws configure set`
-/// takes the secret key as a bare word after its name, `az login` takes the password with `-p`,
-/// and a Slack or Discord webhook URL is itself the credential (whoever holds it can post).
-/// Each failing call and its working variant would teach a mechanical lesson quoting it.
-#[test]
-fn cloud_cli_keys_and_webhook_urls_reach_no_file() {
-    let s = Scratch::new("cloud-secrets");
+/// Compiles, for each pair, two experiences (in two projects) whose first command failed and
+/// whose variant worked, plus `extra` records, and asserts that none of `secrets` is printed or
+/// written anywhere and that nothing was learned: each pair would teach a mechanical lesson
+/// quoting its secret, and each extra record's texts quote one.
+fn assert_failed_then_fixed_leak_nothing(
+    name: &str,
+    pairs: &[(String, String)],
+    extra: &[serde_json::Value],
+    secrets: &[&str],
+) {
+    let s = Scratch::new(name);
     let shell = |cmd: &str, ok: bool| {
         let mut op = serde_json::json!({"tool": "Bash", "args": {"command": cmd}, "status": "ok"});
         if !ok {
@@ -1433,6 +1437,40 @@ fn cloud_cli_keys_and_webhook_urls_reach_no_file() {
         }
         op
     };
+    let projects = ["git@github.com:acme/infra.git", "git@github.com:acme/alerts.git"];
+    let mut lines = Vec::new();
+    for (i, (bad, good)) in pairs.iter().enumerate() {
+        for (j, project) in projects.iter().enumerate() {
+            lines.push(serde_json::json!({
+                "id": format!("{name}-{i}-{j}"), "recorded_at": format!("2026-03-{:02}T0{j}:00:00Z", i + 1),
+                "domains": ["devops"], "project": project, "outcome": "succeeded",
+                "operations": [shell(bad, false), shell(good, true)],
+            }));
+        }
+    }
+    lines.extend(extra.iter().cloned());
+    let input = s.path("records.jsonl");
+    let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    std::fs::write(&input, text.join("\n") + "\n").unwrap();
+    let out = s.path("out");
+    let o = compile_to(&input, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for secret in secrets {
+        assert!(
+            !stderr(&o).contains(secret) && !stdout(&o).contains(secret),
+            "{secret} printed"
+        );
+    }
+    assert_none_in(&out, secrets);
+    let ledger = read_json(&out.join("ledger.json"));
+    assert_eq!(ledger["lessons"].as_array().unwrap().len(), 0, "{ledger:#}");
+}
+
+/// Credentials in cloud CLIs and chat webhooks, as agents record them: `aws configure set`
+/// takes the secret key as a bare word after its name, `az login` takes the password with `-p`,
+/// and a Slack or Discord webhook URL is itself the credential (whoever holds it can post).
+#[test]
+fn cloud_cli_keys_and_webhook_urls_reach_no_file() {
     let slack = "https://hooks.slack.com/services/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";
     let discord = "https://discord.com/api/webhooks/1187654321098765432/aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5bC7dE9fG1hJ3k";
     let pairs = [
@@ -1453,42 +1491,60 @@ fn cloud_cli_keys_and_webhook_urls_reach_no_file() {
             format!("curl -fsS -X POST -H 'Content-Type: application/json' -d @msg.json {discord}"),
         ),
     ];
-    let projects = ["git@github.com:acme/infra.git", "git@github.com:acme/alerts.git"];
-    let mut lines = Vec::new();
-    for (i, (bad, good)) in pairs.iter().enumerate() {
-        for (j, project) in projects.iter().enumerate() {
-            lines.push(serde_json::json!({
-                "id": format!("cloud-{i}-{j}"), "recorded_at": format!("2026-03-0{}T0{j}:00:00Z", i + 1),
-                "domains": ["devops"], "project": project, "outcome": "succeeded",
-                "operations": [shell(bad, false), shell(good, true)],
-            }));
-        }
-    }
-    lines.push(serde_json::json!({
+    let extra = [serde_json::json!({
         "id": "cloud-gotcha", "recorded_at": "2026-03-09T00:00:00Z", "domains": ["devops"],
-        "project": projects[0], "outcome": "succeeded",
+        "project": "git@github.com:acme/infra.git", "outcome": "succeeded",
         "gotchas": [format!("Alerts go to {slack}, which drops messages over 40 KB.")],
         "lesson": format!("Post deploy notices to {discord} with a JSON body."),
-    }));
-    let input = s.path("records.jsonl");
-    let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
-    std::fs::write(&input, text.join("\n") + "\n").unwrap();
-    let out = s.path("out");
-    let o = compile_to(&input, &out, &[]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    })];
     let secrets = [
         "Zx8vQ2mN7pL4kR9tW1yB6cF3hJ5sD0gA2eU4iO7q",
         "7Hq~2xYk3.LmN9pQrS4tUvW",
         "q8Zr2mVx7LkP3nWc9TbYhJ4s",
         "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5bC7dE9fG1hJ3k",
     ];
-    for secret in secrets {
-        assert!(
-            !stderr(&o).contains(secret) && !stdout(&o).contains(secret),
-            "{secret} printed"
-        );
-    }
-    assert_none_in(&out, &secrets);
-    let ledger = read_json(&out.join("ledger.json"));
-    assert_eq!(ledger["lessons"].as_array().unwrap().len(), 0, "{ledger:#}");
+    assert_failed_then_fixed_leak_nothing("cloud-secrets", &pairs, &extra, &secrets);
+}
+
+/// The prefixed tokens of services agents often call, passed on a command line or an
+/// environment prefix: Hugging Face `hf_`, SendGrid `SG.…`, Slack app-level `xapp-`, Grafana
+/// `glc_`, DigitalOcean `dop_v1_`, Vault `hvs.`, Terraform Cloud `….atlasv1.…`, and an Azure
+/// storage connection string's `AccountKey=`.
+#[test]
+fn prefixed_service_tokens_reach_no_file() {
+    let tokens = [
+        "HF_HUB_TOKEN_VALUE hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+        "SENDGRID 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",
+        "SLACK_APP xapp-1-A0123456789-1234567890123-abcdef0123456789abcdef0123456789abcdef",
+        "GRAFANA glc_eyJvIjoiMTIzNDU2IiwibiI6InN0YWNrLTEyMzQ1Ni1obS13cml0ZS10b2tlbiIsImsiOiJhYmMxMjMifQ==",
+        "DO dop_v1_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+        "VAULT hvs.CAESIAbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfGhIjKlMnOp",
+        "TFC AbCdEfGhIjKlMn.atlasv1.OpQrStUvWxYz0123456789AbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCd",
+        "TF_TOKEN TF_TOKEN_app_terraform_io=Tf9cLoudT0kenValue",
+        "VAULT_LEGACY vault login s.AbCdEfGhIjKlMnOpQrStUvWx",
+        "AZ DefaultEndpointsProtocol=https;AccountName=shopdata;AccountKey=q8Zr2mVx7LkP3nWc9TbYhJ4sAbCdEfGh0123456789+/ab==;EndpointSuffix=core.windows.net",
+    ];
+    let pairs: Vec<(String, String)> = (tokens.iter())
+        .map(|t| {
+            let value = t.split_once(' ').unwrap().1;
+            (
+                format!("deploy-notify --credential '{value}' --env staging"),
+                format!("deploy-notify --credential '{value}' --env staging --retries 3"),
+            )
+        })
+        .collect();
+    // What a pattern must catch: the key itself, not the command or connection string around it.
+    let secrets = [
+        "hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+        "TwL2iGABf9DHoTf-09kqeF8tAmbihYzrnopKc-1s5cr",
+        "abcdef0123456789abcdef0123456789abcdef",
+        "eyJvIjoiMTIzNDU2IiwibiI6InN0YWNrLTEyMzQ1Ni1obS13cml0ZS10b2tlbiIsImsiOiJhYmMxMjMifQ",
+        "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+        "CAESIAbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfGhIjKlMnOp",
+        "OpQrStUvWxYz0123456789AbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCd",
+        "Tf9cLoudT0kenValue",
+        "s.AbCdEfGhIjKlMnOpQrStUvWx",
+        "q8Zr2mVx7LkP3nWc9TbYhJ4sAbCdEfGh",
+    ];
+    assert_failed_then_fixed_leak_nothing("service-tokens", &pairs, &[], &secrets);
 }
