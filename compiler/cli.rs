@@ -628,6 +628,7 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
     let mut emit_sink = Vec::new();
     let mut written = Vec::new();
     let (mut changed, mut removed) = (0usize, 0usize);
+    let mut gone = serde_json::json!([]);
     if let Some(store) = store.as_mut() {
         let previous = store.outputs()?;
         let ledger = emit::ledger_file(&comp.lessons);
@@ -646,6 +647,7 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
         drop(rows);
         drop(ledger);
         let staged = staged?;
+        gone = report::gone_lessons(staged.gone(), &comp.lessons, &comp.refounded);
         clock.lap("ledger written");
         let mut files = emit::render(&comp, &rules, &mut emit_sink);
         files.extend(delta_files);
@@ -670,6 +672,9 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
     summary["files"] = written.len().into();
     summary["changed_files"] = changed.into();
     summary["removed_files"] = removed.into();
+    // The last compile's lessons this one no longer has: lost with their evidence, or gone on
+    // under a new id.
+    summary["gone_lessons"] = gone;
     // Emit's own diagnostics (E001: rules a SKILL.md had no room for) count too.
     summary["diagnostics"] = report::severity_counts(diagnostics.iter().copied());
     print_report(args.format, report::summary_text(&summary), &summary)?;

@@ -1993,3 +1993,90 @@ fn an_id_in_play_before_its_lesson_was_admitted_is_named_as_such() {
         "{message}"
     );
 }
+
+/// A nightly compile whose input lost a file of records (expired, or a sync that did not
+/// finish) says which lessons of the last compile left with it, a rule above all, instead of
+/// only counting the skill files it removed; a lesson a back-filled record re-founded is named
+/// with the id it goes on under. A re-run on the same input has nothing to say.
+#[test]
+fn a_lesson_whose_records_left_the_input_is_named_in_the_summary() {
+    let h = History::new("lifecycle-evidence-gone");
+    let cargo_fix = |id: &str, at: &str| {
+        json!({"id": id, "recorded_at": at, "domains": ["rust"], "project": BILLING, "outcome": "succeeded",
+               "operations": [
+                   {"tool": "Bash", "args": {"command": "cargo build --release"}, "status": "error",
+                    "error": "error: package `tokio v1.38.0` cannot be built because it requires rustc 1.70 or newer"},
+                   {"tool": "Bash", "args": {"command": "cargo build --release --locked"}, "status": "ok"},
+                   {"tool": "Bash", "args": {"command": "cargo test --locked"}, "status": "ok",
+                    "check": {"label": "tests", "passed": true}}]})
+    };
+    let text = "Run pytest from the repository root so conftest.py fixtures are collected.";
+    h.add(
+        "rust.jsonl",
+        &[
+            cargo_fix("rs-1", "2026-03-02T10:00:00Z"),
+            cargo_fix("rs-2", "2026-03-03T10:00:00Z"),
+        ],
+    );
+    h.add(
+        "python.jsonl",
+        &[
+            learned("py-1", "2026-03-02T10:00:00Z", "python", BILLING, text),
+            learned("py-2", "2026-03-03T10:00:00Z", "python", BILLING, text),
+        ],
+    );
+    let ledger = h.compile();
+    let rust = active_or_not(&ledger, "cargo build --release --locked")["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let pytest = active_id(&ledger, text);
+    let summary = |h: &History| {
+        let records = h.s.path("records");
+        let o = h.run(&["compile", records.to_str().unwrap(), "--format", "json"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        json(&o)
+    };
+    let text_summary = |h: &History| {
+        let records = h.s.path("records");
+        stdout(&h.run(&["compile", records.to_str().unwrap()]))
+    };
+    assert_eq!(summary(&h)["gone_lessons"], json!([]), "nothing left");
+
+    std::fs::remove_file(h.s.path("records/rust.jsonl")).unwrap();
+    h.add(
+        "python-late.jsonl",
+        &[learned("py-0", "2026-03-01T10:00:00Z", "python", BILLING, text)],
+    );
+    let s = summary(&h);
+    let gone = s["gone_lessons"].as_array().unwrap();
+    assert_eq!(gone.len(), 2, "{s:#}");
+    let lost = gone.iter().find(|g| g["id"] == rust.as_str()).unwrap();
+    assert_eq!(
+        (lost["rule"].as_bool(), lost["domain"].as_str(), &lost["now"]),
+        (Some(true), Some("rust"), &Value::Null)
+    );
+    assert_eq!(lost["evidence"], json!(["rs-1", "rs-2"]));
+    let moved = gone.iter().find(|g| g["id"] == pytest.as_str()).unwrap();
+    let now = active_id(&read_json(&h.s.path("out/ledger.json")), text);
+    assert_eq!(moved["now"], now.as_str());
+
+    // The human summary says it too (a lesson of one record is no rule), and the next night on
+    // the same input is quiet.
+    std::fs::write(
+        h.s.path("records/rust.jsonl"),
+        format!("{}\n", cargo_fix("rs-1", "2026-03-02T10:00:00Z")),
+    )
+    .unwrap();
+    let t = text_summary(&h);
+    assert!(!t.contains("lost"), "{t}");
+    std::fs::remove_file(h.s.path("records/rust.jsonl")).unwrap();
+    let t = text_summary(&h);
+    assert!(
+        t.contains("lost 1 lesson(s) of the last compile: no record in the input supports them any more")
+            && t.contains(&format!("{rust} (rust do, active)")),
+        "{t}"
+    );
+    let t = text_summary(&h);
+    assert!(!t.contains("lost") && !t.contains("new id"), "{t}");
+}
