@@ -1568,6 +1568,16 @@ pub fn history_text(chain: &[Value]) -> String {
                     .map(|d| format!(" — {d}"))
                     .unwrap_or_default()
             ));
+            // Decay between this event and the next (or the end) is not an event of its own.
+            if let Some(days) = h["idle_days"].as_u64().filter(|&d| d > 0) {
+                t.push_str(&format!(
+                    "  {:<20} {:<12} confidence {} — {}\n",
+                    "",
+                    "then idle",
+                    three(&h["idle_confidence"]),
+                    crate::emit::idle_days_text(u16::try_from(days).unwrap_or(u16::MAX))
+                ));
+            }
         }
         if let Some(next) = l["superseded_by"].as_str() {
             t.push_str(&format!("  superseded by {next}\n"));

@@ -2080,3 +2080,83 @@ fn a_lesson_whose_records_left_the_input_is_named_in_the_summary() {
     let t = text_summary(&h);
     assert!(!t.contains("lost") && !t.contains("new id"), "{t}");
 }
+
+/// The confidence after the last step of a history entry: its own, or what the idle active
+/// days after it left.
+fn after(h: &Value) -> f64 {
+    h.get("idle_confidence")
+        .unwrap_or(&h["confidence"])
+        .as_f64()
+        .unwrap()
+}
+
+/// A lesson's history accounts for every move of its confidence: the idle active days that
+/// decay charges between two events are on the event before them, so a confirmation reads
+/// +0.150 from where the lesson stood (as `trace` says), not from the event before the decay,
+/// and the last entry ends where the ledger's confidence is.
+#[test]
+fn history_shows_the_decay_between_two_events_and_after_the_last() {
+    let h = History::new("lifecycle-history-decay");
+    let text = "Run pytest from the repository root so conftest.py fixtures are collected.";
+    let idle = |id: &str, at: &str| {
+        json!({"id": id, "recorded_at": at, "domains": ["python"], "project": BILLING,
+               "outcome": "succeeded", "task": "review a pull request"})
+    };
+    h.add(
+        "night-1.jsonl",
+        &[
+            learned("hd-1", "2026-05-01T10:00:00Z", "python", BILLING, text),
+            learned("hd-2", "2026-05-02T10:00:00Z", "python", BILLING, text),
+        ],
+    );
+    let id = active_id(&h.compile(), text);
+    h.add(
+        "night-2.jsonl",
+        &[
+            idle("hd-3", "2026-05-03T10:00:00Z"),
+            idle("hd-4", "2026-05-04T10:00:00Z"),
+            session(
+                "hd-5",
+                "2026-05-05T10:00:00Z",
+                BILLING,
+                "succeeded",
+                &[&id],
+                vec![pytest("/srv/billing-api", true)],
+            ),
+            idle("hd-6", "2026-05-06T10:00:00Z"),
+        ],
+    );
+    let ledger = h.compile();
+    let l = lesson(&ledger, &id);
+    let history = l["history"].as_array().unwrap();
+    let confirmed = history.iter().position(|e| e["event"] == "confirmed").unwrap();
+    let before = &history[confirmed - 1];
+    assert_eq!(
+        (before["idle_days"].as_u64(), before["idle_confidence"].as_f64()),
+        (Some(2), Some(0.46)),
+        "{l:#}"
+    );
+    assert_eq!(history[confirmed]["confidence"], 0.61);
+    let last = history.last().unwrap();
+    assert_eq!(last["idle_days"], 1, "{l:#}");
+    assert_eq!(after(last), l["confidence"].as_f64().unwrap());
+    assert_eq!(l["confidence"], 0.59);
+    // Every step reads from where the last one left it.
+    for pair in history.windows(2) {
+        let delta = ((pair[1]["confidence"].as_f64().unwrap() - after(&pair[0])) * 1000.0).round();
+        let expected = match pair[1]["event"].as_str().unwrap() {
+            "confirmed" => 150.0,
+            "contradicted" => -250.0,
+            _ => 0.0,
+        };
+        assert_eq!(delta, expected, "{pair:#?}");
+    }
+
+    let o = h.run(&["lessons", "history", &id]);
+    let t = stdout(&o);
+    assert!(
+        t.contains("then idle    confidence 0.460 — 2 active days without use\n")
+            && t.contains("then idle    confidence 0.590 — 1 active day without use\n"),
+        "{t}"
+    );
+}
