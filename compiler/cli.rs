@@ -711,6 +711,38 @@ fn store_fatal(e: StoreError) -> Fatal {
     }
 }
 
+/// The lesson that carries `id` on: the end of its supersede chain, starting at `by` (what
+/// superseded it) or, when nothing did (decay, the cap), at the lesson that later records
+/// taught again after it (`supersedes` = `id`). None when neither exists. Reads every row's
+/// links, as `history` does; only a refused decision asks.
+fn successor(store: &Store, id: &str, by: Option<&str>) -> Result<Option<String>, Fatal> {
+    let mut links: Vec<report::LedgerLink> = Vec::new();
+    store.each_ledger_lesson(|json| {
+        links.push(serde_json::from_str(json)?);
+        Ok::<(), Fatal>(())
+    })?;
+    let next_of = |id: &str, by: Option<&str>| -> Option<String> {
+        by.filter(|b| !b.contains(':')).map(String::from).or_else(|| {
+            (links.iter())
+                .find(|l| l.supersedes.as_deref() == Some(id))
+                .map(|l| l.id.clone())
+        })
+    };
+    let mut now = next_of(id, by);
+    let mut seen = std::collections::HashSet::from([id.to_string()]);
+    while let Some(cur) = now.clone() {
+        if !seen.insert(cur.clone()) {
+            break;
+        }
+        let link = links.iter().find(|l| l.id == cur);
+        match link.and_then(|l| next_of(&l.id, l.superseded_by.as_deref())) {
+            Some(next) => now = Some(next),
+            None => break,
+        }
+    }
+    Ok(now)
+}
+
 fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
     use LessonsCommand as L;
     let state = match &cmd {
@@ -769,8 +801,18 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
             } else {
                 reason
             };
+            // Where the lesson goes on: what superseded it, or the lesson later records taught
+            // again after it decayed, followed to the end of the chain.
+            let now = successor(&store, id, lesson["superseded_by"].as_str())?;
+            let go_on = match now {
+                Some(now) if now != id && Some(now.as_str()) != lesson["superseded_by"].as_str() => {
+                    format!("; the lesson now is {now}: use `{now}`")
+                }
+                Some(now) if now != id => format!("; use `{now}`"),
+                _ => String::new(),
+            };
             return Err(Fatal(format!(
-                "{id} was superseded{by} ({reason}) and never revives, so a {} would have no effect; not recorded",
+                "{id} was superseded{by} ({reason}) and never revives, so `{}` would have no effect; not recorded{go_on}",
                 action.as_str()
             )));
         }

@@ -697,6 +697,23 @@ fn decay_supersedes_an_unused_lesson_on_the_day_it_crosses_the_floor() {
         (old["status"].as_str(), old["confidence"].as_f64()),
         (Some("superseded"), Some(0.18))
     );
+    // A decision on the decayed lesson is refused, and names the lesson taught again since,
+    // which nothing's `superseded_by` points at.
+    let again = (ledger["lessons"].as_array().unwrap().iter())
+        .find(|l| l["supersedes"] == id.as_str())
+        .expect("a new lesson")["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let o = h.run(&["lessons", "pin", &id]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(&format!(
+            "so `pin` would have no effect; not recorded; the lesson now is {again}: use `{again}`"
+        )),
+        "{}",
+        stderr(&o)
+    );
     assert!(
         !diags_of(&h.diagnostics(), "S002")
             .iter()
