@@ -2177,3 +2177,53 @@ fn history_shows_the_decay_between_two_events_and_after_the_last() {
         "{t}"
     );
 }
+
+/// A nightly compile whose input came up empty (a mount that was not ready) or whose every
+/// record the load refuses (an upstream format change) does not remove every skill the last
+/// compile wrote: it refuses with exit 2, says why, and writes nothing. A first compile of an
+/// empty directory still runs.
+#[test]
+fn an_input_with_no_record_does_not_wipe_the_last_compile() {
+    let h = History::new("lifecycle-empty-input");
+    let text = "Run pytest from the repository root so conftest.py fixtures are collected.";
+    let records = h.s.path("records");
+    let first = h.run(&["compile", records.to_str().unwrap()]);
+    assert_eq!(first.status.code(), Some(0), "an empty first compile runs");
+    h.add(
+        "night-1.jsonl",
+        &[
+            learned("e-1", "2026-06-01T10:00:00Z", "python", BILLING, text),
+            learned("e-2", "2026-06-02T10:00:00Z", "python", LEDGER, text),
+        ],
+    );
+    let id = active_id(&h.compile(), text);
+    let before = tree(&h.s.path("out"));
+    std::fs::rename(records.join("night-1.jsonl"), h.s.path("night-1.jsonl")).unwrap();
+    for input in ["empty", "refused"] {
+        if input == "refused" {
+            let bad = "{\"id\": \"e-3\", \"recorded_at\": \"2026-06-03\", \"outcome\": \"success\"}\n";
+            std::fs::write(records.join("night-2.jsonl"), bad).unwrap();
+        }
+        let o = h.run(&["compile", records.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{input}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains("no record to compile") && err.contains("learned 1 lesson: compiling nothing"),
+            "{err}"
+        );
+        if input == "refused" {
+            assert!(
+                err.contains("night-2.jsonl"),
+                "the load's reasons are shown: {err}"
+            );
+        }
+        let mut after = tree(&h.s.path("out"));
+        after.retain(|k, _| !k.starts_with(".skillc"));
+        let mut kept = before.clone();
+        kept.retain(|k, _| !k.starts_with(".skillc"));
+        assert_eq!(after, kept, "{input}: nothing written");
+    }
+    std::fs::remove_file(records.join("night-2.jsonl")).unwrap();
+    std::fs::rename(h.s.path("night-1.jsonl"), records.join("night-1.jsonl")).unwrap();
+    assert_eq!(lesson(&h.compile(), &id)["status"], "active");
+}
