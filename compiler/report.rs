@@ -1447,6 +1447,7 @@ pub fn lesson_show_text(l: &Value) -> String {
         "reinforcement",
         "rule",
         "pinned",
+        "blessed",
         "superseded_by",
         "supersedes",
         "founder",

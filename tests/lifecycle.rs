@@ -880,6 +880,12 @@ fn blessing_an_experience_makes_its_once_seen_lesson_a_rule() {
         (l["rule"].as_bool(), l["blessed"].as_bool()),
         (Some(true), Some(true))
     );
+    // `lessons show` says why a lesson of one experience is a rule.
+    let shown = stdout(&h.run(&["lessons", "show", l["id"].as_str().unwrap()]));
+    assert!(
+        shown.contains("  reinforcement: 1\n  rule: true\n  pinned: false\n  blessed: true\n"),
+        "{shown}"
+    );
     let o = skillc(&[
         "bless",
         "no-such-experience",
