@@ -22,8 +22,7 @@ const AFTER_HELP: &str = "\
 Exit codes:
   0  the command completed (problems in the data are reported as diagnostics)
   1  completed, but --strict was given and some input was refused or malformed
-  2  could not run: usage, unknown id or code, unreadable input (or none where the last compile
-     learned lessons), I/O, locked or foreign state store
+  2  could not run: usage, unknown id or code, unreadable input, I/O, locked or foreign state store
 
 With no INPUT, commands read the sample corpus in ./samples (or the copy built into the binary).";
 
