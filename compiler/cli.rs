@@ -597,32 +597,6 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
     let mut clock = pipeline::StageClock::from_env();
     let (corpus, sink) = load_inputs(args, &rules)?;
     clock.lap("load");
-    // A nightly job whose input came up empty (a mount not ready, a sync that failed, a
-    // format every record of which the load refuses) would remove every skill the last
-    // compile wrote and lose each lesson's history with them. The record directory only
-    // grows (DESIGN §1), so an input with no record at all, where the last compile learned
-    // lessons, is an input that could not be read: nothing is written.
-    if let Some(store) = &store
-        && corpus.experiences.is_empty()
-        && corpus.claims.is_empty()
-    {
-        let had = store.last_lesson_count()?;
-        if had > 0 {
-            print_diagnostics(&sink.iter().collect::<Vec<_>>());
-            let inputs = (args.inputs.iter())
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ");
-            return Err(Fatal(format!(
-                "{inputs}: no record to compile (the input is empty, or the load refused every record in it), \
-                 but the last compile into {} learned {had} lesson{}: compiling nothing would remove every \
-                 skill it wrote, so nothing was written; check that the input is all there (to compile an empty \
-                 input on purpose, give another --out)",
-                args.out.display(),
-                if had == 1 { "" } else { "s" }
-            )));
-        }
-    }
     let opts = Options {
         min_reinforcement: args.min_reinforcement,
         stop_after: Some(stop),

@@ -269,20 +269,6 @@ impl Store {
         Ok(now.unwrap_or(0))
     }
 
-    /// How many lessons the last compile's ledger held (0 before the first).
-    pub fn last_lesson_count(&self) -> Result<i64, StoreError> {
-        let n: Option<i64> = self
-            .conn
-            .query_row(
-                "SELECT lessons FROM compiles ORDER BY seq DESC LIMIT 1",
-                [],
-                |r| r.get(0),
-            )
-            .optional()
-            .map_err(self.err())?;
-        Ok(n.unwrap_or(0))
-    }
-
     /// Whether a compile has been recorded (the ledger commands need one).
     pub fn has_compile(&self) -> Result<bool, StoreError> {
         let n: i64 = self

@@ -645,10 +645,7 @@ fn strict_exits_one_when_input_was_refused() {
     assert_eq!(o.status.code(), Some(1));
     let o = compile_to(std::path::Path::new("/nonexistent/records.jsonl"), &out, &[]);
     assert_eq!(o.status.code(), Some(2));
-    // A SQLite file that is not a GAIA store is input skillc could not read (L011). (Into
-    // an output of its own: as the only input of the output above, it holds no record, and
-    // a compile refuses to remove every skill a compile of records wrote there.)
-    let out = s.path("out-db");
+    // A SQLite file that is not a GAIA store is input skillc could not read (L011).
     let db = s.path("notes.db");
     rusqlite::Connection::open(&db)
         .unwrap()
