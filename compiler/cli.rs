@@ -628,6 +628,7 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
     let mut emit_sink = Vec::new();
     let mut written = Vec::new();
     let (mut changed, mut removed) = (0usize, 0usize);
+    let mut gone = serde_json::json!([]);
     if let Some(store) = store.as_mut() {
         let previous = store.outputs()?;
         let ledger = emit::ledger_file(&comp.lessons);
@@ -646,6 +647,7 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
         drop(rows);
         drop(ledger);
         let staged = staged?;
+        gone = report::gone_lessons(staged.gone(), &comp.lessons, &comp.refounded);
         clock.lap("ledger written");
         let mut files = emit::render(&comp, &rules, &mut emit_sink);
         files.extend(delta_files);
@@ -670,6 +672,9 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
     summary["files"] = written.len().into();
     summary["changed_files"] = changed.into();
     summary["removed_files"] = removed.into();
+    // The last compile's lessons this one no longer has: lost with their evidence, or gone on
+    // under a new id.
+    summary["gone_lessons"] = gone;
     // Emit's own diagnostics (E001: rules a SKILL.md had no room for) count too.
     summary["diagnostics"] = report::severity_counts(diagnostics.iter().copied());
     print_report(args.format, report::summary_text(&summary), &summary)?;
@@ -704,6 +709,38 @@ fn store_fatal(e: StoreError) -> Fatal {
         StoreError::Foreign(..) => Fatal(format!("U002: foreign-state: {e}")),
         _ => Fatal(e.to_string()),
     }
+}
+
+/// The lesson that carries `id` on: the end of its supersede chain, starting at `by` (what
+/// superseded it) or, when nothing did (decay, the cap), at the lesson that later records
+/// taught again after it (`supersedes` = `id`). None when neither exists. Reads every row's
+/// links, as `history` does; only a refused decision asks.
+fn successor(store: &Store, id: &str, by: Option<&str>) -> Result<Option<String>, Fatal> {
+    let mut links: Vec<report::LedgerLink> = Vec::new();
+    store.each_ledger_lesson(|json| {
+        links.push(serde_json::from_str(json)?);
+        Ok::<(), Fatal>(())
+    })?;
+    let next_of = |id: &str, by: Option<&str>| -> Option<String> {
+        by.filter(|b| !b.contains(':')).map(String::from).or_else(|| {
+            (links.iter())
+                .find(|l| l.supersedes.as_deref() == Some(id))
+                .map(|l| l.id.clone())
+        })
+    };
+    let mut now = next_of(id, by);
+    let mut seen = std::collections::HashSet::from([id.to_string()]);
+    while let Some(cur) = now.clone() {
+        if !seen.insert(cur.clone()) {
+            break;
+        }
+        let link = links.iter().find(|l| l.id == cur);
+        match link.and_then(|l| next_of(&l.id, l.superseded_by.as_deref())) {
+            Some(next) => now = Some(next),
+            None => break,
+        }
+    }
+    Ok(now)
 }
 
 fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
@@ -764,8 +801,18 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
             } else {
                 reason
             };
+            // Where the lesson goes on: what superseded it, or the lesson later records taught
+            // again after it decayed, followed to the end of the chain.
+            let now = successor(&store, id, lesson["superseded_by"].as_str())?;
+            let go_on = match now {
+                Some(now) if now != id && Some(now.as_str()) != lesson["superseded_by"].as_str() => {
+                    format!("; the lesson now is {now}: use `{now}`")
+                }
+                Some(now) if now != id => format!("; use `{now}`"),
+                _ => String::new(),
+            };
             return Err(Fatal(format!(
-                "{id} was superseded{by} ({reason}) and never revives, so a {} would have no effect; not recorded",
+                "{id} was superseded{by} ({reason}) and never revives, so `{}` would have no effect; not recorded{go_on}",
                 action.as_str()
             )));
         }

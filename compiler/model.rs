@@ -552,6 +552,12 @@ pub struct HistoryEntry {
     pub experiences: Vec<Id>,
     /// Most details are one of a few fixed texts, shared rather than copied per event.
     pub detail: Option<Cow<'static, str>>,
+    /// Active days without use charged after this event, before the next one (or, on the
+    /// last event, up to the latest input time), so that a confidence that moved between
+    /// two events says why (DESIGN §6 decay). Zero when none were.
+    pub idle_days: u16,
+    /// The confidence those days left, in thousandths (meaningful when `idle_days` > 0).
+    pub idle_confidence: i16,
 }
 
 /// A lesson in the ledger (DESIGN §6, §7).
@@ -617,5 +623,12 @@ mod tests {
     #[cfg(target_pointer_width = "64")]
     fn a_call_stays_nine_words() {
         assert_eq!(std::mem::size_of::<super::Operation>(), 72);
+    }
+
+    /// A history entry's idle days and their confidence sit in its padding.
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn a_history_entry_stays_ten_words() {
+        assert_eq!(std::mem::size_of::<super::HistoryEntry>(), 80);
     }
 }

@@ -40,6 +40,119 @@ pub fn summary(comp: &Compilation, out: &Path, files: usize) -> Value {
     })
 }
 
+/// How many lessons the summary names one by one before counting the rest.
+const GONE_SHOWN: usize = 5;
+
+/// The last compile's lessons that this compile's ledger no longer has (`rows`, their JSON
+/// objects from the state store, by id), for the summary's `gone_lessons`. The record
+/// directory only grows, so a lesson leaves the ledger for one of two reasons: its evidence
+/// left the input (a file removed, records expired), or an older experience re-founded it
+/// under a new id. Each entry says which: `now` is the lesson that carries it on (S004's new
+/// id, else a lesson of the same domain, kind and key that holds most of its evidence), null
+/// when no lesson of this compile does.
+pub fn gone_lessons(
+    rows: &[String],
+    lessons: &[crate::model::Lesson],
+    refounded: &BTreeMap<String, String>,
+) -> Value {
+    #[derive(serde::Deserialize)]
+    struct Row {
+        id: String,
+        domain: String,
+        kind: String,
+        text: String,
+        status: String,
+        #[serde(default)]
+        rule: bool,
+        #[serde(default)]
+        operation_key: Option<String>,
+        #[serde(default)]
+        evidence: Vec<String>,
+    }
+    if rows.is_empty() {
+        return json!([]);
+    }
+    let mut by_slot: HashMap<(&str, &str, Option<&str>), Vec<&crate::model::Lesson>> = HashMap::new();
+    for l in lessons {
+        let slot = (l.domain.as_str(), l.kind.as_str(), l.operation_key.as_deref());
+        by_slot.entry(slot).or_default().push(l);
+    }
+    let gone = rows.iter().filter_map(|r| serde_json::from_str::<Row>(r).ok());
+    let gone = gone.map(|row| {
+        let now = refounded.get(&row.id).cloned().or_else(|| {
+            let slot = (
+                row.domain.as_str(),
+                row.kind.as_str(),
+                row.operation_key.as_deref(),
+            );
+            let evidence: HashSet<&str> = row.evidence.iter().map(String::as_str).collect();
+            (by_slot.get(&slot)?.iter())
+                .map(|l| (l.evidence.iter().filter(|e| evidence.contains(&e[..])).count(), l))
+                .filter(|(shared, _)| *shared > 0)
+                .max_by(|(a, x), (b, y)| a.cmp(b).then(y.id.cmp(&x.id)))
+                .map(|(_, l)| l.id.clone())
+        });
+        json!({
+            "id": row.id,
+            "domain": row.domain,
+            "kind": row.kind,
+            "status": row.status,
+            "rule": row.rule,
+            "text": row.text,
+            "evidence": row.evidence,
+            "now": now,
+        })
+    });
+    Value::Array(gone.collect())
+}
+
+/// The summary's lines about `gone_lessons`: lessons lost with their evidence, and lessons
+/// that go on under a new id.
+fn gone_text(gone: &[Value]) -> String {
+    let name = |g: &Value| {
+        let what = if g["rule"].as_bool() == Some(true) {
+            "rule".to_string()
+        } else {
+            g["status"].as_str().unwrap_or("").to_string()
+        };
+        format!(
+            "{} ({} {}, {what})",
+            g["id"].as_str().unwrap_or(""),
+            g["domain"].as_str().unwrap_or(""),
+            g["kind"].as_str().unwrap_or("")
+        )
+    };
+    let list = |items: Vec<String>| {
+        let n = items.len();
+        let mut t = items.into_iter().take(GONE_SHOWN).collect::<Vec<_>>().join(", ");
+        if n > GONE_SHOWN {
+            t.push_str(&format!(" and {} more", n - GONE_SHOWN));
+        }
+        t
+    };
+    let (moved, lost): (Vec<&Value>, Vec<&Value>) = gone.iter().partition(|g| g["now"].is_string());
+    let mut t = String::new();
+    if !lost.is_empty() {
+        t.push_str(&format!(
+            "lost {} lesson(s) of the last compile: no record in the input supports them any more (their evidence left the input, which should only grow: restore the records to keep them): {}\n",
+            lost.len(),
+            list(lost.iter().map(|g| name(g)).collect())
+        ));
+    }
+    if !moved.is_empty() {
+        t.push_str(&format!(
+            "{} lesson(s) of the last compile go on under a new id: {}\n",
+            moved.len(),
+            list(
+                (moved.iter())
+                    .map(|g| format!("{} → {}", name(g), g["now"].as_str().unwrap_or("")))
+                    .collect()
+            )
+        ));
+    }
+    t
+}
+
 /// The summary's diagnostics by severity.
 pub fn severity_counts<'a>(diags: impl IntoIterator<Item = &'a Diagnostic>) -> Value {
     let mut n = [0usize; 3];
@@ -91,6 +204,9 @@ pub fn summary_text(s: &Value) -> String {
         "{} errors, {} warnings, {} notes; {written}\n",
         d["error"], d["warning"], d["note"],
     ));
+    if let Some(gone) = s["gone_lessons"].as_array() {
+        t.push_str(&gone_text(gone));
+    }
     t
 }
 
@@ -1331,6 +1447,7 @@ pub fn lesson_show_text(l: &Value) -> String {
         "reinforcement",
         "rule",
         "pinned",
+        "blessed",
         "superseded_by",
         "supersedes",
         "founder",
@@ -1452,6 +1569,16 @@ pub fn history_text(chain: &[Value]) -> String {
                     .map(|d| format!(" — {d}"))
                     .unwrap_or_default()
             ));
+            // Decay between this event and the next (or the end) is not an event of its own.
+            if let Some(days) = h["idle_days"].as_u64().filter(|&d| d > 0) {
+                t.push_str(&format!(
+                    "  {:<20} {:<12} confidence {} — {}\n",
+                    "",
+                    "then idle",
+                    three(&h["idle_confidence"]),
+                    crate::emit::idle_days_text(u16::try_from(days).unwrap_or(u16::MAX))
+                ));
+            }
         }
         if let Some(next) = l["superseded_by"].as_str() {
             t.push_str(&format!("  superseded by {next}\n"));

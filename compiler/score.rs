@@ -1581,6 +1581,11 @@ impl<'a> Fold<'a> {
             let l = &mut self.live[li as usize];
             l.lesson.confidence = conf - n * idle;
             l.settled_through = day;
+            // The history says where the confidence went between two events.
+            if let Some(h) = l.lesson.history.last_mut() {
+                h.idle_days = h.idle_days.saturating_add(u16::try_from(n).unwrap_or(u16::MAX));
+                h.idle_confidence = i16::try_from(l.lesson.confidence).unwrap_or(i16::MAX);
+            }
         }
     }
 
@@ -1997,6 +2002,8 @@ fn entry(
         confidence,
         experiences,
         detail,
+        idle_days: 0,
+        idle_confidence: 0,
     }
 }
 

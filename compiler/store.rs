@@ -335,6 +335,7 @@ impl Store {
             store: self,
             first,
             open: true,
+            gone: Vec::new(),
         };
         staged
             .store
@@ -361,9 +362,19 @@ pub struct StagedCompile<'a> {
     first: bool,
     /// Neither committed nor rolled back yet.
     open: bool,
+    /// The last compile's lessons this ledger does not have, as their JSON objects, by id.
+    gone: Vec<String>,
 }
 
 impl StagedCompile<'_> {
+    /// The last compile's lessons that the staged ledger no longer has (their rows are
+    /// deleted when the compile is recorded), as JSON objects sorted by id: a record
+    /// directory only grows, so a lesson that leaves the ledger lost its evidence or was
+    /// re-founded, and a nightly job should hear of it.
+    pub fn gone(&self) -> &[String] {
+        &self.gone
+    }
+
     /// Records the compile with `outputs`, the files it generated; `None` (writing them
     /// failed) rolls everything back. Returns whether the compile was recorded.
     pub fn finish(mut self, outputs: Option<&[String]>) -> Result<bool, StoreError> {
@@ -411,6 +422,7 @@ impl StagedCompile<'_> {
         // Rows to write: every lesson but those stored already with the same text.
         let mut write = vec![true; ledger.len()];
         let mut gone = Vec::new();
+        let mut gone_rows = Vec::new();
         {
             let mut scan = conn.prepare("SELECT id, json, rowid FROM lessons")?;
             let mut rows = scan.query([])?;
@@ -418,10 +430,16 @@ impl StagedCompile<'_> {
                 let text = |i| row.get_ref(i).map(|v| v.as_bytes().unwrap_or_default());
                 match index.get(text(0)?) {
                     Some(&i) => write[i] = text(1)? != ledger[i].1.as_bytes(),
-                    None => gone.push(row.get::<_, i64>(2)?),
+                    None => {
+                        gone.push(row.get::<_, i64>(2)?);
+                        let id = String::from_utf8_lossy(text(0)?).into_owned();
+                        gone_rows.push((id, String::from_utf8_lossy(text(1)?).into_owned()));
+                    }
                 }
             }
         }
+        gone_rows.sort_unstable();
+        self.gone = gone_rows.into_iter().map(|(_, json)| json).collect();
         {
             let mut remove = conn.prepare("DELETE FROM lessons WHERE rowid = ?1")?;
             for rowid in &gone {

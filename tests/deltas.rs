@@ -75,6 +75,8 @@ fn lesson(
             confidence: 500,
             experiences: evidence.iter().map(|&s| s.into()).collect(),
             detail: None,
+            idle_days: 0,
+            idle_confidence: 0,
         }],
     }
 }

@@ -697,6 +697,23 @@ fn decay_supersedes_an_unused_lesson_on_the_day_it_crosses_the_floor() {
         (old["status"].as_str(), old["confidence"].as_f64()),
         (Some("superseded"), Some(0.18))
     );
+    // A decision on the decayed lesson is refused, and names the lesson taught again since,
+    // which nothing's `superseded_by` points at.
+    let again = (ledger["lessons"].as_array().unwrap().iter())
+        .find(|l| l["supersedes"] == id.as_str())
+        .expect("a new lesson")["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let o = h.run(&["lessons", "pin", &id]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(&format!(
+            "so `pin` would have no effect; not recorded; the lesson now is {again}: use `{again}`"
+        )),
+        "{}",
+        stderr(&o)
+    );
     assert!(
         !diags_of(&h.diagnostics(), "S002")
             .iter()
@@ -862,6 +879,12 @@ fn blessing_an_experience_makes_its_once_seen_lesson_a_rule() {
     assert_eq!(
         (l["rule"].as_bool(), l["blessed"].as_bool()),
         (Some(true), Some(true))
+    );
+    // `lessons show` says why a lesson of one experience is a rule.
+    let shown = stdout(&h.run(&["lessons", "show", l["id"].as_str().unwrap()]));
+    assert!(
+        shown.contains("  reinforcement: 1\n  rule: true\n  pinned: false\n  blessed: true\n"),
+        "{shown}"
     );
     let o = skillc(&[
         "bless",
@@ -1991,5 +2014,172 @@ fn an_id_in_play_before_its_lesson_was_admitted_is_named_as_such() {
     assert!(
         message.contains(&format!("admitted only later: {id}")),
         "{message}"
+    );
+}
+
+/// A nightly compile whose input lost a file of records (expired, or a sync that did not
+/// finish) says which lessons of the last compile left with it, a rule above all, instead of
+/// only counting the skill files it removed; a lesson a back-filled record re-founded is named
+/// with the id it goes on under. A re-run on the same input has nothing to say.
+#[test]
+fn a_lesson_whose_records_left_the_input_is_named_in_the_summary() {
+    let h = History::new("lifecycle-evidence-gone");
+    let cargo_fix = |id: &str, at: &str| {
+        json!({"id": id, "recorded_at": at, "domains": ["rust"], "project": BILLING, "outcome": "succeeded",
+               "operations": [
+                   {"tool": "Bash", "args": {"command": "cargo build --release"}, "status": "error",
+                    "error": "error: package `tokio v1.38.0` cannot be built because it requires rustc 1.70 or newer"},
+                   {"tool": "Bash", "args": {"command": "cargo build --release --locked"}, "status": "ok"},
+                   {"tool": "Bash", "args": {"command": "cargo test --locked"}, "status": "ok",
+                    "check": {"label": "tests", "passed": true}}]})
+    };
+    let text = "Run pytest from the repository root so conftest.py fixtures are collected.";
+    h.add(
+        "rust.jsonl",
+        &[
+            cargo_fix("rs-1", "2026-03-02T10:00:00Z"),
+            cargo_fix("rs-2", "2026-03-03T10:00:00Z"),
+        ],
+    );
+    h.add(
+        "python.jsonl",
+        &[
+            learned("py-1", "2026-03-02T10:00:00Z", "python", BILLING, text),
+            learned("py-2", "2026-03-03T10:00:00Z", "python", BILLING, text),
+        ],
+    );
+    let ledger = h.compile();
+    let rust = active_or_not(&ledger, "cargo build --release --locked")["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let pytest = active_id(&ledger, text);
+    let summary = |h: &History| {
+        let records = h.s.path("records");
+        let o = h.run(&["compile", records.to_str().unwrap(), "--format", "json"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        json(&o)
+    };
+    let text_summary = |h: &History| {
+        let records = h.s.path("records");
+        stdout(&h.run(&["compile", records.to_str().unwrap()]))
+    };
+    assert_eq!(summary(&h)["gone_lessons"], json!([]), "nothing left");
+
+    std::fs::remove_file(h.s.path("records/rust.jsonl")).unwrap();
+    h.add(
+        "python-late.jsonl",
+        &[learned("py-0", "2026-03-01T10:00:00Z", "python", BILLING, text)],
+    );
+    let s = summary(&h);
+    let gone = s["gone_lessons"].as_array().unwrap();
+    assert_eq!(gone.len(), 2, "{s:#}");
+    let lost = gone.iter().find(|g| g["id"] == rust.as_str()).unwrap();
+    assert_eq!(
+        (lost["rule"].as_bool(), lost["domain"].as_str(), &lost["now"]),
+        (Some(true), Some("rust"), &Value::Null)
+    );
+    assert_eq!(lost["evidence"], json!(["rs-1", "rs-2"]));
+    let moved = gone.iter().find(|g| g["id"] == pytest.as_str()).unwrap();
+    let now = active_id(&read_json(&h.s.path("out/ledger.json")), text);
+    assert_eq!(moved["now"], now.as_str());
+
+    // The human summary says it too (a lesson of one record is no rule), and the next night on
+    // the same input is quiet.
+    std::fs::write(
+        h.s.path("records/rust.jsonl"),
+        format!("{}\n", cargo_fix("rs-1", "2026-03-02T10:00:00Z")),
+    )
+    .unwrap();
+    let t = text_summary(&h);
+    assert!(!t.contains("lost"), "{t}");
+    std::fs::remove_file(h.s.path("records/rust.jsonl")).unwrap();
+    let t = text_summary(&h);
+    assert!(
+        t.contains("lost 1 lesson(s) of the last compile: no record in the input supports them any more")
+            && t.contains(&format!("{rust} (rust do, active)")),
+        "{t}"
+    );
+    let t = text_summary(&h);
+    assert!(!t.contains("lost") && !t.contains("new id"), "{t}");
+}
+
+/// The confidence after the last step of a history entry: its own, or what the idle active
+/// days after it left.
+fn after(h: &Value) -> f64 {
+    h.get("idle_confidence")
+        .unwrap_or(&h["confidence"])
+        .as_f64()
+        .unwrap()
+}
+
+/// A lesson's history accounts for every move of its confidence: the idle active days that
+/// decay charges between two events are on the event before them, so a confirmation reads
+/// +0.150 from where the lesson stood (as `trace` says), not from the event before the decay,
+/// and the last entry ends where the ledger's confidence is.
+#[test]
+fn history_shows_the_decay_between_two_events_and_after_the_last() {
+    let h = History::new("lifecycle-history-decay");
+    let text = "Run pytest from the repository root so conftest.py fixtures are collected.";
+    let idle = |id: &str, at: &str| {
+        json!({"id": id, "recorded_at": at, "domains": ["python"], "project": BILLING,
+               "outcome": "succeeded", "task": "review a pull request"})
+    };
+    h.add(
+        "night-1.jsonl",
+        &[
+            learned("hd-1", "2026-05-01T10:00:00Z", "python", BILLING, text),
+            learned("hd-2", "2026-05-02T10:00:00Z", "python", BILLING, text),
+        ],
+    );
+    let id = active_id(&h.compile(), text);
+    h.add(
+        "night-2.jsonl",
+        &[
+            idle("hd-3", "2026-05-03T10:00:00Z"),
+            idle("hd-4", "2026-05-04T10:00:00Z"),
+            session(
+                "hd-5",
+                "2026-05-05T10:00:00Z",
+                BILLING,
+                "succeeded",
+                &[&id],
+                vec![pytest("/srv/billing-api", true)],
+            ),
+            idle("hd-6", "2026-05-06T10:00:00Z"),
+        ],
+    );
+    let ledger = h.compile();
+    let l = lesson(&ledger, &id);
+    let history = l["history"].as_array().unwrap();
+    let confirmed = history.iter().position(|e| e["event"] == "confirmed").unwrap();
+    let before = &history[confirmed - 1];
+    assert_eq!(
+        (before["idle_days"].as_u64(), before["idle_confidence"].as_f64()),
+        (Some(2), Some(0.46)),
+        "{l:#}"
+    );
+    assert_eq!(history[confirmed]["confidence"], 0.61);
+    let last = history.last().unwrap();
+    assert_eq!(last["idle_days"], 1, "{l:#}");
+    assert_eq!(after(last), l["confidence"].as_f64().unwrap());
+    assert_eq!(l["confidence"], 0.59);
+    // Every step reads from where the last one left it.
+    for pair in history.windows(2) {
+        let delta = ((pair[1]["confidence"].as_f64().unwrap() - after(&pair[0])) * 1000.0).round();
+        let expected = match pair[1]["event"].as_str().unwrap() {
+            "confirmed" => 150.0,
+            "contradicted" => -250.0,
+            _ => 0.0,
+        };
+        assert_eq!(delta, expected, "{pair:#?}");
+    }
+
+    let o = h.run(&["lessons", "history", &id]);
+    let t = stdout(&o);
+    assert!(
+        t.contains("then idle    confidence 0.460 — 2 active days without use\n")
+            && t.contains("then idle    confidence 0.590 — 1 active day without use\n"),
+        "{t}"
     );
 }
