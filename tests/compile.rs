@@ -272,68 +272,38 @@ fn secrets_reach_no_file() {
 /// would teach a mechanical lesson quoting the password if it were not caught.
 #[test]
 fn passwords_in_everyday_command_forms_reach_no_file() {
-    let s = Scratch::new("everyday-secrets");
-    let shell = |cmd: &str, ok: bool| {
-        let mut op =
-            serde_json::json!({"tool": "run_shell_command", "args": {"command": cmd}, "status": "ok"});
-        if !ok {
-            op["status"] = "error".into();
-            op["error"] = "authentication failed".into();
-        }
-        op
-    };
     let pairs = [
         (
-            "PGPASSWORD=Tr0ub4dorPg psql -h db -U app",
-            "PGPASSWORD=Tr0ub4dorPg psql -h db.internal -U app",
+            "PGPASSWORD=Tr0ub4dorPg psql -h db -U app".to_string(),
+            "PGPASSWORD=Tr0ub4dorPg psql -h db.internal -U app".to_string(),
         ),
         (
-            "DB_PASSWORD=Xy7pQ2rT9db alembic upgrade head",
-            "DB_PASSWORD=Xy7pQ2rT9db alembic upgrade heads",
+            "DB_PASSWORD=Xy7pQ2rT9db alembic upgrade head".to_string(),
+            "DB_PASSWORD=Xy7pQ2rT9db alembic upgrade heads".to_string(),
         ),
         (
-            "docker login -u ci --password hunter2Registry! r.example.com",
-            "docker login -u ci --password hunter2Registry! r.example.com:443",
+            "docker login -u ci --password hunter2Registry! r.example.com".to_string(),
+            "docker login -u ci --password hunter2Registry! r.example.com:443".to_string(),
         ),
         (
-            "mysql -u root -pMyS3cretRoot -e 'show tables'",
-            "mysql -h 127.0.0.1 -u root -pMyS3cretRoot -e 'show tables'",
+            "mysql -u root -pMyS3cretRoot -e 'show tables'".to_string(),
+            "mysql -h 127.0.0.1 -u root -pMyS3cretRoot -e 'show tables'".to_string(),
         ),
         (
-            "curl -u admin:CurlPa55word https://ci.example.com/api",
-            "curl -fsS -u admin:CurlPa55word https://ci.example.com/api",
+            "curl -u admin:CurlPa55word https://ci.example.com/api".to_string(),
+            "curl -fsS -u admin:CurlPa55word https://ci.example.com/api".to_string(),
         ),
         (
-            "aws s3 ls --secret-access-key wJalrXUtnFEMIK7MDENGbPxRfiCY",
-            "aws s3 ls --region eu-west-1 --secret-access-key wJalrXUtnFEMIK7MDENGbPxRfiCY",
+            "aws s3 ls --secret-access-key wJalrXUtnFEMIK7MDENGbPxRfiCY".to_string(),
+            "aws s3 ls --region eu-west-1 --secret-access-key wJalrXUtnFEMIK7MDENGbPxRfiCY".to_string(),
         ),
     ];
-    let projects = [
-        "git@github.com:acme/billing.git",
-        "git@github.com:acme/ledger.git",
-    ];
-    let mut lines = Vec::new();
-    for (i, (bad, good)) in pairs.iter().enumerate() {
-        for (j, project) in projects.iter().enumerate() {
-            lines.push(serde_json::json!({
-                "id": format!("sec-{i}-{j}"), "recorded_at": format!("2026-03-0{}T0{j}:00:00Z", i + 1),
-                "domains": ["postgres"], "project": project, "outcome": "succeeded",
-                "operations": [shell(bad, false), shell(good, true)],
-            }));
-        }
-    }
-    lines.push(serde_json::json!({
+    let extra = [serde_json::json!({
         "id": "sec-lesson", "recorded_at": "2026-03-09T00:00:00Z", "domains": ["aws"],
-        "project": projects[0], "outcome": "succeeded",
+        "project": "git@github.com:acme/infra.git", "outcome": "succeeded",
         "lesson": r#"Write {"username": "deploy", "password": "JsonPa55!word"} to creds.json before the sync job."#,
         "gotchas": ["export AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMIK7MDENGbPxRfiCY first"],
-    }));
-    let input = s.path("records.jsonl");
-    let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
-    std::fs::write(&input, text.join("\n") + "\n").unwrap();
-    let out = s.path("out");
-    let o = compile_to(&input, &out, &[]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    })];
     let secrets = [
         "Tr0ub4dorPg",
         "Xy7pQ2rT9db",
@@ -343,23 +313,16 @@ fn passwords_in_everyday_command_forms_reach_no_file() {
         "wJalrXUtnFEMIK7MDENGbPxRfiCY",
         "JsonPa55!word",
     ];
-    for secret in secrets {
-        assert!(
-            !stderr(&o).contains(secret) && !stdout(&o).contains(secret),
-            "{secret} printed"
-        );
-    }
-    assert_none_in(&out, &secrets);
+    let diags = assert_failed_then_fixed_leak_nothing("everyday-secrets", &pairs, &extra, &secrets);
     // Each is refused, and nothing that quoted one was learned.
-    let diags = read_json(&out.join("diagnostics.json"));
     let refused = diags_of(&diags, "N002");
     for id in [
-        "sec-0-0",
-        "sec-1-1",
-        "sec-2-0",
-        "sec-3-1",
-        "sec-4-0",
-        "sec-5-1",
+        "everyday-secrets-0-0",
+        "everyday-secrets-1-1",
+        "everyday-secrets-2-0",
+        "everyday-secrets-3-1",
+        "everyday-secrets-4-0",
+        "everyday-secrets-5-1",
         "sec-lesson",
     ] {
         assert!(
@@ -367,8 +330,6 @@ fn passwords_in_everyday_command_forms_reach_no_file() {
             "{id} not refused: {refused:#?}"
         );
     }
-    let ledger = read_json(&out.join("ledger.json"));
-    assert_eq!(ledger["lessons"].as_array().unwrap().len(), 0, "{ledger:#}");
 }
 
 /// A copy of the repository's `rules/` under the scratch directory, for a test to change.
@@ -1427,7 +1388,7 @@ fn assert_failed_then_fixed_leak_nothing(
     pairs: &[(String, String)],
     extra: &[serde_json::Value],
     secrets: &[&str],
-) {
+) -> serde_json::Value {
     let s = Scratch::new(name);
     let shell = |cmd: &str, ok: bool| {
         let mut op = serde_json::json!({"tool": "Bash", "args": {"command": cmd}, "status": "ok"});
@@ -1464,6 +1425,7 @@ fn assert_failed_then_fixed_leak_nothing(
     assert_none_in(&out, secrets);
     let ledger = read_json(&out.join("ledger.json"));
     assert_eq!(ledger["lessons"].as_array().unwrap().len(), 0, "{ledger:#}");
+    read_json(&out.join("diagnostics.json"))
 }
 
 /// Credentials in cloud CLIs and chat webhooks, as agents record them: `aws configure set`
