@@ -885,22 +885,25 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
                 None => None,
             };
             let is = |field: &str, wanted: &Option<String>| wanted.as_deref().is_none_or(|w| field == w);
-            let (mut lines, mut picked) = (String::new(), Vec::new());
+            let (mut listed, mut picked) = (Vec::new(), Vec::new());
             store.each_ledger_lesson(|json| {
                 let l: report::LedgerRow = serde_json::from_str(json)?;
                 if is(&l.domain, &domain) && is(&l.scope, &scope) && is(&l.status, &status) {
                     match fmt {
-                        OutputFormat::Human => lines.push_str(&report::lessons_list_line(&l)),
+                        OutputFormat::Human => listed.push(l.into_owned()),
                         OutputFormat::Json => picked.push(serde_json::from_str::<serde_json::Value>(json)?),
                     }
                 }
                 Ok::<(), Fatal>(())
             })?;
             match fmt {
-                OutputFormat::Human if lines.is_empty() => {
+                OutputFormat::Human if listed.is_empty() => {
                     print_report(fmt, report::NO_LESSONS_MATCH.into(), &serde_json::Value::Null)
                 }
-                OutputFormat::Human => print_report(fmt, lines, &serde_json::Value::Null),
+                OutputFormat::Human => {
+                    let lines = report::lessons_list_text(&listed);
+                    print_report(fmt, lines, &serde_json::Value::Null)
+                }
                 OutputFormat::Json => {
                     print_report(fmt, String::new(), &serde_json::json!({"lessons": picked}))
                 }

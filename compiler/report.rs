@@ -1413,18 +1413,44 @@ pub struct LedgerLink {
 }
 
 /// One line of `lessons list`.
-pub fn lessons_list_line(l: &LedgerRow) -> String {
-    format!(
-        "{}  {:<10} {:<6} {:<5} {:<22} {:<8} {}{}\n",
-        l.id,
-        l.status,
-        l.kind,
-        three(&l.confidence),
-        l.scope,
-        l.domain,
-        l.text,
-        if l.rule { "  [rule]" } else { "" }
-    )
+impl LedgerRow<'_> {
+    /// The row with its own copies of the texts, to be listed after the scan.
+    pub fn into_owned(self) -> LedgerRow<'static> {
+        let own = |c: Cow<'_, str>| Cow::Owned(c.into_owned());
+        LedgerRow {
+            id: own(self.id),
+            status: own(self.status),
+            kind: own(self.kind),
+            confidence: self.confidence,
+            scope: own(self.scope),
+            domain: own(self.domain),
+            text: own(self.text),
+            rule: self.rule,
+        }
+    }
+}
+
+/// `lessons list`'s lines: one per lesson, its scope and domain columns as wide as the widest
+/// listed (a domain may have up to 64 characters), so the texts start in one column.
+pub fn lessons_list_text(rows: &[LedgerRow]) -> String {
+    let width = |col: fn(&LedgerRow) -> usize| rows.iter().map(col).max().unwrap_or(0);
+    let scope_w = width(|l| l.scope.chars().count());
+    let domain_w = width(|l| l.domain.chars().count());
+    let mut t = String::new();
+    for l in rows {
+        t.push_str(&format!(
+            "{}  {:<10} {:<6} {:<5} {:<scope_w$} {:<domain_w$} {}{}\n",
+            l.id,
+            l.status,
+            l.kind,
+            three(&l.confidence),
+            l.scope,
+            l.domain,
+            l.text,
+            if l.rule { "  [rule]" } else { "" }
+        ));
+    }
+    t
 }
 
 /// `lessons list`'s text when nothing matched.

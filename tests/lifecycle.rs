@@ -1745,9 +1745,23 @@ fn lessons_list_filters_as_records_and_outputs_spell_them_and_bless_names_its_in
             json!({"id": "dj-1", "recorded_at": "2026-11-03T10:00:00Z", "domains": ["Django"], "project": SHOP,
                    "outcome": "succeeded",
                    "gotchas": ["makemigrations --check exits 1 when a model change has no migration"]}),
+            json!({"id": "gha-1", "recorded_at": "2026-11-04T10:00:00Z", "domains": ["GitHub Actions"], "project": API,
+                   "outcome": "succeeded",
+                   "gotchas": ["A workflow's GITHUB_TOKEN cannot trigger other workflows"]}),
         ],
     );
     h.compile();
+    // The human list starts every text in one column, however long the domain.
+    let table = stdout(&h.run(&["lessons", "list"]));
+    let columns: Vec<usize> = (table.lines())
+        .filter_map(|line| {
+            ["`go test", "makemigrations", "A workflow"]
+                .iter()
+                .find_map(|t| line.find(t))
+        })
+        .collect();
+    assert_eq!(columns.len(), 3, "{table}");
+    assert!(columns.iter().all(|&c| c == columns[0]), "{table}");
     let listed = |args: &[&str]| -> Vec<(String, String, String)> {
         let mut all = vec!["lessons", "list", "--format", "json"];
         all.extend(args);
