@@ -11,6 +11,7 @@ const RULES: &str = include_str!("../rules/narrative.yaml");
 const DATA: &str = include_str!("data/narrative.jsonl");
 const HOLDOUT: &str = include_str!("data/narrative_holdout.jsonl");
 const PROBE: &str = include_str!("data/narrative_probe.jsonl");
+const FRESH: &str = include_str!("data/narrative_fresh.jsonl");
 
 fn classifier() -> Narrative {
     Narrative::from_yaml(RULES).expect("rules/narrative.yaml is valid")
@@ -58,8 +59,20 @@ fn probe_accuracy_per_class_is_at_least_90_percent() {
     assert!(failures.is_empty(), "{failures:?}");
 }
 
+/// A fourth set, written before it was ever classified, on ecosystems the others barely touch
+/// (Go, JVM, .NET, Rails, Laravel, Xcode, Terraform, Ansible, Actions, Kafka, Redis, shell,
+/// security) and on hard shapes: noun-verbs that open a rule ("Lock …", "Cache …"), gerund
+/// subjects, passives, terse notes, and stories with no first person or told in the present.
+/// Odd lines tuned on, even lines held out.
+#[test]
+fn fresh_accuracy_per_class_is_at_least_90_percent() {
+    let failures = whole_and_halves("fresh", &parse(FRESH), 160);
+    assert!(failures.is_empty(), "{failures:?}");
+}
+
 /// `per_class` on a set of at least `len` texts, whole and by halves: odd lines (1st, 3rd, …)
-/// were tuned on, even lines held out.
+/// were tuned on, even lines held out. Each class must have half of `len` texts in the whole
+/// set and a quarter in each half.
 fn whole_and_halves(set: &str, data: &[(String, bool)], len: usize) -> Vec<String> {
     assert!(data.len() >= len, "{set} set has {} sentences", data.len());
     let halve = |odd: bool| -> Vec<(String, bool)> {
@@ -68,12 +81,16 @@ fn whole_and_halves(set: &str, data: &[(String, bool)], len: usize) -> Vec<Strin
             .map(|(_, x)| x.clone())
             .collect()
     };
-    let mut failures = per_class(&format!("{set}, all"), data, 100);
-    failures.extend(per_class(&format!("{set}, tuning (odd lines)"), &halve(true), 50));
+    let mut failures = per_class(&format!("{set}, all"), data, len / 2);
+    failures.extend(per_class(
+        &format!("{set}, tuning (odd lines)"),
+        &halve(true),
+        len / 4,
+    ));
     failures.extend(per_class(
         &format!("{set}, held out (even lines)"),
         &halve(false),
-        50,
+        len / 4,
     ));
     failures
 }
@@ -114,8 +131,9 @@ fn per_class(set: &str, data: &[(String, bool)], min: usize) -> Vec<String> {
 /// Misreads testers reported on unseen data, each standing for a shape: an -ed word used as an
 /// adjective ("Deleted branches still show up …"), a clause-start imperative of a verb no list
 /// names ("…; unlock it with …"), a third-person agent report, incident status ("… pass
-/// now", "Currently investigating …"), and a release's history ("… was removed in Kubernetes
-/// 1.16").
+/// now", "Currently investigating …"), a release's history ("… was removed in Kubernetes
+/// 1.16"), a gerund subject's past verb, a noun subject's past verb and object, the machine
+/// an incident happened on, and a present passive.
 #[test]
 fn reported_misreads_exactly() {
     let n = classifier();
@@ -183,6 +201,38 @@ fn reported_misreads_exactly() {
             "Bumped numpy to 1.26.4; np.float was removed in 1.24 so the import broke.",
             true,
             "report-verb-start",
+        ),
+        // From the fresh set: stories with no first person and no past verb at a clause's
+        // start. A gerund subject with a past verb is a report (a rule's gerund subject takes
+        // a present verb: "Running go test -race catches …").
+        (
+            "Switching the linker to mold cut the build in half.",
+            true,
+            "gerund-report",
+        ),
+        // A past verb and its object after a noun subject.
+        (
+            "The nightly migration locked the orders table for 11 minutes.",
+            true,
+            "past-object",
+        ),
+        // An agent's next move, after the present-tense state it found.
+        (
+            "terraform plan shows 14 resources to replace after the provider upgrade; reverting to 4.67 for now.",
+            true,
+            "incident-status",
+        ),
+        // The one machine it happened on.
+        (
+            "The Android emulator hangs at boot on the ARM runner.",
+            true,
+            "incident-words",
+        ),
+        // A present passive says what happens every time; its participle is no report.
+        (
+            "Dependabot security updates are opened against the default branch only.",
+            false,
+            "present-passive",
         ),
     ] {
         let c = n.classify(text);
