@@ -326,6 +326,7 @@ fn run(cli: Cli) -> Result<i32, Fatal> {
     match cli.command {
         Command::Compile(args) => compile(&args),
         Command::Why { domain, run } => {
+            note_sample_fallback(&run, "why DOMAIN");
             let (comp, rules) = analyse(&run, Keep::Experiences, Some(&domain))?;
             let r = report::why(&comp, &rules, &domain, &bless_args(&run));
             print_diagnostics(&r.diagnostics.iter().collect::<Vec<_>>());
@@ -333,6 +334,7 @@ fn run(cli: Cli) -> Result<i32, Fatal> {
             Ok(strict_exit(&run, &comp))
         }
         Command::Trace { experience_id, run } => {
+            note_sample_fallback(&run, "trace ID");
             let (comp, rules) = analyse(&run, Keep::Everything, None)?;
             let Some(r) = report::trace(&comp, &rules, &experience_id) else {
                 return Err(Fatal(format!(
@@ -518,14 +520,31 @@ fn searched(args: &CompileArgs, command: &str) -> String {
         let named: Vec<String> = args.inputs.iter().map(|p| p.display().to_string()).collect();
         return named.join(", ");
     }
-    let samples = if Path::new("samples").is_dir() {
-        "./samples, the sample corpus"
-    } else {
-        "the sample corpus built into skillc"
-    };
+    let samples = sample_corpus();
     format!(
         "{samples} (read because no INPUT was given); name the records it is in: `skillc {command} ID INPUT...`"
     )
+}
+
+/// What `load_inputs` reads when no INPUT was given.
+fn sample_corpus() -> &'static str {
+    if Path::new("samples").is_dir() {
+        "./samples, the sample corpus"
+    } else {
+        "the sample corpus built into skillc"
+    }
+}
+
+/// `why` and `trace` without INPUT explain the sample corpus, not what was compiled into
+/// `--out` (the output does not keep its records): say so on stderr, so an answer about
+/// records the user never wrote is not taken for one about theirs.
+fn note_sample_fallback(args: &CompileArgs, command: &str) {
+    if args.inputs.is_empty() {
+        let samples = sample_corpus();
+        eprintln!(
+            "note: no INPUT was given, so this reads {samples}; to explain your own records, name them: `skillc {command} INPUT...`"
+        );
+    }
 }
 
 /// The authored skills `--base-skills` names (none without it), and a diagnostic per one

@@ -1471,3 +1471,39 @@ fn why_counts_omnimem_memories_refused_at_load() {
         stdout(&o)
     );
 }
+
+/// Without INPUT, `why` and `trace` explain the sample corpus, not the records compiled into
+/// `--out`: a user who compiled their own records and asks `skillc why go --out out` is told
+/// which records the answer is about, on stderr, so the JSON on stdout stays whole.
+#[test]
+fn without_input_why_and_trace_say_they_read_the_sample_corpus() {
+    let s = Scratch::new("why-sample-fallback");
+    let input = s.path("records.jsonl");
+    let record = json!({"id": "gm-1", "recorded_at": "2026-11-02T10:00:00Z", "domains": ["go"],
+        "project": "git@github.com:acme/ledger.git", "outcome": "succeeded",
+        "lesson": "Run `go mod tidy` after changing imports so go.sum has every entry."});
+    std::fs::write(&input, format!("{record}\n")).unwrap();
+    let out = s.path("out");
+    assert_eq!(compile_to(&input, &out, &[]).status.code(), Some(0));
+    let out = out.to_str().unwrap();
+    // Run where there is no ./samples: the copy built into the binary is read.
+    for args in [
+        vec!["why", "go", "--out", out, "--format", "json"],
+        vec!["trace", "b-4b2447dc5d", "--out", out, "--format", "json"],
+    ] {
+        let o = skillc_in(&s.path(""), &args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains("no INPUT was given, so this reads the sample corpus built into skillc")
+                && err.contains(&format!("`skillc {} ", args[0])),
+            "{args:?}: {err}"
+        );
+        assert!(json(&o).is_object(), "{args:?}");
+    }
+    // Named records: no note.
+    let o = skillc(&["why", "go", input.to_str().unwrap(), "--out", out]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(!stderr(&o).contains("no INPUT"), "{}", stderr(&o));
+    assert!(stdout(&o).contains("domain go"), "{}", stdout(&o));
+}
