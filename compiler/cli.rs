@@ -730,36 +730,34 @@ fn store_fatal(e: StoreError) -> Fatal {
     }
 }
 
-/// The lesson that carries `id` on: the end of its supersede chain, starting at `by` (what
-/// superseded it) or, when nothing did (decay, the cap), at the lesson that later records
-/// taught again after it (`supersedes` = `id`). None when neither exists. Reads every row's
-/// links, as `history` does; only a refused decision asks.
-fn successor(store: &Store, id: &str, by: Option<&str>) -> Result<Option<String>, Fatal> {
-    let mut links: Vec<report::LedgerLink> = Vec::new();
+/// Every lesson's supersede links, in id order, as `report::history_chain` takes them.
+fn ledger_links(store: &Store) -> Result<Vec<report::LedgerLink>, Fatal> {
+    let mut links = Vec::new();
     store.each_ledger_lesson(|json| {
         links.push(serde_json::from_str(json)?);
         Ok::<(), Fatal>(())
     })?;
-    let next_of = |id: &str, by: Option<&str>| -> Option<String> {
-        by.filter(|b| !b.contains(':')).map(String::from).or_else(|| {
-            (links.iter())
-                .find(|l| l.supersedes.as_deref() == Some(id))
-                .map(|l| l.id.clone())
-        })
+    Ok(links)
+}
+
+/// The lesson that carries `id` on: the newest after it in its supersede chain (what
+/// superseded it, or the lesson later records taught again after it decayed, followed to the
+/// end); with none after it, the lesson that superseded it (a retired lesson restored over the
+/// one re-learned meanwhile comes first in their chain). None when nothing carries it on, or
+/// the chain runs past `id` where lessons branch.
+fn successor(store: &Store, id: &str) -> Result<Option<String>, Fatal> {
+    let links = ledger_links(store)?;
+    let chain = report::history_chain(&links, id);
+    let Some(at) = chain.iter().position(|&i| links[i].id == id) else {
+        return Ok(None);
     };
-    let mut now = next_of(id, by);
-    let mut seen = std::collections::HashSet::from([id.to_string()]);
-    while let Some(cur) = now.clone() {
-        if !seen.insert(cur.clone()) {
-            break;
-        }
-        let link = links.iter().find(|l| l.id == cur);
-        match link.and_then(|l| next_of(&l.id, l.superseded_by.as_deref())) {
-            Some(next) => now = Some(next),
-            None => break,
-        }
-    }
-    Ok(now)
+    let newest = chain[at + 1..].last().map(|&i| links[i].id.clone());
+    Ok(newest.or_else(|| {
+        links[chain[at]]
+            .superseded_by
+            .clone()
+            .filter(|by| !by.contains(':'))
+    }))
 }
 
 fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
@@ -822,13 +820,13 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
             };
             // Where the lesson goes on: what superseded it, or the lesson later records taught
             // again after it decayed, followed to the end of the chain.
-            let now = successor(&store, id, lesson["superseded_by"].as_str())?;
+            let now = successor(&store, id)?;
             let go_on = match now {
-                Some(now) if now != id && Some(now.as_str()) != lesson["superseded_by"].as_str() => {
+                Some(now) if Some(now.as_str()) != lesson["superseded_by"].as_str() => {
                     format!("; the lesson now is {now}: use `{now}`")
                 }
-                Some(now) if now != id => format!("; use `{now}`"),
-                _ => String::new(),
+                Some(now) => format!("; use `{now}`"),
+                None => String::new(),
             };
             return Err(Fatal(format!(
                 "{id} was superseded{by} ({reason}) and never revives, so `{}` would have no effect; not recorded{go_on}",
@@ -934,11 +932,7 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
         }
         L::History { id, .. } => {
             find(&store, &id)?;
-            let mut links: Vec<report::LedgerLink> = Vec::new();
-            store.each_ledger_lesson(|json| {
-                links.push(serde_json::from_str(json)?);
-                Ok::<(), Fatal>(())
-            })?;
+            let links = ledger_links(&store)?;
             let chain = (report::history_chain(&links, &id).into_iter())
                 .map(|i| find(&store, &links[i].id))
                 .collect::<Result<Vec<_>, _>>()?;

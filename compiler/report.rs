@@ -122,14 +122,7 @@ fn gone_text(gone: &[Value]) -> String {
             g["kind"].as_str().unwrap_or("")
         )
     };
-    let list = |items: Vec<String>| {
-        let n = items.len();
-        let mut t = items.into_iter().take(GONE_SHOWN).collect::<Vec<_>>().join(", ");
-        if n > GONE_SHOWN {
-            t.push_str(&format!(" and {} more", n - GONE_SHOWN));
-        }
-        t
-    };
+    let list = |items: Vec<String>| crate::diagnostics::short_list(&items, GONE_SHOWN);
     let (moved, lost): (Vec<&Value>, Vec<&Value>) = gone.iter().partition(|g| g["now"].is_string());
     let mut t = String::new();
     if !lost.is_empty() {
@@ -1412,7 +1405,6 @@ pub struct LedgerLink {
     pub superseded_by: Option<String>,
 }
 
-/// One line of `lessons list`.
 impl LedgerRow<'_> {
     /// The row with its own copies of the texts, to be listed after the scan.
     pub fn into_owned(self) -> LedgerRow<'static> {

@@ -1398,7 +1398,12 @@ fn restore_reclaims_a_re_learned_lesson_and_decisions_that_change_nothing_are_re
     // The superseded lesson takes no decision: the command says why and records nothing.
     let o = run(&["lessons", "restore", &again]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("never revives"), "{}", stderr(&o));
+    // It names the lesson that superseded it, as the one to use.
+    assert!(
+        stderr(&o).contains("never revives") && stderr(&o).ends_with(&format!("; use `{first}`\n")),
+        "{}",
+        stderr(&o)
+    );
     h.compile();
     assert_eq!(
         diags_of(&h.diagnostics(), "S008").len(),
