@@ -746,3 +746,66 @@ fn a_version_with_a_trailing_plus_is_that_version() {
         ],
     );
 }
+
+/// Steps in order, told with `before`, `after`, `first … then`, or no order word at all
+/// ("X fails unless Y ran"), are one lesson when no two shared words are placed in opposite
+/// orders; swapping the steps makes another lesson. A parenthesis closes what it negates:
+/// "(not npm install)" says nothing about `npm test` after it.
+#[test]
+fn steps_told_in_other_order_words_cluster_and_swapped_steps_do_not() {
+    let lx = lexicon();
+    let one = [
+        (
+            "Always run go mod tidy before go build when imports changed.",
+            "After adding or removing imports, run go mod tidy or go build fails with missing go.sum entry.",
+        ),
+        (
+            "Run dotnet restore before dotnet build --no-restore.",
+            "dotnet build --no-restore fails unless dotnet restore ran first.",
+        ),
+        (
+            "Run npm ci before npm test in CI so the lockfile is respected.",
+            "In CI, install with npm ci (not npm install) before running npm test.",
+        ),
+        (
+            "Run bundle exec rake db:migrate before rspec on a fresh checkout.",
+            "rspec fails on a fresh checkout until bundle exec rake db:migrate has run.",
+        ),
+        (
+            "Run poetry lock after editing pyproject.toml dependencies, then poetry install.",
+            "After changing dependencies in pyproject.toml, run poetry lock first and then poetry install.",
+        ),
+        (
+            "Run mvn clean before mvn package when switching branches.",
+            "When switching branches, mvn package picks up stale classes unless mvn clean runs first.",
+        ),
+        (
+            "Run cargo fmt before cargo clippy in CI.",
+            "In CI, cargo clippy should come after cargo fmt.",
+        ),
+        (
+            "Run helm dependency update before helm install when Chart.yaml lists dependencies.",
+            "helm install fails on missing charts unless helm dependency update ran first.",
+        ),
+    ];
+    let two = [
+        (
+            "Run prisma generate after editing schema.prisma.",
+            "Edit schema.prisma after running prisma generate.",
+        ),
+        (
+            "Wait for pg_isready before running migrations.",
+            "Run migrations, then wait for pg_isready.",
+        ),
+        ("Run npm ci before npm test.", "Run npm test before npm ci."),
+        (
+            "Build the frontend first, then the API.",
+            "Build the API before the frontend.",
+        ),
+        (
+            "Clear the cache after the build fails.",
+            "Clear the cache before the build.",
+        ),
+    ];
+    assert_split_and_merged(&lx, &two, &one);
+}

@@ -273,9 +273,6 @@ pub struct Analysis {
     /// Per antonym pair of the lexicon: 1 = only the first word occurs, 2 = only the second,
     /// 0 = neither or both.
     pub antonyms: Vec<u8>,
-    /// How the text orders steps, if it does with one word of the two: "X before Y" (or "X
-    /// first, then Y") or "Y after X".
-    pub order: Option<Role>,
 }
 
 impl Analysis {
@@ -593,6 +590,7 @@ impl Lexicon {
         let mut brk = false;
         let mut colon = false;
         let mut call = false;
+        let mut closes = false;
         loop {
             if s.ends_with("()") {
                 call = true;
@@ -603,6 +601,7 @@ impl Lexicon {
                 Some(c) if TRAIL.contains(&c) => {
                     brk |= BREAK.contains(&c);
                     colon |= c == ':';
+                    closes |= c == ')';
                     s = &s[..s.len() - c.len_utf8()];
                 }
                 _ => break,
@@ -625,7 +624,9 @@ impl Lexicon {
         } else if !s.is_empty() {
             self.word_or_technical(s, call, out);
         }
-        if brk {
+        // A parenthesis closed here (not a call's, `f(x)`) ends what it says: "install with
+        // npm ci (not npm install) before npm test" negates `npm install` alone.
+        if brk || closes && !s.contains('(') {
             out.push(Item::Break {
                 setting: colon && is_setting_key(s),
             });
@@ -968,16 +969,7 @@ impl Lexicon {
         // A word seen both as technical and plain counts once, as technical.
         roles.sort_by(|a, b| a.text.cmp(b.text).then(b.technical.cmp(&a.technical)));
         roles.dedup_by(|a, b| a.text == b.text);
-        let order = match (
-            roles.iter().any(|r| r.role == Some(Role::Before)),
-            roles.iter().any(|r| r.role == Some(Role::After)),
-        ) {
-            (true, false) => Some(Role::Before),
-            (false, true) => Some(Role::After),
-            _ => None,
-        };
         Analysis {
-            order,
             tokens: roles
                 .into_iter()
                 .map(|r| Token {

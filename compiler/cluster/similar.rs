@@ -190,19 +190,18 @@ fn judge<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis) -> Verdict<&'a s
     let (mut agree, mut disagree) = (0u32, 0u32);
     let (mut together_a, mut together_b): (Clauses, Clauses) = (0, 0);
     let mut crossed = false;
-    // One order in two wordings: "Y after X" says what "X before Y" and "X first, then Y"
-    // say, so when one side orders with `after` and the other with `before` (or `then`),
-    // the `after` side is read the other way round: what follows `after` is the earlier
-    // step, asserted, and the rest the later one.
-    let (flip_a, flip_b) = match (a.order, b.order) {
-        (Some(Role::After), Some(Role::Before)) => (true, false),
-        (Some(Role::Before), Some(Role::After)) => (false, true),
-        _ => (false, false),
-    };
-    let read = |role: Role, flip: bool| match (role, flip) {
-        (Role::After, true) => Role::Asserted,
-        (Role::Asserted, true) => Role::Before,
-        _ => role,
+    // Steps in order: each side places a shared word it does not negate at a step, earlier
+    // (in an "after …" clause), the rule's own, or later (in a "before …" clause, or the
+    // "then" of "X first, then Y"). "Y after X", "X before Y" and "X first, then Y" place X
+    // before Y alike, and a side that names no order ("Y fails unless X ran") places both
+    // at one step, which contradicts neither. Two words the sides place in opposite orders
+    // disagree. The weight of shared words by (step on a, step on b): nine cells, so the
+    // order check below costs the same however long the texts are.
+    let mut steps = [[0u32; 3]; 3];
+    let step = |role: Role| match role {
+        Role::After => 0,
+        Role::Before => 2,
+        _ => 1,
     };
     // Plain tokens of each side whose text the other side has (for step 5).
     let (mut plain_a, mut plain_b) = (0, 0);
@@ -223,12 +222,23 @@ fn judge<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis) -> Verdict<&'a s
             return;
         };
         let w = if x.technical { 2 } else { 1 };
-        if read(ra, flip_a) == read(rb, flip_b) {
-            agree += w;
-        } else {
-            disagree += w;
+        match (ra == Role::Negated, rb == Role::Negated) {
+            (true, true) => agree += w,
+            (false, false) => steps[step(ra)][step(rb)] += w,
+            _ => disagree += w,
         }
     });
+    for (i, row) in steps.iter().enumerate() {
+        for (j, &w) in row.iter().enumerate().filter(|(_, w)| **w > 0) {
+            let inverted =
+                (0..3).any(|k| (0..3).any(|l| steps[k][l] > 0 && (k < i && l > j || k > i && l < j)));
+            if inverted {
+                disagree += w;
+            } else {
+                agree += w;
+            }
+        }
+    }
     if disagree > 0 && disagree >= agree {
         return Verdict::Roles;
     }
