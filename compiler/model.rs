@@ -544,8 +544,8 @@ impl Action {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct HistoryEntry {
     pub at: Millis,
-    /// admitted, claimed, joined, confirmed, contradicted, promoted, demoted, superseded,
-    /// retired, restored, edited, pinned, unpinned, decayed
+    /// admitted, claimed, joined, blessed, confirmed, contradicted, promoted, demoted,
+    /// superseded, retired, restored, edited, pinned, unpinned, decayed
     pub event: &'static str,
     /// Confidence after the event, in thousandths.
     pub confidence: i32,

@@ -59,6 +59,8 @@ pub const CAPPED: &str = "over the cap of active lessons for its scope and domai
 /// The history detail of a claim admitted because it gained evidence (`trace` reads it as the
 /// confirmation of an experience that had the claim in play).
 pub const CLAIM_GAINED_EVIDENCE: &str = "claim gained evidence";
+/// The detail of a `blessed` history event.
+pub const BLESSED: &str = "a person vouches for it";
 
 /// The reason of a lesson an edit superseded: its decisions pass on to the edited wording.
 pub const EDITED: &str = "edited by the user";
@@ -1179,6 +1181,9 @@ impl<'a> Fold<'a> {
         let day = utc_day(t);
         self.settle(li, day - 1);
         let mut joined: Vec<&Id> = Vec::new();
+        // Experiences a person vouches for that make the lesson blessed now: the history says
+        // why a lesson seen once is a rule.
+        let mut blessing: Vec<Id> = Vec::new();
         for &m in members {
             self.lesson_of.push((m, li));
             let c = &inp.candidates[m as usize];
@@ -1196,7 +1201,9 @@ impl<'a> Fold<'a> {
                     l.reasons.insert(0, r.clone());
                 }
             }
-            l.blessed |= c.blessed;
+            if c.blessed && !l.blessed {
+                blessing.push(c.record_id.clone());
+            }
         }
         self.replace_broken_fixes(li, members, t);
         self.await_or_name_fixes(li, members);
@@ -1215,6 +1222,13 @@ impl<'a> Fold<'a> {
         } else if !joined.is_empty() && l.lesson.admitted_at != t {
             let c = l.lesson.confidence;
             l.lesson.history.push(entry(t, "joined", c, owned(&joined), None));
+        }
+        if !blessing.is_empty() {
+            let l = &mut self.live[li as usize].lesson;
+            l.blessed = true;
+            let c = l.confidence;
+            l.history
+                .push(entry(t, "blessed", c, blessing, Some(BLESSED.into())));
         }
         self.mark_used(li, day);
         self.rescope(li, t);

@@ -886,6 +886,21 @@ fn blessing_an_experience_makes_its_once_seen_lesson_a_rule() {
         shown.contains("  reinforcement: 1\n  rule: true\n  pinned: false\n  blessed: true\n"),
         "{shown}"
     );
+    // Its history names the blessing and the experience vouched for.
+    let events: Vec<&str> = l["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(events, ["admitted", "blessed"]);
+    let history = stdout(&h.run(&["lessons", "history", l["id"].as_str().unwrap()]));
+    assert!(
+        history.contains("blessed")
+            && history.contains("a person vouches for it")
+            && history.contains("bl-1"),
+        "{history}"
+    );
     let o = skillc(&[
         "bless",
         "no-such-experience",
