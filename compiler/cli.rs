@@ -605,6 +605,21 @@ fn analyse(args: &CompileArgs, keep: Keep, why: Option<&str>) -> Result<(Compila
     Ok((pipeline::compile(corpus, sink, &rules, &opts), rules))
 }
 
+/// The skill delta files of `--base-skills`, with their diagnostics (and one per authored
+/// skill that could not be read) added to the compile's.
+fn deltas_of(
+    comp: &mut Compilation,
+    base: &[crate::deltas::BaseSkill],
+    unreadable: Vec<Diagnostic>,
+    rules: &Rules,
+) -> Vec<emit::OutFile> {
+    let (files, diags) = crate::deltas::compute(base, &comp.lessons, &comp.refounded, &rules.policy);
+    comp.diagnostics.extend(unreadable);
+    comp.diagnostics.extend(diags);
+    comp.diagnostics = crate::diagnostics::finalize(std::mem::take(&mut comp.diagnostics));
+    files
+}
+
 /// `skillc diff`: the compile `compile` would run, compared with the last one; reads the
 /// state store read-only and writes no file.
 fn diff(args: &CompileArgs) -> Result<i32, Fatal> {
@@ -614,7 +629,7 @@ fn diff(args: &CompileArgs) -> Result<i32, Fatal> {
         ));
     }
     note_sample_fallback(args, "diff");
-    let (comp, _) = analyse(args, Keep::Nothing, None)?;
+    let (mut comp, rules) = analyse(args, Keep::Nothing, None)?;
     let store = Store::open_read_only(&state_path(args)).map_err(store_fatal)?;
     let store = store.filter(|s| s.has_compile().unwrap_or(false));
     let mut previous = Vec::new();
@@ -636,7 +651,31 @@ fn diff(args: &CompileArgs) -> Result<i32, Fatal> {
         })?;
     }
     let gone = report::gone_lessons(&gone_rows, &comp.lessons, &comp.refounded);
-    let d = crate::diff::compare(store.is_some(), &previous, &gone, &comp.lessons);
+    let mut d = crate::diff::compare(store.is_some(), &previous, &gone, &comp.lessons);
+    // The files, rendered as compile renders them and compared with what is on disk.
+    let mut files = vec![emit::ledger_file(&comp.lessons)];
+    if args.base_skills.is_some() {
+        let (base, unreadable) = base_skills(args)?;
+        let deltas = deltas_of(&mut comp, &base, unreadable, &rules);
+        files.extend(emit::render(&comp, &rules, &mut Vec::new()));
+        files.extend(deltas);
+    } else {
+        files.extend(emit::render(&comp, &rules, &mut Vec::new()));
+    }
+    let generated: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
+    let last_outputs = match &store {
+        Some(s) => s.outputs()?,
+        None => Vec::new(),
+    };
+    d.write = emit::unwritten(&args.out, &files.iter().collect::<Vec<_>>())
+        .into_iter()
+        .map(String::from)
+        .collect();
+    d.remove = (emit::stale(&args.out, &generated, &last_outputs).into_iter())
+        .map(String::from)
+        .collect();
+    d.write.sort();
+    d.remove.sort();
     let out = args.out.display().to_string();
     print_report(args.format, d.text(&out), &d.json())?;
     Ok(strict_exit(args, &comp))
@@ -677,11 +716,7 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
     clock.restart(); // compile timed its own stages
     let mut delta_files = Vec::new();
     if let (Some(_), Stage::Emit) = (&args.base_skills, stop) {
-        let (files, diags) = crate::deltas::compute(&base, &comp.lessons, &comp.refounded, &rules.policy);
-        comp.diagnostics.extend(unreadable);
-        comp.diagnostics.extend(diags);
-        comp.diagnostics = crate::diagnostics::finalize(std::mem::take(&mut comp.diagnostics));
-        delta_files = files;
+        delta_files = deltas_of(&mut comp, &base, unreadable, &rules);
     }
     let mut summary = report::summary(&comp, &args.out, 0);
     let refused = comp.fates.iter().any(|f| f.fate == Fate::Refused);

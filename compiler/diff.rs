@@ -142,6 +142,10 @@ pub struct Diff {
     pub changes: Vec<Change>,
     /// Lessons on both sides that no compared field changed.
     pub unchanged: usize,
+    /// The output files a compile would write (new, or with other contents), sorted.
+    pub write: Vec<String>,
+    /// The files of the last compile a compile would remove, sorted.
+    pub remove: Vec<String>,
 }
 
 /// Compares `lessons` (this compile's, sorted by id) with `previous` (the last compile's
@@ -226,7 +230,7 @@ pub fn compare(previous_compile: bool, previous: &[Previous], gone: &Value, less
                 (_, Status::Retired) => (Risk::High, "rule-retired", fields),
                 _ => (Risk::High, "rule-lost", fields),
             },
-            (false, true) => (Risk::Medium, "new-rule", format!("now a rule: {fields}")),
+            (false, true) => (Risk::Medium, "new-rule", fields),
             (true, true) if before.scope == "global" && after.scope != "global" => {
                 (Risk::High, "rule-demoted", fields)
             }
@@ -286,6 +290,7 @@ pub fn compare(previous_compile: bool, previous: &[Previous], gone: &Value, less
         previous_compile,
         changes,
         unchanged,
+        ..Diff::default()
     }
 }
 
@@ -364,6 +369,7 @@ impl Diff {
             "previous_compile": self.previous_compile,
             "changes": changes,
             "counts": counts,
+            "files": {"write": self.write, "remove": self.remove},
         })
     }
 
@@ -376,7 +382,7 @@ impl Diff {
                 "no previous compile in {out}: every lesson would be new\n"
             ));
         }
-        if self.changes.is_empty() {
+        if self.changes.is_empty() && self.write.is_empty() && self.remove.is_empty() {
             t.push_str("no changes\n");
             return t;
         }
@@ -400,12 +406,36 @@ impl Diff {
         }
         let [(_, high), (_, medium), (_, low)] = self.counts();
         t.push_str(&format!(
-            "{} changes: {high} high, {medium} medium, {low} low; {} lessons unchanged\n",
-            self.changes.len(),
-            self.unchanged
+            "{}: {high} high, {medium} medium, {low} low; {}\n",
+            plural(self.changes.len(), "lesson change", "lesson changes"),
+            plural(self.unchanged, "lesson unchanged", "lessons unchanged")
         ));
+        // Files come last: a nightly job reads the risk first.
+        if !self.write.is_empty() || !self.remove.is_empty() {
+            t.push_str(&format!(
+                "a compile would write {} and remove {}\n",
+                files_text(&self.write),
+                files_text(&self.remove)
+            ));
+        }
         t
     }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// `2 files (ledger.json, node/SKILL.md)`, at most five named.
+fn files_text(paths: &[String]) -> String {
+    if paths.is_empty() {
+        return "no file".into();
+    }
+    let mut named = paths.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
+    if paths.len() > 5 {
+        named.push_str(&format!(", … {} more", paths.len() - 5));
+    }
+    format!("{} ({named})", plural(paths.len(), "file", "files"))
 }
 
 /// `text` cut at `max` characters, with `…` when cut.
