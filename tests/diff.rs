@@ -407,3 +407,74 @@ fn stop_after_is_refused_for_diff() {
         stderr(&o)
     );
 }
+
+#[test]
+fn an_edited_rule_is_one_medium_change_naming_its_new_wording() {
+    let st = Store::new("diff-edit");
+    let ledger = st.compile();
+    let cargo_id = id_of(&ledger, CARGO);
+    let terraform = id_of(&ledger, TERRAFORM);
+    let wording = "Run terraform init -upgrade after changing a provider version constraint; plan refuses a stale .terraform.lock.hcl";
+    let o = skillc(&[
+        "lessons",
+        "edit",
+        &terraform,
+        "--text",
+        wording,
+        "--out",
+        &st.out(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+
+    let d = st.diff_json();
+    let changes = d["changes"].as_array().unwrap();
+    // One entry for the edit, on the id agents hold; the new wording is not listed again.
+    assert_eq!(changes.len(), 1, "{d:#}");
+    let c = change_of(&d, &terraform);
+    assert_eq!(c["risk"], "medium");
+    assert_eq!(c["change"], "rule-edited");
+    assert_eq!(c["after"]["status"], "superseded");
+    let now = c["now"].as_str().unwrap().to_string();
+    assert_ne!(now, terraform);
+    assert_eq!(c["detail"], format!("edited as {now}: \"{wording}\""));
+    assert!(!changes.iter().any(|c| c["id"] == cargo_id));
+
+    // The compile makes the new wording the rule diff named.
+    let after = st.compile();
+    assert_eq!(id_of(&after, wording), now);
+    assert!(rule(&after, &now), "{after:#}");
+}
+
+#[test]
+fn a_rule_re_founded_by_a_back_filled_session_is_a_medium_change() {
+    let st = Store::new("diff-refound");
+    let ledger = st.compile();
+    let pytest = id_of(&ledger, PYTEST);
+    // An agent's older session arrives late: it founds the lesson now, under a new id.
+    st.add(
+        "billing-backfill.jsonl",
+        &[learned(
+            "bill-0398",
+            "2026-10-30T13:05:00Z",
+            "python",
+            BILLING,
+            "tests failed writing .pytest_cache in the CI container",
+            PYTEST,
+        )],
+    );
+    let d = st.diff_json();
+    let c = change_of(&d, &pytest);
+    assert_eq!(c["risk"], "medium", "{c:#}");
+    assert_eq!(c["change"], "rule-refounded");
+    let now = c["now"].as_str().unwrap().to_string();
+    assert_eq!(c["detail"], format!("re-founded as {now}"));
+    assert!(
+        !(d["changes"].as_array().unwrap().iter()).any(|c| c["id"] == now),
+        "{d:#}"
+    );
+    assert_eq!(d["counts"]["high"], 0, "{d:#}");
+
+    let after = st.compile();
+    assert_eq!(id_of(&after, PYTEST), now);
+    assert!(rule(&after, &now), "{after:#}");
+}
