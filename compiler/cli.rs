@@ -51,6 +51,15 @@ pub enum Command {
         #[command(flatten)]
         run: CompileArgs,
     },
+    /// What a compile would change, risk-classified; writes nothing
+    ///
+    /// Recomputes what `compile` would with the same inputs and options and compares its
+    /// lessons with the last compile's (the state store's ledger). High: a rule would stop
+    /// being one (superseded, retired, below reinforcement, gone from the input, demoted from
+    /// global). Medium: a new rule, a rule promoted to global, edited or re-founded. Low:
+    /// everything else (a rule's confidence, lessons that are no rules). No file in --out and
+    /// nothing in the state store is written.
+    Diff(CompileArgs),
     /// Print the documentation of a diagnostic code
     Explain {
         /// A diagnostic code (`G002`) or its name (`narrative-candidate`)
@@ -80,15 +89,6 @@ pub enum Command {
         #[command(flatten)]
         run: CompileArgs,
     },
-    /// What a compile would change, risk-classified; writes nothing
-    ///
-    /// Recomputes what `compile` would with the same inputs and options and compares its
-    /// lessons with the last compile's (the state store's ledger). High: a rule would stop
-    /// being one (superseded, retired, below reinforcement, gone from the input, demoted from
-    /// global). Medium: a new rule, a rule promoted to global, edited or re-founded. Low:
-    /// everything else (a rule's confidence, lessons that are no rules). No file in --out and
-    /// nothing in the state store is written.
-    Diff(CompileArgs),
     /// Authored skills with their deltas
     Deltas {
         #[command(subcommand)]
