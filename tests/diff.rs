@@ -478,3 +478,36 @@ fn a_rule_re_founded_by_a_back_filled_session_is_a_medium_change() {
     assert_eq!(id_of(&after, PYTEST), now);
     assert!(rule(&after, &now), "{after:#}");
 }
+
+#[test]
+fn a_global_rule_demoted_to_one_project_is_a_high_change() {
+    const DATA: &str = "git@github.com:acme/data-pipelines.git";
+    let st = Store::new("diff-demote");
+    let ledger = st.compile();
+    let terraform = id_of(&ledger, TERRAFORM);
+    // Confirmed in infra-live, then contradicted from a third project.
+    st.add(
+        "sessions.jsonl",
+        &[
+            json!({"id": "infra-2231", "recorded_at": "2026-11-04T09:40:00Z", "domains": ["terraform"],
+                   "project": INFRA, "task": "bump the azurerm provider", "outcome": "succeeded",
+                   "in_play": [&terraform]}),
+            json!({"id": "data-0907", "recorded_at": "2026-11-05T15:12:00Z", "domains": ["terraform"],
+                   "project": DATA, "task": "plan the warehouse module after the provider bump",
+                   "outcome": "failed", "in_play": [&terraform]}),
+        ],
+    );
+    let d = st.diff_json();
+    assert_eq!(d["changes"].as_array().unwrap().len(), 1, "{d:#}");
+    let c = change_of(&d, &terraform);
+    assert_eq!(c["risk"], "high", "{c:#}");
+    assert_eq!(c["change"], "rule-demoted");
+    let infra = format!("project:{}", skillc::digest::project(INFRA));
+    assert_eq!(c["scope"], infra.as_str());
+    assert_eq!(c["before"]["scope"], "global");
+    assert_eq!(c["after"]["rule"], true);
+    assert_eq!(
+        c["detail"],
+        format!("scope global -> {infra}; confidence 0.500 -> 0.400; reinforcement 2 -> 3")
+    );
+}
