@@ -155,6 +155,13 @@ impl Store {
         }
         let (conn, copy) =
             crate::load::open_untouched(path).map_err(|e| StoreError::Foreign(path.to_path_buf(), e))?;
+        let tables: Vec<String> = (conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table'"))
+            .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect())
+            .map_err(|e| StoreError::Foreign(path.to_path_buf(), e.to_string()))?;
+        // An empty database is a store no compile has written yet (`open` would create it).
+        if tables.is_empty() {
+            return Ok(None);
+        }
         let meta = |key: &str| -> Option<String> {
             conn.query_row("SELECT value FROM skillc_meta WHERE key = ?1", [key], |r| {
                 r.get(0)
@@ -164,7 +171,7 @@ impl Store {
         if meta("application").as_deref() != Some(APP) {
             return Err(StoreError::Foreign(
                 path.to_path_buf(),
-                "it has no skillc marker".into(),
+                format!("it holds other tables ({})", tables.join(", ")),
             ));
         }
         let schema = meta("schema").and_then(|v| v.parse::<i64>().ok()).unwrap_or(1);

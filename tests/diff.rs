@@ -511,3 +511,31 @@ fn a_global_rule_demoted_to_one_project_is_a_high_change() {
         format!("scope global -> {infra}; confidence 0.500 -> 0.400; reinforcement 2 -> 3")
     );
 }
+
+#[test]
+fn a_state_file_that_is_not_skillcs_stops_diff_and_is_left_alone() {
+    let st = Store::new("diff-foreign");
+    let notes = st.s.path("notes.db");
+    std::fs::write(&notes, "terraform state lives in s3://acme-tf-state, not here\n").unwrap();
+    let (records, out) = (st.records(), st.out());
+    let o = skillc(&[
+        "diff",
+        &records,
+        "--out",
+        &out,
+        "--state",
+        notes.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).starts_with("error[U002]: "), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("is not a skillc state store"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&notes).unwrap(),
+        "terraform state lives in s3://acme-tf-state, not here\n"
+    );
+    assert!(!st.s.path("out").exists());
+}
