@@ -653,15 +653,17 @@ fn diff(args: &CompileArgs) -> Result<i32, Fatal> {
     let gone = report::gone_lessons(&gone_rows, &comp.lessons, &comp.refounded);
     let mut d = crate::diff::compare(store.is_some(), &previous, &gone, &comp.lessons);
     // The files, rendered as compile renders them and compared with what is on disk.
+    // Deltas first: their diagnostics are in the rendered diagnostics.json.
+    let deltas = match args.base_skills {
+        Some(_) => {
+            let (base, unreadable) = base_skills(args)?;
+            deltas_of(&mut comp, &base, unreadable, &rules)
+        }
+        None => Vec::new(),
+    };
     let mut files = vec![emit::ledger_file(&comp.lessons)];
-    if args.base_skills.is_some() {
-        let (base, unreadable) = base_skills(args)?;
-        let deltas = deltas_of(&mut comp, &base, unreadable, &rules);
-        files.extend(emit::render(&comp, &rules, &mut Vec::new()));
-        files.extend(deltas);
-    } else {
-        files.extend(emit::render(&comp, &rules, &mut Vec::new()));
-    }
+    files.extend(emit::render(&comp, &rules, &mut Vec::new()));
+    files.extend(deltas);
     let generated: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
     let last_outputs = match &store {
         Some(s) => s.outputs()?,
