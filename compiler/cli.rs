@@ -51,6 +51,15 @@ pub enum Command {
         #[command(flatten)]
         run: CompileArgs,
     },
+    /// What a compile would change, risk-classified; writes nothing
+    ///
+    /// Recomputes what `compile` would with the same inputs and options and compares its
+    /// lessons with the last compile's (the state store's ledger). High: a rule would stop
+    /// being one (superseded, retired, below reinforcement, gone from the input, demoted from
+    /// global). Medium: a new rule, a rule promoted to global, edited or re-founded. Low:
+    /// everything else (a rule's confidence, lessons that are no rules). No file in --out and
+    /// nothing in the state store is written.
+    Diff(CompileArgs),
     /// Print the documentation of a diagnostic code
     Explain {
         /// A diagnostic code (`G002`) or its name (`narrative-candidate`)
@@ -346,6 +355,7 @@ fn run(cli: Cli) -> Result<i32, Fatal> {
             print_report(run.format, report::trace_text(&r), &r.json)?;
             Ok(strict_exit(&run, &comp))
         }
+        Command::Diff(run) => diff(&run),
         Command::Explain { code, format, rules } => {
             let rules = load_rules(rules.as_deref())?;
             match format {
@@ -568,12 +578,13 @@ fn cited_ids(base: &[crate::deltas::BaseSkill]) -> Vec<String> {
     ids.into_iter().map(String::from).collect()
 }
 
+/// The decision journal, read without writing to the store (analyses and `diff` leave it
+/// as it was).
 fn decisions(args: &CompileArgs) -> Result<Vec<crate::model::Decision>, Fatal> {
-    let path = state_path(args);
-    if !path.exists() {
-        return Ok(Vec::new());
+    match Store::open_read_only(&state_path(args)).map_err(store_fatal)? {
+        Some(store) => Ok(store.decisions()?),
+        None => Ok(Vec::new()),
     }
-    Ok(Store::open(&path).map_err(store_fatal)?.decisions()?)
 }
 
 /// Recompute without writing (why, trace), keeping what the report reads; `why` narrows the
@@ -592,6 +603,84 @@ fn analyse(args: &CompileArgs, keep: Keep, why: Option<&str>) -> Result<(Compila
         cited: cited_ids(&base_skills(args)?.0),
     };
     Ok((pipeline::compile(corpus, sink, &rules, &opts), rules))
+}
+
+/// The skill delta files of `--base-skills`, with their diagnostics (and one per authored
+/// skill that could not be read) added to the compile's.
+fn deltas_of(
+    comp: &mut Compilation,
+    base: &[crate::deltas::BaseSkill],
+    unreadable: Vec<Diagnostic>,
+    rules: &Rules,
+) -> Vec<emit::OutFile> {
+    let (files, diags) = crate::deltas::compute(base, &comp.lessons, &comp.refounded, &rules.policy);
+    comp.diagnostics.extend(unreadable);
+    comp.diagnostics.extend(diags);
+    comp.diagnostics = crate::diagnostics::finalize(std::mem::take(&mut comp.diagnostics));
+    files
+}
+
+/// `skillc diff`: the compile `compile` would run, compared with the last one; reads the
+/// state store read-only and writes no file.
+fn diff(args: &CompileArgs) -> Result<i32, Fatal> {
+    if args.stop_after.is_some() {
+        return Err(Fatal(
+            "--stop-after does not apply to diff, which compares whole compiles".into(),
+        ));
+    }
+    note_sample_fallback(args, "diff");
+    let (mut comp, rules) = analyse(args, Keep::Nothing, None)?;
+    let store = Store::open_read_only(&state_path(args)).map_err(store_fatal)?;
+    let store = store.filter(|s| s.has_compile().unwrap_or(false));
+    let mut previous = Vec::new();
+    let mut gone_rows = Vec::new();
+    if let Some(store) = &store {
+        if !store.ledger_in_rows() {
+            return Err(Fatal(format!(
+                "{} was written by an older skillc; run `skillc compile` once to upgrade it, then diff",
+                state_path(args).display()
+            )));
+        }
+        store.each_ledger_lesson(|json| {
+            let p: crate::diff::Previous = serde_json::from_str(json)?;
+            if crate::model::Lesson::find(&comp.lessons, &p.id).is_none() {
+                gone_rows.push(json.to_string());
+            }
+            previous.push(p);
+            Ok::<(), Fatal>(())
+        })?;
+    }
+    let gone = report::gone_lessons(&gone_rows, &comp.lessons, &comp.refounded);
+    let mut d = crate::diff::compare(store.is_some(), &previous, &gone, &comp.lessons);
+    // The files, rendered as compile renders them and compared with what is on disk.
+    // Deltas first: their diagnostics are in the rendered diagnostics.json.
+    let deltas = match args.base_skills {
+        Some(_) => {
+            let (base, unreadable) = base_skills(args)?;
+            deltas_of(&mut comp, &base, unreadable, &rules)
+        }
+        None => Vec::new(),
+    };
+    let mut files = vec![emit::ledger_file(&comp.lessons)];
+    files.extend(emit::render(&comp, &rules, &mut Vec::new()));
+    files.extend(deltas);
+    let generated: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
+    let last_outputs = match &store {
+        Some(s) => s.outputs()?,
+        None => Vec::new(),
+    };
+    d.write = emit::unwritten(&args.out, &files.iter().collect::<Vec<_>>())
+        .into_iter()
+        .map(String::from)
+        .collect();
+    d.remove = (emit::stale(&args.out, &generated, &last_outputs).into_iter())
+        .map(String::from)
+        .collect();
+    d.write.sort();
+    d.remove.sort();
+    let out = args.out.display().to_string();
+    print_report(args.format, d.text(&out), &d.json())?;
+    Ok(strict_exit(args, &comp))
 }
 
 fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
@@ -629,11 +718,7 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
     clock.restart(); // compile timed its own stages
     let mut delta_files = Vec::new();
     if let (Some(_), Stage::Emit) = (&args.base_skills, stop) {
-        let (files, diags) = crate::deltas::compute(&base, &comp.lessons, &comp.refounded, &rules.policy);
-        comp.diagnostics.extend(unreadable);
-        comp.diagnostics.extend(diags);
-        comp.diagnostics = crate::diagnostics::finalize(std::mem::take(&mut comp.diagnostics));
-        delta_files = files;
+        delta_files = deltas_of(&mut comp, &base, unreadable, &rules);
     }
     let mut summary = report::summary(&comp, &args.out, 0);
     let refused = comp.fates.iter().any(|f| f.fate == Fate::Refused);

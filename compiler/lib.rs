@@ -10,6 +10,7 @@ pub mod cli;
 pub mod cluster;
 pub mod deltas;
 pub mod diagnostics;
+pub mod diff;
 pub mod digest;
 pub mod emit;
 pub mod explain;

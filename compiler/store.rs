@@ -50,6 +50,11 @@ impl std::fmt::Display for StoreError {
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    /// The layout the store has: `SCHEMA`, except in a store an older skillc wrote that was
+    /// opened read-only (and so not migrated).
+    schema: i64,
+    /// A read-only store read from a private copy: the copy, removed after `conn` closes.
+    _copy: Option<Box<dyn Send>>,
 }
 
 impl Store {
@@ -131,9 +136,63 @@ impl Store {
         let mut store = Store {
             conn,
             path: path.to_path_buf(),
+            schema: SCHEMA,
+            _copy: None,
         };
         store.migrate_ledger_rows()?;
         Ok(store)
+    }
+
+    /// Opens an existing store only to read it, changing no file: neither the store nor the
+    /// files SQLite keeps beside it are created or written (`diff`, which must leave the
+    /// output exactly as it was, and the pipeline's look at the last ledger). `Ok(None)` when
+    /// there is no store at `path`. A store a newer skillc wrote is refused; one an older skillc
+    /// wrote is read as it is: its journal is the same, its last ledger is not in rows
+    /// (`ledger_in_rows`).
+    pub fn open_read_only(path: &Path) -> Result<Option<Store>, StoreError> {
+        if !path.exists() {
+            return Ok(None);
+        }
+        let (conn, copy) =
+            crate::load::open_untouched(path).map_err(|e| StoreError::Foreign(path.to_path_buf(), e))?;
+        let tables: Vec<String> = (conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table'"))
+            .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect())
+            .map_err(|e| StoreError::Foreign(path.to_path_buf(), e.to_string()))?;
+        // An empty database is a store no compile has written yet (`open` would create it).
+        if tables.is_empty() {
+            return Ok(None);
+        }
+        let meta = |key: &str| -> Option<String> {
+            conn.query_row("SELECT value FROM skillc_meta WHERE key = ?1", [key], |r| {
+                r.get(0)
+            })
+            .ok()
+        };
+        if meta("application").as_deref() != Some(APP) {
+            return Err(StoreError::Foreign(
+                path.to_path_buf(),
+                format!("it holds other tables ({})", tables.join(", ")),
+            ));
+        }
+        let schema = meta("schema").and_then(|v| v.parse::<i64>().ok()).unwrap_or(1);
+        if schema > SCHEMA {
+            return Err(StoreError::Foreign(
+                path.to_path_buf(),
+                format!("its schema {schema} is newer than this skillc reads ({SCHEMA}); use a newer skillc"),
+            ));
+        }
+        Ok(Some(Store {
+            conn,
+            path: path.to_path_buf(),
+            schema,
+            _copy: copy,
+        }))
+    }
+
+    /// Whether the last ledger is kept one row per lesson (what `ledger_lesson` and
+    /// `each_ledger_lesson` read): false only in an older store opened read-only.
+    pub fn ledger_in_rows(&self) -> bool {
+        self.schema >= 2
     }
 
     /// Schema 1 kept the ledger as one text in `compiles.ledger`: split it into lesson rows

@@ -611,20 +611,32 @@ pub fn write(out: &Path, files: &[&OutFile]) -> std::io::Result<usize> {
 /// Removes the files in `previous` (what the last compile generated) that this compile, which
 /// generated `generated`, no longer does; returns how many it removed.
 pub fn remove_stale(out: &Path, generated: &[String], previous: &[String]) -> std::io::Result<usize> {
-    let now: BTreeSet<&str> = generated.iter().map(String::as_str).collect();
     let mut removed = 0;
-    for old in previous {
-        if now.contains(old.as_str()) || !is_safe_relative(old) || !could_generate(old) {
-            continue;
-        }
+    for old in stale(out, generated, previous) {
         let path = out.join(old);
-        if path.is_file() {
-            std::fs::remove_file(&path)?;
-            remove_empty_parents(out, &path);
-            removed += 1;
-        }
+        std::fs::remove_file(&path)?;
+        remove_empty_parents(out, &path);
+        removed += 1;
     }
     Ok(removed)
+}
+
+/// The files `remove_stale` would remove, in `previous` order.
+pub fn stale<'p>(out: &Path, generated: &[String], previous: &'p [String]) -> Vec<&'p str> {
+    let now: BTreeSet<&str> = generated.iter().map(String::as_str).collect();
+    (previous.iter().map(String::as_str))
+        .filter(|old| !now.contains(old) && is_safe_relative(old) && could_generate(old))
+        .filter(|old| out.join(old).is_file())
+        .collect()
+}
+
+/// The paths of `files` that `write` would write (their text differs from the file's under
+/// `out`, or there is none), in `files` order; reads only.
+pub fn unwritten<'f>(out: &Path, files: &[&'f OutFile]) -> Vec<&'f str> {
+    (files.iter())
+        .filter(|f| !same_contents(&out.join(&f.path), &f.pieces))
+        .map(|f| f.path.as_str())
+        .collect()
 }
 
 /// Does the file at `path` hold exactly `pieces`, one after the other? Compared a block at a

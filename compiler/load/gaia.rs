@@ -177,6 +177,17 @@ impl Store {
     }
 }
 
+/// A SQLite database opened for reading without creating or changing any file beside it (or
+/// a private copy of it, dropped with the guard; `Store::open` says when): the state store's
+/// read-only commands (`diff`) open it this way too. The guard must outlive the connection.
+pub(crate) fn open_untouched(path: &Path) -> Result<(Connection, Option<Box<dyn Send>>), String> {
+    match Store::open(path) {
+        Ok(Store { conn, _copy }) => Ok((conn, _copy.map(|c| Box::new(c) as Box<dyn Send>))),
+        Err(OpenError::NotADatabase) => Err("not a SQLite database".into()),
+        Err(OpenError::Other(e)) => Err(e),
+    }
+}
+
 fn is_not_a_database(e: &rusqlite::Error) -> bool {
     e.sqlite_error_code() == Some(rusqlite::ErrorCode::NotADatabase)
 }

@@ -24,6 +24,7 @@ mod record;
 mod yaml;
 
 pub use gaia::GENERAL as GAIA_GENERAL_DOMAIN;
+pub(crate) use gaia::open_untouched;
 
 use std::cell::OnceCell;
 use std::collections::hash_map::{DefaultHasher, Entry as HashEntry};
