@@ -552,7 +552,7 @@ fn note_sample_fallback(args: &CompileArgs, command: &str) {
     if args.inputs.is_empty() {
         let samples = sample_corpus();
         eprintln!(
-            "note: no INPUT was given, so this reads {samples}; to explain your own records, name them: `skillc {command} INPUT...`"
+            "note: no INPUT was given, so this reads {samples}; to read your own records, name them: `skillc {command} INPUT...`"
         );
     }
 }
