@@ -151,6 +151,13 @@ struct SignalSpec {
     except: Option<String>,
 }
 
+/// A signal's regex, with the lazy DFA cache its long alternations need (`patterns::DFA_CACHE`).
+fn large_regex(pattern: &str) -> Result<Regex, regex::Error> {
+    regex::RegexBuilder::new(pattern)
+        .dfa_size_limit(crate::patterns::DFA_CACHE)
+        .build()
+}
+
 /// A literal word or phrase as a regex: escaped, any whitespace between words, either
 /// apostrophe, word boundaries where the phrase begins or ends with a word character.
 fn word_regex(word: &str) -> String {
@@ -226,16 +233,16 @@ impl SignalSpec {
                 body
             };
             let flags = if self.case_sensitive { "" } else { "(?i)" };
-            let re = Regex::new(&format!("{flags}{body}")).map_err(|e| err(&e.to_string()))?;
+            let re = large_regex(&format!("{flags}{body}")).map_err(|e| err(&e.to_string()))?;
             let max = self.max.unwrap_or(1);
             if max == 0 {
                 return Err(err("`max` must be at least 1"));
             }
             let except = match &self.except {
                 Some(e) if e.trim().is_empty() => return Err(err("empty `except`")),
-                Some(e) => {
-                    Some(Regex::new(&format!("{flags}(?:{e})")).map_err(|e| err(&format!("`except`: {e}")))?)
-                }
+                Some(e) => Some(
+                    large_regex(&format!("{flags}(?:{e})")).map_err(|e| err(&format!("`except`: {e}")))?,
+                ),
                 None => None,
             };
             let set = earlier
