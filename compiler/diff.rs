@@ -133,6 +133,25 @@ pub struct Change {
     pub after: Option<Side>,
 }
 
+impl Change {
+    /// A change to would-be lesson `l`, as new: no `before`, carried on by no other lesson.
+    fn of(l: &Lesson, risk: Risk, change: &'static str, detail: String) -> Change {
+        Change {
+            risk,
+            change,
+            id: l.id.clone(),
+            domain: l.domain.clone(),
+            scope: l.scope.clone(),
+            kind: l.kind.as_str().to_string(),
+            text: l.text.clone(),
+            detail,
+            now: None,
+            before: None,
+            after: Some(Side::of_lesson(l)),
+        }
+    }
+}
+
 /// The diff of a would-be ledger against the last compile's.
 #[derive(Clone, Debug, Default)]
 pub struct Diff {
@@ -239,24 +258,15 @@ pub fn compare(previous_compile: bool, previous: &[Previous], gone: &Value, less
             (false, false) => (Risk::Low, "lesson-changed", fields),
         };
         changes.push(Change {
-            risk,
-            change,
-            id: l.id.clone(),
-            domain: l.domain.clone(),
-            scope: l.scope.clone(),
-            kind: l.kind.as_str().to_string(),
-            text: l.text.clone(),
-            detail,
             now,
             before: Some(before),
-            after: Some(after),
+            ..Change::of(l, risk, change, detail)
         });
     }
     for l in lessons.iter().filter(|l| !had.contains(l.id.as_str())) {
         if told.contains(&l.id) {
             continue;
         }
-        let after = Side::of_lesson(l);
         let mut detail = format!(
             "{}; confidence {}, reinforcement {}",
             if l.rule { "new rule" } else { l.status.as_str() },
@@ -271,19 +281,7 @@ pub fn compare(previous_compile: bool, previous: &[Previous], gone: &Value, less
         } else {
             (Risk::Low, "new-lesson")
         };
-        changes.push(Change {
-            risk,
-            change,
-            id: l.id.clone(),
-            domain: l.domain.clone(),
-            scope: l.scope.clone(),
-            kind: l.kind.as_str().to_string(),
-            text: l.text.clone(),
-            detail,
-            now: None,
-            before: None,
-            after: Some(after),
-        });
+        changes.push(Change::of(l, risk, change, detail));
     }
     changes.sort_by(|a, b| (a.risk, &a.domain, &a.scope, &a.id).cmp(&(b.risk, &b.domain, &b.scope, &b.id)));
     Diff {
