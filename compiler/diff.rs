@@ -429,10 +429,7 @@ fn files_text(paths: &[String]) -> String {
     if paths.is_empty() {
         return "no file".into();
     }
-    let mut named = paths.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
-    if paths.len() > 5 {
-        named.push_str(&format!(", … {} more", paths.len() - 5));
-    }
+    let named = crate::diagnostics::short_list(paths, 5);
     format!("{} ({named})", plural(paths.len(), "file", "files"))
 }
 

@@ -151,13 +151,6 @@ struct SignalSpec {
     except: Option<String>,
 }
 
-/// A signal's regex, with the lazy DFA cache its long alternations need (`patterns::DFA_CACHE`).
-fn large_regex(pattern: &str) -> Result<Regex, regex::Error> {
-    regex::RegexBuilder::new(pattern)
-        .dfa_size_limit(crate::patterns::DFA_CACHE)
-        .build()
-}
-
 /// A literal word or phrase as a regex: escaped, any whitespace between words, either
 /// apostrophe, word boundaries where the phrase begins or ends with a word character.
 fn word_regex(word: &str) -> String {
@@ -233,7 +226,7 @@ impl SignalSpec {
                 body
             };
             let flags = if self.case_sensitive { "" } else { "(?i)" };
-            let re = large_regex(&format!("{flags}{body}")).map_err(|e| err(&e.to_string()))?;
+            let re = crate::patterns::regex(&format!("{flags}{body}")).map_err(|e| err(&e.to_string()))?;
             let max = self.max.unwrap_or(1);
             if max == 0 {
                 return Err(err("`max` must be at least 1"));
@@ -241,7 +234,8 @@ impl SignalSpec {
             let except = match &self.except {
                 Some(e) if e.trim().is_empty() => return Err(err("empty `except`")),
                 Some(e) => Some(
-                    large_regex(&format!("{flags}(?:{e})")).map_err(|e| err(&format!("`except`: {e}")))?,
+                    crate::patterns::regex(&format!("{flags}(?:{e})"))
+                        .map_err(|e| err(&format!("`except`: {e}")))?,
                 ),
                 None => None,
             };

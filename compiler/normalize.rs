@@ -135,8 +135,9 @@ impl SecretScanner {
                     e.name
                 ));
             }
-            let compile =
-                |src: &str| Regex::new(src).map_err(|err| format!("secret pattern {}: {err}", e.name));
+            let compile = |src: &str| {
+                crate::patterns::regex(src).map_err(|err| format!("secret pattern {}: {err}", e.name))
+            };
             patterns.push(SecretPattern {
                 regex: compile(&e.regex)?,
                 allow: e.allow.as_deref().map(compile).transpose()?,

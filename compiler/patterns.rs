@@ -20,7 +20,15 @@ use regex_syntax::hir::{Capture, Hir, HirKind, Look, Repetition};
 /// narrative signals outgrew it: the cache reset on nearly every text and the search fell back
 /// to slower engines (the candidates stage of 100 k experiences took 0.87 s, and 4.1 s once
 /// one more signal joined; 0.43 s with this). The cache grows only as far as a search needs.
-pub const DFA_CACHE: usize = 64 << 20;
+const DFA_CACHE: usize = 64 << 20;
+
+/// A policy pattern (a narrative signal, a secret pattern) as a regex with `DFA_CACHE`: every
+/// regex the rules files define is built here, so none falls back to the slow engines.
+pub fn regex(pattern: &str) -> Result<Regex, regex::Error> {
+    regex::RegexBuilder::new(pattern)
+        .dfa_size_limit(DFA_CACHE)
+        .build()
+}
 
 /// The exact set and the relaxed patterns over one pattern list (indices are the patterns'
 /// places in the list). The default matches nothing.
@@ -64,11 +72,8 @@ impl PatternSet {
         let exact = regex::RegexSetBuilder::new(&patterns)
             .dfa_size_limit(DFA_CACHE)
             .build()?;
-        let relaxed = relaxed(&patterns).and_then(|r| {
-            (r.iter().map(|p| Regex::new(p)))
-                .collect::<Result<Vec<_>, _>>()
-                .ok()
-        });
+        let relaxed =
+            relaxed(&patterns).and_then(|r| (r.iter().map(|p| regex(p))).collect::<Result<Vec<_>, _>>().ok());
         Ok(PatternSet { exact, relaxed })
     }
 

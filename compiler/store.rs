@@ -57,6 +57,45 @@ pub struct Store {
     _copy: Option<Box<dyn Send>>,
 }
 
+/// The schema of the skillc store `conn` holds (1 for one older than the `schema` key), or
+/// `None` for an empty database; a database with other tables, or a store a newer skillc
+/// laid out otherwise, is refused.
+fn layout(conn: &Connection, path: &Path) -> Result<Option<i64>, StoreError> {
+    let sql = |e| StoreError::Sqlite(path.to_path_buf(), e);
+    let tables: Vec<String> = (conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table'"))
+        .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect())
+        .map_err(|e| StoreError::Foreign(path.to_path_buf(), e.to_string()))?;
+    if tables.is_empty() {
+        return Ok(None);
+    }
+    let meta = |key: &str| -> Result<Option<String>, StoreError> {
+        if !tables.iter().any(|t| t == "skillc_meta") {
+            return Ok(None);
+        }
+        conn.query_row("SELECT value FROM skillc_meta WHERE key = ?1", [key], |r| {
+            r.get(0)
+        })
+        .optional()
+        .map_err(sql)
+    };
+    if meta("application")?.as_deref() != Some(APP) {
+        return Err(StoreError::Foreign(
+            path.to_path_buf(),
+            format!("it holds other tables ({})", tables.join(", ")),
+        ));
+    }
+    match meta("schema")? {
+        None => Ok(Some(1)),
+        Some(v) => match v.parse::<i64>() {
+            Ok(n) if n <= SCHEMA => Ok(Some(n)),
+            _ => Err(StoreError::Foreign(
+                path.to_path_buf(),
+                format!("its schema {v} is newer than this skillc reads ({SCHEMA}); use a newer skillc"),
+            )),
+        },
+    }
+}
+
 impl Store {
     /// Opens (creating if needed) a skillc store.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
@@ -66,45 +105,7 @@ impl Store {
         let sql = |e| StoreError::Sqlite(path.to_path_buf(), e);
         let conn = Connection::open(path).map_err(sql)?;
         conn.busy_timeout(Duration::from_secs(5)).map_err(sql)?;
-        let tables: Vec<String> = match conn
-            .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
-            .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect())
-        {
-            Ok(t) => t,
-            Err(e) => return Err(StoreError::Foreign(path.to_path_buf(), e.to_string())),
-        };
-        if !tables.is_empty() {
-            let app: Option<String> = if tables.iter().any(|t| t == "skillc_meta") {
-                conn.query_row(
-                    "SELECT value FROM skillc_meta WHERE key = 'application'",
-                    [],
-                    |r| r.get(0),
-                )
-                .optional()
-                .map_err(sql)?
-            } else {
-                None
-            };
-            if app.as_deref() != Some(APP) {
-                return Err(StoreError::Foreign(
-                    path.to_path_buf(),
-                    format!("it holds other tables ({})", tables.join(", ")),
-                ));
-            }
-            // A store a newer skillc wrote may be laid out otherwise: not written to.
-            let schema: Option<String> = conn
-                .query_row("SELECT value FROM skillc_meta WHERE key = 'schema'", [], |r| {
-                    r.get(0)
-                })
-                .optional()
-                .map_err(sql)?;
-            if let Some(v) = schema.filter(|v| v.parse::<i64>().map_or(true, |n| n > SCHEMA)) {
-                return Err(StoreError::Foreign(
-                    path.to_path_buf(),
-                    format!("its schema {v} is newer than this skillc reads ({SCHEMA}); use a newer skillc"),
-                ));
-            }
-        }
+        layout(&conn, path)?;
         // A new store takes large pages (an existing one keeps its own): a large compile stores
         // half a gigabyte of lesson rows, and 4 KiB pages cost a system call each, twice (WAL,
         // then checkpoint).
@@ -155,32 +156,10 @@ impl Store {
         }
         let (conn, copy) =
             crate::load::open_untouched(path).map_err(|e| StoreError::Foreign(path.to_path_buf(), e))?;
-        let tables: Vec<String> = (conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table'"))
-            .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect())
-            .map_err(|e| StoreError::Foreign(path.to_path_buf(), e.to_string()))?;
         // An empty database is a store no compile has written yet (`open` would create it).
-        if tables.is_empty() {
+        let Some(schema) = layout(&conn, path)? else {
             return Ok(None);
-        }
-        let meta = |key: &str| -> Option<String> {
-            conn.query_row("SELECT value FROM skillc_meta WHERE key = ?1", [key], |r| {
-                r.get(0)
-            })
-            .ok()
         };
-        if meta("application").as_deref() != Some(APP) {
-            return Err(StoreError::Foreign(
-                path.to_path_buf(),
-                format!("it holds other tables ({})", tables.join(", ")),
-            ));
-        }
-        let schema = meta("schema").and_then(|v| v.parse::<i64>().ok()).unwrap_or(1);
-        if schema > SCHEMA {
-            return Err(StoreError::Foreign(
-                path.to_path_buf(),
-                format!("its schema {schema} is newer than this skillc reads ({SCHEMA}); use a newer skillc"),
-            ));
-        }
         Ok(Some(Store {
             conn,
             path: path.to_path_buf(),

@@ -23,16 +23,12 @@ fn learned(id: &str, at: &str, domain: &str, project: &str, task: &str, text: &s
            "outcome": "succeeded", "effort": 2, "lesson": text})
 }
 
-/// A records directory (one file per agent) and an output directory.
-struct Store {
-    s: Scratch,
-}
+/// The records of five projects' agents (one file per agent), compiled into a scratch --out.
+type Store = Records;
 
 impl Store {
-    fn new(name: &str) -> Store {
-        let s = Scratch::new(name);
-        std::fs::create_dir_all(s.path("records")).unwrap();
-        let st = Store { s };
+    fn with_corpus(name: &str) -> Store {
+        let st = Records::new(name);
         st.add(
             "billing.jsonl",
             &[
@@ -100,25 +96,6 @@ impl Store {
         st
     }
 
-    fn records(&self) -> String {
-        self.s.path("records").display().to_string()
-    }
-
-    fn out(&self) -> String {
-        self.s.path("out").display().to_string()
-    }
-
-    fn add(&self, file: &str, records: &[Value]) {
-        let text: String = records.iter().map(|r| format!("{r}\n")).collect();
-        std::fs::write(self.s.path("records").join(file), text).unwrap();
-    }
-
-    fn compile(&self) -> Value {
-        let o = skillc(&["compile", &self.records(), "--out", &self.out()]);
-        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-        read_json(&self.s.path("out/ledger.json"))
-    }
-
     fn diff(&self, extra: &[&str]) -> std::process::Output {
         let (records, out) = (self.records(), self.out());
         let mut args = vec!["diff", records.as_str(), "--out", out.as_str()];
@@ -133,22 +110,8 @@ impl Store {
     }
 
     /// Every byte under --out, the state store and the lock included.
-    fn everything(&self) -> Vec<(String, Vec<u8>)> {
-        fn walk(root: &std::path::Path, dir: &std::path::Path, out: &mut Vec<(String, Vec<u8>)>) {
-            for e in std::fs::read_dir(dir).unwrap().flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    walk(root, &p, out);
-                } else {
-                    let rel = p.strip_prefix(root).unwrap().display().to_string();
-                    out.push((rel, std::fs::read(&p).unwrap()));
-                }
-            }
-        }
-        let mut all = Vec::new();
-        walk(&self.s.path("out"), &self.s.path("out"), &mut all);
-        all.sort();
-        all
+    fn everything(&self) -> std::collections::BTreeMap<String, Vec<u8>> {
+        tree_with_state(&self.s.path("out"))
     }
 }
 
@@ -175,7 +138,7 @@ fn change_of<'a>(diff: &'a Value, id: &str) -> &'a Value {
 
 #[test]
 fn the_same_input_changes_nothing_and_diff_writes_nothing() {
-    let st = Store::new("diff-same");
+    let st = Store::with_corpus("diff-same");
     let ledger = st.compile();
     let pytest = id_of(&ledger, PYTEST);
     assert!(rule(&ledger, &pytest), "{ledger:#}");
@@ -199,7 +162,7 @@ fn the_same_input_changes_nothing_and_diff_writes_nothing() {
 
 #[test]
 fn more_reinforcing_sessions_make_a_new_rule_a_medium_change() {
-    let st = Store::new("diff-new-rule");
+    let st = Store::with_corpus("diff-new-rule");
     let ledger = st.compile();
     let npm = id_of(&ledger, NPM);
     assert!(!rule(&ledger, &npm), "one session is no rule yet: {ledger:#}");
@@ -282,7 +245,7 @@ fn more_reinforcing_sessions_make_a_new_rule_a_medium_change() {
 
 #[test]
 fn a_rule_whose_records_are_gone_is_a_high_change() {
-    let st = Store::new("diff-rule-gone");
+    let st = Store::with_corpus("diff-rule-gone");
     let ledger = st.compile();
     let terraform = id_of(&ledger, TERRAFORM);
     assert!(rule(&ledger, &terraform), "{ledger:#}");
@@ -338,7 +301,7 @@ fn a_rule_whose_records_are_gone_is_a_high_change() {
 
 #[test]
 fn a_retire_in_the_journal_shows_before_the_compile_applies_it() {
-    let st = Store::new("diff-retire");
+    let st = Store::with_corpus("diff-retire");
     let ledger = st.compile();
     let pytest = id_of(&ledger, PYTEST);
     let o = skillc(&[
@@ -369,7 +332,7 @@ fn a_retire_in_the_journal_shows_before_the_compile_applies_it() {
 
 #[test]
 fn without_a_previous_compile_every_lesson_is_new_and_no_output_is_made() {
-    let st = Store::new("diff-first");
+    let st = Store::with_corpus("diff-first");
     let d = st.diff_json();
     assert_eq!(d["previous_compile"], false);
     let changes = d["changes"].as_array().unwrap();
@@ -397,7 +360,7 @@ fn without_a_previous_compile_every_lesson_is_new_and_no_output_is_made() {
 
 #[test]
 fn stop_after_is_refused_for_diff() {
-    let st = Store::new("diff-stop-after");
+    let st = Store::with_corpus("diff-stop-after");
     let (records, out) = (st.records(), st.out());
     let o = skillc(&["diff", &records, "--out", &out, "--stop-after", "gate"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
@@ -410,7 +373,7 @@ fn stop_after_is_refused_for_diff() {
 
 #[test]
 fn an_edited_rule_is_one_medium_change_naming_its_new_wording() {
-    let st = Store::new("diff-edit");
+    let st = Store::with_corpus("diff-edit");
     let ledger = st.compile();
     let cargo_id = id_of(&ledger, CARGO);
     let terraform = id_of(&ledger, TERRAFORM);
@@ -447,7 +410,7 @@ fn an_edited_rule_is_one_medium_change_naming_its_new_wording() {
 
 #[test]
 fn a_rule_re_founded_by_a_back_filled_session_is_a_medium_change() {
-    let st = Store::new("diff-refound");
+    let st = Store::with_corpus("diff-refound");
     let ledger = st.compile();
     let pytest = id_of(&ledger, PYTEST);
     // An agent's older session arrives late: it founds the lesson now, under a new id.
@@ -482,7 +445,7 @@ fn a_rule_re_founded_by_a_back_filled_session_is_a_medium_change() {
 #[test]
 fn a_global_rule_demoted_to_one_project_is_a_high_change() {
     const DATA: &str = "git@github.com:acme/data-pipelines.git";
-    let st = Store::new("diff-demote");
+    let st = Store::with_corpus("diff-demote");
     let ledger = st.compile();
     let terraform = id_of(&ledger, TERRAFORM);
     // Confirmed in infra-live, then contradicted from a third project.
@@ -514,7 +477,7 @@ fn a_global_rule_demoted_to_one_project_is_a_high_change() {
 
 #[test]
 fn a_state_file_that_is_not_skillcs_stops_diff_and_is_left_alone() {
-    let st = Store::new("diff-foreign");
+    let st = Store::with_corpus("diff-foreign");
     let notes = st.s.path("notes.db");
     std::fs::write(&notes, "terraform state lives in s3://acme-tf-state, not here\n").unwrap();
     let (records, out) = (st.records(), st.out());

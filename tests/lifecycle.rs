@@ -3,6 +3,7 @@
 
 mod common;
 
+use common::Records as History;
 use common::*;
 use serde_json::{Value, json};
 
@@ -10,38 +11,8 @@ const BILLING: &str = "git@github.com:acme/billing-api.git";
 const LEDGER: &str = "git@github.com:acme/ledger.git";
 const SEARCH: &str = "git@github.com:acme/search-svc.git";
 
-/// A growing input directory and its output, compiled after every session.
-struct History {
-    s: Scratch,
-}
-
+// A growing input directory and its output, compiled after every session.
 impl History {
-    fn new(name: &str) -> History {
-        let s = Scratch::new(name);
-        std::fs::create_dir_all(s.path("records")).unwrap();
-        History { s }
-    }
-
-    fn out(&self) -> String {
-        self.s.path("out").display().to_string()
-    }
-
-    fn add(&self, file: &str, records: &[Value]) {
-        let text: String = records.iter().map(|r| format!("{r}\n")).collect();
-        std::fs::write(self.s.path("records").join(file), text).unwrap();
-    }
-
-    fn compile(&self) -> Value {
-        let o = skillc(&[
-            "compile",
-            self.s.path("records").to_str().unwrap(),
-            "--out",
-            &self.out(),
-        ]);
-        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-        read_json(&self.s.path("out/ledger.json"))
-    }
-
     fn diagnostics(&self) -> Value {
         read_json(&self.s.path("out/diagnostics.json"))
     }

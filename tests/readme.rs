@@ -5,14 +5,22 @@ mod common;
 
 use common::*;
 
-#[test]
-fn the_readme_why_example_is_the_sample_corpus_output() {
+/// The README's text between `intro` and `end` (both left out).
+fn readme_between(intro: &str, end: &str) -> String {
     let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
     let start = readme
-        .find("$ skillc why python\n")
-        .expect("README shows `skillc why python`")
-        + "$ skillc why python\n".len();
-    let shown = &readme[start..start + readme[start..].find("...\n```").expect("cut short with ...")];
+        .find(intro)
+        .unwrap_or_else(|| panic!("README shows {intro:?}"))
+        + intro.len();
+    let len = readme[start..]
+        .find(end)
+        .unwrap_or_else(|| panic!("{intro:?} ends with {end:?}"));
+    readme[start..start + len].to_string()
+}
+
+#[test]
+fn the_readme_why_example_is_the_sample_corpus_output() {
+    let shown = &readme_between("$ skillc why python\n", "...\n```");
     let o = skillc_in(&repo(), &["why", "python"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let actual = stdout(&o);
@@ -25,10 +33,8 @@ fn the_readme_why_example_is_the_sample_corpus_output() {
 
 #[test]
 fn the_readme_skill_excerpt_is_the_sample_corpus_output() {
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
     let intro = "An excerpt of `skills-out/rust/SKILL.md` compiled from the sample corpus:\n\n```markdown\n";
-    let start = readme.find(intro).expect("README shows the excerpt") + intro.len();
-    let shown = &readme[start..start + readme[start..].find("```\n").unwrap()];
+    let shown = &readme_between(intro, "```\n");
     let s = Scratch::new("readme-skill");
     let out = s.path("out");
     let o = skillc_in(&repo(), &["compile", "--out", out.to_str().unwrap()]);
@@ -41,10 +47,7 @@ fn the_readme_skill_excerpt_is_the_sample_corpus_output() {
 /// storefront session arrives and the terraform records file is removed.
 #[test]
 fn the_readme_diff_example_is_what_diff_prints() {
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
-    let intro = "$ skillc diff records/ --out skills-out\n";
-    let start = readme.find(intro).expect("README shows `skillc diff`") + intro.len();
-    let shown = &readme[start..start + readme[start..].find("```\n").unwrap()];
+    let shown = readme_between("$ skillc diff records/ --out skills-out\n", "```\n");
 
     let s = Scratch::new("readme-diff");
     let records = s.path("records");

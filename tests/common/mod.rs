@@ -98,23 +98,65 @@ pub fn read_json(path: &Path) -> serde_json::Value {
 /// Every file under `dir` (relative path → bytes), skipping the state directory.
 pub fn tree(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
     let mut out = std::collections::BTreeMap::new();
-    walk(dir, dir, &mut out);
+    walk(dir, dir, false, &mut out);
     out
 }
 
-fn walk(root: &Path, dir: &Path, out: &mut std::collections::BTreeMap<String, Vec<u8>>) {
+/// `tree` with the state directory (the store, its lock) included.
+pub fn tree_with_state(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    walk(dir, dir, true, &mut out);
+    out
+}
+
+fn walk(root: &Path, dir: &Path, state: bool, out: &mut std::collections::BTreeMap<String, Vec<u8>>) {
     let Ok(rd) = std::fs::read_dir(dir) else { return };
     for e in rd.flatten() {
         let p = e.path();
         let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
-        if rel == ".skillc" {
+        if rel == ".skillc" && !state {
             continue;
         }
         if p.is_dir() {
-            walk(root, &p, out);
+            walk(root, &p, state, out);
         } else {
             out.insert(rel, std::fs::read(&p).unwrap());
         }
+    }
+}
+
+/// A records directory that grows between compiles (`records/`, one file per agent) and the
+/// output it compiles into (`out/`).
+pub struct Records {
+    pub s: Scratch,
+}
+
+impl Records {
+    pub fn new(name: &str) -> Records {
+        let s = Scratch::new(name);
+        std::fs::create_dir_all(s.path("records")).unwrap();
+        Records { s }
+    }
+
+    pub fn records(&self) -> String {
+        self.s.path("records").display().to_string()
+    }
+
+    pub fn out(&self) -> String {
+        self.s.path("out").display().to_string()
+    }
+
+    /// Writes `records` as `records/<file>`, one JSON object per line.
+    pub fn add(&self, file: &str, records: &[serde_json::Value]) {
+        let text: String = records.iter().map(|r| format!("{r}\n")).collect();
+        std::fs::write(self.s.path("records").join(file), text).unwrap();
+    }
+
+    /// Compiles the records into the output; the ledger.
+    pub fn compile(&self) -> serde_json::Value {
+        let o = skillc(&["compile", &self.records(), "--out", &self.out()]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        read_json(&self.s.path("out/ledger.json"))
     }
 }
 
