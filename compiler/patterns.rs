@@ -8,10 +8,16 @@
 //! simulation, which is 100-200 times slower on these sets (about 200 µs per text instead
 //! of 1-2 µs).
 //!
-//! So beside the exact set there are the relaxed patterns: the same patterns with every Unicode
-//! word boundary removed. Removing a zero-width assertion only lets a pattern match more, so a
-//! pattern its relaxed form rules out cannot match, and the relaxed forms run as DFAs on any
-//! text. Their yes is only a maybe: the caller confirms it with the pattern itself.
+//! Most such texts have no non-ASCII *word* character: their non-ASCII is punctuation. On
+//! them a Unicode word boundary is exactly an ASCII one (`(?-u:\b)`, which the DFA does
+//! evaluate), so each pattern has an ASCII twin, the same pattern with its boundaries made
+//! ASCII, that answers exactly at DFA speed (`Pattern`, and the twin set in `PatternSet`).
+//!
+//! For the rest (a text with `é` or `ß` in it) there are the relaxed patterns: the same
+//! patterns with every Unicode word boundary removed. Removing a zero-width assertion only
+//! lets a pattern match more, so a pattern its relaxed form rules out cannot match, and the
+//! relaxed forms run as DFAs on any text. Their yes is only a maybe: the caller confirms it
+//! with the pattern itself.
 
 use regex::{Regex, RegexSet, SetMatches};
 use regex_syntax::hir::{Capture, Hir, HirKind, Look, Repetition};
@@ -30,11 +36,69 @@ pub fn regex(pattern: &str) -> Result<Regex, regex::Error> {
         .build()
 }
 
-/// The exact set and the relaxed patterns over one pattern list (indices are the patterns'
-/// places in the list). The default matches nothing.
+/// A policy regex and its ASCII twin: `is_match` and `find_iter` answer as the regex does,
+/// at DFA speed on every text whose word characters are all ASCII.
+#[derive(Clone, Debug)]
+pub struct Pattern {
+    regex: Regex,
+    /// `None` when the regex has no Unicode word boundary (it is a DFA already) or its twin
+    /// would not build (`\B` has no ASCII form the regex crate accepts in a UTF-8 regex).
+    ascii: Option<Regex>,
+}
+
+impl Pattern {
+    pub fn new(pattern: &str) -> Result<Pattern, regex::Error> {
+        let regex = self::regex(pattern)?;
+        let ascii = ascii_twins(&[pattern]).and_then(|t| self::regex(&t[0]).ok());
+        Ok(Pattern { regex, ascii })
+    }
+
+    pub fn as_str(&self) -> &str {
+        self.regex.as_str()
+    }
+
+    /// The regex that answers for `text` fastest, and exactly.
+    fn for_text(&self, text: &str) -> &Regex {
+        match &self.ascii {
+            Some(twin) if !text.is_ascii() && ascii_words(text) => twin,
+            _ => &self.regex,
+        }
+    }
+
+    pub fn is_match(&self, text: &str) -> bool {
+        self.for_text(text).is_match(text)
+    }
+
+    pub fn find_iter<'r, 't>(&'r self, text: &'t str) -> regex::Matches<'r, 't> {
+        self.for_text(text).find_iter(text)
+    }
+}
+
+/// Whether every word character of `text` is ASCII, so that a Unicode word boundary in it is
+/// exactly an ASCII one (an em dash, a curly quote or `…` is no word character).
+fn ascii_words(text: &str) -> bool {
+    let mut rest = text;
+    // Jump from one non-ASCII byte to the next: decoding every character costs more.
+    while let Some(at) = rest.bytes().position(|b| !b.is_ascii()) {
+        let Some(c) = rest[at..].chars().next() else {
+            return true;
+        };
+        if !matches!(regex_syntax::try_is_word_character(c), Ok(false)) {
+            return false;
+        }
+        rest = &rest[at + c.len_utf8()..];
+    }
+    true
+}
+
+/// The exact set, its ASCII twin and the relaxed patterns over one pattern list (indices are
+/// the patterns' places in the list). The default matches nothing.
 #[derive(Clone, Debug, Default)]
 pub struct PatternSet {
     exact: RegexSet,
+    /// The patterns with ASCII word boundaries, exact on a text `ascii_words` accepts. `None`
+    /// when `relaxed` is, or when a twin would not build.
+    ascii: Option<RegexSet>,
     /// One regex per pattern, each its own small DFA: joined in one set, the relaxed patterns
     /// (which may start at any letter) made a product automaton whose states were new on
     /// almost every text, and building them cost more than the search. `None` when no
@@ -74,62 +138,111 @@ impl PatternSet {
             .build()?;
         let relaxed =
             relaxed(&patterns).and_then(|r| (r.iter().map(|p| regex(p))).collect::<Result<Vec<_>, _>>().ok());
-        Ok(PatternSet { exact, relaxed })
+        let ascii = ascii_twins(&patterns).and_then(|twins| {
+            (regex::RegexSetBuilder::new(twins))
+                .dfa_size_limit(DFA_CACHE)
+                .build()
+                .ok()
+        });
+        Ok(PatternSet {
+            exact,
+            ascii,
+            relaxed,
+        })
+    }
+
+    /// The engine that answers for `text`: the exact set on ASCII text (or when every pattern
+    /// is a DFA), the twin set where word characters are ASCII, else the relaxed patterns.
+    fn route(&self, text: &str) -> Route<'_> {
+        match (&self.relaxed, &self.ascii) {
+            (None, _) => Route::Exact(&self.exact),
+            _ if text.is_ascii() => Route::Exact(&self.exact),
+            (Some(_), Some(twins)) if ascii_words(text) => Route::Exact(twins),
+            (Some(relaxed), _) => Route::Relaxed(relaxed),
+        }
     }
 
     /// The patterns that may match `text` (exactly those that do, when `exact`).
     pub fn matches(&self, text: &str) -> Matched {
-        match &self.relaxed {
-            Some(relaxed) if !text.is_ascii() => Matched {
+        match self.route(text) {
+            Route::Exact(set) => Matched {
+                may: May::Set(set.matches(text)),
+                exact: true,
+            },
+            Route::Relaxed(relaxed) => Matched {
                 may: May::Each(relaxed.iter().map(|r| r.is_match(text)).collect()),
                 exact: false,
-            },
-            _ => Matched {
-                may: May::Set(self.exact.matches(text)),
-                exact: true,
             },
         }
     }
 
-    /// `false` only when no pattern matches `text`; `true` may be a maybe on non-ASCII text.
+    /// `false` only when no pattern matches `text`; `true` may be a maybe on a text with a
+    /// non-ASCII word character.
     pub fn may_match(&self, text: &str) -> bool {
-        match &self.relaxed {
-            Some(relaxed) if !text.is_ascii() => relaxed.iter().any(|r| r.is_match(text)),
-            _ => self.exact.is_match(text),
+        match self.route(text) {
+            Route::Exact(set) => set.is_match(text),
+            Route::Relaxed(relaxed) => relaxed.iter().any(|r| r.is_match(text)),
         }
     }
+}
+
+enum Route<'s> {
+    Exact(&'s RegexSet),
+    Relaxed(&'s [Regex]),
+}
+
+/// The patterns with each Unicode word boundary made ASCII, printed back as regexes; `None`
+/// as for `relaxed`.
+fn ascii_twins(patterns: &[&str]) -> Option<Vec<String>> {
+    rewritten(patterns, |look| match look {
+        Look::WordUnicode => Hir::look(Look::WordAscii),
+        Look::WordUnicodeNegate => Hir::look(Look::WordAsciiNegate),
+        Look::WordStartUnicode => Hir::look(Look::WordStartAscii),
+        Look::WordEndUnicode => Hir::look(Look::WordEndAscii),
+        Look::WordStartHalfUnicode => Hir::look(Look::WordStartHalfAscii),
+        Look::WordEndHalfUnicode => Hir::look(Look::WordEndHalfAscii),
+        other => Hir::look(other),
+    })
 }
 
 /// The patterns with their Unicode word boundaries removed, printed back as regexes; `None`
 /// when none has one, or when a pattern does not parse here as the regex crate parsed it.
 fn relaxed(patterns: &[&str]) -> Option<Vec<String>> {
+    rewritten(patterns, |look| match look {
+        look if is_unicode_word(look) => Hir::empty(),
+        other => Hir::look(other),
+    })
+}
+
+/// The patterns with each Unicode word-boundary assertion rewritten by `with`, printed back as
+/// regexes; `None` when no pattern has one or one does not parse.
+fn rewritten(patterns: &[&str], with: impl Fn(Look) -> Hir + Copy) -> Option<Vec<String>> {
     let hirs: Vec<Hir> = (patterns.iter())
         .map(|p| regex_syntax::Parser::new().parse(p).ok())
         .collect::<Option<_>>()?;
     let bounded = |h: &Hir| h.properties().look_set().contains_word_unicode();
     hirs.iter()
         .any(bounded)
-        .then(|| hirs.into_iter().map(|h| unbounded(h).to_string()).collect())
+        .then(|| hirs.into_iter().map(|h| rewrite(h, with).to_string()).collect())
 }
 
-/// `hir` with every Unicode word-boundary assertion replaced by the empty regex.
-fn unbounded(hir: Hir) -> Hir {
+/// `hir` with every Unicode word-boundary assertion replaced by `with(look)`.
+fn rewrite(hir: Hir, with: impl Fn(Look) -> Hir + Copy) -> Hir {
     if !hir.properties().look_set().contains_word_unicode() {
         return hir;
     }
     match hir.into_kind() {
-        HirKind::Look(look) if is_unicode_word(look) => Hir::empty(),
-        HirKind::Look(look) => Hir::look(look),
+        HirKind::Look(look) => with(look),
         HirKind::Repetition(rep) => Hir::repetition(Repetition {
-            sub: Box::new(unbounded(*rep.sub)),
+            sub: Box::new(rewrite(*rep.sub, with)),
             ..rep
         }),
         HirKind::Capture(cap) => Hir::capture(Capture {
-            sub: Box::new(unbounded(*cap.sub)),
+            sub: Box::new(rewrite(*cap.sub, with)),
             ..cap
         }),
-        HirKind::Concat(subs) => Hir::concat(subs.into_iter().map(unbounded).collect()),
-        HirKind::Alternation(subs) => Hir::alternation(subs.into_iter().map(unbounded).collect()),
+        HirKind::Concat(subs) => Hir::concat(subs.into_iter().map(|h| rewrite(h, with)).collect()),
+        HirKind::Alternation(subs) => Hir::alternation(subs.into_iter().map(|h| rewrite(h, with)).collect()),
         HirKind::Empty => Hir::empty(),
         HirKind::Literal(lit) => Hir::literal(lit.0),
         HirKind::Class(class) => Hir::class(class),
@@ -168,23 +281,27 @@ mod tests {
     fn relaxed_answers_cover_every_exact_match_on_non_ascii_text() {
         let set = PatternSet::new(PATTERNS).unwrap();
         assert!(set.relaxed.is_some(), "the patterns have Unicode word boundaries");
+        // Each has a non-ASCII word character, where the ASCII twins would not be exact.
         let texts = [
-            "We fixed the flaky test — it only failed on a warm cache…",
-            "It found the leak; key sk-ABCDEFGHIJKLMNOPQRSTUV was rotated “just in case”",
+            "We fixed the flaky test in Zürich — it only failed on a warm cache…",
+            "It found the leak; key sk-ABCDEFGHIJKLMNOPQRSTUV was rotated “just in case” (señor)",
             "Pin café-utils to 1.2 → the build is green again",
             "Bit fixed nothing — éIt found nothing either",
             "no-boundary-here, naïvely",
         ];
         for text in texts {
             let got = set.matches(text);
-            assert!(!got.exact, "non-ASCII text gets the relaxed answer: {text}");
+            assert!(
+                !got.exact,
+                "text with a non-ASCII letter gets the relaxed answer: {text}"
+            );
             for i in exact_ones(text) {
                 assert!(got.may_match(i), "pattern {i} matches {text:?} but was ruled out");
             }
             assert_eq!(set.may_match(text), (0..PATTERNS.len()).any(|i| got.may_match(i)));
         }
         // "Bit fixed": without its boundary "it fixed" is a maybe; the pattern itself says no.
-        let text = "Bit fixed nothing — really";
+        let text = "Bit fixed nothing — réally";
         assert!(set.matches(text).may_match(0));
         assert!(!exact_ones(text).contains(&0));
     }
@@ -202,6 +319,49 @@ mod tests {
             assert!(got.exact);
             let said: Vec<usize> = (0..PATTERNS.len()).filter(|&i| got.may_match(i)).collect();
             assert_eq!(said, exact_ones(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn punctuation_only_non_ascii_text_gets_the_exact_answer_from_the_twins() {
+        let set = PatternSet::new(PATTERNS).unwrap();
+        assert!(set.ascii.is_some(), "every pattern has an ASCII twin");
+        for text in [
+            "We fixed the flaky test — it only failed on a warm cache…",
+            "It found the leak; key sk-ABCDEFGHIJKLMNOPQRSTUV was rotated “just in case”",
+            "Bit fixed nothing — really",
+            "“pin” → pin requests==2.31 …",
+        ] {
+            let got = set.matches(text);
+            assert!(got.exact, "{text}");
+            let said: Vec<usize> = (0..PATTERNS.len()).filter(|&i| got.may_match(i)).collect();
+            assert_eq!(said, exact_ones(text), "{text}");
+        }
+        // A non-ASCII letter is a word character: "éIt found" has no boundary before "It".
+        assert!(!set.matches("Bit fixed nothing — éIt found nothing").exact);
+    }
+
+    #[test]
+    fn a_pattern_answers_as_its_regex_on_any_text() {
+        let texts = [
+            "We fixed the flaky test — it only failed on a warm cache…",
+            "Bit fixed nothing — éIt found nothing either",
+            "naïve: we found it — and we fixed it, twice",
+            "Pin café-utils to 1.2 → pin requests==2.31",
+            "plain ASCII: we found it",
+        ];
+        for p in PATTERNS.iter().chain(&[r"\Bixed", r"(?i)we"]) {
+            let pattern = Pattern::new(p).unwrap();
+            let regex = Regex::new(p).unwrap();
+            for text in texts {
+                assert_eq!(pattern.is_match(text), regex.is_match(text), "{p} on {text}");
+                let spans = |it: regex::Matches| it.map(|m| m.range()).collect::<Vec<_>>();
+                assert_eq!(
+                    spans(pattern.find_iter(text)),
+                    spans(regex.find_iter(text)),
+                    "{p} on {text}"
+                );
+            }
         }
     }
 
