@@ -96,13 +96,33 @@ impl Store {
         st
     }
 
-    fn diff(&self, extra: &[&str]) -> std::process::Output {
+    /// `skillc diff` of the records against the output, whatever its exit code.
+    fn run_diff(&self, extra: &[&str]) -> std::process::Output {
         let (records, out) = (self.records(), self.out());
         let mut args = vec!["diff", records.as_str(), "--out", out.as_str()];
         args.extend(extra);
-        let o = skillc(&args);
+        skillc(&args)
+    }
+
+    fn diff(&self, extra: &[&str]) -> std::process::Output {
+        let o = self.run_diff(extra);
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
         o
+    }
+
+    /// The exit code of `diff --fail-on RISK` at each risk, high first. The gate only sets
+    /// the exit code: the report is the one diff prints without it, whole, as text and JSON.
+    fn gates(&self) -> [(&'static str, Option<i32>); 3] {
+        let text = stdout(&self.diff(&[]));
+        let json = self.diff_json();
+        ["high", "medium", "low"].map(|risk| {
+            let gated = self.run_diff(&["--fail-on", risk]);
+            assert_eq!(stdout(&gated), text, "--fail-on {risk}: {}", stderr(&gated));
+            let gated_json = self.run_diff(&["--fail-on", risk, "--format", "json"]);
+            assert_eq!(self::json(&gated_json), json, "--fail-on {risk}");
+            assert_eq!(gated.status.code(), gated_json.status.code(), "--fail-on {risk}");
+            (risk, gated.status.code())
+        })
     }
 
     fn diff_json(&self) -> Value {
@@ -359,16 +379,112 @@ fn without_a_previous_compile_every_lesson_is_new_and_no_output_is_made() {
 }
 
 #[test]
-fn stop_after_is_refused_for_diff() {
+fn stop_after_is_no_option_of_diff() {
     let st = Store::with_corpus("diff-stop-after");
-    let (records, out) = (st.records(), st.out());
-    let o = skillc(&["diff", &records, "--out", &out, "--stop-after", "gate"]);
+    let o = st.run_diff(&["--stop-after", "gate"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("--stop-after does not apply to diff"),
+        stderr(&o).contains("unexpected argument '--stop-after'"),
         "{}",
         stderr(&o)
     );
+    assert!(!st.s.path("out").exists());
+
+    let help = stdout(&skillc(&["diff", "--help"]));
+    assert!(!help.contains("--stop-after"), "{help}");
+    assert!(help.contains("--fail-on <RISK>"), "{help}");
+    assert!(help.contains("\n  3  --fail-on was given"), "{help}");
+    // compile still has it.
+    let help = stdout(&skillc(&["compile", "--help"]));
+    assert!(help.contains("--stop-after <STOP_AFTER>"), "{help}");
+}
+
+#[test]
+fn the_gate_passes_every_level_when_nothing_changes() {
+    let st = Store::with_corpus("diff-gate-same");
+    st.compile();
+    assert_eq!(
+        st.gates(),
+        [("high", Some(0)), ("medium", Some(0)), ("low", Some(0))]
+    );
+}
+
+#[test]
+fn a_new_rule_fails_the_medium_gate_but_not_the_high_one() {
+    let st = Store::with_corpus("diff-gate-new-rule");
+    st.compile();
+    st.add(
+        "web-2.jsonl",
+        &[learned(
+            "web-1203",
+            "2026-11-04T10:11:00Z",
+            "node",
+            WEB,
+            "CI rewrote package-lock.json again",
+            NPM,
+        )],
+    );
+    assert_eq!(
+        st.diff_json()["counts"],
+        json!({"high": 0, "medium": 1, "low": 0, "unchanged": 3})
+    );
+    assert_eq!(
+        st.gates(),
+        [("high", Some(0)), ("medium", Some(3)), ("low", Some(3))]
+    );
+}
+
+#[test]
+fn a_rule_gone_or_retired_fails_the_high_gate() {
+    let st = Store::with_corpus("diff-gate-gone");
+    let ledger = st.compile();
+    std::fs::remove_file(st.s.path("records/infra.jsonl")).unwrap();
+    let d = st.diff_json();
+    assert_eq!(change_of(&d, &id_of(&ledger, TERRAFORM))["change"], "rule-gone");
+    assert_eq!(
+        d["counts"],
+        json!({"high": 1, "medium": 0, "low": 0, "unchanged": 3})
+    );
+    assert_eq!(
+        st.gates(),
+        [("high", Some(3)), ("medium", Some(3)), ("low", Some(3))]
+    );
+
+    // A retire in the journal is high too, before the compile applies it.
+    let st = Store::with_corpus("diff-gate-retired");
+    let pytest = id_of(&st.compile(), PYTEST);
+    let o = skillc(&["lessons", "retire", &pytest, "--out", &st.out()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(change_of(&st.diff_json(), &pytest)["change"], "rule-retired");
+    assert_eq!(st.gates()[0], ("high", Some(3)));
+}
+
+#[test]
+fn a_failed_gate_says_more_than_strict() {
+    let st = Store::with_corpus("diff-gate-strict");
+    st.compile();
+    // A new rule, and a record cut off mid-line.
+    st.add(
+        "web-2.jsonl",
+        &[learned(
+            "web-1203",
+            "2026-11-04T10:11:00Z",
+            "node",
+            WEB,
+            "CI rewrote package-lock.json again",
+            NPM,
+        )],
+    );
+    std::fs::write(
+        st.s.path("records/agent-2.jsonl"),
+        "{\"id\": \"agent-0081\", \"recorded_at\": \"2026-11-04T\n",
+    )
+    .unwrap();
+    let code = |extra: &[&str]| st.run_diff(extra).status.code();
+    assert_eq!(code(&["--strict"]), Some(1));
+    assert_eq!(code(&["--strict", "--fail-on", "high"]), Some(1));
+    assert_eq!(code(&["--strict", "--fail-on", "medium"]), Some(3));
+    assert_eq!(code(&["--fail-on", "medium"]), Some(3));
 }
 
 #[test]
