@@ -659,12 +659,6 @@ fn diff(args: &RunArgs, fail_on: Option<Risk>) -> Result<i32, Fatal> {
     let mut previous = Vec::new();
     let mut gone_rows = Vec::new();
     if let Some(store) = &store {
-        if !store.ledger_in_rows() {
-            return Err(Fatal(format!(
-                "{} was written by an older skillc; run `skillc compile` once to upgrade it, then diff",
-                state_path(args).display()
-            )));
-        }
         store.each_ledger_lesson(|json| {
             let p: crate::diff::Previous = serde_json::from_str(json)?;
             if crate::model::Lesson::find(&comp.lessons, &p.id).is_none() {
