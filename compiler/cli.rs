@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::diagnostics::{Diagnostic, Severity};
+use crate::diff::Risk;
 use crate::load::{self, Format, LoadOptions};
 use crate::model::{Action, Corpus, Fate};
 use crate::pipeline::{self, Compilation, Keep, Options, Stage};
@@ -23,8 +24,16 @@ Exit codes:
   0  the command completed (problems in the data are reported as diagnostics)
   1  completed, but --strict was given and some input was refused or malformed
   2  could not run: usage, unknown id or code, unreadable input, I/O, locked or foreign state store
+  3  diff completed, but --fail-on was given and a change reached that risk
 
 With no INPUT, commands read the sample corpus in ./samples (or the copy built into the binary).";
+
+const DIFF_AFTER_HELP: &str = "\
+Exit codes:
+  0  the diff was printed (and no change reached --fail-on)
+  1  --strict was given and some input was refused or malformed
+  2  could not run: usage, unreadable input, I/O, a foreign state store
+  3  --fail-on was given and a change reached that risk (it takes precedence over 1)";
 
 #[derive(Parser, Debug)]
 #[command(name = "skillc", version, about = "A skill compiler for agent memory", after_help = AFTER_HELP)]
@@ -42,14 +51,14 @@ pub enum Command {
         /// The domain as records name it (`python`, `golang`, `Django`): normalised and aliased as they are
         domain: String,
         #[command(flatten)]
-        run: CompileArgs,
+        run: RunArgs,
     },
     /// Follow one experience through every stage
     Trace {
         /// The experience's id (its record's `id`)
         experience_id: String,
         #[command(flatten)]
-        run: CompileArgs,
+        run: RunArgs,
     },
     /// What a compile would change, risk-classified; writes nothing
     ///
@@ -59,7 +68,8 @@ pub enum Command {
     /// global). Medium: a new rule, a rule promoted to global, edited or re-founded. Low:
     /// everything else (a rule's confidence, lessons that are no rules). No file in --out and
     /// nothing in the state store is written.
-    Diff(CompileArgs),
+    #[command(after_help = DIFF_AFTER_HELP)]
+    Diff(DiffArgs),
     /// Print the documentation of a diagnostic code
     Explain {
         /// A diagnostic code (`G002`) or its name (`narrative-candidate`)
@@ -87,7 +97,7 @@ pub enum Command {
         /// The experience's id (its record's `id`)
         experience_id: String,
         #[command(flatten)]
-        run: CompileArgs,
+        run: RunArgs,
     },
     /// Authored skills with their deltas
     Deltas {
@@ -221,8 +231,10 @@ impl StateArgs {
     }
 }
 
+/// What every command that compiles, or recomputes a compile, takes: the records, the output
+/// and state store, the policy, and how to report.
 #[derive(Args, Debug, Clone)]
-pub struct CompileArgs {
+pub struct RunArgs {
     /// Files (.jsonl, .json, .yaml, .yml, a GAIA memory.db) or directories of them
     pub inputs: Vec<PathBuf>,
     /// Output directory
@@ -246,15 +258,32 @@ pub struct CompileArgs {
     /// Authored skills to emit deltas for (DIR/<name>/SKILL.md)
     #[arg(long)]
     pub base_skills: Option<PathBuf>,
-    /// Stop after this stage (load, normalize, outcome, candidates, cluster, gate, score, emit)
-    #[arg(long, value_parser = parse_stage)]
-    pub stop_after: Option<Stage>,
     /// Exit 1 when some input was refused or malformed
     #[arg(long)]
     pub strict: bool,
     /// Text for a reader, or JSON for a program
     #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
     pub format: OutputFormat,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CompileArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Stop after this stage (load, normalize, outcome, candidates, cluster, gate, score, emit)
+    #[arg(long, value_parser = parse_stage)]
+    pub stop_after: Option<Stage>,
+}
+
+/// `diff` compares whole compiles, so it takes no `--stop-after`.
+#[derive(Args, Debug, Clone)]
+pub struct DiffArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Exit 3 when a lesson change is at this risk or above, after printing the whole report
+    /// (`--fail-on medium` fails on a medium or a high change)
+    #[arg(long, value_enum, value_name = "RISK")]
+    pub fail_on: Option<Risk>,
 }
 
 /// `--scope` as the ledger writes it: `global`, or `project:<digest>` from that form, the
@@ -333,7 +362,7 @@ pub fn main() -> i32 {
 
 fn run(cli: Cli) -> Result<i32, Fatal> {
     match cli.command {
-        Command::Compile(args) => compile(&args),
+        Command::Compile(CompileArgs { run, stop_after }) => compile(&run, stop_after),
         Command::Why { domain, run } => {
             note_sample_fallback(&run, "why DOMAIN");
             let (comp, rules) = analyse(&run, Keep::Experiences, Some(&domain))?;
@@ -355,7 +384,7 @@ fn run(cli: Cli) -> Result<i32, Fatal> {
             print_report(run.format, report::trace_text(&r), &r.json)?;
             Ok(strict_exit(&run, &comp))
         }
-        Command::Diff(run) => diff(&run),
+        Command::Diff(DiffArgs { run, fail_on }) => diff(&run, fail_on),
         Command::Explain { code, format, rules } => {
             let rules = load_rules(rules.as_deref())?;
             match format {
@@ -440,7 +469,7 @@ fn run(cli: Cli) -> Result<i32, Fatal> {
     }
 }
 
-fn state_path(args: &CompileArgs) -> PathBuf {
+fn state_path(args: &RunArgs) -> PathBuf {
     args.state
         .clone()
         .unwrap_or_else(|| args.out.join(".skillc").join("state.db"))
@@ -474,7 +503,7 @@ pub fn load_rules(dir: Option<&Path>) -> Result<Rules, Fatal> {
 }
 
 /// Loads the inputs (or the sample corpus) with the load diagnostics.
-fn load_inputs(args: &CompileArgs, rules: &Rules) -> Result<(Corpus, Vec<Diagnostic>), Fatal> {
+fn load_inputs(args: &RunArgs, rules: &Rules) -> Result<(Corpus, Vec<Diagnostic>), Fatal> {
     let opts = LoadOptions {
         from: args.from.map(|f| match f {
             FromFormat::Native => Format::Native,
@@ -497,7 +526,7 @@ fn load_inputs(args: &CompileArgs, rules: &Rules) -> Result<(Corpus, Vec<Diagnos
 /// What follows the id in a `skillc bless` command for the records and output of `args`
 /// (without inputs, `bless` reads the sample corpus): the inputs, `--out` and `--state` as
 /// given, each quoted for a POSIX shell when it needs it.
-pub fn bless_args(args: &CompileArgs) -> String {
+pub fn bless_args(args: &RunArgs) -> String {
     fn quoted(p: &Path) -> String {
         let s = p.display().to_string();
         let plain = |c: char| c.is_ascii_alphanumeric() || "_./-=:@%+,".contains(c);
@@ -525,7 +554,7 @@ pub fn bless_args(args: &CompileArgs) -> String {
 
 /// What `load_inputs` read, for a message that an id is not there: the inputs named, or the
 /// sample corpus it fell back to (with how to name the records instead).
-fn searched(args: &CompileArgs, command: &str) -> String {
+fn searched(args: &RunArgs, command: &str) -> String {
     if !args.inputs.is_empty() {
         let named: Vec<String> = args.inputs.iter().map(|p| p.display().to_string()).collect();
         return named.join(", ");
@@ -548,7 +577,7 @@ fn sample_corpus() -> &'static str {
 /// `why` and `trace` without INPUT explain the sample corpus, not what was compiled into
 /// `--out` (the output does not keep its records): say so on stderr, so an answer about
 /// records the user never wrote is not taken for one about theirs.
-fn note_sample_fallback(args: &CompileArgs, command: &str) {
+fn note_sample_fallback(args: &RunArgs, command: &str) {
     if args.inputs.is_empty() {
         let samples = sample_corpus();
         eprintln!(
@@ -559,7 +588,7 @@ fn note_sample_fallback(args: &CompileArgs, command: &str) {
 
 /// The authored skills `--base-skills` names (none without it), and a diagnostic per one
 /// that could not be read.
-fn base_skills(args: &CompileArgs) -> Result<(Vec<crate::deltas::BaseSkill>, Vec<Diagnostic>), Fatal> {
+fn base_skills(args: &RunArgs) -> Result<(Vec<crate::deltas::BaseSkill>, Vec<Diagnostic>), Fatal> {
     let Some(dir) = &args.base_skills else {
         return Ok(Default::default());
     };
@@ -580,7 +609,7 @@ fn cited_ids(base: &[crate::deltas::BaseSkill]) -> Vec<String> {
 
 /// The decision journal, read without writing to the store (analyses and `diff` leave it
 /// as it was).
-fn decisions(args: &CompileArgs) -> Result<Vec<crate::model::Decision>, Fatal> {
+fn decisions(args: &RunArgs) -> Result<Vec<crate::model::Decision>, Fatal> {
     match Store::open_read_only(&state_path(args)).map_err(store_fatal)? {
         Some(store) => Ok(store.decisions()?),
         None => Ok(Vec::new()),
@@ -589,7 +618,7 @@ fn decisions(args: &CompileArgs) -> Result<Vec<crate::model::Decision>, Fatal> {
 
 /// Recompute without writing (why, trace), keeping what the report reads; `why` narrows the
 /// compile to the domain it asks about.
-fn analyse(args: &CompileArgs, keep: Keep, why: Option<&str>) -> Result<(Compilation, Rules), Fatal> {
+fn analyse(args: &RunArgs, keep: Keep, why: Option<&str>) -> Result<(Compilation, Rules), Fatal> {
     set_threads(args.threads)?;
     let rules = load_rules(args.rules.as_deref())?;
     let (corpus, sink) = load_inputs(args, &rules)?;
@@ -622,12 +651,7 @@ fn deltas_of(
 
 /// `skillc diff`: the compile `compile` would run, compared with the last one; reads the
 /// state store read-only and writes no file.
-fn diff(args: &CompileArgs) -> Result<i32, Fatal> {
-    if args.stop_after.is_some() {
-        return Err(Fatal(
-            "--stop-after does not apply to diff, which compares whole compiles".into(),
-        ));
-    }
+fn diff(args: &RunArgs, fail_on: Option<Risk>) -> Result<i32, Fatal> {
     note_sample_fallback(args, "diff");
     let (mut comp, rules) = analyse(args, Keep::Nothing, None)?;
     let store = Store::open_read_only(&state_path(args)).map_err(store_fatal)?;
@@ -635,12 +659,6 @@ fn diff(args: &CompileArgs) -> Result<i32, Fatal> {
     let mut previous = Vec::new();
     let mut gone_rows = Vec::new();
     if let Some(store) = &store {
-        if !store.ledger_in_rows() {
-            return Err(Fatal(format!(
-                "{} was written by an older skillc; run `skillc compile` once to upgrade it, then diff",
-                state_path(args).display()
-            )));
-        }
         store.each_ledger_lesson(|json| {
             let p: crate::diff::Previous = serde_json::from_str(json)?;
             if crate::model::Lesson::find(&comp.lessons, &p.id).is_none() {
@@ -680,13 +698,17 @@ fn diff(args: &CompileArgs) -> Result<i32, Fatal> {
     d.remove.sort();
     let out = args.out.display().to_string();
     print_report(args.format, d.text(&out), &d.json())?;
+    // The gate is what a nightly job runs diff for: it says more than `--strict`'s 1.
+    if fail_on.is_some_and(|risk| d.reaches(risk)) {
+        return Ok(3);
+    }
     Ok(strict_exit(args, &comp))
 }
 
-fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
+fn compile(args: &RunArgs, stop_after: Option<Stage>) -> Result<i32, Fatal> {
     set_threads(args.threads)?;
     let rules = load_rules(args.rules.as_deref())?;
-    let stop = args.stop_after.unwrap_or(Stage::Emit);
+    let stop = stop_after.unwrap_or(Stage::Emit);
     let _lock = if stop == Stage::Emit {
         Some(OutputLock::acquire(&args.out).map_err(store_fatal)?)
     } else {
@@ -793,7 +815,7 @@ fn compile(args: &CompileArgs) -> Result<i32, Fatal> {
 /// The exit code of a run that completed: 1 under `--strict` when some input was refused (a
 /// candidate's fate) or malformed (a diagnostic that leaves input out), else 0.
 fn strict_code<'d>(
-    args: &CompileArgs,
+    args: &RunArgs,
     refused: bool,
     mut diagnostics: impl Iterator<Item = &'d Diagnostic>,
 ) -> i32 {
@@ -801,7 +823,7 @@ fn strict_code<'d>(
 }
 
 /// `strict_code` for an analysis (`why`, `trace`), which keeps its compilation whole.
-fn strict_exit(args: &CompileArgs, comp: &Compilation) -> i32 {
+fn strict_exit(args: &RunArgs, comp: &Compilation) -> i32 {
     let refused = comp.fates.iter().any(|f| f.fate == Fate::Refused);
     strict_code(args, refused, comp.diagnostics.iter())
 }

@@ -22,10 +22,14 @@ use serde_json::{Value, json};
 use crate::model::{Lesson, Status};
 use crate::score::{self, confidence_text};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// Ordered high first: a risk "at or above" another is `<=` it. `--fail-on` takes one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
 pub enum Risk {
+    /// A rule would stop being one (superseded, retired, lost, gone, demoted from global)
     High,
+    /// A new rule, a rule promoted to global, edited or re-founded
     Medium,
+    /// The rest: a rule's confidence, reinforcement or pin; lessons that are no rules
     Low,
 }
 
@@ -332,6 +336,11 @@ fn field_changes(a: &Side, b: &Side) -> String {
 }
 
 impl Diff {
+    /// Whether some lesson change is at `risk` or above: what `--fail-on` fails on.
+    pub fn reaches(&self, risk: Risk) -> bool {
+        self.changes.iter().any(|c| c.risk <= risk)
+    }
+
     /// Changes per risk, high first.
     pub fn counts(&self) -> [(Risk, usize); 3] {
         Risk::ALL.map(|r| (r, self.changes.iter().filter(|c| c.risk == r).count()))

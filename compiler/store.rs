@@ -5,6 +5,7 @@
 //! The store is excluded from byte-identity and never removed by skillc. A store that is not
 //! skillc's (other tables, no skillc marker) is refused rather than written to.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -50,9 +51,9 @@ impl std::fmt::Display for StoreError {
 pub struct Store {
     conn: Connection,
     path: PathBuf,
-    /// The layout the store has: `SCHEMA`, except in a store an older skillc wrote that was
-    /// opened read-only (and so not migrated).
-    schema: i64,
+    /// The last ledger of a store an older skillc wrote, opened read-only (and so not
+    /// migrated): its lessons by id, split from the one text schema 1 kept them in.
+    unmigrated_ledger: Option<BTreeMap<String, String>>,
     /// A read-only store read from a private copy: the copy, removed after `conn` closes.
     _copy: Option<Box<dyn Send>>,
 }
@@ -96,6 +97,32 @@ fn layout(conn: &Connection, path: &Path) -> Result<Option<i64>, StoreError> {
     }
 }
 
+/// The lessons of the last ledger of a schema-1 store, which kept it as one JSON text in
+/// `compiles.ledger`, as (id, JSON object); `None` when there is no such column (the ledger
+/// is in rows).
+fn schema_1_ledger(conn: &Connection) -> rusqlite::Result<Option<Vec<(String, String)>>> {
+    let has_column = conn.query_row(
+        "SELECT count(*) FROM pragma_table_info('compiles') WHERE name = 'ledger'",
+        [],
+        |r| r.get::<_, i64>(0),
+    )? > 0;
+    if !has_column {
+        return Ok(None);
+    }
+    let ledger: Option<String> = conn
+        .query_row("SELECT ledger FROM compiles ORDER BY seq DESC LIMIT 1", [], |r| {
+            r.get(0)
+        })
+        .optional()?;
+    let parsed: serde_json::Value = ledger
+        .and_then(|l| serde_json::from_str(&l).ok())
+        .unwrap_or_default();
+    let lessons = (parsed["lessons"].as_array().into_iter().flatten())
+        .filter_map(|l| Some((l["id"].as_str()?.to_string(), l.to_string())))
+        .collect();
+    Ok(Some(lessons))
+}
+
 impl Store {
     /// Opens (creating if needed) a skillc store.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
@@ -137,7 +164,7 @@ impl Store {
         let mut store = Store {
             conn,
             path: path.to_path_buf(),
-            schema: SCHEMA,
+            unmigrated_ledger: None,
             _copy: None,
         };
         store.migrate_ledger_rows()?;
@@ -148,8 +175,8 @@ impl Store {
     /// files SQLite keeps beside it are created or written (`diff`, which must leave the
     /// output exactly as it was, and the pipeline's look at the last ledger). `Ok(None)` when
     /// there is no store at `path`. A store a newer skillc wrote is refused; one an older skillc
-    /// wrote is read as it is: its journal is the same, its last ledger is not in rows
-    /// (`ledger_in_rows`).
+    /// wrote is read as it is: its journal is the same, and its last ledger is split into
+    /// lessons in memory, as `open` would split it into rows.
     pub fn open_read_only(path: &Path) -> Result<Option<Store>, StoreError> {
         if !path.exists() {
             return Ok(None);
@@ -157,21 +184,18 @@ impl Store {
         let (conn, copy) =
             crate::load::open_untouched(path).map_err(|e| StoreError::Foreign(path.to_path_buf(), e))?;
         // An empty database is a store no compile has written yet (`open` would create it).
-        let Some(schema) = layout(&conn, path)? else {
+        if layout(&conn, path)?.is_none() {
             return Ok(None);
-        };
+        }
+        let unmigrated_ledger = (schema_1_ledger(&conn))
+            .map_err(|e| StoreError::Sqlite(path.to_path_buf(), e))?
+            .map(|lessons| lessons.into_iter().collect());
         Ok(Some(Store {
             conn,
             path: path.to_path_buf(),
-            schema,
+            unmigrated_ledger,
             _copy: copy,
         }))
-    }
-
-    /// Whether the last ledger is kept one row per lesson (what `ledger_lesson` and
-    /// `each_ledger_lesson` read): false only in an older store opened read-only.
-    pub fn ledger_in_rows(&self) -> bool {
-        self.schema >= 2
     }
 
     /// Schema 1 kept the ledger as one text in `compiles.ledger`: split it into lesson rows
@@ -179,36 +203,16 @@ impl Store {
     fn migrate_ledger_rows(&mut self) -> Result<(), StoreError> {
         let path = self.path.clone();
         let e = |e| StoreError::Sqlite(path.clone(), e);
-        let has_column: bool = self
-            .conn
-            .query_row(
-                "SELECT count(*) FROM pragma_table_info('compiles') WHERE name = 'ledger'",
-                [],
-                |r| r.get::<_, i64>(0),
-            )
-            .map_err(e)?
-            > 0;
-        if !has_column {
-            return Ok(());
-        }
         let tx = self.conn.transaction().map_err(e)?;
-        let ledger: Option<String> = tx
-            .query_row("SELECT ledger FROM compiles ORDER BY seq DESC LIMIT 1", [], |r| {
-                r.get(0)
-            })
-            .optional()
-            .map_err(e)?;
-        let parsed: serde_json::Value = ledger
-            .and_then(|l| serde_json::from_str(&l).ok())
-            .unwrap_or_default();
+        let Some(lessons) = schema_1_ledger(&tx).map_err(e)? else {
+            return Ok(());
+        };
         {
             let mut st = tx
                 .prepare("INSERT OR REPLACE INTO lessons (id, json) VALUES (?1, ?2)")
                 .map_err(e)?;
-            for lesson in parsed["lessons"].as_array().into_iter().flatten() {
-                if let Some(id) = lesson["id"].as_str() {
-                    st.execute(params![id, lesson.to_string()]).map_err(e)?;
-                }
+            for (id, json) in &lessons {
+                st.execute(params![id, json]).map_err(e)?;
             }
         }
         tx.execute_batch(
@@ -319,6 +323,9 @@ impl Store {
     /// One lesson of the last compile's ledger, as its JSON object. The statement is cached:
     /// a compile may ask for each of the tens of thousands of ids an `in_play` list names.
     pub fn ledger_lesson(&self, id: &str) -> Result<Option<String>, StoreError> {
+        if let Some(ledger) = &self.unmigrated_ledger {
+            return Ok(ledger.get(id).cloned());
+        }
         (self.conn)
             .prepare_cached("SELECT json FROM lessons WHERE id = ?1")
             .and_then(|mut st| st.query_row(params![id], |r| r.get(0)).optional())
@@ -332,6 +339,9 @@ impl Store {
         &self,
         mut f: impl FnMut(&str) -> Result<(), E>,
     ) -> Result<(), E> {
+        if let Some(ledger) = &self.unmigrated_ledger {
+            return ledger.values().try_for_each(|json| f(json));
+        }
         let mut st = self
             .conn
             .prepare("SELECT json FROM lessons ORDER BY id")
@@ -588,37 +598,81 @@ mod tests {
         s.conn.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap()
     }
 
+    /// A store as schema 1 laid it out, its last ledger one text, with one decision.
+    fn schema_1_store(path: &Path) {
+        let ledger = r#"{"generator": "skillc", "version": 1, "lessons": [
+{"id":"L1a2b3c4d5e6f","kind":"do","text":"Run go vet before go test.","status":"active"},
+{"id":"L9f8e7d6c5b4a","kind":"avoid","text":"pip install into the system Python","status":"superseded"}
+]}
+"#;
+        let c = Connection::open(path).unwrap();
+        c.execute_batch(
+            "CREATE TABLE skillc_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+             INSERT INTO skillc_meta VALUES ('application', 'skillc'), ('schema', '1');
+             CREATE TABLE journal (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL,
+                 action TEXT NOT NULL, target TEXT NOT NULL, text TEXT);
+             INSERT INTO journal (at, action, target, text)
+                 VALUES (1700000000000, 'pin', 'L1a2b3c4d5e6f', NULL);
+             CREATE TABLE compiles (seq INTEGER PRIMARY KEY AUTOINCREMENT, now INTEGER NOT NULL,
+                 lessons INTEGER NOT NULL, ledger TEXT NOT NULL);
+             CREATE TABLE outputs (path TEXT PRIMARY KEY);",
+        )
+        .unwrap();
+        c.execute(
+            "INSERT INTO compiles (now, lessons, ledger) VALUES (1700000500000, 2, ?1)",
+            params![ledger],
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_schema_1_store_opened_read_only_is_read_as_it_is() {
+        let dir = std::env::temp_dir().join(format!("skillc-store-v1-ro-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("state.db");
+        schema_1_store(&path);
+        let bytes = std::fs::read(&path).unwrap();
+        let s = Store::open_read_only(&path).unwrap().expect("a store");
+        assert_eq!(s.decisions().unwrap().len(), 1);
+        assert!(s.has_compile().unwrap());
+        let row = s
+            .ledger_lesson("L9f8e7d6c5b4a")
+            .unwrap()
+            .expect("the old ledger's lesson");
+        let v: serde_json::Value = serde_json::from_str(&row).unwrap();
+        assert_eq!(v["text"], "pip install into the system Python");
+        assert_eq!(s.ledger_lesson("L000000000000").unwrap(), None);
+        let ids: Vec<String> = (ledger_rows(&s).iter())
+            .map(|r| {
+                serde_json::from_str::<serde_json::Value>(r).unwrap()["id"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(ids, ["L1a2b3c4d5e6f", "L9f8e7d6c5b4a"]);
+        drop(s);
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            bytes,
+            "a read-only open migrated the store"
+        );
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            1,
+            "no file beside the store"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn a_schema_1_store_keeps_its_journal_and_gets_its_ledger_as_rows() {
         let dir = std::env::temp_dir().join(format!("skillc-store-v1-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("state.db");
-        let ledger = r#"{"generator": "skillc", "version": 1, "lessons": [
-{"id":"L1a2b3c4d5e6f","kind":"do","text":"Run go vet before go test.","status":"active"},
-{"id":"L9f8e7d6c5b4a","kind":"avoid","text":"pip install into the system Python","status":"superseded"}
-]}
-"#;
-        {
-            let c = Connection::open(&path).unwrap();
-            c.execute_batch(
-                "CREATE TABLE skillc_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-                 INSERT INTO skillc_meta VALUES ('application', 'skillc'), ('schema', '1');
-                 CREATE TABLE journal (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL,
-                     action TEXT NOT NULL, target TEXT NOT NULL, text TEXT);
-                 INSERT INTO journal (at, action, target, text)
-                     VALUES (1700000000000, 'pin', 'L1a2b3c4d5e6f', NULL);
-                 CREATE TABLE compiles (seq INTEGER PRIMARY KEY AUTOINCREMENT, now INTEGER NOT NULL,
-                     lessons INTEGER NOT NULL, ledger TEXT NOT NULL);
-                 CREATE TABLE outputs (path TEXT PRIMARY KEY);",
-            )
-            .unwrap();
-            c.execute(
-                "INSERT INTO compiles (now, lessons, ledger) VALUES (1700000500000, 2, ?1)",
-                params![ledger],
-            )
-            .unwrap();
-        }
+        schema_1_store(&path);
         let s = Store::open(&path).unwrap();
         assert_eq!(page_size(&s), 4096, "an existing store keeps its pages");
         assert_eq!(s.decisions().unwrap().len(), 1, "the journal survives");

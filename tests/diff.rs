@@ -96,17 +96,55 @@ impl Store {
         st
     }
 
-    fn diff(&self, extra: &[&str]) -> std::process::Output {
+    /// `skillc diff` of the records against the output, whatever its exit code.
+    fn run_diff(&self, extra: &[&str]) -> std::process::Output {
         let (records, out) = (self.records(), self.out());
         let mut args = vec!["diff", records.as_str(), "--out", out.as_str()];
         args.extend(extra);
-        let o = skillc(&args);
+        skillc(&args)
+    }
+
+    fn diff(&self, extra: &[&str]) -> std::process::Output {
+        let o = self.run_diff(extra);
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
         o
     }
 
+    /// The exit code of `diff --fail-on RISK` at each risk, high first. The gate only sets
+    /// the exit code: the report is the one diff prints without it, whole, as text and JSON.
+    fn gates(&self) -> [(&'static str, Option<i32>); 3] {
+        let text = stdout(&self.diff(&[]));
+        let json = self.diff_json();
+        ["high", "medium", "low"].map(|risk| {
+            let gated = self.run_diff(&["--fail-on", risk]);
+            assert_eq!(stdout(&gated), text, "--fail-on {risk}: {}", stderr(&gated));
+            let gated_json = self.run_diff(&["--fail-on", risk, "--format", "json"]);
+            assert_eq!(self::json(&gated_json), json, "--fail-on {risk}");
+            assert_eq!(gated.status.code(), gated_json.status.code(), "--fail-on {risk}");
+            (risk, gated.status.code())
+        })
+    }
+
     fn diff_json(&self) -> Value {
         json(&self.diff(&["--format", "json"]))
+    }
+
+    /// Rewrites the state store as a skillc of schema 1 left it: the last compile's ledger as
+    /// one text, the ledger.json it wrote, in `compiles.ledger`, and no lesson rows. Keeps a
+    /// copy of the store as it was at `state-2.db`, for `--state`.
+    fn as_schema_1(&self) -> String {
+        let (db, copy) = (self.s.path("out/.skillc/state.db"), self.s.path("state-2.db"));
+        std::fs::copy(&db, &copy).unwrap();
+        let ledger = std::fs::read_to_string(self.s.path("out/ledger.json")).unwrap();
+        let c = rusqlite::Connection::open(&db).unwrap();
+        c.execute_batch(
+            "ALTER TABLE compiles ADD COLUMN ledger TEXT NOT NULL DEFAULT '';
+             DROP TABLE lessons;
+             UPDATE skillc_meta SET value = '1' WHERE key = 'schema';",
+        )
+        .unwrap();
+        c.execute("UPDATE compiles SET ledger = ?1", [ledger]).unwrap();
+        copy.display().to_string()
     }
 
     /// Every byte under --out, the state store and the lock included.
@@ -359,16 +397,112 @@ fn without_a_previous_compile_every_lesson_is_new_and_no_output_is_made() {
 }
 
 #[test]
-fn stop_after_is_refused_for_diff() {
+fn stop_after_is_no_option_of_diff() {
     let st = Store::with_corpus("diff-stop-after");
-    let (records, out) = (st.records(), st.out());
-    let o = skillc(&["diff", &records, "--out", &out, "--stop-after", "gate"]);
+    let o = st.run_diff(&["--stop-after", "gate"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("--stop-after does not apply to diff"),
+        stderr(&o).contains("unexpected argument '--stop-after'"),
         "{}",
         stderr(&o)
     );
+    assert!(!st.s.path("out").exists());
+
+    let help = stdout(&skillc(&["diff", "--help"]));
+    assert!(!help.contains("--stop-after"), "{help}");
+    assert!(help.contains("--fail-on <RISK>"), "{help}");
+    assert!(help.contains("\n  3  --fail-on was given"), "{help}");
+    // compile still has it.
+    let help = stdout(&skillc(&["compile", "--help"]));
+    assert!(help.contains("--stop-after <STOP_AFTER>"), "{help}");
+}
+
+#[test]
+fn the_gate_passes_every_level_when_nothing_changes() {
+    let st = Store::with_corpus("diff-gate-same");
+    st.compile();
+    assert_eq!(
+        st.gates(),
+        [("high", Some(0)), ("medium", Some(0)), ("low", Some(0))]
+    );
+}
+
+#[test]
+fn a_new_rule_fails_the_medium_gate_but_not_the_high_one() {
+    let st = Store::with_corpus("diff-gate-new-rule");
+    st.compile();
+    st.add(
+        "web-2.jsonl",
+        &[learned(
+            "web-1203",
+            "2026-11-04T10:11:00Z",
+            "node",
+            WEB,
+            "CI rewrote package-lock.json again",
+            NPM,
+        )],
+    );
+    assert_eq!(
+        st.diff_json()["counts"],
+        json!({"high": 0, "medium": 1, "low": 0, "unchanged": 3})
+    );
+    assert_eq!(
+        st.gates(),
+        [("high", Some(0)), ("medium", Some(3)), ("low", Some(3))]
+    );
+}
+
+#[test]
+fn a_rule_gone_or_retired_fails_the_high_gate() {
+    let st = Store::with_corpus("diff-gate-gone");
+    let ledger = st.compile();
+    std::fs::remove_file(st.s.path("records/infra.jsonl")).unwrap();
+    let d = st.diff_json();
+    assert_eq!(change_of(&d, &id_of(&ledger, TERRAFORM))["change"], "rule-gone");
+    assert_eq!(
+        d["counts"],
+        json!({"high": 1, "medium": 0, "low": 0, "unchanged": 3})
+    );
+    assert_eq!(
+        st.gates(),
+        [("high", Some(3)), ("medium", Some(3)), ("low", Some(3))]
+    );
+
+    // A retire in the journal is high too, before the compile applies it.
+    let st = Store::with_corpus("diff-gate-retired");
+    let pytest = id_of(&st.compile(), PYTEST);
+    let o = skillc(&["lessons", "retire", &pytest, "--out", &st.out()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(change_of(&st.diff_json(), &pytest)["change"], "rule-retired");
+    assert_eq!(st.gates()[0], ("high", Some(3)));
+}
+
+#[test]
+fn a_failed_gate_says_more_than_strict() {
+    let st = Store::with_corpus("diff-gate-strict");
+    st.compile();
+    // A new rule, and a record cut off mid-line.
+    st.add(
+        "web-2.jsonl",
+        &[learned(
+            "web-1203",
+            "2026-11-04T10:11:00Z",
+            "node",
+            WEB,
+            "CI rewrote package-lock.json again",
+            NPM,
+        )],
+    );
+    std::fs::write(
+        st.s.path("records/agent-2.jsonl"),
+        "{\"id\": \"agent-0081\", \"recorded_at\": \"2026-11-04T\n",
+    )
+    .unwrap();
+    let code = |extra: &[&str]| st.run_diff(extra).status.code();
+    assert_eq!(code(&["--strict"]), Some(1));
+    assert_eq!(code(&["--strict", "--fail-on", "high"]), Some(1));
+    assert_eq!(code(&["--strict", "--fail-on", "medium"]), Some(3));
+    assert_eq!(code(&["--fail-on", "medium"]), Some(3));
 }
 
 #[test]
@@ -501,4 +635,89 @@ fn a_state_file_that_is_not_skillcs_stops_diff_and_is_left_alone() {
         "terraform state lives in s3://acme-tf-state, not here\n"
     );
     assert!(!st.s.path("out").exists());
+}
+
+/// A skillc that kept the ledger as one text (schema 1) left the store; `compile` upgrades it,
+/// but diff reads it as it is, so the first run of a nightly gate after an upgrade needs no
+/// ungated compile first.
+#[test]
+fn a_store_an_older_skillc_wrote_is_diffed_as_it_is_and_left_alone() {
+    let st = Store::with_corpus("diff-schema-1");
+    let terraform = id_of(&st.compile(), TERRAFORM);
+    let current = st.as_schema_1();
+    std::fs::remove_file(st.s.path("records/infra.jsonl")).unwrap();
+    let before = st.everything();
+
+    let d = st.diff_json();
+    assert_eq!(change_of(&d, &terraform)["change"], "rule-gone", "{d:#}");
+    assert_eq!(
+        d["counts"],
+        json!({"high": 1, "medium": 0, "low": 0, "unchanged": 3})
+    );
+    // The same diff as from the store in rows.
+    assert_eq!(
+        st.diff_json(),
+        json(&st.diff(&["--format", "json", "--state", &current]))
+    );
+    assert_eq!(st.gates()[0], ("high", Some(3)));
+    assert_eq!(st.everything(), before, "diff wrote to the older store");
+
+    // The compile upgrades the store and reports what diff said.
+    let o = skillc(&["compile", &st.records(), "--out", &st.out(), "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let gone = &json(&o)["gone_lessons"];
+    assert_eq!(gone.as_array().unwrap().len(), 1, "{gone:#}");
+    assert_eq!(gone[0]["id"], terraform.as_str());
+    assert_eq!(stdout(&st.diff(&[])), "no changes\n");
+}
+
+/// A pinned rule whose founder's record is gone since an older skillc's compile: diff names
+/// the id it goes on as, and the compile that upgrades the store finds the re-founding in the
+/// old ledger (S004), so the pin follows the rule to its new id.
+#[test]
+fn a_rule_re_founded_since_an_older_skillcs_compile_is_followed() {
+    let st = Store::with_corpus("diff-schema-1-refound");
+    let pytest = id_of(&st.compile(), PYTEST);
+    let o = skillc(&["lessons", "pin", &pytest, "--out", &st.out()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let current = st.as_schema_1();
+    // The founder's session is gone from the records; a later one supports the rule instead.
+    st.add(
+        "billing.jsonl",
+        &[
+            learned(
+                "bill-0419",
+                "2026-11-03T16:40:00Z",
+                "python",
+                BILLING,
+                "make the nightly test job pass in the hardened runner",
+                PYTEST,
+            ),
+            learned(
+                "bill-0431",
+                "2026-11-05T08:12:00Z",
+                "python",
+                BILLING,
+                "the release pipeline's pytest step failed on a read-only checkout",
+                PYTEST,
+            ),
+        ],
+    );
+
+    let d = st.diff_json();
+    let c = change_of(&d, &pytest);
+    assert_eq!(c["risk"], "medium", "{d:#}");
+    assert_eq!(c["change"], "rule-refounded", "{d:#}");
+    let now = c["now"].as_str().unwrap().to_string();
+    assert_ne!(now, pytest);
+    assert_eq!(d["counts"]["high"], 0, "{d:#}");
+    assert_eq!(
+        st.diff_json(),
+        json(&st.diff(&["--format", "json", "--state", &current]))
+    );
+
+    let after = st.compile();
+    assert_eq!(id_of(&after, PYTEST), now);
+    let lesson = (after["lessons"].as_array().unwrap().iter()).find(|l| l["id"] == now.as_str());
+    assert_eq!(lesson.unwrap()["pinned"], true, "{after:#}");
 }
