@@ -116,7 +116,7 @@ pub struct Shape {
 }
 
 /// The signals that fired, one bit per signal in file order.
-pub type Fired = u32;
+pub type Fired = u64;
 
 /// At most this many signals, so that what fired fits in [`Fired`].
 pub const MAX_SIGNALS: usize = Fired::BITS as usize;
@@ -545,7 +545,7 @@ signals:
         let many: String = (0..=MAX_SIGNALS)
             .map(|i| format!("\n  - {{name: s{i}, weight: 1, words: [w{i}]}}"))
             .collect();
-        assert!(bad(&format!("threshold: 3\nsignals:{many}")).contains("at most 32"));
+        assert!(bad(&format!("threshold: 3\nsignals:{many}")).contains(&format!("at most {MAX_SIGNALS}")));
     }
 
     #[test]
