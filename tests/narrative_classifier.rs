@@ -13,6 +13,7 @@ const HOLDOUT: &str = include_str!("data/narrative_holdout.jsonl");
 const PROBE: &str = include_str!("data/narrative_probe.jsonl");
 const FRESH: &str = include_str!("data/narrative_fresh.jsonl");
 const FRESH2: &str = include_str!("data/narrative_fresh2.jsonl");
+const FRESH3: &str = include_str!("data/narrative_fresh3.jsonl");
 
 fn classifier() -> Narrative {
     Narrative::from_yaml(RULES).expect("rules/narrative.yaml is valid")
@@ -83,6 +84,23 @@ fn fresh_accuracy_per_class_is_at_least_90_percent() {
 #[test]
 fn fresh2_accuracy_per_class() {
     let failures = whole_and_halves_at("fresh2", &parse(FRESH2), 150, 55, 830);
+    assert!(failures.is_empty(), "{failures:?}");
+}
+
+/// A sixth set of 163 texts (82 stories, 81 rules), written before it was ever classified,
+/// across twenty ecosystems, with stories told in the present without a failure verb ("The
+/// PHP-FPM pool on web-2 is maxed out …"), terse status lines, rules stated as facts and
+/// rules that cite a past event. It measures the gate rather than tuning it: signals tuned on
+/// its odd lines (a named host, a named pipeline part, counted machines, a red build, "after
+/// the X bump") took that half's stories from 76.7% to 100% and left the held-out half's
+/// where they were (66.6%), so they were not kept. The gate reads 71.9% of its stories and
+/// 97.5% of its rules right; the floor (70%) sits just below, so that a change that loses
+/// ground fails here.
+#[test]
+fn fresh3_accuracy_per_class() {
+    let data = parse(FRESH3);
+    assert!(data.len() >= 160, "fresh3 set has {} sentences", data.len());
+    let failures = per_class_at("fresh3", &data, 78, 700);
     assert!(failures.is_empty(), "{failures:?}");
 }
 
@@ -310,6 +328,18 @@ fn reported_misreads_exactly() {
             "The requests library hangs forever without a timeout.",
             false,
             "no-report",
+        ),
+        // A participle after a noun subject, and a present passive with a preposition of
+        // place, describe a kind of thing: rules.
+        (
+            "Secrets passed as build args end up in the image history.",
+            false,
+            "participle-after-noun",
+        ),
+        (
+            "pip install --user is ignored inside a virtualenv.",
+            false,
+            "present-passive",
         ),
     ] {
         let c = n.classify(text);
