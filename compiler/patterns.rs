@@ -42,7 +42,7 @@ pub fn regex(pattern: &str) -> Result<Regex, regex::Error> {
 pub struct Pattern {
     regex: Regex,
     /// `None` when the regex has no Unicode word boundary (it is a DFA already) or its twin
-    /// would not build (`\B` has no ASCII form the regex crate accepts in a UTF-8 regex).
+    /// would not build.
     ascii: Option<Regex>,
 }
 

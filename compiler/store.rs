@@ -58,16 +58,16 @@ pub struct Store {
     _copy: Option<Box<dyn Send>>,
 }
 
-/// The schema of the skillc store `conn` holds (1 for one older than the `schema` key), or
-/// `None` for an empty database; a database with other tables, or a store a newer skillc
-/// laid out otherwise, is refused.
-fn layout(conn: &Connection, path: &Path) -> Result<Option<i64>, StoreError> {
+/// Whether `conn` holds a skillc store this skillc reads (`false` for an empty database); a
+/// database with other tables, or a store a newer skillc laid out otherwise, is refused. An
+/// older layout is read as it is (`schema_1_ledger`) and upgraded by `Store::open`.
+fn layout(conn: &Connection, path: &Path) -> Result<bool, StoreError> {
     let sql = |e| StoreError::Sqlite(path.to_path_buf(), e);
     let tables: Vec<String> = (conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table'"))
         .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect())
         .map_err(|e| StoreError::Foreign(path.to_path_buf(), e.to_string()))?;
     if tables.is_empty() {
-        return Ok(None);
+        return Ok(false);
     }
     let meta = |key: &str| -> Result<Option<String>, StoreError> {
         if !tables.iter().any(|t| t == "skillc_meta") {
@@ -85,10 +85,11 @@ fn layout(conn: &Connection, path: &Path) -> Result<Option<i64>, StoreError> {
             format!("it holds other tables ({})", tables.join(", ")),
         ));
     }
+    // A store older than the `schema` key is schema 1.
     match meta("schema")? {
-        None => Ok(Some(1)),
+        None => Ok(true),
         Some(v) => match v.parse::<i64>() {
-            Ok(n) if n <= SCHEMA => Ok(Some(n)),
+            Ok(n) if n <= SCHEMA => Ok(true),
             _ => Err(StoreError::Foreign(
                 path.to_path_buf(),
                 format!("its schema {v} is newer than this skillc reads ({SCHEMA}); use a newer skillc"),
@@ -184,7 +185,7 @@ impl Store {
         let (conn, copy) =
             crate::load::open_untouched(path).map_err(|e| StoreError::Foreign(path.to_path_buf(), e))?;
         // An empty database is a store no compile has written yet (`open` would create it).
-        if layout(&conn, path)?.is_none() {
+        if !layout(&conn, path)? {
             return Ok(None);
         }
         let unmigrated_ledger = (schema_1_ledger(&conn))
@@ -598,6 +599,14 @@ mod tests {
         s.conn.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap()
     }
 
+    /// A fresh, empty directory of this process for one test.
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
     /// A store as schema 1 laid it out, its last ledger one text, with one decision.
     fn schema_1_store(path: &Path) {
         let ledger = r#"{"generator": "skillc", "version": 1, "lessons": [
@@ -627,9 +636,7 @@ mod tests {
 
     #[test]
     fn a_schema_1_store_opened_read_only_is_read_as_it_is() {
-        let dir = std::env::temp_dir().join(format!("skillc-store-v1-ro-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("skillc-store-v1-ro");
         let path = dir.join("state.db");
         schema_1_store(&path);
         let bytes = std::fs::read(&path).unwrap();
@@ -668,9 +675,7 @@ mod tests {
 
     #[test]
     fn a_schema_1_store_keeps_its_journal_and_gets_its_ledger_as_rows() {
-        let dir = std::env::temp_dir().join(format!("skillc-store-v1-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("skillc-store-v1");
         let path = dir.join("state.db");
         schema_1_store(&path);
         let s = Store::open(&path).unwrap();
@@ -694,8 +699,7 @@ mod tests {
 
     #[test]
     fn ledger_rows_stream_in_id_order_and_a_callers_error_stops_the_walk() {
-        let dir = std::env::temp_dir().join(format!("skillc-store-stream-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = scratch("skillc-store-stream");
         let mut s = Store::open(&dir.join("state.db")).unwrap();
         let npm = r#"{"id":"Lc0ffee000001","text":"Use npm ci in CI, not npm install."}"#;
         let go = r#"{"id":"L1a2b3c4d5e6f","text":"Run go vet before go test."}"#;
@@ -727,8 +731,7 @@ mod tests {
 
     #[test]
     fn a_new_compile_replaces_changed_lessons_and_drops_gone_ones() {
-        let dir = std::env::temp_dir().join(format!("skillc-store-rows-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = scratch("skillc-store-rows");
         let mut s = Store::open(&dir.join("state.db")).unwrap();
         assert_eq!(page_size(&s), 65536, "a new store takes large pages");
         let go = r#"{"id":"L1a2b3c4d5e6f","text":"Run go vet before go test.","confidence":0.5}"#;
@@ -788,8 +791,7 @@ mod tests {
 
     #[test]
     fn the_first_compile_is_stored_with_or_without_a_reader_and_the_store_stays_in_wal() {
-        let dir = std::env::temp_dir().join(format!("skillc-store-first-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = scratch("skillc-store-first");
         let go = r#"{"id":"L1a2b3c4d5e6f","text":"Run go vet before go test."}"#;
         let mode =
             |c: &Connection| -> String { c.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap() };
@@ -826,8 +828,7 @@ mod tests {
 
     #[test]
     fn journal_survives_reopen_and_foreign_db_is_refused() {
-        let dir = std::env::temp_dir().join(format!("skillc-store-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = scratch("skillc-store");
         let path = dir.join("state.db");
         {
             let mut s = Store::open(&path).unwrap();
@@ -874,8 +875,7 @@ mod tests {
 
     #[test]
     fn a_held_lock_refuses_and_a_released_one_is_taken() {
-        let dir = std::env::temp_dir().join(format!("skillc-lock-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = scratch("skillc-lock");
         let held = OutputLock::acquire(&dir).unwrap();
         match OutputLock::acquire(&dir) {
             Err(StoreError::Locked { holder, .. }) => {

@@ -96,6 +96,21 @@ impl Store {
         st
     }
 
+    /// A second storefront session that learned the npm lesson again, which makes it a rule.
+    fn second_storefront_session(&self) {
+        self.add(
+            "web-2.jsonl",
+            &[learned(
+                "web-1203",
+                "2026-11-04T10:11:00Z",
+                "node",
+                WEB,
+                "CI rewrote package-lock.json again",
+                NPM,
+            )],
+        );
+    }
+
     /// `skillc diff` of the records against the output, whatever its exit code.
     fn run_diff(&self, extra: &[&str]) -> std::process::Output {
         let (records, out) = (self.records(), self.out());
@@ -206,18 +221,7 @@ fn more_reinforcing_sessions_make_a_new_rule_a_medium_change() {
     assert!(!rule(&ledger, &npm), "one session is no rule yet: {ledger:#}");
     let before = st.everything();
 
-    // A second storefront session teaches the same thing in other words.
-    st.add(
-        "web-2.jsonl",
-        &[learned(
-            "web-1203",
-            "2026-11-04T10:11:00Z",
-            "node",
-            WEB,
-            "CI rewrote package-lock.json again",
-            "Pin the npm version in package.json engines so CI and laptops write the same lockfile",
-        )],
-    );
+    st.second_storefront_session();
     let d = st.diff_json();
     let c = change_of(&d, &npm);
     assert_eq!(c["risk"], "medium", "{c:#}");
@@ -431,17 +435,7 @@ fn the_gate_passes_every_level_when_nothing_changes() {
 fn a_new_rule_fails_the_medium_gate_but_not_the_high_one() {
     let st = Store::with_corpus("diff-gate-new-rule");
     st.compile();
-    st.add(
-        "web-2.jsonl",
-        &[learned(
-            "web-1203",
-            "2026-11-04T10:11:00Z",
-            "node",
-            WEB,
-            "CI rewrote package-lock.json again",
-            NPM,
-        )],
-    );
+    st.second_storefront_session();
     assert_eq!(
         st.diff_json()["counts"],
         json!({"high": 0, "medium": 1, "low": 0, "unchanged": 3})
@@ -482,17 +476,7 @@ fn a_failed_gate_says_more_than_strict() {
     let st = Store::with_corpus("diff-gate-strict");
     st.compile();
     // A new rule, and a record cut off mid-line.
-    st.add(
-        "web-2.jsonl",
-        &[learned(
-            "web-1203",
-            "2026-11-04T10:11:00Z",
-            "node",
-            WEB,
-            "CI rewrote package-lock.json again",
-            NPM,
-        )],
-    );
+    st.second_storefront_session();
     std::fs::write(
         st.s.path("records/agent-2.jsonl"),
         "{\"id\": \"agent-0081\", \"recorded_at\": \"2026-11-04T\n",
