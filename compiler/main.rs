@@ -21,7 +21,7 @@ const MI_OPTION_PURGE_DELAY: c_int = 15;
 /// again, and memory returned in between is faulted in and zeroed a second time: about 4 GB
 /// at a million experiences, and on a VM a third of the CPU time in some runs. So freed memory
 /// stays with the process (an hour is "never" for a compile); no stage after the lifecycle fold
-/// needs more than the fold freed (ARCHITECTURE.md, sixth, eleventh and fourteenth rounds).
+/// needs more than the fold freed (bench/PROFILES.md, rounds 6, 11 and 14).
 const HOLD_FREED_MS: c_long = 3_600_000;
 
 fn main() {
