@@ -612,6 +612,88 @@ fn promotion_to_global_and_demotion_after_a_contradiction_from_a_third_project()
     );
 }
 
+/// DESIGN §6: a demoted lesson "stays there until a confirmation from another project recorded
+/// after the demotion" — a new supporting record from another project is no confirmation, and
+/// a confirmation from the project it was demoted to keeps it there.
+#[test]
+fn a_demoted_lesson_stays_in_its_project_until_another_project_confirms_it() {
+    let h = History::new("lifecycle-demoted-stays");
+    let xdist = "pytest-xdist runs session fixtures once per worker, not once per run";
+    h.add(
+        "a.jsonl",
+        &[
+            gotcha("ds-1", "2026-11-02T10:00:00Z", BILLING, xdist),
+            gotcha(
+                "ds-2",
+                "2026-11-03T10:00:00Z",
+                LEDGER,
+                "pytest-xdist runs session-scoped fixtures once per worker rather than once per run",
+            ),
+        ],
+    );
+    let ledger = h.compile();
+    let id = ledger["lessons"][0]["id"].as_str().unwrap().to_string();
+    assert_eq!(lesson(&ledger, &id)["scope"], "global");
+    let in_play = |sid: &str, at: &str, project: &str, outcome: &str| {
+        json!({"id": sid, "recorded_at": at, "domains": ["python"], "project": project, "outcome": outcome,
+               "task": "run the suite in parallel", "in_play": [&id]})
+    };
+    let scope_after = |file: &str, record: Value| {
+        h.add(file, &[record]);
+        lesson(&h.compile(), &id)["scope"].as_str().unwrap().to_string()
+    };
+    let ledger_scope = format!("project:{}", digest(LEDGER));
+    // Contradicted from a third project, never confirmed: back to its newest supporting project.
+    assert_eq!(
+        scope_after(
+            "b.jsonl",
+            in_play("ds-3", "2026-11-04T10:00:00Z", SEARCH, "failed")
+        ),
+        ledger_scope
+    );
+    // Billing records the gotcha again: support, not a confirmation.
+    let again = gotcha(
+        "ds-4",
+        "2026-11-05T10:00:00Z",
+        BILLING,
+        "pytest-xdist runs session fixtures once per worker and not once per run",
+    );
+    assert_eq!(scope_after("c.jsonl", again), ledger_scope);
+    // Confirmed from the project it went back to: it stays there.
+    assert_eq!(
+        scope_after(
+            "d.jsonl",
+            in_play("ds-5", "2026-11-06T10:00:00Z", LEDGER, "succeeded")
+        ),
+        ledger_scope
+    );
+    // Confirmed from another project: global again.
+    assert_eq!(
+        scope_after(
+            "e.jsonl",
+            in_play("ds-6", "2026-11-07T10:00:00Z", BILLING, "succeeded")
+        ),
+        "global"
+    );
+    let events: Vec<String> = (lesson(&h.compile(), &id)["history"].as_array().unwrap().iter())
+        .map(|e| e["event"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        events,
+        [
+            "admitted",
+            "joined",
+            "promoted",
+            "contradicted",
+            "demoted",
+            "joined",
+            "confirmed",
+            "confirmed",
+            "promoted"
+        ]
+    );
+}
+
 #[test]
 fn decay_supersedes_an_unused_lesson_on_the_day_it_crosses_the_floor() {
     let h = History::new("lifecycle-decay");
