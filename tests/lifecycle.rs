@@ -1033,6 +1033,82 @@ fn a_keyed_claim_is_supported_only_by_passed_experiences_that_ran_its_key() {
     );
 }
 
+/// A keyed claim with no evidence gains it from a session that has it in play only as its cited
+/// evidence would support it (DESIGN §5.4, principle 3): a passed session that ran its key. One
+/// that only read the Dockerfile, or whose build was refused, leaves it claimed and out of every
+/// prompt-facing file.
+#[test]
+fn a_keyed_claim_in_play_gains_evidence_only_from_a_passed_run_of_its_key() {
+    let h = History::new("lifecycle-keyed-claim-in-play");
+    let text = "Pass --pull to docker build so a stale local base image is never reused.";
+    h.add(
+        "a.jsonl",
+        &[
+            json!({"type": "lesson", "id": "claim-pull", "recorded_at": "2026-11-02T09:00:00Z",
+        "domains": ["docker"], "text": text, "kind": "do", "source": "extractor", "evidence": [],
+        "operation_key": "run_shell_command docker"}),
+        ],
+    );
+    let id = h.compile()["lessons"][0]["id"].as_str().unwrap().to_string();
+    let read = json!({"tool": "read_file", "args": {"file_path": "Dockerfile"}, "status": "ok"});
+    let mut refused = docker_build(true);
+    refused["status"] = json!("refused");
+    let session = |sid: &str, at: &str, ops: Vec<Value>| {
+        json!({"id": sid, "recorded_at": at, "domains": ["docker"], "project": SEARCH, "outcome": "succeeded",
+               "task": "slim the search image", "in_play": [&id], "operations": ops})
+    };
+    h.add(
+        "b.jsonl",
+        &[
+            session("read-only", "2026-11-03T10:00:00Z", vec![read.clone()]),
+            session(
+                "build-refused",
+                "2026-11-04T10:00:00Z",
+                vec![read.clone(), refused],
+            ),
+        ],
+    );
+    let ledger = h.compile();
+    let l = lesson(&ledger, &id);
+    assert_eq!(
+        (l["status"].as_str(), l["evidence"].as_array().map(Vec::len)),
+        (Some("claimed"), Some(0)),
+        "{l:#}"
+    );
+    assert!(
+        !h.s.path("out/lessons").exists(),
+        "a claimed lesson is in no block"
+    );
+    let t = trace_json("read-only", &h.s.path("records"), &h.s.path("out"));
+    let why = t["attribution"][0]["reason"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        why.contains("ran no operation on `run_shell_command docker`"),
+        "{t:#}"
+    );
+
+    h.add(
+        "c.jsonl",
+        &[session(
+            "built",
+            "2026-11-05T10:00:00Z",
+            vec![read, docker_build(true)],
+        )],
+    );
+    let ledger = h.compile();
+    let l = lesson(&ledger, &id);
+    assert_eq!(
+        (
+            l["status"].as_str(),
+            l["confidence"].as_f64(),
+            ids(&l["evidence"])
+        ),
+        (Some("active"), Some(0.5), vec!["built".to_string()])
+    );
+}
+
 /// A session may list every lesson of its plan-time blocks in `in_play`, across domains and
 /// operation keys. Each is credited or blamed by its own rule (DESIGN §6 attribution): once,
 /// however often it is listed; not at all when the session is outside its domain; and an id
