@@ -325,6 +325,92 @@ fn seed_a_mistake_then_avoid_it_then_unlearn_it_when_the_environment_changes() {
     );
 }
 
+/// DESIGN §6 identity, computed here independently: `L` + 12 hex of SHA-256 over `domain NUL kind
+/// NUL key NUL founder NUL text`. The founder is the smallest id among the *admissible* members
+/// at the earliest time (a story told at that time is no founder), the wording the most
+/// rule-shaped of them (not the founder's), and a later member — even one with a smaller id
+/// and firmer words — changes neither.
+#[test]
+fn a_lessons_id_hashes_its_founder_and_wording_and_later_evidence_keeps_both() {
+    let h = History::new("lifecycle-identity");
+    let id_of = |domain: &str, kind: &str, key: &str, founder: &str, text: &str| {
+        let fields = [domain, kind, key, founder, text].join("\0");
+        format!("L{}", &skillc::digest::sha256_hex(fields.as_bytes())[..12])
+    };
+    let rule = "Run pytest from the repository root so conftest.py is picked up.";
+    h.add(
+        "a.jsonl",
+        &[
+            learned(
+                "id-0",
+                "2026-08-03T10:00:00Z",
+                "python",
+                BILLING,
+                "We ran pytest from the repository root, so conftest.py was picked up.",
+            ),
+            learned(
+                "id-a",
+                "2026-08-03T10:00:00Z",
+                "python",
+                BILLING,
+                "pytest should be run from the repository root so conftest.py is picked up.",
+            ),
+            learned("id-b", "2026-08-03T10:00:00Z", "python", LEDGER, rule),
+            session(
+                "id-fix",
+                "2026-08-03T11:00:00Z",
+                BILLING,
+                "succeeded",
+                &[],
+                vec![
+                    pytest("/srv/billing-api/tests", false),
+                    pytest("/srv/billing-api", true),
+                ],
+            ),
+        ],
+    );
+    let ledger = h.compile();
+    let l = lesson(&ledger, &active_id(&ledger, rule)).clone();
+    assert_eq!(
+        (l["founder"].as_str(), ids(&l["evidence"])),
+        (Some("id-a"), vec!["id-a".to_string(), "id-b".to_string()])
+    );
+    assert_eq!(l["id"], id_of("python", "do", "", "id-a", rule));
+    let fix = (ledger["lessons"].as_array().unwrap().iter())
+        .find(|l| l["operation_key"] == "run_shell_command pytest")
+        .unwrap();
+    let text = fix["text"].as_str().unwrap();
+    assert_eq!(
+        fix["id"],
+        id_of("python", "do", "run_shell_command pytest", "id-fix", text)
+    );
+
+    h.add(
+        "b.jsonl",
+        &[learned(
+            "id-00",
+            "2026-08-05T10:00:00Z",
+            "python",
+            LEDGER,
+            "Always run pytest from the repository root so that conftest.py is picked up.",
+        )],
+    );
+    let ledger = h.compile();
+    let again = lesson(&ledger, l["id"].as_str().unwrap());
+    assert_eq!(
+        (
+            again["text"].as_str(),
+            again["founder"].as_str(),
+            again["status"].as_str()
+        ),
+        (Some(rule), Some("id-a"), Some("active"))
+    );
+    assert!(
+        ids(&again["evidence"]).contains(&"id-00".to_string()),
+        "{again:#}"
+    );
+}
+
 #[test]
 fn learn_what_worked_and_let_the_next_session_make_it_a_rule() {
     let h = History::new("lifecycle-learn");
