@@ -1195,11 +1195,14 @@ impl<'a> Fold<'a> {
                 joined.push(id);
                 self.add_support(li, id, hint);
             }
+            // Newest first (DESIGN §5.1), each reason once, where it was last given: members
+            // arrive oldest first, and a member's own reasons are newest first already.
             let l = &mut self.live[li as usize].lesson;
-            for r in &c.reasons {
-                if !l.reasons.contains(r) {
-                    l.reasons.insert(0, r.clone());
+            for r in c.reasons.iter().rev() {
+                if let Some(at) = l.reasons.iter().position(|x| x == r) {
+                    l.reasons.remove(at);
                 }
+                l.reasons.insert(0, r.clone());
             }
             if c.blessed && !l.blessed {
                 blessing.push(c.record_id.clone());
