@@ -409,6 +409,20 @@ fn a_lessons_id_hashes_its_founder_and_wording_and_later_evidence_keeps_both() {
         ids(&again["evidence"]).contains(&"id-00".to_string()),
         "{again:#}"
     );
+
+    // An edit's id is the same hash with the old id in the founder's place, over the new
+    // text as normalised (one line, whitespace collapsed).
+    let old = l["id"].as_str().unwrap();
+    let edited = "Run pytest from the repository root  so conftest.py and the src layout are found.";
+    assert_eq!(
+        h.run(&["lessons", "edit", old, "--text", edited]).status.code(),
+        Some(0)
+    );
+    let ledger = h.compile();
+    let normalised = "Run pytest from the repository root so conftest.py and the src layout are found.";
+    let new_id = id_of("python", "do", "", old, normalised);
+    assert_eq!(lesson(&ledger, old)["superseded_by"], new_id.as_str());
+    assert_eq!(lesson(&ledger, &new_id)["text"], normalised);
 }
 
 #[test]
