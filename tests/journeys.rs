@@ -339,6 +339,18 @@ fn a_nightly_recompile_explains_every_drop_and_supersedes_without_deleting() {
         evidence.contains(&format!("supersedes: {old_fix_id}")),
         "{evidence}"
     );
+    // The old fix was demoted to ledger's project when search-svc contradicted it, yet the
+    // walk-back from the rule that replaced it is in the file beside that rule.
+    assert!(
+        evidence.contains(&format!(
+            "- {old_fix_id} — run_shell_command mypy: run `{OLD_FIX}`"
+        )),
+        "{evidence}"
+    );
+    assert!(
+        evidence.contains(&format!("(superseded; superseded_by: {new_fix_id};")),
+        "{evidence}"
+    );
     assert!(
         evidence.contains(&format!("{root_id} — ")),
         "the retired rule's history: {evidence}"
