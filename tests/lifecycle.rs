@@ -1004,6 +1004,41 @@ fn the_cap_supersedes_the_weakest_lessons_beyond_two_hundred() {
     assert!(capped.iter().all(|l| l["pinned"] == false));
 }
 
+/// DESIGN §5.4: blessing bypasses the outcome gate — a blessed failed session's own lesson is a
+/// rule — but never the evidence gate: a do-claim citing that session as evidence cites an
+/// experience that did not pass, and is refused as unsupported.
+#[test]
+fn blessing_vouches_for_an_experiences_own_lessons_not_for_claims_citing_it() {
+    let h = History::new("lifecycle-bless-evidence");
+    h.add("a.jsonl", &[
+        json!({"id": "tf-1", "recorded_at": "2026-11-02T10:00:00Z", "domains": ["terraform"], "project": SEARCH,
+               "outcome": "failed", "blessed": true, "task": "rotate the state bucket",
+               "lesson": "Run terraform init -migrate-state after changing the backend block so the state moves with it."}),
+        json!({"type": "lesson", "id": "claim-lock", "recorded_at": "2026-11-02T11:00:00Z", "domains": ["terraform"],
+               "text": "Commit .terraform.lock.hcl so every checkout uses the same provider builds.", "kind": "do",
+               "source": "model", "evidence": ["tf-1"]}),
+    ]);
+    let ledger = h.compile();
+    let own = &ledger["lessons"].as_array().unwrap();
+    assert!(
+        own.iter()
+            .any(|l| l["text"].as_str().unwrap().contains("-migrate-state") && l["rule"] == true),
+        "{ledger:#}"
+    );
+    assert!(
+        !own.iter()
+            .any(|l| l["text"].as_str().unwrap().contains("lock.hcl")),
+        "{ledger:#}"
+    );
+    let diags = h.diagnostics();
+    let g006 = diags_of(&diags, "G006");
+    assert_eq!(g006.len(), 1, "{g006:#?}");
+    assert_eq!(
+        (g006[0]["subject"].as_str(), &g006[0]["evidence"]["unsupported"]),
+        (Some("claim-lock"), &json!(["tf-1"]))
+    );
+}
+
 #[test]
 fn blessing_an_experience_makes_its_once_seen_lesson_a_rule() {
     let h = History::new("lifecycle-bless");
