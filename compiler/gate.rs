@@ -143,7 +143,8 @@ pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Can
                 let i = index[&id[..]];
                 let exp = &corpus.experiences[i];
                 let in_domain = exp.domains.iter().any(|d| **d == *c.domain);
-                let passed = verdicts[i].passed || exp.blessed;
+                // Blessing never bypasses the evidence gate (DESIGN §5.4).
+                let passed = verdicts[i].passed;
                 let on_key = || match &c.key {
                     None => true,
                     Some(k) => keys_of.get(&i).is_some_and(|keys| keys.contains(k)),

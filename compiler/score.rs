@@ -1195,11 +1195,14 @@ impl<'a> Fold<'a> {
                 joined.push(id);
                 self.add_support(li, id, hint);
             }
+            // Newest first (DESIGN §5.1), each reason once, where it was last given: members
+            // arrive oldest first, and a member's own reasons are newest first already.
             let l = &mut self.live[li as usize].lesson;
-            for r in &c.reasons {
-                if !l.reasons.contains(r) {
-                    l.reasons.insert(0, r.clone());
+            for r in c.reasons.iter().rev() {
+                if let Some(at) = l.reasons.iter().position(|x| x == r) {
+                    l.reasons.remove(at);
                 }
+                l.reasons.insert(0, r.clone());
             }
             if c.blessed && !l.blessed {
                 blessing.push(c.record_id.clone());
@@ -2066,9 +2069,19 @@ where
     use crate::model::Outcome;
     let in_domain = exp.domains.contains(&l.domain);
     if l.status == Status::Claimed {
-        return match v.passed && in_domain {
-            true => Effect::Confirms,
-            false => Effect::Neither(Neutral::ClaimNotSupported),
+        if !(v.passed && in_domain) {
+            return Effect::Neither(Neutral::ClaimNotSupported);
+        }
+        // Evidence a claim gains must support it as its cited evidence must (DESIGN §5.4):
+        // a keyed claim's, a run on its key.
+        let Some(k) = l.operation_key.as_deref() else {
+            return Effect::Confirms;
+        };
+        let mut on_key = calls(k).map(|(op, _)| op).peekable();
+        return match on_key.peek().is_some() {
+            false => Effect::Neither(Neutral::KeyNotRun),
+            true if on_key.any(|op| op.status != OpStatus::Refused) => Effect::Confirms,
+            true => Effect::Neither(Neutral::KeyCallsRefused),
         };
     }
     let bad_end = matches!(exp.outcome(), Outcome::Failed | Outcome::Abandoned);
@@ -2279,10 +2292,24 @@ mod tests {
             judge(&general, "helm", Outcome::Failed, false, vec![]),
             Neither(Neutral::OtherDomain)
         );
-        // A claim gains evidence from a pass in its domain and is never blamed.
+        // A claim gains evidence from a pass in its domain that ran its key, and is never
+        // blamed.
         let claim = lesson(key, false, Status::Claimed);
         assert_eq!(
+            judge(&claim, "terraform", Outcome::Succeeded, true, vec![bare()]),
+            Confirms
+        );
+        assert_eq!(
             judge(&claim, "terraform", Outcome::Succeeded, true, vec![]),
+            Neither(Neutral::KeyNotRun)
+        );
+        assert_eq!(
+            judge(&claim, "terraform", Outcome::Succeeded, true, vec![refused()]),
+            Neither(Neutral::KeyCallsRefused)
+        );
+        let unkeyed = lesson(None, false, Status::Claimed);
+        assert_eq!(
+            judge(&unkeyed, "terraform", Outcome::Succeeded, true, vec![]),
             Confirms
         );
         assert_eq!(

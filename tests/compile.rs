@@ -850,6 +850,76 @@ fn a_lesson_and_its_negation_never_become_one_rule() {
     assert!(!skill.contains(run) && !skill.contains(run_user), "{skill}");
 }
 
+/// DESIGN §5.1: a dead end's reasons accumulate newest first — across the experiences of its
+/// lesson and within one record (a later entry is newer), each reason once where it was last
+/// given — so SKILL.md and the plan-time block give the newest reason.
+#[test]
+fn an_avoid_rule_gives_its_newest_reason_first() {
+    let s = Scratch::new("avoid-reasons");
+    let input = s.path("deps.jsonl");
+    let bump = |id: &str, at: &str, project: &str, reasons: &[&str]| {
+        let dead_ends: Vec<serde_json::Value> = (reasons.iter())
+            .enumerate()
+            .map(|(i, r)| serde_json::json!({"name": if i == 0 { "cargo update" } else { "Cargo Update" }, "reason": r}))
+            .collect();
+        serde_json::json!({"id": id, "recorded_at": at, "domains": ["rust"], "project": project,
+            "task": "bump dependencies", "outcome": "failed", "dead_ends": dead_ends})
+        .to_string()
+    };
+    let tokio = "pulled a tokio release that needs a newer rustc than the pinned toolchain";
+    let serde = "broke the serde derive on the MSRV toolchain";
+    let lock = "Cargo.lock had to be reverted by hand";
+    let records = [
+        bump(
+            "dep-9",
+            "2026-08-01T10:00:00Z",
+            "git@github.com:acme/cli.git",
+            &[tokio],
+        ),
+        bump(
+            "dep-1",
+            "2026-08-05T10:00:00Z",
+            "git@github.com:acme/ingest.git",
+            &[serde, lock],
+        ),
+    ];
+    std::fs::write(&input, records.join("\n")).unwrap();
+    let out = s.path("out");
+    let reasons = |extra: Option<String>| {
+        if let Some(r) = extra {
+            std::fs::write(&input, format!("{}\n{r}", records.join("\n"))).unwrap();
+        }
+        let o = compile_to(&input, &out, &[]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let ledger = read_json(&out.join("ledger.json"));
+        let avoid = &ledger["lessons"][0];
+        assert_eq!(
+            (avoid["kind"].as_str(), avoid["rule"].as_bool()),
+            (Some("avoid"), Some(true))
+        );
+        ids(&avoid["reasons"])
+    };
+    assert_eq!(reasons(None), [lock, serde, tokio]);
+    let skill = std::fs::read_to_string(out.join("rust/SKILL.md")).unwrap();
+    assert!(
+        skill.contains(&format!("- cargo update — {lock} (id: ")),
+        "{skill}"
+    );
+    let block = std::fs::read_to_string(out.join("lessons/global.md")).unwrap();
+    assert!(
+        block.contains(&format!("- Avoid: cargo update — {lock} (id: ")),
+        "{block}"
+    );
+    // Given again later, the oldest reason is the newest.
+    let again = bump(
+        "dep-5",
+        "2026-08-09T10:00:00Z",
+        "git@github.com:acme/cli.git",
+        &[tokio],
+    );
+    assert_eq!(reasons(Some(again)), [tokio, lock, serde]);
+}
+
 /// The plan-time block reaches an agent without SKILL.md's headings: a dead end says "Avoid:"
 /// with its reason (its bare name reads as an instruction to do it), a gotcha "Watch out:",
 /// and the same dead end recorded under two domains takes one line.

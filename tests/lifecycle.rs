@@ -325,6 +325,106 @@ fn seed_a_mistake_then_avoid_it_then_unlearn_it_when_the_environment_changes() {
     );
 }
 
+/// DESIGN §6 identity, computed here independently: `L` + 12 hex of SHA-256 over `domain NUL kind
+/// NUL key NUL founder NUL text`. The founder is the smallest id among the *admissible* members
+/// at the earliest time (a story told at that time is no founder), the wording the most
+/// rule-shaped of them (not the founder's), and a later member — even one with a smaller id
+/// and firmer words — changes neither.
+#[test]
+fn a_lessons_id_hashes_its_founder_and_wording_and_later_evidence_keeps_both() {
+    let h = History::new("lifecycle-identity");
+    let id_of = |domain: &str, kind: &str, key: &str, founder: &str, text: &str| {
+        let fields = [domain, kind, key, founder, text].join("\0");
+        format!("L{}", &skillc::digest::sha256_hex(fields.as_bytes())[..12])
+    };
+    let rule = "Run pytest from the repository root so conftest.py is picked up.";
+    h.add(
+        "a.jsonl",
+        &[
+            learned(
+                "id-0",
+                "2026-08-03T10:00:00Z",
+                "python",
+                BILLING,
+                "We ran pytest from the repository root, so conftest.py was picked up.",
+            ),
+            learned(
+                "id-a",
+                "2026-08-03T10:00:00Z",
+                "python",
+                BILLING,
+                "pytest should be run from the repository root so conftest.py is picked up.",
+            ),
+            learned("id-b", "2026-08-03T10:00:00Z", "python", LEDGER, rule),
+            session(
+                "id-fix",
+                "2026-08-03T11:00:00Z",
+                BILLING,
+                "succeeded",
+                &[],
+                vec![
+                    pytest("/srv/billing-api/tests", false),
+                    pytest("/srv/billing-api", true),
+                ],
+            ),
+        ],
+    );
+    let ledger = h.compile();
+    let l = lesson(&ledger, &active_id(&ledger, rule)).clone();
+    assert_eq!(
+        (l["founder"].as_str(), ids(&l["evidence"])),
+        (Some("id-a"), vec!["id-a".to_string(), "id-b".to_string()])
+    );
+    assert_eq!(l["id"], id_of("python", "do", "", "id-a", rule));
+    let fix = (ledger["lessons"].as_array().unwrap().iter())
+        .find(|l| l["operation_key"] == "run_shell_command pytest")
+        .unwrap();
+    let text = fix["text"].as_str().unwrap();
+    assert_eq!(
+        fix["id"],
+        id_of("python", "do", "run_shell_command pytest", "id-fix", text)
+    );
+
+    h.add(
+        "b.jsonl",
+        &[learned(
+            "id-00",
+            "2026-08-05T10:00:00Z",
+            "python",
+            LEDGER,
+            "Always run pytest from the repository root so that conftest.py is picked up.",
+        )],
+    );
+    let ledger = h.compile();
+    let again = lesson(&ledger, l["id"].as_str().unwrap());
+    assert_eq!(
+        (
+            again["text"].as_str(),
+            again["founder"].as_str(),
+            again["status"].as_str()
+        ),
+        (Some(rule), Some("id-a"), Some("active"))
+    );
+    assert!(
+        ids(&again["evidence"]).contains(&"id-00".to_string()),
+        "{again:#}"
+    );
+
+    // An edit's id is the same hash with the old id in the founder's place, over the new
+    // text as normalised (one line, whitespace collapsed).
+    let old = l["id"].as_str().unwrap();
+    let edited = "Run pytest from the repository root  so conftest.py and the src layout are found.";
+    assert_eq!(
+        h.run(&["lessons", "edit", old, "--text", edited]).status.code(),
+        Some(0)
+    );
+    let ledger = h.compile();
+    let normalised = "Run pytest from the repository root so conftest.py and the src layout are found.";
+    let new_id = id_of("python", "do", "", old, normalised);
+    assert_eq!(lesson(&ledger, old)["superseded_by"], new_id.as_str());
+    assert_eq!(lesson(&ledger, &new_id)["text"], normalised);
+}
+
 #[test]
 fn learn_what_worked_and_let_the_next_session_make_it_a_rule() {
     let h = History::new("lifecycle-learn");
@@ -612,6 +712,88 @@ fn promotion_to_global_and_demotion_after_a_contradiction_from_a_third_project()
     );
 }
 
+/// DESIGN §6: a demoted lesson "stays there until a confirmation from another project recorded
+/// after the demotion" — a new supporting record from another project is no confirmation, and
+/// a confirmation from the project it was demoted to keeps it there.
+#[test]
+fn a_demoted_lesson_stays_in_its_project_until_another_project_confirms_it() {
+    let h = History::new("lifecycle-demoted-stays");
+    let xdist = "pytest-xdist runs session fixtures once per worker, not once per run";
+    h.add(
+        "a.jsonl",
+        &[
+            gotcha("ds-1", "2026-11-02T10:00:00Z", BILLING, xdist),
+            gotcha(
+                "ds-2",
+                "2026-11-03T10:00:00Z",
+                LEDGER,
+                "pytest-xdist runs session-scoped fixtures once per worker rather than once per run",
+            ),
+        ],
+    );
+    let ledger = h.compile();
+    let id = ledger["lessons"][0]["id"].as_str().unwrap().to_string();
+    assert_eq!(lesson(&ledger, &id)["scope"], "global");
+    let in_play = |sid: &str, at: &str, project: &str, outcome: &str| {
+        json!({"id": sid, "recorded_at": at, "domains": ["python"], "project": project, "outcome": outcome,
+               "task": "run the suite in parallel", "in_play": [&id]})
+    };
+    let scope_after = |file: &str, record: Value| {
+        h.add(file, &[record]);
+        lesson(&h.compile(), &id)["scope"].as_str().unwrap().to_string()
+    };
+    let ledger_scope = format!("project:{}", digest(LEDGER));
+    // Contradicted from a third project, never confirmed: back to its newest supporting project.
+    assert_eq!(
+        scope_after(
+            "b.jsonl",
+            in_play("ds-3", "2026-11-04T10:00:00Z", SEARCH, "failed")
+        ),
+        ledger_scope
+    );
+    // Billing records the gotcha again: support, not a confirmation.
+    let again = gotcha(
+        "ds-4",
+        "2026-11-05T10:00:00Z",
+        BILLING,
+        "pytest-xdist runs session fixtures once per worker and not once per run",
+    );
+    assert_eq!(scope_after("c.jsonl", again), ledger_scope);
+    // Confirmed from the project it went back to: it stays there.
+    assert_eq!(
+        scope_after(
+            "d.jsonl",
+            in_play("ds-5", "2026-11-06T10:00:00Z", LEDGER, "succeeded")
+        ),
+        ledger_scope
+    );
+    // Confirmed from another project: global again.
+    assert_eq!(
+        scope_after(
+            "e.jsonl",
+            in_play("ds-6", "2026-11-07T10:00:00Z", BILLING, "succeeded")
+        ),
+        "global"
+    );
+    let events: Vec<String> = (lesson(&h.compile(), &id)["history"].as_array().unwrap().iter())
+        .map(|e| e["event"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        events,
+        [
+            "admitted",
+            "joined",
+            "promoted",
+            "contradicted",
+            "demoted",
+            "joined",
+            "confirmed",
+            "confirmed",
+            "promoted"
+        ]
+    );
+}
+
 #[test]
 fn decay_supersedes_an_unused_lesson_on_the_day_it_crosses_the_floor() {
     let h = History::new("lifecycle-decay");
@@ -822,6 +1004,41 @@ fn the_cap_supersedes_the_weakest_lessons_beyond_two_hundred() {
     assert!(capped.iter().all(|l| l["pinned"] == false));
 }
 
+/// DESIGN §5.4: blessing bypasses the outcome gate — a blessed failed session's own lesson is a
+/// rule — but never the evidence gate: a do-claim citing that session as evidence cites an
+/// experience that did not pass, and is refused as unsupported.
+#[test]
+fn blessing_vouches_for_an_experiences_own_lessons_not_for_claims_citing_it() {
+    let h = History::new("lifecycle-bless-evidence");
+    h.add("a.jsonl", &[
+        json!({"id": "tf-1", "recorded_at": "2026-11-02T10:00:00Z", "domains": ["terraform"], "project": SEARCH,
+               "outcome": "failed", "blessed": true, "task": "rotate the state bucket",
+               "lesson": "Run terraform init -migrate-state after changing the backend block so the state moves with it."}),
+        json!({"type": "lesson", "id": "claim-lock", "recorded_at": "2026-11-02T11:00:00Z", "domains": ["terraform"],
+               "text": "Commit .terraform.lock.hcl so every checkout uses the same provider builds.", "kind": "do",
+               "source": "model", "evidence": ["tf-1"]}),
+    ]);
+    let ledger = h.compile();
+    let own = &ledger["lessons"].as_array().unwrap();
+    assert!(
+        own.iter()
+            .any(|l| l["text"].as_str().unwrap().contains("-migrate-state") && l["rule"] == true),
+        "{ledger:#}"
+    );
+    assert!(
+        !own.iter()
+            .any(|l| l["text"].as_str().unwrap().contains("lock.hcl")),
+        "{ledger:#}"
+    );
+    let diags = h.diagnostics();
+    let g006 = diags_of(&diags, "G006");
+    assert_eq!(g006.len(), 1, "{g006:#?}");
+    assert_eq!(
+        (g006[0]["subject"].as_str(), &g006[0]["evidence"]["unsupported"]),
+        (Some("claim-lock"), &json!(["tf-1"]))
+    );
+}
+
 #[test]
 fn blessing_an_experience_makes_its_once_seen_lesson_a_rule() {
     let h = History::new("lifecycle-bless");
@@ -948,6 +1165,82 @@ fn a_keyed_claim_is_supported_only_by_passed_experiences_that_ran_its_key() {
     assert_eq!(
         (backed["status"].as_str(), backed["operation_key"].as_str()),
         (Some("active"), Some("run_shell_command docker"))
+    );
+}
+
+/// A keyed claim with no evidence gains it from a session that has it in play only as its cited
+/// evidence would support it (DESIGN §5.4, principle 3): a passed session that ran its key. One
+/// that only read the Dockerfile, or whose build was refused, leaves it claimed and out of every
+/// prompt-facing file.
+#[test]
+fn a_keyed_claim_in_play_gains_evidence_only_from_a_passed_run_of_its_key() {
+    let h = History::new("lifecycle-keyed-claim-in-play");
+    let text = "Pass --pull to docker build so a stale local base image is never reused.";
+    h.add(
+        "a.jsonl",
+        &[
+            json!({"type": "lesson", "id": "claim-pull", "recorded_at": "2026-11-02T09:00:00Z",
+        "domains": ["docker"], "text": text, "kind": "do", "source": "extractor", "evidence": [],
+        "operation_key": "run_shell_command docker"}),
+        ],
+    );
+    let id = h.compile()["lessons"][0]["id"].as_str().unwrap().to_string();
+    let read = json!({"tool": "read_file", "args": {"file_path": "Dockerfile"}, "status": "ok"});
+    let mut refused = docker_build(true);
+    refused["status"] = json!("refused");
+    let session = |sid: &str, at: &str, ops: Vec<Value>| {
+        json!({"id": sid, "recorded_at": at, "domains": ["docker"], "project": SEARCH, "outcome": "succeeded",
+               "task": "slim the search image", "in_play": [&id], "operations": ops})
+    };
+    h.add(
+        "b.jsonl",
+        &[
+            session("read-only", "2026-11-03T10:00:00Z", vec![read.clone()]),
+            session(
+                "build-refused",
+                "2026-11-04T10:00:00Z",
+                vec![read.clone(), refused],
+            ),
+        ],
+    );
+    let ledger = h.compile();
+    let l = lesson(&ledger, &id);
+    assert_eq!(
+        (l["status"].as_str(), l["evidence"].as_array().map(Vec::len)),
+        (Some("claimed"), Some(0)),
+        "{l:#}"
+    );
+    assert!(
+        !h.s.path("out/lessons").exists(),
+        "a claimed lesson is in no block"
+    );
+    let t = trace_json("read-only", &h.s.path("records"), &h.s.path("out"));
+    let why = t["attribution"][0]["reason"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        why.contains("ran no operation on `run_shell_command docker`"),
+        "{t:#}"
+    );
+
+    h.add(
+        "c.jsonl",
+        &[session(
+            "built",
+            "2026-11-05T10:00:00Z",
+            vec![read, docker_build(true)],
+        )],
+    );
+    let ledger = h.compile();
+    let l = lesson(&ledger, &id);
+    assert_eq!(
+        (
+            l["status"].as_str(),
+            l["confidence"].as_f64(),
+            ids(&l["evidence"])
+        ),
+        (Some("active"), Some(0.5), vec!["built".to_string()])
     );
 }
 

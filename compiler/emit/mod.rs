@@ -82,6 +82,7 @@ pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile
             .or_default()
             .push(l);
     }
+    let gone_by_id: BTreeMap<&str, &Lesson> = gone.values().flatten().map(|l| (l.id.as_str(), *l)).collect();
     // Each (scope, domain) on its own rayon job: their sizes follow the domains' (a few hold
     // most of the superseded history their EVIDENCE.md walks back through).
     let groups: Vec<_> = groups.into_iter().collect();
@@ -121,9 +122,10 @@ pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile
             let gone_here = gone
                 .get(&(scope.as_str(), domain.as_str()))
                 .map_or(&[][..], |v| v);
+            let gone_here = with_predecessors(gone_here, &kept, &gone_by_id);
             // No rules, no file (DESIGN §7), and no evidence page for a file that is not there.
             let skill_and_evidence = skill.map(|skill| {
-                let evidence = evidence_md(&scope, &domain, &kept, gone_here);
+                let evidence = evidence_md(&scope, &domain, &kept, &gone_here);
                 [
                     OutFile::new(format!("{dir}/SKILL.md"), skill),
                     OutFile::new(format!("{dir}/references/EVIDENCE.md"), evidence),
@@ -444,6 +446,33 @@ fn evidence_md(scope: &str, domain: &str, rules: &[&Lesson], gone: &[&Lesson]) -
         }
     }
     s
+}
+
+/// The superseded and retired lessons an EVIDENCE.md walks back through: those of its scope and
+/// domain (`gone`, in id order), and every lesson its rules supersede, directly or down a chain,
+/// wherever the predecessor was scoped when it went (a global fix demoted to a project before
+/// the form that replaced it was learned).
+fn with_predecessors<'a>(
+    gone: &[&'a Lesson],
+    rules: &[&Lesson],
+    gone_by_id: &BTreeMap<&str, &'a Lesson>,
+) -> Vec<&'a Lesson> {
+    let mut all: Vec<&Lesson> = gone.to_vec();
+    let mut listed: BTreeSet<&str> = gone.iter().map(|l| l.id.as_str()).collect();
+    for rule in rules {
+        let mut prev = rule.supersedes.as_deref();
+        while let Some(l) = prev.and_then(|id| gone_by_id.get(id)) {
+            if !listed.insert(l.id.as_str()) {
+                break;
+            }
+            all.push(l);
+            prev = l.supersedes.as_deref();
+        }
+    }
+    if all.len() > gone.len() {
+        all.sort_by(|a, b| a.id.cmp(&b.id));
+    }
+    all
 }
 
 /// One lesson as a ledger object (DESIGN §7), keys in this order.

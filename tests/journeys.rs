@@ -1,0 +1,384 @@
+//! The two user journeys DESIGN §1 and §5–§8 are written for, end to end through the command
+//! line: "why did `python` compile so little?" names a reason for every candidate that did not
+//! become a rule, and a nightly re-compile over the same records plus new ones supersedes what
+//! stopped being true (never deletes it), with the skill deltas following the change.
+
+mod common;
+
+use common::Records as History;
+use common::*;
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, BTreeSet};
+
+const BILLING: &str = "git@github.com:acme/billing-api.git";
+const LEDGER: &str = "git@github.com:acme/ledger.git";
+const SEARCH: &str = "git@github.com:acme/search-svc.git";
+
+fn ok(command: &str, cwd: &str, target: &str) -> Value {
+    json!({"tool": "run_shell_command", "args": {"command": command, "cwd": cwd}, "status": "ok",
+           "check": {"label": "tests", "target": target, "passed": true}})
+}
+
+fn failed(command: &str, cwd: &str, error: &str) -> Value {
+    json!({"tool": "run_shell_command", "args": {"command": command, "cwd": cwd}, "status": "error", "error": error})
+}
+
+fn python(id: &str, at: &str, project: &str, outcome: &str, fields: Value, ops: Vec<Value>) -> Value {
+    let mut r = json!({"id": id, "recorded_at": at, "domains": ["python"], "project": project,
+                       "outcome": outcome, "task": "keep the test suite green", "operations": ops});
+    for (k, v) in fields.as_object().unwrap() {
+        r[k] = v.clone();
+    }
+    r
+}
+
+const MYPY_STUBS: &str = "src/app/sync.py:3: error: Library stubs not installed for \"requests\"";
+const OLD_FIX: &str = "mypy --install-types --non-interactive src";
+const NEW_FIX: &str = "mypy --install-types --non-interactive --cache-dir .mypy_cache src";
+
+/// A week of python work in three projects, with one candidate for every way a candidate can
+/// fail to become a rule.
+fn first_week() -> Vec<Value> {
+    let none = json!({});
+    vec![
+        // A lesson two projects recorded in other words: a global rule.
+        python(
+            "py-01",
+            "2026-09-01T09:00:00Z",
+            BILLING,
+            "succeeded",
+            json!({"lesson": "Run pytest from the repository root so conftest.py and the package import path are picked up."}),
+            vec![ok("pytest -q", "/srv/billing-api", "billing-api")],
+        ),
+        python(
+            "py-02",
+            "2026-09-01T15:00:00Z",
+            LEDGER,
+            "succeeded",
+            json!({"lesson": "Run pytest from the repository root so that conftest.py and the package import path get picked up."}),
+            vec![ok("pytest -q", "/srv/ledger", "ledger")],
+        ),
+        // The same failed-then-fixed mypy call in two projects (one tagged `py`): a global
+        // mechanical rule.
+        python(
+            "py-03",
+            "2026-09-02T09:00:00Z",
+            BILLING,
+            "succeeded",
+            none.clone(),
+            vec![
+                failed("mypy src", "/srv/billing-api", MYPY_STUBS),
+                ok(OLD_FIX, "/srv/billing-api", "billing-api"),
+            ],
+        ),
+        python(
+            "py-08",
+            "2026-09-05T09:00:00Z",
+            LEDGER,
+            "succeeded",
+            none.clone(),
+            vec![
+                failed("mypy src", "/srv/ledger", MYPY_STUBS),
+                ok(OLD_FIX, "/srv/ledger", "ledger"),
+            ],
+        ),
+        // A secret in the lesson: refused.
+        python(
+            "py-04",
+            "2026-09-02T11:00:00Z",
+            SEARCH,
+            "succeeded",
+            json!({"lesson": "Export OPENAI_API_KEY=sk-proj-Zq8vN2LxT4bR7mK1pW9sD3fH6jY0cA5e before running the embedding tests."}),
+            vec![ok("pytest tests/embeddings", "/srv/search-svc", "search-svc")],
+        ),
+        // A lesson from a failed run: the outcome gate.
+        python(
+            "py-05",
+            "2026-09-02T14:00:00Z",
+            SEARCH,
+            "failed",
+            json!({"lesson": "Use uv pip compile to pin transitive dependencies before upgrading numpy."}),
+            vec![failed(
+                "uv pip compile requirements.in",
+                "/srv/search-svc",
+                "No solution found when resolving dependencies",
+            )],
+        ),
+        // The story of one incident: the narrative gate.
+        python(
+            "py-06",
+            "2026-09-03T10:00:00Z",
+            BILLING,
+            "succeeded",
+            json!({"breakthrough": "Fixed the flaky upload test in PR #881 by patching retry_upload() in billing/s3.py; I merged it after CI went green."}),
+            vec![ok("pytest tests/test_s3.py", "/srv/billing-api", "billing-api")],
+        ),
+        // Seen once: a lesson, not yet a rule.
+        python(
+            "py-07",
+            "2026-09-03T12:00:00Z",
+            LEDGER,
+            "succeeded",
+            json!({"gotchas": ["pytest-xdist runs session-scoped fixtures once per worker, not once per run"]}),
+            vec![ok("pytest -n 4", "/srv/ledger", "ledger")],
+        ),
+        // Claims: fabricated evidence, evidence that does not support a do-claim, none at all.
+        json!({"type": "lesson", "id": "claim-fab", "recorded_at": "2026-09-04T08:00:00Z", "domains": ["python"],
+               "text": "Set PYTHONHASHSEED=0 in CI so set ordering in snapshots is stable.", "kind": "do",
+               "source": "model", "evidence": ["py-01", "py-404"]}),
+        json!({"type": "lesson", "id": "claim-uns", "recorded_at": "2026-09-04T08:00:00Z", "domains": ["python"],
+               "text": "Resolve with uv pip compile before bumping numpy.", "kind": "do",
+               "source": "extractor", "evidence": ["py-05"]}),
+        json!({"type": "lesson", "id": "claim-bare", "recorded_at": "2026-09-04T08:00:00Z", "domains": ["python"],
+               "text": "Prefer pathlib.Path over os.path in new modules.", "kind": "do", "source": "user", "evidence": []}),
+    ]
+}
+
+fn lessons(ledger: &Value) -> &Vec<Value> {
+    ledger["lessons"].as_array().unwrap()
+}
+
+fn by_key<'a>(ledger: &'a Value, key: &str, status: &str) -> &'a Value {
+    lessons(ledger)
+        .iter()
+        .find(|l| l["operation_key"] == key && l["status"] == status)
+        .unwrap_or_else(|| panic!("no {status} lesson on {key}: {ledger:#}"))
+}
+
+/// Ids of the lessons a delta's rows propose.
+fn proposed(out: &std::path::Path) -> BTreeSet<String> {
+    let delta = read_json(&out.join("deltas/python.json"));
+    (delta["rows"].as_array().unwrap().iter())
+        .flat_map(|r| ids(&r["provenance"]["lessons"]))
+        .collect()
+}
+
+/// `why python` names a reason for every python candidate that is not in a rule, and `trace`
+/// of `records` (when given: all the records) says the same candidate by candidate.
+fn assert_every_dropped_candidate_has_a_reason(h: &History, records: Option<&[&str]>, expected: &[&str]) {
+    let o = skillc(&[
+        "why",
+        "python",
+        &h.records(),
+        "--out",
+        &h.out(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let why = json(&o);
+    let fates = why["fates"].as_object().unwrap();
+    let total: u64 = fates.values().map(|v| v.as_u64().unwrap()).sum();
+    assert_eq!(Some(total), why["candidates"].as_u64(), "{why:#}");
+    let dropped = total - fates["rule"].as_u64().unwrap();
+    let reasons: BTreeMap<String, u64> = (why["reasons"].as_array().unwrap().iter())
+        .map(|r| {
+            (
+                r["code"].as_str().unwrap().to_string(),
+                r["count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let codes: Vec<&str> = reasons.keys().map(String::as_str).collect();
+    assert_eq!(codes, expected, "{why:#}");
+    assert!(reasons.values().sum::<u64>() >= dropped, "{why:#}");
+
+    let Some(records) = records else { return };
+    let mut traced = 0;
+    for id in records {
+        let t = trace_json(id, &h.s.path("records"), &h.s.path("out"));
+        for c in t["candidates"].as_array().unwrap() {
+            traced += 1;
+            let fate = c["fate"].as_str().unwrap();
+            let own = ids(&c["codes"]);
+            if fate == "rule" {
+                continue;
+            }
+            assert!(!own.is_empty(), "{id}: a {fate} candidate with no reason: {c:#}");
+            for code in &own {
+                assert!(
+                    reasons.contains_key(code),
+                    "{id}: {code} is not among why's reasons {reasons:?}"
+                );
+            }
+        }
+    }
+    assert_eq!(Some(traced), why["candidates"].as_u64(), "every candidate traced");
+}
+
+#[test]
+fn a_nightly_recompile_explains_every_drop_and_supersedes_without_deleting() {
+    let h = History::new("journey-nightly");
+    let base = fixture("base-skills");
+    let base = base.to_str().unwrap();
+    let compile = || {
+        let o = skillc(&["compile", &h.records(), "--out", &h.out(), "--base-skills", base]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        read_json(&h.s.path("out/ledger.json"))
+    };
+    let out = h.s.path("out");
+
+    // Night 1.
+    h.add("agent-a.jsonl", &first_week());
+    let night1 = compile();
+    let old_fix = by_key(&night1, "run_shell_command mypy", "active");
+    let old_fix_id = old_fix["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        (old_fix["scope"].as_str(), old_fix["rule"].as_bool()),
+        (Some("global"), Some(true))
+    );
+    let root = (lessons(&night1).iter())
+        .find(|l| {
+            l["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("Run pytest from the repository root")
+        })
+        .unwrap();
+    let root_id = root["id"].as_str().unwrap().to_string();
+    assert_eq!(root["rule"], true);
+    assert_eq!(
+        proposed(&out),
+        BTreeSet::from([old_fix_id.clone(), root_id.clone()])
+    );
+    assert_every_dropped_candidate_has_a_reason(
+        &h,
+        None,
+        &["G001", "G002", "G003", "G004", "G005", "G006", "N002"],
+    );
+
+    // The team moved to nox and retires the pytest rule; the next week the old mypy fix stops
+    // working in two projects that had it in play, and a new form works.
+    let o = skillc(&[
+        "lessons",
+        "retire",
+        &root_id,
+        "--reason",
+        "we run the suite through nox now",
+        "--out",
+        &h.out(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let broke = "error: --install-types failed (no mypy cache directory)";
+    let in_play = json!({"in_play": [&old_fix_id]});
+    h.add(
+        "agent-b.jsonl",
+        &[
+            python(
+                "sn-1",
+                "2026-09-08T09:00:00Z",
+                SEARCH,
+                "succeeded",
+                in_play.clone(),
+                vec![
+                    failed(OLD_FIX, "/srv/search-svc", broke),
+                    ok(NEW_FIX, "/srv/search-svc", "search-svc"),
+                ],
+            ),
+            python(
+                "sn-2",
+                "2026-09-08T14:00:00Z",
+                LEDGER,
+                "succeeded",
+                in_play,
+                vec![
+                    failed(OLD_FIX, "/srv/ledger", broke),
+                    ok(NEW_FIX, "/srv/ledger", "ledger"),
+                ],
+            ),
+        ],
+    );
+
+    // Night 2: nothing of night 1 is deleted; what stopped being true is superseded.
+    let night2 = compile();
+    for l in lessons(&night1) {
+        assert!(
+            lessons(&night2)
+                .iter()
+                .any(|n| n["id"] == l["id"] && n["evidence"] == l["evidence"]),
+            "{} was dropped: {night2:#}",
+            l["id"]
+        );
+    }
+    let new_fix = by_key(&night2, "run_shell_command mypy", "active");
+    let new_fix_id = new_fix["id"].as_str().unwrap().to_string();
+    assert!(new_fix["text"].as_str().unwrap().contains(NEW_FIX), "{new_fix}");
+    assert_eq!(
+        (new_fix["rule"].as_bool(), new_fix["supersedes"].as_str()),
+        (Some(true), Some(&*old_fix_id))
+    );
+    let old = lessons(&night2)
+        .iter()
+        .find(|l| l["id"] == old_fix_id.as_str())
+        .unwrap();
+    assert_eq!(
+        (
+            old["status"].as_str(),
+            old["superseded_by"].as_str(),
+            old["rule"].as_bool()
+        ),
+        (Some("superseded"), Some(&*new_fix_id), Some(false))
+    );
+    let retired = lessons(&night2)
+        .iter()
+        .find(|l| l["id"] == root_id.as_str())
+        .unwrap();
+    assert_eq!(
+        (retired["status"].as_str(), retired["superseded_by"].as_str()),
+        (Some("retired"), Some("retired:user"))
+    );
+
+    // The prompt-facing files and the deltas follow: the new form in, the old and the retired out.
+    let skill = std::fs::read_to_string(out.join("python/SKILL.md")).unwrap();
+    assert!(
+        skill.contains(&new_fix_id) && !skill.contains(&old_fix_id) && !skill.contains(&root_id),
+        "{skill}"
+    );
+    let evidence = std::fs::read_to_string(out.join("python/references/EVIDENCE.md")).unwrap();
+    assert!(
+        evidence.contains(&format!("supersedes: {old_fix_id}")),
+        "{evidence}"
+    );
+    // The old fix was demoted to ledger's project when search-svc contradicted it, yet the
+    // walk-back from the rule that replaced it is in the file beside that rule.
+    assert!(
+        evidence.contains(&format!(
+            "- {old_fix_id} — run_shell_command mypy: run `{OLD_FIX}`"
+        )),
+        "{evidence}"
+    );
+    assert!(
+        evidence.contains(&format!("(superseded; superseded_by: {new_fix_id};")),
+        "{evidence}"
+    );
+    assert!(
+        evidence.contains(&format!("{root_id} — ")),
+        "the retired rule's history: {evidence}"
+    );
+    assert_eq!(proposed(&out), BTreeSet::from([new_fix_id.clone()]));
+    let delta = std::fs::read_to_string(out.join("deltas/python.json")).unwrap();
+    assert!(delta.contains(NEW_FIX) && !delta.contains(&root_id), "{delta}");
+
+    let all = [
+        "py-01",
+        "py-02",
+        "py-03",
+        "py-04",
+        "py-05",
+        "py-06",
+        "py-07",
+        "py-08",
+        "claim-fab",
+        "claim-uns",
+        "claim-bare",
+        "sn-1",
+        "sn-2",
+    ];
+    assert_every_dropped_candidate_has_a_reason(
+        &h,
+        Some(&all),
+        &[
+            "G001", "G002", "G003", "G004", "G005", "G006", "G007", "N002", "S001",
+        ],
+    );
+}
