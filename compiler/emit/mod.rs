@@ -82,7 +82,6 @@ pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile
             .or_default()
             .push(l);
     }
-    let gone_by_id: BTreeMap<&str, &Lesson> = gone.values().flatten().map(|l| (l.id.as_str(), *l)).collect();
     // Each (scope, domain) on its own rayon job: their sizes follow the domains' (a few hold
     // most of the superseded history their EVIDENCE.md walks back through).
     let groups: Vec<_> = groups.into_iter().collect();
@@ -122,7 +121,7 @@ pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile
             let gone_here = gone
                 .get(&(scope.as_str(), domain.as_str()))
                 .map_or(&[][..], |v| v);
-            let gone_here = with_predecessors(gone_here, &kept, &gone_by_id);
+            let gone_here = with_predecessors(&scope, &domain, gone_here, &kept, &comp.lessons);
             // No rules, no file (DESIGN §7), and no evidence page for a file that is not there.
             let skill_and_evidence = skill.map(|skill| {
                 let evidence = evidence_md(&scope, &domain, &kept, &gone_here);
@@ -451,27 +450,40 @@ fn evidence_md(scope: &str, domain: &str, rules: &[&Lesson], gone: &[&Lesson]) -
 /// The superseded and retired lessons an EVIDENCE.md walks back through: those of its scope and
 /// domain (`gone`, in id order), and every lesson its rules supersede, directly or down a chain,
 /// wherever the predecessor was scoped when it went (a global fix demoted to a project before
-/// the form that replaced it was learned).
+/// the form that replaced it was learned). `lessons` is in ledger (id) order.
 fn with_predecessors<'a>(
+    scope: &str,
+    domain: &str,
     gone: &[&'a Lesson],
     rules: &[&Lesson],
-    gone_by_id: &BTreeMap<&str, &'a Lesson>,
+    lessons: &'a [Lesson],
 ) -> Vec<&'a Lesson> {
-    let mut all: Vec<&Lesson> = gone.to_vec();
-    let mut listed: BTreeSet<&str> = gone.iter().map(|l| l.id.as_str()).collect();
+    let by_id = |id: &str| {
+        let at = lessons.binary_search_by(|l| l.id.as_str().cmp(id)).ok()?;
+        Some(&lessons[at]).filter(|l| matches!(l.status, Status::Superseded | Status::Retired))
+    };
+    // Chains are disjoint (a lesson has one successor), so the walks take each lesson once;
+    // the bound only guards against a cycle in a hand-edited store.
+    let mut extra: BTreeMap<&str, &Lesson> = BTreeMap::new();
+    let mut steps = 0;
     for rule in rules {
         let mut prev = rule.supersedes.as_deref();
-        while let Some(l) = prev.and_then(|id| gone_by_id.get(id)) {
-            if !listed.insert(l.id.as_str()) {
+        while let Some(l) = prev.and_then(by_id) {
+            steps += 1;
+            if steps > lessons.len() {
                 break;
             }
-            all.push(l);
+            if (l.scope.as_str(), l.domain.as_str()) != (scope, domain) {
+                extra.insert(&l.id, l);
+            }
             prev = l.supersedes.as_deref();
         }
     }
-    if all.len() > gone.len() {
-        all.sort_by(|a, b| a.id.cmp(&b.id));
+    if extra.is_empty() {
+        return gone.to_vec();
     }
+    let mut all: Vec<&Lesson> = gone.iter().copied().chain(extra.into_values()).collect();
+    all.sort_by(|a, b| a.id.cmp(&b.id));
     all
 }
 
