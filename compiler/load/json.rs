@@ -306,6 +306,22 @@ pub(crate) fn looks_like_lines(text: &str) -> bool {
     first_object_line(rest.as_bytes()).is_some() && serde_json::from_str::<serde::de::IgnoredAny>(t).is_err()
 }
 
+/// `true` when a `.jsonl` file holds a JSON document instead of lines: an array (written on
+/// one line, or over many), or objects pretty-printed over many lines (`jq` without `-c`), as
+/// `looks_like_lines` tells them from JSON Lines whose first line is broken. Such a file is read
+/// as a `.json` one, so its records are read rather than each of its lines refused. A file of
+/// one-line objects, or of one-line arrays, stays JSON Lines.
+pub(crate) fn jsonl_is_document(text: &str) -> bool {
+    let t = text.trim_start();
+    let (first, rest) = t.split_once('\n').unwrap_or((t, ""));
+    let whole_line = serde_json::from_str::<serde::de::IgnoredAny>(first).is_ok();
+    match t.as_bytes().first() {
+        Some(b'[') => !whole_line || rest.trim().is_empty(),
+        Some(b'{') => !whole_line && !looks_like_lines(text),
+        _ => false,
+    }
+}
+
 struct Cursor<'t> {
     bytes: &'t [u8],
     pos: usize,
@@ -436,13 +452,35 @@ pub(crate) fn json_document_with(
                 }
             }
         }
-        Some(b'{') => match element(text, &mut cur, file, true, convert) {
-            Ok(p) => out.push(encoding::refuse_in(p, bad, 0..cur.pos, name)),
-            Err((line, msg)) => {
-                out.push(malformed(line, format!("invalid json: {msg}")));
-                return out;
+        // One object, or objects written one after another (`jq` without `-c` writes them
+        // so): each is a record. A broken one ends the read, as in an array.
+        Some(b'{') => {
+            let mut first = true;
+            loop {
+                let start = if first { 0 } else { cur.pos };
+                match element(text, &mut cur, file, first, convert) {
+                    Ok(p) => out.push(encoding::refuse_in(p, bad, start..cur.pos, name)),
+                    Err((line, msg)) if first => {
+                        out.push(malformed(line, format!("invalid json: {msg}")));
+                        return out;
+                    }
+                    Err((line, msg)) => {
+                        let mut d = broken(
+                            line,
+                            format!("invalid json: {msg}; the rest of the file was skipped"),
+                        );
+                        d.help = "fix the syntax at the reported line; the records after it in this file were not read";
+                        out.push(Parsed::invalid(line, d));
+                        return out;
+                    }
+                }
+                first = false;
+                cur.skip_ws();
+                if cur.peek() != Some(b'{') || matches!(out.last().map(|p| &p.item), Some(Item::Generated)) {
+                    break;
+                }
             }
-        },
+        }
         Some(_) => {
             out.push(malformed(
                 cur.line,
