@@ -175,3 +175,49 @@ fn a_broken_record_in_a_pretty_printed_stream_is_reported_once_and_json_lines_st
     let lines: Vec<(&str, u32)> = seen(&sink).iter().map(|d| (d.0, d.2)).collect();
     assert_eq!(lines, [("L001", 1), ("L001", 3)], "{:#?}", seen(&sink));
 }
+
+/// An OmniMem export run through `jq '.[]'` is its memories pretty-printed one after another:
+/// the format check already recognised it, and every memory is now read, where the reader
+/// took the first and skipped the rest as "content after the end of the json document".
+#[test]
+fn an_omnimem_export_pretty_printed_one_memory_after_another_is_read_whole() {
+    let memories = [
+        json!({"key": "mem-20260301-pytest-root", "tags": "[\"python\", \"pytest\"]", "outcome": "succeeded",
+               "effort_score": "2", "created_at": "1772359200", "project": "git@github.com:acme/billing.git",
+               "lesson": "Run pytest from the repository root so conftest.py is picked up.", "state": "active"}),
+        json!({"key": "mem-20260302-pytest-root", "tags": ["python"], "outcome": "succeeded", "effort_score": 4,
+               "created_at": 1772445600.25, "project": "git@github.com:acme/ledger.git",
+               "lesson": "Run pytest from the repository root so conftest.py is picked up."}),
+        json!({"key": "mem-20260303-uv", "tags": "python", "outcome": "succeeded",
+               "created_at": "2026-03-03T10:00:00+02:00", "lesson": "Use uv pip compile to pin dependencies."}),
+    ];
+    let text: String = memories
+        .iter()
+        .map(|m| serde_json::to_string_pretty(m).unwrap() + "\n")
+        .collect();
+    let second = serde_json::to_string_pretty(&memories[0])
+        .unwrap()
+        .lines()
+        .count() as u32
+        + 1;
+    let third = second
+        + serde_json::to_string_pretty(&memories[1])
+            .unwrap()
+            .lines()
+            .count() as u32;
+    for name in ["memories.jsonl", "memories.json"] {
+        let mut sink = Sink::new();
+        let c = load_texts(&[(name, &text)], &LoadOptions::default(), &mut sink);
+        assert_eq!(
+            ids(&c),
+            [
+                ("mem-20260301-pytest-root".to_string(), 1),
+                ("mem-20260302-pytest-root".to_string(), second),
+                ("mem-20260303-uv".to_string(), third)
+            ],
+            "{name}: {:#?}",
+            seen(&sink)
+        );
+        assert!(sink.is_empty(), "{name}: {:#?}", seen(&sink));
+    }
+}
