@@ -221,3 +221,54 @@ fn an_omnimem_export_pretty_printed_one_memory_after_another_is_read_whole() {
         assert!(sink.is_empty(), "{name}: {:#?}", seen(&sink));
     }
 }
+
+/// Files that each began with a UTF-8 byte-order mark (PowerShell 5's `Out-File -Encoding
+/// utf8`, Notepad) joined with `cat a b > all`: the mark of the second file starts a line in
+/// the middle. Every record is read — in JSON Lines, in YAML documents, in pretty-printed JSON
+/// documents and in an OmniMem export — where the record after the mark was refused as "not
+/// valid json: expected value" (and in YAML the whole first document was lost).
+#[test]
+fn files_that_each_began_with_a_byte_order_mark_joined_into_one_are_read_whole() {
+    const BOM: &str = "\u{feff}";
+    let records = exported();
+    let jsonl = format!("{BOM}{}\n{BOM}{}\n", records[0], records[1]);
+    let json = format!(
+        "{BOM}{}\n{BOM}{}\n",
+        serde_json::to_string_pretty(&records[0]).unwrap(),
+        serde_json::to_string_pretty(&records[2]).unwrap()
+    );
+    let third = serde_json::to_string_pretty(&records[0]).unwrap().lines().count() as u32 + 1;
+    let yaml = format!(
+        "{BOM}- id: ci-0310-pip\n  recorded_at: 2026-03-10T09:00:00Z\n  domains: [python]\n  outcome: succeeded\n  \
+         lesson: Pin pip in CI images.\n{BOM}---\n- id: ci-0311-pip\n  recorded_at: 2026-03-11T09:00:00Z\n  \
+         domains: [python]\n  outcome: succeeded\n  lesson: Pin pip in CI images.\n"
+    );
+    let memory = |key: &str| {
+        json!({"key": key, "tags": ["python"], "outcome": "succeeded", "created_at": "1772359200",
+               "lesson": "Run pytest from the repository root."})
+        .to_string()
+    };
+    let omnimem = format!("{BOM}{}\n{BOM}{}\n", memory("mem-a"), memory("mem-b"));
+    // (file, text, the records' ids and first lines)
+    type Case<'a> = (&'a str, &'a str, &'a [(&'a str, u32)]);
+    let cases: [Case; 4] = [
+        ("joined.jsonl", &jsonl, &[("ci-0301-npm", 1), ("ci-0302-npm", 2)]),
+        (
+            "joined.json",
+            &json,
+            &[("ci-0301-npm", 1), ("tf-0303-lock", third)],
+        ),
+        ("joined.yaml", &yaml, &[("ci-0310-pip", 1), ("ci-0311-pip", 7)]),
+        ("memories.jsonl", &omnimem, &[("mem-a", 1), ("mem-b", 2)]),
+    ];
+    let dir = Scratch::new("robust-bom");
+    for (name, text, want) in &cases {
+        let want: Vec<(String, u32)> = want.iter().map(|&(id, l)| (id.to_string(), l)).collect();
+        let path = dir.path(name);
+        fs::write(&path, text).unwrap();
+        let mut sink = Sink::new();
+        let c = load(&[path], &LoadOptions::default(), &mut sink).unwrap();
+        assert_eq!(ids(&c), want, "{name}: {:#?}", seen(&sink));
+        assert!(sink.is_empty(), "{name}: {:#?}", seen(&sink));
+    }
+}

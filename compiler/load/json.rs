@@ -119,7 +119,14 @@ fn parse_part(part: &[u8], file: &Arc<str>, mut line: u32) -> Vec<Parsed> {
     out
 }
 
+/// A line without the byte-order mark it starts with when files that each began with one were
+/// joined (`cat a.jsonl b.jsonl`, or an export appended to by a tool that writes one).
+pub(crate) fn without_bom(line: &[u8]) -> &[u8] {
+    line.strip_prefix("\u{feff}".as_bytes()).unwrap_or(line)
+}
+
 fn parse_line(bytes: &[u8], file: &Arc<str>, line: u32) -> Parsed {
+    let bytes = without_bom(bytes);
     match fast::parse_slice(bytes, file, line) {
         Some((record, unknown)) => Parsed {
             line,
@@ -140,6 +147,7 @@ pub(crate) fn item(record: Record) -> Item {
 
 /// The reference path for one line: a `Value`, then the validator.
 pub(crate) fn slow_line(bytes: &[u8], file: &Arc<str>, line: u32, first: bool) -> Parsed {
+    let bytes = without_bom(bytes);
     let loc = SourceLoc {
         file: file.clone(),
         line,
@@ -329,8 +337,14 @@ struct Cursor<'t> {
 }
 
 impl Cursor<'_> {
+    /// Skips whitespace, and a byte-order mark where documents that each began with one were
+    /// joined.
     fn skip_ws(&mut self) {
         while let Some(&c) = self.bytes.get(self.pos) {
+            if self.bytes[self.pos..].starts_with("\u{feff}".as_bytes()) {
+                self.pos += 3;
+                continue;
+            }
             if !c.is_ascii_whitespace() {
                 break;
             }
