@@ -272,3 +272,43 @@ fn files_that_each_began_with_a_byte_order_mark_joined_into_one_are_read_whole()
         assert!(sink.is_empty(), "{name}: {:#?}", seen(&sink));
     }
 }
+
+/// Some exports wrap their records in an object (`{"version": 2, "exported_at": …,
+/// "experiences": [...]}`). Such a file is one L001 that names the list and says its records
+/// were not read — where it was four "record has no `id`"-style errors, each with the help "add
+/// the field", and an unknown-field warning per key, as if the records lacked their fields. In
+/// YAML alike. A record that merely has an extra list-valued field is still a record.
+#[test]
+fn records_wrapped_in_an_object_are_one_diagnostic_naming_the_list() {
+    let records = exported();
+    let wrapped = serde_json::to_string_pretty(&json!({
+        "version": 2, "exported_at": "2026-03-05T00:00:00Z", "experiences": records
+    }))
+    .unwrap();
+    let yaml = "version: 2\nexperiences:\n  - id: ci-0310-pip\n    recorded_at: 2026-03-10T09:00:00Z\n    \
+                domains: [python]\n    outcome: succeeded\n";
+    for (name, text, n) in [("export.json", wrapped.as_str(), 3), ("export.yaml", yaml, 1)] {
+        let mut sink = Sink::new();
+        let c = load_texts(&[(name, text)], &LoadOptions::default(), &mut sink);
+        assert!(c.experiences.is_empty());
+        let got = seen(&sink);
+        assert_eq!(got.len(), 1, "{name}: {got:#?}");
+        assert_eq!((got[0].0, got[0].2), ("L001", 1), "{name}: {got:#?}");
+        assert!(
+            got[0].3.contains(&format!("{n} object(s) under `experiences`")),
+            "{name}: {got:#?}"
+        );
+    }
+    // A record with an unknown list of objects is still a record, with its L005.
+    let mut record = records[1].clone();
+    record["attachments"] = json!([{"name": "ci.log"}]);
+    let mut sink = Sink::new();
+    let c = load_texts(
+        &[("one.jsonl", &record.to_string())],
+        &LoadOptions::default(),
+        &mut sink,
+    );
+    assert_eq!(ids(&c), [("ci-0302-npm".to_string(), 1)]);
+    let codes: Vec<&str> = seen(&sink).iter().map(|d| d.0).collect();
+    assert_eq!(codes, ["L005"]);
+}
