@@ -312,3 +312,36 @@ fn records_wrapped_in_an_object_are_one_diagnostic_naming_the_list() {
     let codes: Vec<&str> = seen(&sink).iter().map(|d| d.0).collect();
     assert_eq!(codes, ["L005"]);
 }
+
+/// Two months of an export that writes a JSON array, joined with `cat march.json april.json >
+/// all.json` (or `jq . march.json april.json`): every record of both arrays is read, where
+/// those of the second were skipped as "content after the end of the json document".
+/// Content after them that is no JSON value is still reported once, at its line.
+#[test]
+fn json_arrays_joined_into_one_file_are_all_read() {
+    let records = exported();
+    let march = serde_json::to_string_pretty(&records[..2]).unwrap();
+    let april = serde_json::to_string(&records[2..]).unwrap();
+    let april_line = march.lines().count() as u32 + 1;
+    let text = format!("{march}\n{april}\n");
+    for name in ["all.json", "all.jsonl"] {
+        let mut sink = Sink::new();
+        let c = load_texts(&[(name, &text)], &LoadOptions::default(), &mut sink);
+        let got = ids(&c);
+        assert_eq!(
+            got.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>(),
+            ["ci-0301-npm", "ci-0302-npm", "tf-0303-lock"],
+            "{name}: {:#?}",
+            seen(&sink)
+        );
+        assert_eq!((got[0].1, got[2].1), (2, april_line), "{name}");
+        assert!(sink.is_empty(), "{name}: {:#?}", seen(&sink));
+    }
+    let mut sink = Sink::new();
+    let trailing = format!("{march}\n{april}\n# end of export\n");
+    let c = load_texts(&[("all.json", &trailing)], &LoadOptions::default(), &mut sink);
+    assert_eq!(c.experiences.len(), 3);
+    let got = seen(&sink);
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert_eq!((got[0].0, got[0].2), ("L001", april_line + 1), "{got:#?}");
+}

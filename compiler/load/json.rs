@@ -408,69 +408,72 @@ pub(crate) fn json_document_with(
         d.help = "fix the syntax at the reported line; the records after it in this array were not read";
         Parsed::invalid(line, d)
     };
-    cur.skip_ws();
-    match cur.peek() {
-        None => return out,
-        Some(b'[') => {
-            cur.pos += 1;
-            let mut first = true;
-            loop {
-                cur.skip_ws();
-                match cur.peek() {
-                    None => {
-                        out.push(malformed(
-                            cur.line,
-                            "unexpected end of file: the json array is not closed".into(),
-                        ));
-                        return out;
+    // An array or an object, or several written one after another (`jq` without `-c` writes
+    // objects so; `cat a.json b.json` joins arrays): each object is a record. A broken record
+    // ends the read, as the parser cannot tell where the next one starts.
+    let mut first = true;
+    let generated = |out: &[Parsed]| matches!(out.last().map(|p| &p.item), Some(Item::Generated));
+    loop {
+        cur.skip_ws();
+        match cur.peek() {
+            None => return out,
+            Some(b'[') => {
+                cur.pos += 1;
+                let mut empty = true;
+                loop {
+                    cur.skip_ws();
+                    match cur.peek() {
+                        None => {
+                            out.push(malformed(
+                                cur.line,
+                                "unexpected end of file: the json array is not closed".into(),
+                            ));
+                            return out;
+                        }
+                        Some(b']') if empty => {
+                            cur.pos += 1;
+                            break;
+                        }
+                        _ => {}
                     }
-                    Some(b']') if first => {
-                        cur.pos += 1;
-                        break;
+                    let start = cur.pos;
+                    match element(text, &mut cur, file, first, convert) {
+                        Ok(p) => out.push(encoding::refuse_in(p, bad, start..cur.pos, name)),
+                        Err((line, msg)) => {
+                            out.push(array_cut(
+                                line,
+                                format!("invalid json: {msg}; the rest of the array was skipped"),
+                            ));
+                            return out;
+                        }
                     }
-                    _ => {}
-                }
-                let start = cur.pos;
-                match element(text, &mut cur, file, first, convert) {
-                    Ok(p) => out.push(encoding::refuse_in(p, bad, start..cur.pos, name)),
-                    Err((line, msg)) => {
-                        out.push(array_cut(
-                            line,
-                            format!("invalid json: {msg}; the rest of the array was skipped"),
-                        ));
-                        return out;
-                    }
-                }
-                first = false;
-                cur.skip_ws();
-                match cur.peek() {
-                    Some(b',') => cur.pos += 1,
-                    Some(b']') => {
-                        cur.pos += 1;
-                        break;
-                    }
-                    None => {
-                        out.push(malformed(
-                            cur.line,
-                            "unexpected end of file: the json array is not closed".into(),
-                        ));
-                        return out;
-                    }
-                    Some(_) => {
-                        out.push(array_cut(
-                            cur.line,
-                            "invalid json: expected `,` or `]` after a record; the rest of the array was skipped".into(),
-                        ));
-                        return out;
+                    first = false;
+                    empty = false;
+                    cur.skip_ws();
+                    match cur.peek() {
+                        Some(b',') => cur.pos += 1,
+                        Some(b']') => {
+                            cur.pos += 1;
+                            break;
+                        }
+                        None => {
+                            out.push(malformed(
+                                cur.line,
+                                "unexpected end of file: the json array is not closed".into(),
+                            ));
+                            return out;
+                        }
+                        Some(_) => {
+                            out.push(array_cut(
+                                cur.line,
+                                "invalid json: expected `,` or `]` after a record; the rest of the array was skipped".into(),
+                            ));
+                            return out;
+                        }
                     }
                 }
             }
-        }
-        // One object, or objects written one after another (`jq` without `-c` writes them
-        // so): each is a record. A broken one ends the read, as in an array.
-        Some(b'{') => {
-            let mut first = true;
-            loop {
+            Some(b'{') => {
                 let start = if first { 0 } else { cur.pos };
                 match element(text, &mut cur, file, first, convert) {
                     Ok(p) => out.push(encoding::refuse_in(p, bad, start..cur.pos, name)),
@@ -489,22 +492,23 @@ pub(crate) fn json_document_with(
                     }
                 }
                 first = false;
-                cur.skip_ws();
-                if cur.peek() != Some(b'{') || matches!(out.last().map(|p| &p.item), Some(Item::Generated)) {
-                    break;
-                }
             }
+            Some(_) if first => {
+                out.push(malformed(
+                    cur.line,
+                    "file is not a json array or object of records".into(),
+                ));
+                return out;
+            }
+            Some(_) => break,
         }
-        Some(_) => {
-            out.push(malformed(
-                cur.line,
-                "file is not a json array or object of records".into(),
-            ));
-            return out;
+        cur.skip_ws();
+        if !matches!(cur.peek(), Some(b'[' | b'{')) || generated(&out) {
+            break;
         }
     }
     cur.skip_ws();
-    if cur.peek().is_some() && !matches!(out.last().map(|p| &p.item), Some(Item::Generated)) {
+    if cur.peek().is_some() && !generated(&out) {
         out.push(malformed(
             cur.line,
             "unexpected content after the end of the json document".into(),
