@@ -61,10 +61,11 @@ fn ids(c: &skillc::model::Corpus) -> Vec<(String, u32)> {
 
 /// `jq '.[]' export.json > records.jsonl` (jq pretty-prints unless given `-c`) writes each
 /// record over many lines, one after another; an export API may write one JSON array into a
-/// `.jsonl` file, on one line or over many. Every record is read, at the line it starts on, with
-/// no diagnostic — where each line of the file used to be refused as broken JSON (22 L001 for two
-/// records) and an array line refused as "not an object". The same stream in a `.json` file
-/// is read whole too (only its first object was). Read from disk and from memory alike.
+/// `.jsonl` file, on one line or over many. Every record is
+/// read, at the line it starts on, with no diagnostic — where each line of the file used to be
+/// refused as broken JSON (22 L001 for two records) and an array line refused as "not an
+/// object". The same stream in a `.json` file is read whole too (only its first object was).
+/// Read from disk and from memory alike.
 #[test]
 fn records_pretty_printed_one_after_another_or_in_an_array_in_a_jsonl_file_are_read() {
     let records = exported();
@@ -125,7 +126,8 @@ fn records_pretty_printed_one_after_another_or_in_an_array_in_a_jsonl_file_are_r
 /// A stream of pretty-printed records with one broken in the middle (a key lost its comma when
 /// edited by hand) keeps the records before it and says, once and at the broken line, that the
 /// rest of the file was skipped; JSON Lines whose first line holds a byte that is not UTF-8
-/// and whose third line is cut short stays JSON Lines, each bad line costing only itself.
+/// and whose third line is cut short, or whose first line is an array cut short, stays JSON
+/// Lines, each bad line costing only itself.
 #[test]
 fn a_broken_record_in_a_pretty_printed_stream_is_reported_once_and_json_lines_stay_lines() {
     let records = exported();
@@ -174,6 +176,25 @@ fn a_broken_record_in_a_pretty_printed_stream_is_reported_once_and_json_lines_st
     );
     let lines: Vec<(&str, u32)> = seen(&sink).iter().map(|d| (d.0, d.2)).collect();
     assert_eq!(lines, [("L001", 1), ("L001", 3)], "{:#?}", seen(&sink));
+
+    // JSON Lines whose first line is an array cut short: that line costs only itself.
+    let text = format!(
+        "[{}, {}\n{}\n{}\n",
+        records[0],
+        &records[1].to_string()[..40],
+        records[1],
+        records[2]
+    );
+    let mut sink = Sink::new();
+    let c = load_texts(&[("agent.jsonl", &text)], &LoadOptions::default(), &mut sink);
+    assert_eq!(
+        ids(&c),
+        [("ci-0302-npm".to_string(), 2), ("tf-0303-lock".to_string(), 3)],
+        "{:#?}",
+        seen(&sink)
+    );
+    let lines: Vec<(&str, u32)> = seen(&sink).iter().map(|d| (d.0, d.2)).collect();
+    assert_eq!(lines, [("L001", 1)], "{:#?}", seen(&sink));
 }
 
 /// An OmniMem export run through `jq '.[]'` is its memories pretty-printed one after another:

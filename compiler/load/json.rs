@@ -315,8 +315,8 @@ pub(crate) fn looks_like_lines(text: &str) -> bool {
 }
 
 /// `true` when a `.jsonl` file holds a JSON document instead of lines: an array (written on
-/// one line, or over many), or objects pretty-printed over many lines (`jq` without `-c`), as
-/// `looks_like_lines` tells them from JSON Lines whose first line is broken. Such a file is read
+/// one line, or over many), or objects pretty-printed over many lines (`jq` without `-c`), told
+/// apart from JSON Lines whose first line is broken as `looks_like_lines` does. Such a file is read
 /// as a `.json` one, so its records are read rather than each of its lines refused. A file of
 /// one-line objects, or of one-line arrays, stays JSON Lines.
 pub(crate) fn jsonl_is_document(text: &str) -> bool {
@@ -324,7 +324,13 @@ pub(crate) fn jsonl_is_document(text: &str) -> bool {
     let (first, rest) = t.split_once('\n').unwrap_or((t, ""));
     let whole_line = serde_json::from_str::<serde::de::IgnoredAny>(first).is_ok();
     match t.as_bytes().first() {
-        Some(b'[') => !whole_line || rest.trim().is_empty(),
+        Some(b'[') if whole_line => rest.trim().is_empty(),
+        // An array over many lines, unless the first line is a broken one of JSON Lines (a
+        // later line is a record on its own and the text is no JSON document).
+        Some(b'[') => {
+            first_object_line(rest.as_bytes()).is_none()
+                || serde_json::from_str::<serde::de::IgnoredAny>(t).is_ok()
+        }
         Some(b'{') => !whole_line && !looks_like_lines(text),
         _ => false,
     }
