@@ -119,7 +119,14 @@ fn parse_part(part: &[u8], file: &Arc<str>, mut line: u32) -> Vec<Parsed> {
     out
 }
 
+/// A line without the byte-order mark it starts with when files that each began with one were
+/// joined (`cat a.jsonl b.jsonl`, or an export appended to by a tool that writes one).
+pub(crate) fn without_bom(line: &[u8]) -> &[u8] {
+    line.strip_prefix("\u{feff}".as_bytes()).unwrap_or(line)
+}
+
 fn parse_line(bytes: &[u8], file: &Arc<str>, line: u32) -> Parsed {
+    let bytes = without_bom(bytes);
     match fast::parse_slice(bytes, file, line) {
         Some((record, unknown)) => Parsed {
             line,
@@ -140,6 +147,7 @@ pub(crate) fn item(record: Record) -> Item {
 
 /// The reference path for one line: a `Value`, then the validator.
 pub(crate) fn slow_line(bytes: &[u8], file: &Arc<str>, line: u32, first: bool) -> Parsed {
+    let bytes = without_bom(bytes);
     let loc = SourceLoc {
         file: file.clone(),
         line,
@@ -306,6 +314,28 @@ pub(crate) fn looks_like_lines(text: &str) -> bool {
     first_object_line(rest.as_bytes()).is_some() && serde_json::from_str::<serde::de::IgnoredAny>(t).is_err()
 }
 
+/// `true` when a `.jsonl` file holds a JSON document instead of lines: an array (written on
+/// one line, or over many), or objects pretty-printed over many lines (`jq` without `-c`), told
+/// apart from JSON Lines whose first line is broken as `looks_like_lines` does. Such a file is read
+/// as a `.json` one, so its records are read rather than each of its lines refused. A file of
+/// one-line objects, or of one-line arrays, stays JSON Lines.
+pub(crate) fn jsonl_is_document(text: &str) -> bool {
+    let t = text.trim_start();
+    let (first, rest) = t.split_once('\n').unwrap_or((t, ""));
+    let whole_line = serde_json::from_str::<serde::de::IgnoredAny>(first).is_ok();
+    match t.as_bytes().first() {
+        Some(b'[') if whole_line => rest.trim().is_empty(),
+        // An array over many lines, unless the first line is a broken one of JSON Lines (a
+        // later line is a record on its own and the text is no JSON document).
+        Some(b'[') => {
+            first_object_line(rest.as_bytes()).is_none()
+                || serde_json::from_str::<serde::de::IgnoredAny>(t).is_ok()
+        }
+        Some(b'{') => !whole_line && !looks_like_lines(text),
+        _ => false,
+    }
+}
+
 struct Cursor<'t> {
     bytes: &'t [u8],
     pos: usize,
@@ -313,8 +343,14 @@ struct Cursor<'t> {
 }
 
 impl Cursor<'_> {
+    /// Skips whitespace, and a byte-order mark where documents that each began with one were
+    /// joined.
     fn skip_ws(&mut self) {
         while let Some(&c) = self.bytes.get(self.pos) {
+            if self.bytes[self.pos..].starts_with("\u{feff}".as_bytes()) {
+                self.pos += 3;
+                continue;
+            }
             if !c.is_ascii_whitespace() {
                 break;
             }
@@ -378,81 +414,107 @@ pub(crate) fn json_document_with(
         d.help = "fix the syntax at the reported line; the records after it in this array were not read";
         Parsed::invalid(line, d)
     };
-    cur.skip_ws();
-    match cur.peek() {
-        None => return out,
-        Some(b'[') => {
-            cur.pos += 1;
-            let mut first = true;
-            loop {
-                cur.skip_ws();
-                match cur.peek() {
-                    None => {
-                        out.push(malformed(
-                            cur.line,
-                            "unexpected end of file: the json array is not closed".into(),
-                        ));
-                        return out;
+    // An array or an object, or several written one after another (`jq` without `-c` writes
+    // objects so; `cat a.json b.json` joins arrays): each object is a record. A broken record
+    // ends the read, as the parser cannot tell where the next one starts.
+    let mut first = true;
+    let generated = |out: &[Parsed]| matches!(out.last().map(|p| &p.item), Some(Item::Generated));
+    loop {
+        cur.skip_ws();
+        match cur.peek() {
+            None => return out,
+            Some(b'[') => {
+                cur.pos += 1;
+                let mut empty = true;
+                loop {
+                    cur.skip_ws();
+                    match cur.peek() {
+                        None => {
+                            out.push(malformed(
+                                cur.line,
+                                "unexpected end of file: the json array is not closed".into(),
+                            ));
+                            return out;
+                        }
+                        Some(b']') if empty => {
+                            cur.pos += 1;
+                            break;
+                        }
+                        _ => {}
                     }
-                    Some(b']') if first => {
-                        cur.pos += 1;
-                        break;
+                    let start = cur.pos;
+                    match element(text, &mut cur, file, first, convert) {
+                        Ok(p) => out.push(encoding::refuse_in(p, bad, start..cur.pos, name)),
+                        Err((line, msg)) => {
+                            out.push(array_cut(
+                                line,
+                                format!("invalid json: {msg}; the rest of the array was skipped"),
+                            ));
+                            return out;
+                        }
                     }
-                    _ => {}
+                    first = false;
+                    empty = false;
+                    cur.skip_ws();
+                    match cur.peek() {
+                        Some(b',') => cur.pos += 1,
+                        Some(b']') => {
+                            cur.pos += 1;
+                            break;
+                        }
+                        None => {
+                            out.push(malformed(
+                                cur.line,
+                                "unexpected end of file: the json array is not closed".into(),
+                            ));
+                            return out;
+                        }
+                        Some(_) => {
+                            out.push(array_cut(
+                                cur.line,
+                                "invalid json: expected `,` or `]` after a record; the rest of the array was skipped".into(),
+                            ));
+                            return out;
+                        }
+                    }
                 }
-                let start = cur.pos;
+            }
+            Some(b'{') => {
+                let start = if first { 0 } else { cur.pos };
                 match element(text, &mut cur, file, first, convert) {
                     Ok(p) => out.push(encoding::refuse_in(p, bad, start..cur.pos, name)),
+                    Err((line, msg)) if first => {
+                        out.push(malformed(line, format!("invalid json: {msg}")));
+                        return out;
+                    }
                     Err((line, msg)) => {
-                        out.push(array_cut(
+                        let mut d = broken(
                             line,
-                            format!("invalid json: {msg}; the rest of the array was skipped"),
-                        ));
+                            format!("invalid json: {msg}; the rest of the file was skipped"),
+                        );
+                        d.help = "fix the syntax at the reported line; the records after it in this file were not read";
+                        out.push(Parsed::invalid(line, d));
                         return out;
                     }
                 }
                 first = false;
-                cur.skip_ws();
-                match cur.peek() {
-                    Some(b',') => cur.pos += 1,
-                    Some(b']') => {
-                        cur.pos += 1;
-                        break;
-                    }
-                    None => {
-                        out.push(malformed(
-                            cur.line,
-                            "unexpected end of file: the json array is not closed".into(),
-                        ));
-                        return out;
-                    }
-                    Some(_) => {
-                        out.push(array_cut(
-                            cur.line,
-                            "invalid json: expected `,` or `]` after a record; the rest of the array was skipped".into(),
-                        ));
-                        return out;
-                    }
-                }
             }
-        }
-        Some(b'{') => match element(text, &mut cur, file, true, convert) {
-            Ok(p) => out.push(encoding::refuse_in(p, bad, 0..cur.pos, name)),
-            Err((line, msg)) => {
-                out.push(malformed(line, format!("invalid json: {msg}")));
+            Some(_) if first => {
+                out.push(malformed(
+                    cur.line,
+                    "file is not a json array or object of records".into(),
+                ));
                 return out;
             }
-        },
-        Some(_) => {
-            out.push(malformed(
-                cur.line,
-                "file is not a json array or object of records".into(),
-            ));
-            return out;
+            Some(_) => break,
+        }
+        cur.skip_ws();
+        if !matches!(cur.peek(), Some(b'[' | b'{')) || generated(&out) {
+            break;
         }
     }
     cur.skip_ws();
-    if cur.peek().is_some() && !matches!(out.last().map(|p| &p.item), Some(Item::Generated)) {
+    if cur.peek().is_some() && !generated(&out) {
         out.push(malformed(
             cur.line,
             "unexpected content after the end of the json document".into(),

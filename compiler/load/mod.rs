@@ -463,7 +463,7 @@ fn load_file(entry: &InputFile, opts: &LoadOptions, col: &mut Collector) -> Resu
         return Ok(());
     }
     match detected {
-        Detected::Native(Syntax::Jsonl) => {
+        Detected::Native(Syntax::Jsonl) if !json::jsonl_is_document(&String::from_utf8_lossy(&buf)) => {
             if let Err(e) = jsonl_stream(&mut f, buf, eof, &name, col) {
                 return fail(col, e);
             }
@@ -536,7 +536,10 @@ fn not_native(detected: Detected, name: &str, col: &mut Collector) {
 /// holding them are refused).
 fn native_text(syntax: Syntax, name: &str, text: &str, bad: &[encoding::BadByte], col: &mut Collector) {
     match syntax {
-        Syntax::Json if !json::looks_like_lines(text) => {
+        Syntax::Json | Syntax::Jsonl
+            if (syntax == Syntax::Json && !json::looks_like_lines(text))
+                || (syntax == Syntax::Jsonl && json::jsonl_is_document(text)) =>
+        {
             let parsed = json::json_document(text, name, bad);
             col.file(name, parsed);
         }

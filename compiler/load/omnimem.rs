@@ -100,6 +100,7 @@ pub(crate) fn read(text: &str, file: &str, aliases: &Aliases, bad: &[BadByte]) -
     let mut out = Vec::new();
     let mut first = true;
     for (i, line) in text.lines().enumerate() {
+        let line = line.strip_prefix('\u{feff}').unwrap_or(line);
         if line.trim().is_empty() {
             continue;
         }

@@ -657,6 +657,34 @@ impl Drop for Fields<'_> {
 
 /// Validates one record. `first` marks the first record of a file, which is checked for
 /// skillc's own mark (DESIGN §4).
+/// An object with no field of a record that holds a list of objects (`{"version": 2,
+/// "experiences": [...]}`, as some exports wrap their records): one L001 naming the list,
+/// instead of a missing-field error for each required field and an unknown-field warning for
+/// the list, which read as if the records themselves lacked their fields.
+fn wrapped_records(map: &serde_json::Map<String, Value>, loc: &SourceLoc) -> Option<Diagnostic> {
+    let known = |k: &String| EXPERIENCE_FIELDS.contains(&k.as_str()) || CLAIM_FIELDS.contains(&k.as_str());
+    if map.keys().any(known) {
+        return None;
+    }
+    let (key, n) = map.iter().find_map(|(k, v)| match v {
+        Value::Array(items) if !items.is_empty() && items.iter().all(Value::is_object) => {
+            Some((k, items.len()))
+        }
+        _ => None,
+    })?;
+    let mut d = Diagnostic::new(
+        codes::MALFORMED_RECORD,
+        format!(
+            "object is no record: it holds {n} object(s) under `{}` and none of a record's fields, so they were not read",
+            shown_id(key)
+        ),
+    )
+    .subject(&*loc.file)
+    .at(loc);
+    d.help = "give the records themselves, one per line (JSON Lines), as a JSON array or as a YAML list; `jq -c '.<list>[]'` turns such an export into JSON Lines";
+    Some(d)
+}
+
 pub(crate) fn from_value(v: Value, loc: &SourceLoc, first: bool) -> Parsed {
     let line = loc.line;
     if first && is_generated(&v) {
@@ -674,6 +702,9 @@ pub(crate) fn from_value(v: Value, loc: &SourceLoc, first: bool) -> Parsed {
             return Parsed::invalid(line, d);
         }
     };
+    if let Some(d) = wrapped_records(&map, loc) {
+        return Parsed::invalid(line, d);
+    }
     let subject = match map.get("id") {
         Some(Value::String(s)) if !s.trim().is_empty() => shown_id(s),
         _ => loc.file.to_string(),

@@ -65,6 +65,15 @@ fn is_item(l: &str, indent: usize) -> bool {
 /// `bad`: where the file's bytes were not UTF-8 (`encoding::lossy`); a record whose lines hold
 /// one is refused (a whole-line comment holding one costs nothing).
 pub(crate) fn yaml_text(text: &str, file: &str, bad: &[BadByte]) -> Vec<Parsed> {
+    // A byte-order mark that starts a line, where files that each began with one were joined,
+    // is dropped (YAML allows one before each document); the lines stay where they were.
+    let joined;
+    let text = if text.contains("\n\u{feff}") {
+        joined = text.replace("\n\u{feff}", "\n");
+        &joined
+    } else {
+        text
+    };
     let mut lines = Vec::new();
     let mut start = 0;
     for l in text.split_inclusive('\n') {

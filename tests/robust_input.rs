@@ -1,0 +1,368 @@
+//! Realistic input the way memory exports really arrive: files written by `jq`, by an export
+//! API, by hand. Each test holds one shape a real file took that skillc once read wrongly.
+
+mod common;
+
+use std::fs;
+
+use common::Scratch;
+use serde_json::{Value, json};
+use skillc::diagnostics::Sink;
+use skillc::load::{LoadOptions, load, load_texts};
+
+/// Every diagnostic as (code, file, line, message).
+fn seen(sink: &Sink) -> Vec<(&'static str, String, u32, String)> {
+    sink.iter()
+        .map(|d| {
+            let loc = d.location.clone();
+            (
+                d.code,
+                loc.as_ref().map_or(String::new(), |l| l.file.to_string()),
+                loc.map_or(0, |l| l.line),
+                d.message.clone(),
+            )
+        })
+        .collect()
+}
+
+/// Two agents' records from two projects, with the tool calls they made.
+fn exported() -> Vec<Value> {
+    vec![
+        json!({"id": "ci-0301-npm", "recorded_at": "2026-03-01T10:00:00Z", "domains": ["node"],
+               "project": "git@github.com:acme/web.git", "task": "CI installs drift from the lockfile",
+               "outcome": "succeeded",
+               "lesson": "Use npm ci instead of npm install in CI so the lockfile is respected.",
+               "operations": [
+                   {"tool": "Bash", "args": {"command": "npm install", "cwd": "/srv/web"}, "status": "ok"},
+                   {"tool": "Bash", "args": {"command": "npm test", "cwd": "/srv/web"}, "status": "ok",
+                    "check": {"label": "tests", "target": "web", "passed": true}}]}),
+        json!({"id": "ci-0302-npm", "recorded_at": "2026-03-02T08:30:00+01:00", "domains": ["node"],
+               "project": "git@github.com:acme/api.git", "task": "Flaky dependency versions in CI",
+               "outcome": "succeeded",
+               "lesson": "Use npm ci instead of npm install in CI so the lockfile is respected.",
+               "gotchas": ["npm ci deletes node_modules first, so a cached node_modules is wasted"]}),
+        json!({"id": "tf-0303-lock", "recorded_at": "2026-03-03T12:00:00Z", "domains": ["terraform"],
+               "project": "git@github.com:acme/infra.git", "task": "Parallel plans fail on the state lock",
+               "outcome": "succeeded",
+               "operations": [
+                   {"tool": "Bash", "args": {"command": "terraform plan", "cwd": "/srv/infra"},
+                    "status": "error", "error": "Error acquiring the state lock"},
+                   {"tool": "Bash", "args": {"command": "terraform plan -lock-timeout=60s", "cwd": "/srv/infra"},
+                    "status": "ok", "check": {"label": "plan", "passed": true}}]}),
+    ]
+}
+
+fn ids(c: &skillc::model::Corpus) -> Vec<(String, u32)> {
+    c.experiences
+        .iter()
+        .map(|e| (e.id.to_string(), e.source.line))
+        .collect()
+}
+
+/// `jq '.[]' export.json > records.jsonl` (jq pretty-prints unless given `-c`) writes each
+/// record over many lines, one after another; an export API may write one JSON array into a
+/// `.jsonl` file, on one line or over many. Every record is
+/// read, at the line it starts on, with no diagnostic — where each line of the file used to be
+/// refused as broken JSON (22 L001 for two records) and an array line refused as "not an
+/// object". The same stream in a `.json` file is read whole too (only its first object was).
+/// Read from disk and from memory alike.
+#[test]
+fn records_pretty_printed_one_after_another_or_in_an_array_in_a_jsonl_file_are_read() {
+    let records = exported();
+    let stream: String = records
+        .iter()
+        .map(|r| serde_json::to_string_pretty(r).unwrap() + "\n")
+        .collect();
+    let starts: Vec<u32> = {
+        let mut line = 1;
+        records
+            .iter()
+            .map(|r| {
+                let at = line;
+                line += serde_json::to_string_pretty(r).unwrap().lines().count() as u32;
+                at
+            })
+            .collect()
+    };
+    let one_line_array = serde_json::to_string(&records).unwrap() + "\n";
+    let pretty_array = serde_json::to_string_pretty(&records).unwrap();
+    let want = |lines: &[u32]| -> Vec<(String, u32)> {
+        records
+            .iter()
+            .zip(lines)
+            .map(|(r, &l)| (r["id"].as_str().unwrap().to_string(), l))
+            .collect()
+    };
+    let array_starts: Vec<u32> = {
+        // `to_string_pretty` puts each element's `{` on a line of its own after the `[`.
+        let text = &pretty_array;
+        text.lines()
+            .enumerate()
+            .filter(|(_, l)| *l == "  {")
+            .map(|(i, _)| i as u32 + 1)
+            .collect()
+    };
+    let cases: [(&str, &str, Vec<u32>); 4] = [
+        ("jq.jsonl", &stream, starts.clone()),
+        ("jq.json", &stream, starts.clone()),
+        ("array.jsonl", &one_line_array, vec![1, 1, 1]),
+        ("pretty-array.jsonl", &pretty_array, array_starts),
+    ];
+    let dir = Scratch::new("robust-jq");
+    for (name, text, lines) in &cases {
+        let path = dir.path(name);
+        fs::write(&path, text).unwrap();
+        let mut sink = Sink::new();
+        let c = load(&[path], &LoadOptions::default(), &mut sink).unwrap();
+        assert_eq!(ids(&c), want(lines), "{name} from disk: {:#?}", seen(&sink));
+        assert!(sink.is_empty(), "{name} from disk: {:#?}", seen(&sink));
+        let mut sink = Sink::new();
+        let c = load_texts(&[(name, text)], &LoadOptions::default(), &mut sink);
+        assert_eq!(ids(&c), want(lines), "{name} in memory: {:#?}", seen(&sink));
+        assert!(sink.is_empty(), "{name} in memory: {:#?}", seen(&sink));
+    }
+}
+
+/// A stream of pretty-printed records with one broken in the middle (a key lost its comma when
+/// edited by hand) keeps the records before it and says, once and at the broken line, that the
+/// rest of the file was skipped; JSON Lines whose first line holds a byte that is not UTF-8
+/// and whose third line is cut short, or whose first line is an array cut short, stays JSON
+/// Lines, each bad line costing only itself.
+#[test]
+fn a_broken_record_in_a_pretty_printed_stream_is_reported_once_and_json_lines_stay_lines() {
+    let records = exported();
+    let mut second = serde_json::to_string_pretty(&records[1]).unwrap();
+    second = second.replacen("\"domains\"", "\"note\": \"x\"\n  \"domains\"", 1);
+    let first = serde_json::to_string_pretty(&records[0]).unwrap();
+    let text = format!(
+        "{first}\n{second}\n{}\n",
+        serde_json::to_string_pretty(&records[2]).unwrap()
+    );
+    let broken_line = first.lines().count() as u32
+        + second.lines().position(|l| l.contains("\"domains\"")).unwrap() as u32
+        + 1;
+    let mut sink = Sink::new();
+    let c = load_texts(&[("jq.jsonl", &text)], &LoadOptions::default(), &mut sink);
+    assert_eq!(ids(&c), [("ci-0301-npm".to_string(), 1)]);
+    let got = seen(&sink);
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert_eq!((got[0].0, got[0].2), ("L001", broken_line), "{got:#?}");
+    assert!(got[0].3.contains("the rest of the file was skipped"), "{got:#?}");
+
+    // JSON Lines: line 1 has a Latin-1 byte, line 3 is cut short; lines 2 and 4 are read.
+    let lines: Vec<String> = records.iter().map(|r| r.to_string()).collect();
+    let mut bytes = lines[0].replacen("respected", "respect\u{e9}d", 1).into_bytes();
+    let at = bytes.iter().position(|&b| b == 0xc3).unwrap();
+    bytes.splice(at..at + 2, [0xe9]);
+    bytes.push(b'\n');
+    bytes.extend_from_slice(lines[1].as_bytes());
+    bytes.push(b'\n');
+    bytes.extend_from_slice(&lines[2].as_bytes()[..lines[2].len() / 2]);
+    bytes.push(b'\n');
+    let fourth = json!({"id": "ci-0304-npm", "recorded_at": "2026-03-04T09:00:00Z", "domains": "node",
+                        "outcome": "succeeded", "lesson": "Use npm ci in CI."});
+    bytes.extend_from_slice(fourth.to_string().as_bytes());
+    bytes.push(b'\n');
+    let dir = Scratch::new("robust-lines");
+    let path = dir.path("agent.jsonl");
+    fs::write(&path, &bytes).unwrap();
+    let mut sink = Sink::new();
+    let c = load(&[path], &LoadOptions::default(), &mut sink).unwrap();
+    assert_eq!(
+        ids(&c),
+        [("ci-0302-npm".to_string(), 2), ("ci-0304-npm".to_string(), 4)],
+        "{:#?}",
+        seen(&sink)
+    );
+    let lines: Vec<(&str, u32)> = seen(&sink).iter().map(|d| (d.0, d.2)).collect();
+    assert_eq!(lines, [("L001", 1), ("L001", 3)], "{:#?}", seen(&sink));
+
+    // JSON Lines whose first line is an array cut short: that line costs only itself.
+    let text = format!(
+        "[{}, {}\n{}\n{}\n",
+        records[0],
+        &records[1].to_string()[..40],
+        records[1],
+        records[2]
+    );
+    let mut sink = Sink::new();
+    let c = load_texts(&[("agent.jsonl", &text)], &LoadOptions::default(), &mut sink);
+    assert_eq!(
+        ids(&c),
+        [("ci-0302-npm".to_string(), 2), ("tf-0303-lock".to_string(), 3)],
+        "{:#?}",
+        seen(&sink)
+    );
+    let lines: Vec<(&str, u32)> = seen(&sink).iter().map(|d| (d.0, d.2)).collect();
+    assert_eq!(lines, [("L001", 1)], "{:#?}", seen(&sink));
+}
+
+/// An OmniMem export run through `jq '.[]'` is its memories pretty-printed one after another:
+/// the format check already recognised it, and every memory is now read, where the reader
+/// took the first and skipped the rest as "content after the end of the json document".
+#[test]
+fn an_omnimem_export_pretty_printed_one_memory_after_another_is_read_whole() {
+    let memories = [
+        json!({"key": "mem-20260301-pytest-root", "tags": "[\"python\", \"pytest\"]", "outcome": "succeeded",
+               "effort_score": "2", "created_at": "1772359200", "project": "git@github.com:acme/billing.git",
+               "lesson": "Run pytest from the repository root so conftest.py is picked up.", "state": "active"}),
+        json!({"key": "mem-20260302-pytest-root", "tags": ["python"], "outcome": "succeeded", "effort_score": 4,
+               "created_at": 1772445600.25, "project": "git@github.com:acme/ledger.git",
+               "lesson": "Run pytest from the repository root so conftest.py is picked up."}),
+        json!({"key": "mem-20260303-uv", "tags": "python", "outcome": "succeeded",
+               "created_at": "2026-03-03T10:00:00+02:00", "lesson": "Use uv pip compile to pin dependencies."}),
+    ];
+    let text: String = memories
+        .iter()
+        .map(|m| serde_json::to_string_pretty(m).unwrap() + "\n")
+        .collect();
+    let second = serde_json::to_string_pretty(&memories[0])
+        .unwrap()
+        .lines()
+        .count() as u32
+        + 1;
+    let third = second
+        + serde_json::to_string_pretty(&memories[1])
+            .unwrap()
+            .lines()
+            .count() as u32;
+    for name in ["memories.jsonl", "memories.json"] {
+        let mut sink = Sink::new();
+        let c = load_texts(&[(name, &text)], &LoadOptions::default(), &mut sink);
+        assert_eq!(
+            ids(&c),
+            [
+                ("mem-20260301-pytest-root".to_string(), 1),
+                ("mem-20260302-pytest-root".to_string(), second),
+                ("mem-20260303-uv".to_string(), third)
+            ],
+            "{name}: {:#?}",
+            seen(&sink)
+        );
+        assert!(sink.is_empty(), "{name}: {:#?}", seen(&sink));
+    }
+}
+
+/// Files that each began with a UTF-8 byte-order mark (PowerShell 5's `Out-File -Encoding
+/// utf8`, Notepad) joined with `cat a b > all`: the mark of the second file starts a line in
+/// the middle. Every record is read — in JSON Lines, in YAML documents, in pretty-printed JSON
+/// documents and in an OmniMem export — where the record after the mark was refused as "not
+/// valid json: expected value" (and in YAML the whole first document was lost).
+#[test]
+fn files_that_each_began_with_a_byte_order_mark_joined_into_one_are_read_whole() {
+    const BOM: &str = "\u{feff}";
+    let records = exported();
+    let jsonl = format!("{BOM}{}\n{BOM}{}\n", records[0], records[1]);
+    let json = format!(
+        "{BOM}{}\n{BOM}{}\n",
+        serde_json::to_string_pretty(&records[0]).unwrap(),
+        serde_json::to_string_pretty(&records[2]).unwrap()
+    );
+    let third = serde_json::to_string_pretty(&records[0]).unwrap().lines().count() as u32 + 1;
+    let yaml = format!(
+        "{BOM}- id: ci-0310-pip\n  recorded_at: 2026-03-10T09:00:00Z\n  domains: [python]\n  outcome: succeeded\n  \
+         lesson: Pin pip in CI images.\n{BOM}---\n- id: ci-0311-pip\n  recorded_at: 2026-03-11T09:00:00Z\n  \
+         domains: [python]\n  outcome: succeeded\n  lesson: Pin pip in CI images.\n"
+    );
+    let memory = |key: &str| {
+        json!({"key": key, "tags": ["python"], "outcome": "succeeded", "created_at": "1772359200",
+               "lesson": "Run pytest from the repository root."})
+        .to_string()
+    };
+    let omnimem = format!("{BOM}{}\n{BOM}{}\n", memory("mem-a"), memory("mem-b"));
+    // (file, text, the records' ids and first lines)
+    type Case<'a> = (&'a str, &'a str, &'a [(&'a str, u32)]);
+    let cases: [Case; 4] = [
+        ("joined.jsonl", &jsonl, &[("ci-0301-npm", 1), ("ci-0302-npm", 2)]),
+        (
+            "joined.json",
+            &json,
+            &[("ci-0301-npm", 1), ("tf-0303-lock", third)],
+        ),
+        ("joined.yaml", &yaml, &[("ci-0310-pip", 1), ("ci-0311-pip", 7)]),
+        ("memories.jsonl", &omnimem, &[("mem-a", 1), ("mem-b", 2)]),
+    ];
+    let dir = Scratch::new("robust-bom");
+    for (name, text, want) in &cases {
+        let want: Vec<(String, u32)> = want.iter().map(|&(id, l)| (id.to_string(), l)).collect();
+        let path = dir.path(name);
+        fs::write(&path, text).unwrap();
+        let mut sink = Sink::new();
+        let c = load(&[path], &LoadOptions::default(), &mut sink).unwrap();
+        assert_eq!(ids(&c), want, "{name}: {:#?}", seen(&sink));
+        assert!(sink.is_empty(), "{name}: {:#?}", seen(&sink));
+    }
+}
+
+/// Some exports wrap their records in an object (`{"version": 2, "exported_at": …,
+/// "experiences": [...]}`). Such a file is one L001 that names the list and says its records
+/// were not read — where it was four "record has no `id`"-style errors, each with the help "add
+/// the field", and an unknown-field warning per key, as if the records lacked their fields. In
+/// YAML alike. A record that merely has an extra list-valued field is still a record.
+#[test]
+fn records_wrapped_in_an_object_are_one_diagnostic_naming_the_list() {
+    let records = exported();
+    let wrapped = serde_json::to_string_pretty(&json!({
+        "version": 2, "exported_at": "2026-03-05T00:00:00Z", "experiences": records
+    }))
+    .unwrap();
+    let yaml = "version: 2\nexperiences:\n  - id: ci-0310-pip\n    recorded_at: 2026-03-10T09:00:00Z\n    \
+                domains: [python]\n    outcome: succeeded\n";
+    for (name, text, n) in [("export.json", wrapped.as_str(), 3), ("export.yaml", yaml, 1)] {
+        let mut sink = Sink::new();
+        let c = load_texts(&[(name, text)], &LoadOptions::default(), &mut sink);
+        assert!(c.experiences.is_empty());
+        let got = seen(&sink);
+        assert_eq!(got.len(), 1, "{name}: {got:#?}");
+        assert_eq!((got[0].0, got[0].2), ("L001", 1), "{name}: {got:#?}");
+        assert!(
+            got[0].3.contains(&format!("{n} object(s) under `experiences`")),
+            "{name}: {got:#?}"
+        );
+    }
+    // A record with an unknown list of objects is still a record, with its L005.
+    let mut record = records[1].clone();
+    record["attachments"] = json!([{"name": "ci.log"}]);
+    let mut sink = Sink::new();
+    let c = load_texts(
+        &[("one.jsonl", &record.to_string())],
+        &LoadOptions::default(),
+        &mut sink,
+    );
+    assert_eq!(ids(&c), [("ci-0302-npm".to_string(), 1)]);
+    let codes: Vec<&str> = seen(&sink).iter().map(|d| d.0).collect();
+    assert_eq!(codes, ["L005"]);
+}
+
+/// Two months of an export that writes a JSON array, joined with `cat march.json april.json >
+/// all.json` (or `jq . march.json april.json`): every record of both arrays is read, where
+/// those of the second were skipped as "content after the end of the json document".
+/// Content after them that is no JSON value is still reported once, at its line.
+#[test]
+fn json_arrays_joined_into_one_file_are_all_read() {
+    let records = exported();
+    let march = serde_json::to_string_pretty(&records[..2]).unwrap();
+    let april = serde_json::to_string(&records[2..]).unwrap();
+    let april_line = march.lines().count() as u32 + 1;
+    let text = format!("{march}\n{april}\n");
+    for name in ["all.json", "all.jsonl"] {
+        let mut sink = Sink::new();
+        let c = load_texts(&[(name, &text)], &LoadOptions::default(), &mut sink);
+        let got = ids(&c);
+        assert_eq!(
+            got.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>(),
+            ["ci-0301-npm", "ci-0302-npm", "tf-0303-lock"],
+            "{name}: {:#?}",
+            seen(&sink)
+        );
+        assert_eq!((got[0].1, got[2].1), (2, april_line), "{name}");
+        assert!(sink.is_empty(), "{name}: {:#?}", seen(&sink));
+    }
+    let mut sink = Sink::new();
+    let trailing = format!("{march}\n{april}\n# end of export\n");
+    let c = load_texts(&[("all.json", &trailing)], &LoadOptions::default(), &mut sink);
+    assert_eq!(c.experiences.len(), 3);
+    let got = seen(&sink);
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert_eq!((got[0].0, got[0].2), ("L001", april_line + 1), "{got:#?}");
+}
