@@ -287,17 +287,28 @@ fn skill_md<'a>(
     rules: &[&'a Lesson],
     max_lines: usize,
 ) -> (Option<String>, Vec<&'a Lesson>) {
-    let mut kept: Vec<&Lesson> = rules.to_vec();
-    let mut left_out = Vec::new();
-    while !kept.is_empty() {
-        let text = skill_text(scope, domain, &kept);
-        if text.lines().count() <= max_lines {
-            return (Some(text), left_out);
-        }
-        // `rules` is sorted by confidence (desc), so the last is the weakest.
-        left_out.push(kept.pop().unwrap());
+    // `rules` is sorted by confidence (desc): the file keeps the strongest that fit. Leaving a
+    // rule out never adds a line, so the longest prefix that fits is found by bisection
+    // (a domain with thousands of rules is rendered a dozen times, not once per rule left out).
+    let render = |k: usize| {
+        let text = skill_text(scope, domain, &rules[..k]);
+        (text.lines().count() <= max_lines).then_some(text)
+    };
+    // Weakest first, the order they were given up in.
+    let left_out = |k: usize| rules[k..].iter().rev().copied().collect();
+    if let Some(text) = render(rules.len()) {
+        return (Some(text), Vec::new());
     }
-    (None, left_out)
+    // The answer is in 0..n: `fits` holds the longest prefix known to fit (0: none).
+    let (mut fits, mut fails) = ((0, None), rules.len());
+    while fails - fits.0 > 1 {
+        let mid = fits.0 + (fails - fits.0) / 2;
+        match render(mid) {
+            Some(text) => fits = (mid, Some(text)),
+            None => fails = mid,
+        }
+    }
+    (fits.1, left_out(fits.0))
 }
 
 fn skill_text(scope: &str, domain: &str, rules: &[&Lesson]) -> String {
@@ -1161,5 +1172,63 @@ mod tests {
                 .message
                 .contains("2 lowest-confidence rule(s) left out, so the file is not written")
         );
+    }
+
+    /// A SKILL.md over its line budget keeps exactly the strongest rules that fit, as giving
+    /// them up one at a time would: sections empty out (a kind's header goes with its last
+    /// rule), so a cut may free more than one line.
+    #[test]
+    fn a_long_skill_keeps_the_strongest_rules_that_fit() {
+        let kinds = [Kind::Do, Kind::Watch, Kind::Avoid];
+        let rules: Vec<Lesson> = (0..90)
+            .map(|i| Lesson {
+                id: format!("L{i:012x}"),
+                // The weakest are a section of their own (avoid), then watch, then do.
+                kind: kinds[(i / 30) as usize],
+                text: format!("Set lifecycle.prevent_destroy on module_{i}.bucket so a plan never drops it."),
+                confidence: 900 - i,
+                ..lessons()[0].clone()
+            })
+            .collect();
+        let refs: Vec<&Lesson> = rules.iter().collect();
+        let one_at_a_time = |max: usize| {
+            let mut kept = refs.clone();
+            let mut left_out = Vec::new();
+            while !kept.is_empty() {
+                let text = skill_text("global", "terraform", &kept);
+                if text.lines().count() <= max {
+                    return (Some(text), left_out);
+                }
+                left_out.push(kept.pop().unwrap());
+            }
+            (None, left_out)
+        };
+        let full = skill_text("global", "terraform", &refs).lines().count();
+        for max in [
+            0,
+            5,
+            20,
+            21,
+            22,
+            23,
+            40,
+            61,
+            62,
+            63,
+            64,
+            80,
+            full - 1,
+            full,
+            full + 3,
+        ] {
+            let (text, left_out) = skill_md("global", "terraform", &refs, max);
+            let (want_text, want_left_out) = one_at_a_time(max);
+            assert_eq!(text, want_text, "budget {max}");
+            let ids = |v: &[&Lesson]| v.iter().map(|l| l.id.clone()).collect::<Vec<_>>();
+            assert_eq!(ids(&left_out), ids(&want_left_out), "budget {max}");
+        }
+        // Some budgets cut inside a section and some leave nothing.
+        assert!(skill_md("global", "terraform", &refs, 5).0.is_none());
+        assert!(skill_md("global", "terraform", &refs, 40).0.is_some());
     }
 }
