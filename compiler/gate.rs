@@ -344,12 +344,33 @@ fn held_diagnostic(
         codes::NARRATIVE_CANDIDATE => "that read as the story of one incident",
         _ => "held back",
     };
-    // Why they did not pass, each reason once ("exp-1620: outcome abandoned").
-    let distinct: BTreeSet<&str> = failures.iter().copied().collect();
-    let why = if distinct.is_empty() {
-        String::new()
+    // Why they did not pass. A few ids each beside its own reason ("w-b: outcome abandoned;
+    // w-c: outcome failed"); more, each reason once with its count, since a list of reasons
+    // after a list of ids would read as pairs.
+    let aligned = failures.len() == ids.len();
+    let listed = if n > 1 && aligned && ids.len() <= 3 {
+        let pairs = ids.iter().zip(&failures).map(|(id, why)| format!("{id}: {why}"));
+        Vec::from_iter(pairs).join("; ")
     } else {
-        format!(": {}", Vec::from_iter(distinct).join("; "))
+        let mut distinct: BTreeMap<&str, usize> = BTreeMap::new();
+        for f in &failures {
+            *distinct.entry(f).or_default() += 1;
+        }
+        let shown = if ids.len() == 1 {
+            ids[0].to_string()
+        } else {
+            short_list(&ids, 3)
+        };
+        let why = distinct
+            .into_iter()
+            .map(|(f, k)| match (aligned && ids.len() > 1, k) {
+                (true, k) => format!("{f} ({k})"),
+                _ => f.to_string(),
+            });
+        match Vec::from_iter(why).join("; ") {
+            why if why.is_empty() => shown,
+            why => format!("{shown}: {why}"),
+        }
     };
     let scope = if whole_cluster {
         "cluster held back"
@@ -357,16 +378,11 @@ fn held_diagnostic(
         "members held back from an admitted lesson"
     };
     let message = if n == 1 {
-        format!(
-            "{scope}: 1 {} candidate {what} ({}{why})",
-            anchor.kind.as_str(),
-            ids[0]
-        )
+        format!("{scope}: 1 {} candidate {what} ({listed})", anchor.kind.as_str())
     } else {
         format!(
-            "{scope}: {n} {} candidates {what} ({}{why})",
-            anchor.kind.as_str(),
-            short_list(&ids, 3)
+            "{scope}: {n} {} candidates {what} ({listed})",
+            anchor.kind.as_str()
         )
     };
     let d = Diagnostic::new(code, message)

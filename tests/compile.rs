@@ -1580,3 +1580,53 @@ fn prefixed_service_tokens_reach_no_file() {
     ];
     assert_failed_then_fixed_leak_nothing("service-tokens", &pairs, &[], &secrets);
 }
+
+/// A held-back cluster's message pairs each experience with its own reason while it names
+/// them all, and counts the reasons once it cannot: a list of reasons after a list of ids
+/// reads as pairs ("w-b, w-c: outcome abandoned; outcome failed" said the opposite of the
+/// truth when w-b had failed).
+#[test]
+fn an_outcome_gated_cluster_says_which_experience_failed_how() {
+    let s = Scratch::new("outcome-gate-pairs");
+    let input = s.path("in.jsonl");
+    let record = |id: &str, day: u32, outcome: &str, lesson: &str| {
+        serde_json::json!({"id": id, "recorded_at": format!("2026-10-{day:02}T09:00:00Z"),
+            "domains": ["terraform"], "project": "git@github.com:acme/infra.git",
+            "task": "move the bucket module", "outcome": outcome, "lesson": lesson})
+    };
+    let moved = "Run terraform state mv before renaming a module, or the plan destroys its resources.";
+    let locked = "Pass -lock-timeout=5m to terraform apply in CI so a stale lock does not fail the run.";
+    let mut records = vec![
+        record("tf-b", 1, "failed", moved),
+        record("tf-c", 2, "abandoned", moved),
+    ];
+    for (i, outcome) in ["failed", "abandoned", "failed", "failed", "abandoned"]
+        .iter()
+        .enumerate()
+    {
+        records.push(record(&format!("tf-lock-{i}"), 3 + i as u32, outcome, locked));
+    }
+    write_jsonl(&input, &records);
+    let o = compile_to(&input, &s.path("out"), &[]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let diags = read_json(&s.path("out/diagnostics.json"));
+    let message = |id: &str| {
+        let d = diags_of(&diags, "G001")
+            .into_iter()
+            .find(|d| names(d, id))
+            .unwrap();
+        d["message"].as_str().unwrap().to_string()
+    };
+    assert!(
+        message("tf-b").contains("(tf-b: outcome failed; tf-c: outcome abandoned)"),
+        "{}",
+        message("tf-b")
+    );
+    assert!(
+        message("tf-lock-0").contains(
+            "(tf-lock-0, tf-lock-1, tf-lock-2 and 2 more: outcome abandoned (2); outcome failed (3))"
+        ),
+        "{}",
+        message("tf-lock-0")
+    );
+}
