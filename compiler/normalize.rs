@@ -352,6 +352,9 @@ pub fn display_escape(raw: &str) -> String {
 /// One line, whitespace collapsed, cut at 240 characters on a character boundary with `…`.
 ///
 /// Control characters count as whitespace, so nothing that could drive a terminal survives.
+/// Bidirectional embedding, override and isolate marks are dropped: invisible, they make a rule
+/// display in another order than it reads to an agent ("Trojan Source"). Right-to-left text
+/// itself needs none of them.
 pub fn text(raw: &str) -> String {
     if let Some(items) = delist(raw) {
         return collapse(&items);
@@ -403,6 +406,9 @@ fn collapse(raw: &str) -> String {
     let mut chars = 0usize;
     let mut pending_space = false;
     for c in raw.chars() {
+        if is_bidi_control(c) {
+            continue;
+        }
         if c.is_whitespace() || c.is_control() {
             pending_space = chars > 0;
             continue;
@@ -425,6 +431,11 @@ fn collapse(raw: &str) -> String {
     cut.truncate(cut.trim_end().len());
     cut.push('…');
     cut
+}
+
+/// U+202A–U+202E (embeddings, overrides) and U+2066–U+2069 (isolates).
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// Already what `text` makes of it: printable ASCII, single spaces, none at either end, and
@@ -908,6 +919,16 @@ mod tests {
         assert!(!is_clean_line(samples[3]));
         assert!(!is_clean_line(samples[4]), "non-ASCII takes the slow path");
         assert!(text(long.trim_end()).ends_with('…'));
+        // An override that would show `rm -rf /tmp/cache` as something else, and an isolate,
+        // are dropped; the Hebrew and Arabic words themselves stay.
+        assert_eq!(
+            text("Clear the cache with \u{202e}rm -rf /tmp/cache\u{202c} before the build."),
+            "Clear the cache with rm -rf /tmp/cache before the build."
+        );
+        assert_eq!(
+            text("Set the locale to \u{2067}עברית\u{2069} or العربية explicitly."),
+            "Set the locale to עברית or العربية explicitly."
+        );
         assert_eq!(text(&long[..240]), long[..240].trim_end());
     }
 
