@@ -348,7 +348,7 @@ fn held_diagnostic(
     // w-c: outcome failed"); more, each reason once with its count, since a list of reasons
     // after a list of ids would read as pairs.
     let aligned = failures.len() == ids.len();
-    let listed = if n > 1 && aligned && ids.len() <= 3 {
+    let listed = if aligned && ids.len() <= 3 {
         let pairs = ids.iter().zip(&failures).map(|(id, why)| format!("{id}: {why}"));
         Vec::from_iter(pairs).join("; ")
     } else {
@@ -356,20 +356,16 @@ fn held_diagnostic(
         for f in &failures {
             *distinct.entry(f).or_default() += 1;
         }
-        let shown = if ids.len() == 1 {
-            ids[0].to_string()
-        } else {
-            short_list(&ids, 3)
-        };
-        let why = distinct
-            .into_iter()
-            .map(|(f, k)| match (aligned && ids.len() > 1, k) {
-                (true, k) => format!("{f} ({k})"),
-                _ => f.to_string(),
-            });
+        let why = (distinct.into_iter()).map(|(f, k)| {
+            if aligned {
+                format!("{f} ({k})")
+            } else {
+                f.to_string()
+            }
+        });
         match Vec::from_iter(why).join("; ") {
-            why if why.is_empty() => shown,
-            why => format!("{shown}: {why}"),
+            why if why.is_empty() => short_list(&ids, 3),
+            why => format!("{}: {why}", short_list(&ids, 3)),
         }
     };
     let scope = if whole_cluster {

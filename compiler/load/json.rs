@@ -122,7 +122,7 @@ fn parse_part(part: &[u8], file: &Arc<str>, mut line: u32) -> Vec<Parsed> {
 /// A line without the byte-order mark it starts with when files that each began with one were
 /// joined (`cat a.jsonl b.jsonl`, or an export appended to by a tool that writes one).
 pub(crate) fn without_bom(line: &[u8]) -> &[u8] {
-    line.strip_prefix("\u{feff}".as_bytes()).unwrap_or(line)
+    line.strip_prefix(super::BOM.as_bytes()).unwrap_or(line)
 }
 
 fn parse_line(bytes: &[u8], file: &Arc<str>, line: u32) -> Parsed {
@@ -347,8 +347,8 @@ impl Cursor<'_> {
     /// joined.
     fn skip_ws(&mut self) {
         while let Some(&c) = self.bytes.get(self.pos) {
-            if self.bytes[self.pos..].starts_with("\u{feff}".as_bytes()) {
-                self.pos += 3;
+            if self.bytes[self.pos..].starts_with(super::BOM.as_bytes()) {
+                self.pos += super::BOM.len();
                 continue;
             }
             if !c.is_ascii_whitespace() {

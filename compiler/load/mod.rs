@@ -72,7 +72,9 @@ const BLOCK: usize = 32 << 20;
 
 const SQLITE_HEADER: &[u8] = b"SQLite format 3\0";
 
-const BOM: &[u8] = "\u{feff}".as_bytes();
+/// A UTF-8 byte-order mark: skipped at the start of a file, and at the start of a line where
+/// files that each began with one were joined.
+pub(crate) const BOM: &str = "\u{feff}";
 
 /// Extensions a directory walk picks up (`db` and friends only when they are SQLite).
 const WALK_EXTENSIONS: &[&str] = &["jsonl", "json", "yaml", "yml", "db", "sqlite", "sqlite3"];
@@ -284,7 +286,7 @@ fn load_blocks(
 pub fn load_texts(files: &[(&str, &str)], opts: &LoadOptions, sink: &mut Sink) -> Corpus {
     let mut col = Collector::new(sink, BLOCK, None);
     for &(name, text) in files {
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let text = text.strip_prefix(BOM).unwrap_or(text);
         match detect(name, text.as_bytes(), true, opts.from) {
             Detected::Native(syntax) => native_text(syntax, name, text, &[], &mut col),
             Detected::Foreign(Format::Omnimem) => omnimem_text(name, text, &[], &mut col),
@@ -407,7 +409,7 @@ fn fill(f: &mut File, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {
 /// Drops a UTF-8 byte-order mark from the start of a file; false, with an L007, when the bytes
 /// do not read as text at all (a stray byte that is not UTF-8 costs only its record, later).
 fn text_start(buf: &mut Vec<u8>, name: &str, col: &mut Collector) -> bool {
-    if buf.starts_with(BOM) {
+    if buf.starts_with(BOM.as_bytes()) {
         buf.drain(..BOM.len());
     }
     let text = encoding::looks_like_text(buf);
@@ -535,11 +537,14 @@ fn not_native(detected: Detected, name: &str, col: &mut Collector) {
 /// A native record file held in memory (`bad`: where its bytes were not UTF-8; the records
 /// holding them are refused).
 fn native_text(syntax: Syntax, name: &str, text: &str, bad: &[encoding::BadByte], col: &mut Collector) {
+    // A `.json` file may be JSON Lines and a `.jsonl` file a document: the text decides.
+    let document = match syntax {
+        Syntax::Json => !json::looks_like_lines(text),
+        Syntax::Jsonl => json::jsonl_is_document(text),
+        Syntax::Yaml => false,
+    };
     match syntax {
-        Syntax::Json | Syntax::Jsonl
-            if (syntax == Syntax::Json && !json::looks_like_lines(text))
-                || (syntax == Syntax::Jsonl && json::jsonl_is_document(text)) =>
-        {
+        Syntax::Json | Syntax::Jsonl if document => {
             let parsed = json::json_document(text, name, bad);
             col.file(name, parsed);
         }

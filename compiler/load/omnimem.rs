@@ -29,7 +29,7 @@ const SNIFF_LINES: usize = 64;
 /// a unix-seconds `created_at`) or they are most of the records. One memory without tags
 /// then no longer turns a whole export into refused native records.
 pub(crate) fn looks_like(head: &[u8]) -> bool {
-    let head = head.strip_prefix("\u{feff}".as_bytes()).unwrap_or(head);
+    let head = head.strip_prefix(super::BOM.as_bytes()).unwrap_or(head);
     let records = head_records(head.trim_ascii_start());
     let keyed = |m: &Map<String, Value>| {
         matches!(m.get("key"), Some(Value::String(_) | Value::Number(_))) && !m.contains_key("id")
@@ -100,7 +100,7 @@ pub(crate) fn read(text: &str, file: &str, aliases: &Aliases, bad: &[BadByte]) -
     let mut out = Vec::new();
     let mut first = true;
     for (i, line) in text.lines().enumerate() {
-        let line = line.strip_prefix('\u{feff}').unwrap_or(line);
+        let line = line.strip_prefix(super::BOM).unwrap_or(line);
         if line.trim().is_empty() {
             continue;
         }

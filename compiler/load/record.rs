@@ -655,8 +655,6 @@ impl Drop for Fields<'_> {
     }
 }
 
-/// Validates one record. `first` marks the first record of a file, which is checked for
-/// skillc's own mark (DESIGN §4).
 /// An object with no field of a record that holds a list of objects (`{"version": 2,
 /// "experiences": [...]}`, as some exports wrap their records): one L001 naming the list,
 /// instead of a missing-field error for each required field and an unknown-field warning for
@@ -685,6 +683,8 @@ fn wrapped_records(map: &serde_json::Map<String, Value>, loc: &SourceLoc) -> Opt
     Some(d)
 }
 
+/// Validates one record. `first` marks the first record of a file, which is checked for
+/// skillc's own mark (DESIGN §4).
 pub(crate) fn from_value(v: Value, loc: &SourceLoc, first: bool) -> Parsed {
     let line = loc.line;
     if first && is_generated(&v) {

@@ -68,8 +68,9 @@ pub(crate) fn yaml_text(text: &str, file: &str, bad: &[BadByte]) -> Vec<Parsed> 
     // A byte-order mark that starts a line, where files that each began with one were joined,
     // is dropped (YAML allows one before each document); the lines stay where they were.
     let joined;
-    let text = if text.contains("\n\u{feff}") {
-        joined = text.replace("\n\u{feff}", "\n");
+    let line_bom = format!("\n{}", super::BOM);
+    let text = if text.contains(&line_bom) {
+        joined = text.replace(&line_bom, "\n");
         &joined
     } else {
         text
