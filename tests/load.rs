@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use common::Scratch;
+use common::{Scratch, seen};
 use rayon::prelude::*;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -534,7 +534,6 @@ fn bench_jsonl_load() {
     );
 }
 
-/// (code, file, line, subject, message) of each diagnostic.
 /// (code, file, line, subject) of each diagnostic, every one of which must be the refusal of a
 /// record nested too deep.
 fn too_deep(sink: &Sink) -> Vec<(&'static str, String, u32, String)> {
@@ -544,21 +543,6 @@ fn too_deep(sink: &Sink) -> Vec<(&'static str, String, u32, String)> {
         .map(|(c, f, l, s, m)| {
             assert_eq!(m, message);
             (c, f, l, s)
-        })
-        .collect()
-}
-
-fn seen(sink: &Sink) -> Vec<(&'static str, String, u32, String, String)> {
-    sink.iter()
-        .map(|d| {
-            let loc = d.location.clone();
-            (
-                d.code,
-                loc.as_ref().map_or(String::new(), |l| l.file.to_string()),
-                loc.map_or(0, |l| l.line),
-                d.subject.clone(),
-                d.message.clone(),
-            )
         })
         .collect()
 }

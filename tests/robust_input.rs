@@ -5,25 +5,10 @@ mod common;
 
 use std::fs;
 
-use common::Scratch;
+use common::{Scratch, seen};
 use serde_json::{Value, json};
 use skillc::diagnostics::Sink;
 use skillc::load::{LoadOptions, load, load_texts};
-
-/// Every diagnostic as (code, file, line, message).
-fn seen(sink: &Sink) -> Vec<(&'static str, String, u32, String)> {
-    sink.iter()
-        .map(|d| {
-            let loc = d.location.clone();
-            (
-                d.code,
-                loc.as_ref().map_or(String::new(), |l| l.file.to_string()),
-                loc.map_or(0, |l| l.line),
-                d.message.clone(),
-            )
-        })
-        .collect()
-}
 
 /// Two agents' records from two projects, with the tool calls they made.
 fn exported() -> Vec<Value> {
@@ -147,7 +132,7 @@ fn a_broken_record_in_a_pretty_printed_stream_is_reported_once_and_json_lines_st
     let got = seen(&sink);
     assert_eq!(got.len(), 1, "{got:#?}");
     assert_eq!((got[0].0, got[0].2), ("L001", broken_line), "{got:#?}");
-    assert!(got[0].3.contains("the rest of the file was skipped"), "{got:#?}");
+    assert!(got[0].4.contains("the rest of the file was skipped"), "{got:#?}");
 
     // JSON Lines: line 1 has a Latin-1 byte, line 3 is cut short; lines 2 and 4 are read.
     let lines: Vec<String> = records.iter().map(|r| r.to_string()).collect();
@@ -316,7 +301,7 @@ fn records_wrapped_in_an_object_are_one_diagnostic_naming_the_list() {
         assert_eq!(got.len(), 1, "{name}: {got:#?}");
         assert_eq!((got[0].0, got[0].2), ("L001", 1), "{name}: {got:#?}");
         assert!(
-            got[0].3.contains(&format!("{n} object(s) under `experiences`")),
+            got[0].4.contains(&format!("{n} object(s) under `experiences`")),
             "{name}: {got:#?}"
         );
     }

@@ -177,3 +177,19 @@ pub fn names(d: &serde_json::Value, id: &str) -> bool {
             .as_array()
             .is_some_and(|a| a.iter().any(|x| x == id))
 }
+
+/// (code, file, line, subject, message) of each diagnostic, for assertions on what a load said.
+pub fn seen(sink: &skillc::diagnostics::Sink) -> Vec<(&'static str, String, u32, String, String)> {
+    sink.iter()
+        .map(|d| {
+            let loc = d.location.clone();
+            (
+                d.code,
+                loc.as_ref().map_or(String::new(), |l| l.file.to_string()),
+                loc.map_or(0, |l| l.line),
+                d.subject.clone(),
+                d.message.clone(),
+            )
+        })
+        .collect()
+}
