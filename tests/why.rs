@@ -1507,3 +1507,49 @@ fn without_input_why_and_trace_say_they_read_the_sample_corpus() {
     assert!(!stderr(&o).contains("no INPUT"), "{}", stderr(&o));
     assert!(stdout(&o).contains("domain go"), "{}", stdout(&o));
 }
+
+/// A near miss that is a dead end or a gotcha says so: `why` listed "kubectl rollout restart
+/// (1/2): kubectl rollout restart → bless lg-16 if you know it holds", which reads as an
+/// instruction to run the very command the agent abandoned. It is worded as the plan-time
+/// block and SKILL.md word it ("Avoid: … — reason", "Watch out: …"), and the JSON says its kind.
+#[test]
+fn near_misses_that_are_dead_ends_or_gotchas_say_so() {
+    let s = Scratch::new("why-near-kinds");
+    let record = json!({"id": "lg-16", "recorded_at": "2026-11-05T10:00:00Z", "domains": ["kubernetes"],
+        "project": "git@github.com:payments/ledger-svc.git", "task": "Rollout stuck", "outcome": "failed",
+        "operations": [{"tool": "Bash", "args": {"command": "kubectl rollout status deploy/ledger-svc --timeout=120s"},
+            "status": "error", "error": "error: deployment \"ledger-svc\" exceeded its progress deadline",
+            "check": {"label": "rollout", "target": "ledger-svc", "passed": false}}],
+        "dead_ends": [{"name": "kubectl rollout restart", "reason": "the new pods failed readiness the same way"}],
+        "gotchas": ["A readiness probe that checks the database makes every pod unready when the database blips"]});
+    let input = write_jsonl(&s, "in/sessions.jsonl", &[record]);
+    let out = s.path("out");
+    let w = why_json_in("kubernetes", &input, &["--out", out.to_str().unwrap()]);
+    let near = w["near_misses"].as_array().unwrap();
+    let kind_of = |needle: &str| {
+        (near.iter())
+            .find(|n| n["text"].as_str().unwrap().contains(needle))
+            .unwrap_or_else(|| panic!("{needle} is a near miss: {w}"))["kind"]
+            .clone()
+    };
+    assert_eq!(kind_of("rollout restart"), "avoid");
+    assert_eq!(kind_of("readiness probe"), "watch");
+
+    let o = skillc(&[
+        "why",
+        "kubernetes",
+        input.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains(": Avoid: kubectl rollout restart — the new pods failed readiness the same way\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(": Watch out: A readiness probe that checks the database"),
+        "{text}"
+    );
+}
