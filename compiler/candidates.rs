@@ -48,6 +48,14 @@ pub struct Mechanical {
 }
 
 impl Mechanical {
+    /// The first of a record's dead ends that names this fix (`abandoned_as`).
+    pub fn abandoned_in<'a>(
+        &self,
+        dead_ends: &'a [crate::model::DeadEnd],
+    ) -> Option<&'a crate::model::DeadEnd> {
+        dead_ends.iter().find(|d| self.abandoned_as(&d.name))
+    }
+
     /// Does a dead end of the same record name this fix? It does when it names every word
     /// the fix added to the failing command (`--no-verify`, `-p no:randomly`), and, where it
     /// names the program, the same subcommand: "npm install --legacy-peer-deps" is another
@@ -444,7 +452,7 @@ fn from_experience(
         // A fix the record gives up as a dead end ("skipping the hooks with `git commit
         // --no-verify`") is no lesson: it would teach what the record says to avoid.
         let fixes = mechanical(&e.operations, &rules.policy).into_iter();
-        for m in fixes.filter(|m| !e.words.dead_ends.iter().any(|d| m.abandoned_as(&d.name))) {
+        for m in fixes.filter(|m| m.abandoned_in(&e.words.dead_ends).is_none()) {
             let mut d = Draft::new(Kind::Do, Origin::Mechanical, &m.text);
             d.key = Some(m.key);
             d.working = Some(m.working);

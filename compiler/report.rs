@@ -975,6 +975,7 @@ pub fn trace(comp: &Compilation, rules: &Rules, id: &str) -> Option<TraceReport>
             "blessed": e.blessed,
             "operations": e.operations.len(),
             "failed_operations": failed_operations(e, &rules.policy),
+            "abandoned_fixes": abandoned_fixes(e, v.passed, &rules.policy),
         });
     }
     let candidates: Vec<Value> = comp
@@ -1051,6 +1052,20 @@ fn failed_operations(e: &crate::model::Experience, policy: &crate::policy::Polic
                 "transient": transient,
                 "probe": probe,
             })
+        })
+        .collect()
+}
+
+/// The fixes `e`'s calls show that one of its own dead ends gives up, so no mechanical lesson
+/// is learned from them (`Mechanical::abandoned_in`): each fix's text and the dead end's name.
+fn abandoned_fixes(e: &crate::model::Experience, passed: bool, policy: &crate::policy::Policy) -> Vec<Value> {
+    if !passed || e.words.dead_ends.is_empty() {
+        return Vec::new();
+    }
+    (crate::candidates::mechanical(&e.operations, policy).iter())
+        .filter_map(|m| {
+            let dead = m.abandoned_in(&e.words.dead_ends)?;
+            Some(json!({"fix": m.text, "dead_end": dead.name}))
         })
         .collect()
 }
@@ -1283,6 +1298,13 @@ pub fn trace_text(r: &TraceReport) -> String {
             "  call {}: `{}` {why}\n",
             op["number"],
             op["key"].as_str().unwrap_or("")
+        ));
+    }
+    for f in rec["abandoned_fixes"].as_array().into_iter().flatten() {
+        t.push_str(&format!(
+            "  fix not learned: {} — its own dead end \"{}\" gives it up\n",
+            f["fix"].as_str().unwrap_or(""),
+            f["dead_end"].as_str().unwrap_or("")
         ));
     }
     t.push_str(&candidates_and_after(j));

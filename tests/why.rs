@@ -1553,3 +1553,45 @@ fn near_misses_that_are_dead_ends_or_gotchas_say_so() {
         "{text}"
     );
 }
+
+/// `trace` says why a failed call that was then fixed taught nothing when the record's own
+/// dead end gives the fix up (`git commit --no-verify` after the hooks failed).
+#[test]
+fn trace_names_the_dead_end_that_gives_a_fix_up() {
+    let s = Scratch::new("trace-abandoned-fix");
+    let record = json!({"id": "sf-18", "recorded_at": "2026-11-11T09:00:00Z", "domains": ["git"],
+        "project": "git@github.com:shopco/storefront.git", "task": "Commit the coupon feature", "outcome": "succeeded",
+        "operations": [
+            {"tool": "Bash", "args": {"command": "git commit -m 'Add coupon codes'", "description": "Commit"},
+             "status": "error", "error": "ruff....................Failed\n- hook id: ruff\n- exit code: 1"},
+            {"tool": "Bash", "args": {"command": "git commit --no-verify -m 'Add coupon codes'", "description": "Commit, skipping hooks"},
+             "status": "ok"}],
+        "dead_ends": [{"name": "Skip the pre-commit hooks with git commit --no-verify",
+                       "reason": "CI runs the same hooks and the pipeline failed"}],
+        "lesson": "Fix what the pre-commit hooks report instead of bypassing them; CI runs the same hooks."});
+    let input = write_jsonl(&s, "in/sessions.jsonl", &[record]);
+    let out = s.path("out");
+    let t = trace_json("sf-18", &input, &out);
+    assert_eq!(
+        t["record"]["abandoned_fixes"],
+        json!([{"fix": "Bash git: run `git commit --no-verify -m 'Add coupon codes'` instead of `git commit -m 'Add coupon codes'`",
+                "dead_end": "Skip the pre-commit hooks with git commit --no-verify"}])
+    );
+    let origins: Vec<&str> = (t["candidates"].as_array().unwrap().iter())
+        .map(|c| c["origin"].as_str().unwrap())
+        .collect();
+    assert!(!origins.contains(&"mechanical"), "{t}");
+    let o = skillc(&[
+        "trace",
+        "sf-18",
+        input.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("  fix not learned: Bash git: run `git commit --no-verify -m 'Add coupon codes'` instead of `git commit -m 'Add coupon codes'` — its own dead end \"Skip the pre-commit hooks with git commit --no-verify\" gives it up\n"),
+        "{}",
+        stdout(&o)
+    );
+}
