@@ -41,6 +41,57 @@ pub struct Mechanical {
     pub program: Option<String>,
     /// Every string of both argument objects, for the credential scan.
     scanned: Vec<String>,
+    /// When both calls ran a command: the working command's words, and those of them the
+    /// failing command lacks (what the fix added), for `abandons`.
+    words: Vec<String>,
+    added: Vec<String>,
+}
+
+impl Mechanical {
+    /// The first of a record's dead ends that names this fix (`abandoned_as`).
+    pub fn abandoned_in<'a>(
+        &self,
+        dead_ends: &'a [crate::model::DeadEnd],
+    ) -> Option<&'a crate::model::DeadEnd> {
+        dead_ends.iter().find(|d| self.abandoned_as(&d.name))
+    }
+
+    /// Does a dead end of the same record name this fix? It does when it names every word
+    /// the fix added to the failing command (`--no-verify`, `-p no:randomly`), and, where it
+    /// names the program, the same subcommand: "npm install --legacy-peer-deps" is another
+    /// approach than a fix to `npm ci --legacy-peer-deps`. Words are compared whole, without
+    /// the quotes and punctuation around them, case aside.
+    pub fn abandoned_as(&self, dead_end: &str) -> bool {
+        if self.added.is_empty() {
+            return false;
+        }
+        let named: Vec<String> = dead_end.split_whitespace().filter_map(bare_word).collect();
+        if !self.added.iter().all(|w| named.contains(w)) {
+            return false;
+        }
+        let (Some(program), sub) = (
+            self.words.first(),
+            self.words.get(1).filter(|w| !w.starts_with('-')),
+        ) else {
+            return false;
+        };
+        let program = program.rsplit('/').next().unwrap_or(program);
+        (named.iter().enumerate())
+            .filter(|(_, w)| *w == program)
+            .all(|(i, _)| sub.is_none_or(|sub| named.get(i + 1) == Some(sub)))
+    }
+}
+
+/// A word of a command or a dead end's name, lower-cased, without the quotes, backticks,
+/// brackets and sentence punctuation around it; none when nothing is left.
+fn bare_word(w: &str) -> Option<String> {
+    let w = w.trim_matches(|c: char| {
+        matches!(
+            c,
+            '`' | '\'' | '"' | '(' | ')' | '[' | ']' | ',' | ';' | '.' | '!' | '?'
+        )
+    });
+    (w.chars().any(char::is_alphanumeric)).then(|| w.to_lowercase())
 }
 
 /// Candidates from every experience and claim, in record order (experiences first, then
@@ -398,7 +449,10 @@ fn from_experience(
     let mut mechanicals = Vec::new();
     if passed {
         let domains: BTreeSet<&str> = e.domains.iter().map(String::as_str).collect();
-        for m in mechanical(&e.operations, &rules.policy) {
+        // A fix the record gives up as a dead end ("skipping the hooks with `git commit
+        // --no-verify`") is no lesson: it would teach what the record says to avoid.
+        let fixes = mechanical(&e.operations, &rules.policy).into_iter();
+        for m in fixes.filter(|m| m.abandoned_in(&e.words.dead_ends).is_none()) {
             let mut d = Draft::new(Kind::Do, Origin::Mechanical, &m.text);
             d.key = Some(m.key);
             d.working = Some(m.working);
@@ -670,12 +724,23 @@ pub fn mechanical(ops: &[Operation], policy: &Policy) -> Vec<Mechanical> {
         let mut scanned = Vec::new();
         strings(&args[a], &mut scanned);
         strings(&args[j], &mut scanned);
+        let (words, added) = match (&commands[a], &commands[j]) {
+            (Some(failing), Some(working)) => {
+                let failing: Vec<String> = failing.split_whitespace().filter_map(bare_word).collect();
+                let words: Vec<String> = working.split_whitespace().filter_map(bare_word).collect();
+                let added = (words.iter()).filter(|w| !failing.contains(w)).cloned().collect();
+                (words, added)
+            }
+            _ => Default::default(),
+        };
         out.push(Mechanical {
             key: key.clone(),
             working,
             text,
             program,
             scanned,
+            words,
+            added,
         });
     }
     out

@@ -589,7 +589,15 @@ fn split_domains(
     let mut ignored = Vec::new();
     // Every distinct name met: a valid domain, or a refused one as shown (never valid).
     let mut seen = BTreeSet::new();
-    for r in raw {
+    // Several tags written in one string ("python, django") are each a domain, as OmniMem's
+    // `tags` are read; a comma is never part of a valid domain. A string that looks like a
+    // secret is refused whole, never cut into pieces the scanner might not recognise.
+    let names = raw.iter().flat_map(|r| {
+        let split = r.contains(',') && secrets.and_then(|s| s.find(r)).is_none();
+        let parts = split.then(|| r.split(',').filter(|p| !p.trim().is_empty()));
+        parts.into_iter().flatten().chain((!split).then_some(r.as_str()))
+    });
+    for r in names {
         let full = valid.len() + refused.len() >= max;
         let (shown, message, why) = if let Some(pattern) = secrets.and_then(|s| s.find(r)) {
             let shown = marker(pattern);

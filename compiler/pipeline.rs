@@ -91,7 +91,7 @@ pub struct Options {
 /// later stage needs it, so that it does not add to the peak of the stages after.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Keep {
-    /// Everything (`trace` counts each experience's operations).
+    /// Everything (`trace` counts each experience's operations and reads its dead ends).
     #[default]
     Everything,
     /// The experiences, without the operations no later stage reads (about a third of a
@@ -200,10 +200,11 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         gate::check_claims(&corpus, &comp.verdicts, &mut comp.candidates, &mut sink);
         // When nobody reads them after the compile, the operations no later stage reads go
         // now, so clustering and the fold reuse their memory instead of faulting in more.
+        // `trace` (everything kept) still reads the dead ends, to say which fix one gave up.
         let free_operations = opts.keep != Keep::Everything;
         corpus.experiences.par_iter_mut().for_each(|e| {
-            e.drop_narrative();
             if free_operations {
+                e.drop_narrative();
                 e.drop_unattributed_operations();
             }
         });

@@ -459,7 +459,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
             // Blessing makes a rule without evidence: only for a lesson the reader knows holds.
             format!("{more}, or bless {} if you know it holds", l.founder)
         };
-        near.push((gap, l.id.clone(), json!({"lesson_or_cluster": l.id, "text": l.text, "support": support, "needed": min, "confidence": confidence_value(l.confidence), "contradicted_by": against, "action": action})));
+        near.push((gap, l.id.clone(), json!({"lesson_or_cluster": l.id, "kind": l.kind.as_str(), "text": l.text, "line": crate::emit::block_text(l), "support": support, "needed": min, "confidence": confidence_value(l.confidence), "contradicted_by": against, "action": action})));
     }
     // Looked up per held-back candidate: a scan of every admitted cluster each time took ten
     // seconds for a large domain at a million records.
@@ -497,7 +497,13 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
             (true, false) => "one more experience".to_string(),
         };
         let gap = i64::from(min) - support + 1;
-        near.push((gap, cl.id.clone(), json!({"lesson_or_cluster": cl.id, "text": cands[cl.anchor as usize].text, "support": support, "needed": min, "confidence": null, "contradicted_by": [], "action": action})));
+        let anchor = &cands[cl.anchor as usize];
+        let line = crate::emit::worded(
+            anchor.kind,
+            &anchor.text,
+            anchor.reasons.first().map(String::as_str),
+        );
+        near.push((gap, cl.id.clone(), json!({"lesson_or_cluster": cl.id, "kind": anchor.kind.as_str(), "text": anchor.text, "line": line, "support": support, "needed": min, "confidence": null, "contradicted_by": [], "action": action})));
     }
     near.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
     let near_misses: Vec<Value> = near.into_iter().take(5).map(|(_, _, v)| v).collect();
@@ -866,7 +872,9 @@ pub fn why_text(r: &WhyReport) -> String {
             t.push_str(&format!(
                 "  {} ({count}{standing}): {}\n      → {}\n",
                 n["lesson_or_cluster"].as_str().unwrap_or(""),
-                n["text"].as_str().unwrap_or(""),
+                // Worded as the plan-time block words it: a dead end's bare name would read
+                // as an instruction to run what the agent abandoned.
+                n["line"].as_str().or(n["text"].as_str()).unwrap_or(""),
                 n["action"].as_str().unwrap_or("")
             ));
         }
@@ -967,6 +975,7 @@ pub fn trace(comp: &Compilation, rules: &Rules, id: &str) -> Option<TraceReport>
             "blessed": e.blessed,
             "operations": e.operations.len(),
             "failed_operations": failed_operations(e, &rules.policy),
+            "abandoned_fixes": abandoned_fixes(e, v.passed, &rules.policy),
         });
     }
     let candidates: Vec<Value> = comp
@@ -1043,6 +1052,20 @@ fn failed_operations(e: &crate::model::Experience, policy: &crate::policy::Polic
                 "transient": transient,
                 "probe": probe,
             })
+        })
+        .collect()
+}
+
+/// The fixes `e`'s calls show that one of its own dead ends gives up, so no mechanical lesson
+/// is learned from them (`Mechanical::abandoned_in`): each fix's text and the dead end's name.
+fn abandoned_fixes(e: &crate::model::Experience, passed: bool, policy: &crate::policy::Policy) -> Vec<Value> {
+    if !passed || e.words.dead_ends.is_empty() {
+        return Vec::new();
+    }
+    (crate::candidates::mechanical(&e.operations, policy).iter())
+        .filter_map(|m| {
+            let dead = m.abandoned_in(&e.words.dead_ends)?;
+            Some(json!({"fix": m.text, "dead_end": dead.name}))
         })
         .collect()
 }
@@ -1275,6 +1298,13 @@ pub fn trace_text(r: &TraceReport) -> String {
             "  call {}: `{}` {why}\n",
             op["number"],
             op["key"].as_str().unwrap_or("")
+        ));
+    }
+    for f in rec["abandoned_fixes"].as_array().into_iter().flatten() {
+        t.push_str(&format!(
+            "  fix not learned: {} — its own dead end \"{}\" gives it up\n",
+            f["fix"].as_str().unwrap_or(""),
+            f["dead_end"].as_str().unwrap_or("")
         ));
     }
     t.push_str(&candidates_and_after(j));

@@ -600,3 +600,114 @@ fn a_fix_that_changed_only_a_secret_is_refused_not_dropped_in_silence() {
         "{sink:#?}"
     );
 }
+
+/// A fix the record itself gives up as a dead end is no lesson: the agent ran `git commit
+/// --no-verify` after the hooks failed, the commit went in, and it wrote "skipping the hooks
+/// with `git commit --no-verify`" under `dead_ends`. A mechanical "run `git commit
+/// --no-verify` instead of `git commit`" would teach the approach the record abandons, beside
+/// its own "Avoid:". A dead end naming another command (`npm install --legacy-peer-deps`
+/// when `npm ci --legacy-peer-deps` worked) or another flag leaves the fix alone.
+#[test]
+fn a_fix_the_record_abandons_as_a_dead_end_teaches_nothing() {
+    let bash = |command: &str, status: OpStatus, error: Option<&str>| {
+        op(
+            "Bash",
+            json!({"command": command, "description": "run it"}),
+            status,
+            error,
+        )
+    };
+    let record = |id: &str, ops: Vec<Operation>, dead: &[(&str, &str)]| Experience {
+        id: id.into(),
+        recorded_at: 1_793_000_000_000,
+        domains: vec!["git".into(), "node".into(), "python".into()],
+        project: Some("git@github.com:shopco/storefront.git".into()),
+        outcome: Some(Outcome::Succeeded),
+        words: Narrative {
+            dead_ends: (dead.iter())
+                .map(|(name, reason)| DeadEnd {
+                    name: name.to_string(),
+                    kind: Some("approach".into()),
+                    reason: Some(reason.to_string()),
+                })
+                .collect(),
+            ..Default::default()
+        }
+        .into(),
+        operations: ops,
+        source: loc("sessions.jsonl", 1),
+        ..Default::default()
+    };
+    let hooks = "ruff....................Failed\n- hook id: ruff\n- exit code: 1";
+    let eresolve = "npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree";
+    let experiences = vec![
+        record(
+            "sf-hooks",
+            vec![
+                bash("git commit -m 'Add coupon codes'", OpStatus::Error, Some(hooks)),
+                bash("git commit --no-verify -m 'Add coupon codes'", OpStatus::Ok, None),
+            ],
+            &[(
+                "Skip the hooks with `git commit --no-verify`",
+                "CI runs the same hooks and failed the build",
+            )],
+        ),
+        record(
+            "sf-randomly",
+            vec![
+                checked(
+                    bash(
+                        "pytest -q",
+                        OpStatus::Error,
+                        Some("FAILED tests/test_checkout.py::test_totals - AssertionError"),
+                    ),
+                    "tests",
+                ),
+                checked(bash("pytest -q -p no:randomly", OpStatus::Ok, None), "tests"),
+            ],
+            &[(
+                "Disable pytest-randomly with -p no:randomly",
+                "hid the order dependence instead of fixing it",
+            )],
+        ),
+        record(
+            "ca-peers",
+            vec![
+                bash("npm ci", OpStatus::Error, Some(eresolve)),
+                bash("npm ci --legacy-peer-deps", OpStatus::Ok, None),
+            ],
+            &[
+                ("npm install --legacy-peer-deps", "rewrote package-lock.json"),
+                ("npm ci --force", "installed a React 17 peer next to React 18"),
+            ],
+        ),
+    ];
+    let mut corpus = Corpus {
+        experiences,
+        claims: vec![],
+    };
+    let rules = Rules::builtin();
+    let mut sink = Sink::new();
+    normalize::normalize(&mut corpus, &rules, &mut sink);
+    let verdicts = outcome::derive_all(&corpus, &rules.policy, &mut sink);
+    let cands = candidates::extract(&corpus, &verdicts, &rules, &mut sink);
+    // Each fix's text once, whatever the domains it is learned in.
+    let mechanical = |record: &str| -> Vec<String> {
+        let texts: std::collections::BTreeSet<String> = (of(&cands, record).into_iter())
+            .filter(|c| c.origin == Origin::Mechanical)
+            .map(|c| c.text.to_string())
+            .collect();
+        texts.into_iter().collect()
+    };
+    assert_eq!(mechanical("sf-hooks"), Vec::<String>::new());
+    assert_eq!(mechanical("sf-randomly"), Vec::<String>::new());
+    assert_eq!(
+        mechanical("ca-peers"),
+        ["Bash npm: run `npm ci --legacy-peer-deps` instead of `npm ci`"]
+    );
+    // The dead ends themselves are still avoid candidates.
+    let avoids = (cands.iter())
+        .filter(|c| c.kind == Kind::Avoid && *c.domain == *"git")
+        .count();
+    assert_eq!(avoids, 4, "one per dead end in git");
+}

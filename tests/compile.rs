@@ -1630,3 +1630,44 @@ fn an_outcome_gated_cluster_says_which_experience_failed_how() {
         message("tf-lock-0")
     );
 }
+
+/// Agents and note-takers write several tags in one string ("python, django"), as OmniMem's
+/// `tags` are read: each comma-separated name is its own domain. Such a string was one
+/// refused domain ("python, django" is not a valid skill name), and the lesson reached neither.
+#[test]
+fn domains_written_as_one_comma_separated_string_are_each_a_domain() {
+    let s = Scratch::new("comma-domains");
+    let input = s.path("in.jsonl");
+    let lesson =
+        "Use select_related for foreign keys and prefetch_related for reverse relations in list views.";
+    let record = |id: &str, day: u32, domains: serde_json::Value, project: &str| {
+        serde_json::json!({"id": id, "recorded_at": format!("2026-10-{day:02}T09:00:00Z"), "domains": domains,
+            "project": project, "task": "N+1 queries on the order list", "outcome": "succeeded", "lesson": lesson})
+    };
+    write_jsonl(
+        &input,
+        &[
+            record(
+                "sf-3",
+                3,
+                serde_json::json!("python, Django"),
+                "git@github.com:shopco/storefront.git",
+            ),
+            record(
+                "bo-7",
+                7,
+                serde_json::json!(["Django,python"]),
+                "git@github.com:shopco/backoffice.git",
+            ),
+        ],
+    );
+    let out = s.path("out");
+    let o = compile_to(&input, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let diags = read_json(&out.join("diagnostics.json"));
+    assert!(diags_of(&diags, "N001").is_empty(), "{diags:#}");
+    for domain in ["python", "django"] {
+        let skill = std::fs::read_to_string(out.join(domain).join("SKILL.md")).unwrap_or_default();
+        assert!(skill.contains("select_related"), "{domain}: {skill}");
+    }
+}

@@ -382,3 +382,181 @@ fn a_nightly_recompile_explains_every_drop_and_supersedes_without_deleting() {
         ],
     );
 }
+
+/// `skillc why DOMAIN INPUT --out OUT --format json`, which must succeed, as JSON.
+fn why_of(domain: &str, input: &std::path::Path, out: &std::path::Path) -> Value {
+    let o = skillc(&[
+        "why",
+        domain,
+        input.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    json(&o)
+}
+
+/// A month of a coding-agent fleet's records, written by hand as agents write them
+/// (`tests/fixtures/fleet`: a Django shop, a Rust CLI, a React admin, a Node API, a Terraform
+/// repo, a pandas/Airflow pipeline and a Go service; Bash, Edit, Read and MCP calls; lessons
+/// as imperatives, "Always…", "X requires Y", long notes, stories; contradictions, failed and
+/// abandoned runs, claims, a YAML notes file and an OmniMem export). What a user checks
+/// first: the lesson three projects learned in their own words is one global rule citing all
+/// three; the story is held back as narrative and says so; a fix the record abandons is not
+/// taught; and `why` accounts for every candidate of every domain with a code.
+#[test]
+fn a_fleets_month_compiles_into_rules_a_user_would_sign() {
+    let input = fixture("fleet");
+    let s = Scratch::new("journey-fleet");
+    let out = s.path("out");
+    let o = compile_to(&input, &out, &["--threads", "1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ledger = read_json(&out.join("ledger.json"));
+    let rule = |needle: &str| -> &Value {
+        (lessons(&ledger).iter())
+            .find(|l| l["rule"] == true && l["text"].as_str().unwrap().contains(needle))
+            .unwrap_or_else(|| panic!("a rule says {needle:?}"))
+    };
+
+    // Paraphrases across projects reinforce one rule, global, in the domain's own SKILL.md.
+    let dockerignore = rule(".dockerignore");
+    assert_eq!(dockerignore["scope"], "global");
+    // lg-017 had it in play and passed: a confirmation joins the evidence.
+    assert_eq!(
+        ids(&dockerignore["evidence"]),
+        ["ca-002", "lg-011", "lg-017", "wa-010"]
+    );
+    assert_eq!(dockerignore["projects"].as_array().unwrap().len(), 3);
+    let docker = std::fs::read_to_string(out.join("docker/SKILL.md")).unwrap();
+    assert!(docker.contains(dockerignore["id"].as_str().unwrap()), "{docker}");
+    let requests = rule("resource requests and limits");
+    assert_eq!(requests["scope"], "global");
+    assert_eq!(ids(&requests["evidence"]), ["lg-005", "sf-013"]);
+    assert_eq!(ids(&rule("go mod tidy")["evidence"]), ["lg-001", "ls-010"]);
+    // Within one project, three wordings of "run pytest from the root" (one from the YAML
+    // notes) are one project rule.
+    let pytest = rule("pytest from the repo root");
+    assert_eq!(
+        ids(&pytest["evidence"]),
+        ["etl-005", "etl-012", "note-2026-10-31-b"]
+    );
+    assert!(pytest["scope"].as_str().unwrap().starts_with("project:"));
+
+    // Contradictory lessons stay apart: neither squash policy absorbs the other.
+    let squash: Vec<&Value> = (lessons(&ledger).iter())
+        .filter(|l| {
+            l["text"]
+                .as_str()
+                .unwrap()
+                .to_lowercase()
+                .contains("squash-merge")
+        })
+        .collect();
+    assert_eq!(squash.len(), 2, "{squash:#?}");
+
+    // Every SKILL.md: no story, no secret, no fix the record gave up.
+    let mut skills = String::new();
+    for entry in walk(&out) {
+        if entry.ends_with("SKILL.md") {
+            skills.push_str(&std::fs::read_to_string(&entry).unwrap());
+        }
+    }
+    for never in [
+        "Community PR",
+        "hunter2",
+        "django-insecure",
+        "--no-verify",
+        "no:randomly",
+    ] {
+        assert!(!skills.contains(never), "{never} reached a SKILL.md");
+    }
+
+    // The story is held back as narrative, and trace says so.
+    let t = trace_json("sf-004", &input, &out);
+    let story = &t["candidates"][0];
+    assert_eq!(
+        (story["fate"].as_str(), ids(&story["codes"])),
+        (Some("held-back"), vec!["G002".to_string()])
+    );
+    let t = trace_json("sf-018", &input, &out);
+    assert_eq!(
+        t["record"]["abandoned_fixes"].as_array().unwrap().len(),
+        1,
+        "{t:#}"
+    );
+
+    // `why` accounts for every candidate of every domain: fates add up, and every candidate
+    // not in a rule is counted under a reason with a code.
+    let domains: BTreeSet<&str> = (lessons(&ledger).iter())
+        .map(|l| l["domain"].as_str().unwrap())
+        .collect();
+    assert!(domains.len() >= 15, "{domains:?}");
+    for domain in domains {
+        let why = why_of(domain, &input, &out);
+        let fates = why["fates"].as_object().unwrap();
+        let total: u64 = fates.values().map(|v| v.as_u64().unwrap()).sum();
+        assert_eq!(Some(total), why["candidates"].as_u64(), "{domain}: {why:#}");
+        let dropped = total - fates["rule"].as_u64().unwrap();
+        let reasons = why["reasons"].as_array().unwrap();
+        assert!(
+            reasons
+                .iter()
+                .all(|r| r["code"].as_str().is_some_and(|c| c.len() == 4)),
+            "{domain}: a reason without a code: {why:#}"
+        );
+        let counted: u64 = reasons.iter().map(|r| r["count"].as_u64().unwrap()).sum();
+        assert!(
+            counted >= dropped,
+            "{domain}: {dropped} dropped, {counted} counted: {why:#}"
+        );
+        // A near miss says what kind of lesson it is, and reads as the block words it.
+        for n in why["near_misses"].as_array().unwrap() {
+            let line = n["line"].as_str().unwrap();
+            match n["kind"].as_str().unwrap() {
+                "avoid" => assert!(
+                    line.starts_with("Avoid: ") || line.starts_with("Never "),
+                    "{line}"
+                ),
+                "watch" => assert!(line.starts_with("Watch out: "), "{line}"),
+                _ => assert_eq!(n["text"].as_str(), Some(line)),
+            }
+        }
+    }
+
+    // The same records at two threads give the same bytes.
+    let again = s.path("again");
+    let o = compile_to(&input, &again, &["--threads", "2"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for entry in walk(&out) {
+        let rel = entry.strip_prefix(&out).unwrap();
+        if rel.starts_with(".skillc") {
+            continue;
+        }
+        assert_eq!(
+            std::fs::read(&entry).unwrap(),
+            std::fs::read(again.join(rel)).unwrap(),
+            "{} differs at two threads",
+            rel.display()
+        );
+    }
+}
+
+/// Every file under `dir`, sorted.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    files
+}

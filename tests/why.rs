@@ -1507,3 +1507,91 @@ fn without_input_why_and_trace_say_they_read_the_sample_corpus() {
     assert!(!stderr(&o).contains("no INPUT"), "{}", stderr(&o));
     assert!(stdout(&o).contains("domain go"), "{}", stdout(&o));
 }
+
+/// A near miss that is a dead end or a gotcha says so: `why` listed "kubectl rollout restart
+/// (1/2): kubectl rollout restart → bless lg-16 if you know it holds", which reads as an
+/// instruction to run the very command the agent abandoned. It is worded as the plan-time
+/// block and SKILL.md word it ("Avoid: … — reason", "Watch out: …"), and the JSON says its kind.
+#[test]
+fn near_misses_that_are_dead_ends_or_gotchas_say_so() {
+    let s = Scratch::new("why-near-kinds");
+    let record = json!({"id": "lg-16", "recorded_at": "2026-11-05T10:00:00Z", "domains": ["kubernetes"],
+        "project": "git@github.com:payments/ledger-svc.git", "task": "Rollout stuck", "outcome": "failed",
+        "operations": [{"tool": "Bash", "args": {"command": "kubectl rollout status deploy/ledger-svc --timeout=120s"},
+            "status": "error", "error": "error: deployment \"ledger-svc\" exceeded its progress deadline",
+            "check": {"label": "rollout", "target": "ledger-svc", "passed": false}}],
+        "dead_ends": [{"name": "kubectl rollout restart", "reason": "the new pods failed readiness the same way"}],
+        "gotchas": ["A readiness probe that checks the database makes every pod unready when the database blips"]});
+    let input = write_jsonl(&s, "in/sessions.jsonl", &[record]);
+    let out = s.path("out");
+    let w = why_json_in("kubernetes", &input, &["--out", out.to_str().unwrap()]);
+    let near = w["near_misses"].as_array().unwrap();
+    let kind_of = |needle: &str| {
+        (near.iter())
+            .find(|n| n["text"].as_str().unwrap().contains(needle))
+            .unwrap_or_else(|| panic!("{needle} is a near miss: {w}"))["kind"]
+            .clone()
+    };
+    assert_eq!(kind_of("rollout restart"), "avoid");
+    assert_eq!(kind_of("readiness probe"), "watch");
+
+    let o = skillc(&[
+        "why",
+        "kubernetes",
+        input.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains(": Avoid: kubectl rollout restart — the new pods failed readiness the same way\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(": Watch out: A readiness probe that checks the database"),
+        "{text}"
+    );
+}
+
+/// `trace` says why a failed call that was then fixed taught nothing when the record's own
+/// dead end gives the fix up (`git commit --no-verify` after the hooks failed).
+#[test]
+fn trace_names_the_dead_end_that_gives_a_fix_up() {
+    let s = Scratch::new("trace-abandoned-fix");
+    let record = json!({"id": "sf-18", "recorded_at": "2026-11-11T09:00:00Z", "domains": ["git"],
+        "project": "git@github.com:shopco/storefront.git", "task": "Commit the coupon feature", "outcome": "succeeded",
+        "operations": [
+            {"tool": "Bash", "args": {"command": "git commit -m 'Add coupon codes'", "description": "Commit"},
+             "status": "error", "error": "ruff....................Failed\n- hook id: ruff\n- exit code: 1"},
+            {"tool": "Bash", "args": {"command": "git commit --no-verify -m 'Add coupon codes'", "description": "Commit, skipping hooks"},
+             "status": "ok"}],
+        "dead_ends": [{"name": "Skip the pre-commit hooks with git commit --no-verify",
+                       "reason": "CI runs the same hooks and the pipeline failed"}],
+        "lesson": "Fix what the pre-commit hooks report instead of bypassing them; CI runs the same hooks."});
+    let input = write_jsonl(&s, "in/sessions.jsonl", &[record]);
+    let out = s.path("out");
+    let t = trace_json("sf-18", &input, &out);
+    assert_eq!(
+        t["record"]["abandoned_fixes"],
+        json!([{"fix": "Bash git: run `git commit --no-verify -m 'Add coupon codes'` instead of `git commit -m 'Add coupon codes'`",
+                "dead_end": "Skip the pre-commit hooks with git commit --no-verify"}])
+    );
+    let origins: Vec<&str> = (t["candidates"].as_array().unwrap().iter())
+        .map(|c| c["origin"].as_str().unwrap())
+        .collect();
+    assert!(!origins.contains(&"mechanical"), "{t}");
+    let o = skillc(&[
+        "trace",
+        "sf-18",
+        input.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("  fix not learned: Bash git: run `git commit --no-verify -m 'Add coupon codes'` instead of `git commit -m 'Add coupon codes'` — its own dead end \"Skip the pre-commit hooks with git commit --no-verify\" gives it up\n"),
+        "{}",
+        stdout(&o)
+    );
+}

@@ -203,19 +203,25 @@ fn lesson_block(mut lessons: Vec<&Lesson>, now_day: i64, max: usize) -> String {
 /// A lesson as the agent reads it at plan time, with no heading around it (also a delta's
 /// bullet).
 pub fn block_text(l: &Lesson) -> String {
+    worded(l.kind, &l.text, l.reasons.first().map(String::as_str))
+}
+
+/// A text of `kind` as the plan-time block words it (`block_text`), for a lesson or a
+/// cluster that is not one yet (`why`'s near misses); `reason` is a dead end's newest reason.
+pub fn worded(kind: Kind, text: &str, reason: Option<&str>) -> String {
     // Agents often word a gotcha or a dead end with its own lead-in ("Watch out: …", "Avoid:
     // …", a claim's "Never …"); it is not said twice.
-    let head = l.text.chars().take(12).collect::<String>().to_lowercase();
+    let head = text.chars().take(12).collect::<String>().to_lowercase();
     let led = |leads: &[&str]| {
         leads.iter().any(|lead| {
             head.strip_prefix(lead)
                 .is_some_and(|rest| !rest.starts_with(char::is_alphanumeric))
         })
     };
-    let text = match l.kind {
-        Kind::Do => return l.text.clone(),
-        Kind::Avoid if led(&["avoid", "never", "don't", "don’t", "dont", "do not"]) => l.text.clone(),
-        Kind::Avoid => format!("Avoid: {}", l.text),
+    let text = match kind {
+        Kind::Do => return text.to_string(),
+        Kind::Avoid if led(&["avoid", "never", "don't", "don’t", "dont", "do not"]) => text.to_string(),
+        Kind::Avoid => format!("Avoid: {text}"),
         Kind::Watch
             if led(&[
                 "watch out",
@@ -230,16 +236,16 @@ pub fn block_text(l: &Lesson) -> String {
                 "be careful",
             ]) =>
         {
-            l.text.clone()
+            text.to_string()
         }
-        Kind::Watch => format!("Watch out: {}", l.text),
+        Kind::Watch => format!("Watch out: {text}"),
     };
     // Nor its reason, when the text already gives it (an edit that wrote the whole line).
     let given = |reason: &str| {
         let reason = reason.trim_end_matches(['.', '!', ';', ' ']).to_lowercase();
         text.to_lowercase().contains(&reason)
     };
-    match (l.kind, l.reasons.first()) {
+    match (kind, reason) {
         (Kind::Avoid, Some(reason)) if !given(reason) => format!("{text} — {reason}"),
         _ => text,
     }

@@ -753,12 +753,18 @@ pub(crate) fn from_value(v: Value, loc: &SourceLoc, first: bool) -> Parsed {
 }
 
 /// The domains a record names, as written (trimmed, blanks dropped), read leniently: a string
-/// or the strings of a list. Empty when it names none readably.
+/// or the strings of a list, each split at its commas as normalize splits it ("python,
+/// django"). Empty when it names none readably.
 pub(crate) fn readable_domains(v: &Value) -> Vec<String> {
-    let one = |s: &str| Some(s.trim()).filter(|t| !t.is_empty()).map(String::from);
+    let each = |s: &str| -> Vec<String> {
+        (s.split(',').map(str::trim))
+            .filter(|t| !t.is_empty())
+            .map(String::from)
+            .collect()
+    };
     match v {
-        Value::String(s) => one(s).into_iter().collect(),
-        Value::Array(items) => items.iter().filter_map(Value::as_str).filter_map(one).collect(),
+        Value::String(s) => each(s),
+        Value::Array(items) => items.iter().filter_map(Value::as_str).flat_map(each).collect(),
         _ => Vec::new(),
     }
 }
