@@ -299,3 +299,74 @@ fn a_merged_rule_a_back_fill_re_founded_is_not_proposed_again() {
     );
     assert!(diags_of(&diags, "E004").is_empty(), "{diags:#}");
 }
+
+/// Two weeks of nightly compiles (`tests/fixtures/nightly`) learn rules the team's own skills
+/// already state in other words: docker's "Pin base images by digest in the Dockerfile so that
+/// rebuilds are reproducible" is word for word the second record that reinforced the compiled
+/// "Pin the base image by digest …", and node's skill says "Use `npm ci` in CI and `npm install`
+/// only when you mean to change the lockfile". Clustering took those wordings for one lesson, so
+/// a delta proposing them again would only make a reviewer delete the duplicate; the additions
+/// the skill does not state (node's dead end, the npm fix) are still proposed.
+#[test]
+fn a_rule_the_skill_states_in_other_words_is_not_proposed() {
+    let s = Scratch::new("deltas-cli-reworded");
+    let records = s.path("records");
+    std::fs::create_dir_all(&records).unwrap();
+    let nightly = fixture("nightly");
+    for week in ["week1.jsonl", "week2.jsonl"] {
+        std::fs::copy(nightly.join(week), records.join(week)).unwrap();
+    }
+    let out = s.path("out");
+    let skills = nightly.join("skills");
+    let o = skillc(&[
+        "compile",
+        records.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--base-skills",
+        skills.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ledger = read_json(&out.join("ledger.json"));
+    let rule = |prefix: &str| {
+        let l = (ledger["lessons"].as_array().unwrap().iter())
+            .find(|l| l["text"].as_str().unwrap().starts_with(prefix))
+            .unwrap_or_else(|| panic!("no lesson {prefix}: {ledger:#}"));
+        assert_eq!(
+            (l["rule"].as_bool(), l["scope"].as_str()),
+            (Some(true), Some("global")),
+            "{l}"
+        );
+        l["id"].as_str().unwrap().to_string()
+    };
+    let pin = rule("Pin the base image by digest");
+    let npm_ci = rule("Use npm ci instead of npm install");
+    let avoid = rule("Deleting package-lock.json");
+
+    assert!(
+        !out.join("deltas/docker.json").exists(),
+        "docker's only rule is stated in the skill: {}",
+        std::fs::read_to_string(out.join("deltas/docker.json")).unwrap_or_default()
+    );
+    let node = std::fs::read_to_string(out.join("deltas/node.json")).unwrap();
+    assert!(!node.contains(&pin) && !node.contains(&npm_ci), "{node}");
+    assert!(
+        node.contains(&avoid),
+        "a clear addition is still proposed: {node}"
+    );
+    let o = skillc(&[
+        "deltas",
+        "show",
+        "node",
+        "--base-skills",
+        skills.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let resolved = stdout(&o);
+    assert!(
+        resolved.contains(&avoid) && !resolved.contains("Use npm ci instead of npm install"),
+        "{resolved}"
+    );
+}

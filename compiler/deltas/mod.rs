@@ -13,6 +13,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
+use crate::cluster::Lexicon;
 use crate::diagnostics::{Diagnostic, codes};
 use crate::digest;
 use crate::emit::{GENERATOR, OutFile};
@@ -88,12 +89,15 @@ pub fn matched_domain(skill: &BaseSkill, domains: &BTreeSet<&str>) -> Option<Str
 /// gets at least one row, sorted by path; one E002 per skill whose rules did not all fit, and
 /// an E004 per withdrawn rule a skill still carries. `lessons` is the ledger, sorted by id;
 /// `refounded` maps the old id of each re-founded lesson (S004) to its new one, so a rule a
-/// skill carries under the id it had when it was merged is still the same rule.
+/// skill carries under the id it had when it was merged is still the same rule. `lexicon` is
+/// clustering's: a rule the skill states in words it would take for the same lesson is not
+/// proposed.
 pub fn compute(
     base: &[BaseSkill],
     lessons: &[Lesson],
     refounded: &BTreeMap<String, String>,
     policy: &Policy,
+    lexicon: &Lexicon,
 ) -> (Vec<OutFile>, Vec<Diagnostic>) {
     let domains: BTreeSet<&str> = lessons.iter().map(|l| l.domain.as_str()).collect();
     let mut skills: Vec<&BaseSkill> = base.iter().collect();
@@ -104,7 +108,7 @@ pub fn compute(
         let Some(domain) = matched_domain(skill, &domains) else {
             continue;
         };
-        let (rows, diag) = skill_rows(skill, &domain, lessons, refounded, policy);
+        let (rows, diag) = skill_rows(skill, &domain, lessons, refounded, policy, lexicon);
         diags.extend(diag);
         if rows.is_empty() {
             continue;
@@ -187,12 +191,14 @@ pub fn delta_json(rows: &[Value]) -> String {
 }
 
 /// The global rules of `domain` for a delta, by confidence (desc), then id; rules whose id the
-/// authored text already carries (a delta merged by hand) are not proposed again.
+/// authored text already carries (a delta merged by hand) are not proposed again, nor are rules
+/// it already states, word for word or in words clustering takes for the same lesson.
 fn delta_rules<'a>(
     domain: &str,
     lessons: &'a [Lesson],
     authored: &str,
     refounded: &BTreeMap<String, String>,
+    lexicon: &Lexicon,
 ) -> Vec<&'a Lesson> {
     let merged: BTreeSet<&str> = digest::cited_lesson_ids(authored)
         .into_iter()
@@ -213,9 +219,92 @@ fn delta_rules<'a>(
         .filter(|l| l.rule && l.scope == "global" && l.domain == domain)
         .filter(|l| !merged.contains(l.id.as_str()) && !stated(l))
         .collect();
+    // In other words: the wording two records gave one lesson ("Pin the base image by digest …"
+    // / "Pin base images by digest …") is as likely in a skill a person wrote, and a reviewer
+    // would only delete the duplicate. Each statement is analysed once.
+    if !rules.is_empty() {
+        let statements: Vec<_> = (statements(authored).iter())
+            .map(|s| lexicon.analyze(s))
+            .collect();
+        rules.retain(|l| {
+            let rule = lexicon.analyze(&l.text);
+            !(statements.iter()).any(|s| crate::cluster::same_lesson(lexicon, &rule, s))
+        });
+    }
     rules.sort_by(|a, b| b.confidence.cmp(&a.confidence).then_with(|| a.id.cmp(&b.id)));
     rules.dedup_by(|a, b| a.id == b.id);
     rules
+}
+
+/// What an authored skill states, as clustering would read a lesson: each paragraph and list
+/// item of its body outside fenced code and headings (continuation lines joined, the list
+/// marker dropped), and each sentence of one that has several. An item that cites a lesson id
+/// is left out: the id says which rule it is (a merged rule, or one withdrawn since: E004).
+fn statements(authored: &str) -> Vec<String> {
+    let (_, body) = split_frontmatter(authored);
+    let lines = markdown::body_lines(&body);
+    let fenced = markdown::fenced(&lines);
+    let mut blocks: Vec<String> = Vec::new();
+    let mut open = false;
+    for (line, fenced) in lines.iter().zip(fenced) {
+        let t = line.trim();
+        if fenced || t.is_empty() || markdown::heading(t).is_some() {
+            open = false;
+            continue;
+        }
+        if is_list_item(line) {
+            blocks.push(list_text(t).to_string());
+            open = true;
+        } else if open {
+            let last = blocks.last_mut().expect("an open block");
+            last.push(' ');
+            last.push_str(t);
+        } else {
+            blocks.push(t.to_string());
+            open = true;
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    for block in blocks {
+        if !digest::cited_lesson_ids(&block).is_empty() {
+            continue;
+        }
+        let sentences = sentences(&block);
+        if sentences.len() > 1 {
+            out.extend(sentences.into_iter().map(str::to_string));
+        }
+        out.push(block);
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// A list item's text without its marker (`- `, `* `, `+ `, `1. `, `1) `).
+fn list_text(item: &str) -> &str {
+    let digits = item.bytes().take_while(u8::is_ascii_digit).count();
+    item[digits..].get(2..).map_or("", str::trim_start)
+}
+
+/// A paragraph's sentences: cut after `.`, `!` or `?` followed by whitespace.
+fn sentences(block: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let bytes = block.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        if matches!(b, b'.' | b'!' | b'?') && bytes.get(i + 1).is_some_and(u8::is_ascii_whitespace) {
+            let s = block[start..=i].trim();
+            if !s.is_empty() {
+                out.push(s);
+            }
+            start = i + 1;
+        }
+    }
+    let s = block[start..].trim();
+    if !s.is_empty() {
+        out.push(s);
+    }
+    out
 }
 
 /// A rule as a delta bullet: its text as the plan-time block words it (the kind spelled out
@@ -363,8 +452,9 @@ fn skill_rows(
     lessons: &[Lesson],
     refounded: &BTreeMap<String, String>,
     policy: &Policy,
+    lexicon: &Lexicon,
 ) -> (Vec<Value>, Option<Diagnostic>) {
-    let rules = delta_rules(domain, lessons, &skill.text, refounded);
+    let rules = delta_rules(domain, lessons, &skill.text, refounded, lexicon);
     if rules.is_empty() {
         return (Vec::new(), None);
     }
