@@ -370,3 +370,88 @@ fn a_rule_the_skill_states_in_other_words_is_not_proposed() {
         "{resolved}"
     );
 }
+
+/// Confirmations that only reorder a skill's rules by confidence do not restage its row: two
+/// sessions that had node's "Avoid: Deleting package-lock.json …" in play and passed lift it
+/// above the npm fix, and the row proposes the same two rules as the night before, so its id
+/// and payload (what a reviewer approved) stay; only its provenance gains the confirmations.
+#[test]
+fn a_row_is_not_restaged_when_confirmations_only_reorder_its_rules() {
+    let s = Scratch::new("deltas-cli-reorder");
+    let records = s.path("records");
+    std::fs::create_dir_all(&records).unwrap();
+    let nightly = fixture("nightly");
+    for week in ["week1.jsonl", "week2.jsonl", "week3.jsonl"] {
+        std::fs::copy(nightly.join(week), records.join(week)).unwrap();
+    }
+    let out = s.path("out");
+    let skills = nightly.join("skills");
+    let compile = || {
+        let o = skillc(&[
+            "compile",
+            records.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--base-skills",
+            skills.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let delta = read_json(&out.join("deltas/node.json"));
+        assert_eq!(delta["rows"].as_array().unwrap().len(), 1, "{delta:#}");
+        (delta["rows"][0].clone(), read_json(&out.join("ledger.json")))
+    };
+    let (before, ledger) = compile();
+    let lesson = |ledger: &serde_json::Value, prefix: &str| {
+        (ledger["lessons"].as_array().unwrap().iter())
+            .find(|l| l["text"].as_str().unwrap().starts_with(prefix) && l["status"] == "active")
+            .unwrap_or_else(|| panic!("{prefix}: {ledger:#}"))
+            .clone()
+    };
+    let avoid = lesson(&ledger, "Deleting package-lock.json")["id"].clone();
+    let fix = lesson(&ledger, "run_shell_command npm: run `npm ci --force`")["id"].clone();
+    let proposed = |row: &serde_json::Value| {
+        let mut ids = ids(&row["provenance"]["lessons"]);
+        ids.sort();
+        ids
+    };
+    let mut both = vec![
+        fix.as_str().unwrap().to_string(),
+        avoid.as_str().unwrap().to_string(),
+    ];
+    both.sort();
+    assert_eq!(proposed(&before), both);
+
+    let session = |id: &str, at: &str, project: &str| {
+        serde_json::json!({"id": id, "recorded_at": at, "domains": ["node"],
+            "project": format!("git@github.com:acme/{project}.git"), "outcome": "succeeded",
+            "task": "resolve the package-lock.json merge conflict",
+            "operations": [
+                {"tool": "run_shell_command", "args": {"command": "npm install", "cwd": format!("/srv/{project}")}, "status": "ok"},
+                {"tool": "run_shell_command", "args": {"command": "npm test", "cwd": format!("/srv/{project}")}, "status": "ok",
+                 "check": {"label": "tests", "target": project, "passed": true}}],
+            "in_play": [avoid]})
+        .to_string()
+    };
+    std::fs::write(
+        records.join("week4.jsonl"),
+        session("exp-2026-10-22-003", "2026-10-22T10:00:00Z", "storefront-web")
+            + "\n"
+            + &session("exp-2026-10-23-001", "2026-10-23T09:00:00Z", "admin-ui")
+            + "\n",
+    )
+    .unwrap();
+    let (after, ledger) = compile();
+    let confidence = |prefix: &str| lesson(&ledger, prefix)["confidence"].as_f64().unwrap();
+    assert!(
+        confidence("Deleting package-lock.json") > confidence("run_shell_command npm: run `npm ci --force`"),
+        "the confirmations lift the dead end above the fix: {ledger:#}"
+    );
+    assert_eq!(
+        (&after["id"], &after["payload"]),
+        (&before["id"], &before["payload"]),
+        "the same rules, restaged"
+    );
+    assert_eq!(proposed(&after), both);
+    let evidence = after["provenance"]["evidence"].to_string();
+    assert!(evidence.contains("exp-2026-10-23-001"), "{evidence}");
+}

@@ -397,8 +397,13 @@ fn payload(anchor: &Anchor, bullets: &[String]) -> Option<(&'static str, String,
     }
 }
 
-/// The row that adds `rules` to the skill `base_name`.
+/// The row that adds `rules` to the skill `base_name`. Confidence chose the rules (the
+/// strongest that fit); it does not order them, since it moves every night: the bullets go do,
+/// avoid, watch (as SKILL.md's sections), each kind oldest first (a new rule comes last), so a
+/// row's payload and id change only when the rules it proposes do.
 fn row(base_name: &str, anchor: &Anchor, rules: &[&Lesson]) -> Option<Value> {
+    let mut rules = rules.to_vec();
+    rules.sort_by(|a, b| (a.kind, a.admitted_at, &a.id).cmp(&(b.kind, b.admitted_at, &b.id)));
     let bullets: Vec<String> = rules.iter().map(|l| bullet(l)).collect();
     let (kind, section, anchor_digest, payload) = payload(anchor, &bullets)?;
     let payload_json = serde_json::to_string(&payload).expect("payload serialises");
