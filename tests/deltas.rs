@@ -851,3 +851,71 @@ fn check_row_real(b: &BaseSkill, row: &Value, lessons: &[Lesson]) {
         assert!(resolved.contains(&l.text) && resolved.contains(l.id.as_str()));
     }
 }
+
+/// A dead end the skill already warns against ("Never run `docker system prune -a` on CI
+/// runners …") is stated, and not proposed again; a skill that recommends the very thing
+/// ("Run `docker system prune -a` weekly on the CI runners") does not state the warning, whose
+/// bullet is proposed; a do rule is not taken as stated by a line that forbids it.
+#[test]
+fn a_dead_end_is_stated_by_a_warning_against_it_and_not_by_advice_to_do_it() {
+    let prune = lesson(
+        "L7e57d1e5ad01",
+        "docker",
+        Kind::Avoid,
+        "docker system prune -a",
+        700,
+        &["e-ci-301", "e-ci-304"],
+        true,
+        G,
+    );
+    let buildkit = lesson(
+        "L7e57d1e5ad02",
+        "docker",
+        Kind::Do,
+        "Enable BuildKit inline cache so CI builds reuse the layers of the last image.",
+        650,
+        &["e-ci-302", "e-ci-305"],
+        true,
+        G,
+    );
+    let proposed = |body: &str| -> Vec<String> {
+        let b = BaseSkill {
+            name: "docker".into(),
+            path: "docker/SKILL.md".into(),
+            text: format!(
+                "---\nname: docker\ndescription: Team Docker conventions. Use when editing Dockerfiles or CI images.\n---\n\n# Docker\n\n## Runners\n\n{body}\n"
+            ),
+        };
+        let (files, _) = deltas::compute(
+            std::slice::from_ref(&b),
+            &[prune.clone(), buildkit.clone()],
+            &Default::default(),
+            &policy(),
+            &lexicon(),
+        );
+        files
+            .first()
+            .map(|f| rows(f)[0]["provenance"]["lessons"].as_array().unwrap().clone())
+            .unwrap_or_default()
+            .iter()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        proposed("- Never run `docker system prune -a` on CI runners; it wipes the layer cache."),
+        ["L7e57d1e5ad02"],
+        "the warning is there already"
+    );
+    assert_eq!(
+        proposed("- Run `docker system prune -a` weekly on the CI runners to free disk."),
+        ["L7e57d1e5ad02", "L7e57d1e5ad01"],
+        "advice to do it is no warning against it"
+    );
+    assert_eq!(
+        proposed(
+            "- Never enable BuildKit inline cache; CI builds must not reuse the layers of the last image."
+        ),
+        ["L7e57d1e5ad02", "L7e57d1e5ad01"],
+        "a line forbidding a do rule does not state it"
+    );
+}

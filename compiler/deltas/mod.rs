@@ -17,7 +17,7 @@ use crate::cluster::Lexicon;
 use crate::diagnostics::{Diagnostic, codes};
 use crate::digest;
 use crate::emit::{GENERATOR, OutFile};
-use crate::model::{Lesson, Status};
+use crate::model::{Kind, Lesson, Status};
 use crate::policy::Policy;
 
 pub use markdown::{Section, digest_of, sections, slug, split_frontmatter};
@@ -204,33 +204,47 @@ fn delta_rules<'a>(
         .into_iter()
         .map(|(_, id)| now(refounded, id))
         .collect();
-    // A rule the person already wrote word for word (no id: they did not
-    // merge it from a delta) is not proposed again: compared lower-cased, whitespace collapsed,
-    // without the sentence's final stop.
+    // A rule the person already wrote (no id: they did not merge it from a delta) is not
+    // proposed again: word for word (lower-cased, whitespace collapsed, without the sentence's
+    // final stop), or in words clustering takes for the same lesson — the wording two records
+    // gave one lesson ("Pin the base image by digest …" / "Pin base images by digest …") is as
+    // likely in a skill a person wrote, and a reviewer would only delete the duplicate. A dead
+    // end is stated only by a warning against it ("Never run `docker system prune -a` …"): a
+    // line that names the command, or recommends it, is no such warning.
     let plain = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
     let said = plain(authored);
+    let statements = statements(authored);
+    let warnings: Vec<String> = (statements.iter())
+        .filter_map(|s| warned_against(s))
+        .map(|s| s.to_string())
+        .collect();
+    let analysed = |texts: &[String]| -> Vec<_> { texts.iter().map(|s| lexicon.analyze(s)).collect() };
+    let (statements, warnings_plain, warnings) = (
+        analysed(&statements),
+        warnings.iter().map(|w| plain(w)).collect::<Vec<_>>(),
+        analysed(&warnings),
+    );
     let stated = |l: &Lesson| {
         let text = plain(&l.text);
         let text = text.trim_end_matches(['.', '!', ';']);
-        !text.is_empty() && said.contains(text)
+        if text.is_empty() {
+            return false;
+        }
+        let (word_for_word, other_words) = if l.kind == Kind::Avoid {
+            (warnings_plain.iter().any(|w| w.contains(text)), &warnings)
+        } else {
+            (said.contains(text), &statements)
+        };
+        word_for_word || {
+            let rule = lexicon.analyze(&l.text);
+            (other_words.iter()).any(|s| crate::cluster::same_lesson(lexicon, &rule, s))
+        }
     };
     let mut rules: Vec<&Lesson> = lessons
         .iter()
         .filter(|l| l.rule && l.scope == "global" && l.domain == domain)
         .filter(|l| !merged.contains(l.id.as_str()) && !stated(l))
         .collect();
-    // In other words: the wording two records gave one lesson ("Pin the base image by digest …"
-    // / "Pin base images by digest …") is as likely in a skill a person wrote, and a reviewer
-    // would only delete the duplicate. Each statement is analysed once.
-    if !rules.is_empty() {
-        let statements: Vec<_> = (statements(authored).iter())
-            .map(|s| lexicon.analyze(s))
-            .collect();
-        rules.retain(|l| {
-            let rule = lexicon.analyze(&l.text);
-            !(statements.iter()).any(|s| crate::cluster::same_lesson(lexicon, &rule, s))
-        });
-    }
     rules.sort_by(|a, b| b.confidence.cmp(&a.confidence).then_with(|| a.id.cmp(&b.id)));
     rules.dedup_by(|a, b| a.id == b.id);
     rules
@@ -278,6 +292,34 @@ fn statements(authored: &str) -> Vec<String> {
     out.sort();
     out.dedup();
     out
+}
+
+/// What a statement warns against, when it leads with "never", "don't", "do not" or "avoid"
+/// ("Avoid: docker system prune -a — …" as a delta words a dead end included).
+fn warned_against(statement: &str) -> Option<&str> {
+    ["never ", "don't ", "dont ", "do not ", "avoid: ", "avoid "]
+        .iter()
+        .find_map(|lead| strip_lead(statement, lead))
+        .map(str::trim_start)
+        .filter(|rest| !rest.is_empty())
+}
+
+/// `text` after `lead` (lower-case ASCII), compared case-insensitively with a typographic
+/// apostrophe read as `'`.
+fn strip_lead<'t>(text: &'t str, lead: &str) -> Option<&'t str> {
+    let mut chars = text.char_indices();
+    for want in lead.chars() {
+        let (_, c) = chars.next()?;
+        let c = if c == '\u{2019}' {
+            '\''
+        } else {
+            c.to_ascii_lowercase()
+        };
+        if c != want {
+            return None;
+        }
+    }
+    Some(chars.next().map_or("", |(i, _)| &text[i..]))
 }
 
 /// A list item's text without its marker (`- `, `* `, `+ `, `1. `, `1) `).
