@@ -455,3 +455,69 @@ fn a_row_is_not_restaged_when_confirmations_only_reorder_its_rules() {
     let evidence = after["provenance"]["evidence"].to_string();
     assert!(evidence.contains("exp-2026-10-23-001"), "{evidence}");
 }
+
+/// Teams name their skills as they tag their records: `k8s/SKILL.md` and `nodejs/SKILL.md`
+/// are the kubernetes and node skills, as records tagged `k8s` and `nodejs` compile into those
+/// domains (`rules/aliases.yaml`), so each gets the delta its domain's global rules make.
+#[test]
+fn an_authored_skill_named_by_an_alias_gets_its_domains_delta() {
+    let s = Scratch::new("deltas-cli-alias");
+    let records = s.path("records");
+    std::fs::create_dir_all(&records).unwrap();
+    let nightly = fixture("nightly");
+    for week in ["week1.jsonl", "week2.jsonl", "week3.jsonl"] {
+        std::fs::copy(nightly.join(week), records.join(week)).unwrap();
+    }
+    let skills = s.path("skills");
+    std::fs::create_dir_all(skills.join("k8s")).unwrap();
+    std::fs::create_dir_all(skills.join("nodejs")).unwrap();
+    std::fs::write(
+        skills.join("k8s/SKILL.md"),
+        "---\nname: k8s\ndescription: How we deploy to the clusters. Use before kubectl apply or a rollout.\n---\n\n# Kubernetes\n\n## Deploying\n\n- Deploy through Argo CD; never kubectl apply to prod by hand.\n",
+    )
+    .unwrap();
+    let node = std::fs::read_to_string(nightly.join("skills/node/SKILL.md")).unwrap();
+    std::fs::write(
+        skills.join("nodejs/SKILL.md"),
+        node.replace("name: node\n", "name: nodejs\n"),
+    )
+    .unwrap();
+    let out = s.path("out");
+    let o = skillc(&[
+        "compile",
+        records.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--base-skills",
+        skills.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ledger = read_json(&out.join("ledger.json"));
+    let global_rules = |domain: &str| -> Vec<String> {
+        (ledger["lessons"].as_array().unwrap().iter())
+            .filter(|l| l["domain"] == domain && l["rule"] == true && l["scope"] == "global")
+            .map(|l| l["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let rollout = global_rules("kubernetes");
+    assert_eq!(rollout.len(), 1, "{ledger:#}");
+    let k8s = std::fs::read_to_string(out.join("deltas/k8s.json")).unwrap_or_default();
+    assert!(k8s.contains(&rollout[0]), "k8s is kubernetes: {k8s:?}");
+    let nodejs = std::fs::read_to_string(out.join("deltas/nodejs.json")).unwrap_or_default();
+    assert!(!global_rules("node").is_empty());
+    assert!(
+        nodejs.contains("Deleting package-lock.json"),
+        "nodejs is node: {nodejs:?}"
+    );
+    let o = skillc(&[
+        "deltas",
+        "show",
+        "k8s",
+        "--base-skills",
+        skills.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains(&rollout[0]), "{}", stdout(&o));
+}

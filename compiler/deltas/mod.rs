@@ -18,7 +18,8 @@ use crate::diagnostics::{Diagnostic, codes};
 use crate::digest;
 use crate::emit::{GENERATOR, OutFile};
 use crate::model::{Kind, Lesson, Status};
-use crate::policy::Policy;
+use crate::normalize::Aliases;
+use crate::policy::{Policy, Rules};
 
 pub use markdown::{Section, digest_of, sections, slug, split_frontmatter};
 
@@ -77,35 +78,41 @@ pub fn read_base_skills(dir: &Path) -> std::io::Result<(Vec<BaseSkill>, Vec<Diag
 }
 
 /// The compiled domain an authored skill belongs to: its directory name when that is a domain,
-/// else its frontmatter `name` when that is one.
-pub fn matched_domain(skill: &BaseSkill, domains: &BTreeSet<&str>) -> Option<String> {
-    if domains.contains(skill.name.as_str()) {
-        return Some(skill.name.clone());
-    }
-    markdown::frontmatter_name(&skill.text).filter(|n| domains.contains(n.as_str()))
+/// else its frontmatter `name` when that is one, else either as records' domains are read
+/// (`rules/aliases.yaml`: a skill named `k8s` is the kubernetes skill, as a record tagged `k8s`
+/// is a kubernetes record).
+pub fn matched_domain(skill: &BaseSkill, domains: &BTreeSet<&str>, aliases: &Aliases) -> Option<String> {
+    let named = markdown::frontmatter_name(&skill.text);
+    let raw = std::iter::once(skill.name.as_str()).chain(named.as_deref());
+    let exact = raw.clone().find(|n| domains.contains(n)).map(str::to_string);
+    exact.or_else(|| {
+        raw.filter_map(|n| crate::normalize::domain(n, aliases).ok())
+            .find(|d| domains.contains(d.as_str()))
+    })
 }
 
 /// One `deltas/<name>.json` per authored skill that matches a domain with global rules and
 /// gets at least one row, sorted by path; one E002 per skill whose rules did not all fit, and
 /// an E004 per withdrawn rule a skill still carries. `lessons` is the ledger, sorted by id;
 /// `refounded` maps the old id of each re-founded lesson (S004) to its new one, so a rule a
-/// skill carries under the id it had when it was merged is still the same rule. `lexicon` is
-/// clustering's: a rule the skill states in words it would take for the same lesson is not
-/// proposed.
+/// skill carries under the id it had when it was merged is still the same rule. `rules` gives
+/// the delta budget (`policy.deltas`), the domain aliases a skill's name is read with, and
+/// clustering's lexicon: a rule the skill states in words it would take for the same lesson is
+/// not proposed.
 pub fn compute(
     base: &[BaseSkill],
     lessons: &[Lesson],
     refounded: &BTreeMap<String, String>,
-    policy: &Policy,
-    lexicon: &Lexicon,
+    rules: &Rules,
 ) -> (Vec<OutFile>, Vec<Diagnostic>) {
+    let (policy, lexicon) = (&rules.policy, &rules.lexicon);
     let domains: BTreeSet<&str> = lessons.iter().map(|l| l.domain.as_str()).collect();
     let mut skills: Vec<&BaseSkill> = base.iter().collect();
     skills.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.path.cmp(&b.path)));
     let mut files = Vec::new();
     let mut diags = Vec::new();
     for skill in skills {
-        let Some(domain) = matched_domain(skill, &domains) else {
+        let Some(domain) = matched_domain(skill, &domains, &rules.aliases) else {
             continue;
         };
         let (rows, diag) = skill_rows(skill, &domain, lessons, refounded, policy, lexicon);
