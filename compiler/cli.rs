@@ -642,7 +642,7 @@ fn deltas_of(
     unreadable: Vec<Diagnostic>,
     rules: &Rules,
 ) -> Vec<emit::OutFile> {
-    let (files, diags) = crate::deltas::compute(base, &comp.lessons, &comp.refounded, &rules.policy);
+    let (files, diags) = crate::deltas::compute(base, &comp.lessons, &comp.refounded, rules);
     comp.diagnostics.extend(unreadable);
     comp.diagnostics.extend(diags);
     comp.diagnostics = crate::diagnostics::finalize(std::mem::take(&mut comp.diagnostics));

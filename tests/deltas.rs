@@ -10,7 +10,7 @@ use skillc::diagnostics::Diagnostic;
 use skillc::digest::sha256_hex;
 use skillc::emit::OutFile;
 use skillc::model::{HistoryEntry, Kind, Lesson, Status};
-use skillc::policy::{BUILTIN_POLICY, Policy};
+use skillc::policy::{BUILTIN_POLICY, Policy, Rules};
 
 fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/base-skills")
@@ -28,6 +28,17 @@ fn skill(name: &str) -> BaseSkill {
 
 fn policy() -> Policy {
     Policy::from_yaml(BUILTIN_POLICY).unwrap()
+}
+
+fn rules() -> Rules {
+    Rules::builtin()
+}
+
+/// The built-in rules with another policy (a delta budget).
+fn rules_with(policy: &Policy) -> Rules {
+    let mut rules = Rules::builtin();
+    rules.policy = policy.clone();
+    rules
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -334,7 +345,7 @@ fn every_row_resolves_over_its_authored_skill_within_budget() {
         (p.deltas.max_payload_chars, p.deltas.max_added_tokens),
         (2000, 120)
     );
-    let (files, diags) = deltas::compute(&base(), &lessons(), &Default::default(), &p);
+    let (files, diags) = deltas::compute(&base(), &lessons(), &Default::default(), &rules_with(&p));
     let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(
         paths,
@@ -370,7 +381,7 @@ fn a_rule_the_skill_already_states_is_not_proposed() {
         true,
         G,
     ));
-    let (files, _) = deltas::compute(&base(), &all, &Default::default(), &policy());
+    let (files, _) = deltas::compute(&base(), &all, &Default::default(), &rules());
     let row = &rows(file(&files, "python"))[0];
     assert_eq!(
         row["provenance"]["lessons"],
@@ -382,7 +393,7 @@ fn a_rule_the_skill_already_states_is_not_proposed() {
 #[test]
 fn learned_lessons_section_is_replaced_in_place() {
     let py = skill("python");
-    let (files, diags) = deltas::compute(&base(), &lessons(), &Default::default(), &policy());
+    let (files, diags) = deltas::compute(&base(), &lessons(), &Default::default(), &rules());
     assert!(
         e002(&diags, "python").is_none(),
         "both python rules fit: {diags:?}"
@@ -421,7 +432,7 @@ fn learned_lessons_section_is_replaced_in_place() {
 #[test]
 fn without_learned_lessons_rules_follow_the_last_line_and_crlf_survives() {
     let docker = skill("docker");
-    let (files, diags) = deltas::compute(&base(), &lessons(), &Default::default(), &policy());
+    let (files, diags) = deltas::compute(&base(), &lessons(), &Default::default(), &rules());
     let row = &rows(file(&files, "docker"))[0];
     assert_eq!(row["kind"], "replace_snippet");
     let last = "Ask in #platform if a build is slower than five minutes.";
@@ -468,11 +479,13 @@ fn without_learned_lessons_rules_follow_the_last_line_and_crlf_survives() {
         "L0060823f9809",
     ];
     assert!(!kept.is_empty() && !out.is_empty());
-    assert_eq!(
-        [kept.clone(), out.clone()].concat(),
-        by_conf,
-        "kept then left out, by confidence"
-    );
+    // Confidence chooses what is kept; the row lists it do, avoid, watch, oldest first.
+    let mut strongest = by_conf[..kept.len()].to_vec();
+    let mut listed: Vec<&str> = kept.iter().map(String::as_str).collect();
+    strongest.sort();
+    listed.sort();
+    assert_eq!(listed, strongest, "the strongest kept");
+    assert_eq!(out, by_conf[kept.len()..], "the rest left out, by confidence");
     for id in &out {
         assert!(!resolved.contains(id.as_str()));
     }
@@ -482,7 +495,7 @@ fn without_learned_lessons_rules_follow_the_last_line_and_crlf_survives() {
     // With room for everything, everything goes in and nothing is reported.
     let mut roomy = policy();
     roomy.deltas.max_added_tokens = 10_000;
-    let (files, diags) = deltas::compute(&base(), &lessons(), &Default::default(), &roomy);
+    let (files, diags) = deltas::compute(&base(), &lessons(), &Default::default(), &rules_with(&roomy));
     let row = &rows(file(&files, "docker"))[0];
     check_row(&docker, row, 2000, 10_000);
     assert_eq!(row["provenance"]["lessons"].as_array().unwrap().len(), 5);
@@ -495,7 +508,7 @@ fn payload_budget_leaves_rules_out_with_e002() {
     // The section with the first rule is 214 characters, with both 324.
     tight.deltas.max_payload_chars = 260;
     tight.deltas.max_added_tokens = 10_000;
-    let (files, diags) = deltas::compute(&base(), &lessons(), &Default::default(), &tight);
+    let (files, diags) = deltas::compute(&base(), &lessons(), &Default::default(), &rules_with(&tight));
     let py = &rows(file(&files, "python"))[0];
     check_row(&skill("python"), py, 260, 10_000);
     assert_eq!(py["provenance"]["lessons"], serde_json::json!(["La1b2c3d4e5f6"]));
@@ -509,7 +522,7 @@ fn payload_budget_leaves_rules_out_with_e002() {
 
     // Nothing fits: no file, and every rule is reported.
     tight.deltas.max_payload_chars = 50;
-    let (files, diags) = deltas::compute(&base(), &lessons(), &Default::default(), &tight);
+    let (files, diags) = deltas::compute(&base(), &lessons(), &Default::default(), &rules_with(&tight));
     assert!(files.is_empty(), "{files:?}");
     assert_eq!(
         left_out(e002(&diags, "python").unwrap()),
@@ -520,7 +533,7 @@ fn payload_budget_leaves_rules_out_with_e002() {
 
 #[test]
 fn frontmatter_name_matches_and_unmatched_skills_get_no_file() {
-    let (files, _) = deltas::compute(&base(), &lessons(), &Default::default(), &policy());
+    let (files, _) = deltas::compute(&base(), &lessons(), &Default::default(), &rules());
     let row = &rows(file(&files, "team-git"))[0];
     assert_eq!(row["base_name"], "team-git");
     assert_eq!(row["anchor_section"], "git-conventions");
@@ -535,11 +548,11 @@ fn frontmatter_name_matches_and_unmatched_skills_get_no_file() {
         .into_iter()
         .filter(|l| l.domain != "python" || l.scope != G)
         .collect();
-    let (files, diags) = deltas::compute(&base(), &only_project, &Default::default(), &policy());
+    let (files, diags) = deltas::compute(&base(), &only_project, &Default::default(), &rules());
     assert!(files.iter().all(|f| f.path != "deltas/python.json"));
     assert!(e002(&diags, "python").is_none());
     // No lessons at all: nothing.
-    let (files, diags) = deltas::compute(&base(), &[], &Default::default(), &policy());
+    let (files, diags) = deltas::compute(&base(), &[], &Default::default(), &rules());
     assert!(files.is_empty() && diags.is_empty());
 }
 
@@ -624,7 +637,7 @@ fn sections_slugs_preamble_and_fences() {
 
 #[test]
 fn a_changed_authored_section_makes_resolve_fail() {
-    let (files, _) = deltas::compute(&base(), &lessons(), &Default::default(), &policy());
+    let (files, _) = deltas::compute(&base(), &lessons(), &Default::default(), &rules());
     let py = skill("python");
     let row = rows(file(&files, "python")).remove(0);
     let tampered = py
@@ -678,12 +691,12 @@ fn a_changed_authored_section_makes_resolve_fail() {
 
 #[test]
 fn output_is_deterministic_whatever_the_input_order() {
-    let (a, da) = deltas::compute(&base(), &lessons(), &Default::default(), &policy());
+    let (a, da) = deltas::compute(&base(), &lessons(), &Default::default(), &rules());
     let mut rev_base = base();
     rev_base.reverse();
     let mut rev_lessons = lessons();
     rev_lessons.reverse();
-    let (b, db) = deltas::compute(&rev_base, &rev_lessons, &Default::default(), &policy());
+    let (b, db) = deltas::compute(&rev_base, &rev_lessons, &Default::default(), &rules());
     assert_eq!(a, b);
     assert_eq!(da, db);
 }
@@ -700,7 +713,7 @@ fn repeated_last_line_widens_the_snippet_and_merged_rules_are_not_proposed_again
         std::slice::from_ref(&b),
         &lessons(),
         &Default::default(),
-        &policy(),
+        &rules(),
     );
     let row = &rows(&files[0])[0];
     assert_eq!(row["payload"]["old"], "make test\n```");
@@ -713,7 +726,7 @@ fn repeated_last_line_widens_the_snippet_and_merged_rules_are_not_proposed_again
         text: resolved,
         ..b.clone()
     };
-    let (files, diags) = deltas::compute(&[merged], &lessons(), &Default::default(), &policy());
+    let (files, diags) = deltas::compute(&[merged], &lessons(), &Default::default(), &rules());
     assert!(files.is_empty() && diags.is_empty(), "{files:?}");
 
     // A skill with no body text cannot take a delta: E002, no file.
@@ -721,7 +734,7 @@ fn repeated_last_line_widens_the_snippet_and_merged_rules_are_not_proposed_again
         text: "---\nname: python\n---\n\n".into(),
         ..b
     };
-    let (files, diags) = deltas::compute(&[empty], &lessons(), &Default::default(), &policy());
+    let (files, diags) = deltas::compute(&[empty], &lessons(), &Default::default(), &rules());
     assert!(files.is_empty());
     assert_eq!(left_out(e002(&diags, "python").unwrap()).len(), 2);
 }
@@ -761,7 +774,7 @@ fn a_rule_that_does_not_fit_takes_the_weaker_ones_with_it() {
             G,
         ),
     ];
-    let (files, diags) = deltas::compute(&base(), &ls, &Default::default(), &policy());
+    let (files, diags) = deltas::compute(&base(), &ls, &Default::default(), &rules());
     let row = &rows(file(&files, "team-git"))[0];
     assert_eq!(row["provenance"]["lessons"], serde_json::json!(["L9a9a9a9a9a9a"]));
     assert_eq!(
@@ -781,7 +794,7 @@ fn sample_corpus_rules_land_in_the_authored_skills() {
     let mut sink = Vec::new();
     let corpus = load::load_texts(samples::FILES, &load::LoadOptions::default(), &mut sink);
     let comp = pipeline::compile(corpus, sink, &rules, &pipeline::Options::default());
-    let (files, diags) = deltas::compute(&base(), &comp.lessons, &comp.refounded, &rules.policy);
+    let (files, diags) = deltas::compute(&base(), &comp.lessons, &comp.refounded, &rules);
     assert!(!files.is_empty(), "the samples have global python/docker rules");
     for f in &files {
         let name = f
@@ -836,4 +849,71 @@ fn check_row_real(b: &BaseSkill, row: &Value, lessons: &[Lesson]) {
         assert!(l.rule && l.scope == G);
         assert!(resolved.contains(&l.text) && resolved.contains(l.id.as_str()));
     }
+}
+
+/// A dead end the skill already warns against ("Never run `docker system prune -a` on CI
+/// runners …") is stated, and not proposed again; a skill that recommends the very thing
+/// ("Run `docker system prune -a` weekly on the CI runners") does not state the warning, whose
+/// bullet is proposed; a do rule is not taken as stated by a line that forbids it.
+#[test]
+fn a_dead_end_is_stated_by_a_warning_against_it_and_not_by_advice_to_do_it() {
+    let prune = lesson(
+        "L7e57d1e5ad01",
+        "docker",
+        Kind::Avoid,
+        "docker system prune -a",
+        700,
+        &["e-ci-301", "e-ci-304"],
+        true,
+        G,
+    );
+    let buildkit = lesson(
+        "L7e57d1e5ad02",
+        "docker",
+        Kind::Do,
+        "Enable BuildKit inline cache so CI builds reuse the layers of the last image.",
+        650,
+        &["e-ci-302", "e-ci-305"],
+        true,
+        G,
+    );
+    let proposed = |body: &str| -> Vec<String> {
+        let b = BaseSkill {
+            name: "docker".into(),
+            path: "docker/SKILL.md".into(),
+            text: format!(
+                "---\nname: docker\ndescription: Team Docker conventions. Use when editing Dockerfiles or CI images.\n---\n\n# Docker\n\n## Runners\n\n{body}\n"
+            ),
+        };
+        let (files, _) = deltas::compute(
+            std::slice::from_ref(&b),
+            &[prune.clone(), buildkit.clone()],
+            &Default::default(),
+            &rules(),
+        );
+        files
+            .first()
+            .map(|f| rows(f)[0]["provenance"]["lessons"].as_array().unwrap().clone())
+            .unwrap_or_default()
+            .iter()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        proposed("- Never run `docker system prune -a` on CI runners; it wipes the layer cache."),
+        ["L7e57d1e5ad02"],
+        "the warning is there already"
+    );
+    assert_eq!(
+        proposed("- Run `docker system prune -a` weekly on the CI runners to free disk."),
+        ["L7e57d1e5ad02", "L7e57d1e5ad01"],
+        "advice to do it is no warning against it"
+    );
+    assert_eq!(
+        proposed(
+            "- Never enable BuildKit inline cache; CI builds must not reuse the layers of the last image."
+        ),
+        ["L7e57d1e5ad02", "L7e57d1e5ad01"],
+        "a line forbidding a do rule does not state it"
+    );
 }

@@ -299,3 +299,225 @@ fn a_merged_rule_a_back_fill_re_founded_is_not_proposed_again() {
     );
     assert!(diags_of(&diags, "E004").is_empty(), "{diags:#}");
 }
+
+/// Two weeks of nightly compiles (`tests/fixtures/nightly`) learn rules the team's own skills
+/// already state in other words: docker's "Pin base images by digest in the Dockerfile so that
+/// rebuilds are reproducible" is word for word the second record that reinforced the compiled
+/// "Pin the base image by digest …", and node's skill says "Use `npm ci` in CI and `npm install`
+/// only when you mean to change the lockfile". Clustering took those wordings for one lesson, so
+/// a delta proposing them again would only make a reviewer delete the duplicate; the additions
+/// the skill does not state (node's dead end, the npm fix) are still proposed.
+#[test]
+fn a_rule_the_skill_states_in_other_words_is_not_proposed() {
+    let s = Scratch::new("deltas-cli-reworded");
+    let records = s.path("records");
+    std::fs::create_dir_all(&records).unwrap();
+    let nightly = fixture("nightly");
+    for week in ["week1.jsonl", "week2.jsonl"] {
+        std::fs::copy(nightly.join(week), records.join(week)).unwrap();
+    }
+    let out = s.path("out");
+    let skills = nightly.join("skills");
+    let o = skillc(&[
+        "compile",
+        records.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--base-skills",
+        skills.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ledger = read_json(&out.join("ledger.json"));
+    let rule = |prefix: &str| {
+        let l = (ledger["lessons"].as_array().unwrap().iter())
+            .find(|l| l["text"].as_str().unwrap().starts_with(prefix))
+            .unwrap_or_else(|| panic!("no lesson {prefix}: {ledger:#}"));
+        assert_eq!(
+            (l["rule"].as_bool(), l["scope"].as_str()),
+            (Some(true), Some("global")),
+            "{l}"
+        );
+        l["id"].as_str().unwrap().to_string()
+    };
+    let pin = rule("Pin the base image by digest");
+    let npm_ci = rule("Use npm ci instead of npm install");
+    let avoid = rule("Deleting package-lock.json");
+
+    assert!(
+        !out.join("deltas/docker.json").exists(),
+        "docker's only rule is stated in the skill: {}",
+        std::fs::read_to_string(out.join("deltas/docker.json")).unwrap_or_default()
+    );
+    let node = std::fs::read_to_string(out.join("deltas/node.json")).unwrap();
+    assert!(!node.contains(&pin) && !node.contains(&npm_ci), "{node}");
+    assert!(
+        node.contains(&avoid),
+        "a clear addition is still proposed: {node}"
+    );
+    let o = skillc(&[
+        "deltas",
+        "show",
+        "node",
+        "--base-skills",
+        skills.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let resolved = stdout(&o);
+    assert!(
+        resolved.contains(&avoid) && !resolved.contains("Use npm ci instead of npm install"),
+        "{resolved}"
+    );
+}
+
+/// Confirmations that only reorder a skill's rules by confidence do not restage its row: two
+/// sessions that had node's "Avoid: Deleting package-lock.json …" in play and passed lift it
+/// above the npm fix, and the row proposes the same two rules as the night before, so its id
+/// and payload (what a reviewer approved) stay; only its provenance gains the confirmations.
+#[test]
+fn a_row_is_not_restaged_when_confirmations_only_reorder_its_rules() {
+    let s = Scratch::new("deltas-cli-reorder");
+    let records = s.path("records");
+    std::fs::create_dir_all(&records).unwrap();
+    let nightly = fixture("nightly");
+    for week in ["week1.jsonl", "week2.jsonl", "week3.jsonl"] {
+        std::fs::copy(nightly.join(week), records.join(week)).unwrap();
+    }
+    let out = s.path("out");
+    let skills = nightly.join("skills");
+    let compile = || {
+        let o = skillc(&[
+            "compile",
+            records.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--base-skills",
+            skills.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let delta = read_json(&out.join("deltas/node.json"));
+        assert_eq!(delta["rows"].as_array().unwrap().len(), 1, "{delta:#}");
+        (delta["rows"][0].clone(), read_json(&out.join("ledger.json")))
+    };
+    let (before, ledger) = compile();
+    let lesson = |ledger: &serde_json::Value, prefix: &str| {
+        (ledger["lessons"].as_array().unwrap().iter())
+            .find(|l| l["text"].as_str().unwrap().starts_with(prefix) && l["status"] == "active")
+            .unwrap_or_else(|| panic!("{prefix}: {ledger:#}"))
+            .clone()
+    };
+    let avoid = lesson(&ledger, "Deleting package-lock.json")["id"].clone();
+    let fix = lesson(&ledger, "run_shell_command npm: run `npm ci --force`")["id"].clone();
+    let proposed = |row: &serde_json::Value| {
+        let mut ids = ids(&row["provenance"]["lessons"]);
+        ids.sort();
+        ids
+    };
+    let mut both = vec![
+        fix.as_str().unwrap().to_string(),
+        avoid.as_str().unwrap().to_string(),
+    ];
+    both.sort();
+    assert_eq!(proposed(&before), both);
+
+    let session = |id: &str, at: &str, project: &str| {
+        serde_json::json!({"id": id, "recorded_at": at, "domains": ["node"],
+            "project": format!("git@github.com:acme/{project}.git"), "outcome": "succeeded",
+            "task": "resolve the package-lock.json merge conflict",
+            "operations": [
+                {"tool": "run_shell_command", "args": {"command": "npm install", "cwd": format!("/srv/{project}")}, "status": "ok"},
+                {"tool": "run_shell_command", "args": {"command": "npm test", "cwd": format!("/srv/{project}")}, "status": "ok",
+                 "check": {"label": "tests", "target": project, "passed": true}}],
+            "in_play": [avoid]})
+        .to_string()
+    };
+    std::fs::write(
+        records.join("week4.jsonl"),
+        session("exp-2026-10-22-003", "2026-10-22T10:00:00Z", "storefront-web")
+            + "\n"
+            + &session("exp-2026-10-23-001", "2026-10-23T09:00:00Z", "admin-ui")
+            + "\n",
+    )
+    .unwrap();
+    let (after, ledger) = compile();
+    let confidence = |prefix: &str| lesson(&ledger, prefix)["confidence"].as_f64().unwrap();
+    assert!(
+        confidence("Deleting package-lock.json") > confidence("run_shell_command npm: run `npm ci --force`"),
+        "the confirmations lift the dead end above the fix: {ledger:#}"
+    );
+    assert_eq!(
+        (&after["id"], &after["payload"]),
+        (&before["id"], &before["payload"]),
+        "the same rules, restaged"
+    );
+    assert_eq!(proposed(&after), both);
+    let evidence = after["provenance"]["evidence"].to_string();
+    assert!(evidence.contains("exp-2026-10-23-001"), "{evidence}");
+}
+
+/// Teams name their skills as they tag their records: `k8s/SKILL.md` and `nodejs/SKILL.md`
+/// are the kubernetes and node skills, as records tagged `k8s` and `nodejs` compile into those
+/// domains (`rules/aliases.yaml`), so each gets the delta its domain's global rules make.
+#[test]
+fn an_authored_skill_named_by_an_alias_gets_its_domains_delta() {
+    let s = Scratch::new("deltas-cli-alias");
+    let records = s.path("records");
+    std::fs::create_dir_all(&records).unwrap();
+    let nightly = fixture("nightly");
+    for week in ["week1.jsonl", "week2.jsonl", "week3.jsonl"] {
+        std::fs::copy(nightly.join(week), records.join(week)).unwrap();
+    }
+    let skills = s.path("skills");
+    std::fs::create_dir_all(skills.join("k8s")).unwrap();
+    std::fs::create_dir_all(skills.join("nodejs")).unwrap();
+    std::fs::write(
+        skills.join("k8s/SKILL.md"),
+        "---\nname: k8s\ndescription: How we deploy to the clusters. Use before kubectl apply or a rollout.\n---\n\n# Kubernetes\n\n## Deploying\n\n- Deploy through Argo CD; never kubectl apply to prod by hand.\n",
+    )
+    .unwrap();
+    let node = std::fs::read_to_string(nightly.join("skills/node/SKILL.md")).unwrap();
+    std::fs::write(
+        skills.join("nodejs/SKILL.md"),
+        node.replace("name: node\n", "name: nodejs\n"),
+    )
+    .unwrap();
+    let out = s.path("out");
+    let o = skillc(&[
+        "compile",
+        records.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--base-skills",
+        skills.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ledger = read_json(&out.join("ledger.json"));
+    let global_rules = |domain: &str| -> Vec<String> {
+        (ledger["lessons"].as_array().unwrap().iter())
+            .filter(|l| l["domain"] == domain && l["rule"] == true && l["scope"] == "global")
+            .map(|l| l["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let rollout = global_rules("kubernetes");
+    assert_eq!(rollout.len(), 1, "{ledger:#}");
+    let k8s = std::fs::read_to_string(out.join("deltas/k8s.json")).unwrap_or_default();
+    assert!(k8s.contains(&rollout[0]), "k8s is kubernetes: {k8s:?}");
+    let nodejs = std::fs::read_to_string(out.join("deltas/nodejs.json")).unwrap_or_default();
+    assert!(!global_rules("node").is_empty());
+    assert!(
+        nodejs.contains("Deleting package-lock.json"),
+        "nodejs is node: {nodejs:?}"
+    );
+    let o = skillc(&[
+        "deltas",
+        "show",
+        "k8s",
+        "--base-skills",
+        skills.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains(&rollout[0]), "{}", stdout(&o));
+}

@@ -560,3 +560,274 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     files.sort();
     files
 }
+
+/// The ledger's lessons by id.
+fn by_id(ledger: &Value) -> BTreeMap<String, Value> {
+    (lessons(ledger).iter())
+        .map(|l| (l["id"].as_str().unwrap().to_string(), l.clone()))
+        .collect()
+}
+
+/// The id of the one lesson whose text starts with `prefix` and has `status`.
+fn id_of(ledger: &Value, prefix: &str, status: &str) -> String {
+    let found: Vec<&Value> = (lessons(ledger).iter())
+        .filter(|l| l["text"].as_str().unwrap().starts_with(prefix) && l["status"] == status)
+        .collect();
+    assert_eq!(found.len(), 1, "{status} {prefix}: {ledger:#}");
+    found[0]["id"].as_str().unwrap().to_string()
+}
+
+/// Four nightly compiles over a memory that grows by a week at a time
+/// (`tests/fixtures/nightly`: five projects, pytest, mypy, npm, cargo, terraform, kubectl,
+/// docker and git sessions; `in_play` citations that pass and fail; a rephrased lesson; a
+/// late-synced older record; decisions between nights; then three quiet weeks), with the team's
+/// hand-written skills as `--base-skills`. Each night `diff` runs first and must announce exactly
+/// what the compile then does; confidence moves with what the records show; nothing is deleted;
+/// a re-run changes no byte.
+#[test]
+fn four_nightly_consolidations_over_a_growing_memory() {
+    let s = Scratch::new("journey-weeks");
+    let nightly = fixture("nightly");
+    let records = s.path("records");
+    std::fs::create_dir_all(&records).unwrap();
+    let (rec, out) = (records.to_str().unwrap(), s.path("out"));
+    let out_s = out.to_str().unwrap().to_string();
+    let skills = nightly.join("skills");
+    let skills = skills.to_str().unwrap();
+    let add = |file: &str| std::fs::copy(nightly.join(file), records.join(file)).unwrap();
+    let run = |args: &[&str]| {
+        let o = skillc(args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        o
+    };
+    let mut all_ids: BTreeSet<String> = BTreeSet::new();
+    // diff, then compile: every change diff announced is what the compile did, and every
+    // lesson it did not list is unchanged; no lesson of any earlier night is gone.
+    let night = |all_ids: &mut BTreeSet<String>| -> (Value, Value, String) {
+        let diff = json(&run(&[
+            "diff",
+            rec,
+            "--out",
+            &out_s,
+            "--base-skills",
+            skills,
+            "--format",
+            "json",
+        ]));
+        let before = std::fs::read(out.join("ledger.json"))
+            .map_or(json!({"lessons": []}), |b| serde_json::from_slice(&b).unwrap());
+        let o = run(&["compile", rec, "--out", &out_s, "--base-skills", skills]);
+        let ledger = read_json(&out.join("ledger.json"));
+        let (old, new) = (by_id(&before), by_id(&ledger));
+        let changed: BTreeMap<String, &Value> = (diff["changes"].as_array().unwrap().iter())
+            .map(|c| (c["id"].as_str().unwrap().to_string(), c))
+            .collect();
+        for (id, l) in &new {
+            let Some(c) = changed.get(id) else {
+                if let Some(o) = old.get(id) {
+                    for k in [
+                        "status",
+                        "rule",
+                        "scope",
+                        "confidence",
+                        "reinforcement",
+                        "pinned",
+                        "superseded_by",
+                    ] {
+                        assert_eq!(o[k], l[k], "{id}.{k} changed, diff said nothing: {diff:#}");
+                    }
+                }
+                continue;
+            };
+            for k in [
+                "status",
+                "rule",
+                "scope",
+                "confidence",
+                "reinforcement",
+                "pinned",
+                "superseded_by",
+            ] {
+                assert_eq!(c["after"][k], l[k], "{id}.{k}: diff {c:#}");
+            }
+        }
+        // A lesson leaves the ledger only when it goes on under a new id (a re-founding).
+        all_ids.retain(|id| {
+            let kept = new.contains_key(id);
+            assert!(
+                kept || changed.get(id).is_some_and(|c| !c["now"].is_null()),
+                "{id} was dropped without a successor: {ledger:#}"
+            );
+            kept
+        });
+        all_ids.extend(new.keys().cloned());
+        (diff, ledger, stdout(&o))
+    };
+
+    // Night 1: week one alone.
+    add("week1.jsonl");
+    let (diff, n1, _) = night(&mut all_ids);
+    assert_eq!(diff["previous_compile"], false);
+    assert_eq!(diff["counts"]["medium"], 9, "nine new rules: {diff:#}");
+    let pytest = id_of(&n1, "Run pytest from the repository root", "active");
+    let npm_ci = id_of(&n1, "Use npm ci instead of npm install", "active");
+    let legacy = id_of(
+        &n1,
+        "run_shell_command npm: run `npm ci --legacy-peer-deps`",
+        "active",
+    );
+    let docker = id_of(&n1, "Pin the base image by digest", "active");
+    let cargo_ci = id_of(&n1, "Use cargo build --locked in CI", "active");
+    let terraform = id_of(&n1, "Run terraform init -upgrade", "active");
+    let mypy = id_of(&n1, "run_shell_command mypy", "active");
+    let git = id_of(&n1, "Push rebased branches", "active");
+    let c1 = |id: &str| by_id(&n1)[id]["confidence"].as_f64().unwrap();
+    // A re-run on unchanged input rewrites nothing, and one thread writes what two do.
+    let first = tree(&out);
+    let o = run(&["compile", rec, "--out", &out_s, "--base-skills", skills]);
+    assert!(stdout(&o).contains("(0 changed)"), "{}", stdout(&o));
+    assert_eq!(first, tree(&out));
+    let one = s.path("one-thread");
+    run(&[
+        "compile",
+        rec,
+        "--out",
+        one.to_str().unwrap(),
+        "--base-skills",
+        skills,
+        "--threads",
+        "1",
+    ]);
+    assert_eq!(first, tree(&one));
+    // The python skill states the pytest rule in its words: not proposed; the mypy fix is.
+    let python_delta = std::fs::read_to_string(out.join("deltas/python.json")).unwrap();
+    assert!(
+        python_delta.contains(&mypy) && !python_delta.contains(&pytest),
+        "{python_delta}"
+    );
+    assert!(
+        !std::fs::read_to_string(out.join("deltas/rust.json"))
+            .unwrap()
+            .contains(&cargo_ci)
+    );
+
+    // Night 2: the lessons in play are confirmed and contradicted; a rephrasing joins its lesson.
+    add("week2.jsonl");
+    let (diff, n2, _) = night(&mut all_ids);
+    let l2 = by_id(&n2);
+    let c2 = |id: &str| l2[id]["confidence"].as_f64().unwrap();
+    assert!(
+        c2(&pytest) > c1(&pytest) && l2[&pytest]["reinforcement"] == 4,
+        "{:#}",
+        l2[&pytest]
+    );
+    assert!(c2(&terraform) > c1(&terraform) && c2(&mypy) > c1(&mypy));
+    assert!(c2(&npm_ci) < c1(&npm_ci), "{:#}", l2[&npm_ci]);
+    let forced = id_of(&n2, "run_shell_command npm: run `npm ci --force`", "active");
+    assert_eq!(
+        (
+            l2[&legacy]["status"].as_str(),
+            l2[&legacy]["superseded_by"].as_str()
+        ),
+        (Some("superseded"), Some(&*forced))
+    );
+    assert_eq!(
+        l2[&docker]["scope"], "global",
+        "the rephrasing from a second project promotes it"
+    );
+    let high: Vec<&str> = (diff["changes"].as_array().unwrap().iter())
+        .filter(|c| c["risk"] == "high")
+        .map(|c| c["change"].as_str().unwrap())
+        .collect();
+    assert_eq!(high, ["rule-superseded"], "{diff:#}");
+    // docker's skill says it in other words already: no delta for it.
+    assert!(!out.join("deltas/docker.json").exists());
+
+    // Between nights the team decides; night 3 adds week three and a laptop's late sync.
+    let terraform_avoid = id_of(&n2, "terraform state rm", "active");
+    run(&[
+        "lessons",
+        "retire",
+        &terraform_avoid,
+        "--reason",
+        "we import instead",
+        "--out",
+        &out_s,
+    ]);
+    run(&["lessons", "pin", &git, "--out", &out_s]);
+    run(&[
+        "lessons",
+        "edit",
+        &pytest,
+        "--text",
+        "Run pytest from the repository root so conftest.py and the package import path are picked up; never cd into tests/.",
+        "--out",
+        &out_s,
+    ]);
+    add("week3.jsonl");
+    add("late-sync.jsonl");
+    let (diff, n3, summary) = night(&mut all_ids);
+    let l3 = by_id(&n3);
+    assert_eq!(
+        (l3[&npm_ci]["status"].as_str(), l3[&npm_ci]["rule"].as_bool()),
+        (Some("superseded"), Some(false)),
+        "contradicted twice, superseded, kept"
+    );
+    assert_eq!(l3[&terraform_avoid]["superseded_by"], "retired:user");
+    let edited = id_of(&n3, "Run pytest from the repository root", "active");
+    assert_eq!(l3[&pytest]["superseded_by"].as_str(), Some(&*edited));
+    // The failed run that cited the old id blames the edited wording.
+    let trace = trace_json("exp-2026-10-20-001", &records, &out);
+    assert!(trace.to_string().contains(&edited), "{trace:#}");
+    assert!(l3[&edited]["confidence"].as_f64().unwrap() < c2(&pytest));
+    let refounded = id_of(&n3, "Use cargo build --locked in CI", "active");
+    assert_ne!(refounded, cargo_ci);
+    assert!(
+        summary.contains(&format!("{cargo_ci} (rust do, rule) → {refounded}")),
+        "{summary}"
+    );
+    assert!(
+        (diff["changes"].as_array().unwrap().iter()).any(|c| c["change"] == "rule-refounded"
+            && c["id"] == cargo_ci.as_str()
+            && c["now"] == refounded.as_str()),
+        "{diff:#}"
+    );
+    // The skill merged it under the old id: still not proposed.
+    assert!(
+        !std::fs::read_to_string(out.join("deltas/rust.json"))
+            .unwrap()
+            .contains(&refounded)
+    );
+    let block = std::fs::read_to_string(out.join("lessons/global.md")).unwrap();
+    let lines: Vec<&str> = block.lines().collect();
+    assert!(
+        lines.len() <= 5 && lines[0].contains(&git),
+        "pinned first: {block}"
+    );
+    for gone in [&npm_ci, &legacy, &pytest, &terraform_avoid] {
+        assert!(!block.contains(gone.as_str()), "{gone} in {block}");
+    }
+
+    // Night 4: three weeks of python work that cites nothing, and a terraform failure in a third
+    // project: the idle mypy rule decays away, the terraform rule goes back to its project.
+    add("november.jsonl");
+    let (diff, n4, _) = night(&mut all_ids);
+    let l4 = by_id(&n4);
+    assert_eq!(l4[&mypy]["status"], "superseded");
+    assert_eq!(l4[&terraform]["scope"], "project:d59613a2dc93");
+    let changes: BTreeSet<(&str, &str)> = (diff["changes"].as_array().unwrap().iter())
+        .map(|c| (c["risk"].as_str().unwrap(), c["change"].as_str().unwrap()))
+        .collect();
+    assert!(
+        changes.contains(&("high", "rule-demoted")) && changes.contains(&("high", "rule-superseded")),
+        "{diff:#}"
+    );
+    assert!(
+        !out.join("deltas/terraform.json").exists(),
+        "no global terraform rule left to propose"
+    );
+    let project = std::fs::read_to_string(out.join("lessons/project-d59613a2dc93.md")).unwrap();
+    assert!(project.contains(&terraform), "{project}");
+    // Nothing learned on any night left the ledger.
+    assert!(all_ids.iter().all(|id| l4.contains_key(id)), "{n4:#}");
+}

@@ -129,6 +129,12 @@ pub fn similar(lexicon: &Lexicon, a: &str, b: &str) -> bool {
     similarity(lexicon, a, b).is_some()
 }
 
+/// Would two analysed texts be the same lesson, in different words? (`similar` without
+/// analysing again, for one text compared with many.)
+pub fn same_lesson(lexicon: &Lexicon, a: &Analysis, b: &Analysis) -> bool {
+    similar::compare(lexicon, a, b).is_some()
+}
+
 /// The overlap score of two texts when they are the same lesson, else `None`.
 pub fn similarity(lexicon: &Lexicon, a: &str, b: &str) -> Option<f64> {
     similar::compare(lexicon, &lexicon.analyze(a), &lexicon.analyze(b))

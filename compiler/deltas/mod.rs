@@ -13,11 +13,13 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
+use crate::cluster::Lexicon;
 use crate::diagnostics::{Diagnostic, codes};
 use crate::digest;
 use crate::emit::{GENERATOR, OutFile};
-use crate::model::{Lesson, Status};
-use crate::policy::Policy;
+use crate::model::{Kind, Lesson, Status};
+use crate::normalize::Aliases;
+use crate::policy::{Policy, Rules};
 
 pub use markdown::{Section, digest_of, sections, slug, split_frontmatter};
 
@@ -76,35 +78,44 @@ pub fn read_base_skills(dir: &Path) -> std::io::Result<(Vec<BaseSkill>, Vec<Diag
 }
 
 /// The compiled domain an authored skill belongs to: its directory name when that is a domain,
-/// else its frontmatter `name` when that is one.
-pub fn matched_domain(skill: &BaseSkill, domains: &BTreeSet<&str>) -> Option<String> {
-    if domains.contains(skill.name.as_str()) {
-        return Some(skill.name.clone());
-    }
-    markdown::frontmatter_name(&skill.text).filter(|n| domains.contains(n.as_str()))
+/// else its frontmatter `name` when that is one, else either as records' domains are read
+/// (`rules/aliases.yaml`: a skill named `k8s` is the kubernetes skill, as a record tagged `k8s`
+/// is a kubernetes record).
+pub fn matched_domain(skill: &BaseSkill, domains: &BTreeSet<&str>, aliases: &Aliases) -> Option<String> {
+    let named = markdown::frontmatter_name(&skill.text);
+    let raw = std::iter::once(skill.name.as_str()).chain(named.as_deref());
+    let exact = raw.clone().find(|n| domains.contains(n)).map(str::to_string);
+    exact.or_else(|| {
+        raw.filter_map(|n| crate::normalize::domain(n, aliases).ok())
+            .find(|d| domains.contains(d.as_str()))
+    })
 }
 
 /// One `deltas/<name>.json` per authored skill that matches a domain with global rules and
 /// gets at least one row, sorted by path; one E002 per skill whose rules did not all fit, and
 /// an E004 per withdrawn rule a skill still carries. `lessons` is the ledger, sorted by id;
 /// `refounded` maps the old id of each re-founded lesson (S004) to its new one, so a rule a
-/// skill carries under the id it had when it was merged is still the same rule.
+/// skill carries under the id it had when it was merged is still the same rule. `rules` gives
+/// the delta budget (`policy.deltas`), the domain aliases a skill's name is read with, and
+/// clustering's lexicon: a rule the skill states in words it would take for the same lesson is
+/// not proposed.
 pub fn compute(
     base: &[BaseSkill],
     lessons: &[Lesson],
     refounded: &BTreeMap<String, String>,
-    policy: &Policy,
+    rules: &Rules,
 ) -> (Vec<OutFile>, Vec<Diagnostic>) {
+    let (policy, lexicon) = (&rules.policy, &rules.lexicon);
     let domains: BTreeSet<&str> = lessons.iter().map(|l| l.domain.as_str()).collect();
     let mut skills: Vec<&BaseSkill> = base.iter().collect();
     skills.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.path.cmp(&b.path)));
     let mut files = Vec::new();
     let mut diags = Vec::new();
     for skill in skills {
-        let Some(domain) = matched_domain(skill, &domains) else {
+        let Some(domain) = matched_domain(skill, &domains, &rules.aliases) else {
             continue;
         };
-        let (rows, diag) = skill_rows(skill, &domain, lessons, refounded, policy);
+        let (rows, diag) = skill_rows(skill, &domain, lessons, refounded, policy, lexicon);
         diags.extend(diag);
         if rows.is_empty() {
             continue;
@@ -187,26 +198,54 @@ pub fn delta_json(rows: &[Value]) -> String {
 }
 
 /// The global rules of `domain` for a delta, by confidence (desc), then id; rules whose id the
-/// authored text already carries (a delta merged by hand) are not proposed again.
+/// authored text already carries (a delta merged by hand) are not proposed again, nor are rules
+/// it already states, word for word or in words clustering takes for the same lesson.
 fn delta_rules<'a>(
     domain: &str,
     lessons: &'a [Lesson],
     authored: &str,
     refounded: &BTreeMap<String, String>,
+    lexicon: &Lexicon,
 ) -> Vec<&'a Lesson> {
     let merged: BTreeSet<&str> = digest::cited_lesson_ids(authored)
         .into_iter()
         .map(|(_, id)| now(refounded, id))
         .collect();
-    // A rule the person already wrote word for word (no id: they did not
-    // merge it from a delta) is not proposed again: compared lower-cased, whitespace collapsed,
-    // without the sentence's final stop.
+    // A rule the person already wrote (no id: they did not merge it from a delta) is not
+    // proposed again: word for word (lower-cased, whitespace collapsed, without the sentence's
+    // final stop), or in words clustering takes for the same lesson — the wording two records
+    // gave one lesson ("Pin the base image by digest …" / "Pin base images by digest …") is as
+    // likely in a skill a person wrote, and a reviewer would only delete the duplicate. A dead
+    // end is stated only by a warning against it ("Never run `docker system prune -a` …"): a
+    // line that names the command, or recommends it, is no such warning.
     let plain = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
     let said = plain(authored);
+    let statements = statements(authored);
+    let warnings: Vec<String> = (statements.iter())
+        .filter_map(|s| warned_against(s))
+        .map(|s| s.to_string())
+        .collect();
+    let analysed = |texts: &[String]| -> Vec<_> { texts.iter().map(|s| lexicon.analyze(s)).collect() };
+    let (statements, warnings_plain, warnings) = (
+        analysed(&statements),
+        warnings.iter().map(|w| plain(w)).collect::<Vec<_>>(),
+        analysed(&warnings),
+    );
     let stated = |l: &Lesson| {
         let text = plain(&l.text);
         let text = text.trim_end_matches(['.', '!', ';']);
-        !text.is_empty() && said.contains(text)
+        if text.is_empty() {
+            return false;
+        }
+        let (word_for_word, other_words) = if l.kind == Kind::Avoid {
+            (warnings_plain.iter().any(|w| w.contains(text)), &warnings)
+        } else {
+            (said.contains(text), &statements)
+        };
+        word_for_word || {
+            let rule = lexicon.analyze(&l.text);
+            (other_words.iter()).any(|s| crate::cluster::same_lesson(lexicon, &rule, s))
+        }
     };
     let mut rules: Vec<&Lesson> = lessons
         .iter()
@@ -216,6 +255,105 @@ fn delta_rules<'a>(
     rules.sort_by(|a, b| b.confidence.cmp(&a.confidence).then_with(|| a.id.cmp(&b.id)));
     rules.dedup_by(|a, b| a.id == b.id);
     rules
+}
+
+/// What an authored skill states, as clustering would read a lesson: each paragraph and list
+/// item of its body outside fenced code and headings (continuation lines joined, the list
+/// marker dropped), and each sentence of one that has several. An item that cites a lesson id
+/// is left out: the id says which rule it is (a merged rule, or one withdrawn since: E004).
+fn statements(authored: &str) -> Vec<String> {
+    let (_, body) = split_frontmatter(authored);
+    let lines = markdown::body_lines(&body);
+    let fenced = markdown::fenced(&lines);
+    let mut blocks: Vec<String> = Vec::new();
+    let mut open = false;
+    for (line, fenced) in lines.iter().zip(fenced) {
+        let t = line.trim();
+        if fenced || t.is_empty() || markdown::heading(t).is_some() {
+            open = false;
+            continue;
+        }
+        if is_list_item(line) {
+            blocks.push(list_text(t).to_string());
+            open = true;
+        } else if open {
+            let last = blocks.last_mut().expect("an open block");
+            last.push(' ');
+            last.push_str(t);
+        } else {
+            blocks.push(t.to_string());
+            open = true;
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    for block in blocks {
+        if !digest::cited_lesson_ids(&block).is_empty() {
+            continue;
+        }
+        let sentences = sentences(&block);
+        if sentences.len() > 1 {
+            out.extend(sentences.into_iter().map(str::to_string));
+        }
+        out.push(block);
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// What a statement warns against, when it leads with "never", "don't", "do not" or "avoid"
+/// ("Avoid: docker system prune -a — …" as a delta words a dead end included).
+fn warned_against(statement: &str) -> Option<&str> {
+    ["never ", "don't ", "dont ", "do not ", "avoid: ", "avoid "]
+        .iter()
+        .find_map(|lead| strip_lead(statement, lead))
+        .map(str::trim_start)
+        .filter(|rest| !rest.is_empty())
+}
+
+/// `text` after `lead` (lower-case ASCII), compared case-insensitively with a typographic
+/// apostrophe read as `'`.
+fn strip_lead<'t>(text: &'t str, lead: &str) -> Option<&'t str> {
+    let mut chars = text.char_indices();
+    for want in lead.chars() {
+        let (_, c) = chars.next()?;
+        let c = if c == '\u{2019}' {
+            '\''
+        } else {
+            c.to_ascii_lowercase()
+        };
+        if c != want {
+            return None;
+        }
+    }
+    Some(chars.next().map_or("", |(i, _)| &text[i..]))
+}
+
+/// A list item's text without its marker (`- `, `* `, `+ `, `1. `, `1) `).
+fn list_text(item: &str) -> &str {
+    let digits = item.bytes().take_while(u8::is_ascii_digit).count();
+    item[digits..].get(2..).map_or("", str::trim_start)
+}
+
+/// A paragraph's sentences: cut after `.`, `!` or `?` followed by whitespace.
+fn sentences(block: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let bytes = block.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        if matches!(b, b'.' | b'!' | b'?') && bytes.get(i + 1).is_some_and(u8::is_ascii_whitespace) {
+            let s = block[start..=i].trim();
+            if !s.is_empty() {
+                out.push(s);
+            }
+            start = i + 1;
+        }
+    }
+    let s = block[start..].trim();
+    if !s.is_empty() {
+        out.push(s);
+    }
+    out
 }
 
 /// A rule as a delta bullet: its text as the plan-time block words it (the kind spelled out
@@ -308,8 +446,13 @@ fn payload(anchor: &Anchor, bullets: &[String]) -> Option<(&'static str, String,
     }
 }
 
-/// The row that adds `rules` to the skill `base_name`.
+/// The row that adds `rules` to the skill `base_name`. Confidence chose the rules (the
+/// strongest that fit); it does not order them, since it moves every night: the bullets go do,
+/// avoid, watch (as SKILL.md's sections), each kind oldest first (a new rule comes last), so a
+/// row's payload and id change only when the rules it proposes do.
 fn row(base_name: &str, anchor: &Anchor, rules: &[&Lesson]) -> Option<Value> {
+    let mut rules = rules.to_vec();
+    rules.sort_by(|a, b| (a.kind, a.admitted_at, &a.id).cmp(&(b.kind, b.admitted_at, &b.id)));
     let bullets: Vec<String> = rules.iter().map(|l| bullet(l)).collect();
     let (kind, section, anchor_digest, payload) = payload(anchor, &bullets)?;
     let payload_json = serde_json::to_string(&payload).expect("payload serialises");
@@ -363,8 +506,9 @@ fn skill_rows(
     lessons: &[Lesson],
     refounded: &BTreeMap<String, String>,
     policy: &Policy,
+    lexicon: &Lexicon,
 ) -> (Vec<Value>, Option<Diagnostic>) {
-    let rules = delta_rules(domain, lessons, &skill.text, refounded);
+    let rules = delta_rules(domain, lessons, &skill.text, refounded, lexicon);
     if rules.is_empty() {
         return (Vec::new(), None);
     }
