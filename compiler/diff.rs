@@ -234,7 +234,7 @@ pub fn compare(previous_compile: bool, previous: &[Previous], gone: &Value, less
             unchanged += 1;
             continue;
         }
-        let fields = field_changes(&before, &after);
+        let fields = field_changes(&before, &after, l.reason.as_deref());
         let edited_into = (l.status == Status::Superseded && l.reason.as_deref() == Some(score::EDITED))
             .then(|| l.superseded_by.clone())
             .flatten();
@@ -296,12 +296,14 @@ pub fn compare(previous_compile: bool, previous: &[Previous], gone: &Value, less
     }
 }
 
-/// Every compared field that differs, in words: `status active -> superseded; confidence
-/// 0.620 -> 0.180`.
-fn field_changes(a: &Side, b: &Side) -> String {
+/// Every compared field that differs, in words: `status active -> superseded (confidence fell
+/// below the floor after contradictions); confidence 0.620 -> 0.180`. A status change says
+/// why, with the lesson's `reason` (decay, contradictions, the cap, a fix), as the ledger does.
+fn field_changes(a: &Side, b: &Side, reason: Option<&str>) -> String {
     let mut parts = Vec::new();
     if a.status != b.status {
-        parts.push(format!("status {} -> {}", a.status, b.status));
+        let why = reason.map(|r| format!(" ({r})")).unwrap_or_default();
+        parts.push(format!("status {} -> {}{why}", a.status, b.status));
     }
     if a.superseded_by != b.superseded_by {
         match &b.superseded_by {

@@ -705,3 +705,47 @@ fn a_rule_re_founded_since_an_older_skillcs_compile_is_followed() {
     let lesson = (after["lessons"].as_array().unwrap().iter()).find(|l| l["id"] == now.as_str());
     assert_eq!(lesson.unwrap()["pinned"], true, "{after:#}");
 }
+
+#[test]
+fn a_rule_superseded_says_why() {
+    let st = Store::with_corpus("diff-superseded-why");
+    let ledger = st.compile();
+    let terraform = id_of(&ledger, TERRAFORM);
+    assert!(rule(&ledger, &terraform), "{ledger:#}");
+    // The rule was in front of the agent three times in infra-live, and each plan failed.
+    let failed = |id: &str, at: &str, task: &str| {
+        json!({"id": id, "recorded_at": at, "domains": ["terraform"], "project": INFRA,
+               "task": task, "outcome": "failed", "in_play": [&terraform]})
+    };
+    st.add(
+        "sessions.jsonl",
+        &[
+            failed(
+                "infra-2240",
+                "2026-11-06T10:02:00Z",
+                "bump the aws provider to 5.x",
+            ),
+            failed("infra-2244", "2026-11-07T14:31:00Z", "upgrade the helm provider"),
+            failed("infra-2251", "2026-11-09T08:47:00Z", "pin the random provider"),
+        ],
+    );
+    let d = st.diff_json();
+    let c = change_of(&d, &terraform);
+    assert_eq!(c["risk"], "high", "{c:#}");
+    assert_eq!(c["change"], "rule-superseded", "{c:#}");
+    let detail = c["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with(
+            "status active -> superseded (confidence fell below the floor after contradictions); "
+        ),
+        "{detail}"
+    );
+    // The same words the compile then writes into the ledger.
+    st.compile();
+    let after = read_json(&st.s.path("out/ledger.json"));
+    let l = (after["lessons"].as_array().unwrap().iter()).find(|l| l["id"] == terraform.as_str());
+    assert_eq!(
+        l.unwrap()["reason"],
+        "confidence fell below the floor after contradictions"
+    );
+}
