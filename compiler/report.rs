@@ -423,7 +423,10 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
     let pool = json!({"experiences": exps.len(), "projects": per_project.len(), "without_project": without_project, "top_project_share": format!("{top}/{}", exps.len())});
 
     // Near misses: lesson-only lessons and held-back clusters closest to becoming rules.
-    let mut near: Vec<(i64, String, Value)> = Vec::new();
+    // (gap to a rule, newest day seen, id): the closest first; among equals the one last seen
+    // (a lesson's last use, a cluster's newest member), which is the one a reader is most
+    // likely still meeting; then by id.
+    let mut near: Vec<(i64, std::cmp::Reverse<i64>, String, Value)> = Vec::new();
     // `bless` takes an experience: a lesson a claim founded is helped by its evidence instead.
     let claim_ids: BTreeSet<&str> = comp.corpus.claims.iter().map(|c| &*c.id).collect();
     let conf = &rules.policy.confidence;
@@ -459,7 +462,8 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
             // Blessing makes a rule without evidence: only for a lesson the reader knows holds.
             format!("{more}, or bless {} if you know it holds", l.founder)
         };
-        near.push((gap, l.id.clone(), json!({"lesson_or_cluster": l.id, "kind": l.kind.as_str(), "text": l.text, "line": crate::emit::block_text(l), "support": support, "needed": min, "confidence": confidence_value(l.confidence), "contradicted_by": against, "action": action})));
+        let seen = std::cmp::Reverse(l.last_used_day);
+        near.push((gap, seen, l.id.clone(), json!({"lesson_or_cluster": l.id, "kind": l.kind.as_str(), "text": l.text, "line": crate::emit::block_text(l), "support": support, "needed": min, "confidence": confidence_value(l.confidence), "contradicted_by": against, "action": action})));
     }
     // Looked up per held-back candidate: a scan of every admitted cluster each time took ten
     // seconds for a large domain at a million records.
@@ -497,16 +501,18 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
             (true, false) => "one more experience".to_string(),
         };
         let gap = i64::from(min) - support + 1;
+        let newest = members.iter().map(|&i| cands[i].recorded_at).max();
+        let seen = std::cmp::Reverse(newest.map_or(0, crate::time::utc_day));
         let anchor = &cands[cl.anchor as usize];
         let line = crate::emit::worded(
             anchor.kind,
             &anchor.text,
             anchor.reasons.first().map(String::as_str),
         );
-        near.push((gap, cl.id.clone(), json!({"lesson_or_cluster": cl.id, "kind": anchor.kind.as_str(), "text": anchor.text, "line": line, "support": support, "needed": min, "confidence": null, "contradicted_by": [], "action": action})));
+        near.push((gap, seen, cl.id.clone(), json!({"lesson_or_cluster": cl.id, "kind": anchor.kind.as_str(), "text": anchor.text, "line": line, "support": support, "needed": min, "confidence": null, "contradicted_by": [], "action": action})));
     }
-    near.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
-    let near_misses: Vec<Value> = near.into_iter().take(5).map(|(_, _, v)| v).collect();
+    near.sort_by(|a, b| (a.0, a.1, &a.2).cmp(&(b.0, b.1, &b.2)));
+    let near_misses: Vec<Value> = near.into_iter().take(5).map(|(.., v)| v).collect();
 
     // Narrative candidates a `lesson` field would rescue (narrative is their only problem).
     // Each names the field its text came from and the narrative signals that fired.

@@ -1595,3 +1595,61 @@ fn trace_names_the_dead_end_that_gives_a_fix_up() {
         stdout(&o)
     );
 }
+
+/// Seven python lessons, each seen once, are seven near misses one experience short: the five
+/// listed are the ones the agents met last, newest first, not the five smallest ids.
+#[test]
+fn near_misses_of_equal_gap_list_the_most_recently_seen_first() {
+    let s = Scratch::new("why-near-recent");
+    let lessons = [
+        (
+            "2026-03-02",
+            "Run alembic upgrade head before the test suite when a migration was added.",
+        ),
+        (
+            "2026-03-09",
+            "Pin pydantic below 2 while FastAPI 0.95 is in the lock file.",
+        ),
+        (
+            "2026-04-14",
+            "Use pytest --import-mode=importlib when two test packages share a module name.",
+        ),
+        (
+            "2026-05-21",
+            "Set PYTHONHASHSEED=0 in CI when a test depends on set iteration order.",
+        ),
+        (
+            "2026-06-03",
+            "Call asyncio.run once at the entry point; nested event loops fail under uvicorn.",
+        ),
+        (
+            "2026-06-30",
+            "Freeze time with freezegun instead of patching datetime.now in the module under test.",
+        ),
+        (
+            "2026-07-15",
+            "Install psycopg2-binary in the test image; building psycopg2 needs libpq headers.",
+        ),
+    ];
+    let records: String = (lessons.iter().enumerate())
+        .map(|(i, (day, lesson))| {
+            format!(
+                "{}\n",
+                json!({"id": format!("py-{i:02}"), "recorded_at": format!("{day}T10:00:00Z"),
+                       "domains": ["python"], "project": "git@github.com:acme/billing-api.git",
+                       "outcome": "succeeded", "lesson": lesson})
+            )
+        })
+        .collect();
+    std::fs::write(s.path("sessions.jsonl"), records).unwrap();
+    let w = why_json_in(
+        "python",
+        &s.path("sessions.jsonl"),
+        &["--out", s.path("out").to_str().unwrap()],
+    );
+    let listed: Vec<&str> = (w["near_misses"].as_array().unwrap().iter())
+        .map(|n| n["text"].as_str().unwrap())
+        .collect();
+    let newest_first: Vec<&str> = lessons.iter().rev().take(5).map(|(_, l)| *l).collect();
+    assert_eq!(listed, newest_first, "{w:#}");
+}
