@@ -613,6 +613,16 @@ impl Lesson {
     pub fn is_edit(&self) -> bool {
         self.history.first().is_some_and(|h| h.event == "edited")
     }
+
+    /// What the lesson says, without the operation key a mechanical lesson's text leads with
+    /// (``run_shell_command cargo: run `cargo build --locked` instead of …``): the words to
+    /// compare with a lesson or a line written by hand, which name no tool.
+    pub fn said(&self) -> &str {
+        (self.operation_key.as_deref())
+            .and_then(|key| self.text.strip_prefix(key))
+            .and_then(|rest| rest.strip_prefix(": "))
+            .unwrap_or(&self.text)
+    }
 }
 
 #[cfg(test)]

@@ -985,6 +985,72 @@ fn plan_time_block_says_which_lessons_to_avoid_and_shows_a_dead_end_once() {
     }
 }
 
+/// Two rust projects both learned to build with `--locked`: once in words ("Use cargo build
+/// --locked in CI …") and once from the failed-then-fixed calls. They are two rules (a
+/// mechanical lesson never shares a cluster with a written one), but the plan-time block has
+/// five lines and gives the lesson one of them; the freed line goes to the next lesson.
+#[test]
+fn plan_time_block_gives_a_lesson_said_twice_in_other_words_one_line() {
+    let s = Scratch::new("block-same-lesson");
+    let input = s.path("agents.jsonl");
+    let build = |command: &str, ok: bool, cwd: &str| {
+        let mut op = serde_json::json!({"tool": "run_shell_command",
+            "args": {"command": command, "cwd": cwd}, "status": if ok { "ok" } else { "error" }});
+        if ok {
+            op["check"] = serde_json::json!({"label": "build", "target": "ci", "passed": true});
+        } else {
+            op["error"] = "error: failed to select a version for the requirement `tokio = \"^1.38\"`".into();
+        }
+        op
+    };
+    let mut records = Vec::new();
+    for (i, (project, cwd)) in [
+        ("git@github.com:acme/gateway-rs.git", "/srv/gateway-rs"),
+        ("git@github.com:acme/indexer-rs.git", "/srv/indexer-rs"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        records.push(serde_json::json!({
+            "id": format!("rs-lesson-{i}"), "recorded_at": format!("2026-10-0{}T09:00:00Z", i + 2),
+            "domains": ["rust"], "project": project, "task": "Pin dependencies in CI",
+            "outcome": "succeeded", "lesson": "Use cargo build --locked in CI so the build honours Cargo.lock.",
+            "operations": [build("cargo build --locked", true, cwd)],
+        }));
+        records.push(serde_json::json!({
+            "id": format!("rs-fix-{i}"), "recorded_at": format!("2026-10-0{}T15:00:00Z", i + 4),
+            "domains": ["rust"], "project": project, "task": "Fix the CI build",
+            "outcome": "succeeded",
+            "operations": [build("cargo build", false, cwd), build("cargo build --locked", true, cwd)],
+        }));
+    }
+    for (i, project) in [
+        "git@github.com:acme/gateway-rs.git",
+        "git@github.com:acme/indexer-rs.git",
+    ]
+    .iter()
+    .enumerate()
+    {
+        records.push(serde_json::json!({
+            "id": format!("rs-clippy-{i}"), "recorded_at": format!("2026-10-1{i}T11:00:00Z"),
+            "domains": ["rust"], "project": project, "task": "Lint the test code",
+            "outcome": "succeeded", "lesson": "Run cargo clippy with --all-targets so test code is linted too.",
+        }));
+    }
+    let lines: Vec<String> = records.iter().map(|r| r.to_string()).collect();
+    std::fs::write(&input, lines.join("\n")).unwrap();
+    let out = s.path("out");
+    let o = compile_to(&input, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let skill = std::fs::read_to_string(out.join("rust/SKILL.md")).unwrap();
+    assert!(skill.contains("Use cargo build --locked in CI"), "{skill}");
+    assert!(skill.contains("instead of `cargo build`"), "{skill}");
+    let block = std::fs::read_to_string(out.join("lessons/global.md")).unwrap();
+    let locked: Vec<&str> = block.lines().filter(|l| l.contains("--locked")).collect();
+    assert_eq!(locked.len(), 1, "{block}");
+    assert!(block.contains("Run cargo clippy with --all-targets"), "{block}");
+}
+
 /// Claude Code's edit tools (`Edit`, `MultiEdit`, `Write`) make earlier test runs stale like
 /// `edit_file` does, and a test failure whose assertion mentions a timeout, a cancellation or a
 /// line 429 is a real failure that teaches, not a transient one.

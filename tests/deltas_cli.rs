@@ -521,3 +521,51 @@ fn an_authored_skill_named_by_an_alias_gets_its_domains_delta() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stdout(&o).contains(&rollout[0]), "{}", stdout(&o));
 }
+
+/// A fix learned from the calls ("run_shell_command cargo: run `cargo build --locked` instead
+/// of `cargo build`") is stated by a skill that says it in words: the tool and program the
+/// lesson's text leads with are no words a person writes.
+#[test]
+fn a_fix_the_skill_states_in_words_is_not_proposed() {
+    let s = Scratch::new("deltas-cli-fix-in-words");
+    let records = s.path("records");
+    std::fs::create_dir_all(&records).unwrap();
+    let nightly = fixture("nightly");
+    for week in ["week1.jsonl", "week2.jsonl", "week3.jsonl"] {
+        std::fs::copy(nightly.join(week), records.join(week)).unwrap();
+    }
+    let skills = s.path("skills/rust");
+    std::fs::create_dir_all(&skills).unwrap();
+    std::fs::write(
+        skills.join("SKILL.md"),
+        "---\nname: rust\ndescription: How we build the Rust services.\n---\n\n# Rust services\n\n\
+         ## Building\n\n- Build with `cargo build --locked` in CI so Cargo.lock is honoured.\n\n## Learned lessons\n",
+    )
+    .unwrap();
+    let out = s.path("out");
+    let o = skillc(&[
+        "compile",
+        records.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--base-skills",
+        s.path("skills").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ledger = read_json(&out.join("ledger.json"));
+    let fix = (ledger["lessons"].as_array().unwrap().iter())
+        .find(|l| {
+            l["text"]
+                .as_str()
+                .unwrap()
+                .ends_with("run `cargo build --locked` instead of `cargo build`")
+        })
+        .unwrap_or_else(|| panic!("no mechanical lesson: {ledger:#}"));
+    assert_eq!(
+        (fix["rule"].as_bool(), fix["scope"].as_str()),
+        (Some(true), Some("global")),
+        "{fix}"
+    );
+    let delta = std::fs::read_to_string(out.join("deltas/rust.json")).unwrap_or_default();
+    assert!(!delta.contains(fix["id"].as_str().unwrap()), "{delta}");
+}

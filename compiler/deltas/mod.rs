@@ -243,7 +243,7 @@ fn delta_rules<'a>(
             (said.contains(text), &statements)
         };
         word_for_word || {
-            let rule = lexicon.analyze(&l.text);
+            let rule = lexicon.analyze(l.said());
             (other_words.iter()).any(|s| crate::cluster::same_lesson(lexicon, &rule, s))
         }
     };

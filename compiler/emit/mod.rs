@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use crate::cluster::{Analysis, Lexicon};
 use crate::diagnostics::{Diagnostic, Sink, codes};
 use crate::digest;
 use crate::model::{Kind, Lesson, Status};
@@ -151,7 +152,7 @@ pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile
         };
         files.push(OutFile::new(
             format!("lessons/{name}.md"),
-            lesson_block(lessons, now_day, rules.policy.caps.block_lines),
+            lesson_block(lessons, now_day, rules.policy.caps.block_lines, &rules.lexicon),
         ));
     }
 
@@ -184,17 +185,26 @@ fn block_order(l: &Lesson, now_day: i64) -> (bool, std::cmp::Reverse<i64>, Strin
 /// section headings, so an avoid or watch lesson says what it is: a dead end's bare name
 /// ("Switch base image to Alpine") would read as an instruction to do it. The same line for a
 /// second domain (one dead end recorded under docker and python) is shown once, as the
-/// higher-ranked lesson, and the next lesson takes the freed line.
-fn lesson_block(mut lessons: Vec<&Lesson>, now_day: i64, max: usize) -> String {
+/// higher-ranked lesson, and the next lesson takes the freed line; so is a lesson of the same
+/// kind that clustering takes for one already shown in other words (the fix "run `cargo build
+/// --locked` instead of `cargo build`" beside "Use cargo build --locked in CI …": a mechanical
+/// lesson and a written one never share a cluster, their blocks differ).
+fn lesson_block(mut lessons: Vec<&Lesson>, now_day: i64, max: usize, lexicon: &Lexicon) -> String {
     lessons.sort_by_cached_key(|l| block_order(l, now_day));
-    let mut shown = BTreeSet::new();
+    let mut shown: Vec<(Kind, String, Analysis)> = Vec::new();
     let mut s = String::new();
     for l in lessons {
         if shown.len() == max {
             break;
         }
-        if shown.insert((l.kind, l.text.to_lowercase())) {
+        let plain = l.text.to_lowercase();
+        let analysis = lexicon.analyze(l.said());
+        let said = shown.iter().any(|(kind, text, a)| {
+            *kind == l.kind && (*text == plain || crate::cluster::same_lesson(lexicon, a, &analysis))
+        });
+        if !said {
             s.push_str(&format!("- {} (id: {})\n", block_text(l), l.id));
+            shown.push((l.kind, plain, analysis));
         }
     }
     s
