@@ -318,14 +318,7 @@ fn a_rule_the_skill_states_in_other_words_is_not_proposed() {
     }
     let out = s.path("out");
     let skills = nightly.join("skills");
-    let o = skillc(&[
-        "compile",
-        records.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--base-skills",
-        skills.to_str().unwrap(),
-    ]);
+    let o = compile_to(&records, &out, &["--base-skills", skills.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let ledger = read_json(&out.join("ledger.json"));
     let rule = |prefix: &str| {
@@ -387,14 +380,7 @@ fn a_row_is_not_restaged_when_confirmations_only_reorder_its_rules() {
     let out = s.path("out");
     let skills = nightly.join("skills");
     let compile = || {
-        let o = skillc(&[
-            "compile",
-            records.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--base-skills",
-            skills.to_str().unwrap(),
-        ]);
+        let o = compile_to(&records, &out, &["--base-skills", skills.to_str().unwrap()]);
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
         let delta = read_json(&out.join("deltas/node.json"));
         assert_eq!(delta["rows"].as_array().unwrap().len(), 1, "{delta:#}");
@@ -483,14 +469,7 @@ fn an_authored_skill_named_by_an_alias_gets_its_domains_delta() {
     )
     .unwrap();
     let out = s.path("out");
-    let o = skillc(&[
-        "compile",
-        records.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--base-skills",
-        skills.to_str().unwrap(),
-    ]);
+    let o = compile_to(&records, &out, &["--base-skills", skills.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let ledger = read_json(&out.join("ledger.json"));
     let global_rules = |domain: &str| -> Vec<String> {
@@ -543,14 +522,11 @@ fn a_fix_the_skill_states_in_words_is_not_proposed() {
     )
     .unwrap();
     let out = s.path("out");
-    let o = skillc(&[
-        "compile",
-        records.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--base-skills",
-        s.path("skills").to_str().unwrap(),
-    ]);
+    let o = compile_to(
+        &records,
+        &out,
+        &["--base-skills", s.path("skills").to_str().unwrap()],
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let ledger = read_json(&out.join("ledger.json"));
     let fix = (ledger["lessons"].as_array().unwrap().iter())
