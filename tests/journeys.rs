@@ -619,35 +619,29 @@ fn four_nightly_consolidations_over_a_growing_memory() {
         let o = run(&["compile", rec, "--out", &out_s, "--base-skills", skills]);
         let ledger = read_json(&out.join("ledger.json"));
         let (old, new) = (by_id(&before), by_id(&ledger));
+        // The fields `diff` compares (its `before`/`after`).
+        const COMPARED: [&str; 7] = [
+            "status",
+            "rule",
+            "scope",
+            "confidence",
+            "reinforcement",
+            "pinned",
+            "superseded_by",
+        ];
         let changed: BTreeMap<String, &Value> = (diff["changes"].as_array().unwrap().iter())
             .map(|c| (c["id"].as_str().unwrap().to_string(), c))
             .collect();
         for (id, l) in &new {
             let Some(c) = changed.get(id) else {
                 if let Some(o) = old.get(id) {
-                    for k in [
-                        "status",
-                        "rule",
-                        "scope",
-                        "confidence",
-                        "reinforcement",
-                        "pinned",
-                        "superseded_by",
-                    ] {
+                    for k in COMPARED {
                         assert_eq!(o[k], l[k], "{id}.{k} changed, diff said nothing: {diff:#}");
                     }
                 }
                 continue;
             };
-            for k in [
-                "status",
-                "rule",
-                "scope",
-                "confidence",
-                "reinforcement",
-                "pinned",
-                "superseded_by",
-            ] {
+            for k in COMPARED {
                 assert_eq!(c["after"][k], l[k], "{id}.{k}: diff {c:#}");
             }
         }
