@@ -651,6 +651,7 @@ impl Lexicon {
                 Some(v) if v.ends_with(|c: char| c.is_ascii_digit()) => v,
                 _ => t,
             });
+            let t = number(t);
             if t.chars().any(char::is_alphanumeric) {
                 out.push(Item::Word {
                     text: t,
@@ -785,6 +786,10 @@ impl Lexicon {
         // an `unless` makes the text's negations conditional.
         let mut clause_no = 0u32;
         let mut explaining = false;
+        // A clause after the first that opens with an article ("…; the detector finds races
+        // that plain go test never reports") describes something rather than instructing: its
+        // `always` or `never` tells how often a thing happens, and no antonym is read there.
+        let mut describing = false;
         let mut after_to = false;
         let mut unless = false;
         let mut clause = Role::Asserted;
@@ -811,6 +816,7 @@ impl Lexicon {
                 Item::Break { .. } => {
                     clause_no += 1;
                     explaining = false;
+                    describing = false;
                     leaving_out = false;
                     clause = if std::mem::take(&mut later) {
                         Role::Before
@@ -831,7 +837,7 @@ impl Lexicon {
             // both. Only where the rule is stated: "always pass EX to SET, so no key is ever
             // left without an expiry" and "…, so a crash never leaves a key without expiry"
             // explain one rule with different words.
-            if !explaining {
+            if !explaining && !describing {
                 for &(k, side) in self.antonym_of.get(t).into_iter().flatten() {
                     antonyms[k] |= side;
                 }
@@ -871,11 +877,13 @@ impl Lexicon {
             }
             let to = std::mem::replace(&mut after_to, t == mk.to);
             let fw = self.function_words.get(t).copied().unwrap_or_default();
+            describing |= fw.article && clause_no > 0 && clause_words == 1;
             if fw.clause_break {
                 clause_no += 1;
                 clause_words = 0;
                 (clause_content, verb) = (0, None);
                 explaining = mk.explaining.iter().any(|e| e == t);
+                describing = false;
                 leaving_out = false;
                 unless |= t == mk.unless;
                 // "X, then Y", "X and then Y", "X first, then Y" order two steps.
@@ -1072,6 +1080,33 @@ fn lowercase(s: &str) -> Cow<'_, str> {
     }
 }
 
+/// A version or number written as its plain value: a version's leading `v` is dropped (`v15`
+/// is `15`, `v1.2.3` is `1.2.3`: "since v15" and "since Node 15" name one release) and so is
+/// a fraction of zeros (`3.00` is `3`: "timed out after 3.00 seconds" and "the default is 3
+/// seconds" name one value). `1.10` and `1.1`, `2.0.1` and `v8a` stay as they are.
+fn number(t: Cow<'_, str>) -> Cow<'_, str> {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let version = |s: &str| s.split('.').all(digits);
+    let b = t.as_bytes();
+    let t = if b.len() > 1 && b[0] == b'v' && b[1].is_ascii_digit() && version(&t[1..]) {
+        match t {
+            Cow::Borrowed(s) => Cow::Borrowed(&s[1..]),
+            Cow::Owned(mut s) => {
+                s.remove(0);
+                Cow::Owned(s)
+            }
+        }
+    } else {
+        t
+    };
+    keep_prefix(t, |t| match t.split_once('.') {
+        Some((whole, zeros)) if digits(whole) && !zeros.is_empty() && zeros.bytes().all(|b| b == b'0') => {
+            whole
+        }
+        _ => t,
+    })
+}
+
 /// Cuts a text to the prefix `cut` returns, copying nothing.
 fn keep_prefix<'a>(s: Cow<'a, str>, cut: impl FnOnce(&str) -> &str) -> Cow<'a, str> {
     match s {
@@ -1194,7 +1229,7 @@ mod tests {
             "--locked",
             "src/app.py",
             "foo",
-            "v1.2.3",
+            "1.2.3",
             "c:\\users\\ci\\appdata\\local\\temp",
             "$home",
         ] {
@@ -1206,6 +1241,25 @@ mod tests {
                 "{flagged}"
             );
         }
+    }
+
+    #[test]
+    fn versions_and_numbers_are_their_plain_value() {
+        let l = lx();
+        let technical = |text: &str| -> Vec<String> {
+            let a = l.analyze(text);
+            (a.tokens.iter())
+                .filter(|t| t.technical)
+                .map(|t| t.text.clone())
+                .collect()
+        };
+        assert_eq!(technical("since v15, on v1.2.3"), ["1.2.3", "15"]);
+        assert_eq!(technical("after 3.00 seconds, 0.0 left"), ["0", "3"]);
+        // Not a plain value: a fraction that is not all zeros, three parts, a name.
+        assert_eq!(
+            technical("1.10 and 2.0.1 and v8a and 1.05"),
+            ["1.05", "1.10", "2.0.1", "v8a"]
+        );
     }
 
     #[test]

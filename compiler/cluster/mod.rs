@@ -54,14 +54,22 @@
 //! Two texts are the same lesson when, in order:
 //! 1. technical tokens agree: not both sides carry a technical token the other lacks
 //!    (equal, one a `.`/`/` suffix of the other, or one the other flag with a value counts as
-//!    the same: `-xx:maxrampercentage=75` ~ `-xx:maxrampercentage`); and no flag (`-` or
+//!    the same: `-xx:maxrampercentage=75` ~ `-xx:maxrampercentage`), both in the rule they
+//!    state or both in the reason they give (one rule's detail against the other's example of
+//!    what goes wrong, "…, not from tests/" / "…, so conftest.py is picked up", is no veto;
+//!    "since v15" / "since v16" is); a token a side refuses while it takes another technical
+//!    token ("--force-with-lease, never plain --force") is the alternative it turns down, not
+//!    its rule. A version's `v` and a fraction of zeros are dropped (`v15` is `15`, `3.00` is
+//!    `3`). And no flag (`-` or
 //!    `--` and a letter: `-v`, `--force`, `-auto-approve`; not `-1`) is passed on one side
 //!    only — in a clause that states the rule, with the other side neither naming it nor
 //!    saying its name as a word it does not refuse (`--amend` ~ "amend the commit"). A
 //!    flag one side only refuses ("not --force") or names while explaining the rule is no
 //!    veto;
 //! 2. no antonym pair splits them (`enable`/`disable`, `always`/`never`, …) in the clauses
-//!    that state the rule (not those that explain it: "…, because a tag can never be trusted");
+//!    that state the rule (not those that explain it: "…, because a tag can never be trusted";
+//!    nor a later clause opened by an article, which describes: "…; the detector finds races
+//!    that plain go test never reports");
 //! 3. they are not a minimal pair: the content-token sequences are not equal but for one run
 //!    swapped in place — a common prefix and suffix with, between them, 1..=`max_substitution`
 //!    tokens on each side that the other run lacks ("set memory [limits] on every container"
@@ -76,7 +84,9 @@
 //!    in the database, local time in the UI" vs "local time in the database, UTC in the UI";
 //!    a paraphrase that moves a clause to the front trades the words at the two ends), or two
 //!    neighbours that each change role with their place ("the linter before the formatter"
-//!    vs "the formatter before the linter"). A verb the lexicon calls `movable` (`run`) may
+//!    vs "the formatter before the linter"; a word that only gives the reason on one side has
+//!    no role to change). A technical token and a plain word trade no places: "Node
+//!    terminates … (since v15)" and "Since Node 15 … terminates" move a clause. A verb the lexicon calls `movable` (`run`) may
 //!    frame such a pair but is never one of it: "before running aws commands" and "before
 //!    any aws command runs" put it on either side of its object;
 //! 4. roles agree: over the shared content words, the weight whose roles differ (technical

@@ -33,6 +33,34 @@ fn tech_has_match(t: &Token, other: &Analysis) -> bool {
         .any(|o| o.technical && tech_match(&t.text, &o.text) || o.text == t.text)
 }
 
+/// Does a side take (pass, in a clause that states the rule) a technical token it does not
+/// also refuse?
+fn takes_technical(side: &Analysis) -> bool {
+    side.tokens.iter().any(|t| t.technical && passes(t))
+}
+
+/// The first technical token of `side` that `other` lacks in the rule `side` states, and the
+/// first only its reason names ("…, because tags like node:20-alpine are moved"). A token the
+/// side refuses while it takes another technical token is neither: "push with
+/// --force-with-lease, never plain --force" names the alternative it turns down, and a side
+/// that says "git push --force-with-lease" without it states the same rule. A side that only
+/// refuses ("never run npm install in CI") names what it refuses.
+fn unmatched<'a>(side: &'a Analysis, other: &Analysis) -> (Option<&'a Token>, Option<&'a Token>) {
+    let takes = takes_technical(side);
+    let (mut rule, mut reason) = (None, None);
+    for t in side
+        .tokens
+        .iter()
+        .filter(|t| t.technical && !(takes && refuses(t)))
+    {
+        let slot = if t.explains { &mut reason } else { &mut rule };
+        if slot.is_none() && !tech_has_match(t, other) {
+            *slot = Some(t);
+        }
+    }
+    (rule, reason)
+}
+
 /// Calls `f` for each pair of tokens with the same text: both lists are sorted by text, each
 /// text once, so one merge walk finds them all.
 fn same_text<'a>(a: &'a [Token], b: &'a [Token], mut f: impl FnMut(&'a Token, &'a Token)) {
@@ -159,10 +187,14 @@ fn judge<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis) -> Verdict<&'a s
     if a.tokens.is_empty() || b.tokens.is_empty() {
         return Verdict::Empty;
     }
-    // 1. Technical tokens agree: at most one side mentions technical tokens the other lacks.
-    let ua = a.tokens.iter().find(|t| t.technical && !tech_has_match(t, b));
-    let ub = b.tokens.iter().find(|t| t.technical && !tech_has_match(t, a));
-    if let (Some(x), Some(y)) = (ua, ub) {
+    // 1. Technical tokens agree: at most one side names technical tokens the other lacks,
+    //    counted apart in the rule each side states and in the reason it gives (`unmatched`):
+    //    the two rules, or the two reasons, naming different things ("since v15" / "since
+    //    v16") are two lessons; one rule's detail against the other's example of what goes
+    //    wrong is not ("…, not from tests/, …" / "…, so conftest.py … is picked up").
+    let (ra, xa) = unmatched(a, b);
+    let (rb, xb) = unmatched(b, a);
+    if let Some((x, y)) = ra.zip(rb).or(xa.zip(xb)) {
         return Verdict::Technical(&x.text, &y.text);
     }
     //    Nor may one side alone pass a flag: `-v`, `--force`, `-auto-approve` change what a
@@ -443,7 +475,7 @@ fn same_start(u: &str, v: &str) -> bool {
 /// Neighbours count when each changes its role with its place ("run the linter before the
 /// formatter" vs "run the formatter before the linter"), not when the roles travel with the
 /// words ("don't run tests in parallel; run them serially" vs "run tests serially, not in
-/// parallel"). A verb the lexicon calls movable frames a pair but is never one of it: "before
+/// parallel"). Nor are a technical token and a plain word a pair. A verb the lexicon calls movable frames a pair but is never one of it: "before
 /// running aws commands" and "before any aws command runs" put `run` on either side of its
 /// object.
 fn transposed(lx: &Lexicon, a: &Analysis, b: &Analysis) -> bool {
@@ -457,8 +489,12 @@ fn transposed(lx: &Lexicon, a: &Analysis, b: &Analysis) -> bool {
         match (xs.next(), ys.next()) {
             (None, None) => {
                 let framed = between > 0 && before + after > 0 && before + between + after >= 3;
-                // Each of the two words changes its role with its place.
-                let role = |side: &Analysis, w: &str| side.token(w).and_then(|t| t.role);
+                // Each of the two words changes its role with its place, in the rule each side
+                // states: a word that only gives the reason on one side plays no role in its
+                // rule ("…, so conftest.py and the package import path are picked up" vs "…;
+                // started from inside tests/ it cannot import the package").
+                let role =
+                    |side: &Analysis, w: &str| side.token(w).filter(|t| !t.explains).and_then(|t| t.role);
                 let moved =
                     |w: &str| role(a, w).is_some() && role(b, w).is_some() && role(a, w) != role(b, w);
                 let roles = |(x, y): (&str, &str)| moved(x) && moved(y);
@@ -472,6 +508,10 @@ fn transposed(lx: &Lexicon, a: &Analysis, b: &Analysis) -> bool {
             },
             (Some(x), Some(y)) => match first {
                 None if lx.movable.contains(&x.0) || lx.movable.contains(&y.0) => return false,
+                // A technical token and a plain word fill no one slot, so they trade none: the
+                // clause around one moved ("Node terminates … (since v15)" vs "Since Node 15
+                // … terminates").
+                None if x.1 != y.1 => return false,
                 None => first = Some((&x.0, &y.0)),
                 Some((x0, y0)) if !mirrored && x.0 == y0 && y.0 == x0 => mirrored = true,
                 _ => return false,
