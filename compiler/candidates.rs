@@ -16,7 +16,8 @@ use serde_json::{Map, Value};
 
 use crate::diagnostics::{Diagnostic, Notes, Sink, codes};
 use crate::model::{
-    Candidate, Corpus, Experience, Id, Kind, LessonClaim, OpStatus, Operation, Origin, Refusal, Source,
+    Candidate, Corpus, DeadEnd, Experience, Id, Kind, LessonClaim, OpStatus, Operation, Origin, Refusal,
+    Source,
 };
 use crate::narrative::Shape;
 use crate::normalize::{self, SecretScanner, marker, redacted_pattern, subject_id};
@@ -41,45 +42,34 @@ pub struct Mechanical {
     pub program: Option<String>,
     /// Every string of both argument objects, for the credential scan.
     scanned: Vec<String>,
-    /// When both calls ran a command: the working command's words, and those of them the
-    /// failing command lacks (what the fix added), for `abandons`.
-    words: Vec<String>,
-    added: Vec<String>,
+    /// The name of the record's dead end that gives this fix up, when one does
+    /// (`given_up_in`): no lesson is learned from it, and `trace` says why.
+    pub given_up: Option<String>,
 }
 
-impl Mechanical {
-    /// The first of a record's dead ends that names this fix (`abandoned_as`).
-    pub fn abandoned_in<'a>(
-        &self,
-        dead_ends: &'a [crate::model::DeadEnd],
-    ) -> Option<&'a crate::model::DeadEnd> {
-        dead_ends.iter().find(|d| self.abandoned_as(&d.name))
+/// The first of `dead_ends` that names the fix from `failing` to `working`: it names every
+/// word the fix added to the failing command (`--no-verify`, `-p no:randomly`), and, where it
+/// names the program, the same subcommand ("npm install --legacy-peer-deps" is another
+/// approach than a fix to `npm ci --legacy-peer-deps`). Words are compared whole, without the
+/// quotes and punctuation around them, case aside.
+fn given_up_in<'d>(failing: &str, working: &str, dead_ends: &'d [DeadEnd]) -> Option<&'d DeadEnd> {
+    let failing: Vec<String> = failing.split_whitespace().filter_map(bare_word).collect();
+    let words: Vec<String> = working.split_whitespace().filter_map(bare_word).collect();
+    let added: Vec<&String> = words.iter().filter(|w| !failing.contains(w)).collect();
+    let (Some(program), sub) = (words.first(), words.get(1).filter(|w| !w.starts_with('-'))) else {
+        return None;
+    };
+    let program = program.rsplit('/').next().unwrap_or(program);
+    if added.is_empty() {
+        return None;
     }
-
-    /// Does a dead end of the same record name this fix? It does when it names every word
-    /// the fix added to the failing command (`--no-verify`, `-p no:randomly`), and, where it
-    /// names the program, the same subcommand: "npm install --legacy-peer-deps" is another
-    /// approach than a fix to `npm ci --legacy-peer-deps`. Words are compared whole, without
-    /// the quotes and punctuation around them, case aside.
-    pub fn abandoned_as(&self, dead_end: &str) -> bool {
-        if self.added.is_empty() {
-            return false;
-        }
-        let named: Vec<String> = dead_end.split_whitespace().filter_map(bare_word).collect();
-        if !self.added.iter().all(|w| named.contains(w)) {
-            return false;
-        }
-        let (Some(program), sub) = (
-            self.words.first(),
-            self.words.get(1).filter(|w| !w.starts_with('-')),
-        ) else {
-            return false;
-        };
-        let program = program.rsplit('/').next().unwrap_or(program);
-        (named.iter().enumerate())
-            .filter(|(_, w)| *w == program)
-            .all(|(i, _)| sub.is_none_or(|sub| named.get(i + 1) == Some(sub)))
-    }
+    dead_ends.iter().find(|d| {
+        let named: Vec<String> = d.name.split_whitespace().filter_map(bare_word).collect();
+        added.iter().all(|w| named.contains(w))
+            && (named.iter().enumerate())
+                .filter(|(_, w)| *w == program)
+                .all(|(i, _)| sub.is_none_or(|sub| named.get(i + 1) == Some(sub)))
+    })
 }
 
 /// A word of a command or a dead end's name, lower-cased, without the quotes, backticks,
@@ -451,8 +441,8 @@ fn from_experience(
         let domains: BTreeSet<&str> = e.domains.iter().map(String::as_str).collect();
         // A fix the record gives up as a dead end ("skipping the hooks with `git commit
         // --no-verify`") is no lesson: it would teach what the record says to avoid.
-        let fixes = mechanical(&e.operations, &rules.policy).into_iter();
-        for m in fixes.filter(|m| m.abandoned_in(&e.words.dead_ends).is_none()) {
+        let fixes = mechanical(&e.operations, &rules.policy, &e.words.dead_ends).into_iter();
+        for m in fixes.filter(|m| m.given_up.is_none()) {
             let mut d = Draft::new(Kind::Do, Origin::Mechanical, &m.text);
             d.key = Some(m.key);
             d.working = Some(m.working);
@@ -580,8 +570,9 @@ fn teaching_failure(op: &Operation, policy: &Policy) -> bool {
 /// form succeeds later in the same experience was a step before it, not a replacement for it
 /// (`cargo clean`, then `cargo build` again), so it teaches no "instead of". A success is a fix
 /// only when it answers the failure (`answers` below); one that answers none is the next task
-/// on the program and settles nothing.
-pub fn mechanical(ops: &[Operation], policy: &Policy) -> Vec<Mechanical> {
+/// on the program and settles nothing. A fix one of the record's `dead_ends` gives up is
+/// marked (`Mechanical::given_up`); `dead_ends` is empty where the source records none (GAIA).
+pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> Vec<Mechanical> {
     let mut out = Vec::new();
     // Nothing before the first teaching failure can take part, and without a success after
     // it there is nothing to learn: most records stop here, their args never parsed.
@@ -724,14 +715,12 @@ pub fn mechanical(ops: &[Operation], policy: &Policy) -> Vec<Mechanical> {
         let mut scanned = Vec::new();
         strings(&args[a], &mut scanned);
         strings(&args[j], &mut scanned);
-        let (words, added) = match (&commands[a], &commands[j]) {
-            (Some(failing), Some(working)) => {
-                let failing: Vec<String> = failing.split_whitespace().filter_map(bare_word).collect();
-                let words: Vec<String> = working.split_whitespace().filter_map(bare_word).collect();
-                let added = (words.iter()).filter(|w| !failing.contains(w)).cloned().collect();
-                (words, added)
+        // Only a record that names dead ends can give a fix up.
+        let given_up = match (&commands[a], &commands[j]) {
+            (Some(failing), Some(working)) if !dead_ends.is_empty() => {
+                given_up_in(failing, working, dead_ends).map(|d| d.name.clone())
             }
-            _ => Default::default(),
+            _ => None,
         };
         out.push(Mechanical {
             key: key.clone(),
@@ -739,8 +728,7 @@ pub fn mechanical(ops: &[Operation], policy: &Policy) -> Vec<Mechanical> {
             text,
             program,
             scanned,
-            words,
-            added,
+            given_up,
         });
     }
     out
@@ -1085,9 +1073,9 @@ mod tests {
             pytest_check("/srv/app", true),
             pytest_check("/srv/app/src", false),
         ];
-        assert!(mechanical(&ops, &rules().policy).is_empty());
+        assert!(mechanical(&ops, &rules().policy, &[]).is_empty());
         assert_eq!(
-            mechanical(&[ops[1].clone(), ops[0].clone()], &rules().policy).len(),
+            mechanical(&[ops[1].clone(), ops[0].clone()], &rules().policy, &[]).len(),
             1
         );
     }
@@ -1415,7 +1403,7 @@ mod tests {
             )
         };
         let texts = |ops: &[Operation]| -> Vec<String> {
-            mechanical(ops, &rules().policy)
+            mechanical(ops, &rules().policy, &[])
                 .into_iter()
                 .map(|m| m.text)
                 .collect()
@@ -1454,7 +1442,8 @@ mod tests {
                     windows(None, OpStatus::Error),
                     windows(Some(json!({})), OpStatus::Ok)
                 ],
-                &rules().policy
+                &rules().policy,
+                &[]
             )
             .is_empty()
         );
@@ -1475,7 +1464,7 @@ mod tests {
             check: None,
         };
         let texts = |ops: &[Operation]| -> Vec<String> {
-            mechanical(ops, &rules().policy)
+            mechanical(ops, &rules().policy, &[])
                 .into_iter()
                 .map(|m| m.text)
                 .collect()
@@ -1634,7 +1623,7 @@ mod tests {
                 None,
             ),
         ];
-        let learned = mechanical(&ops, &rules().policy);
+        let learned = mechanical(&ops, &rules().policy, &[]);
         assert_eq!(learned.len(), 1);
         assert!(
             learned[0].working.contains("--timeout 5m"),

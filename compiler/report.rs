@@ -1063,16 +1063,13 @@ fn failed_operations(e: &crate::model::Experience, policy: &crate::policy::Polic
 }
 
 /// The fixes `e`'s calls show that one of its own dead ends gives up, so no mechanical lesson
-/// is learned from them (`Mechanical::abandoned_in`): each fix's text and the dead end's name.
+/// is learned from them (`Mechanical::given_up`): each fix's text and the dead end's name.
 fn abandoned_fixes(e: &crate::model::Experience, passed: bool, policy: &crate::policy::Policy) -> Vec<Value> {
     if !passed || e.words.dead_ends.is_empty() {
         return Vec::new();
     }
-    (crate::candidates::mechanical(&e.operations, policy).iter())
-        .filter_map(|m| {
-            let dead = m.abandoned_in(&e.words.dead_ends)?;
-            Some(json!({"fix": m.text, "dead_end": dead.name}))
-        })
+    (crate::candidates::mechanical(&e.operations, policy, &e.words.dead_ends).into_iter())
+        .filter_map(|m| Some(json!({"fix": m.text, "dead_end": m.given_up?})))
         .collect()
 }
 

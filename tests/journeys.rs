@@ -383,21 +383,6 @@ fn a_nightly_recompile_explains_every_drop_and_supersedes_without_deleting() {
     );
 }
 
-/// `skillc why DOMAIN INPUT --out OUT --format json`, which must succeed, as JSON.
-fn why_of(domain: &str, input: &std::path::Path, out: &std::path::Path) -> Value {
-    let o = skillc(&[
-        "why",
-        domain,
-        input.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    json(&o)
-}
-
 /// A month of a coding-agent fleet's records, written by hand as agents write them
 /// (`tests/fixtures/fleet`: a Django shop, a Rust CLI, a React admin, a Node API, a Terraform
 /// repo, a pandas/Airflow pipeline and a Go service; Bash, Edit, Read and MCP calls; lessons
@@ -496,7 +481,7 @@ fn a_fleets_month_compiles_into_rules_a_user_would_sign() {
         .collect();
     assert!(domains.len() >= 15, "{domains:?}");
     for domain in domains {
-        let why = why_of(domain, &input, &out);
+        let why = why_json_in(domain, &input, &["--out", out.to_str().unwrap()]);
         let fates = why["fates"].as_object().unwrap();
         let total: u64 = fates.values().map(|v| v.as_u64().unwrap()).sum();
         assert_eq!(Some(total), why["candidates"].as_u64(), "{domain}: {why:#}");

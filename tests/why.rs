@@ -9,15 +9,6 @@ fn why_json(domain: &str, input: &str) -> serde_json::Value {
     why_json_in(domain, &fixture(input), &[])
 }
 
-/// `skillc why DOMAIN INPUT EXTRA… --format json`, which must succeed, as JSON.
-fn why_json_in(domain: &str, input: &std::path::Path, extra: &[&str]) -> serde_json::Value {
-    let mut args = vec!["why", domain, input.to_str().unwrap(), "--format", "json"];
-    args.extend(extra);
-    let o = skillc(&args);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    json(&o)
-}
-
 #[test]
 fn twenty_nine_once_only_stories_explain_themselves() {
     let w = why_json("python", "why-python");

@@ -1243,16 +1243,19 @@ mod tests {
         }
     }
 
+    /// The technical tokens of `text`, sorted.
+    fn technical_tokens(l: &Lexicon, text: &str) -> Vec<String> {
+        let a = l.analyze(text);
+        (a.tokens.iter())
+            .filter(|t| t.technical)
+            .map(|t| t.text.clone())
+            .collect()
+    }
+
     #[test]
     fn versions_and_numbers_are_their_plain_value() {
         let l = lx();
-        let technical = |text: &str| -> Vec<String> {
-            let a = l.analyze(text);
-            (a.tokens.iter())
-                .filter(|t| t.technical)
-                .map(|t| t.text.clone())
-                .collect()
-        };
+        let technical = |text: &str| technical_tokens(&l, text);
         assert_eq!(technical("since v15, on v1.2.3"), ["1.2.3", "15"]);
         assert_eq!(technical("after 3.00 seconds, 0.0 left"), ["0", "3"]);
         // Not a plain value: a fraction that is not all zeros, three parts, a name.
@@ -1265,13 +1268,7 @@ mod tests {
     #[test]
     fn a_settings_value_is_technical_and_a_sentence_after_a_colon_is_not() {
         let l = lx();
-        let technical = |text: &str| -> Vec<String> {
-            let a = l.analyze(text);
-            (a.tokens.iter())
-                .filter(|t| t.technical)
-                .map(|t| t.text.clone())
-                .collect()
-        };
+        let technical = |text: &str| technical_tokens(&l, text);
         // Tokens are sorted, and a value is stemmed like any word.
         assert_eq!(
             technical("Set imagePullPolicy: Always on the staging Deployment."),

@@ -56,6 +56,9 @@ fn unmatched<'a>(side: &'a Analysis, other: &Analysis) -> (Option<&'a Token>, Op
         let slot = if t.explains { &mut reason } else { &mut rule };
         if slot.is_none() && !tech_has_match(t, other) {
             *slot = Some(t);
+            if rule.is_some() && reason.is_some() {
+                break;
+            }
         }
     }
     (rule, reason)

@@ -273,8 +273,8 @@ fn statements(authored: &str) -> Vec<String> {
             open = false;
             continue;
         }
-        if is_list_item(line) {
-            blocks.push(list_text(t).to_string());
+        if let Some(item) = list_item(line) {
+            blocks.push(item.to_string());
             open = true;
         } else if open {
             let last = blocks.last_mut().expect("an open block");
@@ -327,12 +327,6 @@ fn strip_lead<'t>(text: &'t str, lead: &str) -> Option<&'t str> {
         }
     }
     Some(chars.next().map_or("", |(i, _)| &text[i..]))
-}
-
-/// A list item's text without its marker (`- `, `* `, `+ `, `1. `, `1) `).
-fn list_text(item: &str) -> &str {
-    let digits = item.bytes().take_while(u8::is_ascii_digit).count();
-    item[digits..].get(2..).map_or("", str::trim_start)
 }
 
 /// A paragraph's sentences: cut after `.`, `!` or `?` followed by whitespace.
@@ -405,12 +399,19 @@ fn anchor(body: &str) -> Anchor {
 }
 
 fn is_list_item(line: &str) -> bool {
+    list_item(line).is_some()
+}
+
+/// A list item's text without its marker (`- `, `* `, `+ `, `1. `, `1) `); none for a line
+/// that is no list item.
+fn list_item(line: &str) -> Option<&str> {
     let t = line.trim_start();
-    if t.starts_with("- ") || t.starts_with("* ") || t.starts_with("+ ") {
-        return true;
-    }
     let digits = t.bytes().take_while(u8::is_ascii_digit).count();
-    digits > 0 && (t[digits..].starts_with(". ") || t[digits..].starts_with(") "))
+    let rest = match digits {
+        0 => ["- ", "* ", "+ "].iter().find_map(|m| t.strip_prefix(m)),
+        _ => (t[digits..].strip_prefix(". ")).or(t[digits..].strip_prefix(") ")),
+    };
+    rest.map(str::trim_start)
 }
 
 /// The row's kind, anchor and payload for these bullets.

@@ -1163,7 +1163,7 @@ impl Reader<'_> {
             .filter(|_| tool_lessons)
             .map(|e| {
                 if crate::outcome::derive(e, policy).passed {
-                    candidates::mechanical(&e.operations, policy)
+                    candidates::mechanical(&e.operations, policy, &[])
                 } else {
                     Vec::new()
                 }

@@ -141,14 +141,7 @@ impl Validator<'_> {
                     self.invalid(field, expected, &Value::String(s));
                     return Vec::new();
                 }
-                _ if split_commas => {
-                    return s
-                        .split(',')
-                        .map(str::trim)
-                        .filter(|t| !t.is_empty())
-                        .map(String::from)
-                        .collect();
-                }
+                _ if split_commas => return record::comma_list(&s),
                 _ => return if s.trim().is_empty() { Vec::new() } else { vec![s] },
             },
             Some(Value::Array(items)) => items,
@@ -303,7 +296,7 @@ fn named_tags(v: &Value) -> Vec<String> {
             Some(list @ Value::Array(_)) => record::readable_domains(&list),
             Some(_) => Vec::new(),
             None if encoded(s) => Vec::new(),
-            None => record::readable_domains(&Value::from(s.split(',').collect::<Vec<_>>())),
+            None => record::readable_domains(v),
         },
         other => record::readable_domains(other),
     }

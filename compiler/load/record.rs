@@ -756,17 +756,23 @@ pub(crate) fn from_value(v: Value, loc: &SourceLoc, first: bool) -> Parsed {
 /// or the strings of a list, each split at its commas as normalize splits it ("python,
 /// django"). Empty when it names none readably.
 pub(crate) fn readable_domains(v: &Value) -> Vec<String> {
-    let each = |s: &str| -> Vec<String> {
-        (s.split(',').map(str::trim))
-            .filter(|t| !t.is_empty())
-            .map(String::from)
-            .collect()
-    };
     match v {
-        Value::String(s) => each(s),
-        Value::Array(items) => items.iter().filter_map(Value::as_str).flat_map(each).collect(),
+        Value::String(s) => comma_list(s),
+        Value::Array(items) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .flat_map(comma_list)
+            .collect(),
         _ => Vec::new(),
     }
+}
+
+/// The names in a comma-separated string (`"python, django"`), trimmed, blanks dropped.
+pub(crate) fn comma_list(s: &str) -> Vec<String> {
+    (s.split(',').map(str::trim))
+        .filter(|t| !t.is_empty())
+        .map(String::from)
+        .collect()
 }
 
 /// A parsed record's domains as a refused one names them (`readable_domains`).

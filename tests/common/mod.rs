@@ -55,6 +55,15 @@ pub fn compile_to(input: &Path, out: &Path, extra: &[&str]) -> Output {
     skillc(&args)
 }
 
+/// `skillc why DOMAIN INPUT EXTRA… --format json`, which must succeed, as JSON.
+pub fn why_json_in(domain: &str, input: &Path, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec!["why", domain, input.to_str().unwrap(), "--format", "json"];
+    args.extend(extra);
+    let o = skillc(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    json(&o)
+}
+
 /// `skillc trace ID INPUT --out OUT --format json`, which must succeed, as JSON.
 pub fn trace_json(id: &str, input: &Path, out: &Path) -> serde_json::Value {
     let o = skillc(&[
