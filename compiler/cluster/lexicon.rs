@@ -257,6 +257,24 @@ pub(crate) fn is_flag(text: &str) -> bool {
         .is_some_and(|b| b.is_ascii_alphabetic())
 }
 
+/// The byte order of two texts, their first bytes compared inline: most pairs of token texts
+/// differ there, and `str::cmp` calls `memcmp` whatever the texts.
+#[inline]
+pub(crate) fn text_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    match (a.as_bytes().first(), b.as_bytes().first()) {
+        (Some(x), Some(y)) if x != y => x.cmp(y),
+        _ => a.cmp(b),
+    }
+}
+
+/// Are two texts equal? Unequal token texts of one length mostly differ in their first or last
+/// byte: compared inline, they need no `memcmp` call.
+#[inline]
+pub(crate) fn text_eq(a: &str, b: &str) -> bool {
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    x.len() == y.len() && x.first() == y.first() && x.last() == y.last() && x == y
+}
+
 /// A set of a text's clauses, one bit each (`Token::negated_in`).
 pub type Clauses = u16;
 
@@ -278,7 +296,7 @@ pub struct Analysis {
 impl Analysis {
     /// The content token with text `w` (tokens are sorted by text).
     pub(crate) fn token(&self, w: &str) -> Option<&Token> {
-        let i = self.tokens.binary_search_by(|t| t.text.as_str().cmp(w)).ok()?;
+        let i = self.tokens.binary_search_by(|t| text_cmp(&t.text, w)).ok()?;
         Some(&self.tokens[i])
     }
 
@@ -959,7 +977,7 @@ impl Lexicon {
                 verb = Some(noted);
             }
         }
-        words.sort_unstable();
+        words.sort_unstable_by(|a, b| text_cmp(a, b));
         words.dedup();
         for a in &mut antonyms {
             if *a == 3 {
@@ -975,7 +993,7 @@ impl Lexicon {
         let mut seq: Vec<(&str, bool)> = roles.iter().map(|r| (r.text, r.technical)).collect();
         seq.dedup_by(|a, b| a.0 == b.0);
         // A word seen both as technical and plain counts once, as technical.
-        roles.sort_by(|a, b| a.text.cmp(b.text).then(b.technical.cmp(&a.technical)));
+        roles.sort_by(|a, b| text_cmp(a.text, b.text).then(b.technical.cmp(&a.technical)));
         roles.dedup_by(|a, b| a.text == b.text);
         Analysis {
             tokens: roles

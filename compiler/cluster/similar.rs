@@ -2,13 +2,14 @@
 
 use std::cmp::Ordering;
 
-use super::lexicon::{Analysis, Clauses, Lexicon, Measure, Role, Token, is_flag};
+use super::lexicon::{Analysis, Clauses, Lexicon, Measure, Role, Token, is_flag, text_cmp, text_eq};
 
 /// Do two technical tokens name the same thing? Equal, or one is a `.`/`/`-suffix of the
 /// other (`react.useeffect` ~ `useeffect`, `src/app.py` ~ `app.py`), or one is the other
 /// flag with a value.
+#[inline]
 pub(crate) fn tech_match(a: &str, b: &str) -> bool {
-    if a == b {
+    if text_eq(a, b) {
         return true;
     }
     let (long, short) = if a.len() > b.len() { (a, b) } else { (b, a) };
@@ -30,7 +31,7 @@ fn tech_has_match(t: &Token, other: &Analysis) -> bool {
     other
         .tokens
         .iter()
-        .any(|o| o.technical && tech_match(&t.text, &o.text) || o.text == t.text)
+        .any(|o| text_eq(&o.text, &t.text) || o.technical && tech_match(&t.text, &o.text))
 }
 
 /// Does a side take (pass, in a clause that states the rule) a technical token it does not
@@ -69,7 +70,7 @@ fn unmatched<'a>(side: &'a Analysis, other: &Analysis) -> (Option<&'a Token>, Op
 fn same_text<'a>(a: &'a [Token], b: &'a [Token], mut f: impl FnMut(&'a Token, &'a Token)) {
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
-        match a[i].text.cmp(&b[j].text) {
+        match text_cmp(&a[i].text, &b[j].text) {
             Ordering::Less => i += 1,
             Ordering::Greater => j += 1,
             Ordering::Equal => {
@@ -404,7 +405,7 @@ fn bits(mut set: Clauses) -> impl Iterator<Item = usize> {
 }
 
 fn same_token(x: &(String, bool), y: &(String, bool)) -> bool {
-    x.0 == y.0 || (x.1 && y.1 && tech_match(&x.0, &y.0))
+    text_eq(&x.0, &y.0) || (x.1 && y.1 && tech_match(&x.0, &y.0))
 }
 
 /// The two token sequences are equal but for one swapped run in the same place: a common
@@ -504,7 +505,7 @@ fn transposed(lx: &Lexicon, a: &Analysis, b: &Analysis) -> bool {
                 return mirrored
                     && (framed || between == 0 && before + after > 0 && first.is_some_and(roles));
             }
-            (Some(x), Some(y)) if x.0 == y.0 => match (first, mirrored) {
+            (Some(x), Some(y)) if text_eq(&x.0, &y.0) => match (first, mirrored) {
                 (None, _) => before += 1,
                 (Some(_), false) => between += 1,
                 (Some(_), true) => after += 1,
