@@ -222,6 +222,9 @@ pub enum Role {
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Token {
     pub text: String,
+    /// The text's first eight bytes as one number (`head`): the measure compares tokens of two
+    /// texts by it first and reads the text itself, in its own allocation, only on a tie.
+    pub head: u64,
     pub technical: bool,
     /// `None` when the word plays more than one role in the text.
     pub role: Option<Role>,
@@ -257,6 +260,24 @@ pub(crate) fn is_flag(text: &str) -> bool {
         .is_some_and(|b| b.is_ascii_alphabetic())
 }
 
+/// The byte order of two texts, their first bytes compared inline: most pairs of token texts
+/// differ there, and `str::cmp` calls `memcmp` whatever the texts.
+#[inline]
+pub(crate) fn text_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    match (a.as_bytes().first(), b.as_bytes().first()) {
+        (Some(x), Some(y)) if x != y => x.cmp(y),
+        _ => a.cmp(b),
+    }
+}
+
+/// Are two texts equal? Unequal token texts of one length mostly differ in their first or last
+/// byte: compared inline, they need no `memcmp` call.
+#[inline]
+pub(crate) fn text_eq(a: &str, b: &str) -> bool {
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    x.len() == y.len() && x.first() == y.first() && x.last() == y.last() && x == y
+}
+
 /// A set of a text's clauses, one bit each (`Token::negated_in`).
 pub type Clauses = u16;
 
@@ -268,18 +289,73 @@ pub struct Analysis {
     /// Every canonical word (stop words and markers included), sorted: the antonyms are read
     /// from them, and two texts are exact duplicates only when these agree too.
     pub words: Vec<String>,
-    /// Content tokens in order of first appearance (text, technical).
-    pub seq: Vec<(String, bool)>,
+    /// Content tokens in order of first appearance: (index in `tokens`, technical). A word seen
+    /// both as technical and plain is one token but may appear twice. Indexes, not texts: the
+    /// measure walks these often, and a text would be one more allocation to read.
+    pub seq: Vec<(u32, bool)>,
     /// Per antonym pair of the lexicon: 1 = only the first word occurs, 2 = only the second,
     /// 0 = neither or both.
     pub antonyms: Vec<u8>,
 }
 
+impl Token {
+    /// The byte order of two tokens' texts.
+    #[inline]
+    pub(crate) fn cmp_text(&self, other: &Token) -> std::cmp::Ordering {
+        by_head(self.head, &self.text, other.head, &other.text)
+    }
+
+    /// Do two tokens have the same text?
+    #[inline]
+    pub(crate) fn same_text(&self, other: &Token) -> bool {
+        self.head == other.head
+            && self.text.len() == other.text.len()
+            && (self.text.len() <= 8 || self.text == other.text)
+    }
+}
+
+/// A text's first eight bytes, zero-padded, as a big-endian number. Where two heads differ
+/// their order is the texts' byte order (a zero pad sorts first, as a shorter text does).
+pub(crate) fn head(text: &str) -> u64 {
+    let mut b = [0u8; 8];
+    let n = text.len().min(8);
+    b[..n].copy_from_slice(&text.as_bytes()[..n]);
+    u64::from_be_bytes(b)
+}
+
+/// The byte order of texts `a` and `b` with heads `ha` and `hb`: equal heads of texts no
+/// longer than eight bytes leave only the length to compare (the shorter is a prefix).
+#[inline]
+fn by_head(ha: u64, a: &str, hb: u64, b: &str) -> std::cmp::Ordering {
+    ha.cmp(&hb).then_with(|| {
+        if a.len() <= 8 && b.len() <= 8 {
+            a.len().cmp(&b.len())
+        } else {
+            a.cmp(b)
+        }
+    })
+}
+
 impl Analysis {
     /// The content token with text `w` (tokens are sorted by text).
     pub(crate) fn token(&self, w: &str) -> Option<&Token> {
-        let i = self.tokens.binary_search_by(|t| t.text.as_str().cmp(w)).ok()?;
+        let h = head(w);
+        let i = self
+            .tokens
+            .binary_search_by(|t| by_head(t.head, &t.text, h, w))
+            .ok()?;
         Some(&self.tokens[i])
+    }
+
+    /// The content token with the text of `t` (a token of another text).
+    pub(crate) fn find(&self, t: &Token) -> Option<&Token> {
+        let i = self.tokens.binary_search_by(|x| x.cmp_text(t)).ok()?;
+        Some(&self.tokens[i])
+    }
+
+    /// The token of an entry of `seq`.
+    pub(crate) fn at(&self, (i, _): (u32, bool)) -> &Token {
+        &self.tokens[i as usize]
     }
 
     /// Exact duplicates for clustering: the same content tokens (text, technical, role),
@@ -959,7 +1035,7 @@ impl Lexicon {
                 verb = Some(noted);
             }
         }
-        words.sort_unstable();
+        words.sort_unstable_by(|a, b| text_cmp(a, b));
         words.dedup();
         for a in &mut antonyms {
             if *a == 3 {
@@ -975,24 +1051,33 @@ impl Lexicon {
         let mut seq: Vec<(&str, bool)> = roles.iter().map(|r| (r.text, r.technical)).collect();
         seq.dedup_by(|a, b| a.0 == b.0);
         // A word seen both as technical and plain counts once, as technical.
-        roles.sort_by(|a, b| a.text.cmp(b.text).then(b.technical.cmp(&a.technical)));
+        roles.sort_by(|a, b| text_cmp(a.text, b.text).then(b.technical.cmp(&a.technical)));
         roles.dedup_by(|a, b| a.text == b.text);
+        let tokens: Vec<Token> = roles
+            .into_iter()
+            .map(|r| Token {
+                text: r.text.to_string(),
+                head: head(r.text),
+                technical: r.technical,
+                role: r.role,
+                negated_in: r.negated_in,
+                asserted_in: r.asserted_in,
+                taken: r.taken,
+                explains: r.explains,
+                left_out: r.left_out,
+            })
+            .collect();
+        // Every word of the sequence has its token: both come from `roles`.
+        let at = |t: &str| {
+            tokens
+                .binary_search_by(|x| x.text.as_str().cmp(t))
+                .expect("a token") as u32
+        };
+        let seq = seq.into_iter().map(|(t, tech)| (at(t), tech)).collect();
         Analysis {
-            tokens: roles
-                .into_iter()
-                .map(|r| Token {
-                    text: r.text.to_string(),
-                    technical: r.technical,
-                    role: r.role,
-                    negated_in: r.negated_in,
-                    asserted_in: r.asserted_in,
-                    taken: r.taken,
-                    explains: r.explains,
-                    left_out: r.left_out,
-                })
-                .collect(),
+            tokens,
             words: words.into_iter().map(str::to_string).collect(),
-            seq: seq.into_iter().map(|(t, tech)| (t.to_string(), tech)).collect(),
+            seq,
             antonyms,
         }
     }

@@ -184,7 +184,8 @@ pub fn cluster_where(
         .into_par_iter()
         .with_max_len(1)
         .flat_map_iter(|((domain, kind, key), mut idx)| {
-            idx.sort_by(|&x, &y| {
+            // The index makes every key distinct, so an unstable sort gives the same order.
+            idx.sort_unstable_by(|&x, &y| {
                 let (a, b) = (&candidates[x as usize], &candidates[y as usize]);
                 (a.recorded_at, &a.record_id, x).cmp(&(b.recorded_at, &b.record_id, y))
             });
@@ -207,10 +208,21 @@ pub fn cluster_where(
     // two clusters share an anchor, so the sort needs no stability (nor its buffer).
     let analyses = texts.analyses;
     rayon::join(
-        || out.par_sort_unstable_by(|a, b| a.id.cmp(&b.id).then(a.anchor.cmp(&b.anchor))),
+        || out.par_sort_unstable_by(|a, b| by_id(a, b).then(a.anchor.cmp(&b.anchor))),
         || analyses.into_par_iter().for_each(drop),
     );
     out
+}
+
+/// Clusters in id order. Ids are `C` and a hex digest: their first eight bytes, compared as one
+/// number, order almost every pair without a `memcmp` call, in the ids' byte order.
+fn by_id(a: &Cluster, b: &Cluster) -> std::cmp::Ordering {
+    let head =
+        |c: &Cluster| (c.id.as_bytes().get(..8)).map(|h| u64::from_be_bytes(h.try_into().expect("8 bytes")));
+    match (head(a), head(b)) {
+        (Some(x), Some(y)) if x != y => x.cmp(&y),
+        _ => a.id.cmp(&b.id),
+    }
 }
 
 /// The analysis of every distinct lexical text, made once for all blocks: a text recurs in

@@ -2,13 +2,14 @@
 
 use std::cmp::Ordering;
 
-use super::lexicon::{Analysis, Clauses, Lexicon, Measure, Role, Token, is_flag};
+use super::lexicon::{Analysis, Clauses, Lexicon, Measure, Role, Token, is_flag, text_eq};
 
 /// Do two technical tokens name the same thing? Equal, or one is a `.`/`/`-suffix of the
 /// other (`react.useeffect` ~ `useeffect`, `src/app.py` ~ `app.py`), or one is the other
 /// flag with a value.
+#[inline]
 pub(crate) fn tech_match(a: &str, b: &str) -> bool {
-    if a == b {
+    if text_eq(a, b) {
         return true;
     }
     let (long, short) = if a.len() > b.len() { (a, b) } else { (b, a) };
@@ -30,7 +31,7 @@ fn tech_has_match(t: &Token, other: &Analysis) -> bool {
     other
         .tokens
         .iter()
-        .any(|o| o.technical && tech_match(&t.text, &o.text) || o.text == t.text)
+        .any(|o| o.same_text(t) || o.technical && tech_match(&t.text, &o.text))
 }
 
 /// Does a side take (pass, in a clause that states the rule) a technical token it does not
@@ -69,7 +70,7 @@ fn unmatched<'a>(side: &'a Analysis, other: &Analysis) -> (Option<&'a Token>, Op
 fn same_text<'a>(a: &'a [Token], b: &'a [Token], mut f: impl FnMut(&'a Token, &'a Token)) {
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
-        match a[i].text.cmp(&b[j].text) {
+        match a[i].cmp_text(&b[j]) {
             Ordering::Less => i += 1,
             Ordering::Greater => j += 1,
             Ordering::Equal => {
@@ -351,7 +352,7 @@ fn mirrored<'a>(lx: &Lexicon, side: &'a Analysis, other: &'a Analysis, together:
             };
             if c as f64 >= lx.polarity_overlap * (n + p - c) as f64 || c == n && same_words() {
                 let word = (side.seq.iter())
-                    .filter_map(|(w, _)| Some((side.token(w)?, other.token(w)?)))
+                    .filter_map(|&w| Some((side.at(w), other.find(side.at(w))?)))
                     .find(|(x, y)| negated_by(x, k) && y.asserted_in >> j & 1 == 1)
                     .map_or("", |(x, _)| x.text.as_str());
                 return Some(word);
@@ -403,8 +404,10 @@ fn bits(mut set: Clauses) -> impl Iterator<Item = usize> {
     })
 }
 
-fn same_token(x: &(String, bool), y: &(String, bool)) -> bool {
-    x.0 == y.0 || (x.1 && y.1 && tech_match(&x.0, &y.0))
+/// Are entry `x` of `a.seq` and entry `y` of `b.seq` the same word?
+fn same_token(a: &Analysis, x: (u32, bool), b: &Analysis, y: (u32, bool)) -> bool {
+    let (s, t) = (a.at(x), b.at(y));
+    s.same_text(t) || (x.1 && y.1 && tech_match(&s.text, &t.text))
 }
 
 /// The two token sequences are equal but for one swapped run in the same place: a common
@@ -418,11 +421,11 @@ fn minimal_pair<'a>(a: &'a Analysis, b: &'a Analysis, k: usize) -> bool {
     }
     let (x, y) = (&a.seq, &b.seq);
     let mut p = 0;
-    while p < x.len() && p < y.len() && same_token(&x[p], &y[p]) {
+    while p < x.len() && p < y.len() && same_token(a, x[p], b, y[p]) {
         p += 1;
     }
     let mut s = 0;
-    while s < x.len() - p && s < y.len() - p && same_token(&x[x.len() - 1 - s], &y[y.len() - 1 - s]) {
+    while s < x.len() - p && s < y.len() - p && same_token(a, x[x.len() - 1 - s], b, y[y.len() - 1 - s]) {
         s += 1;
     }
     let (mx, my) = (&x[p..x.len() - s], &y[p..y.len() - s]);
@@ -431,17 +434,17 @@ fn minimal_pair<'a>(a: &'a Analysis, b: &'a Analysis, k: usize) -> bool {
     }
     // A swap in the reason one side gives leaves the rule as it was: "…; it hides broken
     // declaration files" and "…, because it masks broken declaration files" explain one rule.
-    let explains = |side: &Analysis, w: &str| side.token(w).is_some_and(|t| t.explains);
-    if mx.iter().all(|t| explains(a, &t.0)) || my.iter().all(|t| explains(b, &t.0)) {
+    if mx.iter().all(|&t| a.at(t).explains) || my.iter().all(|&t| b.at(t).explains) {
         return false;
     }
-    // The words of each run the other run lacks.
-    let unshared = |run: &'a [(String, bool)], other: &'a [(String, bool)]| {
-        (run.iter())
-            .filter(|t| !other.iter().any(|u| same_token(t, u)))
-            .map(|t| t.0.as_str())
-    };
-    let (ox, oy) = (unshared(mx, my).count(), unshared(my, mx).count());
+    // The words of each run (of `side`) the other run lacks.
+    let unshared =
+        |side: &'a Analysis, run: &'a [(u32, bool)], other: &'a Analysis, theirs: &'a [(u32, bool)]| {
+            (run.iter())
+                .filter(move |&&t| !theirs.iter().any(|&u| same_token(side, t, other, u)))
+                .map(move |&t| side.at(t))
+        };
+    let (ox, oy) = (unshared(a, mx, b, my).count(), unshared(b, my, a, mx).count());
     if (ox, oy) == (mx.len(), my.len()) {
         return true;
     }
@@ -456,9 +459,9 @@ fn minimal_pair<'a>(a: &'a Analysis, b: &'a Analysis, k: usize) -> bool {
     if (mx.len(), my.len(), ox, oy) != (2, 2, 1, 1) {
         return false;
     }
-    let (u, v) = (unshared(mx, my).next(), unshared(my, mx).next());
+    let (u, v) = (unshared(a, mx, b, my).next(), unshared(b, my, a, mx).next());
     u.zip(v)
-        .is_some_and(|(u, v)| !same_start(u, v) && !explains(a, u) && !explains(b, v))
+        .is_some_and(|(u, v)| !same_start(&u.text, &v.text) && !u.explains && !v.explains)
 }
 
 /// Do two words start alike for five characters (or the whole of the shorter)? The mark of
@@ -481,12 +484,16 @@ fn same_start(u: &str, v: &str) -> bool {
 /// parallel"). Nor are a technical token and a plain word a pair. A verb the lexicon calls movable frames a pair but is never one of it: "before
 /// running aws commands" and "before any aws command runs" put `run` on either side of its
 /// object.
-fn transposed(lx: &Lexicon, a: &Analysis, b: &Analysis) -> bool {
-    let mut xs = a.seq.iter().filter(|t| b.token(&t.0).is_some());
-    let mut ys = b.seq.iter().filter(|t| a.token(&t.0).is_some());
+fn transposed<'a>(lx: &Lexicon, a: &'a Analysis, b: &'a Analysis) -> bool {
+    let shared = |side: &'a Analysis, other: &'a Analysis| {
+        (side.seq.iter())
+            .map(move |&t| (side.at(t), t.1))
+            .filter(move |(t, _)| other.find(t).is_some())
+    };
+    let (mut xs, mut ys) = (shared(a, b), shared(b, a));
     // The first pair that differs, the shared words before it, and those after it until its
     // mirror (then those after the mirror).
-    let mut first: Option<(&str, &str)> = None;
+    let mut first: Option<(&Token, &Token)> = None;
     let (mut before, mut between, mut after, mut mirrored) = (0, 0, 0, false);
     loop {
         match (xs.next(), ys.next()) {
@@ -497,26 +504,26 @@ fn transposed(lx: &Lexicon, a: &Analysis, b: &Analysis) -> bool {
                 // rule ("…, so conftest.py and the package import path are picked up" vs "…;
                 // started from inside tests/ it cannot import the package").
                 let role =
-                    |side: &Analysis, w: &str| side.token(w).filter(|t| !t.explains).and_then(|t| t.role);
+                    |side: &Analysis, w: &Token| side.find(w).filter(|t| !t.explains).and_then(|t| t.role);
                 let moved =
-                    |w: &str| role(a, w).is_some() && role(b, w).is_some() && role(a, w) != role(b, w);
-                let roles = |(x, y): (&str, &str)| moved(x) && moved(y);
+                    |w: &Token| role(a, w).is_some() && role(b, w).is_some() && role(a, w) != role(b, w);
+                let roles = |(x, y): (&Token, &Token)| moved(x) && moved(y);
                 return mirrored
                     && (framed || between == 0 && before + after > 0 && first.is_some_and(roles));
             }
-            (Some(x), Some(y)) if x.0 == y.0 => match (first, mirrored) {
+            (Some(x), Some(y)) if x.0.same_text(y.0) => match (first, mirrored) {
                 (None, _) => before += 1,
                 (Some(_), false) => between += 1,
                 (Some(_), true) => after += 1,
             },
             (Some(x), Some(y)) => match first {
-                None if lx.movable.contains(&x.0) || lx.movable.contains(&y.0) => return false,
+                None if lx.movable.contains(&x.0.text) || lx.movable.contains(&y.0.text) => return false,
                 // A technical token and a plain word fill no one slot, so they trade none: the
                 // clause around one moved ("Node terminates … (since v15)" vs "Since Node 15
                 // … terminates").
                 None if x.1 != y.1 => return false,
-                None => first = Some((&x.0, &y.0)),
-                Some((x0, y0)) if !mirrored && x.0 == y0 && y.0 == x0 => mirrored = true,
+                None => first = Some((x.0, y.0)),
+                Some((x0, y0)) if !mirrored && x.0.same_text(y0) && y.0.same_text(x0) => mirrored = true,
                 _ => return false,
             },
             _ => return false,
