@@ -1997,6 +1997,12 @@ pub fn identity(lesson: &Lesson, founder: &str, wording: &str) -> String {
     )
 }
 
+/// `identity` as a number (`digest::lesson_id_bits` of it), without making its text.
+pub fn identity_bits(lesson: &Lesson, founder: &str, wording: &str) -> u64 {
+    let key = lesson.operation_key.as_deref().unwrap_or_default();
+    digest::of_fields_bits(&[&lesson.domain, lesson.kind.as_str(), key, founder, wording])
+}
+
 /// Owned copies of borrowed ids, for a history entry.
 fn owned(ids: &[&Id]) -> Vec<Id> {
     ids.iter().map(|&id| id.clone()).collect()
