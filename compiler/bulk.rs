@@ -96,6 +96,55 @@ pub fn concat<T: Send>(parts: Vec<Vec<T>>) -> Vec<T> {
     out
 }
 
+/// The parts' items in one vector, the `g`-th of them (counting part by part) at `to[g]`, moved
+/// on every core: a gather and a reordering in one move of each item, where `concat` and a
+/// permutation moved each twice. `out`'s memory is used when it has room (its items are
+/// dropped): a vector of that size freed just before would otherwise be faulted in afresh.
+/// Panics unless `to` is a permutation of the items' positions.
+pub fn scatter<T: Send>(mut out: Vec<T>, parts: Vec<Vec<T>>, to: &[u32]) -> Vec<T> {
+    let total: usize = parts.iter().map(Vec::len).sum();
+    let mut hit = vec![false; total];
+    let permutation = to.len() == total
+        && to.iter().all(|&t| {
+            hit.get_mut(t as usize)
+                .is_some_and(|h| !std::mem::replace(h, true))
+        });
+    assert!(permutation, "scatter needs a permutation of the items' positions");
+    drop(hit);
+    out.clear();
+    if out.capacity() < total {
+        // Freed before the new one is taken.
+        out = Vec::new();
+        out.reserve_exact(total);
+    }
+    let slots = Slots(out.as_mut_ptr());
+    let mut start = 0;
+    let starts: Vec<usize> = (parts.iter())
+        .map(|p| {
+            start += p.len();
+            start - p.len()
+        })
+        .collect();
+    parts.into_par_iter().zip(starts).for_each(|(part, start)| {
+        let slots = &slots;
+        for (item, &at) in part.into_iter().zip(&to[start..]) {
+            // SAFETY: `at` < `total` <= the capacity, and `to` is a permutation (checked
+            // above), so every slot is written exactly once, by one thread.
+            unsafe { slots.0.add(at as usize).write(item) };
+        }
+    });
+    // SAFETY: all `total` slots were written above.
+    unsafe { out.set_len(total) };
+    out
+}
+
+/// The slots `scatter` writes, shared by its threads (each slot is written by one).
+struct Slots<T>(*mut T);
+
+// SAFETY: `scatter`'s threads write disjoint slots of one allocation; items of `T: Send` move
+// to another thread.
+unsafe impl<T: Send> Sync for Slots<T> {}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,5 +200,30 @@ mod tests {
         assert_eq!(concat(parts), expected);
         assert!(concat(Vec::<Vec<u8>>::new()).is_empty());
         assert_eq!(concat(vec![vec![], vec![1], vec![], vec![2, 3]]), vec![1, 2, 3]);
+    }
+
+    #[test]
+    fn scatter_places_every_item_once() {
+        let parts: Vec<Vec<String>> = (0..40)
+            .map(|p| (0..(p * 37) % 101).map(|i| format!("{p}:{i}")).collect())
+            .collect();
+        let flat: Vec<String> = parts.concat();
+        let n = flat.len() as u32;
+        let to: Vec<u32> = (0..n).map(|g| (g * 7919) % n).collect();
+        let mut expected = vec![String::new(); flat.len()];
+        for (g, s) in flat.iter().enumerate() {
+            expected[to[g] as usize] = s.clone();
+        }
+        // Into a vector with room (its items dropped) and into one without.
+        let roomy = vec!["old".to_string(); flat.len() + 3];
+        assert_eq!(scatter(roomy, parts.clone(), &to), expected);
+        assert_eq!(scatter(Vec::new(), parts, &to), expected);
+        assert!(scatter(Vec::<u8>::new(), Vec::new(), &[]).is_empty());
+    }
+
+    #[test]
+    #[should_panic(expected = "permutation")]
+    fn scatter_refuses_a_repeated_place() {
+        scatter(Vec::new(), vec![vec![1, 2], vec![3]], &[0, 2, 2]);
     }
 }

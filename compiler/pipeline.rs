@@ -7,14 +7,17 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use rayon::prelude::*;
 
-use crate::cluster::{self, fx::FxMap};
+use crate::cluster::{
+    self,
+    fx::{FxMap, FxSet},
+};
 use crate::diagnostics::{self, Diagnostic, Severity, Sink, codes, short_list};
 use crate::gate::{self, GateResult, GateVerdict};
 use crate::model::{Action, Candidate, Cluster, Corpus, Decision, Fate, Id, Kind, Lesson, Millis, Status};
 use crate::outcome::{self, Verdict};
 use crate::policy::Rules;
 use crate::score;
-use crate::{candidates, normalize};
+use crate::{candidates, digest, normalize};
 
 /// Pipeline stages, for `--stop-after`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -959,7 +962,9 @@ fn refounded(
 /// That makes the result depend on the records, not on how their files are named.
 fn refoundings(comp: &Compilation, members: &[Vec<usize>], unknown: &HashSet<String>) -> Vec<Refounding> {
     // An edit's lesson holds the members; the identity to re-found is its chain's first wording.
-    let by_id: HashMap<&str, usize> = if comp.lessons.iter().any(Lesson::is_edit) {
+    // (An edit supersedes a lesson: its history, a cache miss per lesson, is read only then.)
+    let by_id: HashMap<&str, usize> = if (comp.lessons.iter()).any(|l| l.supersedes.is_some() && l.is_edit())
+    {
         (comp.lessons.iter().enumerate())
             .map(|(i, l)| (l.id.as_str(), i))
             .collect()
@@ -967,16 +972,22 @@ fn refoundings(comp: &Compilation, members: &[Vec<usize>], unknown: &HashSet<Str
         HashMap::new()
     };
     let unedited = |mut li: usize| {
-        while comp.lessons[li].is_edit()
-            && let Some(&before) = (comp.lessons[li].supersedes.as_deref()).and_then(|id| by_id.get(id))
+        while let Some(&before) = (comp.lessons[li].supersedes.as_deref()).and_then(|id| by_id.get(id))
+            && comp.lessons[li].is_edit()
         {
             li = before;
         }
         li
     };
+    // The unknown ids that can be an identity, as numbers: a member's identity is compared
+    // without making its text (a million of them at 1 M).
+    let wanted: FxSet<u64> = unknown
+        .iter()
+        .filter_map(|id| digest::lesson_id_bits(id))
+        .collect();
     // The ids each member would have given its lesson as founder, where one is named.
     let named = |li: usize, all: &[usize]| -> Vec<Refounding> {
-        if unknown.is_empty() {
+        if wanted.is_empty() {
             return Vec::new();
         }
         let l = &comp.lessons[li];
@@ -985,8 +996,11 @@ fn refoundings(comp: &Compilation, members: &[Vec<usize>], unknown: &HashSet<Str
         // gives the id the lesson has now.
         let founders = all.iter().map(|&i| &comp.candidates[i]);
         for c in founders.filter(|c| c.admissible() && c.record_id != l.founder) {
+            if !wanted.contains(&score::identity_bits(l, &c.record_id, &c.text)) {
+                continue;
+            }
             let old_id = score::identity(l, &c.record_id, &c.text);
-            if old_id != l.id && unknown.contains(old_id.as_str()) && out.iter().all(|r| r.old_id != old_id) {
+            if old_id != l.id && out.iter().all(|r| r.old_id != old_id) {
                 out.push(Refounding {
                     old_id,
                     new_id: l.id.clone(),

@@ -362,19 +362,21 @@ fn between(days: &[i64], from: i64, to: i64) -> &[i64] {
 /// The first pass: every unit folded. `Units` lets a second pass (`rescore`) keep what it
 /// does not change, and makes the pass's diagnostics (`Units::into_sink`).
 pub fn score<'a>(inp: &Inputs<'a>) -> (Scored, Units<'a>) {
-    fold_all(inp, prepare(inp), units(inp, false), Vec::new())
+    fold_all(inp, prepare(inp), units(inp, false), Vec::new(), Vec::new())
 }
 
 /// Folds the units not `kept`, or, when two units hold one id, everything as the single pass.
-/// `partition` is `units(inp, false)`.
+/// `partition` is `units(inp, false)`; the lessons go into `room`'s memory if it is large
+/// enough.
 fn fold_all<'a>(
     inp: &Inputs<'a>,
     shared: Shared<'a>,
     partition: Vec<Vec<u32>>,
     kept: Vec<Option<UnitOut>>,
+    room: Vec<Lesson>,
 ) -> (Scored, Units<'a>) {
-    fold_units(inp, shared, partition, false, kept)
-        .or_else(|shared| fold_units(inp, *shared, units(inp, true), true, Vec::new()))
+    fold_units(inp, shared, partition, false, kept, room)
+        .or_else(|shared| fold_units(inp, *shared, units(inp, true), true, Vec::new(), Vec::new()))
         .unwrap_or_else(|_| unreachable!("one unit holds every lesson"))
 }
 
@@ -422,7 +424,7 @@ pub fn rescore<'a>(inp: &Inputs<'a>, previous: Vec<Lesson>, units: Units<'a>) ->
         from[(first[u as usize] + i) as usize] = pos as u32;
     }
     permute(&mut lessons, &from);
-    let mut rest = lessons.into_iter();
+    let mut rest = lessons.drain(..);
     let kept: Vec<Option<UnitOut>> = (sides.into_iter().enumerate())
         .map(|(u, side)| {
             let unit_lessons = rest.by_ref().take((first[u + 1] - first[u]) as usize);
@@ -436,7 +438,8 @@ pub fn rescore<'a>(inp: &Inputs<'a>, previous: Vec<Lesson>, units: Units<'a>) ->
             })
         })
         .collect();
-    // The lessons' old places, free before the fold needs memory.
+    // The lessons' old places (in memory faulted in already) take the new ones: a new vector
+    // of that size was most of the second fold's system time.
     drop(rest);
     // The partition depends on the clusters alone; a single pass's is made again.
     let partition = if single {
@@ -444,7 +447,7 @@ pub fn rescore<'a>(inp: &Inputs<'a>, previous: Vec<Lesson>, units: Units<'a>) ->
     } else {
         partition
     };
-    fold_all(inp, shared, partition, kept)
+    fold_all(inp, shared, partition, kept, lessons)
 }
 
 /// What every unit reads.
@@ -770,15 +773,16 @@ fn prefix(s: &str) -> u128 {
     u128::from_be_bytes(b)
 }
 
-/// Folds every unit not `kept` in parallel and merges them with the kept ones. Gives `shared`
-/// back when two units hold lessons with the same id (the partition would then not be the
-/// single pass).
+/// Folds every unit not `kept` in parallel and merges them with the kept ones (into `room`, see
+/// `fold_all`). Gives `shared` back when two units hold lessons with the same id (the partition
+/// would then not be the single pass).
 fn fold_units<'a>(
     inp: &Inputs<'a>,
     shared: Shared<'a>,
     units: Vec<Vec<u32>>,
     single: bool,
     mut kept: Vec<Option<UnitOut>>,
+    room: Vec<Lesson>,
 ) -> Result<(Scored, Units<'a>), Box<Shared<'a>>> {
     let now = inp.corpus.now();
     kept.resize_with(units.len(), || None);
@@ -845,7 +849,7 @@ fn fold_units<'a>(
         capped_notes,
         unknown,
     };
-    let scored = finish(inp, merged, &order, &new_index, lesson_of);
+    let scored = finish(inp, merged, &new_index, lesson_of, room);
     Ok((scored, units))
 }
 
@@ -1065,24 +1069,31 @@ fn apply_caps(merged: &mut Merged, policy: &crate::policy::Policy, now: Millis, 
     capped
 }
 
-/// Which lessons are rules, and the lessons in id order (`order`, whose inverse is
-/// `new_index`).
+/// Which lessons are rules, and the lessons in id order (lesson `g` at `new_index[g]`), in
+/// `room`'s memory if it is large enough.
 fn finish(
     inp: &Inputs,
     mut merged: Merged,
-    order: &[u32],
     new_index: &[u32],
     lesson_of: Vec<Option<u32>>,
+    room: Vec<Lesson>,
 ) -> Scored {
     let min = inp.min_reinforcement;
     for l in merged.units.iter_mut().flat_map(|u| &mut u.lessons) {
         l.rule = l.status == Status::Active && (l.reinforcement >= min || l.blessed);
     }
-    // Lesson numbers count the units' lessons in unit order, so this is lesson g at index g;
-    // then into ledger order in place (a second vector of lessons would double them).
+    // Lesson numbers count the units' lessons in unit order: each moves once, to its place.
     let per_unit: Vec<Vec<Lesson>> = merged.units.into_iter().map(|u| u.lessons).collect();
-    let mut lessons = crate::bulk::concat(per_unit);
-    permute(&mut lessons, order);
+    let total = new_index.len();
+    let room = if room.capacity() >= total {
+        room
+    } else {
+        // A second fold may found a few more lessons than the first (385 more of 395 000 at
+        // 1 M); room it never uses is never touched.
+        drop(room);
+        Vec::with_capacity(total + total / 64)
+    };
+    let lessons = crate::bulk::scatter(room, per_unit, new_index);
     let lesson_of = lesson_of
         .into_iter()
         .map(|o| o.map(|g| new_index[g as usize]))
@@ -1986,6 +1997,12 @@ pub fn identity(lesson: &Lesson, founder: &str, wording: &str) -> String {
     )
 }
 
+/// `identity` as a number (`digest::lesson_id_bits` of it), without making its text.
+pub fn identity_bits(lesson: &Lesson, founder: &str, wording: &str) -> u64 {
+    let key = lesson.operation_key.as_deref().unwrap_or_default();
+    digest::of_fields_bits(&[&lesson.domain, lesson.kind.as_str(), key, founder, wording])
+}
+
 /// Owned copies of borrowed ids, for a history entry.
 fn owned(ids: &[&Id]) -> Vec<Id> {
     ids.iter().map(|&id| id.clone()).collect()
@@ -2463,12 +2480,24 @@ mod tests {
             rules: &rules,
             min_reinforcement: 2,
         };
-        let Ok((one, one_units)) = fold_units(&inp, prepare(&inp), units(&inp, true), true, Vec::new())
-        else {
+        let Ok((one, one_units)) = fold_units(
+            &inp,
+            prepare(&inp),
+            units(&inp, true),
+            true,
+            Vec::new(),
+            Vec::new(),
+        ) else {
             panic!("one unit holds every lesson");
         };
-        let Ok((par, par_units)) = fold_units(&inp, prepare(&inp), units(&inp, false), false, Vec::new())
-        else {
+        let Ok((par, par_units)) = fold_units(
+            &inp,
+            prepare(&inp),
+            units(&inp, false),
+            false,
+            Vec::new(),
+            Vec::new(),
+        ) else {
             panic!("no id in two units");
         };
         let (one_sink, par_sink) = (
