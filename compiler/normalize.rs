@@ -230,22 +230,14 @@ impl SecretPattern {
 }
 
 /// Could `pattern` match a text alone but not the same text inside a longer one? Only an
-/// anchor can (`^`, `$`, `\A`, `\z`). Conservative: any `^` that does not open a negated
-/// class and any `$` count.
+/// anchor can (`^`, `$`, `\A`, `\z`, and their multi-line forms), read from the parsed pattern:
+/// a `$` inside a class (`[^\s"$]`, as several built-in patterns have) is none. A pattern that
+/// does not parse counts as anchored.
 fn anchored(pattern: &str) -> bool {
-    let b = pattern.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'\\' if matches!(b.get(i + 1), Some(b'A' | b'z')) => return true,
-            b'\\' => i += 1,
-            b'^' if i == 0 || b[i - 1] != b'[' => return true,
-            b'$' => return true,
-            _ => {}
-        }
-        i += 1;
+    match regex_syntax::Parser::new().parse(pattern) {
+        Ok(hir) => hir.properties().look_set().contains_anchor(),
+        Err(_) => true,
     }
-    false
 }
 
 /// Redacts every secret in a diagnostic's message, subject and evidence. Loaders quote short
@@ -713,6 +705,14 @@ fn normalize_experience(e: &mut Experience, rules: &Rules, labels: &LabelArgs) -
             op.args = Args::from_value(&args);
         }
     }
+    // Copied lesson ids are made plain in every record, not only in those that may hold a secret.
+    for id in &mut e.in_play {
+        if let Some(p) = secrets.and_then(|s| s.find(id)) {
+            *id = marker(p);
+        } else if let Some(canonical) = lesson_id_as_copied(id) {
+            *id = canonical;
+        }
+    }
     let Some(secrets) = secrets else {
         return diags;
     };
@@ -725,13 +725,6 @@ fn normalize_experience(e: &mut Experience, rules: &Rules, labels: &LabelArgs) -
             if let Some(t) = &mut check.target {
                 scrub(t, secrets);
             }
-        }
-    }
-    for id in &mut e.in_play {
-        if let Some(p) = secrets.find(id) {
-            *id = marker(p);
-        } else if let Some(canonical) = lesson_id_as_copied(id) {
-            *id = canonical;
         }
     }
     diags
@@ -1219,9 +1212,10 @@ mod tests {
             assert_eq!(s.find(text), want, "{text}");
             assert_eq!(s.redact(text).map(|(_, name)| name), want, "{text}");
         }
-        // The built-in patterns are scanned text by text (one has a `$`); a scanner whose
-        // patterns join asks the relaxed patterns of the joined texts, and rules out texts
-        // that hold no key.
+        // The built-in patterns join (their `$`s are inside classes); a scanner whose patterns
+        // join asks the relaxed patterns of the joined texts, and rules out texts that hold
+        // no key.
+        assert!(s.joinable);
         let yaml = "patterns:\n  - name: aws-access-key\n    regex: '\\b(?:AKIA|ASIA)[0-9A-Z]{16}\\b'\n";
         let joined = SecretScanner::from_yaml(yaml).unwrap();
         assert!(joined.joinable);
@@ -1608,6 +1602,8 @@ mod tests {
         assert!(anchored(r"^ghp_[A-Za-z0-9]{20,}"));
         assert!(anchored(r"token=\S+$"));
         assert!(anchored(r"\Atoken"));
+        assert!(anchored(r"(?m)^token"));
+        assert!(!anchored(r#"TF_TOKEN_[A-Za-z0-9_]+=([^\s"$<{][^\s"]{5,})"#));
         let yaml = "patterns:\n  - name: bare-token\n    regex: '^tok_[a-z0-9]{8,}$'\n";
         let secrets = SecretScanner::from_yaml(yaml).unwrap();
         // Joined, `^…$` would see neither end of the second text: it must be scanned alone.
