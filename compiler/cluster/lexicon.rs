@@ -1191,7 +1191,9 @@ impl Lexicon {
     /// * after `run` or `use`, a word as written followed by a listed subcommand as written
     ///   ("run make test", "use cargo build"; not "run the tests", "run unit tests").
     ///
-    /// A `run` that is its program's own subcommand (`npm run build`) starts nothing.
+    /// A `run` that is its program's own subcommand (`npm run build`) starts nothing. A
+    /// program found here that `commands` does not list takes any listed subcommand as
+    /// written after it as its own in step 4 (`make build`, `make test`).
     fn command_heads(&self, seq: &mut [Item]) {
         let mk = &self.mk;
         let word = |k: usize| seq.get(k).and_then(Item::word);
