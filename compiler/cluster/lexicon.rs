@@ -140,6 +140,9 @@ pub struct Lexicon {
     /// Word → the antonym pairs it is in, with its side (1 = first word, 2 = second).
     antonym_of: HashMap<String, Vec<(usize, u8)>>,
     commands: HashMap<String, HashSet<String>>,
+    /// Every listed subcommand as written (`build`, `install`): a word written so after a
+    /// tool's name is what makes the name a command's (`command_heads`).
+    subcommand_words: HashSet<String>,
     terms: HashSet<String>,
     abbreviations: HashSet<String>,
     /// Verbs a paraphrase moves with its voice, canonical: the check for two words traded in
@@ -186,6 +189,13 @@ struct Markers {
     /// Clause breaks that open a clause explaining the rule rather than stating it.
     explaining: Vec<String>,
     prefer: Vec<String>,
+    /// Verbs that start a command ("run make build", "use cargo test").
+    runs: Vec<String>,
+    /// Words a command follows ("build with make --locked", "via helm upgrade --install").
+    via: Vec<String>,
+    /// Closed-class words (prepositions, determiners, pronouns, auxiliaries, conjunctions,
+    /// adverbs): never a command's program, so "run in test mode" names no tool.
+    not_heads: HashSet<String>,
     /// Negators that stand as the object of the verb before them: "deploy nothing on
     /// Fridays" and "use no global state" negate the verb as "never deploy" does.
     object: Vec<String>,
@@ -393,20 +403,47 @@ enum Item<'a> {
     Word {
         text: Cow<'a, str>,
         technical: bool,
+        /// What the word's chunk says about a command around it: `OPENS` and `CLOSES` (a
+        /// backtick before or after it), `AS_WRITTEN` (a plain word in its own form, not
+        /// inflected) and `SUBCOMMAND` (written as a listed subcommand: `build`, not `builds`).
+        mark: u8,
     },
     /// `setting`: the colon after an identifier-shaped key (`imagePullPolicy:`), so the word
     /// after it is the setting's value and as technical as a flag's (`Always` vs `IfNotPresent`).
-    Break {
-        setting: bool,
-    },
+    Break { setting: bool },
 }
 
+/// `Item::Word::mark` bits.
+const OPENS: u8 = 1;
+const CLOSES: u8 = 2;
+const AS_WRITTEN: u8 = 4;
+const SUBCOMMAND: u8 = 8;
+/// Set by `command_heads`: the word is a command's program.
+const PROGRAM: u8 = 16;
+
 impl Item<'_> {
+    /// The word's text, technical flag and mark; `None` for a clause break.
+    fn word(&self) -> Option<(&str, bool, u8)> {
+        match self {
+            Item::Word {
+                text,
+                technical,
+                mark,
+            } => Some((text, *technical, *mark)),
+            Item::Break { .. } => None,
+        }
+    }
+
     fn into_owned<'b>(self) -> Item<'b> {
         match self {
-            Item::Word { text, technical } => Item::Word {
+            Item::Word {
+                text,
+                technical,
+                mark,
+            } => Item::Word {
                 text: Cow::Owned(text.into_owned()),
                 technical,
+                mark,
             },
             Item::Break { setting } => Item::Break { setting },
         }
@@ -447,6 +484,7 @@ impl Lexicon {
             antonyms: Vec::new(),
             antonym_of: HashMap::default(),
             commands: HashMap::default(),
+            subcommand_words: HashSet::default(),
             terms: HashSet::default(),
             abbreviations: f.abbreviations.iter().map(|s| s.to_lowercase()).collect(),
             movable: HashSet::default(),
@@ -486,6 +524,9 @@ impl Lexicon {
                 .map(|w| stem(&lx, w))
                 .to_vec(),
             prefer: vec![stem(&lx, "use"), stem(&lx, "prefer")],
+            runs: vec![stem(&lx, "run"), stem(&lx, "use")],
+            via: ["with", "via", "through"].map(|w| stem(&lx, w)).to_vec(),
+            not_heads: NOT_HEADS.iter().map(|w| stem(&lx, w)).collect(),
             object: ["no", "nothing", "none"].map(|w| stem(&lx, w)).to_vec(),
         };
         let mut fw: HashMap<String, FunctionWord> = HashMap::default();
@@ -553,6 +594,7 @@ impl Lexicon {
                 .join(" ");
             let set = subs.iter().map(|s| lx.canon(&stem(&lx, s))).collect();
             lx.commands.insert(p, set);
+            lx.subcommand_words.extend(subs.iter().map(|s| s.to_lowercase()));
         }
         lx.terms = f
             .technical_terms
@@ -663,6 +705,8 @@ impl Lexicon {
             return;
         }
         let mut s = chunk.trim_start_matches(LEAD);
+        let opens = chunk[..chunk.len() - s.len()].contains('`');
+        let start = out.len();
         let mut brk = false;
         let mut colon = false;
         let mut call = false;
@@ -683,6 +727,8 @@ impl Lexicon {
                 _ => break,
             }
         }
+        let lead = chunk.len() - chunk.trim_start_matches(LEAD).len();
+        let closes_tick = chunk[lead + s.len()..].contains('`');
         // `f(x, y)`: the head is a call, the rest is more text.
         if let Some(i) = s.find('(')
             && i > 0
@@ -699,6 +745,14 @@ impl Lexicon {
             }
         } else if !s.is_empty() {
             self.word_or_technical(s, call, out);
+        }
+        // A backtick before the chunk's first word or after its last: a command span's ends.
+        let is_word = |it: &&mut Item| matches!(it, Item::Word { .. });
+        if opens && let Some(Item::Word { mark, .. }) = out[start..].iter_mut().find(is_word) {
+            *mark |= OPENS;
+        }
+        if closes_tick && let Some(Item::Word { mark, .. }) = out[start..].iter_mut().rfind(is_word) {
+            *mark |= CLOSES;
         }
         // A parenthesis closed here (not a call's, `f(x)`) ends what it says: "install with
         // npm ci (not npm install) before npm test" negates `npm install` alone.
@@ -732,6 +786,7 @@ impl Lexicon {
                 out.push(Item::Word {
                     text: t,
                     technical: true,
+                    mark: 0,
                 });
             }
             return;
@@ -761,17 +816,35 @@ impl Lexicon {
 
     /// A lower-cased word, possessive and negation resolved, stemmed.
     fn plain_word<'a>(&'a self, w: Cow<'a, str>, out: &mut Vec<Item<'a>>) {
+        let possessive = w.ends_with("'s");
         let mut w = keep_prefix(w, |w| w.strip_suffix("'s").unwrap_or(w));
         if w.ends_with("n't") {
             w = Cow::Borrowed("not");
         }
+        let mut mark = if self.subcommand_words.contains(&*w) {
+            SUBCOMMAND
+        } else {
+            0
+        };
         let text = match self.inflect(&w) {
-            Some(stem) => stem,
-            None => w,
+            // Only a final `e` dropped (`make` → `mak`): the word as written.
+            Some(stem) => {
+                if !possessive && w.strip_suffix('e') == Some(&*stem) {
+                    mark |= AS_WRITTEN;
+                }
+                stem
+            }
+            None => {
+                if !possessive {
+                    mark |= AS_WRITTEN;
+                }
+                w
+            }
         };
         out.push(Item::Word {
             text,
             technical: false,
+            mark,
         });
     }
 
@@ -792,18 +865,19 @@ impl Lexicon {
             // A setting's value is taken as written: no phrase, synonym or stop word.
             let value = matches!(seq.last(), Some(Item::Break { setting: true }));
             let may_start = !value
-                && matches!(&items[i], Item::Word { text, technical: false } if self.phrase_starts.contains(&**text));
+                && matches!(&items[i], Item::Word { text, technical: false, .. } if self.phrase_starts.contains(&**text));
             for (words, repl) in self.phrases.iter().filter(|_| may_start) {
                 let n = words.len();
                 if i + n <= items.len()
                     && words
                         .iter()
                         .zip(&items[i..i + n])
-                        .all(|(w, it)| matches!(it, Item::Word { text, technical: false } if text == w))
+                        .all(|(w, it)| matches!(it, Item::Word { text, technical: false, .. } if text == w))
                 {
                     seq.push(Item::Word {
                         text: Cow::Borrowed(repl),
                         technical: false,
+                        mark: 0,
                     });
                     i += n;
                     continue 'outer;
@@ -812,16 +886,23 @@ impl Lexicon {
             // Moved out: the scan never looks back at item i.
             seq.push(
                 match std::mem::replace(&mut items[i], Item::Break { setting: false }) {
-                    Item::Word { text, .. } if value => Item::Word {
+                    Item::Word { text, mark, .. } if value => Item::Word {
                         text,
                         technical: true,
+                        mark,
                     },
-                    Item::Word { text, technical } => self.synonym(text, technical),
+                    Item::Word {
+                        text,
+                        technical,
+                        mark,
+                    } => self.synonym(text, technical, mark),
                     brk => brk,
                 },
             );
             i += 1;
         }
+        // 3½. the program a command names is a tool name, technical (`command_heads`).
+        self.command_heads(&mut seq);
         // 4. commands: `program subcommand` becomes a technical token as well.
         //    A command just made is a program too, for a subcommand of a subcommand:
         //    `terraform workspace select` adds `terraform workspace` and then that.
@@ -831,11 +912,23 @@ impl Lexicon {
         while let Some(it) = seq.next() {
             let lists = |p: &str, sub: &str| self.commands.get(p).is_some_and(|s| s.contains(sub));
             let prev = made.take();
+            // A program the lexicon does not list takes any listed subcommand as written:
+            // "run make build" and "run make test" are two commands, as two of cargo's are.
+            let unlisted = |p: &str, program: u8, sub: u8| {
+                program & PROGRAM != 0 && sub & SUBCOMMAND != 0 && !self.commands.contains_key(p)
+            };
             let command = match (&it, seq.peek()) {
-                (Item::Word { text: p, .. }, Some(Item::Word { text: sub, .. })) => {
+                (
+                    Item::Word {
+                        text: p, mark: pm, ..
+                    },
+                    Some(Item::Word {
+                        text: sub, mark: sm, ..
+                    }),
+                ) => {
                     if let Some(m) = prev.filter(|m| lists(m, sub)) {
                         Some(format!("{m} {sub}"))
-                    } else if lists(p, sub) {
+                    } else if lists(p, sub) || unlisted(p, *pm, *sm) {
                         Some(format!("{p} {sub}"))
                     } else {
                         None
@@ -849,6 +942,7 @@ impl Lexicon {
                 full.push(Item::Word {
                     text: Cow::Owned(c),
                     technical: true,
+                    mark: 0,
                 });
             }
         }
@@ -906,7 +1000,7 @@ impl Lexicon {
                     prefer = false;
                     continue;
                 }
-                Item::Word { text, technical } => (&**text, *technical),
+                Item::Word { text, technical, .. } => (&**text, *technical),
             };
             words.push(t);
             // Each antonym word marks its side: 1 = first word only, 2 = second only, 3 =
@@ -1082,8 +1176,141 @@ impl Lexicon {
         }
     }
 
+    /// Step 3½: the program of a command is a tool name, and technical, whatever else the
+    /// word is: "run make build --locked" names `make` as "run cargo build --locked" names
+    /// `cargo`, so the two are two lessons (`make`, a stop word, was dropped before). A
+    /// command is recognised by its shape, not by a list of tools:
+    /// * the first word of a backticked span of two or more words (`` `make build` ``, ``
+    ///   `just test` ``), or of one word right after `run` or `use` (``run `tox` ``);
+    /// * of the words right before a flag, back to a `run`, `use`, `with`, `via` or
+    ///   `through`, a clause break, an inflected word or a word that is never a program
+    ///   (`NOT_HEADS`, articles, negators), the word before the first listed subcommand as
+    ///   written (`make` in "by default make build --locked", `docker` in "docker compose
+    ///   run --rm"); with none, the first word when a verb starts them (`run tox -e py311`)
+    ///   or the second is technical (`npx tsc --noEmit`; not "raise max heap -Xmx2g");
+    /// * after `run` or `use`, a word as written followed by a listed subcommand as written
+    ///   ("run make test", "use cargo build"; not "run the tests", "run unit tests").
+    ///
+    /// A `run` that is its program's own subcommand (`npm run build`) starts nothing. A
+    /// program found here that `commands` does not list takes any listed subcommand as
+    /// written after it as its own in step 4 (`make build`, `make test`).
+    fn command_heads(&self, seq: &mut [Item]) {
+        let mk = &self.mk;
+        let word = |k: usize| seq.get(k).and_then(Item::word);
+        // A verb that starts a command here (not `npm run`'s subcommand).
+        let starts = |k: usize, verbs: &[&Vec<String>]| {
+            word(k).is_some_and(|(t, technical, _)| {
+                !technical
+                    && verbs.iter().any(|v| v.iter().any(|w| w == t))
+                    && !(k.checked_sub(1).and_then(word))
+                        .is_some_and(|(p, _, _)| self.commands.get(p).is_some_and(|s| s.contains(t)))
+            })
+        };
+        let launcher = |k: usize| starts(k, &[&mk.runs, &mk.via]);
+        let verb = |t: &str| mk.runs.iter().chain(&mk.via).any(|w| w == t);
+        // Never a program; a `run` or `use` is one only as its program's subcommand.
+        let grammar = |t: &str| {
+            t.starts_with('~')
+                || self
+                    .function_words
+                    .get(t)
+                    .is_some_and(|f| f.article || f.negator || f.clause_break)
+        };
+        let never = |t: &str| grammar(t) || mk.not_heads.contains(t);
+        let mut heads: Vec<usize> = Vec::new();
+        let mut span: Vec<usize> = Vec::new();
+        let mut k = 0;
+        while k < seq.len() {
+            let Some((t, technical, mark)) = word(k) else {
+                k += 1;
+                continue;
+            };
+            // A backticked span: its words up to the closing backtick.
+            if mark & OPENS != 0 {
+                let mut end = k;
+                while let Some((_, _, m)) = word(end) {
+                    end += 1;
+                    if m & CLOSES != 0 {
+                        break;
+                    }
+                }
+                let closed = end > k && word(end - 1).is_some_and(|(_, _, m)| m & CLOSES != 0);
+                let launched = k > 0 && starts(k - 1, &[&mk.runs]);
+                // Two words or more are a command as typed (`just test`): its first is the
+                // program, whatever it is in English.
+                if closed && (end - k >= 2 && !grammar(t) || launched && !never(t) && !verb(t)) {
+                    heads.push(k);
+                }
+            }
+            // Right before a flag: back to what starts the command. Its program is the word
+            // before its first listed subcommand (`make` in "by default make build
+            // --locked", `docker` in "by default docker compose run --rm"), else its first.
+            if technical && is_flag(t) {
+                span.clear();
+                let (mut launched, mut cut) = (false, false);
+                let mut j = k;
+                while j > 0 {
+                    j -= 1;
+                    let Some((w, tech, m)) = word(j) else { break };
+                    if tech && is_flag(w) {
+                        continue;
+                    }
+                    if !tech && launcher(j) {
+                        launched = true;
+                        break;
+                    }
+                    // A command is written as typed: "breaks npx tsc --noEmit" starts at npx.
+                    if !tech && (never(w) || m & AS_WRITTEN == 0) {
+                        break;
+                    }
+                    span.push(j);
+                    if span.len() == 6 {
+                        // Too long to start at its first word: only a subcommand tells.
+                        cut = true;
+                        break;
+                    }
+                }
+                span.reverse();
+                let sub = |&j: &usize| word(j).is_some_and(|(_, tech, m)| !tech && m & SUBCOMMAND != 0);
+                let technical_at = |i: usize| {
+                    span.get(i)
+                        .and_then(|&j| word(j))
+                        .is_some_and(|(_, tech, _)| tech)
+                };
+                match span.iter().skip(1).position(sub) {
+                    Some(p) => heads.push(span[p]),
+                    None if !cut && (launched || span.len() >= 2 && technical_at(1)) => {
+                        heads.extend(span.first())
+                    }
+                    None => {}
+                }
+            }
+            // `run X sub`, `use X sub`.
+            if !technical && starts(k, &[&mk.runs]) {
+                let w = word(k + 1);
+                let sub = word(k + 2).is_some_and(|(_, tech, m)| !tech && m & SUBCOMMAND != 0);
+                if let Some((w, false, m)) = w
+                    && sub
+                    && m & AS_WRITTEN != 0
+                    && m & SUBCOMMAND == 0
+                    && !never(w)
+                    && !verb(w)
+                {
+                    heads.push(k + 1);
+                }
+            }
+            k += 1;
+        }
+        for h in heads {
+            if let Item::Word { technical, mark, .. } = &mut seq[h] {
+                *technical = true;
+                *mark |= PROGRAM;
+            }
+        }
+    }
+
     /// Step 3: the canonical word of a synonym group; listed technical terms are technical.
-    fn synonym<'a>(&'a self, text: Cow<'a, str>, technical: bool) -> Item<'a> {
+    fn synonym<'a>(&'a self, text: Cow<'a, str>, technical: bool, mark: u8) -> Item<'a> {
         let (text, technical) = match self.synonyms.get(&*text) {
             // A synonym spelled as a plain word is not technical (`node.js` → `node`).
             Some(c) if *c != *text => (
@@ -1095,9 +1322,209 @@ impl Lexicon {
         Item::Word {
             technical: technical || self.terms.contains(&*text),
             text,
+            mark,
         }
     }
 }
+
+/// Words that are never a command's program (`Markers::not_heads`), besides the lexicon's
+/// articles, negators and clause breaks: "run in test mode", "use every build" name no tool.
+const NOT_HEADS: &[&str] = &[
+    // prepositions
+    "of",
+    "in",
+    "on",
+    "at",
+    "to",
+    "for",
+    "from",
+    "by",
+    "with",
+    "into",
+    "onto",
+    "about",
+    "as",
+    "up",
+    "out",
+    "off",
+    "through",
+    "via",
+    "per",
+    "inside",
+    "within",
+    "against",
+    "between",
+    "across",
+    "along",
+    "toward",
+    "towards",
+    "upon",
+    "over",
+    "under",
+    "before",
+    "after",
+    "without",
+    "during",
+    "like",
+    // determiners and quantifiers
+    "a",
+    "an",
+    "the",
+    "this",
+    "that",
+    "these",
+    "those",
+    "all",
+    "any",
+    "each",
+    "every",
+    "some",
+    "both",
+    "either",
+    "neither",
+    "other",
+    "another",
+    "such",
+    "same",
+    "own",
+    "more",
+    "most",
+    "less",
+    "least",
+    "no",
+    "none",
+    "few",
+    "many",
+    "much",
+    "several",
+    "whole",
+    "full",
+    // pronouns
+    "it",
+    "its",
+    "they",
+    "them",
+    "their",
+    "there",
+    "here",
+    "i",
+    "me",
+    "my",
+    "we",
+    "us",
+    "our",
+    "you",
+    "your",
+    "he",
+    "she",
+    "his",
+    "her",
+    "one",
+    "ones",
+    "itself",
+    "themselves",
+    // auxiliaries
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "been",
+    "being",
+    "am",
+    "do",
+    "does",
+    "did",
+    "have",
+    "has",
+    "had",
+    "having",
+    "get",
+    "gets",
+    "got",
+    "can",
+    "could",
+    "will",
+    "would",
+    "shall",
+    "should",
+    "must",
+    "may",
+    "might",
+    "need",
+    "needs",
+    // conjunctions
+    "and",
+    "or",
+    "but",
+    "so",
+    "if",
+    "when",
+    "whenever",
+    "while",
+    "because",
+    "since",
+    "unless",
+    "until",
+    "then",
+    "than",
+    "which",
+    "who",
+    "whom",
+    "whose",
+    "what",
+    "where",
+    "why",
+    "how",
+    "nor",
+    // adverbs
+    "very",
+    "too",
+    "also",
+    "just",
+    "only",
+    "even",
+    "still",
+    "already",
+    "yet",
+    "again",
+    "ever",
+    "first",
+    "now",
+    "right",
+    "away",
+    "instead",
+    "rather",
+    "otherwise",
+    "else",
+    "actually",
+    "really",
+    "explicitly",
+    "always",
+    "never",
+    "not",
+    "sure",
+    "beforehand",
+    "once",
+    "twice",
+    "locally",
+    // nouns and adjectives the lexicon drops
+    "anything",
+    "something",
+    "nothing",
+    "everything",
+    "thing",
+    "things",
+    "way",
+    "ways",
+    "single",
+    "multiple",
+    "new",
+    "specific",
+    "explicit",
+    "certain",
+    "particular",
+];
 
 /// A content word while a text is analysed (see `Token`).
 struct Noted<'a> {

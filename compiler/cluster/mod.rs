@@ -44,7 +44,14 @@
 //! subcommands adds a technical token (`npm ci`), and a listed command followed by one of
 //! its own subcommands (a two-word key: `terraform workspace`) one more (`terraform workspace
 //! select`); listed technical terms (tool, language, format and type names) count as
-//! technical. Each content word gets a role: asserted,
+//! technical, and so does a command's program, listed or not and English word or not
+//! (`lexicon::command_heads`, by the command's shape: the first word of a backticked
+//! command; of the words before a flag, the one before their first listed subcommand as
+//! written, or their first; after `run`/`use`, a word before a listed subcommand as
+//! written: `make` in "run make build --locked"), so lessons that differ only in their
+//! tool are two lessons. Such a program the lexicon does not list, followed by a listed
+//! subcommand as written, adds one more (`make build`: "run make build" and "run make
+//! test" differ as two of cargo's commands do). Each content word gets a role: asserted,
 //! negated (after `never`/`not`/`avoid`/`…n't` to the end of the clause, or dispreferred:
 //! `instead of X`, `prefer … over X`, `replace X with`), or in a `before`/`after` clause
 //! (the later step of "X first, then Y", "X, then Y" and "X and then Y" is in a `before`

@@ -643,3 +643,148 @@ fn a_flag_with_a_value_finds_its_bare_flag_past_the_compare_limit() {
     assert_eq!(cs.len(), l.max_compares + 1, "{cs:#?}");
     assert_eq!(members_of(&cs, n).members, vec![n, n + 1]);
 }
+
+/// A command's program is a tool name, and technical whether or not the lexicon lists it and
+/// whether or not it is also an English word: lessons that differ only in the tool they run
+/// are two lessons ("Run make build --locked in CI" was one cluster with "Run cargo build
+/// --locked in CI"), while paraphrases of one command still merge.
+#[test]
+fn lessons_that_differ_only_in_their_tool_are_two_lessons() {
+    let l = lx();
+    let tech = |x: &str, y: &str| Verdict::Technical(x.to_string(), y.to_string());
+    let apart = [
+        (
+            "Run cargo build --locked in CI",
+            "Run make build --locked in CI",
+            tech("cargo", "mak"),
+        ),
+        (
+            "Run cargo build --locked in CI so the build honours Cargo.lock",
+            "In CI, run make build with --locked so Cargo.lock is honoured",
+            tech("cargo", "mak"),
+        ),
+        (
+            "Run cargo test before pushing to main",
+            "Run make test before pushing to main",
+            tech("cargo", "mak"),
+        ),
+        (
+            "Use bun install --frozen-lockfile in CI so installs match the lockfile",
+            "Use pnpm install --frozen-lockfile in CI so installs match the lockfile",
+            tech("bun", "pnpm"),
+        ),
+        (
+            "Run buildah build --pull=always so base image fixes are picked up",
+            "Run podman build --pull=always so base image fixes are picked up",
+            tech("buildah", "podman"),
+        ),
+        (
+            "Run mvn test --offline on the air-gapped runners",
+            "Run gradle test --offline on the air-gapped runners",
+            tech("mvn", "gradl"),
+        ),
+        (
+            "Before opening a pull request, run `tox -e lint`",
+            "Before opening a pull request, run `nox -e lint`",
+            tech("tox", "nox"),
+        ),
+        (
+            "Run npm ci --ignore-scripts in CI",
+            "Run yarn install --ignore-scripts in CI",
+            tech("npm", "yarn"),
+        ),
+        (
+            "Run go test ./... before tagging a release",
+            "Run go vet ./... before tagging a release",
+            tech("go test", "go vet"),
+        ),
+        // Two subcommands of a program the lexicon does not list are two commands, as two of
+        // cargo's are (they shared `make` and passed the overlap threshold).
+        (
+            "Run make build in CI with the same flags as locally so both fail for the same reasons.",
+            "Run make test locally before pushing; CI takes far longer to report the same failure.",
+            tech("mak build", "mak test"),
+        ),
+    ];
+    let same = [
+        (
+            "Run cargo build --locked in CI so the build honours Cargo.lock",
+            "In CI, run cargo build with --locked so Cargo.lock is honoured",
+        ),
+        (
+            "Use cargo build --locked in CI so the build honours Cargo.lock",
+            "Run cargo build --locked in CI so the build honours Cargo.lock",
+        ),
+        (
+            "Run make test before pushing to main",
+            "Before pushing to main, run make test",
+        ),
+        (
+            "Use bun install --frozen-lockfile in CI so installs match the lockfile",
+            "In CI, install with bun install --frozen-lockfile so the lockfile is respected",
+        ),
+        (
+            "Run mvn test --offline on the air-gapped runners",
+            "On the air-gapped runners, run mvn test with --offline",
+        ),
+        (
+            "Before opening a pull request, run `tox -e lint`",
+            "Run tox -e lint before you open a pull request",
+        ),
+        // The tool named in prose on one side, as a command on the other.
+        (
+            "Build with make --locked in CI so Cargo.lock is honoured",
+            "In CI, run make build --locked so Cargo.lock is honoured",
+        ),
+    ];
+    let wrong = mismatches(&l, &apart, &same);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// What is, and is not, a command's program.
+#[test]
+fn a_commands_program_is_technical_and_prose_is_not() {
+    let l = lx();
+    let technical = |text: &str| -> Vec<String> {
+        let a = l.analyze(text);
+        (a.tokens.iter())
+            .filter(|t| t.technical && !t.text.starts_with('-'))
+            .map(|t| t.text.clone())
+            .collect()
+    };
+    // Before a subcommand, a flag, inside backticks, after `run` or `use`.
+    assert_eq!(technical("Run make build --locked in CI"), ["mak", "mak build"]);
+    assert_eq!(
+        technical("Always run make test before pushing"),
+        ["mak", "mak test"]
+    );
+    assert_eq!(
+        technical("CI fails unless bazel build --config=ci passes"),
+        ["bazel", "bazel build"]
+    );
+    assert_eq!(technical("Lint with `tox -e lint` first"), ["tox"]);
+    assert_eq!(technical("Run `tox` before pushing"), ["tox"]);
+    assert_eq!(technical("Run tox -e lint"), ["tox"]);
+    assert_eq!(technical("Use npm run build --prod"), ["npm", "npm run"]);
+    // The program is the word before the first subcommand, not the first word of the run.
+    assert_eq!(
+        technical("By default docker compose run --rm app make test runs in parallel"),
+        ["compos run", "docker", "docker compos"]
+    );
+    assert_eq!(
+        technical("By default make build --locked runs in CI"),
+        ["mak", "mak build"]
+    );
+    // Prose: no command, or a word that is never a program.
+    for prose in [
+        "Run the tests with -x before pushing",
+        "Run unit tests before pushing",
+        "Run in test mode with --dry-run",
+        "Pass --locked to the build in CI",
+        "Raise the max heap -Xmx2g for the indexer",
+        "Make sure the build passes before pushing",
+        "Run every test before merging",
+    ] {
+        assert_eq!(technical(prose), Vec::<String>::new(), "{prose}");
+    }
+}
