@@ -759,33 +759,83 @@ fn compile(args: &RunArgs, stop_after: Option<Stage>) -> Result<i32, Fatal> {
         let previous = store.outputs()?;
         let ledger = emit::ledger_file(&comp.lessons);
         clock.lap("ledger");
-        // The ledger is most of the output at scale. It is written and staged in the store
-        // side by side, then freed, so the other files are rendered into its memory instead
-        // of beside it (which would set a new peak).
+        // The ledger is most of the output at scale. First it is compared, side by side, with
+        // the store's rows and with the last ledger file.
         let ids = comp.lessons.iter().map(|l| l.id.as_str());
         let rows: Vec<(&str, &str)> = ids.zip(emit::ledger_rows(&ledger.pieces)).collect();
-        let (staged, ledger_written) = std::thread::scope(|s| {
-            let writing = s.spawn(|| emit::write(&args.out, &[&ledger]));
-            let staged = store.stage_compile(comp.now, &rows);
-            (staged, writing.join().expect("writing a file does not panic"))
+        let (staged, unchanged) = std::thread::scope(|s| {
+            let comparing = s.spawn(|| emit::unchanged(&args.out, &ledger));
+            let staged = store.begin_compile(comp.now, &rows);
+            (staged, comparing.join().expect("comparing a file does not panic"))
         });
-        let mut generated = vec![ledger.path.clone()];
         drop(rows);
-        drop(ledger);
-        let staged = staged?;
+        let mut staged = staged?;
+        clock.lap("ledger compared");
+        // Then its rows go into the store piece by piece, each piece passed on to be written
+        // and freed, while the other files render and are written on the core that staging
+        // (one thread inside SQLite, most of it the kernel filling fresh page-cache pages)
+        // leaves idle. Rendering waits for a quarter of the ledger to be freed: started at
+        // once, it set a new peak before the ledger had made room for it.
+        let len: usize = ledger.pieces.iter().map(String::len).sum();
+        let mut generated = vec![ledger.path.clone()];
+        let (files, others, put, ledger_written) = std::thread::scope(|s| {
+            let (to_writer, pieces) = std::sync::mpsc::sync_channel::<String>(2);
+            let path = &generated[0];
+            let writing = s.spawn(move || -> std::io::Result<usize> {
+                if unchanged {
+                    pieces.into_iter().for_each(drop);
+                    return Ok(0);
+                }
+                emit::write_streamed(&args.out, path, len, pieces)?;
+                Ok(1)
+            });
+            let (room, quarter_freed) = std::sync::mpsc::channel::<()>();
+            let (staged, lessons) = (&mut staged, &comp.lessons);
+            let staging = s.spawn(move || {
+                let mut ids = lessons.iter().map(|l| l.id.as_str());
+                let (mut put, mut passed, mut room) = (Ok(()), 0, Some(room));
+                for (i, piece) in ledger.pieces.into_iter().enumerate() {
+                    // The first piece is the header line. After a failure the pieces are still
+                    // written: the ledger file does not depend on the store.
+                    if i > 0 && put.is_ok() {
+                        // Rows first: `zip` would take one id too many from the ids first.
+                        let rows = emit::piece_rows(&piece).zip(ids.by_ref());
+                        put = staged.put(rows.map(|(json, id)| (id, json)));
+                    }
+                    passed += piece.len();
+                    // A writer that failed has gone; its error is reported below.
+                    let _ = to_writer.send(piece);
+                    if passed * 4 >= len {
+                        drop(room.take());
+                    }
+                }
+                drop(to_writer);
+                // The rows reach the disk while the other files still render.
+                put.and_then(|()| staged.sync())
+            });
+            // Nothing is sent: the staging thread drops `room` once a quarter is freed.
+            let _ = quarter_freed.recv();
+            let mut files = emit::render(&comp, &rules, &mut emit_sink);
+            files.extend(delta_files);
+            clock.lap("render");
+            // Written whether or not the ledger could be; a failure of either leaves the last
+            // recorded compile as it was, and no stale file is removed.
+            let others = emit::write(&args.out, &files.iter().collect::<Vec<_>>());
+            clock.lap("write");
+            let put = staging.join().expect("staging rows does not panic");
+            let written = writing.join().expect("writing a file does not panic");
+            (files, others, put, written)
+        });
+        put?;
         gone = report::gone_lessons(staged.gone(), &comp.lessons, &comp.refounded);
-        clock.lap("ledger written");
-        let mut files = emit::render(&comp, &rules, &mut emit_sink);
-        files.extend(delta_files);
-        clock.lap("render");
+        clock.lap("ledger staged");
         generated.extend(files.iter().map(|f| f.path.clone()));
         generated.sort();
         let wrote = ledger_written.and_then(|ledger| {
-            let others = emit::write(&args.out, &files.iter().collect::<Vec<_>>())?;
+            let others = others?;
             removed = emit::remove_stale(&args.out, &generated, &previous)?;
             Ok(ledger + others)
         });
-        clock.lap("write");
         // Files that could not be written leave the last recorded compile as it was.
         let recorded = staged.finish(wrote.is_ok().then_some(&generated[..]));
         changed = wrote.map_err(|e| Fatal(format!("{}: {e}", args.out.display())))?;

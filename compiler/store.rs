@@ -366,6 +366,20 @@ impl Store {
         now: Millis,
         ledger: &[(&str, &str)],
     ) -> Result<StagedCompile<'_>, StoreError> {
+        let mut staged = self.begin_compile(now, ledger)?;
+        staged.put(ledger.iter().copied())?;
+        Ok(staged)
+    }
+
+    /// `stage_compile` in two steps, for a caller that frees the ledger's text as its rows are
+    /// stored: this one compares `ledger` with the stored rows and stages the removal of
+    /// lessons it no longer has; `StagedCompile::put` then takes the same rows, in order, in as
+    /// many calls as the caller likes.
+    pub fn begin_compile(
+        &mut self,
+        now: Millis,
+        ledger: &[(&str, &str)],
+    ) -> Result<StagedCompile<'_>, StoreError> {
         // The first ledger goes straight into the database file: WAL would write it twice
         // (log, then checkpoint), and an empty store has no reader to keep working meanwhile.
         // Another connection keeps the store in WAL, which only costs time. A rollback journal
@@ -385,13 +399,15 @@ impl Store {
             first,
             open: true,
             gone: Vec::new(),
+            write: Vec::new(),
+            next: 0,
         };
         staged
             .store
             .conn
             .execute_batch("BEGIN")
             .map_err(staged.store.err())?;
-        staged.stage_rows(now, ledger).map_err(staged.store.err())?;
+        staged.compare_rows(now, ledger).map_err(staged.store.err())?;
         Ok(staged)
     }
 
@@ -413,6 +429,10 @@ pub struct StagedCompile<'a> {
     open: bool,
     /// The last compile's lessons this ledger does not have, as their JSON objects, by id.
     gone: Vec<String>,
+    /// Per ledger row, whether `put` writes it (it is not stored already with that text).
+    write: Vec<bool>,
+    /// The ledger row `put` takes next.
+    next: usize,
 }
 
 impl StagedCompile<'_> {
@@ -451,8 +471,64 @@ impl StagedCompile<'_> {
         ended.and(restored).map_err(self.store.err())
     }
 
-    /// The ledger rows and the compile's time, inside the open transaction.
-    fn stage_rows(&mut self, now: Millis, ledger: &[(&str, &str)]) -> rusqlite::Result<()> {
+    /// Stages the next rows of the ledger `Store::begin_compile` compared, in its order.
+    pub fn put<'r>(&mut self, rows: impl IntoIterator<Item = (&'r str, &'r str)>) -> Result<(), StoreError> {
+        let conn = &self.store.conn;
+        let mut upsert = conn
+            .prepare_cached(
+                "INSERT INTO lessons (id, json) VALUES (?1, ?2)
+                 ON CONFLICT (id) DO UPDATE SET json = excluded.json",
+            )
+            .map_err(self.store.err())?;
+        for (id, json) in rows {
+            let write = self.write.get(self.next).copied().unwrap_or(true);
+            self.next += 1;
+            if write {
+                upsert.execute(params![id, json]).map_err(self.store.err())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Asks the disk to keep what is staged so far, ahead of `finish`: a first compile's
+    /// half gigabyte of rows is otherwise written out inside the commit, while nothing else
+    /// runs. Early is no less safe: until the commit, a crash rolls the rows back (WAL:
+    /// they are in the log, and this syncs the database file, which the log has not touched).
+    pub fn sync(&self) -> Result<(), StoreError> {
+        use rusqlite::ffi;
+        let mut file: *mut ffi::sqlite3_file = std::ptr::null_mut();
+        // SAFETY: the connection's own handle; `SQLITE_FCNTL_FILE_POINTER` stores the main
+        // database's open file in `file`, which lives as long as the connection, and its
+        // `xSync` is the file's sync as SQLite itself calls it. Nothing else uses the
+        // connection meanwhile: `self` borrows its store mutably.
+        let rc = unsafe {
+            let db = self.store.conn.handle();
+            let rc = ffi::sqlite3_file_control(
+                db,
+                c"main".as_ptr(),
+                ffi::SQLITE_FCNTL_FILE_POINTER,
+                (&raw mut file).cast(),
+            );
+            match (rc, file.as_ref().and_then(|f| f.pMethods.as_ref())) {
+                (ffi::SQLITE_OK, Some(methods)) => match methods.xSync {
+                    Some(sync) => sync(file, ffi::SQLITE_SYNC_NORMAL),
+                    None => ffi::SQLITE_OK,
+                },
+                (rc, _) => rc,
+            }
+        };
+        match rc {
+            ffi::SQLITE_OK => Ok(()),
+            rc => Err(self.store.err()(rusqlite::Error::SqliteFailure(
+                ffi::Error::new(rc),
+                None,
+            ))),
+        }
+    }
+
+    /// The compile's time, and which ledger rows to write, inside the open transaction; the
+    /// rows of lessons the ledger no longer has are removed.
+    fn compare_rows(&mut self, now: Millis, ledger: &[(&str, &str)]) -> rusqlite::Result<()> {
         let conn = &self.store.conn;
         conn.execute("DELETE FROM compiles", [])?;
         conn.execute(
@@ -489,24 +565,11 @@ impl StagedCompile<'_> {
         }
         gone_rows.sort_unstable();
         self.gone = gone_rows.into_iter().map(|(_, json)| json).collect();
-        {
-            let mut remove = conn.prepare("DELETE FROM lessons WHERE rowid = ?1")?;
-            for rowid in &gone {
-                remove.execute(params![rowid])?;
-            }
-            let mut upsert = conn.prepare(
-                "INSERT INTO lessons (id, json) VALUES (?1, ?2)
-                 ON CONFLICT (id) DO UPDATE SET json = excluded.json",
-            )?;
-            for (id, json) in ledger
-                .iter()
-                .zip(&write)
-                .filter(|(_, w)| **w)
-                .map(|(row, _)| *row)
-            {
-                upsert.execute(params![id, json])?;
-            }
+        let mut remove = conn.prepare("DELETE FROM lessons WHERE rowid = ?1")?;
+        for rowid in &gone {
+            remove.execute(params![rowid])?;
         }
+        self.write = write;
         Ok(())
     }
 
@@ -786,6 +849,22 @@ mod tests {
         drop(s.stage_compile(4, &[("Lc0ffee000001", npm)]).unwrap());
         assert_eq!(ledger_rows(&s), [go_later, npm]);
         assert_eq!(s.last_now().unwrap(), 2);
+        // Rows put in several calls: only the changed one is written, the gone one removed.
+        let ledger = [
+            ("L1a2b3c4d5e6f", go),
+            ("L9f8e7d6c5b4a", pip),
+            ("Lc0ffee000001", npm),
+        ];
+        let mut next = ledger.iter().copied();
+        let before = s.conn.total_changes();
+        let mut staged = s.begin_compile(5, &ledger[1..]).unwrap();
+        staged.put(next.by_ref().skip(1).take(1)).unwrap();
+        staged.put(next).unwrap();
+        assert_eq!(staged.gone(), [go_later]);
+        assert!(staged.finish(Some(&[])).unwrap());
+        let gone_row = 1;
+        assert_eq!(s.conn.total_changes() - before, compile_rows + gone_row + 1);
+        assert_eq!(ledger_rows(&s), [pip, npm]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -9,7 +9,8 @@
 //!
 //! Only the whole aligned blocks go direct; the last partial block is appended through the
 //! page cache. Any failure (a file system without direct I/O, say) is the caller's cue to
-//! write the file the ordinary way.
+//! write the file the ordinary way; a `Writer`, whose pieces are gone once written, goes on
+//! the ordinary way itself.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -36,7 +37,6 @@ fn large(pieces: &[String]) -> io::Result<usize> {
 }
 
 /// A `CHUNK`-byte window of `storage` (`CHUNK + ALIGN` bytes) that starts on a block boundary.
-#[cfg(target_os = "linux")]
 fn aligned(storage: &mut [u8]) -> &mut [u8] {
     let skip = storage.as_ptr().align_offset(ALIGN);
     &mut storage[skip..skip + CHUNK]
@@ -46,46 +46,150 @@ fn aligned(storage: &mut [u8]) -> &mut [u8] {
 /// On error the file may hold part of the text.
 #[cfg(target_os = "linux")]
 pub fn write(path: &Path, pieces: &[String]) -> io::Result<()> {
-    use std::os::unix::fs::OpenOptionsExt;
-    large(pieces)?;
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .custom_flags(libc::O_DIRECT)
-        .open(path)?;
-    let mut storage = vec![0u8; CHUNK + ALIGN];
-    let chunk = aligned(&mut storage);
-    let mut filled = 0;
+    let len = large(pieces)?;
+    let mut w = Writer::create(path, len)?;
     for piece in pieces {
-        let mut rest = piece.as_bytes();
-        while !rest.is_empty() {
-            let n = rest.len().min(CHUNK - filled);
-            chunk[filled..filled + n].copy_from_slice(&rest[..n]);
-            filled += n;
-            rest = &rest[n..];
-            if filled == CHUNK {
-                write_aligned(&mut file, chunk)?;
-                filled = 0;
-            }
-        }
+        w.push(piece.as_bytes())?;
     }
-    let whole = filled / ALIGN * ALIGN;
-    write_aligned(&mut file, &chunk[..whole])?;
-    drop(file);
-    if whole < filled {
-        // The tail is shorter than a block: direct I/O cannot write it.
-        OpenOptions::new()
-            .append(true)
-            .open(path)?
-            .write_all(&chunk[whole..filled])?;
-    }
-    Ok(())
+    w.finish()
 }
 
 #[cfg(not(target_os = "linux"))]
 pub fn write(_path: &Path, _pieces: &[String]) -> io::Result<()> {
     Err(io::Error::from(io::ErrorKind::Unsupported))
+}
+
+/// A new file written a piece at a time, for a text whose pieces are freed as they are
+/// written (the ledger's, while the state store takes its rows). A text of `MIN_BYTES` or
+/// more goes direct; a smaller one, or one the file system refuses direct I/O for, is
+/// written the ordinary way (pieces of a megabyte, so no buffer is needed).
+pub struct Writer {
+    file: File,
+    /// `CHUNK + ALIGN` bytes whose aligned window collects the text for direct writes; empty
+    /// once the file is written the ordinary way.
+    storage: Vec<u8>,
+    filled: usize,
+    /// Bytes in the file so far.
+    written: u64,
+}
+
+impl Writer {
+    /// Creates (or truncates) the file at `path` for a text of `len` bytes.
+    pub fn create(path: &Path, len: usize) -> io::Result<Writer> {
+        let direct = (len >= MIN_BYTES).then(|| open_new(path, true));
+        let (file, storage) = match direct {
+            Some(Ok(file)) => (file, vec![0u8; CHUNK + ALIGN]),
+            _ => (open_new(path, false)?, Vec::new()),
+        };
+        Ok(Writer {
+            file,
+            storage,
+            filled: 0,
+            written: 0,
+        })
+    }
+
+    pub fn push(&mut self, mut bytes: &[u8]) -> io::Result<()> {
+        while !bytes.is_empty() {
+            if self.storage.is_empty() {
+                self.file.write_all(bytes)?;
+                self.written += bytes.len() as u64;
+                return Ok(());
+            }
+            let filled = self.filled;
+            let n = bytes.len().min(CHUNK - filled);
+            aligned(&mut self.storage)[filled..filled + n].copy_from_slice(&bytes[..n]);
+            self.filled += n;
+            bytes = &bytes[n..];
+            if self.filled == CHUNK {
+                self.flush_blocks()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes what is left (the tail shorter than a block the ordinary way: direct I/O cannot
+    /// write it) and closes the file.
+    pub fn finish(mut self) -> io::Result<()> {
+        if !self.storage.is_empty() {
+            self.flush_blocks()?;
+        }
+        if !self.storage.is_empty() {
+            self.ordinary()?;
+        }
+        Ok(())
+    }
+
+    /// Writes the collected whole blocks direct; on failure the file goes on the ordinary way
+    /// from where the blocks begin (a short write may have left part of them).
+    fn flush_blocks(&mut self) -> io::Result<()> {
+        let whole = self.filled / ALIGN * ALIGN;
+        let blocks = &aligned(&mut self.storage)[..whole];
+        if write_aligned(&mut self.file, blocks).is_err() {
+            return self.ordinary();
+        }
+        self.written += whole as u64;
+        let chunk = aligned(&mut self.storage);
+        chunk.copy_within(whole..self.filled, 0);
+        self.filled -= whole;
+        Ok(())
+    }
+
+    /// Turns direct I/O off for the rest of the file and writes what is collected.
+    fn ordinary(&mut self) -> io::Result<()> {
+        use std::io::{Seek, SeekFrom};
+        set_direct(&self.file, false)?;
+        let collected = std::mem::take(&mut self.storage);
+        let skip = collected.as_ptr().align_offset(ALIGN);
+        self.file.seek(SeekFrom::Start(self.written))?;
+        self.file.set_len(self.written)?;
+        self.push(&collected[skip..skip + self.filled])?;
+        self.filled = 0;
+        Ok(())
+    }
+}
+
+/// A new (or truncated) file for writing, with direct I/O if `direct`.
+fn open_new(path: &Path, direct: bool) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(target_os = "linux")]
+    if direct {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_DIRECT);
+    }
+    #[cfg(not(target_os = "linux"))]
+    if direct {
+        return Err(io::Error::from(io::ErrorKind::Unsupported));
+    }
+    options.open(path)
+}
+
+/// Sets or clears `O_DIRECT` on an open file.
+#[cfg(target_os = "linux")]
+fn set_direct(file: &File, direct: bool) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let fd = file.as_raw_fd();
+    // SAFETY: `fcntl` on a descriptor this `File` owns; it reads and sets status flags only.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let flags = if direct {
+        flags | libc::O_DIRECT
+    } else {
+        flags & !libc::O_DIRECT
+    };
+    // SAFETY: as above.
+    if unsafe { libc::fcntl(fd, libc::F_SETFL, flags) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn set_direct(_file: &File, _direct: bool) -> io::Result<()> {
+    Ok(())
 }
 
 /// Does the file at `path` hold exactly `pieces`, one after the other? Read with direct I/O:
@@ -136,7 +240,6 @@ pub fn same(_path: &Path, _pieces: &[String]) -> io::Result<bool> {
 }
 
 /// One write of whole blocks; a short write would leave the rest unaligned, so it is an error.
-#[cfg(target_os = "linux")]
 fn write_aligned(file: &mut File, blocks: &[u8]) -> io::Result<()> {
     if blocks.is_empty() {
         return Ok(());
@@ -201,6 +304,25 @@ mod tests {
         let refused = |r: io::Result<()>| r.is_err_and(|e| e.kind() == io::ErrorKind::Unsupported);
         assert!(refused(write(&path, &small)));
         assert!(refused(same(&path, &small).map(|_| ())));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_writer_takes_the_text_a_piece_at_a_time() {
+        let dir = std::env::temp_dir().join(format!("skillc-direct-writer-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("ledger.json");
+        let line = "{\"id\":\"L00004f846540\",\"text\":\"Run `terraform plan` before apply\"}\n";
+        let text = line.repeat(MIN_BYTES / line.len() + 1000);
+        // Pieces that straddle the chunk and block edges, a small text that stays ordinary.
+        for text in [&text[..], "{}\n"] {
+            let mut w = Writer::create(&path, text.len()).unwrap();
+            for piece in text.as_bytes().chunks((1 << 20) + 123) {
+                w.push(piece).unwrap();
+            }
+            w.finish().unwrap();
+            assert!(std::fs::read(&path).unwrap() == text.as_bytes());
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

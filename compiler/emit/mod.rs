@@ -1,10 +1,11 @@
 //! Emit: the ledger rendered as files (DESIGN §7), then written atomically.
 //!
 //! `render` and `ledger_file` are pure — they return every file's relative path and bytes
-//! (the ledger apart, so it can be written, staged in the state store and freed before the
+//! (the ledger apart, so it can be staged in the state store, written and freed while the
 //! rest renders), and tests can look at output without touching the disk; `write` puts them
-//! in place (temporary file, then rename, files in parallel) and `remove_stale` removes files
-//! a previous compile generated that this one does not.
+//! in place (temporary file, then rename, files in parallel), `write_streamed` the ledger a
+//! piece at a time, and `remove_stale` removes files a previous compile generated that this
+//! one does not.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
@@ -57,8 +58,8 @@ impl OutFile {
     }
 }
 
-/// Renders every output file of a compile but the ledger (`ledger_file`, written and freed
-/// before the rest renders), sorted by path. Diagnostics about what did not fit
+/// Renders every output file of a compile but the ledger (`ledger_file`, staged, written and
+/// freed while the rest renders), sorted by path. Diagnostics about what did not fit
 /// are pushed to `sink` and also appear in `diagnostics.json`.
 pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile> {
     let mut files = Vec::new();
@@ -573,10 +574,13 @@ pub fn ledger_json(lessons: &[Lesson]) -> Vec<String> {
 /// The lesson objects of a rendered ledger, in ledger order: one per line between the
 /// header line and the closing `]}` (for the state store's rows). No line spans two pieces.
 pub fn ledger_rows(ledger: &[String]) -> impl Iterator<Item = &str> {
-    ledger
-        .iter()
-        .flat_map(|piece| piece.lines())
-        .skip(1)
+    ledger.iter().skip(1).flat_map(|piece| piece_rows(piece))
+}
+
+/// The lesson objects in one piece of a rendered ledger other than the first (the header
+/// line, which has none), in order.
+pub fn piece_rows(piece: &str) -> impl Iterator<Item = &str> {
+    (piece.lines())
         .filter(|l| l.starts_with('{'))
         .map(|l| l.strip_suffix(',').unwrap_or(l))
 }
@@ -674,6 +678,33 @@ pub fn write(out: &Path, files: &[&OutFile]) -> std::io::Result<usize> {
             Ok(1)
         })
         .try_reduce(|| 0, |a, b| Ok(a + b))
+}
+
+/// Writes the file `path` under `out` from `pieces` as they come, `len` bytes in all, each
+/// piece freed once it is written (the ledger, whose pieces the state store takes its rows
+/// from first). Atomic like `write`; the caller has found the text changed (`unchanged`).
+pub fn write_streamed(
+    out: &Path,
+    path: &str,
+    len: usize,
+    pieces: impl IntoIterator<Item = String>,
+) -> std::io::Result<()> {
+    let path = out.join(path);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let tmp = tmp_path(&path);
+    let mut w = direct::Writer::create(&tmp, len)?;
+    for piece in pieces {
+        w.push(piece.as_bytes())?;
+    }
+    w.finish()?;
+    std::fs::rename(&tmp, &path)
+}
+
+/// Whether `file` is under `out` already, byte for byte (`write` would leave it alone).
+pub fn unchanged(out: &Path, file: &OutFile) -> bool {
+    same_contents(&out.join(&file.path), &file.pieces)
 }
 
 /// Removes the files in `previous` (what the last compile generated) that this compile, which
