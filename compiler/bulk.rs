@@ -191,11 +191,16 @@ mod tests {
         }
     }
 
+    /// Forty parts of uneven length (some empty), each item naming its part and place.
+    fn uneven_parts() -> Vec<Vec<String>> {
+        (0..40)
+            .map(|p| (0..(p * 37) % 101).map(|i| format!("{p}:{i}")).collect())
+            .collect()
+    }
+
     #[test]
     fn concat_keeps_order_and_every_item() {
-        let parts: Vec<Vec<String>> = (0..40)
-            .map(|p| (0..(p * 37) % 101).map(|i| format!("{p}:{i}")).collect())
-            .collect();
+        let parts = uneven_parts();
         let expected: Vec<String> = parts.concat();
         assert_eq!(concat(parts), expected);
         assert!(concat(Vec::<Vec<u8>>::new()).is_empty());
@@ -204,9 +209,7 @@ mod tests {
 
     #[test]
     fn scatter_places_every_item_once() {
-        let parts: Vec<Vec<String>> = (0..40)
-            .map(|p| (0..(p * 37) % 101).map(|i| format!("{p}:{i}")).collect())
-            .collect();
+        let parts = uneven_parts();
         let flat: Vec<String> = parts.concat();
         let n = flat.len() as u32;
         let to: Vec<u32> = (0..n).map(|g| (g * 7919) % n).collect();

@@ -1990,17 +1990,21 @@ pub fn edited_id(lesson: &Lesson, id: &str, text: &str) -> String {
 /// The identity hash (DESIGN §6) of `lesson`'s domain, kind and key with `founder` (a record
 /// id; an edit puts the old lesson id there) and `wording`.
 pub fn identity(lesson: &Lesson, founder: &str, wording: &str) -> String {
-    let key = lesson.operation_key.as_deref().unwrap_or_default();
     format!(
         "L{}",
-        digest::of_fields(&[&lesson.domain, lesson.kind.as_str(), key, founder, wording])
+        digest::of_fields(&identity_fields(lesson, founder, wording))
     )
 }
 
 /// `identity` as a number (`digest::lesson_id_bits` of it), without making its text.
 pub fn identity_bits(lesson: &Lesson, founder: &str, wording: &str) -> u64 {
+    digest::of_fields_bits(&identity_fields(lesson, founder, wording))
+}
+
+/// What a lesson's identity digests: domain, kind, operation key, founder and wording.
+fn identity_fields<'a>(lesson: &'a Lesson, founder: &'a str, wording: &'a str) -> [&'a str; 5] {
     let key = lesson.operation_key.as_deref().unwrap_or_default();
-    digest::of_fields_bits(&[&lesson.domain, lesson.kind.as_str(), key, founder, wording])
+    [&lesson.domain, lesson.kind.as_str(), key, founder, wording]
 }
 
 /// Owned copies of borrowed ids, for a history entry.
@@ -2480,24 +2484,20 @@ mod tests {
             rules: &rules,
             min_reinforcement: 2,
         };
-        let Ok((one, one_units)) = fold_units(
-            &inp,
-            prepare(&inp),
-            units(&inp, true),
-            true,
-            Vec::new(),
-            Vec::new(),
-        ) else {
+        let fold = |single| {
+            fold_units(
+                &inp,
+                prepare(&inp),
+                units(&inp, single),
+                single,
+                Vec::new(),
+                Vec::new(),
+            )
+        };
+        let Ok((one, one_units)) = fold(true) else {
             panic!("one unit holds every lesson");
         };
-        let Ok((par, par_units)) = fold_units(
-            &inp,
-            prepare(&inp),
-            units(&inp, false),
-            false,
-            Vec::new(),
-            Vec::new(),
-        ) else {
+        let Ok((par, par_units)) = fold(false) else {
             panic!("no id in two units");
         };
         let (one_sink, par_sink) = (

@@ -33,6 +33,13 @@ struct File {
     max_compares: usize,
     #[serde(default)]
     stop_words: Vec<String>,
+    /// The stop words that are verbs: as written, one may be a command's program ("run make
+    /// build"); every other stop word never is.
+    #[serde(default)]
+    stop_verbs: Vec<String>,
+    /// Words besides the stop words that are never a command's program.
+    #[serde(default)]
+    not_programs: Vec<String>,
     #[serde(default)]
     articles: Vec<String>,
     #[serde(default)]
@@ -193,8 +200,8 @@ struct Markers {
     runs: Vec<String>,
     /// Words a command follows ("build with make --locked", "via helm upgrade --install").
     via: Vec<String>,
-    /// Closed-class words (prepositions, determiners, pronouns, auxiliaries, conjunctions,
-    /// adverbs): never a command's program, so "run in test mode" names no tool.
+    /// Never a command's program, so "run in test mode" names no tool: the stop words but
+    /// the verbs among them (`stop_verbs`), and `not_programs`.
     not_heads: HashSet<String>,
     /// Negators that stand as the object of the verb before them: "deploy nothing on
     /// Fridays" and "use no global state" negate the verb as "never deploy" does.
@@ -336,7 +343,7 @@ pub(crate) fn head(text: &str) -> u64 {
 /// The byte order of texts `a` and `b` with heads `ha` and `hb`: equal heads of texts no
 /// longer than eight bytes leave only the length to compare (the shorter is a prefix).
 #[inline]
-fn by_head(ha: u64, a: &str, hb: u64, b: &str) -> std::cmp::Ordering {
+pub(crate) fn by_head(ha: u64, a: &str, hb: u64, b: &str) -> std::cmp::Ordering {
     ha.cmp(&hb).then_with(|| {
         if a.len() <= 8 && b.len() <= 8 {
             a.len().cmp(&b.len())
@@ -526,7 +533,13 @@ impl Lexicon {
             prefer: vec![stem(&lx, "use"), stem(&lx, "prefer")],
             runs: vec![stem(&lx, "run"), stem(&lx, "use")],
             via: ["with", "via", "through"].map(|w| stem(&lx, w)).to_vec(),
-            not_heads: NOT_HEADS.iter().map(|w| stem(&lx, w)).collect(),
+            not_heads: {
+                let verbs: HashSet<String> = f.stop_verbs.iter().map(|w| stem(&lx, w)).collect();
+                (f.stop_words.iter().chain(&f.not_programs))
+                    .map(|w| stem(&lx, w))
+                    .filter(|w| !verbs.contains(w))
+                    .collect()
+            },
             object: ["no", "nothing", "none"].map(|w| stem(&lx, w)).to_vec(),
         };
         let mut fw: HashMap<String, FunctionWord> = HashMap::default();
@@ -1184,7 +1197,7 @@ impl Lexicon {
     ///   `just test` ``), or of one word right after `run` or `use` (``run `tox` ``);
     /// * of the words right before a flag, back to a `run`, `use`, `with`, `via` or
     ///   `through`, a clause break, an inflected word or a word that is never a program
-    ///   (`NOT_HEADS`, articles, negators), the word before the first listed subcommand as
+    ///   (`not_heads`, articles, negators), the word before the first listed subcommand as
     ///   written (`make` in "by default make build --locked", `docker` in "docker compose
     ///   run --rm"); with none, the first word when a verb starts them (`run tox -e py311`)
     ///   or the second is technical (`npx tsc --noEmit`; not "raise max heap -Xmx2g");
@@ -1326,205 +1339,6 @@ impl Lexicon {
         }
     }
 }
-
-/// Words that are never a command's program (`Markers::not_heads`), besides the lexicon's
-/// articles, negators and clause breaks: "run in test mode", "use every build" name no tool.
-const NOT_HEADS: &[&str] = &[
-    // prepositions
-    "of",
-    "in",
-    "on",
-    "at",
-    "to",
-    "for",
-    "from",
-    "by",
-    "with",
-    "into",
-    "onto",
-    "about",
-    "as",
-    "up",
-    "out",
-    "off",
-    "through",
-    "via",
-    "per",
-    "inside",
-    "within",
-    "against",
-    "between",
-    "across",
-    "along",
-    "toward",
-    "towards",
-    "upon",
-    "over",
-    "under",
-    "before",
-    "after",
-    "without",
-    "during",
-    "like",
-    // determiners and quantifiers
-    "a",
-    "an",
-    "the",
-    "this",
-    "that",
-    "these",
-    "those",
-    "all",
-    "any",
-    "each",
-    "every",
-    "some",
-    "both",
-    "either",
-    "neither",
-    "other",
-    "another",
-    "such",
-    "same",
-    "own",
-    "more",
-    "most",
-    "less",
-    "least",
-    "no",
-    "none",
-    "few",
-    "many",
-    "much",
-    "several",
-    "whole",
-    "full",
-    // pronouns
-    "it",
-    "its",
-    "they",
-    "them",
-    "their",
-    "there",
-    "here",
-    "i",
-    "me",
-    "my",
-    "we",
-    "us",
-    "our",
-    "you",
-    "your",
-    "he",
-    "she",
-    "his",
-    "her",
-    "one",
-    "ones",
-    "itself",
-    "themselves",
-    // auxiliaries
-    "is",
-    "are",
-    "was",
-    "were",
-    "be",
-    "been",
-    "being",
-    "am",
-    "do",
-    "does",
-    "did",
-    "have",
-    "has",
-    "had",
-    "having",
-    "get",
-    "gets",
-    "got",
-    "can",
-    "could",
-    "will",
-    "would",
-    "shall",
-    "should",
-    "must",
-    "may",
-    "might",
-    "need",
-    "needs",
-    // conjunctions
-    "and",
-    "or",
-    "but",
-    "so",
-    "if",
-    "when",
-    "whenever",
-    "while",
-    "because",
-    "since",
-    "unless",
-    "until",
-    "then",
-    "than",
-    "which",
-    "who",
-    "whom",
-    "whose",
-    "what",
-    "where",
-    "why",
-    "how",
-    "nor",
-    // adverbs
-    "very",
-    "too",
-    "also",
-    "just",
-    "only",
-    "even",
-    "still",
-    "already",
-    "yet",
-    "again",
-    "ever",
-    "first",
-    "now",
-    "right",
-    "away",
-    "instead",
-    "rather",
-    "otherwise",
-    "else",
-    "actually",
-    "really",
-    "explicitly",
-    "always",
-    "never",
-    "not",
-    "sure",
-    "beforehand",
-    "once",
-    "twice",
-    "locally",
-    // nouns and adjectives the lexicon drops
-    "anything",
-    "something",
-    "nothing",
-    "everything",
-    "thing",
-    "things",
-    "way",
-    "ways",
-    "single",
-    "multiple",
-    "new",
-    "specific",
-    "explicit",
-    "certain",
-    "particular",
-];
 
 /// A content word while a text is analysed (see `Token`).
 struct Noted<'a> {

@@ -221,15 +221,10 @@ pub fn cluster_where(
     out
 }
 
-/// Clusters in id order. Ids are `C` and a hex digest: their first eight bytes, compared as one
-/// number, order almost every pair without a `memcmp` call, in the ids' byte order.
+/// Clusters in id order. Ids are `C` and a hex digest: their heads (first eight bytes, as one
+/// number) order almost every pair without a `memcmp` call, in the ids' byte order.
 fn by_id(a: &Cluster, b: &Cluster) -> std::cmp::Ordering {
-    let head =
-        |c: &Cluster| (c.id.as_bytes().get(..8)).map(|h| u64::from_be_bytes(h.try_into().expect("8 bytes")));
-    match (head(a), head(b)) {
-        (Some(x), Some(y)) if x != y => x.cmp(&y),
-        _ => a.id.cmp(&b.id),
-    }
+    lexicon::by_head(lexicon::head(&a.id), &a.id, lexicon::head(&b.id), &b.id)
 }
 
 /// The analysis of every distinct lexical text, made once for all blocks: a text recurs in

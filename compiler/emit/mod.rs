@@ -8,7 +8,6 @@
 //! one does not.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -660,21 +659,10 @@ pub fn write(out: &Path, files: &[&OutFile]) -> std::io::Result<usize> {
         .par_iter()
         .map(|f| -> std::io::Result<usize> {
             let path = out.join(&f.path);
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
             if same_contents(&path, &f.pieces) {
                 return Ok(0);
             }
-            let tmp = tmp_path(&path);
-            // Large files go direct; a small one, or a failure, is written the ordinary way.
-            if direct::write(&tmp, &f.pieces).is_err() {
-                let mut w = std::fs::File::create(&tmp)?;
-                for piece in &f.pieces {
-                    w.write_all(piece.as_bytes())?;
-                }
-            }
-            std::fs::rename(&tmp, &path)?;
+            replace(&path, f.pieces.iter().map(String::len).sum(), &f.pieces)?;
             Ok(1)
         })
         .try_reduce(|| 0, |a, b| Ok(a + b))
@@ -689,17 +677,27 @@ pub fn write_streamed(
     len: usize,
     pieces: impl IntoIterator<Item = String>,
 ) -> std::io::Result<()> {
-    let path = out.join(path);
+    replace(&out.join(path), len, pieces)
+}
+
+/// Puts `pieces` (`len` bytes in all) at `path`: written to a temporary file beside it, each
+/// piece dropped once written (large texts go direct, the rest the ordinary way:
+/// `direct::Writer`), then renamed into place.
+fn replace<P: AsRef<[u8]>>(
+    path: &Path,
+    len: usize,
+    pieces: impl IntoIterator<Item = P>,
+) -> std::io::Result<()> {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent)?;
     }
-    let tmp = tmp_path(&path);
+    let tmp = tmp_path(path);
     let mut w = direct::Writer::create(&tmp, len)?;
     for piece in pieces {
-        w.push(piece.as_bytes())?;
+        w.push(piece.as_ref())?;
     }
     w.finish()?;
-    std::fs::rename(&tmp, &path)
+    std::fs::rename(&tmp, path)
 }
 
 /// Whether `file` is under `out` already, byte for byte (`write` would leave it alone).
