@@ -1490,9 +1490,13 @@ impl<'a> Fold<'a> {
         let corpus: &'a Corpus = self.inp.corpus;
         if let Some(h) = hint
             && self.shared.unique_ids
-            && *corpus.experiences[h as usize].id == *id
         {
-            return Some(&corpus.experiences[h as usize]);
+            let e = &corpus.experiences[h as usize];
+            // A candidate's record id is its experience's own text: told equal by address
+            // without reading it (another cache miss per supporting experience).
+            if std::ptr::eq(&*e.id, id) || *e.id == *id {
+                return Some(e);
+            }
         }
         self.shared
             .exp_index
