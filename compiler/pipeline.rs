@@ -257,7 +257,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         let found = if unknown.is_empty() {
             Vec::new()
         } else {
-            let of_lesson = members.insert(members_by_lesson(&comp));
+            let of_lesson = members.insert(Members::new(comp.lessons.len(), &comp.lesson_of));
             let mut found = refoundings(&comp, of_lesson, &unknown);
             found.extend(founder_gone(&comp, &unknown, &found, opts.state.as_deref()));
             found
@@ -298,7 +298,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         );
         // Per lesson and per candidate, in parallel; each collects in order.
         if whole {
-            let members = members.unwrap_or_else(|| members_by_lesson(&comp));
+            let members = members.unwrap_or_else(|| Members::new(comp.lessons.len(), &comp.lesson_of));
             sink.extend(lesson_diagnostics(&comp, &members));
             sink.extend(conflicting_rules(&comp.lessons, &rules.lexicon));
             // Those found by name stand (the fold's renaming kept their lessons' ids); the
@@ -459,15 +459,45 @@ fn fates(comp: &Compilation) -> Vec<FateOf> {
         .collect()
 }
 
-/// The candidates (indices) that joined each lesson, per lesson index.
-fn members_by_lesson(comp: &Compilation) -> Vec<Vec<usize>> {
-    let mut members: Vec<Vec<usize>> = vec![Vec::new(); comp.lessons.len()];
-    for (i, l) in comp.lesson_of.iter().enumerate() {
-        if let Some(l) = l {
-            members[*l as usize].push(i);
+/// The candidates (indices) that joined each lesson, in candidate order: lesson `li`'s are
+/// `of[start[li]..start[li + 1]]`. One vector for all lessons: a vector each was 400 000
+/// allocations at a million experiences.
+struct Members {
+    start: Vec<usize>,
+    of: Vec<usize>,
+}
+
+impl Members {
+    /// From each candidate's lesson (`Compilation::lesson_of`) among `lessons`.
+    fn new(lessons: usize, lesson_of: &[Option<u32>]) -> Members {
+        let mut start = vec![0; lessons + 1];
+        for &l in lesson_of.iter().flatten() {
+            start[l as usize + 1] += 1;
         }
+        for li in 1..start.len() {
+            start[li] += start[li - 1];
+        }
+        let mut next = start.clone();
+        let mut of = vec![0; start[lessons]];
+        for (i, l) in lesson_of.iter().enumerate() {
+            if let Some(l) = l {
+                let at = &mut next[*l as usize];
+                of[*at] = i;
+                *at += 1;
+            }
+        }
+        Members { start, of }
     }
-    members
+
+    /// Lesson `li`'s members.
+    fn of(&self, li: usize) -> &[usize] {
+        &self.of[self.start[li]..self.start[li + 1]]
+    }
+
+    /// Every lesson's members, in lesson order.
+    fn par_iter(&self) -> impl IndexedParallelIterator<Item = &[usize]> {
+        (0..self.start.len() - 1).into_par_iter().map(|li| self.of(li))
+    }
 }
 
 /// Rules that contradict each other: (lessons for it, lessons against it).
@@ -593,7 +623,7 @@ fn stance(l: &Lesson) -> Option<(bool, String)> {
 }
 
 /// One diagnostic per lesson that is not a rule, naming every experience behind it.
-fn lesson_diagnostics<'a>(comp: &'a Compilation, members: &[Vec<usize>]) -> Vec<Diagnostic> {
+fn lesson_diagnostics<'a>(comp: &'a Compilation, members: &Members) -> Vec<Diagnostic> {
     // Every experience behind a lesson: its members' and its evidence, sorted.
     let ids_of = |l: &'a Lesson, members: &[usize]| -> Vec<&'a str> {
         let mut ids: Vec<&str> = members.iter().map(|&i| &*comp.candidates[i].record_id).collect();
@@ -601,6 +631,16 @@ fn lesson_diagnostics<'a>(comp: &'a Compilation, members: &[Vec<usize>]) -> Vec<
         ids.sort();
         ids.dedup();
         ids
+    };
+    // The same ids for a note that is only folded away: its group sorts and deduplicates
+    // every id at the end, so here only the copies of one id are dropped, by address without
+    // reading their texts (a member's record id and the evidence naming it share one).
+    let unsorted_ids = |l: &'a Lesson, members: &[usize]| {
+        let mut ids: Vec<&str> = members.iter().map(|&i| &*comp.candidates[i].record_id).collect();
+        ids.extend(l.evidence.iter().map(|id| &**id));
+        ids.sort_unstable_by_key(|id| (id.as_ptr(), id.len()));
+        ids.dedup_by_key(|id| (id.as_ptr(), id.len()));
+        ids.into_iter().map(str::to_string)
     };
     // A lesson's diagnostic (none for a rule).
     let code_of = |l: &Lesson| match l.status {
@@ -625,15 +665,15 @@ fn lesson_diagnostics<'a>(comp: &'a Compilation, members: &[Vec<usize>]) -> Vec<
             (*n > diagnostics::NOTES_KEPT_APART).then_some(code)
         })
         .collect();
-    let earlier = (comp.lessons.par_iter().zip(members).zip(&unshown))
+    let earlier = (comp.lessons.par_iter().zip(members.par_iter()).zip(&unshown))
         .filter_map(|((l, members), code)| Some((l, members, (*code)?)))
         .fold(diagnostics::Notes::default, |mut notes, (l, members, code)| {
-            let ids = ids_of(l, members).into_iter().map(str::to_string);
-            notes.add_unshown(code, Some(&l.domain), &l.id, ids);
+            notes.add_unshown(code, Some(&l.domain), &l.id, unsorted_ids(l, members));
             notes
         })
         .reduce(diagnostics::Notes::default, diagnostics::Notes::merge);
-    let shown = (comp.lessons.par_iter().zip(members).zip(&unshown)).filter(|(_, unshown)| unshown.is_none());
+    let shown = (comp.lessons.par_iter().zip(members.par_iter()).zip(&unshown))
+        .filter(|(_, unshown)| unshown.is_none());
     diagnostics::folding_with(
         shown.filter_map(|((l, members), _)| {
             let code = code_of(l)?;
@@ -960,7 +1000,7 @@ fn refounded(
 /// `unknown` is also matched against the id each member would give the lesson as its founder:
 /// an id is a hash of its founder and wording, so a match is the id a past compile showed.
 /// That makes the result depend on the records, not on how their files are named.
-fn refoundings(comp: &Compilation, members: &[Vec<usize>], unknown: &HashSet<String>) -> Vec<Refounding> {
+fn refoundings(comp: &Compilation, members: &Members, unknown: &HashSet<String>) -> Vec<Refounding> {
     // An edit's lesson holds the members; the identity to re-found is its chain's first wording.
     // (An edit supersedes a lesson: its history, a cache miss per lesson, is read only then.)
     let by_id: HashMap<&str, usize> = if (comp.lessons.iter()).any(|l| l.supersedes.is_some() && l.is_edit())
@@ -1013,8 +1053,8 @@ fn refoundings(comp: &Compilation, members: &[Vec<usize>], unknown: &HashSet<Str
     };
     // A chain's first wording and its edit can both hold members, so an old id may come twice
     // (`refounded` reports it once; renaming by it twice is renaming once).
-    (comp.lessons.par_iter().zip(members).enumerate())
-        .flat_map_iter(|(li, (_, all))| {
+    (members.par_iter().enumerate())
+        .flat_map_iter(|(li, all)| {
             let li = unedited(li);
             let mut found = named(li, all);
             found.extend(refounding_by_order(comp, li, all));
@@ -1035,27 +1075,24 @@ fn refounding_by_order(comp: &Compilation, li: usize, all: &[usize]) -> Option<R
         return None;
     }
     // Claims have no input position among the records; only experiences can be back-filled.
-    let ms: Vec<usize> = all
-        .iter()
-        .copied()
-        .filter(|&i| matches!(comp.candidates[i].source, crate::model::Source::Experience(_)))
-        .collect();
-    let &first_in_input = ms.iter().min_by_key(|&&i| position(i))?;
-    // The members recorded before the founder arrived: those that precede it in input order.
-    let founder_pos = ms
-        .iter()
-        .filter(|&&i| comp.candidates[i].record_id == l.founder)
-        .map(|&i| position(i))
-        .min()
-        .unwrap_or(0);
-    if position(first_in_input) >= founder_pos {
+    // (Walked without collecting them: this runs for every lesson, and almost always stops at
+    // the check below.)
+    let ms = || {
+        (all.iter().copied())
+            .filter(|&i| matches!(comp.candidates[i].source, crate::model::Source::Experience(_)))
+    };
+    let first_in_input = ms().map(position).min()?;
+    let is_founder = |i: usize| *comp.candidates[i].record_id == *l.founder;
+    // The founder is usually first in input order: then nothing was recorded before it.
+    if ms().any(|i| position(i) == first_in_input && is_founder(i)) {
         return None;
     }
-    let before: Vec<usize> = ms
-        .iter()
-        .copied()
-        .filter(|&i| position(i) < founder_pos)
-        .collect();
+    // The members recorded before the founder arrived: those that precede it in input order.
+    let founder_pos = ms().filter(|&i| is_founder(i)).map(position).min().unwrap_or(0);
+    if first_in_input >= founder_pos {
+        return None;
+    }
+    let before: Vec<usize> = ms().filter(|&i| position(i) < founder_pos).collect();
     let t0 = before
         .iter()
         .map(|&i| comp.candidates[i].recorded_at)
@@ -1272,6 +1309,17 @@ mod tests {
         let mut sink = Sink::new();
         let corpus = load_texts(&[("fx.jsonl", RECORDS)], &LoadOptions::default(), &mut sink);
         compile(corpus, sink, &rules, &Options::default())
+    }
+
+    #[test]
+    fn members_are_each_lessons_candidates_in_order() {
+        // Three lessons: one with two members (not next to each other), one with none.
+        let members = Members::new(3, &[Some(2), None, Some(0), Some(2), None]);
+        assert_eq!(members.of(0), [2]);
+        assert!(members.of(1).is_empty());
+        assert_eq!(members.of(2), [0, 3]);
+        let all: Vec<&[usize]> = members.par_iter().collect();
+        assert_eq!(all, [&[2][..], &[], &[0, 3]]);
     }
 
     #[test]

@@ -636,7 +636,8 @@ struct Side {
     lesson_of: Vec<(u32, u32)>,
     contradictions: BTreeMap<u32, Vec<Id>>,
     sink: Sink,
-    /// (experience, position in its `in_play`) of every id that named one of the unit's lessons.
+    /// (rank in `Shared::in_play`, position in its `in_play`) of every id that named one of the
+    /// unit's lessons.
     found_in_play: Vec<(u32, u32)>,
 }
 
@@ -744,9 +745,11 @@ impl Merged {
                 .then_with(|| id(a.1).cmp(id(b.1)))
                 .then(a.1.cmp(&b.1))
         });
+        // Neighbours whose prefixes differ have different ids: almost every pair is told apart
+        // without reading either id's text.
         let shared_id = |w: &[(u128, u32)]| {
             let (a, b) = (w[0].1, w[1].1);
-            self.at[a as usize].0 != self.at[b as usize].0 && id(a) == id(b)
+            w[0].0 == w[1].0 && self.at[a as usize].0 != self.at[b as usize].0 && id(a) == id(b)
         };
         if order.windows(2).any(shared_id) {
             return None;
@@ -817,7 +820,18 @@ fn fold_units<'a>(
     };
     let order: Vec<u32> = by_id.iter().map(|&(_, g)| g).collect();
 
-    let mut found: FxSet<(u32, u32)> = FxSet::default();
+    // Which `in_play` mentions named a lesson: one flag per mention, the experiences' lists
+    // one after another in rank order, set and read by place where a hash set of a million
+    // (experience, position) pairs was built and probed on every pass.
+    let exps = &inp.corpus.experiences;
+    let mut list_start = Vec::with_capacity(shared.in_play.len() + 1);
+    let mut mentions = 0;
+    for &i in &shared.in_play {
+        list_start.push(mentions);
+        mentions += exps[i as usize].in_play.len();
+    }
+    list_start.push(mentions);
+    let mut found = vec![false; mentions];
     let mut lesson_of: Vec<Option<u32>> = vec![None; inp.candidates.len()];
     let mut base = 0;
     for out in &merged.units {
@@ -825,11 +839,14 @@ fn fold_units<'a>(
         for &(c, li) in &side.lesson_of {
             lesson_of[c as usize] = Some(base + li);
         }
-        found.extend(side.found_in_play.iter().copied());
+        for &(rank, pos) in &side.found_in_play {
+            found[list_start[rank as usize] + pos as usize] = true;
+        }
         base += out.lessons.len() as u32;
     }
-    let unknown = unknown_in_play(inp, &shared.in_play, &found, |id| merged.has_id(&by_id, id));
-    drop(by_id);
+    let is_found = |rank: usize, pos: usize| found[list_start[rank] + pos];
+    let unknown = unknown_in_play(inp, &shared.in_play, is_found, |id| merged.has_id(&by_id, id));
+    drop((by_id, found, list_start));
     let mut capped_notes = Sink::new();
     let capped = apply_caps(&mut merged, &inp.rules.policy, now, &mut capped_notes);
     // Lesson number → its place in ledger order.
@@ -856,23 +873,24 @@ fn fold_units<'a>(
 /// One warning per experience whose `in_play` names ids that were no lesson when it was
 /// recorded (no unit found them). Those `is_lesson` knows by the end of the compile were
 /// admitted later (`evidence.admitted_later`): the record names a lesson it cannot have had.
+/// `found(rank, pos)`: a unit found the lesson that the `pos`-th id of the experience of `rank`
+/// (in `in_play`) names.
 fn unknown_in_play(
     inp: &Inputs,
     in_play: &[u32],
-    found: &FxSet<(u32, u32)>,
+    found: impl Fn(usize, usize) -> bool + Sync,
     is_lesson: impl Fn(&str) -> bool + Sync,
 ) -> Vec<Diagnostic> {
-    in_play
-        .par_iter()
-        .filter_map(|&i| {
+    (in_play.par_iter().enumerate())
+        .filter_map(|(rank, &i)| {
             let exp = &inp.corpus.experiences[i as usize];
             // Almost every list names only lessons: no set of the ids seen is needed for it.
-            if (0..exp.in_play.len() as u32).all(|pos| found.contains(&(i, pos))) {
+            if (0..exp.in_play.len()).all(|pos| found(rank, pos)) {
                 return None;
             }
             let mut seen = BTreeSet::new();
             let unknown: Vec<String> = (exp.in_play.iter().enumerate())
-                .filter(|&(pos, id)| seen.insert(id.as_str()) && !found.contains(&(i, pos as u32)))
+                .filter(|&(pos, id)| seen.insert(id.as_str()) && !found(rank, pos))
                 .map(|(_, id)| id.clone())
                 .collect();
             if unknown.is_empty() {
@@ -1022,8 +1040,10 @@ fn apply_caps(merged: &mut Merged, policy: &crate::policy::Policy, now: Millis, 
     let mut capped = Vec::new();
     let cap = policy.caps.active_lessons;
     // (scope, domain) → (pinned active lessons, the other active lessons); only the groups
-    // over the cap take their names out of the lessons.
-    let mut groups: BTreeMap<(&str, &str), (usize, Vec<u32>)> = BTreeMap::new();
+    // over the cap take their names out of the lessons. A hash map, which reads each lesson's
+    // scope and domain once where a tree compared them at every level; the few groups over
+    // the cap are put in (scope, domain) order below.
+    let mut groups: FxMap<(&str, &str), (usize, Vec<u32>)> = FxMap::default();
     for g in 0..merged.at.len() as u32 {
         let l = merged.get(g);
         if l.status == Status::Active {
@@ -1035,8 +1055,11 @@ fn apply_caps(merged: &mut Merged, policy: &crate::policy::Policy, now: Millis, 
             }
         }
     }
-    let over: Vec<(String, String, usize, Vec<u32>)> = (groups.into_iter())
+    let mut over: Vec<_> = (groups.into_iter())
         .filter(|(_, (pinned, ids))| ids.len() > cap.saturating_sub(*pinned))
+        .collect();
+    over.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let over: Vec<(String, String, usize, Vec<u32>)> = (over.into_iter())
         .map(|((scope, domain), (pinned, ids))| (scope.to_string(), domain.to_string(), pinned, ids))
         .collect();
     for (scope, domain, pinned, mut ids) in over {
@@ -1467,9 +1490,13 @@ impl<'a> Fold<'a> {
         let corpus: &'a Corpus = self.inp.corpus;
         if let Some(h) = hint
             && self.shared.unique_ids
-            && *corpus.experiences[h as usize].id == *id
         {
-            return Some(&corpus.experiences[h as usize]);
+            let e = &corpus.experiences[h as usize];
+            // A candidate's record id is its experience's own text: told equal by address
+            // without reading it (another cache miss per supporting experience).
+            if std::ptr::eq(&*e.id, id) || *e.id == *id {
+                return Some(e);
+            }
         }
         self.shared
             .exp_index
@@ -1643,7 +1670,7 @@ impl<'a> Fold<'a> {
             let Some(&named) = self.by_id.get(inp.renamed.get(id).unwrap_or(id)) else {
                 continue;
             };
-            self.found_in_play.push((ei, pos));
+            self.found_in_play.push((rank, pos));
             // An edit passes the lesson on to its new wording: agents see the old id until the
             // next compile writes the new one.
             let li = self.latest(named);
