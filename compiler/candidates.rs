@@ -8,6 +8,7 @@
 //! are only recorded as flags; the gate stage acts on them per cluster.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -134,20 +135,35 @@ struct Part {
     sink: Sink,
     notes: Notes,
     /// Texts and project digests recur (a paraphrase family, a gotcha many runs meet, a
-    /// thousand projects): candidates of the run share one copy of each.
-    shared: crate::cluster::fx::FxSet<Arc<str>>,
+    /// thousand projects): candidates of the run share one copy of each. With a text, once
+    /// asked: could a secret hide in it (`SecretScanner::may_hold`), so a recurring text is
+    /// scanned once per run, not once per draft.
+    shared: crate::cluster::fx::FxMap<Arc<str>, Cell<Option<bool>>>,
 }
 
 impl Part {
     /// The run's copy of `s`, made on first sight: looked up once per record and text, not
     /// once per candidate, and never a copy made only to be dropped.
     fn shared(&mut self, s: &str) -> Arc<str> {
-        if let Some(known) = self.shared.get(s) {
+        if let Some((known, _)) = self.shared.get_key_value(s) {
             return known.clone();
         }
         let new: Arc<str> = Arc::from(s);
-        self.shared.insert(new.clone());
+        self.shared.insert(new.clone(), Cell::new(None));
         new
+    }
+
+    /// `shared`, and whether a secret may hide in the text, scanned on first asking.
+    fn scanned(&mut self, s: &str, secrets: &SecretScanner) -> (Arc<str>, bool) {
+        let scan = || secrets.may_hold([s]);
+        if let Some((known, may_hold)) = self.shared.get_key_value(s) {
+            let found = may_hold.get().unwrap_or_else(scan);
+            may_hold.set(Some(found));
+            return (known.clone(), found);
+        }
+        let (new, found): (Arc<str>, bool) = (Arc::from(s), scan());
+        self.shared.insert(new.clone(), Cell::new(Some(found)));
+        (new, found)
     }
 
     fn note(&mut self, diags: Sink) {
@@ -190,13 +206,18 @@ impl<'a> Draft<'a> {
         }
     }
 
-    /// The first secret this draft carries, as (field, pattern).
-    fn secret(&self, secrets: &SecretScanner) -> Option<(&'static str, String)> {
-        let fields = [Some(&*self.text), self.key.as_deref(), self.working.as_deref()];
-        let texts = fields.into_iter().flatten();
-        let texts = texts.chain(self.scanned.iter().chain(&self.reasons).map(String::as_str));
-        // One scan over all of them first: almost no draft carries a secret.
-        let scan = secrets.may_hold(texts);
+    /// The first secret this draft carries, as (field, pattern). `text_may_hold`: whether a
+    /// secret may hide in the text (`SecretScanner::may_hold` of it alone).
+    fn secret(&self, secrets: &SecretScanner, text_may_hold: bool) -> Option<(&'static str, String)> {
+        let others = [self.key.as_deref(), self.working.as_deref()]
+            .into_iter()
+            .flatten();
+        let mut others = others
+            .chain(self.scanned.iter().chain(&self.reasons).map(String::as_str))
+            .peekable();
+        // One scan over all the other texts: almost no draft carries a secret. (`find` below
+        // decides, text by text; the scans only rule texts out.)
+        let scan = text_may_hold || (others.peek().is_some() && secrets.may_hold(others));
         let hit = |s: &str| -> Option<String> {
             redacted_pattern(s)
                 .map(String::from)
@@ -239,18 +260,16 @@ impl Record<'_> {
         let mut diags = Sink::new();
         let id_secret = redacted_pattern(&self.id).map(String::from);
         for group in groups {
-            // Scan each draft once, not once per domain.
-            let secrets_of: Vec<Option<(&'static str, String)>> = group
-                .iter()
-                .map(|d| {
-                    id_secret
-                        .clone()
-                        .map(|p| ("record id", p))
-                        .or_else(|| d.secret(secrets))
-                })
-                .collect();
-            // One text per draft, shared by its candidates in every domain.
-            let texts: Vec<Arc<str>> = group.iter().map(|d| part.shared(&d.text)).collect();
+            // One text per draft, shared by its candidates in every domain; each draft scanned
+            // once, not once per domain.
+            let mut texts: Vec<Arc<str>> = Vec::with_capacity(group.len());
+            let mut secrets_of: Vec<Option<(&'static str, String)>> = Vec::with_capacity(group.len());
+            for d in group {
+                let (text, may_hold) = part.scanned(&d.text, secrets);
+                texts.push(text);
+                let id_secret = id_secret.clone().map(|p| ("record id", p));
+                secrets_of.push(id_secret.or_else(|| d.secret(secrets, may_hold)));
+            }
             for (domain, domain_refusal) in &self.domains {
                 for ((draft, secret), text) in group.iter().zip(&secrets_of).zip(&texts) {
                     if draft.only_domain.as_ref().is_some_and(|only| **only != **domain) {
