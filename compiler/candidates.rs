@@ -8,6 +8,7 @@
 //! are only recorded as flags; the gate stage acts on them per cluster.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -88,11 +89,13 @@ fn bare_word(w: &str) -> Option<String> {
 /// claims; within a record: do, mechanical, watch, avoid; then by domain).
 pub fn extract(corpus: &Corpus, verdicts: &[Verdict], rules: &Rules, sink: &mut Sink) -> Vec<Candidate> {
     let shapes = Shapes::new(corpus, rules);
-    let from_experiences = in_parts(&corpus.experiences, |i, e| {
+    let from_experiences = in_parts(&corpus.experiences, |i, e, part| {
         let passed = verdicts.get(i as usize).is_some_and(|v| v.passed);
-        from_experience(i, e, passed, rules, &shapes)
+        from_experience(i, e, passed, rules, &shapes, part)
     });
-    let from_claims = in_parts(&corpus.claims, |i, c| from_claim(i, c, rules, &shapes));
+    let from_claims = in_parts(&corpus.claims, |i, c, part| {
+        from_claim(i, c, rules, &shapes, part)
+    });
     let mut parts: Vec<Part> = from_experiences.chain(from_claims).collect();
     let mut notes = Notes::default();
     for part in &mut parts {
@@ -103,12 +106,12 @@ pub fn extract(corpus: &Corpus, verdicts: &[Verdict], rules: &Rules, sink: &mut 
     crate::bulk::concat(parts.into_iter().map(|p| p.candidates).collect())
 }
 
-/// `make` over every record (with its index), in runs of records: a vector per record would
-/// be a million small ones to gather, and the notes (a record that yields nothing) fold as
-/// they are made.
+/// `make` over every record (with its index), in runs of records, each record's candidates
+/// and notes added to its run's part: a vector per record would be a million small ones to
+/// gather, and the notes (a record that yields nothing) fold as they are made.
 fn in_parts<'a, T: Sync>(
     records: &'a [T],
-    make: impl Fn(u32, &T) -> (Vec<Candidate>, Sink) + Sync + Send + 'a,
+    make: impl Fn(u32, &T, &mut Part) + Sync + Send + 'a,
 ) -> impl IndexedParallelIterator<Item = Part> + 'a {
     const RUN: usize = 16384;
     records.par_chunks(RUN).enumerate().map(move |(k, run)| {
@@ -119,7 +122,7 @@ fn in_parts<'a, T: Sync>(
             ..Part::default()
         };
         for (j, r) in run.iter().enumerate() {
-            part.add(make((k * RUN + j) as u32, r));
+            make((k * RUN + j) as u32, r, &mut part);
         }
         part
     })
@@ -132,28 +135,38 @@ struct Part {
     sink: Sink,
     notes: Notes,
     /// Texts and project digests recur (a paraphrase family, a gotcha many runs meet, a
-    /// thousand projects): candidates of the run share one copy of each.
-    shared: crate::cluster::fx::FxSet<Arc<str>>,
+    /// thousand projects): candidates of the run share one copy of each. With a text, once
+    /// asked: could a secret hide in it (`SecretScanner::may_hold`), so a recurring text is
+    /// scanned once per run, not once per draft.
+    shared: crate::cluster::fx::FxMap<Arc<str>, Cell<Option<bool>>>,
 }
 
 impl Part {
-    fn shared(&mut self, s: &Arc<str>) -> Arc<str> {
-        match self.shared.get(&**s) {
-            Some(known) => known.clone(),
-            None => {
-                self.shared.insert(s.clone());
-                s.clone()
-            }
+    /// The run's copy of `s`, made on first sight: looked up once per record and text, not
+    /// once per candidate, and never a copy made only to be dropped.
+    fn shared(&mut self, s: &str) -> Arc<str> {
+        if let Some((known, _)) = self.shared.get_key_value(s) {
+            return known.clone();
         }
+        let new: Arc<str> = Arc::from(s);
+        self.shared.insert(new.clone(), Cell::new(None));
+        new
     }
 
-    fn add(&mut self, (candidates, diags): (Vec<Candidate>, Sink)) {
-        for mut c in candidates {
-            c.text = self.shared(&c.text);
-            c.domain = self.shared(&c.domain);
-            c.project = c.project.as_ref().map(|p| self.shared(p));
-            self.candidates.push(c);
+    /// `shared`, and whether a secret may hide in the text, scanned on first asking.
+    fn scanned(&mut self, s: &str, secrets: &SecretScanner) -> (Arc<str>, bool) {
+        let scan = || secrets.may_hold([s]);
+        if let Some((known, may_hold)) = self.shared.get_key_value(s) {
+            let found = may_hold.get().unwrap_or_else(scan);
+            may_hold.set(Some(found));
+            return (known.clone(), found);
         }
+        let (new, found): (Arc<str>, bool) = (Arc::from(s), scan());
+        self.shared.insert(new.clone(), Cell::new(Some(found)));
+        (new, found)
+    }
+
+    fn note(&mut self, diags: Sink) {
         for d in diags {
             self.notes.add(d, &mut self.sink);
         }
@@ -161,10 +174,11 @@ impl Part {
 }
 
 /// One text an experience or claim offers, before it is spread over domains.
-struct Draft {
+struct Draft<'a> {
     kind: Kind,
     origin: Origin,
-    text: String,
+    /// Borrowed from the record, but for a mechanical lesson's own text.
+    text: Cow<'a, str>,
     key: Option<String>,
     working: Option<String>,
     reasons: Vec<String>,
@@ -176,12 +190,12 @@ struct Draft {
     only_domain: Option<String>,
 }
 
-impl Draft {
-    fn new(kind: Kind, origin: Origin, text: &str) -> Draft {
+impl<'a> Draft<'a> {
+    fn new(kind: Kind, origin: Origin, text: impl Into<Cow<'a, str>>) -> Draft<'a> {
         Draft {
             kind,
             origin,
-            text: text.to_string(),
+            text: text.into(),
             key: None,
             working: None,
             reasons: Vec::new(),
@@ -192,17 +206,18 @@ impl Draft {
         }
     }
 
-    /// The first secret this draft carries, as (field, pattern).
-    fn secret(&self, secrets: &SecretScanner) -> Option<(&'static str, String)> {
-        let fields = [
-            Some(self.text.as_str()),
-            self.key.as_deref(),
-            self.working.as_deref(),
-        ];
-        let texts = fields.into_iter().flatten();
-        let texts = texts.chain(self.scanned.iter().chain(&self.reasons).map(String::as_str));
-        // One scan over all of them first: almost no draft carries a secret.
-        let scan = secrets.may_hold(texts);
+    /// The first secret this draft carries, as (field, pattern). `text_may_hold`: whether a
+    /// secret may hide in the text (`SecretScanner::may_hold` of it alone).
+    fn secret(&self, secrets: &SecretScanner, text_may_hold: bool) -> Option<(&'static str, String)> {
+        let others = [self.key.as_deref(), self.working.as_deref()]
+            .into_iter()
+            .flatten();
+        let mut others = others
+            .chain(self.scanned.iter().chain(&self.reasons).map(String::as_str))
+            .peekable();
+        // One scan over all the other texts: almost no draft carries a secret. (`find` below
+        // decides, text by text; the scans only rule texts out.)
+        let scan = text_may_hold || (others.peek().is_some() && secrets.may_hold(others));
         let hit = |s: &str| -> Option<String> {
             redacted_pattern(s)
                 .map(String::from)
@@ -240,23 +255,21 @@ struct Record<'a> {
 }
 
 impl Record<'_> {
-    fn spread(&self, groups: &[Vec<Draft>], secrets: &SecretScanner) -> (Vec<Candidate>, Sink) {
-        let mut out = Vec::new();
+    /// Adds the drafts' candidates, in every domain, to `part`; returns the diagnostics.
+    fn spread(&self, groups: &[Vec<Draft>], secrets: &SecretScanner, part: &mut Part) -> Sink {
         let mut diags = Sink::new();
         let id_secret = redacted_pattern(&self.id).map(String::from);
         for group in groups {
-            // Scan each draft once, not once per domain.
-            let secrets_of: Vec<Option<(&'static str, String)>> = group
-                .iter()
-                .map(|d| {
-                    id_secret
-                        .clone()
-                        .map(|p| ("record id", p))
-                        .or_else(|| d.secret(secrets))
-                })
-                .collect();
-            // One text per draft, shared by its candidates in every domain.
-            let texts: Vec<Arc<str>> = group.iter().map(|d| Arc::from(d.text.as_str())).collect();
+            // One text per draft, shared by its candidates in every domain; each draft scanned
+            // once, not once per domain.
+            let mut texts: Vec<Arc<str>> = Vec::with_capacity(group.len());
+            let mut secrets_of: Vec<Option<(&'static str, String)>> = Vec::with_capacity(group.len());
+            for d in group {
+                let (text, may_hold) = part.scanned(&d.text, secrets);
+                texts.push(text);
+                let id_secret = id_secret.clone().map(|p| ("record id", p));
+                secrets_of.push(id_secret.or_else(|| d.secret(secrets, may_hold)));
+            }
             for (domain, domain_refusal) in &self.domains {
                 for ((draft, secret), text) in group.iter().zip(&secrets_of).zip(&texts) {
                     if draft.only_domain.as_ref().is_some_and(|only| **only != **domain) {
@@ -285,7 +298,7 @@ impl Record<'_> {
                         c.refusal = Some(Box::new(Refusal::Credential {
                             pattern: pattern.clone(),
                         }));
-                        c.text = marker(pattern).into();
+                        c.text = part.shared(&marker(pattern));
                         c.key = None;
                         c.working = None;
                         c.reasons.clear();
@@ -293,11 +306,11 @@ impl Record<'_> {
                         c.narrative_signals = 0;
                         diags.push(self.credential_diagnostic(&c, field, pattern));
                     }
-                    out.push(c);
+                    part.candidates.push(c);
                 }
             }
         }
-        (out, diags)
+        diags
     }
 
     fn credential_diagnostic(&self, c: &Candidate, field: &str, pattern: &str) -> Diagnostic {
@@ -337,15 +350,10 @@ impl Record<'_> {
     }
 }
 
-fn record_domains(valid: &[String], refused: &[String]) -> Vec<(Arc<str>, Option<Refusal>)> {
-    let valid = valid.iter().map(|d| (Arc::from(d.as_str()), None));
-    let refused = refused.iter().map(|d| {
-        (
-            Arc::from(d.as_str()),
-            Some(Refusal::InvalidDomain { raw: d.clone() }),
-        )
-    });
-    valid.chain(refused).collect()
+fn record_domains(valid: &[String], refused: &[String], part: &mut Part) -> Vec<(Arc<str>, Option<Refusal>)> {
+    let valid = valid.iter().map(|d| (d, None));
+    let refused = (refused.iter()).map(|d| (d, Some(Refusal::InvalidDomain { raw: d.clone() })));
+    valid.chain(refused).map(|(d, r)| (part.shared(d), r)).collect()
 }
 
 /// The narrative classification of every distinct do-text, computed once: agents write the same
@@ -406,7 +414,8 @@ fn from_experience(
     passed: bool,
     rules: &Rules,
     shapes: &Shapes,
-) -> (Vec<Candidate>, Sink) {
+    part: &mut Part,
+) {
     let secrets = &rules.secrets;
     let id = normalize::safe_id(&e.id, &e.source, secrets).map_or_else(|| e.id.clone(), Id::from);
     let record = Record {
@@ -414,9 +423,9 @@ fn from_experience(
         id,
         loc: &e.source,
         recorded_at: e.recorded_at,
-        project: e.project.as_deref().map(Arc::from),
+        project: e.project.as_deref().map(|p| part.shared(p)),
         blessed: e.blessed,
-        domains: record_domains(&e.domains, &e.refused_domains),
+        domains: record_domains(&e.domains, &e.refused_domains, part),
     };
 
     let mut dos = Vec::new();
@@ -443,7 +452,7 @@ fn from_experience(
         // --no-verify`") is no lesson: it would teach what the record says to avoid.
         let fixes = mechanical(&e.operations, &rules.policy, &e.words.dead_ends).into_iter();
         for m in fixes.filter(|m| m.given_up.is_none()) {
-            let mut d = Draft::new(Kind::Do, Origin::Mechanical, &m.text);
+            let mut d = Draft::new(Kind::Do, Origin::Mechanical, m.text);
             d.key = Some(m.key);
             d.working = Some(m.working);
             d.scanned = m.scanned;
@@ -499,14 +508,15 @@ fn from_experience(
     }
 
     let groups = [dos, mechanicals, watches, avoids];
-    let (cands, mut diags) = record.spread(&groups, secrets);
-    if cands.is_empty() {
+    let before = part.candidates.len();
+    let mut diags = record.spread(&groups, secrets, part);
+    if part.candidates.len() == before {
         diags.extend(record.no_candidates(&no_lesson_message(e, &rules.policy)));
     }
-    (cands, diags)
+    part.note(diags);
 }
 
-fn from_claim(index: u32, c: &LessonClaim, rules: &Rules, shapes: &Shapes) -> (Vec<Candidate>, Sink) {
+fn from_claim(index: u32, c: &LessonClaim, rules: &Rules, shapes: &Shapes, part: &mut Part) {
     let secrets = &rules.secrets;
     let id = normalize::safe_id(&c.id, &c.loc, secrets).map_or_else(|| c.id.clone(), Id::from);
     let record = Record {
@@ -514,27 +524,26 @@ fn from_claim(index: u32, c: &LessonClaim, rules: &Rules, shapes: &Shapes) -> (V
         id,
         loc: &c.loc,
         recorded_at: c.recorded_at,
-        project: c.project.as_deref().map(Arc::from),
+        project: c.project.as_deref().map(|p| part.shared(p)),
         blessed: false,
-        domains: record_domains(&c.domains, &c.refused_domains),
+        domains: record_domains(&c.domains, &c.refused_domains, part),
     };
     let text = c.text.trim();
     if text.is_empty() {
-        return (
-            Vec::new(),
-            record.no_candidates("claim yields no candidate lesson: its text is empty"),
-        );
+        part.note(record.no_candidates("claim yields no candidate lesson: its text is empty"));
+        return;
     }
     let mut d = Draft::new(c.kind, Origin::Claim, text);
     d.key = c.operation_key.clone().filter(|k| !k.trim().is_empty());
     if c.kind == Kind::Do {
         d.narrative = shapes.of(Source::Claim(index), text, rules);
     }
-    let (cands, mut diags) = record.spread(&[vec![d]], secrets);
-    if cands.is_empty() {
+    let before = part.candidates.len();
+    let mut diags = record.spread(&[vec![d]], secrets, part);
+    if part.candidates.len() == before {
         diags.extend(record.no_candidates("claim yields no candidate lesson: it names no domain"));
     }
-    (cands, diags)
+    part.note(diags);
 }
 
 /// K001's message. When every call that failed did so transiently, the calls after them fixed

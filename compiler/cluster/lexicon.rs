@@ -295,6 +295,10 @@ pub(crate) fn text_eq(a: &str, b: &str) -> bool {
     x.len() == y.len() && x.first() == y.first() && x.last() == y.last() && x == y
 }
 
+/// Joins `Analysis::words`: no word holds one (words come from whitespace-split chunks
+/// and the lexicon's one-line entries), so equal joins are equal lists of words.
+const WORD_BREAK: &str = "\n";
+
 /// A set of a text's clauses, one bit each (`Token::negated_in`).
 pub type Clauses = u16;
 
@@ -303,9 +307,10 @@ pub type Clauses = u16;
 pub struct Analysis {
     /// Content tokens, deduplicated, sorted by text.
     pub tokens: Vec<Token>,
-    /// Every canonical word (stop words and markers included), sorted: the antonyms are read
-    /// from them, and two texts are exact duplicates only when these agree too.
-    pub words: Vec<String>,
+    /// Every canonical word (stop words and markers included), sorted and joined by `\n`
+    /// (`WORD_BREAK`): two texts are exact duplicates only when these agree too. One
+    /// allocation, not one per word: only equality and the duplicate hash read them.
+    pub words: Box<str>,
     /// Content tokens in order of first appearance: (index in `tokens`, technical). A word seen
     /// both as technical and plain is one token but may appear twice. Indexes, not texts: the
     /// measure walks these often, and a text would be one more allocation to read.
@@ -1183,7 +1188,7 @@ impl Lexicon {
         let seq = seq.into_iter().map(|(t, tech)| (at(t), tech)).collect();
         Analysis {
             tokens,
-            words: words.into_iter().map(str::to_string).collect(),
+            words: words.join(WORD_BREAK).into(),
             seq,
             antonyms,
         }
