@@ -631,6 +631,11 @@ impl Lexicon {
     /// (`--amend` → `amend`, `--volumes` → `volume`, `--check` → `verify`): a text that says
     /// "amend the commit" names the flag that "git commit --amend" passes. `None` for short
     /// and compound names (`-v`, `--no-cache`, `--grace-period=0`).
+    /// Is `w` a program the lexicon lists commands of (`uv`, `cargo`, `kubectl`)?
+    pub(crate) fn is_program(&self, w: &str) -> bool {
+        self.commands.contains_key(w)
+    }
+
     pub(crate) fn flag_word(&self, flag: &str) -> Option<String> {
         let name = flag.trim_start_matches('-');
         (name.len() >= 3 && name.bytes().all(|b| b.is_ascii_lowercase()))

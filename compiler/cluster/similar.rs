@@ -109,6 +109,10 @@ pub enum Verdict<W = String> {
     /// --force" vs "run npm audit fix"), or leaves it out ("with --release" vs "without
     /// --release"). The word is the flag.
     Flag(W),
+    /// One side runs a command through a program the other never names, while the two share
+    /// a tool ("uv pip install" vs "pip install", "poetry run pytest" vs "pytest"): a wrapper
+    /// changes which environment the command runs in. The word is the command.
+    Command(W),
     /// An antonym pair splits them.
     Antonym(W, W),
     /// Shared words play opposite roles (negated on one side, asserted on the other, …).
@@ -131,6 +135,7 @@ impl Verdict<&str> {
             Verdict::Empty => Verdict::Empty,
             Verdict::Technical(x, y) => Verdict::Technical(x.into(), y.into()),
             Verdict::Flag(f) => Verdict::Flag(f.into()),
+            Verdict::Command(c) => Verdict::Command(c.into()),
             Verdict::Antonym(x, y) => Verdict::Antonym(x.into(), y.into()),
             Verdict::Polarity(w) => Verdict::Polarity(w.into()),
             Verdict::Roles => Verdict::Roles,
@@ -205,6 +210,11 @@ fn judge<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis) -> Verdict<&'a s
     //    command does, so "docker compose down -v" and "docker compose down" are two lessons.
     if let Some(f) = one_sided_flag(lx, a, b).or_else(|| one_sided_flag(lx, b, a)) {
         return Verdict::Flag(f);
+    }
+    //    Nor may one side alone run a command through another program: "uv pip install" is
+    //    not "pip install" (`unmatched` lets one side's extra tool through as a detail).
+    if let Some(c) = one_sided_command(lx, a, b).or_else(|| one_sided_command(lx, b, a)) {
+        return Verdict::Command(c);
     }
     // 2. Antonyms agree.
     for (i, (&x, &y)) in a.antonyms.iter().zip(&b.antonyms).enumerate() {
@@ -391,6 +401,30 @@ fn one_sided_flag<'a>(lx: &Lexicon, side: &'a Analysis, other: &Analysis) -> Opt
                 .is_none_or(refuses)
         })
         .map(|t| t.text.as_str())
+}
+
+/// A command (`uv pip`) that `side` runs in the rule it states, whose program (`uv`) `other`
+/// never names, when the two share a listed program or a command (`pip`, `pip install`): the
+/// same tool run another way. Without a shared tool the other side states its rule in words
+/// ("install into a project virtualenv") and the command is only a detail.
+fn one_sided_command<'a>(lx: &Lexicon, side: &'a Analysis, other: &Analysis) -> Option<&'a str> {
+    let names = |program: &str| {
+        (other.tokens.iter()).any(|o| {
+            o.technical
+                && (text_eq(&o.text, program)
+                    || o.text.split_once(' ').is_some_and(|(p, _)| text_eq(p, program)))
+        })
+    };
+    let command = (side.tokens.iter())
+        .filter(|t| t.technical && passes(t) && !t.explains)
+        .find(|t| {
+            t.text
+                .split_once(' ')
+                .is_some_and(|(p, _)| lx.is_program(p) && !names(p))
+        })?;
+    let tool = |t: &Token| t.text.contains(' ') || lx.is_program(&t.text);
+    let shared = (side.tokens.iter()).any(|t| t.technical && tool(t) && tech_has_match(t, other));
+    shared.then_some(command.text.as_str())
 }
 
 /// The set bits of a clause set, lowest first.

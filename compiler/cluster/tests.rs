@@ -741,6 +741,43 @@ fn lessons_that_differ_only_in_their_tool_are_two_lessons() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// A command run through a wrapper program is another way to run the tool: "uv pip install"
+/// is not "pip install" (they merged when only one side named the extra program), while a
+/// side that states its rule in words stays one lesson with a side that names the command.
+#[test]
+fn a_command_one_side_runs_through_another_program_splits_the_pair() {
+    let l = lx();
+    let command = |c: &str| Verdict::Command(c.to_string());
+    let apart = [
+        (
+            "Install dependencies with uv pip install -r requirements.txt inside the project venv.",
+            "Install dependencies with pip install -r requirements.txt inside the project venv.",
+            command("uv pip"),
+        ),
+        (
+            "Before pushing, run npm test and then docker build in CI.",
+            "Before pushing, run npm test in CI.",
+            command("docker build"),
+        ),
+    ];
+    let same = [
+        (
+            "Use a per-project virtualenv for every pip install instead of the system Python.",
+            "Install dependencies inside a project virtualenv, never into the system Python.",
+        ),
+        (
+            "Never jump several majors of lodash at once; go one major at a time with npm test after each.",
+            "Never jump several majors of lodash at once — go one major at a time with npm test after each.",
+        ),
+        (
+            "Install dependencies with uv pip install -r requirements.txt inside the project venv.",
+            "Inside the project venv, install dependencies with uv pip install -r requirements.txt.",
+        ),
+    ];
+    let wrong = mismatches(&l, &apart, &same);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 /// What is, and is not, a command's program.
 #[test]
 fn a_commands_program_is_technical_and_prose_is_not() {
