@@ -121,6 +121,9 @@ pub struct Policy {
     pub confidence: Confidence,
     pub caps: Caps,
     pub deltas: DeltaBudget,
+    /// The phrases above as one automaton, built by `from_yaml` (see `TransientPhrases`).
+    #[serde(skip)]
+    transient: TransientPhrases,
 }
 
 impl Policy {
@@ -131,6 +134,7 @@ impl Policy {
         for phrase in p.transient_errors.iter_mut().chain(vetoes) {
             *phrase = phrase.to_lowercase();
         }
+        p.transient = TransientPhrases::new(&p);
         Ok(p)
     }
 
@@ -229,6 +233,14 @@ impl Policy {
 
     /// The `transient_errors` phrase that makes `error` transient (`is_transient`), for `trace`.
     pub fn transient_cause(&self, error: &str) -> Option<&str> {
+        match self.transient.find(error) {
+            Some(found) => found.map(|i| self.transient_errors[i].as_str()),
+            None => self.scan_transient_cause(error),
+        }
+    }
+
+    /// `transient_cause` by lowering the error and looking for each phrase in turn.
+    fn scan_transient_cause(&self, error: &str) -> Option<&str> {
         let e = error.to_lowercase();
         let mut vetoes = self.assertion_markers.iter().chain(&self.setting_hints);
         if vetoes.any(|m| e.contains(m.as_str())) {
@@ -267,6 +279,57 @@ impl LabelArgs {
     /// Could these arguments (JSON text) carry a label argument? `false` means they cannot.
     pub fn may_carry(&self, args: &str) -> bool {
         self.any.as_ref().is_some_and(|r| r.is_match(args))
+    }
+}
+
+/// `transient_cause` for an ASCII error, in one pass over its bytes without a lowered copy
+/// (every failed call meets every phrase). ASCII is lowered byte for byte, so an ASCII-blind
+/// case-insensitive match at a byte is a match of the lowered phrase in the lowered text at
+/// the same place, and a lowered phrase with a non-ASCII character cannot occur in ASCII text.
+/// Other errors take the lowering scan: Unicode lowering may change lengths ('İ' → "i̇").
+#[derive(Clone, Debug, Default)]
+struct TransientPhrases {
+    /// Vetoes, then transient phrases between non-word bytes (as `contains_words`); `None`
+    /// when not built from a policy's phrases (or too big), and then every error takes the scan.
+    set: Option<regex::bytes::RegexSet>,
+    /// For each pattern of `set`: `None` for a veto, else its index in `transient_errors`.
+    phrase: Vec<Option<usize>>,
+}
+
+impl TransientPhrases {
+    fn new(p: &Policy) -> TransientPhrases {
+        let ascii = |s: &&String| s.is_ascii();
+        let vetoes = p.assertion_markers.iter().chain(&p.setting_hints).filter(ascii);
+        let mut patterns: Vec<String> = vetoes.map(|v| format!("(?i-u){}", regex::escape(v))).collect();
+        let mut phrase = vec![None; patterns.len()];
+        for (i, t) in p
+            .transient_errors
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.is_ascii())
+        {
+            let edge = "[^0-9A-Za-z_]";
+            patterns.push(format!("(?i-u)(?:^|{edge}){}(?:$|{edge})", regex::escape(t)));
+            phrase.push(Some(i));
+        }
+        let set = regex::bytes::RegexSet::new(&patterns).ok();
+        TransientPhrases { set, phrase }
+    }
+
+    /// `Some(cause)` as `transient_cause` finds it (an index in `transient_errors`), or `None`
+    /// when the error is not ASCII and the scan must decide.
+    fn find(&self, error: &str) -> Option<Option<usize>> {
+        let set = self.set.as_ref().filter(|_| error.is_ascii())?;
+        let mut hits = set.matches(error.as_bytes()).into_iter().map(|m| self.phrase[m]);
+        // Patterns in order: a veto's hit comes first, else the first phrase listed.
+        Some(hits.next().flatten())
+    }
+}
+
+/// Built from the phrase fields, which `Policy`'s equality already compares.
+impl PartialEq for TransientPhrases {
+    fn eq(&self, _: &TransientPhrases) -> bool {
+        true
     }
 }
 
@@ -584,6 +647,48 @@ mod tests {
         ] {
             assert!(p.is_transient(transient), "{transient}");
         }
+    }
+
+    /// The one-pass matcher finds what lowering and scanning finds: any case, a phrase at
+    /// either end, only between non-word characters, the first phrase listed, vetoes first.
+    #[test]
+    fn the_phrase_automaton_agrees_with_the_lowering_scan() {
+        let yaml = BUILTIN_POLICY.replace(
+            "transient_errors:\n",
+            "transient_errors:\n  - Délai Dépassé\n  - K\u{212A}\n  - a+b (c)\n",
+        );
+        let p = Policy::from_yaml(&yaml).unwrap();
+        let cases: [(&str, Option<&str>); 18] = [
+            ("TIMED OUT", Some("timed out")),
+            ("Read Timed Out", Some("timed out")),
+            ("timeout", Some("timeout")),
+            ("error: Timeout", Some("timeout")),
+            ("Timeout: retrying", Some("timeout")),
+            ("read_timeout", None),
+            ("timeouts=3", None),
+            ("x.timeout.", Some("timeout")),
+            // The first phrase listed, not the first in the text.
+            ("connection refused, then timeout", Some("timeout")),
+            // A veto anywhere wins, in any case.
+            ("timed out: ASSERTIONERROR", None),
+            ("Timeout exceeded, Consider Increasing it", None),
+            // A user's phrases: punctuation is literal, lowering is Unicode's.
+            ("got A+B (C) back", Some("a+b (c)")),
+            ("got a+bb (c)", None),
+            ("kk", Some("kk")),
+            ("DÉLAI DÉPASSÉ après 30 s", Some("délai dépassé")),
+            ("délai dépassé", Some("délai dépassé")),
+            ("Zeitüberschreitung: TIMED OUT", Some("timed out")),
+            ("İ timed out", Some("timed out")),
+        ];
+        for (error, cause) in cases {
+            assert_eq!(p.transient_cause(error), cause, "{error}");
+            assert_eq!(p.scan_transient_cause(error), cause, "{error}");
+        }
+        // ASCII errors never lower a copy; others do.
+        assert_eq!(p.transient.find("TIMED OUT"), Some(Some(3)));
+        assert_eq!(p.transient.find("nothing here"), Some(None));
+        assert_eq!(p.transient.find("délai"), None);
     }
 
     /// An editor tool's read-only sub-command (`view`) changes nothing; its other
