@@ -145,24 +145,26 @@ impl Part {
     /// The run's copy of `s`, made on first sight: looked up once per record and text, not
     /// once per candidate, and never a copy made only to be dropped.
     fn shared(&mut self, s: &str) -> Arc<str> {
-        if let Some((known, _)) = self.shared.get_key_value(s) {
-            return known.clone();
-        }
-        let new: Arc<str> = Arc::from(s);
-        self.shared.insert(new.clone(), Cell::new(None));
-        new
+        self.entry(s, None).0
     }
 
     /// `shared`, and whether a secret may hide in the text, scanned on first asking.
     fn scanned(&mut self, s: &str, secrets: &SecretScanner) -> (Arc<str>, bool) {
-        let scan = || secrets.may_hold([s]);
+        let (text, may_hold) = self.entry(s, Some(secrets));
+        (text, may_hold.expect("scanned when asked"))
+    }
+
+    /// The run's copy of `s`, and whether a secret may hide in it: known, or scanned now
+    /// when `secrets` is given (and remembered), else `None`.
+    fn entry(&mut self, s: &str, secrets: Option<&SecretScanner>) -> (Arc<str>, Option<bool>) {
+        let ask = |known: Option<bool>| known.or_else(|| Some(secrets?.may_hold([s])));
         if let Some((known, may_hold)) = self.shared.get_key_value(s) {
-            let found = may_hold.get().unwrap_or_else(scan);
-            may_hold.set(Some(found));
+            let found = ask(may_hold.get());
+            may_hold.set(found);
             return (known.clone(), found);
         }
-        let (new, found): (Arc<str>, bool) = (Arc::from(s), scan());
-        self.shared.insert(new.clone(), Cell::new(Some(found)));
+        let (new, found): (Arc<str>, Option<bool>) = (Arc::from(s), ask(None));
+        self.shared.insert(new.clone(), Cell::new(found));
         (new, found)
     }
 

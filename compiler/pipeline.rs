@@ -257,7 +257,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         let found = if unknown.is_empty() {
             Vec::new()
         } else {
-            let of_lesson = members.insert(Members::new(comp.lessons.len(), &comp.lesson_of));
+            let of_lesson = members.insert(Members::of(&comp));
             let mut found = refoundings(&comp, of_lesson, &unknown);
             found.extend(founder_gone(&comp, &unknown, &found, opts.state.as_deref()));
             found
@@ -298,7 +298,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         );
         // Per lesson and per candidate, in parallel; each collects in order.
         if whole {
-            let members = members.unwrap_or_else(|| Members::new(comp.lessons.len(), &comp.lesson_of));
+            let members = members.unwrap_or_else(|| Members::of(&comp));
             sink.extend(lesson_diagnostics(&comp, &members));
             sink.extend(conflicting_rules(&comp.lessons, &rules.lexicon));
             // Those found by name stand (the fold's renaming kept their lessons' ids); the
@@ -489,14 +489,21 @@ impl Members {
         Members { start, of }
     }
 
+    /// Each lesson's members in a compilation.
+    fn of(comp: &Compilation) -> Members {
+        Members::new(comp.lessons.len(), &comp.lesson_of)
+    }
+
     /// Lesson `li`'s members.
-    fn of(&self, li: usize) -> &[usize] {
+    fn lesson(&self, li: usize) -> &[usize] {
         &self.of[self.start[li]..self.start[li + 1]]
     }
 
     /// Every lesson's members, in lesson order.
     fn par_iter(&self) -> impl IndexedParallelIterator<Item = &[usize]> {
-        (0..self.start.len() - 1).into_par_iter().map(|li| self.of(li))
+        (0..self.start.len() - 1)
+            .into_par_iter()
+            .map(|li| self.lesson(li))
     }
 }
 
@@ -624,10 +631,15 @@ fn stance(l: &Lesson) -> Option<(bool, String)> {
 
 /// One diagnostic per lesson that is not a rule, naming every experience behind it.
 fn lesson_diagnostics<'a>(comp: &'a Compilation, members: &Members) -> Vec<Diagnostic> {
-    // Every experience behind a lesson: its members' and its evidence, sorted.
-    let ids_of = |l: &'a Lesson, members: &[usize]| -> Vec<&'a str> {
+    // Every experience behind a lesson: its members' and its evidence, with repeats.
+    let all_ids = |l: &'a Lesson, members: &[usize]| -> Vec<&'a str> {
         let mut ids: Vec<&str> = members.iter().map(|&i| &*comp.candidates[i].record_id).collect();
         ids.extend(l.evidence.iter().map(|id| &**id));
+        ids
+    };
+    // Sorted, each once.
+    let ids_of = |l: &'a Lesson, members: &[usize]| -> Vec<&'a str> {
+        let mut ids = all_ids(l, members);
         ids.sort();
         ids.dedup();
         ids
@@ -636,8 +648,7 @@ fn lesson_diagnostics<'a>(comp: &'a Compilation, members: &Members) -> Vec<Diagn
     // every id at the end, so here only the copies of one id are dropped, by address without
     // reading their texts (a member's record id and the evidence naming it share one).
     let unsorted_ids = |l: &'a Lesson, members: &[usize]| {
-        let mut ids: Vec<&str> = members.iter().map(|&i| &*comp.candidates[i].record_id).collect();
-        ids.extend(l.evidence.iter().map(|id| &**id));
+        let mut ids = all_ids(l, members);
         ids.sort_unstable_by_key(|id| (id.as_ptr(), id.len()));
         ids.dedup_by_key(|id| (id.as_ptr(), id.len()));
         ids.into_iter().map(str::to_string)
@@ -1315,9 +1326,9 @@ mod tests {
     fn members_are_each_lessons_candidates_in_order() {
         // Three lessons: one with two members (not next to each other), one with none.
         let members = Members::new(3, &[Some(2), None, Some(0), Some(2), None]);
-        assert_eq!(members.of(0), [2]);
-        assert!(members.of(1).is_empty());
-        assert_eq!(members.of(2), [0, 3]);
+        assert_eq!(members.lesson(0), [2]);
+        assert!(members.lesson(1).is_empty());
+        assert_eq!(members.lesson(2), [0, 3]);
         let all: Vec<&[usize]> = members.par_iter().collect();
         assert_eq!(all, [&[2][..], &[], &[0, 3]]);
     }

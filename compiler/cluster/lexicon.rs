@@ -627,15 +627,15 @@ impl Lexicon {
         self.threshold
     }
 
-    /// The plain word a flag's name reads as, when it is one word of three letters or more
-    /// (`--amend` → `amend`, `--volumes` → `volume`, `--check` → `verify`): a text that says
-    /// "amend the commit" names the flag that "git commit --amend" passes. `None` for short
-    /// and compound names (`-v`, `--no-cache`, `--grace-period=0`).
     /// Is `w` a program the lexicon lists commands of (`uv`, `cargo`, `kubectl`)?
     pub(crate) fn is_program(&self, w: &str) -> bool {
         self.commands.contains_key(w)
     }
 
+    /// The plain word a flag's name reads as, when it is one word of three letters or more
+    /// (`--amend` → `amend`, `--volumes` → `volume`, `--check` → `verify`): a text that says
+    /// "amend the commit" names the flag that "git commit --amend" passes. `None` for short
+    /// and compound names (`-v`, `--no-cache`, `--grace-period=0`).
     pub(crate) fn flag_word(&self, flag: &str) -> Option<String> {
         let name = flag.trim_start_matches('-');
         (name.len() >= 3 && name.bytes().all(|b| b.is_ascii_lowercase()))

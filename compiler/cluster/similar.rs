@@ -110,8 +110,9 @@ pub enum Verdict<W = String> {
     /// --release"). The word is the flag.
     Flag(W),
     /// One side runs a command through a program the other never names, while the two share
-    /// a tool ("uv pip install" vs "pip install", "poetry run pytest" vs "pytest"): a wrapper
-    /// changes which environment the command runs in. The word is the command.
+    /// a listed program or command ("uv pip install" vs "pip install": a wrapper changes which
+    /// environment the command runs in; "npm test, then docker build" vs "npm test"). The word
+    /// is the command.
     Command(W),
     /// An antonym pair splits them.
     Antonym(W, W),
