@@ -518,7 +518,7 @@ fn load_inputs(args: &RunArgs, rules: &Rules) -> Result<(Corpus, Vec<Diagnostic>
     } else if Path::new("samples").is_dir() {
         load::load_with_rules(&[PathBuf::from("samples")], &opts, rules, &mut sink)?
     } else {
-        load::load_texts(crate::samples::FILES, &opts, &mut sink)
+        load::load_texts_with_rules(crate::samples::FILES, &opts, rules, &mut sink)
     };
     Ok((corpus, sink))
 }

@@ -127,13 +127,15 @@ fn compiled(experiences: usize, seed: u64, plan: &[Vec<String>]) -> crate::pipel
     write_records(experiences, seed, plan, &mut text).expect("writing to memory");
     let text = String::from_utf8(text).expect("the generator writes UTF-8");
     let mut sink = crate::diagnostics::Sink::new();
-    let corpus = crate::load::load_texts(&[("gen.jsonl", &text)], &Default::default(), &mut sink);
+    let rules = crate::policy::Rules::builtin();
+    let files = [("gen.jsonl", text.as_str())];
+    let corpus = crate::load::load_texts_with_rules(&files, &Default::default(), &rules, &mut sink);
     drop(text);
     let opts = Options {
         stop_after: Some(Stage::Score),
         ..Default::default()
     };
-    compile(corpus, sink, &crate::policy::Rules::builtin(), &opts)
+    compile(corpus, sink, &rules, &opts)
 }
 
 /// Picks each record's references from the lessons `comp` had live at its time.

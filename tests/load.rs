@@ -100,6 +100,36 @@ fn a_secret_in_a_badly_typed_field_is_redacted_in_the_diagnostic() {
     }
 }
 
+/// In-memory files loaded with a team's own rules redact with that team's secret patterns:
+/// the built-in corpus `skillc compile` falls back to outside a checkout is read with the
+/// rules of the compile, not the built-in ones.
+#[test]
+fn in_memory_files_loaded_with_the_compiles_rules_redact_with_its_secret_patterns() {
+    let scratch = Scratch::new("load-texts-rules");
+    let secrets = "patterns:\n  - name: acme-deploy-token\n    regex: '\\bacmedt_[a-z0-9]{24}\\b'\n";
+    fs::write(scratch.path("secrets.yaml"), secrets).unwrap();
+    let rules = skillc::policy::Rules::load(&scratch.0).unwrap();
+    let token = "acmedt_9f2k4m1q8z7x3c5v6b0n2l4j";
+    let line = format!(
+        r#"{{"id": "exp-1", "recorded_at": "2026-04-01T10:00:00Z", "domains": ["terraform"], "outcome": "succeeded", "effort": "{token}"}}"#
+    );
+    let files = [("ops/agent.jsonl", line.as_str())];
+
+    let mut with_rules = Sink::new();
+    skillc::load::load_texts_with_rules(&files, &LoadOptions::default(), &rules, &mut with_rules);
+    let messages = found(&with_rules);
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(
+        messages[0].2.contains(r#"found "[redacted: acme-deploy-token]""#),
+        "{messages:?}"
+    );
+
+    // The built-in patterns do not know the team's token.
+    let mut built_in = Sink::new();
+    load_texts(&files, &LoadOptions::default(), &mut built_in);
+    assert!(found(&built_in)[0].2.contains(token), "{:?}", found(&built_in));
+}
+
 /// (code, line, message) of each diagnostic, for assertions that name what went wrong.
 fn found(sink: &Sink) -> Vec<(&'static str, u32, String)> {
     sink.iter()

@@ -284,7 +284,22 @@ fn load_blocks(
 /// Loads in-memory files (the built-in sample corpus, tests), as `(name, text)` in the
 /// order given; the name's extension decides the format and is the file diagnostics report.
 pub fn load_texts(files: &[(&str, &str)], opts: &LoadOptions, sink: &mut Sink) -> Corpus {
-    let mut col = Collector::new(sink, BLOCK, None);
+    texts_with(files, opts, None, sink)
+}
+
+/// `load_texts` with the rules of the compile: without them, a load that made diagnostics
+/// builds the default rules a second time to redact them (about a quarter second).
+pub fn load_texts_with_rules(
+    files: &[(&str, &str)],
+    opts: &LoadOptions,
+    rules: &Rules,
+    sink: &mut Sink,
+) -> Corpus {
+    texts_with(files, opts, Some(rules), sink)
+}
+
+fn texts_with(files: &[(&str, &str)], opts: &LoadOptions, rules: Option<&Rules>, sink: &mut Sink) -> Corpus {
+    let mut col = Collector::new(sink, BLOCK, rules);
     for &(name, text) in files {
         let text = text.strip_prefix(BOM).unwrap_or(text);
         match detect(name, text.as_bytes(), true, opts.from) {
