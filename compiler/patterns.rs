@@ -18,6 +18,12 @@
 //! lets a pattern match more, so a pattern its relaxed form rules out cannot match, and the
 //! relaxed forms run as DFAs on any text. Their yes is only a maybe: the caller confirms it
 //! with the pattern itself.
+//!
+//! The twins and the relaxed patterns are built the first time a text needs them: building
+//! them cost as much as building the patterns (about half of loading the rules, a fixed
+//! cost of every run), and a corpus that is all ASCII never asks for them.
+
+use std::sync::OnceLock;
 
 use regex::{Regex, RegexSet, SetMatches};
 use regex_syntax::hir::{Capture, Hir, HirKind, Look, Repetition};
@@ -41,16 +47,17 @@ pub fn regex(pattern: &str) -> Result<Regex, regex::Error> {
 #[derive(Clone, Debug)]
 pub struct Pattern {
     regex: Regex,
-    /// `None` when the regex has no Unicode word boundary (it is a DFA already) or its twin
-    /// would not build.
-    ascii: Option<Regex>,
+    /// Built on first use; `None` when the regex has no Unicode word boundary (it is a DFA
+    /// already) or its twin would not build.
+    ascii: OnceLock<Option<Regex>>,
 }
 
 impl Pattern {
     pub fn new(pattern: &str) -> Result<Pattern, regex::Error> {
-        let regex = self::regex(pattern)?;
-        let ascii = ascii_twins(&[pattern]).and_then(|t| self::regex(&t[0]).ok());
-        Ok(Pattern { regex, ascii })
+        Ok(Pattern {
+            regex: self::regex(pattern)?,
+            ascii: OnceLock::new(),
+        })
     }
 
     pub fn as_str(&self) -> &str {
@@ -59,8 +66,14 @@ impl Pattern {
 
     /// The regex that answers for `text` fastest, and exactly.
     fn for_text(&self, text: &str) -> &Regex {
-        match &self.ascii {
-            Some(twin) if !text.is_ascii() && ascii_words(text) => twin,
+        if text.is_ascii() {
+            return &self.regex;
+        }
+        let twin = self
+            .ascii
+            .get_or_init(|| ascii_twins(&[self.regex.as_str()]).and_then(|t| self::regex(&t[0]).ok()));
+        match twin {
+            Some(twin) if ascii_words(text) => twin,
             _ => &self.regex,
         }
     }
@@ -92,19 +105,20 @@ fn ascii_words(text: &str) -> bool {
 }
 
 /// The exact set, its ASCII twin and the relaxed patterns over one pattern list (indices are
-/// the patterns' places in the list). The default matches nothing.
+/// the patterns' places in the list); the twin and the relaxed patterns are built on first
+/// use. The default matches nothing.
 #[derive(Clone, Debug, Default)]
 pub struct PatternSet {
     exact: RegexSet,
     /// The patterns with ASCII word boundaries, exact on a text `ascii_words` accepts. `None`
-    /// when `relaxed` is, or when a twin would not build.
-    ascii: Option<RegexSet>,
+    /// when no pattern has a Unicode word boundary, or when a twin would not build.
+    ascii: OnceLock<Option<RegexSet>>,
     /// One regex per pattern, each its own small DFA: joined in one set, the relaxed patterns
     /// (which may start at any letter) made a product automaton whose states were new on
     /// almost every text, and building them cost more than the search. `None` when no
     /// pattern has a Unicode word boundary (the exact set is a DFA already) or a pattern
     /// could not be relaxed (the exact set answers; slower, never wrong).
-    relaxed: Option<Vec<Regex>>,
+    relaxed: OnceLock<Option<Vec<Regex>>>,
 }
 
 /// What the set says of a text: per pattern, whether it may match; `exact` when that is
@@ -132,33 +146,59 @@ impl Matched {
 
 impl PatternSet {
     pub fn new<'p>(patterns: impl IntoIterator<Item = &'p str>) -> Result<PatternSet, regex::Error> {
-        let patterns: Vec<&str> = patterns.into_iter().collect();
-        let exact = regex::RegexSetBuilder::new(&patterns)
+        let exact = regex::RegexSetBuilder::new(patterns)
             .dfa_size_limit(DFA_CACHE)
             .build()?;
-        let relaxed =
-            relaxed(&patterns).and_then(|r| (r.iter().map(|p| regex(p))).collect::<Result<Vec<_>, _>>().ok());
-        let ascii = ascii_twins(&patterns).and_then(|twins| {
+        Ok(PatternSet {
+            exact,
+            ascii: OnceLock::new(),
+            relaxed: OnceLock::new(),
+        })
+    }
+
+    fn patterns(&self) -> Vec<&str> {
+        self.exact.patterns().iter().map(String::as_str).collect()
+    }
+
+    fn ascii(&self) -> Option<&RegexSet> {
+        let built = self.ascii.get_or_init(|| {
+            let twins = ascii_twins(&self.patterns())?;
             (regex::RegexSetBuilder::new(twins))
                 .dfa_size_limit(DFA_CACHE)
                 .build()
                 .ok()
         });
-        Ok(PatternSet {
-            exact,
-            ascii,
-            relaxed,
-        })
+        built.as_ref()
     }
 
-    /// The engine that answers for `text`: the exact set on ASCII text (or when every pattern
-    /// is a DFA), the twin set where word characters are ASCII, else the relaxed patterns.
+    fn relaxed(&self) -> Option<&[Regex]> {
+        let built = self.relaxed.get_or_init(|| {
+            let relaxed = relaxed(&self.patterns())?;
+            relaxed
+                .iter()
+                .map(|p| regex(p))
+                .collect::<Result<Vec<_>, _>>()
+                .ok()
+        });
+        built.as_deref()
+    }
+
+    /// The engine that answers for `text`: the exact set on ASCII text, the twin set where
+    /// word characters are ASCII, else the relaxed patterns, else (every pattern is a DFA
+    /// already, or none could be relaxed) the exact set. Each answers exactly as the exact
+    /// set would, the relaxed patterns up to their maybes.
     fn route(&self, text: &str) -> Route<'_> {
-        match (&self.relaxed, &self.ascii) {
-            (None, _) => Route::Exact(&self.exact),
-            _ if text.is_ascii() => Route::Exact(&self.exact),
-            (Some(_), Some(twins)) if ascii_words(text) => Route::Exact(twins),
-            (Some(relaxed), _) => Route::Relaxed(relaxed),
+        if text.is_ascii() {
+            return Route::Exact(&self.exact);
+        }
+        if ascii_words(text)
+            && let Some(twins) = self.ascii()
+        {
+            return Route::Exact(twins);
+        }
+        match self.relaxed() {
+            Some(relaxed) => Route::Relaxed(relaxed),
+            None => Route::Exact(&self.exact),
         }
     }
 
@@ -280,7 +320,10 @@ mod tests {
     #[test]
     fn relaxed_answers_cover_every_exact_match_on_non_ascii_text() {
         let set = PatternSet::new(PATTERNS).unwrap();
-        assert!(set.relaxed.is_some(), "the patterns have Unicode word boundaries");
+        assert!(
+            set.relaxed().is_some(),
+            "the patterns have Unicode word boundaries"
+        );
         // Each has a non-ASCII word character, where the ASCII twins would not be exact.
         let texts = [
             "We fixed the flaky test in Zürich — it only failed on a warm cache…",
@@ -325,7 +368,7 @@ mod tests {
     #[test]
     fn punctuation_only_non_ascii_text_gets_the_exact_answer_from_the_twins() {
         let set = PatternSet::new(PATTERNS).unwrap();
-        assert!(set.ascii.is_some(), "every pattern has an ASCII twin");
+        assert!(set.ascii().is_some(), "every pattern has an ASCII twin");
         for text in [
             "We fixed the flaky test — it only failed on a warm cache…",
             "It found the leak; key sk-ABCDEFGHIJKLMNOPQRSTUV was rotated “just in case”",
@@ -366,9 +409,31 @@ mod tests {
     }
 
     #[test]
+    fn twins_and_relaxed_patterns_are_built_only_when_a_text_needs_them() {
+        let set = PatternSet::new(PATTERNS).unwrap();
+        let pattern = Pattern::new(PATTERNS[0]).unwrap();
+        for text in ["We fixed it", "pin requests==2.31"] {
+            set.matches(text);
+            pattern.is_match(text);
+        }
+        assert!(set.ascii.get().is_none() && set.relaxed.get().is_none());
+        assert!(pattern.ascii.get().is_none());
+        // Non-ASCII punctuation only: the twins answer, nothing is relaxed.
+        assert!(set.matches("We fixed it — twice").exact);
+        assert!(pattern.is_match("We fixed it — twice"));
+        assert!(set.ascii.get().is_some_and(Option::is_some));
+        assert!(pattern.ascii.get().is_some_and(Option::is_some));
+        assert!(set.relaxed.get().is_none());
+        // A non-ASCII letter needs the relaxed patterns.
+        assert!(!set.matches("Zürich: we fixed it").exact);
+        assert!(set.relaxed.get().is_some_and(Option::is_some));
+    }
+
+    #[test]
     fn patterns_without_unicode_boundaries_need_no_relaxed_set() {
         let set = PatternSet::new([r"(?-u:\b)AKIA[0-9A-Z]{16}", "-----BEGIN"]).unwrap();
-        assert!(set.relaxed.is_none());
+        assert!(set.relaxed().is_none());
+        assert!(set.ascii().is_none());
         assert!(set.matches("key AKIA0123456789ABCDEF — rotated").exact);
     }
 }
