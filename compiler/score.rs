@@ -362,21 +362,29 @@ fn between(days: &[i64], from: i64, to: i64) -> &[i64] {
 /// The first pass: every unit folded. `Units` lets a second pass (`rescore`) keep what it
 /// does not change, and makes the pass's diagnostics (`Units::into_sink`).
 pub fn score<'a>(inp: &Inputs<'a>) -> (Scored, Units<'a>) {
-    fold_all(inp, prepare(inp), units(inp, false), Vec::new(), Vec::new())
+    fold_all(
+        inp,
+        prepare(inp),
+        units(inp, false),
+        Vec::new(),
+        Previous::default(),
+    )
 }
 
 /// Folds the units not `kept`, or, when two units hold one id, everything as the single pass.
-/// `partition` is `units(inp, false)`; the lessons go into `room`'s memory if it is large
-/// enough.
+/// `partition` is `units(inp, false)`; the lessons go into `previous`'s memory.
 fn fold_all<'a>(
     inp: &Inputs<'a>,
     shared: Shared<'a>,
     partition: Vec<Vec<u32>>,
     kept: Vec<Option<UnitOut>>,
-    room: Vec<Lesson>,
+    previous: Previous,
 ) -> (Scored, Units<'a>) {
-    fold_units(inp, shared, partition, false, kept, room)
-        .or_else(|shared| fold_units(inp, *shared, units(inp, true), true, Vec::new(), Vec::new()))
+    fold_units(inp, shared, partition, false, kept, previous)
+        .or_else(|shared| {
+            let (partition, previous) = (units(inp, true), Previous::default());
+            fold_units(inp, *shared, partition, true, Vec::new(), previous)
+        })
         .unwrap_or_else(|_| unreachable!("one unit holds every lesson"))
 }
 
@@ -411,7 +419,9 @@ pub fn rescore<'a>(inp: &Inputs<'a>, previous: Vec<Lesson>, units: Units<'a>) ->
         l.reason = None;
         l.history.pop();
     }
-    // Back into unit order (lesson numbers), one move each, then into their units.
+    // Each unit's lessons' places, in unit order (lesson numbers): a kept unit's lessons stay
+    // where they are until `finish` puts them in their new places (moving them into unit
+    // vectors and back moved 150 MB three times at a million experiences).
     let mut first = vec![0u32; sides.len() + 1];
     for &(u, _) in &at {
         first[u as usize + 1] += 1;
@@ -423,31 +433,27 @@ pub fn rescore<'a>(inp: &Inputs<'a>, previous: Vec<Lesson>, units: Units<'a>) ->
     for (pos, &(u, i)) in at.iter().enumerate() {
         from[(first[u as usize] + i) as usize] = pos as u32;
     }
-    permute(&mut lessons, &from);
-    let mut rest = lessons.drain(..);
     let kept: Vec<Option<UnitOut>> = (sides.into_iter().enumerate())
         .map(|(u, side)| {
-            let unit_lessons = rest.by_ref().take((first[u + 1] - first[u]) as usize);
-            if refold[u] {
-                unit_lessons.for_each(drop);
-                return None;
-            }
-            Some(UnitOut {
-                lessons: unit_lessons.collect(),
+            (!refold[u]).then(|| UnitOut {
+                lessons: Held::Kept(first[u]..first[u + 1]),
                 side,
             })
         })
         .collect();
-    // The lessons' old places (in memory faulted in already) take the new ones: a new vector
-    // of that size was most of the second fold's system time.
-    drop(rest);
     // The partition depends on the clusters alone; a single pass's is made again.
     let partition = if single {
         self::units(inp, false)
     } else {
         partition
     };
-    fold_all(inp, shared, partition, kept, lessons)
+    // The lessons' old places (in memory faulted in already) take the new ones: a new vector
+    // of that size was most of the second fold's system time.
+    let previous = Previous {
+        lessons,
+        places: from,
+    };
+    fold_all(inp, shared, partition, kept, previous)
 }
 
 /// What every unit reads.
@@ -625,8 +631,34 @@ fn ended<'a>(inp: &Inputs<'a>, m: u32) -> Option<&'a crate::model::Ended> {
 /// What one unit's fold hands to the merge.
 struct UnitOut {
     /// Its lessons, with their ledger fields filled in, not yet capped.
-    lessons: Vec<Lesson>,
+    lessons: Held,
     side: Side,
+}
+
+/// Where a unit's lessons are.
+enum Held {
+    /// In the unit's own vector: a unit just folded.
+    Own(Vec<Lesson>),
+    /// Among the first pass's lessons, at `Previous::places[range]`: a unit a second pass kept.
+    Kept(std::ops::Range<u32>),
+}
+
+impl Held {
+    fn len(&self) -> usize {
+        match self {
+            Held::Own(lessons) => lessons.len(),
+            Held::Kept(range) => range.len(),
+        }
+    }
+}
+
+/// The first pass's lessons (ledger order), when a second pass folds again: the kept units'
+/// lessons where they are (`places`: each unit's in unit order), the others' to be dropped;
+/// its memory takes the second pass's lessons. Empty for a first pass.
+#[derive(Default)]
+struct Previous {
+    lessons: Vec<Lesson>,
+    places: Vec<u32>,
 }
 
 /// What a unit's fold made besides its lessons (lesson indices are the unit's own).
@@ -713,24 +745,38 @@ struct Merged {
     units: Vec<UnitOut>,
     /// Lesson number → (unit, index in the unit).
     at: Vec<(u32, u32)>,
+    /// Where the kept units' lessons are.
+    previous: Previous,
 }
 
 impl Merged {
-    fn new(units: Vec<UnitOut>) -> Merged {
+    fn new(units: Vec<UnitOut>, previous: Previous) -> Merged {
         let at = (units.iter().enumerate())
             .flat_map(|(u, o)| (0..o.lessons.len() as u32).map(move |i| (u as u32, i)))
             .collect();
-        Merged { units, at }
+        Merged { units, at, previous }
     }
 
     fn get(&self, g: u32) -> &Lesson {
         let (u, i) = self.at[g as usize];
-        &self.units[u as usize].lessons[i as usize]
+        match &self.units[u as usize].lessons {
+            Held::Own(lessons) => &lessons[i as usize],
+            Held::Kept(range) => {
+                let place = self.previous.places[(range.start + i) as usize];
+                &self.previous.lessons[place as usize]
+            }
+        }
     }
 
     fn get_mut(&mut self, g: u32) -> &mut Lesson {
         let (u, i) = self.at[g as usize];
-        &mut self.units[u as usize].lessons[i as usize]
+        match &mut self.units[u as usize].lessons {
+            Held::Own(lessons) => &mut lessons[i as usize],
+            Held::Kept(range) => {
+                let place = self.previous.places[(range.start + i) as usize];
+                &mut self.previous.lessons[place as usize]
+            }
+        }
     }
 
     /// Lesson numbers in id order (ties, possible only in one unit, in creation order), each
@@ -776,16 +822,16 @@ fn prefix(s: &str) -> u128 {
     u128::from_be_bytes(b)
 }
 
-/// Folds every unit not `kept` in parallel and merges them with the kept ones (into `room`, see
-/// `fold_all`). Gives `shared` back when two units hold lessons with the same id (the partition
-/// would then not be the single pass).
+/// Folds every unit not `kept` in parallel and merges them with the kept ones (into
+/// `previous`'s memory, see `fold_all`). Gives `shared` back when two units hold lessons with
+/// the same id (the partition would then not be the single pass).
 fn fold_units<'a>(
     inp: &Inputs<'a>,
     shared: Shared<'a>,
     units: Vec<Vec<u32>>,
     single: bool,
     mut kept: Vec<Option<UnitOut>>,
-    room: Vec<Lesson>,
+    previous: Previous,
 ) -> Result<(Scored, Units<'a>), Box<Shared<'a>>> {
     let now = inp.corpus.now();
     kept.resize_with(units.len(), || None);
@@ -814,7 +860,7 @@ fn fold_units<'a>(
         .into_iter()
         .map(|o| o.expect("every unit folded or kept"))
         .collect();
-    let mut merged = Merged::new(outs);
+    let mut merged = Merged::new(outs, previous);
     let Some(by_id) = merged.by_id() else {
         return Err(Box::new(shared));
     };
@@ -866,7 +912,7 @@ fn fold_units<'a>(
         capped_notes,
         unknown,
     };
-    let scored = finish(inp, merged, &new_index, lesson_of, room);
+    let scored = finish(inp, merged, &new_index, lesson_of);
     Ok((scored, units))
 }
 
@@ -1024,7 +1070,7 @@ fn fold_unit<'a>(
         l.lesson
     }));
     UnitOut {
-        lessons,
+        lessons: Held::Own(lessons),
         side: Side {
             lesson_of,
             contradictions: fold.contradictions,
@@ -1093,30 +1139,66 @@ fn apply_caps(merged: &mut Merged, policy: &crate::policy::Policy, now: Millis, 
 }
 
 /// Which lessons are rules, and the lessons in id order (lesson `g` at `new_index[g]`), in
-/// `room`'s memory if it is large enough.
-fn finish(
-    inp: &Inputs,
-    mut merged: Merged,
-    new_index: &[u32],
-    lesson_of: Vec<Option<u32>>,
-    room: Vec<Lesson>,
-) -> Scored {
+/// `merged.previous`'s memory if it is large enough.
+fn finish(inp: &Inputs, merged: Merged, new_index: &[u32], lesson_of: Vec<Option<u32>>) -> Scored {
     let min = inp.min_reinforcement;
-    for l in merged.units.iter_mut().flat_map(|u| &mut u.lessons) {
-        l.rule = l.status == Status::Active && (l.reinforcement >= min || l.blessed);
-    }
-    // Lesson numbers count the units' lessons in unit order: each moves once, to its place.
-    let per_unit: Vec<Vec<Lesson>> = merged.units.into_iter().map(|u| u.lessons).collect();
+    let rule = |l: &Lesson| l.status == Status::Active && (l.reinforcement >= min || l.blessed);
+    let Merged { units, previous, .. } = merged;
+    let Previous {
+        lessons: mut old,
+        places,
+    } = previous;
     let total = new_index.len();
-    let room = if room.capacity() >= total {
-        room
+    let lessons = if units.iter().any(|u| matches!(u.lessons, Held::Kept(_))) {
+        // A second pass: the kept lessons take their new places among the old ones (they
+        // are in id order before and after), the new ones the rest (`place_in`). (The
+        // dropped lessons' `rule` is set too: one pass in memory order.)
+        for l in &mut old {
+            l.rule = rule(l);
+        }
+        let mut to = vec![DROPPED; old.len()];
+        let mut fresh = Vec::new();
+        let mut g = 0;
+        for unit in units {
+            match unit.lessons {
+                Held::Own(lessons) => {
+                    for mut l in lessons {
+                        l.rule = rule(&l);
+                        fresh.push((new_index[g], l));
+                        g += 1;
+                    }
+                }
+                Held::Kept(range) => {
+                    for &place in &places[range.start as usize..range.end as usize] {
+                        to[place as usize] = new_index[g];
+                        g += 1;
+                    }
+                }
+            }
+        }
+        place_in(old, &to, fresh)
     } else {
-        // A second fold may found a few more lessons than the first (385 more of 395 000 at
-        // 1 M); room it never uses is never touched.
-        drop(room);
-        Vec::with_capacity(total + total / 64)
+        let mut per_unit: Vec<Vec<Lesson>> = Vec::with_capacity(units.len());
+        for unit in units {
+            let Held::Own(mut lessons) = unit.lessons else {
+                unreachable!("no unit was kept")
+            };
+            for l in &mut lessons {
+                l.rule = rule(l);
+            }
+            per_unit.push(lessons);
+        }
+        let room = if old.capacity() >= total {
+            old
+        } else {
+            // A second fold may found a few more lessons than the first (385 more of 395 000
+            // at 1 M); room it never uses is never touched.
+            drop(old);
+            Vec::with_capacity(total + total / 64)
+        };
+        // Lesson numbers count the units' lessons in unit order: each moves once, to its place.
+        crate::bulk::scatter(room, per_unit, new_index)
     };
-    let lessons = crate::bulk::scatter(room, per_unit, new_index);
     let lesson_of = lesson_of
         .into_iter()
         .map(|o| o.map(|g| new_index[g as usize]))
@@ -1124,22 +1206,62 @@ fn finish(
     Scored { lessons, lesson_of }
 }
 
-/// Reorders `items` in place so that `items[new] = old items[from[new]]` (`from` is a
-/// permutation), one cycle at a time.
-fn permute<T>(items: &mut [T], from: &[u32]) {
-    let mut placed = vec![false; items.len()];
-    for start in 0..items.len() {
-        let mut at = start;
-        while !placed[at] {
-            placed[at] = true;
-            let src = from[at] as usize;
-            if src == start {
-                break;
-            }
-            items.swap(at, src);
-            at = src;
+/// `place_in`'s place for an item that is dropped.
+const DROPPED: u32 = u32::MAX;
+
+/// `items` with each put at its place `to[i]` (or dropped: `DROPPED`) and each `fresh` item at
+/// its place, in `items`' memory: the places of the items kept must ascend (they keep their
+/// order), and the places of both together must be `0..n`. An item moves once to close the
+/// gaps, then at most once more (a swap) from the end back: a second pass's kept lessons,
+/// where gathering them into their units and back moved each four times.
+fn place_in<T>(mut items: Vec<T>, to: &[u32], mut fresh: Vec<(u32, T)>) -> Vec<T> {
+    let mut i = 0;
+    items.retain(|_| {
+        i += 1;
+        to[i - 1] != DROPPED
+    });
+    let kept_to: Vec<u32> = to.iter().copied().filter(|&t| t != DROPPED).collect();
+    assert!(kept_to.is_sorted(), "the kept items keep their order");
+    fresh.sort_unstable_by_key(|&(t, _)| t);
+    let fresh_to: Vec<u32> = fresh.iter().map(|&(t, _)| t).collect();
+    let (mut kept, mut unplaced) = (items.len(), fresh.len());
+    let total = kept + unplaced;
+    // Where each fresh item is (`at`), and which fresh item is at a place (`whose`), while the
+    // fresh items not yet placed fill the places between the kept ones not yet placed and the
+    // place being filled.
+    let mut at: Vec<u32> = (kept as u32..total as u32).collect();
+    let mut whose = vec![0u32; total];
+    for (f, w) in whose[kept..].iter_mut().enumerate() {
+        *w = f as u32;
+    }
+    items.extend(fresh.into_iter().map(|(_, item)| item));
+    // From the last place back: it takes the last kept item or the last fresh one, and the
+    // fresh item that was there takes the place the item came from.
+    for q in (0..total).rev() {
+        if unplaced == 0 {
+            break;
+        }
+        let from = if kept > 0 && kept_to[kept - 1] as usize == q {
+            kept -= 1;
+            kept
+        } else {
+            unplaced -= 1;
+            assert_eq!(fresh_to[unplaced] as usize, q, "every place is taken once");
+            at[unplaced] as usize
+        };
+        if from != q {
+            items.swap(from, q);
+            let moved = whose[q];
+            at[moved as usize] = from as u32;
+            whose[from] = moved;
         }
     }
+    // The kept items before the first fresh one are at their places already.
+    assert!(
+        kept == 0 || kept_to[kept - 1] as usize == kept - 1,
+        "every place is taken once"
+    );
+    items
 }
 
 /// A claim a fix ends (its candidate), waiting for its end (`Fold::end`), and the lesson the
@@ -2390,14 +2512,24 @@ mod tests {
     }
 
     #[test]
-    fn lessons_are_put_in_ledger_order_in_place() {
-        // Two cycles and a fixed point: new[i] = old[from[i]].
-        let mut ids = vec!["L-go", "L-pip", "L-npm", "L-cargo", "L-tox", "L-make"];
-        permute(&mut ids, &[2, 0, 1, 3, 5, 4]);
-        assert_eq!(ids, ["L-npm", "L-go", "L-pip", "L-cargo", "L-make", "L-tox"]);
-        let mut one = vec!["L-only"];
-        permute(&mut one, &[0]);
-        assert_eq!(one, ["L-only"]);
+    fn kept_items_take_their_places_and_fresh_ones_the_rest() {
+        // Kept items ascend to their places, dropped ones go, fresh ones fill the gaps.
+        let ids = vec!["L-go", "L-old", "L-npm", "L-tox", "L-gone", "L-zip"];
+        let fresh = vec![(4, "L-pip"), (0, "L-ant"), (1, "L-cargo"), (6, "L-uv")];
+        let to = [2, DROPPED, 3, 5, DROPPED, 7];
+        let placed = place_in(ids, &to, fresh);
+        assert_eq!(
+            placed,
+            [
+                "L-ant", "L-cargo", "L-go", "L-npm", "L-pip", "L-tox", "L-uv", "L-zip"
+            ]
+        );
+        // Fewer places than items, nothing fresh, and nothing kept.
+        let placed = place_in(vec!["a", "b", "c"], &[DROPPED, 0, 1], Vec::new());
+        assert_eq!(placed, ["b", "c"]);
+        let placed = place_in(vec!["a", "b"], &[DROPPED, DROPPED], vec![(1, "y"), (0, "x")]);
+        assert_eq!(placed, ["x", "y"]);
+        assert_eq!(place_in(vec!["a"], &[0], Vec::new()), ["a"]);
     }
 
     #[test]
@@ -2518,7 +2650,7 @@ mod tests {
                 units(&inp, single),
                 single,
                 Vec::new(),
-                Vec::new(),
+                Previous::default(),
             )
         };
         let Ok((one, one_units)) = fold(true) else {
