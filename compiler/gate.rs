@@ -208,18 +208,29 @@ pub fn hold_reasons(c: &Candidate) -> Codes {
 /// `Held` group per reason, naming every member); otherwise it is admitted and its
 /// non-admissible members are held back.
 pub fn gate(candidates: &[Candidate], clusters: &[Cluster]) -> GateResult {
-    let mut verdicts: Vec<Option<GateVerdict>> = candidates
-        .iter()
-        .map(|c| c.refusal.as_ref().map(|r| GateVerdict::Refused(refusal_codes(r))))
-        .collect();
     let mut cluster_of = vec![None; candidates.len()];
+    for (ci, cl) in clusters.iter().enumerate() {
+        for &m in &cl.members {
+            cluster_of[m as usize] = Some(ci as u32);
+        }
+    }
+    // A clustered candidate's verdict depends on itself alone (its hold reasons), so every
+    // verdict is made in one pass over the candidates, not gathered per cluster and scattered.
+    let verdicts: Vec<Option<GateVerdict>> = (candidates.par_iter().zip(&cluster_of))
+        .map(|(c, cluster)| match cluster {
+            Some(_) => Some(match hold_reasons(c) {
+                [] => GateVerdict::Admitted,
+                reasons => GateVerdict::HeldBack(reasons),
+            }),
+            None => c.refusal.as_ref().map(|r| GateVerdict::Refused(refusal_codes(r))),
+        })
+        .collect();
 
     let per_cluster: Vec<ClusterDecision> = clusters
         .par_iter()
         .enumerate()
         .map(|(ci, cl)| {
             let mut held = Vec::new();
-            let mut decided = Vec::with_capacity(cl.members.len());
             let admissible: Vec<u32> = cl
                 .members
                 .iter()
@@ -229,14 +240,8 @@ pub fn gate(candidates: &[Candidate], clusters: &[Cluster]) -> GateResult {
             // Members held back, grouped by reason: one diagnostic per (cluster, reason).
             let mut by_reason: BTreeMap<&'static str, Vec<u32>> = BTreeMap::new();
             for &m in &cl.members {
-                let reasons = hold_reasons(&candidates[m as usize]);
-                if reasons.is_empty() {
-                    decided.push((m, GateVerdict::Admitted));
-                } else {
-                    for &r in reasons {
-                        by_reason.entry(r).or_default().push(m);
-                    }
-                    decided.push((m, GateVerdict::HeldBack(reasons)));
+                for &r in hold_reasons(&candidates[m as usize]) {
+                    by_reason.entry(r).or_default().push(m);
                 }
             }
             let whole = admissible.is_empty();
@@ -252,30 +257,14 @@ pub fn gate(candidates: &[Candidate], clusters: &[Cluster]) -> GateResult {
                 cluster: ci as u32,
                 members: admissible,
             });
-            ClusterDecision {
-                admitted,
-                decided,
-                held,
-            }
+            ClusterDecision { admitted, held }
         })
         .collect();
 
     let mut admitted = Vec::new();
     let mut all_held = Vec::new();
-    for (
-        ci,
-        ClusterDecision {
-            admitted: a,
-            decided,
-            held,
-        },
-    ) in per_cluster.into_iter().enumerate()
-    {
+    for ClusterDecision { admitted: a, held } in per_cluster {
         admitted.extend(a);
-        for (m, v) in decided {
-            verdicts[m as usize] = Some(v);
-            cluster_of[m as usize] = Some(ci as u32);
-        }
         all_held.extend(held);
     }
     GateResult {
@@ -289,7 +278,6 @@ pub fn gate(candidates: &[Candidate], clusters: &[Cluster]) -> GateResult {
 /// What the gates decided for one cluster, computed in parallel and merged in cluster order.
 struct ClusterDecision {
     admitted: Option<Admitted>,
-    decided: Vec<(u32, GateVerdict)>,
     held: Vec<Held>,
 }
 

@@ -8,6 +8,7 @@
 //! Arguments that only label a call (`policy.label_args`) are dropped here, once, so every
 //! later stage (identical-retry test, working forms, lesson text, keys, attribution) agrees.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::LazyLock;
 
@@ -16,6 +17,7 @@ use regex::Regex;
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::cluster::fx::FxMap;
 use crate::diagnostics::{Diagnostic, Sink, codes, short_list};
 use crate::digest;
 use crate::model::{Args, Corpus, Experience, LessonClaim, SourceLoc};
@@ -35,7 +37,8 @@ static MARKER: LazyLock<Regex> =
 /// record no domains (GAIA) and to place mechanical lessons.
 #[derive(Clone, Debug, Default)]
 pub struct Aliases {
-    pub domains: BTreeMap<String, String>,
+    /// Looked up for every domain of every record, never iterated.
+    domains: FxMap<String, String>,
     pub programs: BTreeMap<String, String>,
 }
 
@@ -188,7 +191,7 @@ impl SecretScanner {
             return None;
         }
         let mut first: Option<&str> = None;
-        let mut out = std::borrow::Cow::Borrowed(text);
+        let mut out = Cow::Borrowed(text);
         for p in &self.patterns {
             let spans: Vec<(usize, usize)> = p.matches(&out).collect();
             if spans.is_empty() {
@@ -203,7 +206,7 @@ impl SecretScanner {
                 at = e;
             }
             next.push_str(&out[at..]);
-            out = std::borrow::Cow::Owned(next);
+            out = Cow::Owned(next);
         }
         first.map(|name| (out.into_owned(), name))
     }
@@ -302,7 +305,14 @@ pub fn fold(raw: &str) -> String {
 /// checked byte by byte: this runs for every domain of every record.
 fn is_skill_name(s: &str) -> bool {
     let allowed = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-';
-    !s.is_empty() && s.bytes().all(allowed) && !s.starts_with('-') && !s.ends_with('-') && !s.contains("--")
+    let b = s.as_bytes();
+    // Pairs of neighbours rather than `contains("--")`, whose searcher costs more to set up
+    // than a short name costs to walk.
+    !b.is_empty()
+        && b.iter().all(|&c| allowed(c))
+        && b[0] != b'-'
+        && b[b.len() - 1] != b'-'
+        && !b.windows(2).any(|w| w == b"--")
 }
 
 fn validate(domain: &str) -> Result<(), String> {
@@ -320,10 +330,22 @@ fn validate(domain: &str) -> Result<(), String> {
 /// Trim, lower-case, whitespace/`.`/`_` runs → `-`, alias; then validate as an Agent Skills
 /// name. `Err` carries why, for the diagnostic.
 pub fn domain(raw: &str, aliases: &Aliases) -> Result<String, String> {
+    domain_borrowed(raw, aliases).map(Cow::into_owned)
+}
+
+/// `domain`, borrowing the raw name or its alias target when neither needs a change.
+fn domain_borrowed<'a>(raw: &'a str, aliases: &'a Aliases) -> Result<Cow<'a, str>, String> {
+    // Most raw domains are valid names already, which `fold` would copy unchanged.
+    if raw.len() <= MAX_DOMAIN_CHARS && is_skill_name(raw) {
+        return match aliases.domains.get(raw) {
+            Some(to) => validate(to).map(|()| Cow::Borrowed(to.as_str())),
+            None => Ok(Cow::Borrowed(raw)),
+        };
+    }
     let folded = fold(raw);
     let aliased = aliases.domains.get(&folded).cloned().unwrap_or(folded);
     validate(&aliased)?;
-    Ok(aliased)
+    Ok(Cow::Owned(aliased))
 }
 
 /// A refused raw domain as it may be shown: control characters, quotes and backslashes
@@ -362,24 +384,13 @@ pub fn text(raw: &str) -> String {
 /// marker at the start of a line. Collapsing the breaks to spaces kept the markers ("- Pin … -
 /// Set …"), which Markdown renders as a nested bullet in SKILL.md and which read as one clause.
 fn delist(raw: &str) -> Option<String> {
-    let marker = |line: &str| -> Option<usize> {
-        let b = line.as_bytes();
-        let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
-        let end = match b.first()? {
-            b'-' | b'*' | b'+' => 1,
-            _ if line.starts_with('•') => '•'.len_utf8(),
-            _ if (1..=2).contains(&digits) && matches!(b.get(digits), Some(b'.' | b')')) => digits + 1,
-            _ => return None,
-        };
-        line[end..].starts_with(char::is_whitespace).then_some(end)
-    };
-    if !raw.lines().any(|l| marker(l.trim_start()).is_some()) {
+    if !raw.lines().any(|l| list_marker(l.trim_start()).is_some()) {
         return None;
     }
     let mut out = String::with_capacity(raw.len());
     let mut listed = false;
     for line in raw.lines().map(str::trim).filter(|l| !l.is_empty()) {
-        let item = marker(line).map(|end| line[end..].trim_start());
+        let item = list_marker(line).map(|end| line[end..].trim_start());
         if !out.is_empty() {
             if item.is_some() && !out.ends_with(['.', ';', ':', '!', '?', ',']) {
                 out.push(';');
@@ -390,6 +401,20 @@ fn delist(raw: &str) -> Option<String> {
         out.push_str(item.unwrap_or(line));
     }
     listed.then_some(out)
+}
+
+/// Where the text of a list item starts, when `line` opens with a list marker ("- ", "* ",
+/// "+ ", "• ", "1. ", "12) ") followed by whitespace.
+fn list_marker(line: &str) -> Option<usize> {
+    let b = line.as_bytes();
+    let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    let end = match b.first()? {
+        b'-' | b'*' | b'+' => 1,
+        _ if line.starts_with('•') => '•'.len_utf8(),
+        _ if (1..=2).contains(&digits) && matches!(b.get(digits), Some(b'.' | b')')) => digits + 1,
+        _ => return None,
+    };
+    line[end..].starts_with(char::is_whitespace).then_some(end)
 }
 
 /// `text` character by character.
@@ -434,11 +459,45 @@ fn is_bidi_control(c: char) -> bool {
 /// short enough. Most recorded texts are, and skip the character-by-character copy.
 fn is_clean_line(raw: &str) -> bool {
     let b = raw.as_bytes();
-    b.len() <= MAX_TEXT_CHARS
-        && b.first() != Some(&b' ')
-        && b.last() != Some(&b' ')
-        && b.iter().all(|c| (0x20..0x7f).contains(c))
-        && !raw.contains("  ")
+    if b.len() > MAX_TEXT_CHARS || b.first() == Some(&b' ') || b.last() == Some(&b' ') {
+        return false;
+    }
+    // Eight bytes at a time: every text of every record is asked this.
+    let mut words = b.chunks_exact(8);
+    let mut after_space = false;
+    for w in &mut words {
+        let w = u64::from_le_bytes(w.try_into().expect("eight bytes"));
+        let spaces = zero_bytes(w ^ (ONES * u64::from(b' ')));
+        let doubled = spaces & (spaces << 8) != 0 || (after_space && spaces & 0x80 != 0);
+        if !printable_ascii(w) || doubled {
+            return false;
+        }
+        after_space = spaces >> 63 != 0;
+    }
+    for &c in words.remainder() {
+        if !(0x20..0x7f).contains(&c) || (after_space && c == b' ') {
+            return false;
+        }
+        after_space = c == b' ';
+    }
+    true
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = ONES * 0x80;
+
+/// The high bit of each zero byte of `w`, and no other bit (no borrow crosses bytes).
+fn zero_bytes(w: u64) -> u64 {
+    !(((w & !HIGH) + !HIGH) | w | !HIGH)
+}
+
+/// Every byte of `w` in 0x20..0x7f. A byte below 0x20 leaves its high bit set after the
+/// subtraction (a borrow only flows up from such a byte); one above 0x7e has it set after
+/// adding one, or before (a carry only flows up from 0xff).
+fn printable_ascii(w: u64) -> bool {
+    let below = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
+    let above = (w.wrapping_add(ONES) | w) & HIGH;
+    below | above == 0
 }
 
 /// Normalises every record in place: valid domains stay in `domains`, refused ones move to
@@ -468,6 +527,17 @@ pub fn safe_id(id: &str, loc: &SourceLoc, secrets: &SecretScanner) -> Option<Str
     let pattern = secrets.find(id)?;
     let place = format!("{}\0{}", loc.file, loc.line);
     Some(format!("{} {}", marker(pattern), digest::short(place.as_bytes())))
+}
+
+/// `safe_id` of an id that normalize already made safe: an id it left as it was matches no
+/// pattern (it was searched, or the record's one scan found nothing), so only one it replaced
+/// (which starts with its marker) is searched again, as `safe_id` would: a custom pattern may
+/// match the marker.
+pub fn safe_id_again(id: &str, loc: &SourceLoc, secrets: &SecretScanner) -> Option<String> {
+    if !id.starts_with("[redacted: ") {
+        return None;
+    }
+    safe_id(id, loc, secrets)
 }
 
 /// The id to put in a diagnostic's subject: `<redacted>` for an id that carries a marker.
@@ -518,6 +588,10 @@ fn list_items(g: String) -> Vec<String> {
 fn clean_in_place(s: &mut String, secrets: Option<&SecretScanner>) -> bool {
     if let Some(secrets) = secrets {
         scrub(s, secrets);
+    }
+    // Most texts are one clean line: one line, so `delist` would only look at its start.
+    if is_clean_line(s) && list_marker(s).is_none() {
+        return !s.is_empty();
     }
     // As `text` does: a list's markers go before the collapse would keep them ("- Use …").
     if let Some(items) = delist(s) {
@@ -579,8 +653,9 @@ fn split_domains(
     let mut valid = Vec::new();
     let mut refused = Vec::new();
     let mut ignored = Vec::new();
-    // Every distinct name met: a valid domain, or a refused one as shown (never valid).
-    let mut seen = BTreeSet::new();
+    // Every distinct name met: a valid domain, or a refused one as shown (never valid). A
+    // valid one is borrowed (from `raw` or the aliases) unless folding changed it.
+    let mut seen: BTreeSet<Cow<str>> = BTreeSet::new();
     // Several tags written in one string ("python, django") are each a domain, as OmniMem's
     // `tags` are read; a comma is never part of a valid domain. A string that looks like a
     // secret is refused whole, never cut into pieces the scanner might not recognise.
@@ -596,10 +671,10 @@ fn split_domains(
             let message = format!("domain looks like a secret ({pattern}) and was refused");
             (shown, message, format!("matches secret pattern {pattern}"))
         } else {
-            match domain(r, &rules.aliases) {
+            match domain_borrowed(r, &rules.aliases) {
                 Ok(d) => {
                     if seen.insert(d.clone()) {
-                        if full { &mut ignored } else { &mut valid }.push(d);
+                        if full { &mut ignored } else { &mut valid }.push(d.into_owned());
                     }
                     continue;
                 }
@@ -610,7 +685,7 @@ fn split_domains(
                 }
             }
         };
-        if !seen.insert(shown.clone()) {
+        if !seen.insert(Cow::Owned(shown.clone())) {
             continue;
         }
         if full {
@@ -918,6 +993,29 @@ mod tests {
         }
         assert!(is_clean_line(samples[0]));
         assert!(!is_clean_line(samples[3]));
+        // Eight bytes at a time, as the plain definition reads: each odd byte at each place,
+        // and two spaces at each place (across a word's edge too).
+        let plain = |s: &str| {
+            let b = s.as_bytes();
+            b.len() <= MAX_TEXT_CHARS
+                && b.first() != Some(&b' ')
+                && b.last() != Some(&b' ')
+                && b.iter().all(|c| (0x20..0x7f).contains(c))
+                && !s.contains("  ")
+        };
+        let base = "abcdefghijklmnopqrstuvwxyz0123456789";
+        for len in 0..base.len() {
+            for at in 0..=len {
+                for odd in [
+                    "\u{0}", "\u{1f}", " ", "  ", "\u{7f}", "~", "!", "\u{e9}", "\u{ff}", "\t",
+                ] {
+                    let s = format!("{}{odd}{}", &base[..at], &base[at..len]);
+                    assert_eq!(is_clean_line(&s), plain(&s), "{s:?}");
+                }
+            }
+        }
+        assert_eq!(is_clean_line(&long[..240]), plain(&long[..240]));
+        assert_eq!(is_clean_line(&long[..241]), plain(&long[..241]));
         assert!(!is_clean_line(samples[4]), "non-ASCII takes the slow path");
         assert!(text(long.trim_end()).ends_with('…'));
         // An override that would show `rm -rf /tmp/cache` as something else, and an isolate,

@@ -66,10 +66,6 @@ pub fn reports_success(exp: &Experience, policy: &Policy) -> bool {
 
 /// The latest runs that ran, split into (fresh, stale).
 fn latest_runs<'a>(exp: &'a Experience, policy: &Policy) -> (Vec<Run<'a>>, Vec<Run<'a>>) {
-    let last_mutation = exp
-        .operations
-        .iter()
-        .rposition(|op| op.status != OpStatus::Refused && policy.is_mutating_call(&op.tool, &op.args));
     let mut latest: BTreeMap<(&str, Option<&str>), Run> = BTreeMap::new();
     for (index, op) in exp.operations.iter().enumerate() {
         let Some(check) = &op.check else { continue };
@@ -88,6 +84,14 @@ fn latest_runs<'a>(exp: &'a Experience, policy: &Policy) -> (Vec<Run<'a>>, Vec<R
             },
         );
     }
+    // A record that ran no check (about half) has nothing to split: no call to look at.
+    if latest.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    let last_mutation = exp
+        .operations
+        .iter()
+        .rposition(|op| op.status != OpStatus::Refused && policy.is_mutating_call(&op.tool, &op.args));
     let mut runs: Vec<Run> = latest.into_values().collect();
     runs.sort_by_key(|r| r.index);
     runs.into_iter()
