@@ -127,7 +127,7 @@ use crate::model::{Candidate, Cluster, Kind};
 use fx::FxMap;
 use std::hash::Hasher;
 
-pub use lexicon::{Analysis, Clauses, Lexicon, Measure, Role, Token};
+pub use lexicon::{Analysis, ChunkMemo, Clauses, Lexicon, Measure, Role, Token};
 pub use similar::Verdict;
 
 /// Why two texts are, or are not, the same lesson (for near-miss reports).

@@ -122,9 +122,9 @@ impl<'a> Object<'a> {
         write!(self.key(key), "{v}").expect("writing to a vector cannot fail");
     }
 
-    /// Any JSON value (see `value`).
-    pub fn value(&mut self, key: &'static str, v: &Value) {
-        value(self.key(key), v);
+    /// A value already written as JSON text.
+    pub fn raw(&mut self, key: &'static str, json: &str) {
+        self.key(key).extend_from_slice(json.as_bytes());
     }
 
     pub fn end(self) {

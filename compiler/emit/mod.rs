@@ -8,14 +8,15 @@
 //! one does not.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use crate::cluster::{Analysis, Lexicon};
+use crate::cluster::{Analysis, ChunkMemo, Lexicon};
 use crate::diagnostics::{Diagnostic, Sink, codes};
 use crate::digest;
-use crate::model::{Kind, Lesson, Status};
+use crate::model::{Kind, Lesson, Millis, Status};
 use crate::pipeline::Compilation;
 use crate::policy::Rules;
 use crate::score::{confidence_text, confidence_value};
@@ -65,10 +66,10 @@ pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile
     let mut emit_diags = Sink::new();
 
     // SKILL.md per (scope, domain) with rules.
-    let mut groups: BTreeMap<(String, String), Vec<&Lesson>> = BTreeMap::new();
+    let mut groups: BTreeMap<(&str, &str), Vec<&Lesson>> = BTreeMap::new();
     for l in comp.rules() {
         groups
-            .entry((l.scope.clone(), l.domain.clone()))
+            .entry((l.scope.as_str(), l.domain.as_str()))
             .or_default()
             .push(l);
     }
@@ -93,9 +94,9 @@ pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile
             rules_here.sort_by(|a, b| b.confidence.cmp(&a.confidence).then_with(|| a.id.cmp(&b.id)));
             let dir = match scope.strip_prefix("project:") {
                 Some(p) => format!("projects/{p}/{domain}"),
-                None => domain.clone(),
+                None => domain.to_string(),
             };
-            let (skill, left_out) = skill_md(&scope, &domain, &rules_here, rules.policy.caps.skill_lines);
+            let (skill, left_out) = skill_md(scope, domain, &rules_here, rules.policy.caps.skill_lines);
             let not_written = if skill.is_none() { ", so the file is not written" } else { "" };
             let too_long = (!left_out.is_empty()).then(|| {
                 Diagnostic::new(
@@ -107,7 +108,7 @@ pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile
                     ),
                 )
                 .subject(format!("{dir}/SKILL.md"))
-                .domain(&domain)
+                .domain(domain)
                 .with(
                     "left_out",
                     left_out.iter().map(|l| l.id.clone()).collect::<Vec<_>>(),
@@ -119,13 +120,11 @@ pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile
                 .copied()
                 .filter(|l| !left_out.iter().any(|o| o.id == l.id))
                 .collect();
-            let gone_here = gone
-                .get(&(scope.as_str(), domain.as_str()))
-                .map_or(&[][..], |v| v);
-            let gone_here = with_predecessors(&scope, &domain, gone_here, &kept, &comp.lessons);
+            let gone_here = gone.get(&(scope, domain)).map_or(&[][..], |v| v);
+            let gone_here = with_predecessors(scope, domain, gone_here, &kept, &comp.lessons);
             // No rules, no file (DESIGN §7), and no evidence page for a file that is not there.
             let skill_and_evidence = skill.map(|skill| {
-                let evidence = evidence_md(&scope, &domain, &kept, &gone_here);
+                let evidence = evidence_md(scope, domain, &kept, &gone_here);
                 [
                     OutFile::new(format!("{dir}/SKILL.md"), skill),
                     OutFile::new(format!("{dir}/references/EVIDENCE.md"), evidence),
@@ -141,10 +140,12 @@ pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile
 
     // Plan-time lesson blocks per scope.
     let now_day = utc_day(comp.now);
-    let mut scopes: BTreeMap<String, Vec<&Lesson>> = BTreeMap::new();
+    let mut scopes: BTreeMap<&str, Vec<&Lesson>> = BTreeMap::new();
     for l in comp.lessons.iter().filter(|l| l.is_active()) {
-        scopes.entry(l.scope.clone()).or_default().push(l);
+        scopes.entry(l.scope.as_str()).or_default().push(l);
     }
+    // The blocks' lessons share most of their words: each whitespace chunk is analysed once.
+    let mut memo = ChunkMemo::default();
     for (scope, lessons) in scopes {
         let name = match scope.strip_prefix("project:") {
             Some(p) => format!("project-{p}"),
@@ -152,7 +153,13 @@ pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile
         };
         files.push(OutFile::new(
             format!("lessons/{name}.md"),
-            lesson_block(lessons, now_day, rules.policy.caps.block_lines, &rules.lexicon),
+            lesson_block(
+                lessons,
+                now_day,
+                rules.policy.caps.block_lines,
+                &rules.lexicon,
+                &mut memo,
+            ),
         ));
     }
 
@@ -175,10 +182,10 @@ pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile
 
 /// Sort key of a plan-time block: pinned first, then confidence × recency, ties by id.
 /// recency = 1 / (1 + days since last use), kept integral so no float reaches the order.
-fn block_order(l: &Lesson, now_day: i64) -> (bool, std::cmp::Reverse<i64>, String) {
+fn block_order(l: &Lesson, now_day: i64) -> (bool, std::cmp::Reverse<i64>, &str) {
     let days = (now_day - l.last_used_day).max(0);
     let weight = i64::from(l.confidence) * 1_000_000 / (1 + days);
-    (!l.pinned, std::cmp::Reverse(weight), l.id.clone())
+    (!l.pinned, std::cmp::Reverse(weight), &l.id)
 }
 
 /// The block's lines, `- <text> (id: <id>)`. A block reaches the agent without SKILL.md's
@@ -189,25 +196,54 @@ fn block_order(l: &Lesson, now_day: i64) -> (bool, std::cmp::Reverse<i64>, Strin
 /// kind that clustering takes for one already shown in other words (the fix "run `cargo build
 /// --locked` instead of `cargo build`" beside "Use cargo build --locked in CI …": a mechanical
 /// lesson and a written one never share a cluster, their blocks differ).
-fn lesson_block(mut lessons: Vec<&Lesson>, now_day: i64, max: usize, lexicon: &Lexicon) -> String {
-    lessons.sort_by_cached_key(|l| block_order(l, now_day));
-    let mut shown: Vec<(Kind, String, Analysis)> = Vec::new();
+fn lesson_block<'a>(
+    mut lessons: Vec<&'a Lesson>,
+    now_day: i64,
+    max: usize,
+    lexicon: &'a Lexicon,
+    memo: &mut ChunkMemo<'a>,
+) -> String {
+    lessons.sort_by_cached_key(|&l| block_order(l, now_day));
+    let mut shown: Vec<Shown> = Vec::new();
     let mut s = String::new();
     for l in lessons {
         if shown.len() == max {
             break;
         }
         let plain = l.text.to_lowercase();
-        let analysis = lexicon.analyze(l.said());
-        let said = shown.iter().any(|(kind, text, a)| {
-            *kind == l.kind && (*text == plain || crate::cluster::same_lesson(lexicon, a, &analysis))
-        });
+        let mut analysis: Option<Analysis> = None;
+        let mut said = false;
+        for x in shown.iter_mut().filter(|x| x.kind == l.kind) {
+            said = x.plain == plain || {
+                let theirs = (x.analysis).get_or_insert_with(|| lexicon.analyze_with(x.said, Some(memo)));
+                let mine = analysis.get_or_insert_with(|| lexicon.analyze_with(l.said(), Some(memo)));
+                crate::cluster::same_lesson(lexicon, theirs, mine)
+            };
+            if said {
+                break;
+            }
+        }
         if !said {
-            s.push_str(&format!("- {} (id: {})\n", block_text(l), l.id));
-            shown.push((l.kind, plain, analysis));
+            let _ = writeln!(s, "- {} (id: {})", block_text(l), l.id);
+            shown.push(Shown {
+                kind: l.kind,
+                plain,
+                said: l.said(),
+                analysis,
+            });
         }
     }
     s
+}
+
+/// A line of a plan-time block, as later lessons are compared with it. Analyses are made only
+/// when two lessons of one kind worded otherwise meet: a block's first lesson of each kind,
+/// and a lesson whose text a shown one already has, need none.
+struct Shown<'a> {
+    kind: Kind,
+    plain: String,
+    said: &'a str,
+    analysis: Option<Analysis>,
 }
 
 /// A lesson as the agent reads it at plan time, with no heading around it (also a delta's
@@ -276,23 +312,29 @@ pub fn rule_line(l: &Lesson) -> String {
 
 /// `rule_line` with a prefix before the text (deltas spell out "Avoid: " and "Watch out: ").
 pub fn rule_line_with(l: &Lesson, prefix: &str) -> String {
-    let cites: Vec<&str> = l.evidence.iter().take(3).map(|id| &**id).collect();
-    let more = if l.evidence.len() > 3 {
-        format!(" +{} more", l.evidence.len() - 3)
-    } else {
-        String::new()
-    };
-    let text = match (l.kind, l.reasons.first()) {
-        (Kind::Avoid, Some(reason)) => format!("{} — {}", l.text, reason),
-        _ => l.text.clone(),
-    };
-    format!(
-        "- {prefix}{text} (id: {}, confidence {}, reinforcement {}; evidence: {}{more})",
+    let mut s = String::new();
+    push_rule_line(&mut s, l, prefix);
+    s
+}
+
+/// Appends `rule_line_with(l, prefix)` to `s`.
+fn push_rule_line(s: &mut String, l: &Lesson, prefix: &str) {
+    let _ = write!(s, "- {prefix}{}", l.text);
+    if let (Kind::Avoid, Some(reason)) = (l.kind, l.reasons.first()) {
+        let _ = write!(s, " — {reason}");
+    }
+    let _ = write!(
+        s,
+        " (id: {}, confidence {}, reinforcement {}; evidence: ",
         l.id,
         confidence_text(l.confidence),
-        l.reinforcement,
-        cites.join(", ")
-    )
+        l.reinforcement
+    );
+    push_joined(s, &l.evidence[..l.evidence.len().min(3)], ", ");
+    if l.evidence.len() > 3 {
+        let _ = write!(s, " +{} more", l.evidence.len() - 3);
+    }
+    s.push(')');
 }
 
 /// The SKILL.md text and the rules left out to stay within `max_lines`; no text when not
@@ -351,32 +393,34 @@ fn skill_text(scope: &str, domain: &str, rules: &[&Lesson]) -> String {
     }
     let mut s = String::new();
     s.push_str("---\n");
-    s.push_str(&format!("name: {domain}\n"));
-    s.push_str(&format!("description: {}\n", yaml_string(&description)));
+    let _ = writeln!(s, "name: {domain}");
+    let _ = writeln!(s, "description: {}", yaml_string(&description));
     s.push_str("metadata:\n");
-    s.push_str(&format!("  generated-by: {GENERATOR}\n"));
-    s.push_str(&format!("  version: \"{VERSION}\"\n"));
-    s.push_str(&format!(
-        "  input-digest: \"{}\"\n",
+    let _ = writeln!(s, "  generated-by: {GENERATOR}");
+    let _ = writeln!(s, "  version: \"{VERSION}\"");
+    let _ = writeln!(
+        s,
+        "  input-digest: \"{}\"",
         digest::short(digest_input.as_bytes())
-    ));
-    s.push_str(&format!("  rules: \"{}\"\n", rules.len()));
+    );
+    let _ = writeln!(s, "  rules: \"{}\"", rules.len());
     s.push_str("---\n\n");
-    s.push_str(&format!("# {domain}\n\n"));
-    s.push_str(&format!(
+    let _ = write!(s, "# {domain}\n\n");
+    let _ = writeln!(
+        s,
         "Compiled by skillc from agent experience records ({whose}). Each rule cites the experiences behind it; \
-         the full evidence and history are in references/EVIDENCE.md.\n"
-    ));
+         the full evidence and history are in references/EVIDENCE.md."
+    );
     for kind in [Kind::Do, Kind::Avoid, Kind::Watch] {
-        let here: Vec<&&Lesson> = rules.iter().filter(|l| l.kind == kind).collect();
-        if here.is_empty() {
+        let mut here = rules.iter().filter(|l| l.kind == kind).peekable();
+        if here.peek().is_none() {
             continue;
         }
         s.push('\n');
         s.push_str(section_title(kind));
         s.push_str("\n\n");
         for l in here {
-            s.push_str(&rule_line(l));
+            push_rule_line(&mut s, l, "");
             s.push('\n');
         }
     }
@@ -387,7 +431,10 @@ fn skill_text(scope: &str, domain: &str, rules: &[&Lesson]) -> String {
 /// GAIA's keys) and decision details are a person's words, so either may hold a line break
 /// that would otherwise open a heading or a list of its own.
 fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
-    if s.contains(char::is_control) {
+    // Control characters are U+0000–U+001F and U+007F–U+009F (0xC2 0x80–0x9F in UTF-8): a
+    // text with none of these bytes has none, and is not read again char by char.
+    let maybe = s.bytes().any(|b| b < 0x20 || b == 0x7f || b == 0xc2);
+    if maybe && s.contains(char::is_control) {
         s.replace(char::is_control, " ").into()
     } else {
         s.into()
@@ -406,53 +453,66 @@ pub fn idle_days_text(days: u16) -> String {
 }
 
 fn evidence_md(scope: &str, domain: &str, rules: &[&Lesson], gone: &[&Lesson]) -> String {
+    // Written into one string as it goes (`write!`, `push_joined`): the file is tens of
+    // megabytes at scale, and a formatted temporary per line was most of its cost.
     let mut s = format!(
         "# Evidence: {domain} ({scope})\n\nGenerated by skillc. Every rule in ../SKILL.md with all its evidence and history.\n"
     );
     for l in rules {
-        s.push_str(&format!("\n## {} — {}\n\n", l.id, l.text));
-        s.push_str(&format!(
-            "- kind: {}; confidence {}; reinforcement {}; scope {}\n",
+        let _ = write!(s, "\n## {} — {}\n\n", l.id, l.text);
+        let _ = writeln!(
+            s,
+            "- kind: {}; confidence {}; reinforcement {}; scope {}",
             l.kind.as_str(),
             confidence_text(l.confidence),
             l.reinforcement,
             l.scope
-        ));
+        );
         if let Some(k) = &l.operation_key {
-            s.push_str(&format!("- operation key: `{}`\n", one_line(k)));
+            let _ = writeln!(s, "- operation key: `{}`", one_line(k));
         }
-        s.push_str(&format!("- evidence: {}\n", l.evidence.join(", ")));
+        s.push_str("- evidence: ");
+        push_joined(&mut s, &l.evidence, ", ");
+        s.push('\n');
         if !l.projects.is_empty() {
-            s.push_str(&format!("- projects: {}\n", l.projects.join(", ")));
+            s.push_str("- projects: ");
+            push_joined(&mut s, &l.projects, ", ");
+            s.push('\n');
         }
         if !l.reasons.is_empty() {
-            s.push_str(&format!("- reasons: {}\n", l.reasons.join("; ")));
+            s.push_str("- reasons: ");
+            push_joined(&mut s, &l.reasons, "; ");
+            s.push('\n');
         }
         if let Some(prev) = &l.supersedes {
-            s.push_str(&format!("- supersedes: {prev}\n"));
+            let _ = writeln!(s, "- supersedes: {prev}");
         }
         s.push_str("- history:\n");
         for h in &l.history {
-            let exps = if h.experiences.is_empty() {
-                String::new()
-            } else {
-                format!(" [{}]", h.experiences.join(", "))
-            };
-            let detail = (h.detail.as_deref())
-                .map(|d| format!(" — {}", one_line(d)))
-                .unwrap_or_default();
-            s.push_str(&format!(
-                "  - {} {} (confidence {}){exps}{detail}\n",
+            let _ = write!(
+                s,
+                "  - {} {} (confidence {})",
                 format_day(utc_day(h.at)),
                 h.event,
                 confidence_text(h.confidence)
-            ));
+            );
+            if !h.experiences.is_empty() {
+                s.push_str(" [");
+                push_joined(&mut s, &h.experiences, ", ");
+                s.push(']');
+            }
+            if let Some(d) = h.detail.as_deref() {
+                s.push_str(" — ");
+                s.push_str(&one_line(d));
+            }
+            s.push('\n');
             if h.idle_days > 0 {
-                s.push_str(&format!(
-                    "  - then {} (confidence {})\n",
+                let _ = writeln!(
+                    s,
+                    "  - then {} (confidence {})",
                     idle_days_text(h.idle_days),
                     confidence_text(i32::from(h.idle_confidence))
-                ));
+                );
             }
         }
     }
@@ -460,18 +520,30 @@ fn evidence_md(scope: &str, domain: &str, rules: &[&Lesson], gone: &[&Lesson]) -
     if !gone.is_empty() {
         s.push_str("\n## Superseded and retired\n\n");
         for l in gone {
-            s.push_str(&format!(
-                "- {} — {} ({}; superseded_by: {}; reason: {}; evidence: {})\n",
+            let _ = write!(
+                s,
+                "- {} — {} ({}; superseded_by: {}; reason: {}; evidence: ",
                 l.id,
                 l.text,
                 l.status.as_str(),
                 l.superseded_by.as_deref().unwrap_or("null"),
                 one_line(l.reason.as_deref().unwrap_or("none")),
-                l.evidence.join(", ")
-            ));
+            );
+            push_joined(&mut s, &l.evidence, ", ");
+            s.push_str(")\n");
         }
     }
     s
+}
+
+/// Appends `items` with `sep` between two (`join` without its temporary string).
+fn push_joined(s: &mut String, items: &[impl AsRef<str>], sep: &str) {
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            s.push_str(sep);
+        }
+        s.push_str(item.as_ref());
+    }
 }
 
 /// The superseded and retired lessons an EVIDENCE.md walks back through: those of its scope and
@@ -514,9 +586,66 @@ fn with_predecessors<'a>(
     all
 }
 
+/// The ledger's confidence numbers, 0.000 to 1.000, as serde_json writes them: each is
+/// formatted once here rather than once per lesson and per history event.
+struct Confidences(Vec<String>);
+
+impl Confidences {
+    fn new() -> Confidences {
+        Confidences(
+            (0..=1000)
+                .map(|t| serde_json::to_string(&confidence_value(t)).expect("a number serialises"))
+                .collect(),
+        )
+    }
+
+    /// `confidence_value(thousandths)` as JSON text (clamped to [0, 1] as it is).
+    fn text(&self, thousandths: i32) -> &str {
+        &self.0[thousandths.clamp(0, 1000) as usize]
+    }
+}
+
+/// A lesson's timestamps as JSON strings, each `format_rfc3339`'s text written straight into
+/// the buffer (a ledger writes one per lesson and per history event); the day's text is made
+/// once for a run of stamps on one day.
+struct Stamps {
+    day: Option<i64>,
+    text: String,
+}
+
+impl Stamps {
+    fn new() -> Stamps {
+        Stamps {
+            day: None,
+            text: String::new(),
+        }
+    }
+
+    /// Appends `format_rfc3339(ms)` as a JSON string: digits, `-`, `:`, `.`, `T` and `Z`
+    /// only, so nothing to escape.
+    fn push(&mut self, buf: &mut Vec<u8>, ms: Millis) {
+        let day = utc_day(ms);
+        if self.day != Some(day) {
+            self.day = Some(day);
+            self.text = format_day(day);
+        }
+        let rem = ms - day * 86_400_000;
+        let (h, m, s, frac) = (rem / 3_600_000, rem / 60_000 % 60, rem / 1000 % 60, rem % 1000);
+        let digit = |n: i64| b'0' + (n % 10) as u8;
+        buf.push(b'"');
+        buf.extend_from_slice(self.text.as_bytes());
+        buf.extend_from_slice(&[b'T', digit(h / 10), digit(h), b':', digit(m / 10), digit(m)]);
+        buf.extend_from_slice(&[b':', digit(s / 10), digit(s)]);
+        if frac != 0 {
+            buf.extend_from_slice(&[b'.', digit(frac / 100), digit(frac / 10), digit(frac)]);
+        }
+        buf.extend_from_slice(b"Z\"");
+    }
+}
+
 /// One lesson as a ledger object (DESIGN §7), keys in this order.
-fn write_lesson(buf: &mut Vec<u8>, l: &Lesson) {
-    use crate::time::format_rfc3339;
+fn write_lesson(buf: &mut Vec<u8>, l: &Lesson, confidences: &Confidences) {
+    let mut stamps = Stamps::new();
     let mut o = json::Object::new(buf);
     o.str("id", &l.id);
     o.str("kind", l.kind.as_str());
@@ -526,7 +655,7 @@ fn write_lesson(buf: &mut Vec<u8>, l: &Lesson) {
     o.opt_str("operation_key", l.operation_key.as_deref());
     o.str("status", l.status.as_str());
     o.opt_str("reason", l.reason.as_deref());
-    o.value("confidence", &confidence_value(l.confidence));
+    o.raw("confidence", confidences.text(l.confidence));
     o.u32("reinforcement", l.reinforcement);
     o.bool("rule", l.rule);
     o.bool("pinned", l.pinned);
@@ -537,20 +666,20 @@ fn write_lesson(buf: &mut Vec<u8>, l: &Lesson) {
     o.opt_str("supersedes", l.supersedes.as_deref());
     o.str("founder", &l.founder);
     o.str("cluster", &l.cluster);
-    o.str("admitted_at", &format_rfc3339(l.admitted_at));
+    stamps.push(o.key("admitted_at"), l.admitted_at);
     o.str("last_used", &format_day(l.last_used_day));
     o.opt_str("working_args", l.working.as_deref());
     o.strs("reasons", &l.reasons);
     json::list(o.key("history"), b'[', &l.history, b']', |buf, h| {
         let mut e = json::Object::new(buf);
-        e.str("at", &format_rfc3339(h.at));
+        stamps.push(e.key("at"), h.at);
         e.str("event", h.event);
-        e.value("confidence", &confidence_value(h.confidence));
+        e.raw("confidence", confidences.text(h.confidence));
         e.strs("experiences", &h.experiences);
         e.opt_str("detail", h.detail.as_deref());
         if h.idle_days > 0 {
             e.u32("idle_days", u32::from(h.idle_days));
-            e.value("idle_confidence", &confidence_value(i32::from(h.idle_confidence)));
+            e.raw("idle_confidence", confidences.text(i32::from(h.idle_confidence)));
         }
         e.end();
     });
@@ -567,7 +696,8 @@ pub fn ledger_file(lessons: &[Lesson]) -> OutFile {
 
 /// The ledger's text in pieces (see `OutFile::pieces`).
 pub fn ledger_json(lessons: &[Lesson]) -> Vec<String> {
-    json_lines("lessons", lessons, write_lesson)
+    let confidences = Confidences::new();
+    json_lines("lessons", lessons, |buf, l| write_lesson(buf, l, &confidences))
 }
 
 /// The lesson objects of a rendered ledger, in ledger order: one per line between the
@@ -1132,9 +1262,63 @@ mod tests {
     fn ledger_objects_are_serde_json_s_bytes() {
         for l in lessons() {
             let mut mine = Vec::new();
-            write_lesson(&mut mine, &l);
+            write_lesson(&mut mine, &l, &Confidences::new());
             let reference = serde_json::to_string(&ledger_lesson(&l)).unwrap();
             assert_eq!(String::from_utf8(mine).unwrap(), reference);
+        }
+    }
+
+    #[test]
+    fn stamps_are_format_rfc3339_s_strings() {
+        let mut stamps = Stamps::new();
+        let day = 86_400_000;
+        let times = [
+            0,
+            1,
+            999,
+            1_735_689_600_123,
+            1_735_689_600_000,
+            1_735_689_659_999,
+            1_735_689_600_000 + day - 1,
+            1_736_000_000_000,
+            -1,
+            -day,
+            -62_167_219_200_001,
+            253_402_300_800_000,
+            20_100 * day + 45_296_007,
+        ];
+        for ms in times.into_iter().chain(times.into_iter().rev()) {
+            let mut mine = Vec::new();
+            stamps.push(&mut mine, ms);
+            let mut reference = Vec::new();
+            json::string(&mut reference, &crate::time::format_rfc3339(ms));
+            assert_eq!(
+                String::from_utf8(mine).unwrap(),
+                String::from_utf8(reference).unwrap()
+            );
+        }
+    }
+
+    #[test]
+    fn confidences_are_serde_json_s_numbers() {
+        let table = Confidences::new();
+        for t in [
+            i32::MIN,
+            -1,
+            0,
+            1,
+            7,
+            99,
+            100,
+            440,
+            650,
+            999,
+            1000,
+            1001,
+            i32::MAX,
+        ] {
+            let reference = serde_json::to_string(&confidence_value(t)).unwrap();
+            assert_eq!(table.text(t), reference, "{t}");
         }
     }
 
