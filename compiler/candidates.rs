@@ -419,7 +419,7 @@ fn from_experience(
     part: &mut Part,
 ) {
     let secrets = &rules.secrets;
-    let id = normalize::safe_id_again(&e.id, &e.source, secrets).map_or_else(|| e.id.clone(), Id::from);
+    let id = normalize::safe_id(&e.id, &e.source, secrets).map_or_else(|| e.id.clone(), Id::from);
     let record = Record {
         source: Source::Experience(index),
         id,
@@ -520,7 +520,7 @@ fn from_experience(
 
 fn from_claim(index: u32, c: &LessonClaim, rules: &Rules, shapes: &Shapes, part: &mut Part) {
     let secrets = &rules.secrets;
-    let id = normalize::safe_id_again(&c.id, &c.loc, secrets).map_or_else(|| c.id.clone(), Id::from);
+    let id = normalize::safe_id(&c.id, &c.loc, secrets).map_or_else(|| c.id.clone(), Id::from);
     let record = Record {
         source: Source::Claim(index),
         id,

@@ -529,17 +529,6 @@ pub fn safe_id(id: &str, loc: &SourceLoc, secrets: &SecretScanner) -> Option<Str
     Some(format!("{} {}", marker(pattern), digest::short(place.as_bytes())))
 }
 
-/// `safe_id` of an id that normalize already made safe: an id it left as it was matches no
-/// pattern (it was searched, or the record's one scan found nothing), so only one it replaced
-/// (which starts with its marker) is searched again, as `safe_id` would: a custom pattern may
-/// match the marker.
-pub fn safe_id_again(id: &str, loc: &SourceLoc, secrets: &SecretScanner) -> Option<String> {
-    if !id.starts_with("[redacted: ") {
-        return None;
-    }
-    safe_id(id, loc, secrets)
-}
-
 /// The id to put in a diagnostic's subject: `<redacted>` for an id that carries a marker.
 pub fn subject_id(id: &str) -> &str {
     if redacted_pattern(id).is_some() {
