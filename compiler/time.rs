@@ -74,23 +74,27 @@ pub fn parse_rfc3339(s: &str) -> Option<Millis> {
 
 /// `2026-03-04T05:06:07Z` (milliseconds only when non-zero).
 pub fn format_rfc3339(ms: Millis) -> String {
-    let day = utc_day(ms);
-    let rem = ms - day * MS_PER_DAY;
+    let mut out = format_day(utc_day(ms));
+    push_clock(&mut out, ms);
+    out
+}
+
+/// Appends what follows the day in `format_rfc3339(ms)`: `T05:06:07Z`, or `T05:06:07.089Z`.
+pub fn push_clock(out: &mut String, ms: Millis) {
+    let rem = ms - utc_day(ms) * MS_PER_DAY;
     let (h, m, s, frac) = (rem / 3_600_000, rem / 60_000 % 60, rem / 1000 % 60, rem % 1000);
-    let mut out = format_day(day);
     out.reserve(14);
     out.push('T');
-    push_digits(&mut out, h, 2);
+    push_digits(out, h, 2);
     out.push(':');
-    push_digits(&mut out, m, 2);
+    push_digits(out, m, 2);
     out.push(':');
-    push_digits(&mut out, s, 2);
+    push_digits(out, s, 2);
     if frac != 0 {
         out.push('.');
-        push_digits(&mut out, frac, 3);
+        push_digits(out, frac, 3);
     }
     out.push('Z');
-    out
 }
 
 /// `n` (0 ≤ n < 10^width) zero-padded; a ledger formats millions of times, so no `format!`.

@@ -431,10 +431,7 @@ fn skill_text(scope: &str, domain: &str, rules: &[&Lesson]) -> String {
 /// GAIA's keys) and decision details are a person's words, so either may hold a line break
 /// that would otherwise open a heading or a list of its own.
 fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
-    // Control characters are U+0000–U+001F and U+007F–U+009F (0xC2 0x80–0x9F in UTF-8): a
-    // text with none of these bytes has none, and is not read again char by char.
-    let maybe = s.bytes().any(|b| b < 0x20 || b == 0x7f || b == 0xc2);
-    if maybe && s.contains(char::is_control) {
+    if s.contains(char::is_control) {
         s.replace(char::is_control, " ").into()
     } else {
         s.into()
@@ -605,12 +602,14 @@ impl Confidences {
     }
 }
 
-/// A lesson's timestamps as JSON strings, each `format_rfc3339`'s text written straight into
-/// the buffer (a ledger writes one per lesson and per history event); the day's text is made
-/// once for a run of stamps on one day.
+/// A lesson's timestamps as JSON strings, `format_rfc3339`'s text written straight into the
+/// buffer (a ledger writes one per lesson and per history event); the day's text is made once
+/// for a run of stamps on one day.
 struct Stamps {
     day: Option<i64>,
+    /// The day's text, then the last stamp's clock after it.
     text: String,
+    day_len: usize,
 }
 
 impl Stamps {
@@ -618,6 +617,7 @@ impl Stamps {
         Stamps {
             day: None,
             text: String::new(),
+            day_len: 0,
         }
     }
 
@@ -628,18 +628,13 @@ impl Stamps {
         if self.day != Some(day) {
             self.day = Some(day);
             self.text = format_day(day);
+            self.day_len = self.text.len();
         }
-        let rem = ms - day * 86_400_000;
-        let (h, m, s, frac) = (rem / 3_600_000, rem / 60_000 % 60, rem / 1000 % 60, rem % 1000);
-        let digit = |n: i64| b'0' + (n % 10) as u8;
+        self.text.truncate(self.day_len);
+        crate::time::push_clock(&mut self.text, ms);
         buf.push(b'"');
         buf.extend_from_slice(self.text.as_bytes());
-        buf.extend_from_slice(&[b'T', digit(h / 10), digit(h), b':', digit(m / 10), digit(m)]);
-        buf.extend_from_slice(&[b':', digit(s / 10), digit(s)]);
-        if frac != 0 {
-            buf.extend_from_slice(&[b'.', digit(frac / 100), digit(frac / 10), digit(frac)]);
-        }
-        buf.extend_from_slice(b"Z\"");
+        buf.push(b'"');
     }
 }
 

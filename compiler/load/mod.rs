@@ -288,7 +288,7 @@ pub fn load_texts(files: &[(&str, &str)], opts: &LoadOptions, sink: &mut Sink) -
 }
 
 /// `load_texts` with the rules of the compile: without them, a load that made diagnostics
-/// builds the default rules a second time to redact them (about a quarter second).
+/// builds the default rules a second time to redact them, and with the default patterns.
 pub fn load_texts_with_rules(
     files: &[(&str, &str)],
     opts: &LoadOptions,
