@@ -242,6 +242,10 @@ pub struct Token {
     /// The text's first eight bytes as one number (`head`): the measure compares tokens of two
     /// texts by it first and reads the text itself, in its own allocation, only on a tie.
     pub head: u64,
+    /// The text's last eight bytes as one number (`tail`): with `head` and the length, it rules
+    /// out almost every pair of technical tokens `similar::tech_match` is asked about without
+    /// reading either text.
+    pub tail: u64,
     pub technical: bool,
     /// `None` when the word plays more than one role in the text.
     pub role: Option<Role>,
@@ -342,6 +346,15 @@ pub(crate) fn head(text: &str) -> u64 {
     let mut b = [0u8; 8];
     let n = text.len().min(8);
     b[..n].copy_from_slice(&text.as_bytes()[..n]);
+    u64::from_be_bytes(b)
+}
+
+/// A text's last eight bytes, zero-padded in front, as a big-endian number: its last byte is
+/// the lowest.
+pub(crate) fn tail(text: &str) -> u64 {
+    let (mut b, bytes) = ([0u8; 8], text.as_bytes());
+    let n = bytes.len().min(8);
+    b[8 - n..].copy_from_slice(&bytes[bytes.len() - n..]);
     u64::from_be_bytes(b)
 }
 
@@ -1175,6 +1188,7 @@ impl Lexicon {
             .map(|r| Token {
                 text: r.text.to_string(),
                 head: head(r.text),
+                tail: tail(r.text),
                 technical: r.technical,
                 role: r.role,
                 negated_in: r.negated_in,

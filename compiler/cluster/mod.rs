@@ -397,7 +397,10 @@ impl Block<'_> {
         // count (kept here, next to the count, rather than looked up through the anchor).
         let mut counts: Vec<u32> = Vec::new();
         let mut anchor_len: Vec<u32> = Vec::new();
-        let mut touched: Vec<u32> = Vec::new();
+        // The clusters the current candidate's postings touch, in the order first touched:
+        // `touched[..n_touched]`. A slot per cluster and one more, the one a posting of an
+        // already touched cluster writes when every cluster is touched.
+        let mut touched: Vec<u32> = vec![0];
         let mut found: Vec<(f64, u32)> = Vec::new();
         for (p, &slot) in slots.iter().enumerate() {
             let cand = order[p];
@@ -411,13 +414,17 @@ impl Block<'_> {
                 clusters[k].1.push(cand);
                 continue;
             }
+            // Branch-free: every posting writes its cluster at the end of `touched`, and the
+            // end moves on only at the cluster's first touch. Whether a posting is a first
+            // touch is a coin toss, which a branch mispredicts about half the time.
+            let mut n_touched = 0;
             for key in texts.keys(slot) {
                 if let Some(list) = index.get(key) {
                     for &k in list {
-                        if counts[k as usize] == 0 {
-                            touched.push(k);
-                        }
-                        counts[k as usize] += 1;
+                        let count = &mut counts[k as usize];
+                        touched[n_touched] = k;
+                        n_touched += usize::from(*count == 0);
+                        *count += 1;
                     }
                 }
             }
@@ -426,7 +433,7 @@ impl Block<'_> {
             // anchors share too few tokens: the table rules them out without the division.
             let n = an.tokens.len();
             found.clear();
-            for &k in &touched {
+            for &k in &touched[..n_touched] {
                 let m = anchor_len[k as usize] as usize;
                 let count = counts[k as usize];
                 counts[k as usize] = 0;
@@ -439,7 +446,6 @@ impl Block<'_> {
                     found.push((bound, k));
                 }
             }
-            touched.clear();
             // Only the best `max_compares` are needed, in order (each anchor once: a total order).
             let best_first = |x: &(f64, u32), y: &(f64, u32)| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1));
             if found.len() > lx.max_compares {
@@ -469,6 +475,7 @@ impl Block<'_> {
                     clusters.push((p, vec![cand]));
                     counts.push(0);
                     anchor_len.push(an.tokens.len() as u32);
+                    touched.push(0);
                     for &key in texts.keys(slot) {
                         let list = index.entry(key).or_default();
                         if list.len() < lx.postings_cap && list.last() != Some(&(k as u32)) {

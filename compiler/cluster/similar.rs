@@ -25,13 +25,50 @@ pub(crate) fn tech_match(a: &str, b: &str) -> bool {
     suffix || valued
 }
 
+/// `tech_match` of two tokens' texts. Their lengths, heads and tails rule out almost every
+/// pair first (each test a necessary condition of the one `tech_match` makes), so that
+/// neither text, each in its own allocation, is read unless the two may match.
+#[inline]
+pub(crate) fn tech_match_tokens(a: &Token, b: &Token) -> bool {
+    let (long, short) = if a.text.len() > b.text.len() {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    if long.text.len() == short.text.len() {
+        return a.same_text(b);
+    }
+    (may_be_suffix(long, short) || may_be_valued(long, short)) && tech_match(&a.text, &b.text)
+}
+
+/// Can `short` be a `.`/`/`-suffix of the longer `long`? Their last `min(8, short)` bytes
+/// agree, and for a short text of at most seven bytes the byte before it in `long` (in its
+/// tail) is the separator.
+fn may_be_suffix(long: &Token, short: &Token) -> bool {
+    let n = short.text.len();
+    let mask = if n >= 8 { u64::MAX } else { (1u64 << (8 * n)) - 1 };
+    (long.tail ^ short.tail) & mask == 0 && (n >= 8 || matches!((long.tail >> (8 * n)) as u8, b'.' | b'/'))
+}
+
+/// Can the longer `long` be flag `short` with a value? `short` starts with `-`, the heads
+/// agree on its first `min(8, short)` bytes, and for a short text of at most seven bytes the
+/// byte after it in `long` (in its head) is `=`.
+fn may_be_valued(long: &Token, short: &Token) -> bool {
+    let n = short.text.len();
+    let k = n.min(8);
+    n > 0
+        && (short.head >> 56) as u8 == b'-'
+        && (long.head ^ short.head) >> (64 - 8 * k) == 0
+        && (n >= 8 || (long.head >> (56 - 8 * n)) as u8 == b'=')
+}
+
 /// Does the other side mention technical token `t`: the same text, or a technical token
 /// that names the same thing?
 fn tech_has_match(t: &Token, other: &Analysis) -> bool {
     other
         .tokens
         .iter()
-        .any(|o| o.same_text(t) || o.technical && tech_match(&t.text, &o.text))
+        .any(|o| o.same_text(t) || o.technical && tech_match_tokens(t, o))
 }
 
 /// Does a side take (pass, in a clause that states the rule) a technical token it does not
@@ -442,7 +479,7 @@ fn bits(mut set: Clauses) -> impl Iterator<Item = usize> {
 /// Are entry `x` of `a.seq` and entry `y` of `b.seq` the same word?
 fn same_token(a: &Analysis, x: (u32, bool), b: &Analysis, y: (u32, bool)) -> bool {
     let (s, t) = (a.at(x), b.at(y));
-    s.same_text(t) || (x.1 && y.1 && tech_match(&s.text, &t.text))
+    s.same_text(t) || (x.1 && y.1 && tech_match_tokens(s, t))
 }
 
 /// The two token sequences are equal but for one swapped run in the same place: a common

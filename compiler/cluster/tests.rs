@@ -323,6 +323,94 @@ fn the_shared_count_table_rules_out_exactly_what_the_score_bound_would() {
 }
 
 #[test]
+fn token_tech_match_is_the_text_tech_match() {
+    // Every pair of a set of texts around the cut-offs: separators and `=` at each place
+    // near the eighth byte, suffixes and prefixes of every length, empty and long texts.
+    let mut texts: Vec<String> = [
+        "",
+        "a",
+        "-",
+        "--",
+        "-x",
+        "-x=1",
+        "--force",
+        "--force=1",
+        "--forcee",
+        "--force-with-lease",
+        "-xx:maxrampercentage",
+        "-xx:maxrampercentage=75",
+        "-xx:maxrampercentage=50",
+        "-a=b=c",
+        "-a=b",
+        "-a",
+        "app.py",
+        "src/app.py",
+        "py",
+        ".py",
+        "/py",
+        "react.useeffect",
+        "useeffect",
+        "a.b",
+        "b",
+        "ab.b",
+        "abcdefg",
+        "x.abcdefg",
+        "xabcdefg",
+        "abcdefgh",
+        "x.abcdefgh",
+        "x/abcdefgh",
+        "xyabcdefgh",
+        "-abcdefg",
+        "-abcdefg=",
+        "-abcdefg=1",
+        "-abcdefgh=1",
+        "-abcdefgh",
+        "-abcdefgx=1",
+        "1.22",
+        "v1.22",
+        "node.js",
+        "é.js",
+        "é",
+        "x.é",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    for n in 0..12 {
+        let w: String = "abcdefghijkl"[..n].to_string();
+        texts.extend([
+            w.clone(),
+            format!("-{w}"),
+            format!("-{w}=v"),
+            format!("z.{w}"),
+            format!("z/{w}"),
+            format!("zz{w}"),
+        ]);
+    }
+    let token = |text: &str| Token {
+        text: text.to_string(),
+        head: lexicon::head(text),
+        tail: lexicon::tail(text),
+        technical: true,
+        role: None,
+        negated_in: 0,
+        asserted_in: 0,
+        taken: false,
+        explains: false,
+        left_out: false,
+    };
+    for a in &texts {
+        for b in &texts {
+            assert_eq!(
+                similar::tech_match_tokens(&token(a), &token(b)),
+                similar::tech_match(a, b),
+                "{a:?} ~ {b:?}"
+            );
+        }
+    }
+}
+
+#[test]
 fn lexicon_settings_that_would_switch_clustering_off_are_refused() {
     let load = |extra: &str| Lexicon::from_yaml(&format!("threshold: 0.6\n{extra}"));
     assert!(load("").is_ok());
