@@ -284,8 +284,8 @@ impl Record<'_> {
                         kind: draft.kind,
                         origin: draft.origin,
                         text: text.clone(),
-                        key: draft.key.clone(),
-                        working: draft.working.clone(),
+                        key: draft.key.as_deref().map(Box::from),
+                        working: draft.working.as_deref().map(Box::from),
                         recorded_at: self.recorded_at,
                         project: self.project.clone(),
                         blessed: self.blessed,
@@ -294,7 +294,7 @@ impl Record<'_> {
                         narrative: draft.narrative.narrative,
                         narrative_score: draft.narrative.score,
                         narrative_signals: draft.narrative.fired,
-                        reasons: draft.reasons.clone(),
+                        reasons: draft.reasons.as_slice().into(),
                     };
                     if let Some((field, pattern)) = secret {
                         c.refusal = Some(Box::new(Refusal::Credential {
@@ -303,7 +303,7 @@ impl Record<'_> {
                         c.text = part.shared(&marker(pattern));
                         c.key = None;
                         c.working = None;
-                        c.reasons.clear();
+                        c.reasons = Box::default();
                         c.narrative = false;
                         c.narrative_signals = 0;
                         diags.push(self.credential_diagnostic(&c, field, pattern));
@@ -1612,7 +1612,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            cands[6].reasons,
+            *cands[6].reasons,
             ["left the schema behind", "broke the next deploy"],
             "newest first, deduplicated"
         );

@@ -147,7 +147,7 @@ pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Can
                 let passed = verdicts[i].passed;
                 let on_key = || match &c.key {
                     None => true,
-                    Some(k) => keys_of.get(&i).is_some_and(|keys| keys.contains(k)),
+                    Some(k) => keys_of.get(&i).is_some_and(|keys| keys.contains(&**k)),
                 };
                 let supports = match c.kind {
                     Kind::Do => in_domain && passed && on_key(),

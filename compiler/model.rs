@@ -405,10 +405,10 @@ pub struct Candidate {
     /// Normalised text (DESIGN §4); for a refused credential candidate a redacted stand-in.
     pub text: std::sync::Arc<str>,
     /// Operation key, only for mechanical candidates, keyed claims and keyed error evidence.
-    pub key: Option<String>,
+    pub key: Option<Box<str>>,
     /// Mechanical candidates: the working args, canonically serialised; they cluster exactly
     /// on (key, working).
-    pub working: Option<String>,
+    pub working: Option<Box<str>>,
     pub recorded_at: Millis,
     pub project: Option<std::sync::Arc<str>>,
     pub blessed: bool,
@@ -425,7 +425,7 @@ pub struct Candidate {
     /// order, named by `Narrative::names`): G002's evidence, `why` and `trace` name them.
     pub narrative_signals: crate::narrative::Fired,
     /// Dead ends: the reasons, newest first.
-    pub reasons: Vec<String>,
+    pub reasons: Box<[String]>,
 }
 
 impl Candidate {

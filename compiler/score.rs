@@ -1005,7 +1005,7 @@ fn fold_unit<'a>(
         if let Some(end) = ended(inp, candidate)
             && let Some(key) = &c.key
         {
-            let slot = fold.fixed_errors.entry((&*end.by, key.as_str())).or_default();
+            let slot = fold.fixed_errors.entry((&*end.by, &**key)).or_default();
             slot.push(Fixed {
                 candidate,
                 domain: &c.domain,
@@ -1406,7 +1406,7 @@ impl<'a> Fold<'a> {
             let (Some(key), Some(_)) = (&c.key, &c.working) else {
                 continue;
             };
-            let Some(olds) = self.broken_fixes.remove(&(&*c.record_id, key.clone())) else {
+            let Some(olds) = self.broken_fixes.remove(&(&*c.record_id, key.to_string())) else {
                 continue;
             };
             let new_id = self.live[li as usize].lesson.id.clone();
@@ -1444,7 +1444,7 @@ impl<'a> Fold<'a> {
             let (Some(key), Some(_)) = (&c.key, &c.working) else {
                 continue;
             };
-            let Some(waiting) = self.fixed_errors.get_mut(&(&*c.record_id, key.as_str())) else {
+            let Some(waiting) = self.fixed_errors.get_mut(&(&*c.record_id, &**key)) else {
                 continue;
             };
             for w in waiting {
@@ -1514,7 +1514,9 @@ impl<'a> Fold<'a> {
             .current
             .get(&ai)
             .map(|&l| self.live[l as usize].lesson.id.clone());
-        let working = members.iter().find_map(|&m| cand[m as usize].working.clone());
+        let working = members
+            .iter()
+            .find_map(|&m| cand[m as usize].working.as_deref().map(str::to_string));
         let lesson = Lesson {
             id: id.clone(),
             kind: cluster.kind,

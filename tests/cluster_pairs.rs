@@ -48,7 +48,7 @@ fn candidate(i: u32, text: &str) -> Candidate {
         narrative_score: 0,
         narrative_signals: 0,
         narrative: false,
-        reasons: Vec::new(),
+        reasons: Box::default(),
     }
 }
 

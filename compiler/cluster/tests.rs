@@ -23,7 +23,7 @@ fn cand(i: u32, at: i64, text: &str) -> Candidate {
         narrative_score: 0,
         narrative_signals: 0,
         narrative: false,
-        reasons: Vec::new(),
+        reasons: Box::default(),
     }
 }
 
@@ -78,7 +78,7 @@ fn mechanical_clusters_exactly() {
         let mut c = cand(i as u32, i as i64, "run_shell_command pytest: `pytest -q` works");
         c.origin = Origin::Mechanical;
         c.key = Some("run_shell_command pytest".into());
-        c.working = Some(w.to_string());
+        c.working = Some((*w).into());
         v.push(c);
     }
     let cs = cluster(&v, &l);
