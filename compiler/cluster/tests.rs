@@ -399,15 +399,31 @@ fn token_tech_match_is_the_text_tech_match() {
         explains: false,
         left_out: false,
     };
+    let mut matched = 0;
     for a in &texts {
         for b in &texts {
+            let same = similar::tech_match(a, b);
             assert_eq!(
                 similar::tech_match_tokens(&token(a), &token(b)),
-                similar::tech_match(a, b),
+                same,
                 "{a:?} ~ {b:?}"
             );
+            matched += usize::from(same && a.len() != b.len());
         }
     }
+    // The set holds real suffix and flag-value matches on both sides of the eighth byte, not
+    // only pairs both functions reject.
+    for (long, short) in [
+        ("src/app.py", "app.py"),
+        ("x.abcdefgh", "abcdefgh"),
+        ("-abcdefg=1", "-abcdefg"),
+    ] {
+        assert!(similar::tech_match(long, short), "{long:?} ~ {short:?}");
+    }
+    assert!(
+        matched >= 100,
+        "only {matched} matching pairs of different lengths"
+    );
 }
 
 #[test]

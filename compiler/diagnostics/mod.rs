@@ -296,19 +296,15 @@ impl<'a> Ranks<'a> {
                 a
             });
         // Codes sort by stage first, as in `order`; files and domains as texts.
-        let numbered = |mut texts: Vec<&'a str>| -> FxMap<&'a str, u32> {
-            texts.sort_unstable_by_key(|t| (registry::stage_rank(t), *t));
-            (texts.into_iter()).zip(0..).collect()
-        };
-        let by_text = |texts: FxSet<&'a str>| {
+        let numbered = |texts: FxSet<&'a str>, stage: fn(&str) -> usize| -> FxMap<&'a str, u32> {
             let mut texts: Vec<&'a str> = texts.into_iter().collect();
-            texts.sort_unstable();
+            texts.sort_unstable_by_key(|t| (stage(t), *t));
             (texts.into_iter()).zip(0..).collect()
         };
         Ranks {
-            codes: numbered(codes.into_iter().collect()),
-            files: by_text(files),
-            domains: by_text(domains),
+            codes: numbered(codes, registry::stage_rank),
+            files: numbered(files, |_| 0),
+            domains: numbered(domains, |_| 0),
         }
     }
 
@@ -548,13 +544,12 @@ fn append_unordered<T>(items: &mut Vec<T>, mut more: Vec<T>) {
 
 /// Sorts and deduplicates ids as `sort_unstable` and `dedup` do: by their first 16 bytes as
 /// one number, each read once (a big domain's group holds hundreds of thousands, and comparing
-/// two strings reads both from their allocations), then each run with the same first bytes by
-/// the whole text. A number orders as its bytes do, so the order is the texts'.
+/// two strings reads both from their allocations), the whole text only where those tie. A
+/// number orders as its bytes do, so the order is the texts'.
 fn sort_ids(ids: &mut Vec<String>) {
-    ids.sort_by_cached_key(|id| head(id));
-    for run in ids.chunk_by_mut(|a, b| head(a) == head(b)) {
-        run.sort_unstable();
-    }
+    let mut keyed: Vec<(u128, String)> = ids.drain(..).map(|id| (head(&id), id)).collect();
+    keyed.sort_unstable();
+    ids.extend(keyed.into_iter().map(|(_, id)| id));
     ids.dedup();
 }
 
