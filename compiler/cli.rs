@@ -757,14 +757,14 @@ fn compile(args: &RunArgs, stop_after: Option<Stage>) -> Result<i32, Fatal> {
     let mut gone = serde_json::json!([]);
     if let Some(store) = store.as_mut() {
         let previous = store.outputs()?;
-        let ledger = emit::ledger_file(&comp.lessons);
+        let ledger = emit::ledger(&comp.lessons);
         clock.lap("ledger");
         // The ledger is most of the output at scale. First it is compared, side by side, with
         // the store's rows and with the last ledger file.
         let ids = comp.lessons.iter().map(|l| l.id.as_str());
-        let rows: Vec<(&str, &str)> = ids.zip(emit::ledger_rows(&ledger.pieces)).collect();
+        let rows: Vec<(&str, &str)> = ids.zip(ledger.rows()).collect();
         let (staged, unchanged) = std::thread::scope(|s| {
-            let comparing = s.spawn(|| emit::unchanged(&args.out, &ledger));
+            let comparing = s.spawn(|| emit::unchanged(&args.out, &ledger.file));
             let staged = store.begin_compile(comp.now, &rows);
             (staged, comparing.join().expect("comparing a file does not panic"))
         });
@@ -776,8 +776,8 @@ fn compile(args: &RunArgs, stop_after: Option<Stage>) -> Result<i32, Fatal> {
         // (one thread inside SQLite, most of it the kernel filling fresh page-cache pages)
         // leaves idle. Rendering waits for a quarter of the ledger to be freed: started at
         // once, it set a new peak before the ledger had made room for it.
-        let len: usize = ledger.pieces.iter().map(String::len).sum();
-        let mut generated = vec![ledger.path.clone()];
+        let len: usize = ledger.file.pieces.iter().map(String::len).sum();
+        let mut generated = vec![ledger.file.path.clone()];
         let (files, others, put, ledger_written) = std::thread::scope(|s| {
             let (to_writer, pieces) = std::sync::mpsc::sync_channel::<String>(2);
             let path = &generated[0];
@@ -794,12 +794,13 @@ fn compile(args: &RunArgs, stop_after: Option<Stage>) -> Result<i32, Fatal> {
             let staging = s.spawn(move || {
                 let mut ids = lessons.iter().map(|l| l.id.as_str());
                 let (mut put, mut passed, mut room) = (Ok(()), 0, Some(room));
-                for (i, piece) in ledger.pieces.into_iter().enumerate() {
+                let pieces = ledger.file.pieces.into_iter().zip(ledger.row_ends);
+                for (i, (piece, ends)) in pieces.enumerate() {
                     // The first piece is the header line. After a failure the pieces are still
                     // written: the ledger file does not depend on the store.
                     if i > 0 && put.is_ok() {
                         // Rows first: `zip` would take one id too many from the ids first.
-                        let rows = emit::piece_rows(&piece).zip(ids.by_ref());
+                        let rows = emit::piece_rows(&piece, &ends).zip(ids.by_ref());
                         put = staged.put(rows.map(|(json, id)| (id, json)));
                     }
                     passed += piece.len();

@@ -681,39 +681,66 @@ fn write_lesson(buf: &mut Vec<u8>, l: &Lesson, confidences: &Confidences) {
     o.end();
 }
 
-/// `ledger.json`: every lesson, one object per line (`ledger_rows` splits them again).
+/// `ledger.json`: every lesson, one object per line.
 pub fn ledger_file(lessons: &[Lesson]) -> OutFile {
-    OutFile {
-        path: "ledger.json".into(),
-        pieces: ledger_json(lessons),
+    ledger(lessons).file
+}
+
+/// `ledger.json` with where each lesson's object ends, for the state store's rows.
+pub struct Ledger {
+    pub file: OutFile,
+    /// Per piece of `file`, the offset just past each lesson object in it, in order (none in
+    /// the header and closing pieces). Kept as the objects are written: finding them again
+    /// meant scanning half a gigabyte for line breaks, twice, at a million experiences.
+    pub row_ends: Vec<Vec<usize>>,
+}
+
+impl Ledger {
+    /// The lesson objects, in ledger order (`piece_rows` over every piece).
+    pub fn rows(&self) -> impl Iterator<Item = &str> {
+        (self.file.pieces.iter().zip(&self.row_ends)).flat_map(|(piece, ends)| piece_rows(piece, ends))
+    }
+}
+
+/// `ledger.json` and its rows (see `Ledger`).
+pub fn ledger(lessons: &[Lesson]) -> Ledger {
+    let confidences = Confidences::new();
+    let (pieces, row_ends) = json_lines("lessons", lessons, |buf, l| write_lesson(buf, l, &confidences));
+    Ledger {
+        file: OutFile {
+            path: "ledger.json".into(),
+            pieces,
+        },
+        row_ends,
     }
 }
 
 /// The ledger's text in pieces (see `OutFile::pieces`).
 pub fn ledger_json(lessons: &[Lesson]) -> Vec<String> {
-    let confidences = Confidences::new();
-    json_lines("lessons", lessons, |buf, l| write_lesson(buf, l, &confidences))
+    ledger(lessons).file.pieces
 }
 
-/// The lesson objects of a rendered ledger, in ledger order: one per line between the
-/// header line and the closing `]}` (for the state store's rows). No line spans two pieces.
-pub fn ledger_rows(ledger: &[String]) -> impl Iterator<Item = &str> {
-    ledger.iter().skip(1).flat_map(|piece| piece_rows(piece))
-}
-
-/// The lesson objects in one piece of a rendered ledger other than the first (the header
-/// line, which has none), in order.
-pub fn piece_rows(piece: &str) -> impl Iterator<Item = &str> {
-    (piece.lines())
-        .filter(|l| l.starts_with('{'))
-        .map(|l| l.strip_suffix(',').unwrap_or(l))
+/// The lesson objects in one piece of a rendered ledger, given their ends in it
+/// (`Ledger::row_ends`): each runs from the end of the one before (or the piece's start),
+/// less the `,\n` that separates two lines.
+pub fn piece_rows<'a>(piece: &'a str, ends: &'a [usize]) -> impl Iterator<Item = &'a str> {
+    let starts = std::iter::once(0).chain(ends.iter().copied());
+    (starts.zip(ends)).map(|(start, &end)| {
+        let row = &piece[start..end];
+        row.strip_prefix(",\n").unwrap_or(row)
+    })
 }
 
 /// `{"generator": "skillc", "version": 1, "<key>": [` then one compact object per line, `]}`:
 /// valid JSON that diffs line by line and stays small at a million records. Chunks of lines
 /// serialise in parallel and stay the file's pieces: the header, each chunk (lines joined by
-/// `,\n`, the next chunk beginning with one), the closing `]}`.
-fn json_lines<T: Sync>(key: &str, items: &[T], write: impl Fn(&mut Vec<u8>, &T) + Sync) -> Vec<String> {
+/// `,\n`, the next chunk beginning with one), the closing `]}`. Beside each piece, the offset
+/// just past each item's object in it.
+fn json_lines<T: Sync>(
+    key: &str,
+    items: &[T],
+    write: impl Fn(&mut Vec<u8>, &T) + Sync,
+) -> (Vec<String>, Vec<Vec<usize>>) {
     // One chunk per job: a lesson's size follows its history, and a thread left a run of
     // large chunks would finish alone. (Sizing the buffers up front from a sample of items
     // was tried: no faster, and the unused room raised the peak past 3 GiB at 1 M.)
@@ -724,29 +751,32 @@ fn json_lines<T: Sync>(key: &str, items: &[T], write: impl Fn(&mut Vec<u8>, &T) 
     thread_local! {
         static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     }
-    let chunks: Vec<String> = items
+    let chunks: Vec<(String, Vec<usize>)> = items
         .par_chunks(2048)
         .with_max_len(1)
         .enumerate()
         .map(|(i, chunk)| {
             SCRATCH.with_borrow_mut(|buf| {
                 buf.clear();
+                let mut ends = Vec::with_capacity(chunk.len());
                 for (j, item) in chunk.iter().enumerate() {
                     if i > 0 || j > 0 {
                         buf.extend_from_slice(b",\n");
                     }
                     write(buf, item);
+                    ends.push(buf.len());
                 }
-                String::from_utf8(buf.as_slice().to_vec()).expect("JSON writers write UTF-8")
+                let text = String::from_utf8(buf.as_slice().to_vec()).expect("JSON writers write UTF-8");
+                (text, ends)
             })
         })
         .collect();
     let head = format!("{{\"generator\": \"{GENERATOR}\", \"version\": 1, \"{key}\": [\n");
     let tail = if items.is_empty() { "]}\n" } else { "\n]}\n" };
-    std::iter::once(head)
+    (std::iter::once((head, Vec::new())))
         .chain(chunks)
-        .chain([tail.to_string()])
-        .collect()
+        .chain([(tail.to_string(), Vec::new())])
+        .unzip()
 }
 
 /// A diagnostic as it appears in diagnostics.json: keys in alphabetical order, `domain`,
@@ -773,7 +803,7 @@ fn write_diagnostic(buf: &mut Vec<u8>, d: &Diagnostic) {
 }
 
 pub fn diagnostics_json(diags: &[Diagnostic]) -> Vec<String> {
-    json_lines("diagnostics", diags, write_diagnostic)
+    json_lines("diagnostics", diags, write_diagnostic).0
 }
 
 /// Writes `files` under `out` atomically, side by side, and returns how many it changed.
@@ -1260,6 +1290,31 @@ mod tests {
             write_lesson(&mut mine, &l, &Confidences::new());
             let reference = serde_json::to_string(&ledger_lesson(&l)).unwrap();
             assert_eq!(String::from_utf8(mine).unwrap(), reference);
+        }
+    }
+
+    /// The rows the store takes are the ledger's lines after the header that hold a lesson,
+    /// each one lesson's object, across chunks (after a chunk's first, a row follows a `,\n`).
+    #[test]
+    fn ledger_rows_are_its_lesson_lines() {
+        let base = lessons();
+        let many: Vec<Lesson> = (0..4100).map(|i| base[i % base.len()].clone()).collect();
+        let confidences = Confidences::new();
+        for lessons in [&many[..], &many[..1], &[]] {
+            let ledger = ledger(lessons);
+            let rows: Vec<&str> = ledger.rows().collect();
+            let text = ledger.file.text();
+            let lines: Vec<&str> = (text.lines().skip(1))
+                .filter(|l| l.starts_with('{'))
+                .map(|l| l.strip_suffix(',').unwrap_or(l))
+                .collect();
+            assert_eq!(rows, lines);
+            assert_eq!(rows.len(), lessons.len());
+            for (row, l) in rows.iter().zip(lessons) {
+                let mut one = Vec::new();
+                write_lesson(&mut one, l, &confidences);
+                assert_eq!(row.as_bytes(), one);
+            }
         }
     }
 
