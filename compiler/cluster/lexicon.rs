@@ -238,7 +238,7 @@ pub enum Role {
 /// One content token of an analysed text.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Token {
-    pub text: String,
+    pub text: Box<str>,
     /// The text's first eight bytes as one number (`head`): the measure compares tokens of two
     /// texts by it first and reads the text itself, in its own allocation, only on a tie.
     pub head: u64,
@@ -1186,7 +1186,7 @@ impl Lexicon {
         let tokens: Vec<Token> = roles
             .into_iter()
             .map(|r| Token {
-                text: r.text.to_string(),
+                text: r.text.into(),
                 head: head(r.text),
                 tail: tail(r.text),
                 technical: r.technical,
@@ -1199,11 +1199,7 @@ impl Lexicon {
             })
             .collect();
         // Every word of the sequence has its token: both come from `roles`.
-        let at = |t: &str| {
-            tokens
-                .binary_search_by(|x| x.text.as_str().cmp(t))
-                .expect("a token") as u32
-        };
+        let at = |t: &str| tokens.binary_search_by(|x| (*x.text).cmp(t)).expect("a token") as u32;
         let seq = seq.into_iter().map(|(t, tech)| (at(t), tech)).collect();
         Analysis {
             tokens,
@@ -1528,7 +1524,7 @@ mod tests {
     }
 
     fn texts(a: &Analysis) -> Vec<String> {
-        a.tokens.iter().map(|t| t.text.clone()).collect()
+        a.tokens.iter().map(|t| t.text.to_string()).collect()
     }
 
     #[test]
@@ -1587,7 +1583,7 @@ mod tests {
         }
         for flagged in ["--locked", "c:\\users\\ci\\appdata\\local\\temp", "$home"] {
             assert!(
-                a.tokens.iter().find(|x| x.text == flagged).unwrap().technical,
+                a.tokens.iter().find(|x| &*x.text == flagged).unwrap().technical,
                 "{flagged}"
             );
         }
@@ -1598,7 +1594,7 @@ mod tests {
         let a = l.analyze(text);
         (a.tokens.iter())
             .filter(|t| t.technical)
-            .map(|t| t.text.clone())
+            .map(|t| t.text.to_string())
             .collect()
     }
 
@@ -1675,7 +1671,7 @@ mod tests {
     #[test]
     fn negations_record_the_clause_that_states_them() {
         let l = lx();
-        let tok = |a: &Analysis, w: &str| a.tokens.iter().find(|t| t.text == w).unwrap().clone();
+        let tok = |a: &Analysis, w: &str| a.tokens.iter().find(|t| &*t.text == w).unwrap().clone();
         let a = l.analyze("Never run the container as root when it binds port 80.");
         assert_eq!(
             (tok(&a, "root").role, tok(&a, "root").negated_in),
@@ -1735,8 +1731,8 @@ mod tests {
         assert_eq!(a.tokens, b.tokens);
         assert!(a.tokens.iter().all(|t| t.role == Some(Role::Negated)));
         let c = l.analyze("Use npm ci instead of npm install");
-        let ci = c.tokens.iter().find(|t| t.text == "npm ci").unwrap();
-        let inst = c.tokens.iter().find(|t| t.text == "npm install").unwrap();
+        let ci = c.tokens.iter().find(|t| &*t.text == "npm ci").unwrap();
+        let inst = c.tokens.iter().find(|t| &*t.text == "npm install").unwrap();
         assert_eq!(ci.role, Some(Role::Asserted));
         assert_eq!(inst.role, Some(Role::Negated));
     }

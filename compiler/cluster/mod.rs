@@ -230,9 +230,11 @@ fn by_id(a: &Cluster, b: &Cluster) -> std::cmp::Ordering {
 /// The analysis of every distinct lexical text, made once for all blocks: a text recurs in
 /// several blocks (domains, kinds), and one parallel pass keeps every core busy even when a
 /// single large block dominates the clustering.
-struct Texts {
+struct Texts<'a> {
     /// Per candidate: the slot of its text (lexical candidates only).
     slot: Vec<u32>,
+    /// Per slot, its text (a cluster's id hashes its anchor's text).
+    text: Vec<&'a str>,
     analyses: Vec<Analysis>,
     /// A fingerprint of each analysis, to find exact duplicates.
     prints: Vec<u64>,
@@ -243,12 +245,12 @@ struct Texts {
     key_start: Vec<u32>,
 }
 
-impl Texts {
-    fn analyse<'a>(
+impl<'a> Texts<'a> {
+    fn analyse(
         candidates: &'a [Candidate],
         lx: &Lexicon,
         included: &(impl Fn(&Candidate) -> bool + Sync),
-    ) -> Texts {
+    ) -> Texts<'a> {
         let lexical = |c: &'a Candidate| {
             (c.refusal.is_none() && c.working.is_none() && included(c)).then_some(&*c.text)
         };
@@ -330,6 +332,7 @@ impl Texts {
         }
         Texts {
             slot,
+            text: texts,
             analyses,
             prints,
             keys: renumbered.concat(),
@@ -387,7 +390,8 @@ impl Block<'_> {
     /// Anchor-based lexical clustering; `order` is already in member order.
     fn lexical(&self, order: &[u32], texts: &Texts, lx: &Lexicon) -> Vec<Cluster> {
         let slots: Vec<usize> = order.iter().map(|&i| texts.slot[i as usize] as usize).collect();
-        let (distinct, prints) = (&texts.analyses, &texts.prints);
+        let distinct = &texts.analyses;
+        let ahead = Ahead::gather(&slots, texts);
         // Cluster k: anchor position in `order` and its members.
         let mut clusters: Vec<(usize, Vec<u32>)> = Vec::new();
         // Exact duplicates: fingerprint → (analysis slot, cluster), checked for equality.
@@ -405,7 +409,8 @@ impl Block<'_> {
         for (p, &slot) in slots.iter().enumerate() {
             let cand = order[p];
             let an = &distinct[slot];
-            let same = dup.get(&prints[slot]).and_then(|v| {
+            let print = ahead.prints[p];
+            let same = dup.get(&print).and_then(|v| {
                 v.iter()
                     .find(|&&(s, _)| s == slot || distinct[s].duplicates(an))
                     .map(|&(_, k)| k)
@@ -418,7 +423,7 @@ impl Block<'_> {
             // end moves on only at the cluster's first touch. Whether a posting is a first
             // touch is a coin toss, which a branch mispredicts about half the time.
             let mut n_touched = 0;
-            for key in texts.keys(slot) {
+            for key in ahead.keys(p) {
                 if let Some(list) = index.get(key) {
                     for &k in list {
                         let count = &mut counts[k as usize];
@@ -431,7 +436,7 @@ impl Block<'_> {
             // Upper bound of each found anchor's score from its shared-token count; the
             // best bounds are compared first, and at most `max_compares` of them. Most
             // anchors share too few tokens: the table rules them out without the division.
-            let n = an.tokens.len();
+            let n = ahead.sizes[p] as usize;
             found.clear();
             for &k in &touched[..n_touched] {
                 let m = anchor_len[k as usize] as usize;
@@ -474,9 +479,9 @@ impl Block<'_> {
                     let k = clusters.len();
                     clusters.push((p, vec![cand]));
                     counts.push(0);
-                    anchor_len.push(an.tokens.len() as u32);
+                    anchor_len.push(n as u32);
                     touched.push(0);
-                    for &key in texts.keys(slot) {
+                    for &key in ahead.keys(p) {
                         let list = index.entry(key).or_default();
                         if list.len() < lx.postings_cap && list.last() != Some(&(k as u32)) {
                             list.push(k as u32);
@@ -485,15 +490,52 @@ impl Block<'_> {
                     k
                 }
             };
-            dup.entry(prints[slot]).or_default().push((slot, k));
+            dup.entry(print).or_default().push((slot, k));
         }
-        clusters
-            .into_iter()
-            .map(|(p, members)| {
-                let anchor = order[p];
-                self.make(anchor, &self.candidates[anchor as usize].text, members)
-            })
+        // The anchors' texts first, in one pass of independent reads (their slot's copy:
+        // the same text, in a denser table than the candidates).
+        let anchor_texts: Vec<&str> = clusters.iter().map(|&(p, _)| texts.text[slots[p]]).collect();
+        (clusters.into_iter().zip(anchor_texts))
+            .map(|((p, members), text)| self.make(order[p], text, members))
             .collect()
+    }
+}
+
+/// What a block's walk reads first about each candidate's text — its fingerprint, token
+/// count and index keys — gathered in member order before the walk. Texts sit in first-seen
+/// order, so each of these reads is likely a cache miss: in the walk every one stalls it,
+/// while here they are independent loads that overlap.
+struct Ahead {
+    prints: Vec<u64>,
+    sizes: Vec<u32>,
+    /// Position `p`'s keys are `keys[key_end[p - 1]..key_end[p]]` (from 0 for the first).
+    keys: Vec<u32>,
+    key_end: Vec<u32>,
+}
+
+impl Ahead {
+    fn gather(slots: &[usize], texts: &Texts) -> Ahead {
+        let prints = slots.iter().map(|&s| texts.prints[s]).collect();
+        let sizes = slots
+            .iter()
+            .map(|&s| texts.analyses[s].tokens.len() as u32)
+            .collect();
+        let (mut keys, mut key_end) = (Vec::new(), Vec::with_capacity(slots.len()));
+        for &s in slots {
+            keys.extend_from_slice(texts.keys(s));
+            key_end.push(keys.len() as u32);
+        }
+        Ahead {
+            prints,
+            sizes,
+            keys,
+            key_end,
+        }
+    }
+
+    fn keys(&self, p: usize) -> &[u32] {
+        let start = p.checked_sub(1).map_or(0, |q| self.key_end[q] as usize);
+        &self.keys[start..self.key_end[p] as usize]
     }
 }
 
@@ -543,7 +585,7 @@ fn index_keys(t: &Token) -> impl Iterator<Item = &str> {
     } else {
         (None, None)
     };
-    std::iter::once(t.text.as_str()).chain(tail).chain(flag)
+    std::iter::once(&*t.text).chain(tail).chain(flag)
 }
 
 #[cfg(test)]

@@ -402,7 +402,7 @@ fn mirrored<'a>(lx: &Lexicon, side: &'a Analysis, other: &'a Analysis, together:
                 let word = (side.seq.iter())
                     .filter_map(|&w| Some((side.at(w), other.find(side.at(w))?)))
                     .find(|(x, y)| negated_by(x, k) && y.asserted_in >> j & 1 == 1)
-                    .map_or("", |(x, _)| x.text.as_str());
+                    .map_or("", |(x, _)| &*x.text);
                 return Some(word);
             }
         }
@@ -438,7 +438,7 @@ fn one_sided_flag<'a>(lx: &Lexicon, side: &'a Analysis, other: &Analysis) -> Opt
                 .and_then(|w| other.token(&w))
                 .is_none_or(refuses)
         })
-        .map(|t| t.text.as_str())
+        .map(|t| &*t.text)
 }
 
 /// A command (`uv pip`) that `side` runs in the rule it states, whose program (`uv`) `other`
@@ -462,7 +462,7 @@ fn one_sided_command<'a>(lx: &Lexicon, side: &'a Analysis, other: &Analysis) -> 
         })?;
     let tool = |t: &Token| t.text.contains(' ') || lx.is_program(&t.text);
     let shared = (side.tokens.iter()).any(|t| t.technical && tool(t) && tech_has_match(t, other));
-    shared.then_some(command.text.as_str())
+    shared.then_some(&*command.text)
 }
 
 /// The set bits of a clause set, lowest first.
@@ -589,7 +589,7 @@ fn transposed<'a>(lx: &Lexicon, a: &'a Analysis, b: &'a Analysis) -> bool {
                 (Some(_), true) => after += 1,
             },
             (Some(x), Some(y)) => match first {
-                None if lx.movable.contains(&x.0.text) || lx.movable.contains(&y.0.text) => return false,
+                None if lx.movable.contains(&*x.0.text) || lx.movable.contains(&*y.0.text) => return false,
                 // A technical token and a plain word fill no one slot, so they trade none: the
                 // clause around one moved ("Node terminates … (since v15)" vs "Since Node 15
                 // … terminates").

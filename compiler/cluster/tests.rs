@@ -388,7 +388,7 @@ fn token_tech_match_is_the_text_tech_match() {
         ]);
     }
     let token = |text: &str| Token {
-        text: text.to_string(),
+        text: text.into(),
         head: lexicon::head(text),
         tail: lexicon::tail(text),
         technical: true,
@@ -650,7 +650,7 @@ fn with_and_without_a_flag_disagree() {
     // "never … without --release" is a double negation: it leaves nothing out.
     let tok = |t: &str| {
         let a = l.analyze(t);
-        let r = a.tokens.iter().find(|x| x.text == "--release").unwrap();
+        let r = a.tokens.iter().find(|x| &*x.text == "--release").unwrap();
         (r.taken, r.left_out)
     };
     assert_eq!(tok("Run cargo test without --release."), (false, true));
@@ -890,7 +890,7 @@ fn a_commands_program_is_technical_and_prose_is_not() {
         let a = l.analyze(text);
         (a.tokens.iter())
             .filter(|t| t.technical && !t.text.starts_with('-'))
-            .map(|t| t.text.clone())
+            .map(|t| t.text.to_string())
             .collect()
     };
     // Before a subcommand, a flag, inside backticks, after `run` or `use`.
