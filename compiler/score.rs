@@ -139,10 +139,7 @@ fn founding<'a>(inp: &Inputs<'a>, cluster: &Cluster, members: &[u32]) -> (Id, &'
         .min_by_key(|c| (c.narrative_score, &*c.record_id))
         .map_or("", |c| &*c.text);
     let key = cluster.key.as_deref().unwrap_or("");
-    let id = format!(
-        "L{}",
-        digest::of_fields(&[&cluster.domain, cluster.kind.as_str(), key, &founder, wording])
-    );
+    let id = lesson_id(&[&cluster.domain, cluster.kind.as_str(), key, &founder, wording]);
     (founder, wording, id)
 }
 
@@ -151,6 +148,9 @@ struct Shared<'a> {
     /// Experiences with lessons in play (indices), by rank: their order by id, which breaks
     /// ties at one time.
     in_play: Vec<u32>,
+    /// By rank, when the experience was recorded: `take_in` reads it for every mention of a
+    /// lesson just founded, where the experience itself was a cache miss each.
+    in_play_at: Vec<Millis>,
     /// Lesson id → (rank, position of its first mention) of each experience whose `in_play`
     /// names it.
     named: HashMap<&'a str, Vec<(u32, u32)>>,
@@ -159,7 +159,15 @@ struct Shared<'a> {
     /// Lesson id → the journal's decisions on it (indices, in journal order).
     decided: HashMap<&'a str, Vec<u32>>,
     active_days: ActiveDays<'a>,
+    /// Experience id → index (of two with one id, the last), when two ids share a
+    /// fingerprint (equal ids, or rarely a collision); empty otherwise.
     exp_index: HashMap<&'a str, u32>,
+    /// Otherwise, id fingerprint → index, made the first time an id is looked up without an
+    /// index that holds (`Fold::experience`): a million-entry map that a corpus whose
+    /// supports all come with their experience's index never needs.
+    exp_by_print: OnceLock<FxMap<u64, u32>>,
+    /// Every experience id has a fingerprint no other id has (`exp_by_print` is used).
+    distinct_prints: bool,
     /// No two experiences share an id, so a candidate's own experience is the one its id names.
     unique_ids: bool,
     /// By rank, the calls of an experience with lessons in play as attribution compares them,
@@ -219,9 +227,13 @@ impl Shared<'_> {
 #[derive(Clone)]
 struct Live<'a> {
     lesson: Lesson,
-    /// Supporting experience ids; an id may repeat (sorted and deduplicated at the end).
-    evidence: Vec<&'a Id>,
-    projects: BTreeSet<&'a str>,
+    /// Supporting experience ids, each with the index of its experience where the support
+    /// knew it (`Fold::experience`'s hint); an id may repeat (sorted and deduplicated at the
+    /// end).
+    evidence: Vec<(&'a Id, Option<u32>)>,
+    /// Project digests of the supporting experiences, sorted, each once (`add_project`): a
+    /// lesson has a few, and a tree allocated a node for each lesson.
+    projects: Vec<&'a str>,
     /// The active days of its domain within its scope (decay), looked up when the scope changes.
     days: &'a [i64],
     /// Days up to and including this one are charged for decay.
@@ -458,37 +470,64 @@ pub fn rescore<'a>(inp: &Inputs<'a>, previous: Vec<Lesson>, units: Units<'a>) ->
 
 /// What every unit reads.
 fn prepare<'a>(inp: &Inputs<'a>) -> Shared<'a> {
-    let (active_days, (exp_index, unique_ids)) = rayon::join(
-        || ActiveDays::new(inp.corpus),
-        || {
-            let mut index =
-                HashMap::with_capacity_and_hasher(inp.corpus.experiences.len(), Default::default());
-            let mut unique = true;
-            for (i, e) in inp.corpus.experiences.iter().enumerate() {
-                // Of two experiences with one id, the last is found, as it always was.
-                unique &= index.insert(&*e.id, i as u32).is_none();
-            }
-            (index, unique)
-        },
-    );
     let exps = &inp.corpus.experiences;
+    let (active_days, distinct_prints) =
+        rayon::join(|| ActiveDays::new(inp.corpus), || distinct_prints(exps));
+    let (exp_index, unique_ids) = match distinct_prints {
+        true => (HashMap::default(), true),
+        false => index_ids(exps),
+    };
     let mut in_play: Vec<u32> = (0..exps.len() as u32)
         .filter(|&i| !exps[i as usize].in_play.is_empty())
         .collect();
     in_play.par_sort_by(|&a, &b| exps[a as usize].id.cmp(&exps[b as usize].id));
+    let in_play_at = (in_play.par_iter())
+        .map(|&i| exps[i as usize].recorded_at)
+        .collect();
     let call_forms = in_play.iter().map(|_| OnceLock::new()).collect();
     let mut shared = Shared {
         in_play,
+        in_play_at,
         named: HashMap::default(),
         named_renamed: false,
         decided: HashMap::default(),
         active_days,
         exp_index,
+        exp_by_print: OnceLock::new(),
+        distinct_prints,
         unique_ids,
         call_forms,
     };
     shared.name(inp);
     shared
+}
+
+/// Whether no two experience ids have one fingerprint (then no two are equal): sorted on
+/// every core, where a million-entry map of the ids was filled on one.
+fn distinct_prints(exps: &[Experience]) -> bool {
+    let mut prints: Vec<u64> = exps.par_iter().map(|e| fingerprint(&e.id)).collect();
+    prints.par_sort_unstable();
+    prints.windows(2).all(|w| w[0] != w[1])
+}
+
+/// Experience id → index, and whether no two experiences share an id; of two with one id,
+/// the last is found, as it always was.
+fn index_ids(exps: &[Experience]) -> (HashMap<&str, u32>, bool) {
+    let mut index = HashMap::with_capacity_and_hasher(exps.len(), Default::default());
+    let mut unique = true;
+    for (i, e) in exps.iter().enumerate() {
+        unique &= index.insert(&*e.id, i as u32).is_none();
+    }
+    (index, unique)
+}
+
+/// Experience id fingerprint → index, for ids whose fingerprints are distinct.
+fn index_prints(exps: &[Experience]) -> FxMap<u64, u32> {
+    let mut index = FxMap::with_capacity_and_hasher(exps.len(), Default::default());
+    for (i, e) in exps.iter().enumerate() {
+        index.insert(fingerprint(&e.id), i as u32);
+    }
+    index
 }
 
 impl<'a> Shared<'a> {
@@ -1062,9 +1101,9 @@ fn fold_unit<'a>(
     // room for four larger ones.
     let mut lessons = Vec::with_capacity(fold.live.len());
     lessons.extend(fold.live.into_iter().map(|mut l| {
-        l.evidence.sort_unstable();
-        l.evidence.dedup();
-        l.lesson.evidence = l.evidence.iter().map(|&id| id.clone()).collect();
+        l.evidence.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        l.evidence.dedup_by(|a, b| a.0 == b.0);
+        l.lesson.evidence = l.evidence.iter().map(|&(id, _)| id.clone()).collect();
         l.lesson.projects = l.projects.iter().map(|s| s.to_string()).collect();
         l.lesson.reinforcement = l.evidence.len() as u32;
         l.lesson
@@ -1557,7 +1596,7 @@ impl<'a> Fold<'a> {
         self.live.push(Live {
             lesson,
             evidence: Vec::new(),
-            projects: BTreeSet::new(),
+            projects: Vec::new(),
             days,
             settled_through: utc_day(t),
             demoted_to: None,
@@ -1575,8 +1614,7 @@ impl<'a> Fold<'a> {
     fn take_in(&mut self, id: &str) {
         let shared = self.shared;
         for &(rank, pos) in shared.named.get(id).into_iter().flatten() {
-            let e = shared.in_play[rank as usize];
-            let t = self.inp.corpus.experiences[e as usize].recorded_at;
+            let t = shared.in_play_at[rank as usize];
             // An experience folded already is behind `at`, so an entry means it is pending.
             if (t, 0, rank) > self.at {
                 match self.wanted.entry(rank) {
@@ -1602,14 +1640,15 @@ impl<'a> Fold<'a> {
         let project = self.experience(exp_id, hint).and_then(|e| e.project.as_deref());
         let l = &mut self.live[li as usize];
         // A repeated id brings the same project again: no need to check it is new.
-        l.evidence.push(exp_id);
+        l.evidence.push((exp_id, hint));
         if let Some(p) = project {
-            l.projects.insert(p);
+            add_project(&mut l.projects, p);
         }
     }
 
     /// The experience an id names. `hint`, the index it probably has (a candidate's own
-    /// experience), saves a lookup in a million-entry map when ids are unique.
+    /// experience), saves a lookup in a million-entry map when ids are unique, and the map
+    /// itself when every lookup has one that holds.
     fn experience(&self, id: &str, hint: Option<u32>) -> Option<&'a Experience> {
         let corpus: &'a Corpus = self.inp.corpus;
         if let Some(h) = hint
@@ -1622,10 +1661,13 @@ impl<'a> Fold<'a> {
                 return Some(e);
             }
         }
-        self.shared
-            .exp_index
-            .get(id)
-            .map(|&i| &corpus.experiences[i as usize])
+        if !self.shared.distinct_prints {
+            return (self.shared.exp_index.get(id)).map(|&i| &corpus.experiences[i as usize]);
+        }
+        // Only the experience with this id's fingerprint can have the id.
+        let by_print = (self.shared.exp_by_print).get_or_init(|| index_prints(&corpus.experiences));
+        let e = &corpus.experiences[*by_print.get(&fingerprint(id))? as usize];
+        (*e.id == *id).then_some(e)
     }
 
     /// Recomputes scope from the supporting projects (DESIGN §6) and enforces one active
@@ -1644,7 +1686,7 @@ impl<'a> Fold<'a> {
             None => l.lesson.scope == "global",
         };
         if !unchanged {
-            let scope = project.map_or_else(|| "global".to_string(), |p| format!("project:{p}"));
+            let scope = project.map_or_else(|| "global".to_string(), project_scope);
             self.settle(li, day - 1);
             let l = &mut self.live[li as usize];
             let was_project = l.lesson.scope.starts_with("project:");
@@ -1885,13 +1927,13 @@ impl<'a> Fold<'a> {
         if l.lesson.scope == "global"
             && let Some(p) = exp.project.as_deref()
             && l.projects.len() >= 2
-            && !l.projects.contains(p)
+            && l.projects.binary_search(&p).is_err()
         {
             let back_to = l.last_confirm_project.or_else(|| {
                 let newest = l
                     .evidence
                     .iter()
-                    .filter_map(|id| self.experience(id, None))
+                    .filter_map(|&(id, hint)| self.experience(id, hint))
                     .filter(|e| e.project.is_some())
                     .max_by_key(|e| (e.recorded_at, &e.id));
                 newest.and_then(|e| e.project.as_deref())
@@ -2141,10 +2183,22 @@ pub fn edited_id(lesson: &Lesson, id: &str, text: &str) -> String {
 /// The identity hash (DESIGN §6) of `lesson`'s domain, kind and key with `founder` (a record
 /// id; an edit puts the old lesson id there) and `wording`.
 pub fn identity(lesson: &Lesson, founder: &str, wording: &str) -> String {
-    format!(
-        "L{}",
-        digest::of_fields(&identity_fields(lesson, founder, wording))
-    )
+    lesson_id(&identity_fields(lesson, founder, wording))
+}
+
+/// `L` and `digest::of_fields(fields)`, written straight from the digest's bits: a lesson is
+/// founded hundreds of thousands of times at a million experiences, and `format!` over the
+/// hex text made two strings and ran the formatting machinery for each.
+fn lesson_id(fields: &[&str]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let bits = digest::of_fields_bits(fields);
+    let mut id = String::with_capacity(13);
+    id.push('L');
+    // The digest's 48 bits, most significant nibble first: its 12 hex characters.
+    for shift in (0..12).rev() {
+        id.push(char::from(DIGITS[((bits >> (4 * shift)) & 15) as usize]));
+    }
+    id
 }
 
 /// `identity` as a number (`digest::lesson_id_bits` of it), without making its text.
@@ -2156,6 +2210,23 @@ pub fn identity_bits(lesson: &Lesson, founder: &str, wording: &str) -> u64 {
 fn identity_fields<'a>(lesson: &'a Lesson, founder: &'a str, wording: &'a str) -> [&'a str; 5] {
     let key = lesson.operation_key.as_deref().unwrap_or_default();
     [&lesson.domain, lesson.kind.as_str(), key, founder, wording]
+}
+
+/// Adds `p` to `projects` (sorted, each once) unless it is there.
+fn add_project<'a>(projects: &mut Vec<&'a str>, p: &'a str) {
+    if let Err(at) = projects.binary_search(&p) {
+        projects.insert(at, p);
+    }
+}
+
+/// The scope of project digest `p`, `project:<p>`: made for most lessons, without the
+/// formatting machinery `format!` runs.
+fn project_scope(p: &str) -> String {
+    const PREFIX: &str = "project:";
+    let mut scope = String::with_capacity(PREFIX.len() + p.len());
+    scope.push_str(PREFIX);
+    scope.push_str(p);
+    scope
 }
 
 /// Owned copies of borrowed ids, for a history entry.
@@ -2551,6 +2622,45 @@ mod tests {
         ids.sort();
         by_prefix.sort_by_key(|s| (prefix(s), *s));
         assert_eq!(ids, by_prefix);
+    }
+
+    #[test]
+    fn a_lesson_id_is_l_and_the_hex_digest_of_its_fields() {
+        for fields in [
+            &[
+                "python",
+                "do",
+                "",
+                "ada-1",
+                "Pin dependency versions in requirements.txt",
+            ][..],
+            &[
+                "rust",
+                "avoid",
+                "cargo build",
+                "L0123456789ab",
+                "{\"args\":[\"--locked\"]}",
+            ],
+            &["", "", "", "", ""],
+            &[],
+        ] {
+            assert_eq!(lesson_id(fields), format!("L{}", digest::of_fields(fields)));
+        }
+        // Many digests: every hex digit in every place, high ones too.
+        let all: Vec<String> = (0..4096).map(|i| lesson_id(&[&i.to_string()])).collect();
+        for (i, id) in all.iter().enumerate() {
+            assert_eq!(*id, format!("L{}", digest::of_fields(&[&i.to_string()])));
+        }
+    }
+
+    #[test]
+    fn projects_stay_sorted_and_each_once() {
+        let mut projects = Vec::new();
+        for p in ["b", "a", "c", "a", "b", "d", "0"] {
+            add_project(&mut projects, p);
+        }
+        let set: BTreeSet<&str> = ["b", "a", "c", "d", "0"].into_iter().collect();
+        assert_eq!(projects, set.into_iter().collect::<Vec<_>>());
     }
 
     /// The units fold exactly like one pass, on a corpus where `in_play` names real lessons
