@@ -139,7 +139,7 @@ fn founding<'a>(inp: &Inputs<'a>, cluster: &Cluster, members: &[u32]) -> (Id, &'
         .min_by_key(|c| (c.narrative_score, &*c.record_id))
         .map_or("", |c| &*c.text);
     let key = cluster.key.as_deref().unwrap_or("");
-    let id = lesson_id(&[&cluster.domain, cluster.kind.as_str(), key, &founder, wording]);
+    let id = digest::lesson_id(&[&cluster.domain, cluster.kind.as_str(), key, &founder, wording]);
     (founder, wording, id)
 }
 
@@ -2183,22 +2183,7 @@ pub fn edited_id(lesson: &Lesson, id: &str, text: &str) -> String {
 /// The identity hash (DESIGN §6) of `lesson`'s domain, kind and key with `founder` (a record
 /// id; an edit puts the old lesson id there) and `wording`.
 pub fn identity(lesson: &Lesson, founder: &str, wording: &str) -> String {
-    lesson_id(&identity_fields(lesson, founder, wording))
-}
-
-/// `L` and `digest::of_fields(fields)`, written straight from the digest's bits: a lesson is
-/// founded hundreds of thousands of times at a million experiences, and `format!` over the
-/// hex text made two strings and ran the formatting machinery for each.
-fn lesson_id(fields: &[&str]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let bits = digest::of_fields_bits(fields);
-    let mut id = String::with_capacity(13);
-    id.push('L');
-    // The digest's 48 bits, most significant nibble first: its 12 hex characters.
-    for shift in (0..12).rev() {
-        id.push(char::from(DIGITS[((bits >> (4 * shift)) & 15) as usize]));
-    }
-    id
+    digest::lesson_id(&identity_fields(lesson, founder, wording))
 }
 
 /// `identity` as a number (`digest::lesson_id_bits` of it), without making its text.
@@ -2622,35 +2607,6 @@ mod tests {
         ids.sort();
         by_prefix.sort_by_key(|s| (prefix(s), *s));
         assert_eq!(ids, by_prefix);
-    }
-
-    #[test]
-    fn a_lesson_id_is_l_and_the_hex_digest_of_its_fields() {
-        for fields in [
-            &[
-                "python",
-                "do",
-                "",
-                "ada-1",
-                "Pin dependency versions in requirements.txt",
-            ][..],
-            &[
-                "rust",
-                "avoid",
-                "cargo build",
-                "L0123456789ab",
-                "{\"args\":[\"--locked\"]}",
-            ],
-            &["", "", "", "", ""],
-            &[],
-        ] {
-            assert_eq!(lesson_id(fields), format!("L{}", digest::of_fields(fields)));
-        }
-        // Many digests: every hex digit in every place, high ones too.
-        let all: Vec<String> = (0..4096).map(|i| lesson_id(&[&i.to_string()])).collect();
-        for (i, id) in all.iter().enumerate() {
-            assert_eq!(*id, format!("L{}", digest::of_fields(&[&i.to_string()])));
-        }
     }
 
     #[test]

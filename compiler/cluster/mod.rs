@@ -508,9 +508,9 @@ impl Block<'_> {
 struct Ahead {
     prints: Vec<u64>,
     sizes: Vec<u32>,
-    /// Position `p`'s keys are `keys[key_end[p - 1]..key_end[p]]` (from 0 for the first).
+    /// Position `p`'s keys are `keys[bounds[p]..bounds[p + 1]]`.
     keys: Vec<u32>,
-    key_end: Vec<u32>,
+    bounds: Vec<u32>,
 }
 
 impl Ahead {
@@ -520,22 +520,22 @@ impl Ahead {
             .iter()
             .map(|&s| texts.analyses[s].tokens.len() as u32)
             .collect();
-        let (mut keys, mut key_end) = (Vec::new(), Vec::with_capacity(slots.len()));
+        let (mut keys, mut bounds) = (Vec::new(), Vec::with_capacity(slots.len() + 1));
+        bounds.push(0);
         for &s in slots {
             keys.extend_from_slice(texts.keys(s));
-            key_end.push(keys.len() as u32);
+            bounds.push(keys.len() as u32);
         }
         Ahead {
             prints,
             sizes,
             keys,
-            key_end,
+            bounds,
         }
     }
 
     fn keys(&self, p: usize) -> &[u32] {
-        let start = p.checked_sub(1).map_or(0, |q| self.key_end[q] as usize);
-        &self.keys[start..self.key_end[p] as usize]
+        &self.keys[self.bounds[p] as usize..self.bounds[p + 1] as usize]
     }
 }
 
