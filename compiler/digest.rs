@@ -38,13 +38,17 @@ pub fn cited_lesson_ids(text: &str) -> Vec<(usize, &str)> {
 }
 
 fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(2 * bytes.len());
+    push_hex(&mut s, bytes);
+    s
+}
+
+fn push_hex(s: &mut String, bytes: &[u8]) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     for &b in bytes {
         s.push(DIGITS[usize::from(b >> 4)] as char);
         s.push(DIGITS[usize::from(b & 15)] as char);
     }
-    s
 }
 
 /// A project's digest: the first 12 hex characters of the SHA-256 of its identity string.
@@ -57,18 +61,13 @@ pub fn of_fields(fields: &[&str]) -> String {
     hex(&fields_digest(fields).to_be_bytes()[2..])
 }
 
-/// A lesson id, `L` and `of_fields(fields)`, written straight from the digest's bits: a lesson
-/// is founded hundreds of thousands of times at a million experiences, and `format!` over the
-/// hex text made two strings and ran the formatting machinery for each.
-pub fn lesson_id(fields: &[&str]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let bits = fields_digest(fields);
+/// An id: `prefix` and `of_fields(fields)` (`L` a lesson, `C` a cluster), made as one string:
+/// hundreds of thousands are made at a million experiences, and `format!` over the hex text
+/// made two strings and ran the formatting machinery for each.
+pub fn id_of(prefix: char, fields: &[&str]) -> String {
     let mut id = String::with_capacity(13);
-    id.push('L');
-    // The digest's 48 bits, most significant nibble first: its 12 hex characters.
-    for shift in (0..12).rev() {
-        id.push(char::from(DIGITS[((bits >> (4 * shift)) & 15) as usize]));
-    }
+    id.push(prefix);
+    push_hex(&mut id, &fields_digest(fields).to_be_bytes()[2..]);
     id
 }
 
@@ -104,8 +103,8 @@ pub fn lesson_id_bits(s: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn a_lesson_id_is_l_and_the_hex_digest_of_its_fields() {
-        use super::{lesson_id, of_fields};
+    fn an_id_is_its_prefix_and_the_hex_digest_of_its_fields() {
+        use super::{id_of, of_fields};
         for fields in [
             &[
                 "python",
@@ -124,12 +123,13 @@ mod tests {
             &["", "", "", "", ""],
             &[],
         ] {
-            assert_eq!(lesson_id(fields), format!("L{}", of_fields(fields)));
+            assert_eq!(id_of('L', fields), format!("L{}", of_fields(fields)));
+            assert_eq!(id_of('C', fields), format!("C{}", of_fields(fields)));
         }
         // Many digests: every hex digit in every place, high ones too.
         for i in 0..4096 {
             let fields = [&*i.to_string()];
-            assert_eq!(lesson_id(&fields), format!("L{}", of_fields(&fields)));
+            assert_eq!(id_of('L', &fields), format!("L{}", of_fields(&fields)));
         }
     }
 

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use rayon::prelude::*;
 
+use crate::cluster::fx::parts_print;
 use crate::cluster::{
     self,
     fx::{FxMap, FxSet},
@@ -1139,28 +1140,8 @@ fn check_fates(comp: &Compilation) -> Option<Diagnostic> {
     // million at a million records; the chance that any probe of a whole check matches by
     // accident is about one in ten million, and it would only hide a mismatch from this
     // self-check).
-    //
-    // The fingerprint mixes eight bytes at a time by a folded 128-bit multiply (wyhash's and
-    // foldhash's step), each part's length after its bytes: SipHash took half the check.
-    fn print(code: &str, id: &str) -> u64 {
-        const K: [u64; 2] = [0xa076_1d64_78bd_642f, 0xe703_7ed1_a0b4_28db];
-        let mix = |a: u64, b: u64| {
-            let m = u128::from(a) * u128::from(b);
-            (m as u64) ^ ((m >> 64) as u64)
-        };
-        let mut h = K[0];
-        for part in [code.as_bytes(), id.as_bytes()] {
-            let mut words = part.chunks_exact(8);
-            for w in &mut words {
-                h = mix(h ^ u64::from_le_bytes(w.try_into().expect("eight bytes")), K[1]);
-            }
-            let mut last = [0u8; 8];
-            last[..words.remainder().len()].copy_from_slice(words.remainder());
-            h = mix(h ^ u64::from_le_bytes(last), K[1]);
-            h = mix(h ^ part.len() as u64, K[0]);
-        }
-        h
-    }
+    // (`fx::parts_print`: SipHash took half the check.)
+    let print = |code: &str, id: &str| parts_print(&[code.as_bytes(), id.as_bytes()]);
     let mut named: Vec<u64> = comp
         .diagnostics
         .par_iter()

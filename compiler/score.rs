@@ -39,7 +39,7 @@ use crate::cluster::fx::FxMap as HashMap;
 
 use rayon::prelude::*;
 
-use crate::cluster::fx::{FxMap, FxSet, fingerprint};
+use crate::cluster::fx::{FxMap, FxSet, fingerprint, parts_print};
 use crate::diagnostics::{Diagnostic, Sink, codes, short_list};
 use crate::digest;
 use crate::gate::Admitted;
@@ -139,7 +139,10 @@ fn founding<'a>(inp: &Inputs<'a>, cluster: &Cluster, members: &[u32]) -> (Id, &'
         .min_by_key(|c| (c.narrative_score, &*c.record_id))
         .map_or("", |c| &*c.text);
     let key = cluster.key.as_deref().unwrap_or("");
-    let id = digest::lesson_id(&[&cluster.domain, cluster.kind.as_str(), key, &founder, wording]);
+    let id = digest::id_of(
+        'L',
+        &[&cluster.domain, cluster.kind.as_str(), key, &founder, wording],
+    );
     (founder, wording, id)
 }
 
@@ -159,15 +162,8 @@ struct Shared<'a> {
     /// Lesson id → the journal's decisions on it (indices, in journal order).
     decided: HashMap<&'a str, Vec<u32>>,
     active_days: ActiveDays<'a>,
-    /// Experience id → index (of two with one id, the last), when two ids share a
-    /// fingerprint (equal ids, or rarely a collision); empty otherwise.
-    exp_index: HashMap<&'a str, u32>,
-    /// Otherwise, id fingerprint → index, made the first time an id is looked up without an
-    /// index that holds (`Fold::experience`): a million-entry map that a corpus whose
-    /// supports all come with their experience's index never needs.
-    exp_by_print: OnceLock<FxMap<u64, u32>>,
-    /// Every experience id has a fingerprint no other id has (`exp_by_print` is used).
-    distinct_prints: bool,
+    /// Experience id → experience, for a lookup its hint does not answer.
+    exp_index: ExperienceIndex<'a>,
     /// No two experiences share an id, so a candidate's own experience is the one its id names.
     unique_ids: bool,
     /// By rank, the calls of an experience with lessons in play as attribution compares them,
@@ -471,12 +467,8 @@ pub fn rescore<'a>(inp: &Inputs<'a>, previous: Vec<Lesson>, units: Units<'a>) ->
 /// What every unit reads.
 fn prepare<'a>(inp: &Inputs<'a>) -> Shared<'a> {
     let exps = &inp.corpus.experiences;
-    let (active_days, distinct_prints) =
-        rayon::join(|| ActiveDays::new(inp.corpus), || distinct_prints(exps));
-    let (exp_index, unique_ids) = match distinct_prints {
-        true => (HashMap::default(), true),
-        false => index_ids(exps),
-    };
+    let (active_days, (exp_index, unique_ids)) =
+        rayon::join(|| ActiveDays::new(inp.corpus), || ExperienceIndex::new(exps));
     let mut in_play: Vec<u32> = (0..exps.len() as u32)
         .filter(|&i| !exps[i as usize].in_play.is_empty())
         .collect();
@@ -493,8 +485,6 @@ fn prepare<'a>(inp: &Inputs<'a>) -> Shared<'a> {
         decided: HashMap::default(),
         active_days,
         exp_index,
-        exp_by_print: OnceLock::new(),
-        distinct_prints,
         unique_ids,
         call_forms,
     };
@@ -502,32 +492,60 @@ fn prepare<'a>(inp: &Inputs<'a>) -> Shared<'a> {
     shared
 }
 
-/// Whether no two experience ids have one fingerprint (then no two are equal): sorted on
-/// every core, where a million-entry map of the ids was filled on one.
-fn distinct_prints(exps: &[Experience]) -> bool {
-    let mut prints: Vec<u64> = exps.par_iter().map(|e| fingerprint(&e.id)).collect();
-    prints.par_sort_unstable();
-    prints.windows(2).all(|w| w[0] != w[1])
+/// Experience id → experience.
+enum ExperienceIndex<'a> {
+    /// No two ids share a fingerprint (`id_print`; so no two are equal): fingerprint → index,
+    /// made on the first lookup (`find`). A corpus whose supports all come with their experience's index
+    /// never needs this million-entry map.
+    ByPrint(OnceLock<FxMap<u64, u32>>),
+    /// Two ids share a fingerprint (equal ids, or rarely a collision): id → index, of two with
+    /// one id the last, as it always was.
+    ById(HashMap<&'a str, u32>),
 }
 
-/// Experience id → index, and whether no two experiences share an id; of two with one id,
-/// the last is found, as it always was.
-fn index_ids(exps: &[Experience]) -> (HashMap<&str, u32>, bool) {
-    let mut index = HashMap::with_capacity_and_hasher(exps.len(), Default::default());
-    let mut unique = true;
-    for (i, e) in exps.iter().enumerate() {
-        unique &= index.insert(&*e.id, i as u32).is_none();
-    }
-    (index, unique)
+/// An experience id's fingerprint: ids are often numbered (`run-00017`), and `fingerprint`
+/// gives such ids one print often enough that the index would fall back to the id map.
+fn id_print(id: &str) -> u64 {
+    parts_print(&[id.as_bytes()])
 }
 
-/// Experience id fingerprint → index, for ids whose fingerprints are distinct.
-fn index_prints(exps: &[Experience]) -> FxMap<u64, u32> {
-    let mut index = FxMap::with_capacity_and_hasher(exps.len(), Default::default());
-    for (i, e) in exps.iter().enumerate() {
-        index.insert(fingerprint(&e.id), i as u32);
+impl<'a> ExperienceIndex<'a> {
+    /// The index, and whether no two experiences share an id. The fingerprints are sorted on
+    /// every core, where a map of a million ids was filled on one.
+    fn new(exps: &'a [Experience]) -> (ExperienceIndex<'a>, bool) {
+        let mut prints: Vec<u64> = exps.par_iter().map(|e| id_print(&e.id)).collect();
+        prints.par_sort_unstable();
+        if prints.windows(2).all(|w| w[0] != w[1]) {
+            return (ExperienceIndex::ByPrint(OnceLock::new()), true);
+        }
+        let (index, unique) = Self::by_id(exps);
+        (ExperienceIndex::ById(index), unique)
     }
-    index
+
+    fn by_id(exps: &'a [Experience]) -> (HashMap<&'a str, u32>, bool) {
+        let mut index = HashMap::with_capacity_and_hasher(exps.len(), Default::default());
+        let mut unique = true;
+        for (i, e) in exps.iter().enumerate() {
+            unique &= index.insert(&*e.id, i as u32).is_none();
+        }
+        (index, unique)
+    }
+
+    /// The experience of `exps` (the ones indexed) with this id.
+    fn find(&self, exps: &'a [Experience], id: &str) -> Option<&'a Experience> {
+        match self {
+            ExperienceIndex::ById(index) => index.get(id).map(|&i| &exps[i as usize]),
+            ExperienceIndex::ByPrint(built) => {
+                let by_print = built.get_or_init(|| {
+                    let prints = exps.iter().enumerate();
+                    prints.map(|(i, e)| (id_print(&e.id), i as u32)).collect()
+                });
+                // Only the experience with this id's fingerprint can have the id.
+                let e = &exps[*by_print.get(&id_print(id))? as usize];
+                (*e.id == *id).then_some(e)
+            }
+        }
+    }
 }
 
 impl<'a> Shared<'a> {
@@ -1661,13 +1679,7 @@ impl<'a> Fold<'a> {
                 return Some(e);
             }
         }
-        if !self.shared.distinct_prints {
-            return (self.shared.exp_index.get(id)).map(|&i| &corpus.experiences[i as usize]);
-        }
-        // Only the experience with this id's fingerprint can have the id.
-        let by_print = (self.shared.exp_by_print).get_or_init(|| index_prints(&corpus.experiences));
-        let e = &corpus.experiences[*by_print.get(&fingerprint(id))? as usize];
-        (*e.id == *id).then_some(e)
+        self.shared.exp_index.find(&corpus.experiences, id)
     }
 
     /// Recomputes scope from the supporting projects (DESIGN §6) and enforces one active
@@ -2183,7 +2195,7 @@ pub fn edited_id(lesson: &Lesson, id: &str, text: &str) -> String {
 /// The identity hash (DESIGN §6) of `lesson`'s domain, kind and key with `founder` (a record
 /// id; an edit puts the old lesson id there) and `wording`.
 pub fn identity(lesson: &Lesson, founder: &str, wording: &str) -> String {
-    digest::lesson_id(&identity_fields(lesson, founder, wording))
+    digest::id_of('L', &identity_fields(lesson, founder, wording))
 }
 
 /// `identity` as a number (`digest::lesson_id_bits` of it), without making its text.
@@ -2607,6 +2619,51 @@ mod tests {
         ids.sort();
         by_prefix.sort_by_key(|s| (prefix(s), *s));
         assert_eq!(ids, by_prefix);
+    }
+
+    /// Both ways of finding an experience by id answer as a search of the list from its end
+    /// would: the one with that id (of two, the last), none for an id no experience has.
+    /// Numbered ids are told apart by their prints (the Fx fingerprint gave some of these one).
+    #[test]
+    fn an_experience_is_found_by_id_either_way() {
+        let exp = |id: &str, at: i64| Experience {
+            id: id.into(),
+            recorded_at: at,
+            ..Default::default()
+        };
+        let distinct: Vec<Experience> = (0..3000).map(|i| exp(&format!("run-{i:05}"), i)).collect();
+        let mut repeated = distinct.clone();
+        repeated.extend([exp("run-00007", 9000), exp("run-02999", 9001)]);
+        let expected = |exps: &[Experience], id: &str| exps.iter().rposition(|e| *e.id == *id);
+        let asked = [
+            "run-00000",
+            "run-00007",
+            "run-01234",
+            "run-02999",
+            "run-3000",
+            "",
+            "run-0000",
+        ];
+
+        let (by_print, unique) = ExperienceIndex::new(&distinct);
+        assert!(matches!(by_print, ExperienceIndex::ByPrint(_)) && unique);
+        let (by_id, unique) = ExperienceIndex::new(&repeated);
+        assert!(
+            matches!(by_id, ExperienceIndex::ById(_)) && !unique,
+            "two share an id"
+        );
+        for (index, exps) in [(&by_print, &distinct), (&by_id, &repeated)] {
+            for id in asked {
+                let found = index.find(exps, id).map(|e| e.recorded_at);
+                let want = expected(exps, id).map(|i| exps[i].recorded_at);
+                assert_eq!(found, want, "{id:?}");
+            }
+        }
+        assert_eq!(
+            by_id.find(&repeated, "run-00007").map(|e| e.recorded_at),
+            Some(9000)
+        );
+        assert_eq!(by_print.find(&distinct, "run-3000"), None);
     }
 
     #[test]

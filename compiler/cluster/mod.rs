@@ -356,9 +356,9 @@ struct Block<'a> {
 
 impl Block<'_> {
     fn make(&self, anchor: u32, content: &str, members: Vec<u32>) -> Cluster {
-        let id = digest::of_fields(&[self.domain, self.kind.as_str(), self.key.unwrap_or(""), content]);
+        let fields = [self.domain, self.kind.as_str(), self.key.unwrap_or(""), content];
         Cluster {
-            id: format!("C{id}"),
+            id: digest::id_of('C', &fields),
             domain: self.domain.to_string(),
             kind: self.kind,
             key: self.key.map(str::to_string),

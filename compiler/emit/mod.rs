@@ -715,11 +715,6 @@ pub fn ledger(lessons: &[Lesson]) -> Ledger {
     }
 }
 
-/// The ledger's text in pieces (see `OutFile::pieces`).
-pub fn ledger_json(lessons: &[Lesson]) -> Vec<String> {
-    ledger(lessons).file.pieces
-}
-
 /// The lesson objects in one piece of a rendered ledger, given their ends in it
 /// (`Ledger::row_ends`): each runs from the end of the one before (or the piece's start),
 /// less the `,\n` that separates two lines.
