@@ -1363,9 +1363,10 @@ struct Fold<'a> {
     /// The decisions taken in (a lesson id can be founded again after its supersession).
     decisions_taken: FxSet<u32>,
     /// Per experience taken in and not yet folded (rank), the `in_play` positions that name a
-    /// lesson of this unit (first mentions): attribution visits those, not the whole list,
-    /// which may name hundreds of lessons of other units.
-    wanted: FxMap<u32, Vec<u32>>,
+    /// lesson of this unit (first mentions), each with the lesson its id names (`by_id`):
+    /// attribution visits those, not the whole list, which may name hundreds of lessons of
+    /// other units.
+    wanted: FxMap<u32, Vec<(u32, u32)>>,
 }
 
 impl<'a> Fold<'a> {
@@ -1620,36 +1621,43 @@ impl<'a> Fold<'a> {
             demoted_to: None,
             last_confirm_project: None,
         });
-        self.take_in(&id);
-        self.by_id.entry(id).or_insert(li);
+        self.take_in(id, li);
         self.current.insert(ai, li);
         li
     }
 
-    /// The experiences and decisions after the current event that name `id` (a lesson just
-    /// founded or edited into existence) join this unit's events. The ones before could not
-    /// see it.
-    fn take_in(&mut self, id: &str) {
+    /// Lesson `li`, just founded or edited into existence, is known by its `id` (an id founded
+    /// again keeps naming its first lesson, as `latest` expects), and the experiences and
+    /// decisions after the current event that name `id` join this unit's events. The ones
+    /// before could not see it.
+    fn take_in(&mut self, id: String, li: u32) {
         let shared = self.shared;
-        for &(rank, pos) in shared.named.get(id).into_iter().flatten() {
+        let named = match self.by_id.get(&id) {
+            Some(&first) => first,
+            None => li,
+        };
+        for &(rank, pos) in shared.named.get(id.as_str()).into_iter().flatten() {
             let t = shared.in_play_at[rank as usize];
             // An experience folded already is behind `at`, so an entry means it is pending.
             if (t, 0, rank) > self.at {
+                // The lesson goes with the mention: attribution then needs neither the id
+                // nor a lookup by it (`by_id` maps an id to one lesson for good).
                 match self.wanted.entry(rank) {
-                    Entry::Occupied(mut e) => e.get_mut().push(pos),
+                    Entry::Occupied(mut e) => e.get_mut().push((pos, named)),
                     Entry::Vacant(e) => {
-                        e.insert(vec![pos]);
+                        e.insert(vec![(pos, named)]);
                         self.pending.push(Reverse((t, TAKEN_EXPERIENCE, rank)));
                     }
                 }
             }
         }
-        for &i in shared.decided.get(id).into_iter().flatten() {
+        for &i in shared.decided.get(id.as_str()).into_iter().flatten() {
             let key = (self.inp.decisions[i as usize].at, TAKEN_DECISION, i);
             if key > self.at && self.decisions_taken.insert(i) {
                 self.pending.push(Reverse(key));
             }
         }
+        self.by_id.entry(id).or_insert(li);
     }
 
     /// An experience joins a lesson's evidence (a supporting candidate or a confirmation).
@@ -1838,16 +1846,13 @@ impl<'a> Fold<'a> {
         let verdict = &inp.verdicts[ei as usize];
         let day = utc_day(t);
         // Every lesson of this unit it names was founded before it, and took it in then.
+        // (A position names one id, so one lesson: sorting the pairs sorts the positions.)
         let mut positions = self.wanted.remove(&rank).unwrap_or_default();
         positions.sort_unstable();
         positions.dedup();
         // Each lesson once, however many of the ids it was known by the experience lists.
         let mut attributed: Vec<u32> = Vec::with_capacity(positions.len());
-        for pos in positions {
-            let id = &exp.in_play[pos as usize];
-            let Some(&named) = self.by_id.get(inp.renamed.get(id).unwrap_or(id)) else {
-                continue;
-            };
+        for (pos, named) in positions {
             self.found_in_play.push((rank, pos));
             // An edit passes the lesson on to its new wording: agents see the old id until the
             // next compile writes the new one.
@@ -2074,8 +2079,7 @@ impl<'a> Fold<'a> {
                 ));
                 let ni = self.live.len() as u32;
                 self.live.push(next);
-                self.take_in(&new_id);
-                self.by_id.entry(new_id).or_insert(ni);
+                self.take_in(new_id, ni);
                 // The new wording takes the old one's place wherever the fold holds it: as its
                 // cluster's live lesson, in its (scope, key) slot of fixes (so a newer form
                 // still supersedes it), and as the lesson a fix's end waits on.
