@@ -113,8 +113,8 @@ fn in_parts<'a, T: Sync>(
     records: &'a [T],
     make: impl Fn(u32, &T, &mut Part) + Sync + Send + 'a,
 ) -> impl IndexedParallelIterator<Item = Part> + 'a {
-    const RUN: usize = 16384;
-    records.par_chunks(RUN).enumerate().map(move |(k, run)| {
+    let run_length = run_length(records.len());
+    records.par_chunks(run_length).enumerate().map(move |(k, run)| {
         // Room for two candidates a record (a million-record corpus averages about 1.7):
         // grown by doubling, the run's candidates were copied and faulted in twice over.
         let mut part = Part {
@@ -122,10 +122,19 @@ fn in_parts<'a, T: Sync>(
             ..Part::default()
         };
         for (j, r) in run.iter().enumerate() {
-            make((k * RUN + j) as u32, r, &mut part);
+            make((k * run_length + j) as u32, r, &mut part);
         }
         part
     })
+}
+
+/// Records per run of `in_parts`: each run keeps its own copy of every text its candidates
+/// share, so the longer the runs the fewer copies (at a million records, runs of 16 384 made
+/// one per run of each recurring text); short enough that every core still gets a few runs.
+fn run_length(records: usize) -> usize {
+    records
+        .div_ceil(4 * rayon::current_num_threads())
+        .clamp(4096, 65536)
 }
 
 /// The candidates and diagnostics of a run of records.
@@ -135,9 +144,10 @@ struct Part {
     sink: Sink,
     notes: Notes,
     /// Texts and project digests recur (a paraphrase family, a gotcha many runs meet, a
-    /// thousand projects): candidates of the run share one copy of each. With a text, once
-    /// asked: could a secret hide in it (`SecretScanner::may_hold`), so a recurring text is
-    /// scanned once per run, not once per draft.
+    /// thousand projects): candidates of the run share one copy of each (do-texts share theirs
+    /// in `Shapes`, across runs). With a text, once asked: could a secret hide in it
+    /// (`SecretScanner::may_hold`), so a recurring text is scanned once per run, not once per
+    /// draft.
     shared: crate::cluster::fx::FxMap<Arc<str>, Cell<Option<bool>>>,
 }
 
@@ -190,6 +200,8 @@ struct Draft<'a> {
     scanned: Vec<String>,
     /// Restricts the draft to these domains (a mechanical lesson whose program names one).
     only_domain: Option<String>,
+    /// The text's one copy and whether a secret may hide in it, when `Shapes` holds them.
+    shared: Option<(Arc<str>, bool)>,
 }
 
 impl<'a> Draft<'a> {
@@ -205,6 +217,7 @@ impl<'a> Draft<'a> {
             narrative: Shape::default(),
             scanned: Vec::new(),
             only_domain: None,
+            shared: None,
         }
     }
 
@@ -267,7 +280,10 @@ impl Record<'_> {
             let mut texts: Vec<Arc<str>> = Vec::with_capacity(group.len());
             let mut secrets_of: Vec<Option<(&'static str, String)>> = Vec::with_capacity(group.len());
             for d in group {
-                let (text, may_hold) = part.scanned(&d.text, secrets);
+                let (text, may_hold) = match &d.shared {
+                    Some((text, may_hold)) => (text.clone(), *may_hold),
+                    None => part.scanned(&d.text, secrets),
+                };
                 texts.push(text);
                 let id_secret = id_secret.clone().map(|p| ("record id", p));
                 secrets_of.push(id_secret.or_else(|| d.secret(secrets, may_hold)));
@@ -367,6 +383,10 @@ struct Shapes<'a> {
     experiences: usize,
     texts: Vec<&'a str>,
     classified: Vec<Shape>,
+    /// Each distinct do-text's one copy, shared by its candidates in every run of records (a
+    /// run's own copies made one per run of each recurring lesson), and whether a secret may
+    /// hide in it (`SecretScanner::may_hold`), scanned once.
+    shared: Vec<(Arc<str>, bool)>,
 }
 
 impl<'a> Shapes<'a> {
@@ -382,26 +402,31 @@ impl<'a> Shapes<'a> {
         // A million texts, few distinct: classified once each.
         let (place, texts) = crate::bulk::first_seen(&texts, |t| *t);
         let classified = texts.par_iter().map(|t| rules.narrative.shape(t)).collect();
+        let shared = (texts.par_iter())
+            .map(|&t| (Arc::from(t), rules.secrets.may_hold([t])))
+            .collect();
         Shapes {
             place,
             experiences: corpus.experiences.len(),
             texts,
             classified,
+            shared,
         }
     }
 
-    /// The classification of a record's do-text `text`. Classified afresh when it is not the
-    /// text the shapes took for that record (the two choices of a do-text can never drift
-    /// into a wrong answer, only into a slower one).
-    fn of(&self, record: Source, text: &str, rules: &Rules) -> Shape {
+    /// The classification of a record's do-text `text`, and the text's shared copy with its
+    /// scan (`shared`). Classified afresh, with no copy, when it is not the text the shapes took
+    /// for that record (the two choices of a do-text can never drift into a wrong answer, only
+    /// into a slower one).
+    fn of(&self, record: Source, text: &str, rules: &Rules) -> (Shape, Option<(Arc<str>, bool)>) {
         let at = match record {
             Source::Experience(i) => i as usize,
             Source::Claim(i) => self.experiences + i as usize,
         };
         let place = self.place.get(at).map_or(usize::MAX, |&p| p as usize);
         match self.texts.get(place) {
-            Some(&known) if known == text => self.classified[place],
-            _ => rules.narrative.shape(text),
+            Some(&known) if known == text => (self.classified[place], Some(self.shared[place].clone())),
+            _ => (rules.narrative.shape(text), None),
         }
     }
 }
@@ -443,7 +468,7 @@ fn from_experience(
     if let Some((origin, t)) = lesson {
         let mut d = Draft::new(Kind::Do, origin, t);
         d.outcome_failed = !(passed || e.blessed);
-        d.narrative = shapes.of(Source::Experience(index), t, rules);
+        (d.narrative, d.shared) = shapes.of(Source::Experience(index), t, rules);
         dos.push(d);
     }
 
@@ -538,7 +563,7 @@ fn from_claim(index: u32, c: &LessonClaim, rules: &Rules, shapes: &Shapes, part:
     let mut d = Draft::new(c.kind, Origin::Claim, text);
     d.key = c.operation_key.clone().filter(|k| !k.trim().is_empty());
     if c.kind == Kind::Do {
-        d.narrative = shapes.of(Source::Claim(index), text, rules);
+        (d.narrative, d.shared) = shapes.of(Source::Claim(index), text, rules);
     }
     let before = part.candidates.len();
     let mut diags = record.spread(&[vec![d]], secrets, part);
@@ -934,12 +959,22 @@ mod tests {
         let shapes = Shapes::new(&corpus, &rules);
         let class = |t: &str| rules.narrative.shape(t);
         assert_ne!(class(story), class(rule), "the two texts classify apart");
-        assert_eq!(shapes.of(Source::Experience(0), story, &rules), class(story));
+        let (shape, shared) = shapes.of(Source::Experience(0), story, &rules);
+        assert_eq!(shape, class(story));
+        let (text, may_hold) = shared.expect("the record's own do-text is shared");
+        assert_eq!(&*text, story);
+        assert_eq!(may_hold, rules.secrets.may_hold([story]));
         // Another text for the same record, or a record the shapes took no text for, is
-        // classified as itself.
-        assert_eq!(shapes.of(Source::Experience(0), rule, &rules), class(rule));
-        assert_eq!(shapes.of(Source::Experience(1), rule, &rules), class(rule));
-        assert_eq!(shapes.of(Source::Claim(0), rule, &rules), class(rule));
+        // classified as itself, and gets no shared copy.
+        assert_eq!(
+            shapes.of(Source::Experience(0), rule, &rules),
+            (class(rule), None)
+        );
+        assert_eq!(
+            shapes.of(Source::Experience(1), rule, &rules),
+            (class(rule), None)
+        );
+        assert_eq!(shapes.of(Source::Claim(0), rule, &rules), (class(rule), None));
     }
 
     fn extract_one(e: Experience) -> (Vec<Candidate>, Sink) {
