@@ -872,7 +872,7 @@ impl Merged {
 }
 
 /// The first 16 bytes of `s`, zero-padded, big-endian: ordered like `s` as far as they go.
-fn prefix(s: &str) -> u128 {
+pub(crate) fn prefix(s: &str) -> u128 {
     let mut b = [0u8; 16];
     let n = s.len().min(16);
     b[..n].copy_from_slice(&s.as_bytes()[..n]);

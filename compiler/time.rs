@@ -111,17 +111,24 @@ pub fn utc_day(ms: Millis) -> i64 {
 
 /// `YYYY-MM-DD` of a UTC day number.
 pub fn format_day(day: i64) -> String {
+    let mut out = String::with_capacity(24);
+    push_day(&mut out, day);
+    out
+}
+
+/// Appends `format_day(day)` to `out` (an EVIDENCE.md writes one per history event).
+pub fn push_day(out: &mut String, day: i64) {
+    use std::fmt::Write as _;
     let (y, m, d) = civil_from_days(day);
     if !(0..=9999).contains(&y) {
-        return format!("{y:04}-{m:02}-{d:02}");
+        let _ = write!(out, "{y:04}-{m:02}-{d:02}");
+        return;
     }
-    let mut out = String::with_capacity(24);
-    push_digits(&mut out, y, 4);
+    push_digits(out, y, 4);
     out.push('-');
-    push_digits(&mut out, m, 2);
+    push_digits(out, m, 2);
     out.push('-');
-    push_digits(&mut out, d, 2);
-    out
+    push_digits(out, d, 2);
 }
 
 /// Unix seconds (as OmniMem stores them) to milliseconds, when an RFC 3339 timestamp can

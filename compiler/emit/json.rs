@@ -22,32 +22,49 @@ pub fn string(buf: &mut Vec<u8>, s: &str) {
     buf.push(b'"');
 }
 
-/// The first byte at or after `from` that needs escaping.
+/// The first byte at or after `from` that needs escaping, eight bytes at a time. A text of
+/// eight bytes or more ends with the word of its last eight (bytes seen already are clean, so
+/// the first flag is in the new ones): a byte loop over the tail cost as much as the words.
 fn next_escape(bytes: &[u8], from: usize) -> Option<usize> {
     let rest = &bytes[from..];
-    let mut clean = 0;
-    for word in rest.chunks_exact(8) {
-        if needs_escape(u64::from_le_bytes(word.try_into().expect("eight bytes"))) {
-            break;
-        }
-        clean += 8;
+    if rest.len() < 8 {
+        return (rest.iter())
+            .position(|&b| b < 0x20 || b == b'"' || b == b'\\')
+            .map(|p| from + p);
     }
-    (rest[clean..].iter())
-        .position(|&b| b < 0x20 || b == b'"' || b == b'\\')
-        .map(|p| from + clean + p)
+    let word_at = |at: usize| u64::from_le_bytes(rest[at..at + 8].try_into().expect("eight bytes"));
+    let last = rest.len() - 8;
+    let mut at = 0;
+    loop {
+        let flags = escape_flags(word_at(at));
+        if flags != 0 {
+            return Some(from + at + first_flagged(flags));
+        }
+        if at == last {
+            return None;
+        }
+        at = (at + 8).min(last);
+    }
 }
 
-/// Does any byte of `w` need escaping: below 0x20, `"` or `\`? (Exact as a yes/no: the
-/// classic "has a byte less than n" and "has a zero byte" tests.)
+/// The high bit of each byte of `w` that needs escaping (below 0x20, `"` or `\`) is set, and
+/// bits above the lowest such byte may be too: the classic "has a byte less than n" and "has a
+/// zero byte" tests, whose borrows run only upward, so the lowest flag is always exact.
 #[inline]
-fn needs_escape(w: u64) -> bool {
+fn escape_flags(w: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let below = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
     let quote = w ^ (ONES * u64::from(b'"'));
     let backslash = w ^ (ONES * u64::from(b'\\'));
     let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
-    below | zero(quote) | zero(backslash) != 0
+    below | zero(quote) | zero(backslash)
+}
+
+/// The offset in its word (read little-endian) of the lowest flagged byte.
+#[inline]
+fn first_flagged(flags: u64) -> usize {
+    flags.trailing_zeros() as usize / 8
 }
 
 fn escape(buf: &mut Vec<u8>, b: u8) {

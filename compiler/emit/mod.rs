@@ -9,18 +9,20 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
+use std::hash::Hash;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use crate::cluster::fx::FxMap;
 use crate::cluster::{Analysis, ChunkMemo, Lexicon};
 use crate::diagnostics::{Diagnostic, Sink, codes};
 use crate::digest;
 use crate::model::{Kind, Lesson, Millis, Status};
 use crate::pipeline::Compilation;
 use crate::policy::Rules;
-use crate::score::{confidence_text, confidence_value};
-use crate::time::{format_day, utc_day};
+use crate::score::confidence_value;
+use crate::time::{format_day, push_day, utc_day};
 
 mod direct;
 mod json;
@@ -61,32 +63,19 @@ impl OutFile {
 /// Renders every output file of a compile but the ledger (`ledger_file`, staged, written and
 /// freed while the rest renders), sorted by path. Diagnostics about what did not fit
 /// are pushed to `sink` and also appear in `diagnostics.json`.
-pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile> {
+pub fn render<'a>(comp: &'a Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile> {
     let mut files = Vec::new();
     let mut emit_diags = Sink::new();
 
-    // SKILL.md per (scope, domain) with rules.
-    let mut groups: BTreeMap<(&str, &str), Vec<&Lesson>> = BTreeMap::new();
-    for l in comp.rules() {
-        groups
-            .entry((l.scope.as_str(), l.domain.as_str()))
-            .or_default()
-            .push(l);
-    }
+    let scope_domain = |l: &'a Lesson| (l.scope.as_str(), l.domain.as_str());
+    // SKILL.md per (scope, domain) with rules, in (scope, domain) order.
+    let groups = sorted_groups(grouped(comp.rules(), scope_domain));
     // Superseded and retired lessons per (scope, domain), for the walk-back history.
-    let mut gone: BTreeMap<(&str, &str), Vec<&Lesson>> = BTreeMap::new();
-    for l in comp
-        .lessons
-        .iter()
-        .filter(|l| matches!(l.status, Status::Superseded | Status::Retired))
-    {
-        gone.entry((l.scope.as_str(), l.domain.as_str()))
-            .or_default()
-            .push(l);
-    }
+    let went = |l: &&Lesson| matches!(l.status, Status::Superseded | Status::Retired);
+    let gone = grouped(comp.lessons.iter().filter(went), scope_domain);
+    let ledger_ids = LedgerIds::new(&comp.lessons);
     // Each (scope, domain) on its own rayon job: their sizes follow the domains' (a few hold
     // most of the superseded history their EVIDENCE.md walks back through).
-    let groups: Vec<_> = groups.into_iter().collect();
     let made: Vec<(Option<[OutFile; 2]>, Option<Diagnostic>)> = groups
         .into_par_iter()
         .with_max_len(1)
@@ -121,7 +110,7 @@ pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile
                 .filter(|l| !left_out.iter().any(|o| o.id == l.id))
                 .collect();
             let gone_here = gone.get(&(scope, domain)).map_or(&[][..], |v| v);
-            let gone_here = with_predecessors(scope, domain, gone_here, &kept, &comp.lessons);
+            let gone_here = with_predecessors(scope, domain, gone_here, &kept, &ledger_ids);
             // No rules, no file (DESIGN §7), and no evidence page for a file that is not there.
             let skill_and_evidence = skill.map(|skill| {
                 let evidence = evidence_md(scope, domain, &kept, &gone_here);
@@ -140,10 +129,8 @@ pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile
 
     // Plan-time lesson blocks per scope.
     let now_day = utc_day(comp.now);
-    let mut scopes: BTreeMap<&str, Vec<&Lesson>> = BTreeMap::new();
-    for l in comp.lessons.iter().filter(|l| l.is_active()) {
-        scopes.entry(l.scope.as_str()).or_default().push(l);
-    }
+    let active = comp.lessons.iter().filter(|l| l.is_active());
+    let scopes = sorted_groups(grouped(active, |l| l.scope.as_str()));
     // The blocks' lessons share most of their words: each whitespace chunk is analysed once.
     let mut memo = ChunkMemo::default();
     for (scope, lessons) in scopes {
@@ -178,6 +165,27 @@ pub fn render(comp: &Compilation, rules: &Rules, sink: &mut Sink) -> Vec<OutFile
     });
     files.sort_by(|a, b| a.path.cmp(&b.path));
     files
+}
+
+/// `lessons` by `key`, each group in `lessons` order. Hashed: a B-tree insert per lesson
+/// compared strings a dozen times, and at a million experiences a third of a million
+/// superseded lessons made that a good part of render's own thread.
+fn grouped<'a, K: Hash + Eq>(
+    lessons: impl Iterator<Item = &'a Lesson>,
+    key: impl Fn(&'a Lesson) -> K,
+) -> FxMap<K, Vec<&'a Lesson>> {
+    let mut groups: FxMap<K, Vec<&'a Lesson>> = FxMap::default();
+    for l in lessons {
+        groups.entry(key(l)).or_default().push(l);
+    }
+    groups
+}
+
+/// The groups in key order (keys are distinct).
+fn sorted_groups<K: Ord>(groups: FxMap<K, Vec<&Lesson>>) -> Vec<(K, Vec<&Lesson>)> {
+    let mut groups: Vec<_> = groups.into_iter().collect();
+    groups.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    groups
 }
 
 /// Sort key of a plan-time block: pinned first, then confidence × recency, ties by id.
@@ -323,13 +331,11 @@ fn push_rule_line(s: &mut String, l: &Lesson, prefix: &str) {
     if let (Kind::Avoid, Some(reason)) = (l.kind, l.reasons.first()) {
         let _ = write!(s, " — {reason}");
     }
-    let _ = write!(
-        s,
-        " (id: {}, confidence {}, reinforcement {}; evidence: ",
-        l.id,
-        confidence_text(l.confidence),
-        l.reinforcement
-    );
+    s.push_str(" (id: ");
+    s.push_str(&l.id);
+    s.push_str(", confidence ");
+    push_confidence(s, l.confidence);
+    let _ = write!(s, ", reinforcement {}; evidence: ", l.reinforcement);
     push_joined(s, &l.evidence[..l.evidence.len().min(3)], ", ");
     if l.evidence.len() > 3 {
         let _ = write!(s, " +{} more", l.evidence.len() - 3);
@@ -457,14 +463,9 @@ fn evidence_md(scope: &str, domain: &str, rules: &[&Lesson], gone: &[&Lesson]) -
     );
     for l in rules {
         let _ = write!(s, "\n## {} — {}\n\n", l.id, l.text);
-        let _ = writeln!(
-            s,
-            "- kind: {}; confidence {}; reinforcement {}; scope {}",
-            l.kind.as_str(),
-            confidence_text(l.confidence),
-            l.reinforcement,
-            l.scope
-        );
+        let _ = write!(s, "- kind: {}; confidence ", l.kind.as_str());
+        push_confidence(&mut s, l.confidence);
+        let _ = writeln!(s, "; reinforcement {}; scope {}", l.reinforcement, l.scope);
         if let Some(k) = &l.operation_key {
             let _ = writeln!(s, "- operation key: `{}`", one_line(k));
         }
@@ -486,13 +487,13 @@ fn evidence_md(scope: &str, domain: &str, rules: &[&Lesson], gone: &[&Lesson]) -
         }
         s.push_str("- history:\n");
         for h in &l.history {
-            let _ = write!(
-                s,
-                "  - {} {} (confidence {})",
-                format_day(utc_day(h.at)),
-                h.event,
-                confidence_text(h.confidence)
-            );
+            s.push_str("  - ");
+            push_day(&mut s, utc_day(h.at));
+            s.push(' ');
+            s.push_str(h.event);
+            s.push_str(" (confidence ");
+            push_confidence(&mut s, h.confidence);
+            s.push(')');
             if !h.experiences.is_empty() {
                 s.push_str(" [");
                 push_joined(&mut s, &h.experiences, ", ");
@@ -504,12 +505,9 @@ fn evidence_md(scope: &str, domain: &str, rules: &[&Lesson], gone: &[&Lesson]) -
             }
             s.push('\n');
             if h.idle_days > 0 {
-                let _ = writeln!(
-                    s,
-                    "  - then {} (confidence {})",
-                    idle_days_text(h.idle_days),
-                    confidence_text(i32::from(h.idle_confidence))
-                );
+                let _ = write!(s, "  - then {} (confidence ", idle_days_text(h.idle_days));
+                push_confidence(&mut s, i32::from(h.idle_confidence));
+                s.push_str(")\n");
             }
         }
     }
@@ -533,6 +531,20 @@ fn evidence_md(scope: &str, domain: &str, rules: &[&Lesson], gone: &[&Lesson]) -
     s
 }
 
+/// Appends `confidence_text(thousandths)` (`0.000` to `1.000`) without its temporary string:
+/// SKILL.md and EVIDENCE.md write one per rule and per history event.
+fn push_confidence(s: &mut String, thousandths: i32) {
+    let t = thousandths.clamp(0, 1000);
+    let digit = |d: i32| char::from(b'0' + d as u8);
+    s.extend([
+        digit(t / 1000),
+        '.',
+        digit(t / 100 % 10),
+        digit(t / 10 % 10),
+        digit(t % 10),
+    ]);
+}
+
 /// Appends `items` with `sep` between two (`join` without its temporary string).
 fn push_joined(s: &mut String, items: &[impl AsRef<str>], sep: &str) {
     for (i, item) in items.iter().enumerate() {
@@ -543,20 +555,50 @@ fn push_joined(s: &mut String, items: &[impl AsRef<str>], sep: &str) {
     }
 }
 
+/// The lessons in ledger (id) order, each beside its id's first 16 bytes (`score::prefix`), for
+/// finding a lesson by id: the prefixes decide every step of a search but the last without
+/// reading an id's text (searching the ids themselves waited on two cache misses a step, and at
+/// a million experiences EVIDENCE.md walks back through a third of a million lessons).
+struct LedgerIds<'a> {
+    lessons: &'a [Lesson],
+    /// Per lesson, in order: its id's prefix and its index.
+    prefixes: Vec<(u128, u32)>,
+}
+
+impl<'a> LedgerIds<'a> {
+    fn new(lessons: &'a [Lesson]) -> LedgerIds<'a> {
+        let prefixes = (lessons.par_iter().enumerate())
+            .map(|(i, l)| (crate::score::prefix(&l.id), i as u32))
+            .collect();
+        LedgerIds { lessons, prefixes }
+    }
+
+    /// What `lessons.binary_search_by(|l| l.id.as_str().cmp(id))` finds: each step compares
+    /// as the ids do (prefixes are ordered as their texts; the texts decide a tie), so the
+    /// search takes the same steps to the same lesson.
+    fn find(&self, id: &str) -> Option<&'a Lesson> {
+        let key = crate::score::prefix(id);
+        let text = |i: u32| self.lessons[i as usize].id.as_str();
+        let found = (self.prefixes).binary_search_by(|&(p, i)| p.cmp(&key).then_with(|| text(i).cmp(id)));
+        found.ok().map(|at| &self.lessons[at])
+    }
+}
+
 /// The superseded and retired lessons an EVIDENCE.md walks back through: those of its scope and
 /// domain (`gone`, in id order), and every lesson its rules supersede, directly or down a chain,
 /// wherever the predecessor was scoped when it went (a global fix demoted to a project before
-/// the form that replaced it was learned). `lessons` is in ledger (id) order.
+/// the form that replaced it was learned).
 fn with_predecessors<'a>(
     scope: &str,
     domain: &str,
     gone: &[&'a Lesson],
     rules: &[&Lesson],
-    lessons: &'a [Lesson],
+    ledger: &LedgerIds<'a>,
 ) -> Vec<&'a Lesson> {
     let by_id = |id: &str| {
-        let at = lessons.binary_search_by(|l| l.id.as_str().cmp(id)).ok()?;
-        Some(&lessons[at]).filter(|l| matches!(l.status, Status::Superseded | Status::Retired))
+        ledger
+            .find(id)
+            .filter(|l| matches!(l.status, Status::Superseded | Status::Retired))
     };
     // Chains are disjoint (a lesson has one successor), so the walks take each lesson once;
     // the bound only guards against a cycle in a hand-edited store.
@@ -566,7 +608,7 @@ fn with_predecessors<'a>(
         let mut prev = rule.supersedes.as_deref();
         while let Some(l) = prev.and_then(by_id) {
             steps += 1;
-            if steps > lessons.len() {
+            if steps > ledger.lessons.len() {
                 break;
             }
             if (l.scope.as_str(), l.domain.as_str()) != (scope, domain) {
@@ -705,7 +747,9 @@ impl Ledger {
 /// `ledger.json` and its rows (see `Ledger`).
 pub fn ledger(lessons: &[Lesson]) -> Ledger {
     let confidences = Confidences::new();
-    let (pieces, row_ends) = json_lines("lessons", lessons, |buf, l| write_lesson(buf, l, &confidences));
+    let (pieces, row_ends) = json_lines("lessons", lessons, true, |buf, l| {
+        write_lesson(buf, l, &confidences)
+    });
     Ledger {
         file: OutFile {
             path: "ledger.json".into(),
@@ -729,11 +773,13 @@ pub fn piece_rows<'a>(piece: &'a str, ends: &'a [usize]) -> impl Iterator<Item =
 /// `{"generator": "skillc", "version": 1, "<key>": [` then one compact object per line, `]}`:
 /// valid JSON that diffs line by line and stays small at a million records. Chunks of lines
 /// serialise in parallel and stay the file's pieces: the header, each chunk (lines joined by
-/// `,\n`, the next chunk beginning with one), the closing `]}`. Beside each piece, the offset
-/// just past each item's object in it.
+/// `,\n`, the next chunk beginning with one), the closing `]}`. Beside each piece, if
+/// `with_ends`, the offset just past each item's object in it (none otherwise: only the
+/// ledger's rows are looked up).
 fn json_lines<T: Sync>(
     key: &str,
     items: &[T],
+    with_ends: bool,
     write: impl Fn(&mut Vec<u8>, &T) + Sync,
 ) -> (Vec<String>, Vec<Vec<usize>>) {
     // One chunk per job: a lesson's size follows its history, and a thread left a run of
@@ -753,13 +799,15 @@ fn json_lines<T: Sync>(
         .map(|(i, chunk)| {
             SCRATCH.with_borrow_mut(|buf| {
                 buf.clear();
-                let mut ends = Vec::with_capacity(chunk.len());
+                let mut ends = Vec::with_capacity(if with_ends { chunk.len() } else { 0 });
                 for (j, item) in chunk.iter().enumerate() {
                     if i > 0 || j > 0 {
                         buf.extend_from_slice(b",\n");
                     }
                     write(buf, item);
-                    ends.push(buf.len());
+                    if with_ends {
+                        ends.push(buf.len());
+                    }
                 }
                 let text = String::from_utf8(buf.as_slice().to_vec()).expect("JSON writers write UTF-8");
                 (text, ends)
@@ -798,7 +846,7 @@ fn write_diagnostic(buf: &mut Vec<u8>, d: &Diagnostic) {
 }
 
 pub fn diagnostics_json(diags: &[Diagnostic]) -> Vec<String> {
-    json_lines("diagnostics", diags, write_diagnostic).0
+    json_lines("diagnostics", diags, false, write_diagnostic).0
 }
 
 /// Writes `files` under `out` atomically, side by side, and returns how many it changed.
@@ -901,7 +949,9 @@ fn same_contents(path: &Path, pieces: &[String]) -> bool {
     if file.metadata().map(|m| m.len()).ok() != Some(len as u64) {
         return false;
     }
-    let mut block = vec![0u8; 1 << 20];
+    // No larger than the file: a zeroed megabyte per file was most of a re-run's write stage
+    // (the skill files are a few kilobytes).
+    let mut block = vec![0u8; len.clamp(1, 1 << 20)];
     for piece in pieces {
         let mut rest = piece.as_bytes();
         while !rest.is_empty() {
@@ -1341,6 +1391,48 @@ mod tests {
                 String::from_utf8(mine).unwrap(),
                 String::from_utf8(reference).unwrap()
             );
+        }
+    }
+
+    /// A search by prefix finds what a search through the ids finds, the same one of two
+    /// lessons with one id too: ids longer than a prefix, sharing one, ending inside one.
+    #[test]
+    fn ledger_ids_find_what_a_search_of_the_ids_finds() {
+        let mut ids: Vec<String> = ["L00004f846540", "L00004f846541", "Lshort", "L", "", "L\u{0}"]
+            .map(String::from)
+            .to_vec();
+        for i in 0..40 {
+            ids.push(format!("project:shared-prefix-{i:03}"));
+            ids.push(format!("L{:012x}", i * 7919));
+        }
+        ids.push("L00004f846540".into());
+        ids.sort();
+        let ledger: Vec<Lesson> = (ids.iter())
+            .map(|id| Lesson {
+                id: id.clone(),
+                ..lessons()[0].clone()
+            })
+            .collect();
+        let by_prefix = LedgerIds::new(&ledger);
+        let wanted = (ids.iter().map(String::as_str)).chain([
+            "L00004f84654",
+            "project:shared-prefix-",
+            "zzz",
+            "\u{0}",
+        ]);
+        for id in wanted {
+            let searched = ledger.binary_search_by(|l| l.id.as_str().cmp(id)).ok();
+            let found = by_prefix.find(id).map(|l| l as *const Lesson);
+            assert_eq!(found, searched.map(|at| &ledger[at] as *const Lesson), "{id:?}");
+        }
+    }
+
+    #[test]
+    fn pushed_confidences_are_confidence_text() {
+        for t in (-20..=1020).chain([i32::MIN, i32::MAX]) {
+            let mut s = String::from("x");
+            push_confidence(&mut s, t);
+            assert_eq!(s, format!("x{}", crate::score::confidence_text(t)), "{t}");
         }
     }
 
