@@ -130,11 +130,11 @@ fn in_parts<'a, T: Sync>(
 
 /// Records per run of `in_parts`: each run keeps its own copy of every text its candidates
 /// share, so the longer the runs the fewer copies (at a million records, runs of 16 384 made
-/// one per run of each recurring text); short enough that every core still gets a few runs.
+/// one per run of each recurring text); short enough that two cores still get a few runs
+/// each. Fixed by the corpus alone, not the thread count, so no run boundary (and no order of
+/// anything the runs make) can vary with the machine.
 fn run_length(records: usize) -> usize {
-    records
-        .div_ceil(4 * rayon::current_num_threads())
-        .clamp(4096, 65536)
+    records.div_ceil(8).clamp(4096, 65536)
 }
 
 /// The candidates and diagnostics of a run of records.
