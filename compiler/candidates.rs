@@ -377,20 +377,25 @@ fn record_domains(valid: &[String], refused: &[String], part: &mut Part) -> Vec<
 /// The narrative classification of every distinct do-text, computed once: agents write the same
 /// lesson word for word again and again, and the classifier is the costliest step here.
 /// Looked up by record (experiences, then claims), not by text: no text is hashed twice.
-struct Shapes<'a> {
-    /// Per experience, then per claim: its do-text's place in `texts` (`u32::MAX`: none).
+struct Shapes {
+    /// Per experience, then per claim: its do-text's place in `known` (`u32::MAX`: none).
     place: Vec<u32>,
     experiences: usize,
-    texts: Vec<&'a str>,
-    classified: Vec<Shape>,
-    /// Each distinct do-text's one copy, shared by its candidates in every run of records (a
-    /// run's own copies made one per run of each recurring lesson), and whether a secret may
-    /// hide in it (`SecretScanner::may_hold`), scanned once.
-    shared: Vec<(Arc<str>, bool)>,
+    known: Vec<KnownText>,
 }
 
-impl<'a> Shapes<'a> {
-    fn new(corpus: &'a Corpus, rules: &Rules) -> Shapes<'a> {
+/// A distinct do-text, worked on once for every record that has it.
+struct KnownText {
+    /// The one copy its candidates share in every run of records (a run's own copies made one
+    /// per run of each recurring lesson).
+    text: Arc<str>,
+    shape: Shape,
+    /// Whether a secret may hide in it (`SecretScanner::may_hold`).
+    may_hold: bool,
+}
+
+impl Shapes {
+    fn new(corpus: &Corpus, rules: &Rules) -> Shapes {
         let texts: Vec<Option<&str>> = (corpus.experiences.iter())
             .map(|e| {
                 non_empty(&e.words.lesson)
@@ -399,33 +404,34 @@ impl<'a> Shapes<'a> {
             })
             .chain((corpus.claims.iter()).map(|c| (c.kind == Kind::Do).then(|| c.text.trim())))
             .collect();
-        // A million texts, few distinct: classified once each.
+        // A million texts, few distinct: classified and scanned once each.
         let (place, texts) = crate::bulk::first_seen(&texts, |t| *t);
-        let classified = texts.par_iter().map(|t| rules.narrative.shape(t)).collect();
-        let shared = (texts.par_iter())
-            .map(|&t| (Arc::from(t), rules.secrets.may_hold([t])))
+        let known = (texts.par_iter())
+            .map(|&t| KnownText {
+                text: Arc::from(t),
+                shape: rules.narrative.shape(t),
+                may_hold: rules.secrets.may_hold([t]),
+            })
             .collect();
         Shapes {
             place,
             experiences: corpus.experiences.len(),
-            texts,
-            classified,
-            shared,
+            known,
         }
     }
 
     /// The classification of a record's do-text `text`, and the text's shared copy with its
-    /// scan (`shared`). Classified afresh, with no copy, when it is not the text the shapes took
-    /// for that record (the two choices of a do-text can never drift into a wrong answer, only
-    /// into a slower one).
+    /// scan. Classified afresh, with no copy, when it is not the text the shapes took for that
+    /// record (the two choices of a do-text can never drift into a wrong answer, only into a
+    /// slower one).
     fn of(&self, record: Source, text: &str, rules: &Rules) -> (Shape, Option<(Arc<str>, bool)>) {
         let at = match record {
             Source::Experience(i) => i as usize,
             Source::Claim(i) => self.experiences + i as usize,
         };
         let place = self.place.get(at).map_or(usize::MAX, |&p| p as usize);
-        match self.texts.get(place) {
-            Some(&known) if known == text => (self.classified[place], Some(self.shared[place].clone())),
+        match self.known.get(place) {
+            Some(k) if *k.text == *text => (k.shape, Some((k.text.clone(), k.may_hold))),
             _ => (rules.narrative.shape(text), None),
         }
     }

@@ -864,11 +864,21 @@ impl Merged {
     /// every step of the search without reading an id's text (a search through the texts
     /// waited on three cache misses a step, a second of CPU at a million experiences).
     fn has_id(&self, by_id: &[(u128, u32)], id: &str) -> bool {
-        let key = prefix(id);
-        let found =
-            by_id.binary_search_by(|&(p, g)| p.cmp(&key).then_with(|| self.get(g).id.as_str().cmp(id)));
-        found.is_ok()
+        search_by_prefix(by_id, id, |g| self.get(g).id.as_str()).is_ok()
     }
+}
+
+/// Where `id` is in `by_prefix`: ids in order, each as its `prefix` beside a number whose id's
+/// text `id_of` reads. Each step compares as the ids do (prefixes are ordered as their texts,
+/// and the texts decide a tie), so the search takes the steps a search through the texts
+/// would, and reads a text only on a tie.
+pub(crate) fn search_by_prefix<'t>(
+    by_prefix: &[(u128, u32)],
+    id: &str,
+    id_of: impl Fn(u32) -> &'t str,
+) -> Result<usize, usize> {
+    let key = prefix(id);
+    by_prefix.binary_search_by(|&(p, n)| p.cmp(&key).then_with(|| id_of(n).cmp(id)))
 }
 
 /// The first 16 bytes of `s`, zero-padded, big-endian: ordered like `s` as far as they go.
@@ -2410,8 +2420,23 @@ pub fn confidence_value(thousandths: i32) -> serde_json::Value {
 
 /// Thousandths printed with three decimals, like `confidence_value`: `0.650`.
 pub fn confidence_text(thousandths: i32) -> String {
+    let mut s = String::with_capacity(5);
+    push_confidence_text(&mut s, thousandths);
+    s
+}
+
+/// Appends `confidence_text(thousandths)` without a string of its own (SKILL.md and
+/// EVIDENCE.md write one per rule and per history event).
+pub fn push_confidence_text(s: &mut String, thousandths: i32) {
     let t = clamped(thousandths);
-    format!("{}.{:03}", t / 1000, t % 1000)
+    let digit = |d: i32| char::from(b'0' + d as u8);
+    s.extend([
+        digit(t / 1000),
+        '.',
+        digit(t / 100 % 10),
+        digit(t / 10 % 10),
+        digit(t % 10),
+    ]);
 }
 
 #[cfg(test)]
@@ -2583,6 +2608,17 @@ mod tests {
         }
         assert_eq!(confidence_text(-250), "0.000");
         assert_eq!(confidence_text(1150), "1.000");
+    }
+
+    #[test]
+    fn confidences_are_spelled_with_three_decimals() {
+        for t in (-20..=1020).chain([i32::MIN, i32::MAX]) {
+            let c = t.clamp(0, 1000);
+            assert_eq!(confidence_text(t), format!("{}.{:03}", c / 1000, c % 1000), "{t}");
+            let mut s = String::from("x");
+            push_confidence_text(&mut s, t);
+            assert_eq!(s, format!("x{}", confidence_text(t)), "{t}");
+        }
     }
 
     #[test]

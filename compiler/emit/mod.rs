@@ -21,7 +21,7 @@ use crate::digest;
 use crate::model::{Kind, Lesson, Millis, Status};
 use crate::pipeline::Compilation;
 use crate::policy::Rules;
-use crate::score::confidence_value;
+use crate::score::{confidence_value, push_confidence_text};
 use crate::time::{format_day, push_day, utc_day};
 
 mod direct;
@@ -334,7 +334,7 @@ fn push_rule_line(s: &mut String, l: &Lesson, prefix: &str) {
     s.push_str(" (id: ");
     s.push_str(&l.id);
     s.push_str(", confidence ");
-    push_confidence(s, l.confidence);
+    push_confidence_text(s, l.confidence);
     let _ = write!(s, ", reinforcement {}; evidence: ", l.reinforcement);
     push_joined(s, &l.evidence[..l.evidence.len().min(3)], ", ");
     if l.evidence.len() > 3 {
@@ -464,7 +464,7 @@ fn evidence_md(scope: &str, domain: &str, rules: &[&Lesson], gone: &[&Lesson]) -
     for l in rules {
         let _ = write!(s, "\n## {} — {}\n\n", l.id, l.text);
         let _ = write!(s, "- kind: {}; confidence ", l.kind.as_str());
-        push_confidence(&mut s, l.confidence);
+        push_confidence_text(&mut s, l.confidence);
         let _ = writeln!(s, "; reinforcement {}; scope {}", l.reinforcement, l.scope);
         if let Some(k) = &l.operation_key {
             let _ = writeln!(s, "- operation key: `{}`", one_line(k));
@@ -492,7 +492,7 @@ fn evidence_md(scope: &str, domain: &str, rules: &[&Lesson], gone: &[&Lesson]) -
             s.push(' ');
             s.push_str(h.event);
             s.push_str(" (confidence ");
-            push_confidence(&mut s, h.confidence);
+            push_confidence_text(&mut s, h.confidence);
             s.push(')');
             if !h.experiences.is_empty() {
                 s.push_str(" [");
@@ -506,7 +506,7 @@ fn evidence_md(scope: &str, domain: &str, rules: &[&Lesson], gone: &[&Lesson]) -
             s.push('\n');
             if h.idle_days > 0 {
                 let _ = write!(s, "  - then {} (confidence ", idle_days_text(h.idle_days));
-                push_confidence(&mut s, i32::from(h.idle_confidence));
+                push_confidence_text(&mut s, i32::from(h.idle_confidence));
                 s.push_str(")\n");
             }
         }
@@ -529,20 +529,6 @@ fn evidence_md(scope: &str, domain: &str, rules: &[&Lesson], gone: &[&Lesson]) -
         }
     }
     s
-}
-
-/// Appends `confidence_text(thousandths)` (`0.000` to `1.000`) without its temporary string:
-/// SKILL.md and EVIDENCE.md write one per rule and per history event.
-fn push_confidence(s: &mut String, thousandths: i32) {
-    let t = thousandths.clamp(0, 1000);
-    let digit = |d: i32| char::from(b'0' + d as u8);
-    s.extend([
-        digit(t / 1000),
-        '.',
-        digit(t / 100 % 10),
-        digit(t / 10 % 10),
-        digit(t % 10),
-    ]);
 }
 
 /// Appends `items` with `sep` between two (`join` without its temporary string).
@@ -573,13 +559,11 @@ impl<'a> LedgerIds<'a> {
         LedgerIds { lessons, prefixes }
     }
 
-    /// What `lessons.binary_search_by(|l| l.id.as_str().cmp(id))` finds: each step compares
-    /// as the ids do (prefixes are ordered as their texts; the texts decide a tie), so the
-    /// search takes the same steps to the same lesson.
+    /// What `lessons.binary_search_by(|l| l.id.as_str().cmp(id))` finds, by the same steps
+    /// (`score::search_by_prefix`).
     fn find(&self, id: &str) -> Option<&'a Lesson> {
-        let key = crate::score::prefix(id);
-        let text = |i: u32| self.lessons[i as usize].id.as_str();
-        let found = (self.prefixes).binary_search_by(|&(p, i)| p.cmp(&key).then_with(|| text(i).cmp(id)));
+        let found =
+            crate::score::search_by_prefix(&self.prefixes, id, |i| self.lessons[i as usize].id.as_str());
         found.ok().map(|at| &self.lessons[at])
     }
 }
@@ -1424,15 +1408,6 @@ mod tests {
             let searched = ledger.binary_search_by(|l| l.id.as_str().cmp(id)).ok();
             let found = by_prefix.find(id).map(|l| l as *const Lesson);
             assert_eq!(found, searched.map(|at| &ledger[at] as *const Lesson), "{id:?}");
-        }
-    }
-
-    #[test]
-    fn pushed_confidences_are_confidence_text() {
-        for t in (-20..=1020).chain([i32::MIN, i32::MAX]) {
-            let mut s = String::from("x");
-            push_confidence(&mut s, t);
-            assert_eq!(s, format!("x{}", crate::score::confidence_text(t)), "{t}");
         }
     }
 
