@@ -17,8 +17,8 @@ use serde_json::{Map, Value};
 
 use crate::diagnostics::{Diagnostic, Notes, Sink, codes};
 use crate::model::{
-    Candidate, Corpus, DeadEnd, Experience, Id, Kind, LessonClaim, OpStatus, Operation, Origin, Refusal,
-    Source,
+    Candidate, Corpus, DeadEnd, Experience, Extra, Id, Kind, LessonClaim, OpStatus, Operation, Origin,
+    Refusal, Source,
 };
 use crate::narrative::Shape;
 use crate::normalize::{self, SecretScanner, marker, redacted_pattern, subject_id};
@@ -278,6 +278,7 @@ impl Record<'_> {
             // One text per draft, shared by its candidates in every domain; each draft scanned
             // once, not once per domain.
             let mut texts: Vec<Arc<str>> = Vec::with_capacity(group.len());
+            let mut extras: Vec<Option<Arc<Extra>>> = Vec::with_capacity(group.len());
             let mut secrets_of: Vec<Option<(&'static str, String)>> = Vec::with_capacity(group.len());
             for d in group {
                 let (text, may_hold) = match &d.shared {
@@ -285,11 +286,13 @@ impl Record<'_> {
                     None => part.scanned(&d.text, secrets),
                 };
                 texts.push(text);
+                extras.push(Extra::new(d.key.as_deref(), d.working.as_deref(), &d.reasons));
                 let id_secret = id_secret.clone().map(|p| ("record id", p));
                 secrets_of.push(id_secret.or_else(|| d.secret(secrets, may_hold)));
             }
             for (domain, domain_refusal) in &self.domains {
-                for ((draft, secret), text) in group.iter().zip(&secrets_of).zip(&texts) {
+                let made = group.iter().zip(&secrets_of).zip(&texts).zip(&extras);
+                for (((draft, secret), text), extra) in made {
                     if draft.only_domain.as_ref().is_some_and(|only| **only != **domain) {
                         continue;
                     }
@@ -300,8 +303,7 @@ impl Record<'_> {
                         kind: draft.kind,
                         origin: draft.origin,
                         text: text.clone(),
-                        key: draft.key.as_deref().map(Box::from),
-                        working: draft.working.as_deref().map(Box::from),
+                        extra: extra.clone(),
                         recorded_at: self.recorded_at,
                         project: self.project.clone(),
                         blessed: self.blessed,
@@ -310,16 +312,13 @@ impl Record<'_> {
                         narrative: draft.narrative.narrative,
                         narrative_score: draft.narrative.score,
                         narrative_signals: draft.narrative.fired,
-                        reasons: draft.reasons.as_slice().into(),
                     };
                     if let Some((field, pattern)) = secret {
                         c.refusal = Some(Box::new(Refusal::Credential {
                             pattern: pattern.clone(),
                         }));
                         c.text = part.shared(&marker(pattern));
-                        c.key = None;
-                        c.working = None;
-                        c.reasons = Box::default();
+                        c.extra = None;
                         c.narrative = false;
                         c.narrative_signals = 0;
                         diags.push(self.credential_diagnostic(&c, field, pattern));
@@ -1088,9 +1087,9 @@ mod tests {
         assert_eq!(c.origin, Origin::Mechanical);
         assert_eq!(c.kind, Kind::Do);
         assert_eq!(&*c.domain, "python", "pytest belongs to python only");
-        assert_eq!(c.key.as_deref(), Some("run_shell_command pytest"));
+        assert_eq!(c.key(), Some("run_shell_command pytest"));
         assert_eq!(
-            c.working.as_deref(),
+            c.working(),
             Some(r#"{"command": "pytest -q", "cwd": "/srv/app"}"#)
         );
         assert_eq!(
@@ -1254,7 +1253,7 @@ mod tests {
             mech[0].text,
             "read_file data/legacy.csv: call with encoding=latin-1 instead of without encoding".into()
         );
-        assert_eq!(mech[0].key.as_deref(), Some("read_file data/legacy.csv"));
+        assert_eq!(mech[0].key(), Some("read_file data/legacy.csv"));
     }
 
     #[test]
@@ -1653,12 +1652,12 @@ mod tests {
             ]
         );
         assert_eq!(
-            *cands[6].reasons,
+            cands[6].reasons(),
             ["left the schema behind", "broke the next deploy"],
             "newest first, deduplicated"
         );
-        assert!(cands[7].reasons.is_empty());
-        assert!(cands.iter().all(|c| c.key.is_none() && !c.outcome_failed));
+        assert!(cands[7].reasons().is_empty());
+        assert!(cands.iter().all(|c| c.key().is_none() && !c.outcome_failed));
         assert!(cands.iter().all(|c| c.project.as_deref()
             == Some(crate::digest::project("git@github.com:acme/billing.git").as_str())));
     }

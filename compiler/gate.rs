@@ -74,7 +74,7 @@ pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Can
     // cite thousands of experiences, many claims cite the same ones, and a key is computed from
     // the call's parsed arguments.
     let cited: BTreeSet<usize> = (candidates.iter())
-        .filter(|c| c.refusal.is_none() && c.kind == Kind::Do && c.key.is_some())
+        .filter(|c| c.refusal.is_none() && c.kind == Kind::Do && c.key().is_some())
         .filter_map(|c| match c.source {
             Source::Claim(ci) => Some(&corpus.claims[ci as usize].evidence),
             Source::Experience(_) => None,
@@ -145,9 +145,9 @@ pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Can
                 let in_domain = exp.domains.iter().any(|d| **d == *c.domain);
                 // Blessing never bypasses the evidence gate (DESIGN §5.4).
                 let passed = verdicts[i].passed;
-                let on_key = || match &c.key {
+                let on_key = || match c.key() {
                     None => true,
-                    Some(k) => keys_of.get(&i).is_some_and(|keys| keys.contains(&**k)),
+                    Some(k) => keys_of.get(&i).is_some_and(|keys| keys.contains(k)),
                 };
                 let supports = match c.kind {
                     Kind::Do => in_domain && passed && on_key(),
@@ -159,7 +159,9 @@ pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Can
             .collect();
         if !unsupported.is_empty() {
             let what = match c.kind {
-                Kind::Do if c.key.is_some() => "passed experiences in its domain that ran its operation key",
+                Kind::Do if c.key().is_some() => {
+                    "passed experiences in its domain that ran its operation key"
+                }
                 Kind::Do => "passed experiences in its domain",
                 _ => "experiences in its domain",
             };

@@ -404,11 +404,10 @@ pub struct Candidate {
     pub origin: Origin,
     /// Normalised text (DESIGN §4); for a refused credential candidate a redacted stand-in.
     pub text: std::sync::Arc<str>,
-    /// Operation key, only for mechanical candidates, keyed claims and keyed error evidence.
-    pub key: Option<Box<str>>,
-    /// Mechanical candidates: the working args, canonically serialised; they cluster exactly
-    /// on (key, working).
-    pub working: Option<Box<str>>,
+    /// The key, working form and reasons, which only some candidates have (`None`: none of
+    /// them). One box for the three keeps every other candidate smaller; shared by a draft's
+    /// candidates in every domain.
+    pub extra: Option<std::sync::Arc<Extra>>,
     pub recorded_at: Millis,
     pub project: Option<std::sync::Arc<str>>,
     pub blessed: bool,
@@ -424,11 +423,54 @@ pub struct Candidate {
     /// The narrative signals that fired (`narrative::Fired`: bits in `rules/narrative.yaml`
     /// order, named by `Narrative::names`): G002's evidence, `why` and `trace` name them.
     pub narrative_signals: crate::narrative::Fired,
+}
+
+/// What only some candidates carry (`Candidate::extra`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Extra {
+    /// Operation key, only for mechanical candidates, keyed claims and keyed error evidence.
+    pub key: Option<Box<str>>,
+    /// Mechanical candidates: the working args, canonically serialised; they cluster exactly
+    /// on (key, working).
+    pub working: Option<Box<str>>,
     /// Dead ends: the reasons, newest first.
     pub reasons: Box<[String]>,
 }
 
+impl Extra {
+    /// `None` when there is nothing to carry, so that most candidates hold no box.
+    pub fn new(
+        key: Option<&str>,
+        working: Option<&str>,
+        reasons: &[String],
+    ) -> Option<std::sync::Arc<Extra>> {
+        if key.is_none() && working.is_none() && reasons.is_empty() {
+            return None;
+        }
+        Some(std::sync::Arc::new(Extra {
+            key: key.map(Box::from),
+            working: working.map(Box::from),
+            reasons: reasons.into(),
+        }))
+    }
+}
+
 impl Candidate {
+    /// The operation key (`Extra::key`).
+    pub fn key(&self) -> Option<&str> {
+        self.extra.as_ref()?.key.as_deref()
+    }
+
+    /// The working form (`Extra::working`).
+    pub fn working(&self) -> Option<&str> {
+        self.extra.as_ref()?.working.as_deref()
+    }
+
+    /// The reasons, newest first (`Extra::reasons`); empty for all but dead ends.
+    pub fn reasons(&self) -> &[String] {
+        self.extra.as_deref().map_or(&[], |e| &e.reasons)
+    }
+
     /// Passed the per-candidate gates that travel into clusters.
     pub fn admissible(&self) -> bool {
         self.refusal.is_none() && !self.outcome_failed && !self.narrative
@@ -633,6 +675,14 @@ mod tests {
     #[cfg(target_pointer_width = "64")]
     fn a_call_stays_nine_words() {
         assert_eq!(std::mem::size_of::<super::Operation>(), 72);
+    }
+
+    /// 1.7 million candidates are held at a million records: the fields only some have
+    /// (key, working form, reasons) stay in one optional box.
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn a_candidate_stays_fifteen_words() {
+        assert_eq!(std::mem::size_of::<super::Candidate>(), 120);
     }
 
     /// A history entry's idle days and their confidence sit in its padding.

@@ -358,15 +358,14 @@ struct Focus<'a> {
 impl<'a> Focus<'a> {
     fn new(candidates: &'a [Candidate], domain: &'a str) -> Focus<'a> {
         let keys = (candidates.iter())
-            .filter(|c| *c.domain == *domain && c.working.is_some())
-            .filter_map(|c| c.key.as_deref())
+            .filter(|c| *c.domain == *domain && c.working().is_some())
+            .filter_map(|c| c.key())
             .collect();
         Focus { domain, keys }
     }
 
     fn admits(&self, c: &Candidate) -> bool {
-        *c.domain == *self.domain
-            || (c.working.is_some() && c.key.as_deref().is_some_and(|k| self.keys.contains(k)))
+        *c.domain == *self.domain || (c.working().is_some() && c.key().is_some_and(|k| self.keys.contains(k)))
     }
 }
 

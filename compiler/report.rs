@@ -507,7 +507,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
         let line = crate::emit::worded(
             anchor.kind,
             &anchor.text,
-            anchor.reasons.first().map(String::as_str),
+            anchor.reasons().first().map(String::as_str),
         );
         near.push((gap, seen, cl.id.clone(), json!({"lesson_or_cluster": cl.id, "kind": anchor.kind.as_str(), "text": anchor.text, "line": line, "support": support, "needed": min, "confidence": null, "contradicted_by": [], "action": action})));
     }
@@ -1018,7 +1018,7 @@ pub fn trace(comp: &Compilation, rules: &Rules, id: &str) -> Option<TraceReport>
                 "origin": c.origin,
                 "domain": c.domain,
                 "text": c.text,
-                "operation_key": c.key,
+                "operation_key": c.key(),
                 "cluster": cluster,
                 "lesson": lesson,
                 "fate": fate.map(|f| f.fate.as_str()),

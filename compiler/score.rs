@@ -633,7 +633,7 @@ fn units(inp: &Inputs, single: bool) -> Vec<Vec<u32>> {
             // A claim that a fix ended is superseded by the form the fixing experience learned
             // on its key, so it folds with the key's mechanical lessons.
             let mechanical = (a.members.iter())
-                .any(|&m| inp.candidates[m as usize].working.is_some() || ended(inp, m).is_some());
+                .any(|&m| inp.candidates[m as usize].working().is_some() || ended(inp, m).is_some());
             let unit = match &cluster.key {
                 Some(key) if mechanical => (true, key.as_str(), 0),
                 _ => (false, cluster.domain.as_str(), ai as u32),
@@ -1070,9 +1070,9 @@ fn fold_unit<'a>(
         };
         let c = &inp.candidates[candidate as usize];
         if let Some(end) = ended(inp, candidate)
-            && let Some(key) = &c.key
+            && let Some(key) = c.key()
         {
-            let slot = fold.fixed_errors.entry((&*end.by, &**key)).or_default();
+            let slot = fold.fixed_errors.entry((&*end.by, key)).or_default();
             slot.push(Fixed {
                 candidate,
                 domain: &c.domain,
@@ -1422,7 +1422,7 @@ impl<'a> Fold<'a> {
             // Newest first (DESIGN §5.1), each reason once, where it was last given: members
             // arrive oldest first, and a member's own reasons are newest first already.
             let l = &mut self.live[li as usize].lesson;
-            for r in c.reasons.iter().rev() {
+            for r in c.reasons().iter().rev() {
                 if let Some(at) = l.reasons.iter().position(|x| x == r) {
                     l.reasons.remove(at);
                 }
@@ -1471,7 +1471,7 @@ impl<'a> Fold<'a> {
         }
         for &m in members {
             let c = &self.inp.candidates[m as usize];
-            let (Some(key), Some(_)) = (&c.key, &c.working) else {
+            let (Some(key), Some(_)) = (c.key(), c.working()) else {
                 continue;
             };
             let Some(olds) = self.broken_fixes.remove(&(&*c.record_id, key.to_string())) else {
@@ -1509,10 +1509,10 @@ impl<'a> Fold<'a> {
         }
         for &m in members {
             let c = &inp.candidates[m as usize];
-            let (Some(key), Some(_)) = (&c.key, &c.working) else {
+            let (Some(key), Some(_)) = (c.key(), c.working()) else {
                 continue;
             };
-            let Some(waiting) = self.fixed_errors.get_mut(&(&*c.record_id, &**key)) else {
+            let Some(waiting) = self.fixed_errors.get_mut(&(&*c.record_id, key)) else {
                 continue;
             };
             for w in waiting {
@@ -1535,7 +1535,7 @@ impl<'a> Fold<'a> {
         let Some(li) = self.ending.remove(&m) else {
             return;
         };
-        let key = self.inp.candidates[m as usize].key.as_deref().unwrap_or_default();
+        let key = self.inp.candidates[m as usize].key().unwrap_or_default();
         let mut successor = None;
         if let Some(waiting) = self.fixed_errors.get_mut(&(&*end.by, key)) {
             if let Some(i) = waiting.iter().position(|w| w.candidate == m) {
@@ -1584,7 +1584,7 @@ impl<'a> Fold<'a> {
             .map(|&l| self.live[l as usize].lesson.id.clone());
         let working = members
             .iter()
-            .find_map(|&m| cand[m as usize].working.as_deref().map(str::to_string));
+            .find_map(|&m| cand[m as usize].working().map(str::to_string));
         let lesson = Lesson {
             id: id.clone(),
             kind: cluster.kind,

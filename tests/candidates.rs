@@ -255,9 +255,9 @@ fn billing_experience_yields_lesson_mechanical_and_watch() {
         mech.text,
         "run_shell_command pytest: run `pytest -q` (cwd=/srv/billing) instead of `pytest -q` (cwd=/srv/billing/tests)".into()
     );
-    assert_eq!(mech.key.as_deref(), Some("run_shell_command pytest"));
+    assert_eq!(mech.key(), Some("run_shell_command pytest"));
     assert_eq!(
-        mech.working.as_deref(),
+        mech.working(),
         Some(r#"{"command": "pytest -q", "cwd": "/srv/billing"}"#)
     );
     let billing = digest::project("git@github.com:acme/billing.git");
@@ -330,14 +330,14 @@ fn secrets_never_leave_normalize() {
         })
     );
     assert_eq!(&*curl[0].text, "[redacted: bearer-token]");
-    assert_eq!((curl[0].key.as_ref(), curl[0].working.as_ref()), (None, None));
+    assert_eq!((curl[0].key(), curl[0].working()), (None, None));
 
     // The secret id is replaced everywhere, and diagnostics say `<redacted>` with a location.
     let aws = &corpus.experiences[3];
     assert!(aws.id.starts_with("[redacted: aws-access-key] "), "{}", aws.id);
     let refused: Vec<_> = of(&cands, &aws.id);
     assert_eq!(refused.len(), 1);
-    assert!(refused[0].reasons.is_empty());
+    assert!(refused[0].reasons().is_empty());
     let n002: Vec<_> = sink
         .iter()
         .filter(|d| d.code == codes::CREDENTIAL_REFUSED)
@@ -371,7 +371,7 @@ fn claims_and_notes() {
     assert_eq!(&*claim[0].domain, "python");
     assert_eq!(claim[0].origin, Origin::Claim);
     assert_eq!(claim[0].source, Source::Claim(0));
-    assert_eq!(claim[0].key.as_deref(), Some("run_shell_command pytest"));
+    assert_eq!(claim[0].key(), Some("run_shell_command pytest"));
     assert!(claim[0].refusal.is_none());
     assert_eq!(&*claim[1].domain, "bad/domain");
     assert!(matches!(
@@ -495,7 +495,7 @@ fn codex_argv_commands_learn_mechanical_lessons() {
     let mech: Vec<(&str, &str, &str, Option<&str>)> = cands
         .iter()
         .filter(|c| c.origin == Origin::Mechanical)
-        .map(|c| (&*c.record_id, &*c.domain, &*c.text, c.key.as_deref()))
+        .map(|c| (&*c.record_id, &*c.domain, &*c.text, c.key()))
         .collect();
     assert_eq!(
         mech,
@@ -517,7 +517,7 @@ fn codex_argv_commands_learn_mechanical_lessons() {
     // The working form is the whole args object, argv and all, as attribution compares it.
     let pytest = cands.iter().find(|c| c.origin == Origin::Mechanical).unwrap();
     assert_eq!(
-        pytest.working.as_deref(),
+        pytest.working(),
         Some(
             r#"{"command": ["bash", "-lc", "pytest -q tests/unit"], "timeout_ms": 120000, "workdir": "/home/dev/ledger-api"}"#
         )

@@ -38,8 +38,7 @@ fn candidate(i: u32, text: &str) -> Candidate {
         kind: Kind::Do,
         origin: Origin::Lesson,
         text: text.into(),
-        key: None,
-        working: None,
+        extra: None,
         recorded_at: 1_700_000_000_000 + i as i64,
         project: None,
         blessed: false,
@@ -48,7 +47,6 @@ fn candidate(i: u32, text: &str) -> Candidate {
         narrative_score: 0,
         narrative_signals: 0,
         narrative: false,
-        reasons: Box::default(),
     }
 }
 

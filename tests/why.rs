@@ -507,8 +507,8 @@ fn a_focused_why_reports_what_a_whole_compile_would() {
         let mut asked: Vec<String> = domains.iter().take(12).map(|(d, _)| d.to_string()).collect();
         asked.extend(["Python", "py", "pyhton", "no-such-domain"].map(String::from));
         let mut shared_keys = std::collections::BTreeMap::<&str, std::collections::BTreeSet<&str>>::new();
-        for c in whole.candidates.iter().filter(|c| c.working.is_some()) {
-            if let Some(k) = &c.key {
+        for c in whole.candidates.iter().filter(|c| c.working().is_some()) {
+            if let Some(k) = c.key() {
                 shared_keys.entry(k).or_default().insert(&c.domain);
             }
         }

@@ -175,7 +175,7 @@ pub fn cluster_where(
             continue;
         }
         blocks
-            .entry((&*c.domain, c.kind, c.key.as_deref()))
+            .entry((&*c.domain, c.kind, c.key()))
             .or_default()
             .push(i as u32);
     }
@@ -198,7 +198,7 @@ pub fn cluster_where(
             });
             let (mech, lex): (Vec<u32>, Vec<u32>) = idx
                 .into_iter()
-                .partition(|&i| candidates[i as usize].working.is_some());
+                .partition(|&i| candidates[i as usize].working().is_some());
             let block = Block {
                 candidates,
                 domain,
@@ -252,7 +252,7 @@ impl<'a> Texts<'a> {
         included: &(impl Fn(&Candidate) -> bool + Sync),
     ) -> Texts<'a> {
         let lexical = |c: &'a Candidate| {
-            (c.refusal.is_none() && c.working.is_none() && included(c)).then_some(&*c.text)
+            (c.refusal.is_none() && c.working().is_none() && included(c)).then_some(&*c.text)
         };
         let (slot, texts) = crate::bulk::first_seen(candidates, lexical);
         // Per batch of texts: the analyses, their fingerprints, and their index keys numbered
@@ -372,7 +372,7 @@ impl Block<'_> {
         let mut groups: Vec<(&str, Vec<u32>)> = Vec::new();
         let mut at: FxMap<&str, usize> = FxMap::default();
         for &i in order {
-            let w = self.candidates[i as usize].working.as_deref().unwrap_or("");
+            let w = self.candidates[i as usize].working().unwrap_or("");
             match at.get(w) {
                 Some(&g) => groups[g].1.push(i),
                 None => {

@@ -1,5 +1,5 @@
 use super::*;
-use crate::model::{Origin, Refusal, Source};
+use crate::model::{Extra, Origin, Refusal, Source};
 
 fn lx() -> Lexicon {
     Lexicon::from_yaml(include_str!("../../rules/lexicon.yaml")).unwrap()
@@ -13,8 +13,7 @@ fn cand(i: u32, at: i64, text: &str) -> Candidate {
         kind: Kind::Do,
         origin: Origin::Lesson,
         text: text.into(),
-        key: None,
-        working: None,
+        extra: None,
         recorded_at: at,
         project: None,
         blessed: false,
@@ -23,7 +22,6 @@ fn cand(i: u32, at: i64, text: &str) -> Candidate {
         narrative_score: 0,
         narrative_signals: 0,
         narrative: false,
-        reasons: Box::default(),
     }
 }
 
@@ -77,8 +75,7 @@ fn mechanical_clusters_exactly() {
     {
         let mut c = cand(i as u32, i as i64, "run_shell_command pytest: `pytest -q` works");
         c.origin = Origin::Mechanical;
-        c.key = Some("run_shell_command pytest".into());
-        c.working = Some((*w).into());
+        c.extra = Extra::new(Some("run_shell_command pytest"), Some(w), &[]);
         v.push(c);
     }
     let cs = cluster(&v, &l);
@@ -117,7 +114,7 @@ fn blocks_by_domain_kind_key() {
     let mut c = cand(2, 3, t);
     c.domain = "github".into();
     let mut d = cand(3, 4, t);
-    d.key = Some("run_shell_command git".into());
+    d.extra = Extra::new(Some("run_shell_command git"), None, &[]);
     let cs = cluster(&[cand(0, 1, t), b, c, d], &l);
     assert_eq!(cs.len(), 4);
 }
