@@ -304,7 +304,7 @@ fn refused_codes(records: &[RefusedRecord]) -> Vec<(&'static str, usize)> {
 fn contradicted_by(l: &crate::model::Lesson) -> Vec<&str> {
     let mut ids: Vec<&str> = Vec::new();
     for h in l.history.iter().filter(|h| h.event == "contradicted") {
-        for e in &h.experiences {
+        for e in h.experiences.iter() {
             if !ids.contains(&&**e) {
                 ids.push(e);
             }

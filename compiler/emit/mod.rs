@@ -496,7 +496,7 @@ fn evidence_md(scope: &str, domain: &str, rules: &[&Lesson], gone: &[&Lesson]) -
             s.push(')');
             if !h.experiences.is_empty() {
                 s.push_str(" [");
-                push_joined(&mut s, &h.experiences, ", ");
+                push_joined(&mut s, &h.experiences[..], ", ");
                 s.push(']');
             }
             if let Some(d) = h.detail.as_deref() {
@@ -696,7 +696,7 @@ fn write_lesson(buf: &mut Vec<u8>, l: &Lesson, confidences: &Confidences) {
         stamps.push(e.key("at"), h.at);
         e.str("event", h.event);
         e.raw("confidence", confidences.text(h.confidence));
-        e.strs("experiences", &h.experiences);
+        e.strs("experiences", &h.experiences[..]);
         e.opt_str("detail", h.detail.as_deref());
         if h.idle_days > 0 {
             e.u32("idle_days", u32::from(h.idle_days));
@@ -1113,7 +1113,7 @@ mod tests {
     }
 
     use crate::diagnostics::codes;
-    use crate::model::{HistoryEntry, SourceLoc};
+    use crate::model::{HistoryEntry, Ids, SourceLoc};
     use serde_json::Value;
 
     /// The ledger object as serde derives it: the reference the hand-written one must equal.
@@ -1267,7 +1267,7 @@ mod tests {
                     at: 1_735_689_600_123,
                     event: "admitted",
                     confidence: 500,
-                    experiences: vec!["exp-api-0041".into()],
+                    experiences: Ids::One("exp-api-0041".into()),
                     detail: Some("after L8d5de8116429".into()),
                     idle_days: 3,
                     idle_confidence: 440,
@@ -1276,7 +1276,7 @@ mod tests {
                     at: 1_736_000_000_000,
                     event: "promoted",
                     confidence: 650,
-                    experiences: vec![],
+                    experiences: Ids::NONE,
                     detail: None,
                     idle_days: 0,
                     idle_confidence: 0,
