@@ -616,13 +616,10 @@ impl std::ops::Deref for Ids {
 
 impl From<Vec<Id>> for Ids {
     fn from(mut ids: Vec<Id>) -> Ids {
-        match ids.pop() {
-            Some(id) if ids.is_empty() => Ids::One(id),
-            Some(id) => {
-                ids.push(id);
-                Ids::Many(ids)
-            }
-            None => Ids::NONE,
+        match ids.len() {
+            0 => Ids::NONE,
+            1 => Ids::One(ids.remove(0)),
+            _ => Ids::Many(ids),
         }
     }
 }
