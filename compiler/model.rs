@@ -597,12 +597,6 @@ impl Ids {
     pub const NONE: Ids = Ids::Many(Vec::new());
 }
 
-impl Default for Ids {
-    fn default() -> Ids {
-        Ids::NONE
-    }
-}
-
 impl std::ops::Deref for Ids {
     type Target = [Id];
 

@@ -1643,11 +1643,10 @@ impl<'a> Fold<'a> {
     /// before could not see it.
     fn take_in(&mut self, id: String, li: u32) {
         let shared = self.shared;
-        let named = match self.by_id.get(&id) {
-            Some(&first) => first,
-            None => li,
-        };
-        for &(rank, pos) in shared.named.get(id.as_str()).into_iter().flatten() {
+        let mentions = shared.named.get(id.as_str()).into_iter().flatten();
+        let decided = shared.decided.get(id.as_str()).into_iter().flatten();
+        let named = *self.by_id.entry(id).or_insert(li);
+        for &(rank, pos) in mentions {
             let t = shared.in_play_at[rank as usize];
             // An experience folded already is behind `at`, so an entry means it is pending.
             if (t, 0, rank) > self.at {
@@ -1662,13 +1661,12 @@ impl<'a> Fold<'a> {
                 }
             }
         }
-        for &i in shared.decided.get(id.as_str()).into_iter().flatten() {
+        for &i in decided {
             let key = (self.inp.decisions[i as usize].at, TAKEN_DECISION, i);
             if key > self.at && self.decisions_taken.insert(i) {
                 self.pending.push(Reverse(key));
             }
         }
-        self.by_id.entry(id).or_insert(li);
     }
 
     /// An experience joins a lesson's evidence (a supporting candidate or a confirmation).

@@ -109,3 +109,43 @@ fn the_readme_diff_example_is_what_diff_prints() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(stdout(&o), shown);
 }
+
+/// The performance table is copied from the benchmark run the README names (issue 6: "the
+/// README's figures come from it"), not typed in: a figure edited by hand, or a table left
+/// behind when a newer run is quoted, fails here.
+#[test]
+fn the_readme_performance_table_is_the_benchmark_run_it_names() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let perf = &readme[readme.find("## Performance").expect("a Performance section")..];
+    let named = readme_between("## Performance", "](bench/last-run.txt)");
+    let run = named
+        .rsplit("(run ")
+        .next()
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|n| n.parse::<u32>().ok())
+        .expect("the README names the run its table comes from: (run N in [bench/last-run.txt]");
+    let header = "| experiences | file |";
+    let table_start = perf.find(header).expect("the README shows the benchmark table");
+    let table_len = perf[table_start..]
+        .find("\n\n")
+        .expect("the table ends with a blank line");
+    let table = &perf[table_start..table_start + table_len];
+    assert!(
+        table.lines().count() >= 5,
+        "header, rule and three sizes:\n{table}"
+    );
+
+    let runs = std::fs::read_to_string(repo().join("bench/last-run.txt")).unwrap();
+    let mark = format!("# Run {run} (");
+    let start = runs
+        .find(&mark)
+        .unwrap_or_else(|| panic!("bench/last-run.txt has {mark:?}"));
+    let section = match runs[start + mark.len()..].find("\n# Run ") {
+        Some(end) => &runs[start..start + mark.len() + end],
+        None => &runs[start..],
+    };
+    assert!(
+        section.contains(table),
+        "README's table is not run {run}'s:\nREADME:\n{table}\nrun {run}:\n{section}"
+    );
+}
