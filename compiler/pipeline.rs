@@ -939,12 +939,15 @@ fn refounded(
     // and its edit.
     let mut seen = HashSet::new();
     found.retain(|r| seen.insert(r.old_id.clone()));
+    // A known store that does not exist yet (`trace` or `why` before the first compile) has
+    // shown no id, as the first compile's own, just created, store has not.
     if !found.is_empty()
-        && let Some(store) = last_compile(state)
+        && let Some(path) = state
     {
+        let store = last_compile(Some(path));
         found.retain(|r| {
             unknown.contains(r.old_id.as_str())
-                || store.ledger_lesson(&r.old_id).is_ok_and(|row| row.is_some())
+                || (store.as_ref()).is_some_and(|s| s.ledger_lesson(&r.old_id).is_ok_and(|row| row.is_some()))
         });
     }
     // An edit's id hashes the id it edited, so a re-founded lesson's edited wordings (the ids

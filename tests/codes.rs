@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use serde_json::json;
+use serde_json::{Value, json};
 
 /// Every code in the registry is asserted by some test: its literal (`G002`) or its constant
 /// (`codes::NARRATIVE_CANDIDATE`) appears in test code.
@@ -318,6 +318,15 @@ fn a_back_filled_older_record_refounds_a_lesson_and_says_so() {
     // for the lesson, whatever order the files hold them in.
     let first = diags_into(&after, "fresh");
     assert!(diags_of(&first, "S004").is_empty(), "{first:#}");
+    // `trace` before any compile agrees with that first compile: it reports no S004 either.
+    let traced = trace_json("rf-1", &after, &s.path("never-compiled"));
+    let codes: Vec<&Value> = traced["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| &d["code"])
+        .collect();
+    assert!(!codes.contains(&&json!("S004")), "{traced:#}");
 
     // The nightly job compiled the first two; the late record then re-founds their lesson.
     diags_into(&before, "out");
