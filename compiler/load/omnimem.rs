@@ -305,10 +305,25 @@ fn named_tags(v: &Value) -> Vec<String> {
 /// The help of a memory's L002: OmniMem's fields, not a native record's.
 const MISSING_HELP: &str = "add the field (an OmniMem memory needs key, tags, outcome and created_at; updated_at stands in for an absent created_at)";
 
-/// A refused memory's diagnostics: L002s say which OmniMem fields are required, and each
-/// names the domains the memory's tags named.
+/// The help of the L002 for tags that are there but name nothing.
+const EMPTY_TAGS_HELP: &str = "tag the memory with at least one skill domain (`\"tags\": [\"python\"]`): a memory is compiled into its tags' skills";
+
+/// The L002 of a memory whose tags name no domain: missing, or there and empty (`"[]"`,
+/// `[]`, blanks), which "has no `tags`" would send the reader looking for.
+fn no_tags(c: &mut Validator, given: bool) {
+    if given {
+        let message = "omnimem memory has no domain: `tags` is empty".to_string();
+        c.missing_as(message, "tags").help = EMPTY_TAGS_HELP;
+    } else {
+        c.missing("tags");
+    }
+}
+
+/// A refused memory's diagnostics: L002s say which OmniMem fields are required (unless one
+/// has its own help already), and each names the domains the memory's tags named.
 fn refusal(mut diags: Vec<Diagnostic>, named: &[String]) -> Vec<Diagnostic> {
-    for d in diags.iter_mut().filter(|d| d.code == codes::MISSING_FIELD) {
+    let default_help = Diagnostic::new(codes::MISSING_FIELD, "").help;
+    for d in (diags.iter_mut()).filter(|d| d.code == codes::MISSING_FIELD && d.help == default_help) {
         d.help = MISSING_HELP;
     }
     record::naming_domains(diags, named)
@@ -364,6 +379,7 @@ fn memory(v: Value, loc: &SourceLoc, first: bool, aliases: &Aliases) -> Parsed {
         }
     };
     let raw_tags = m.remove("tags");
+    let tags_given = !matches!(raw_tags, None | Some(Value::Null));
     // Kept so a refused memory still says which domains it named.
     let named = raw_tags.as_ref().map(named_tags).unwrap_or_default();
     let tags = c.string_list("tags", raw_tags, true);
@@ -388,7 +404,7 @@ fn memory(v: Value, loc: &SourceLoc, first: bool, aliases: &Aliases) -> Parsed {
             .iter()
             .all(|d| d.evidence.get("field") != Some(&Value::from("tags")))
     {
-        c.missing("tags");
+        no_tags(&mut c, tags_given);
     }
     let outcome = match m.remove("outcome") {
         None | Some(Value::Null) => {
@@ -530,6 +546,37 @@ mod tests {
             line: 3,
         };
         memory(v, &loc, false, &Rules::builtin().aliases)
+    }
+
+    /// OmniMem writes an untagged memory as `"tags": "[]"` (or `[]`, `""`): the L002 says the
+    /// tags are empty, as a native record's says of empty `domains`, rather than that the
+    /// field is missing from a memory that has it.
+    #[test]
+    fn empty_tags_are_reported_as_empty_not_missing() {
+        for tags in [
+            serde_json::json!("[]"),
+            serde_json::json!([]),
+            serde_json::json!("  "),
+        ] {
+            let p = one(
+                serde_json::json!({"key": "ep_6917_044", "tags": tags, "outcome": "succeeded",
+                "lesson": "Remember to update the changelog", "created_at": "1763100000"}),
+            );
+            let Item::Invalid(d) = p.item else {
+                panic!("{tags}")
+            };
+            assert_eq!(d.len(), 1, "{d:?}");
+            assert_eq!(d[0].code, codes::MISSING_FIELD);
+            assert_eq!(
+                d[0].message, "omnimem memory has no domain: `tags` is empty",
+                "{tags}"
+            );
+            assert!(d[0].help.contains("\"tags\": [\"python\"]"), "{}", d[0].help);
+        }
+        let p = one(serde_json::json!({"key": "m", "outcome": "succeeded", "created_at": 1763100000}));
+        let Item::Invalid(d) = p.item else { panic!() };
+        assert_eq!(d[0].message, "omnimem memory has no `tags`");
+        assert_eq!(d[0].help, MISSING_HELP);
     }
 
     #[test]

@@ -195,7 +195,7 @@ impl<'a> Validator<'a> {
     }
 
     /// An L002 about `field`, saying `message`; returned so a caller can give it its own help.
-    fn missing_as(&mut self, message: String, field: &str) -> &mut Diagnostic {
+    pub(crate) fn missing_as(&mut self, message: String, field: &str) -> &mut Diagnostic {
         let d = Diagnostic::new(codes::MISSING_FIELD, message)
             .subject(self.subject.clone())
             .at(self.loc)
