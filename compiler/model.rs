@@ -329,7 +329,8 @@ pub struct LessonClaim {
     pub operation_key: Option<String>,
     pub loc: SourceLoc,
     /// A claim that held until a later record ended it (GAIA: a recurring error a later
-    /// session fixed). The lesson it founds is superseded then, not dropped (DESIGN §1).
+    /// session fixed, a tool lesson a later session showed). The lesson it founds is
+    /// superseded then, not dropped (DESIGN §1).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ended: Option<Ended>,
 }
@@ -338,7 +339,7 @@ pub struct LessonClaim {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Ended {
     pub at: Millis,
-    /// The experience that ended it (the session that fixed the error).
+    /// The experience that ended it (the session that fixed the error or showed the fix).
     pub by: Id,
 }
 

@@ -44,7 +44,7 @@ use crate::diagnostics::{Diagnostic, Sink, codes, short_list};
 use crate::digest;
 use crate::gate::Admitted;
 use crate::model::{
-    Action, Candidate, Cluster, Corpus, Decision, Experience, HistoryEntry, Id, Ids, Lesson, Millis,
+    Action, Candidate, Cluster, Corpus, Decision, Experience, HistoryEntry, Id, Ids, Kind, Lesson, Millis,
     OpStatus, Operation, Source, Status,
 };
 use crate::opkey;
@@ -67,6 +67,10 @@ pub const EDITED: &str = "edited by the user";
 
 /// The reason of a watch lesson on a recurring error that a later session fixed (GAIA).
 pub const FIXED: &str = "the error it warns about was fixed in a later session";
+
+/// The reason of a claimed fix (a GAIA tool lesson) that a later session showed: the lesson
+/// learned from that session replaces it.
+pub const DEMONSTRATED: &str = "a later session demonstrated it";
 
 /// The fold's result: every lesson (sorted by id) and, per candidate, the lesson it joined.
 #[derive(Clone, Debug, Default)]
@@ -1527,8 +1531,8 @@ impl<'a> Fold<'a> {
     }
 
     /// The claim behind candidate `m` stopped being true (a later session fixed the error it
-    /// warns about): its lesson is superseded by the form that session learned on the key,
-    /// if it learned one, and the history cites the session.
+    /// warns about, or showed the fix it claims): its lesson is superseded by the form that
+    /// session learned on the key, if it learned one, and the history cites the session.
     fn end(&mut self, m: u32, t: Millis) {
         let Some(end) = ended(self.inp, m) else {
             return;
@@ -1536,7 +1540,14 @@ impl<'a> Fold<'a> {
         let Some(li) = self.ending.remove(&m) else {
             return;
         };
-        let key = self.inp.candidates[m as usize].key().unwrap_or_default();
+        let claim = &self.inp.candidates[m as usize];
+        let key = claim.key().unwrap_or_default();
+        // A watch claim warned of an error the session fixed; a do-claim was the fix it showed.
+        let reason = if claim.kind == Kind::Do {
+            DEMONSTRATED
+        } else {
+            FIXED
+        };
         let mut successor = None;
         if let Some(waiting) = self.fixed_errors.get_mut(&(&*end.by, key)) {
             if let Some(i) = waiting.iter().position(|w| w.candidate == m) {
@@ -1550,7 +1561,7 @@ impl<'a> Fold<'a> {
         let li = self.latest(li);
         self.settle(li, utc_day(t) - 1);
         let by = successor.map(|s| self.live[s as usize].lesson.id.clone());
-        if !self.live[li as usize].supersede(t, by, FIXED) {
+        if !self.live[li as usize].supersede(t, by, reason) {
             return;
         }
         let l = &mut self.live[li as usize].lesson;

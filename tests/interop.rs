@@ -5,7 +5,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{Scratch, compile_to, read_json, skillc, stderr, trace_json};
+use common::{Scratch, compile_to, read_json, skillc, stderr, stdout, trace_json};
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, params};
 use serde_json::{Value, json};
@@ -1013,6 +1013,103 @@ fn gaia_a_watch_lesson_compiled_mid_session_is_superseded_when_that_session_fixe
     for (path, text) in prompt_facing(&out) {
         assert!(!text.contains(&watch), "{path}: {text}");
     }
+    drop(gaia);
+}
+
+/// A tool lesson GAIA recorded before any session showed it is a claimed lesson; when a later
+/// session demonstrates it, the lesson learned from that session takes over. The claim stays
+/// in the ledger, superseded by that lesson (DESIGN §1: nothing is deleted), instead of
+/// leaving it as a lesson lost with no successor.
+#[test]
+fn gaia_a_tool_lesson_a_later_session_demonstrates_is_superseded_not_lost() {
+    let dir = Scratch::new("interop-gaia-tool-lesson-shown");
+    let db = dir.path("memory.db");
+    let gaia = Gaia::create(&db, 4);
+    let lock = "Error: Error acquiring the state lock";
+    gaia.session(
+        "s-20251103-o1",
+        BILLING,
+        "plan the vpc change",
+        &[sh(
+            "terraform plan -out=tfplan",
+            Some("envs/prod"),
+            false,
+            Some(lock),
+            "2025-11-03T09:02:00+09:00",
+        )],
+    );
+    let text = "Use terraform plan -lock-timeout=10m when CI may hold the lock";
+    gaia.knowledge(
+        "tool_lesson",
+        "tool_lesson",
+        text,
+        json!({"operation": "run_shell_command terraform", "fix": "terraform plan -lock-timeout=10m -out=tfplan"}),
+        "2025-11-04T11:30:00+09:00",
+        None,
+    );
+    let out = dir.path("out");
+    let o = compile_to(&db, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let before = lessons(&out);
+    let claimed: Vec<&Value> = before.iter().filter(|l| l["text"] == text).collect();
+    assert_eq!(claimed.len(), 1, "{before:#?}");
+    assert_eq!(claimed[0]["status"], "claimed");
+    let claim = claimed[0]["id"].as_str().unwrap().to_string();
+
+    // A week later a session shows the fix.
+    gaia.session(
+        "s-20251110-o2",
+        BILLING,
+        "plan the vpc change again",
+        &[
+            sh(
+                "terraform plan -out=tfplan",
+                Some("envs/prod"),
+                false,
+                Some(lock),
+                "2025-11-10T10:00:00+09:00",
+            ),
+            sh(
+                "terraform plan -lock-timeout=10m -out=tfplan",
+                Some("envs/prod"),
+                true,
+                None,
+                "2025-11-10T10:03:00+09:00",
+            ),
+        ],
+    );
+    let o = compile_to(&db, &out, &["--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(common::json(&o)["gone_lessons"], json!([]), "{}", stdout(&o));
+    let after = lessons(&out);
+    let c = lesson_by_id(&after, &claim);
+    assert_eq!(c["status"], "superseded", "{c:#}");
+    assert_eq!(c["reason"], "a later session demonstrated it");
+    let fix = c["superseded_by"].as_str().expect("a successor").to_string();
+    let f = lesson_by_id(&after, &fix);
+    assert_eq!(f["operation_key"], "run_shell_command terraform");
+    assert_eq!(f["evidence"], json!(["gaia:s-20251110-o2"]));
+    assert_eq!(f["status"], "active");
+
+    // A tool lesson GAIA wrote after the session that shows it was never a claim on its own.
+    let fresh = dir.path("fresh");
+    gaia.knowledge(
+        "tool_lesson",
+        "tool_lesson",
+        "Always pass -lock-timeout to terraform plan",
+        json!({"operation": "run_shell_command terraform", "fix": "terraform plan -lock-timeout=10m -out=tfplan"}),
+        "2025-11-10T10:05:00+09:00",
+        None,
+    );
+    let o = compile_to(&db, &fresh, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let all = lessons(&fresh);
+    assert!(
+        all.iter()
+            .all(|l| l["text"] != "Always pass -lock-timeout to terraform plan"),
+        "{all:#?}"
+    );
+    assert_eq!(lesson_by_id(&all, &claim)["superseded_by"], json!(fix));
     drop(gaia);
 }
 

@@ -28,7 +28,9 @@
 //!   carries that session as its end (`LessonClaim::ended`), so the lesson is superseded
 //!   then instead of vanishing. GAIA's own `tool_lesson` rows that no session demonstrates
 //!   become unevidenced do-claims (the demonstrated ones are learned from the sessions
-//!   themselves). Superseded rows are history and are not read.
+//!   themselves); one that a session recorded after the row demonstrates is such a claim
+//!   ended by that session, so it is superseded by the lesson learned there instead of
+//!   leaving the ledger. Superseded rows are history and are not read.
 //! * An `outcomes` table, when present, holds native records (one JSON column, or columns
 //!   named like the native fields).
 
@@ -1158,27 +1160,25 @@ impl Reader<'_> {
 
         // GAIA's own mechanical lessons: learned from the sessions that show them, or claimed.
         let tool_lessons = rows.iter().any(|k| k.source == "tool_lesson");
-        let passing: Vec<Vec<candidates::Mechanical>> = experiences
+        let passing: Vec<(&Experience, Vec<candidates::Mechanical>)> = experiences
             .iter()
             .filter(|_| tool_lessons)
-            .map(|e| {
-                if crate::outcome::derive(e, policy).passed {
-                    candidates::mechanical(&e.operations, policy, &[])
-                } else {
-                    Vec::new()
-                }
-            })
+            .filter(|e| crate::outcome::derive(e, policy).passed)
+            .map(|e| (e, candidates::mechanical(&e.operations, policy, &[])))
             .collect();
         for k in rows.iter().filter(|k| k.source == "tool_lesson") {
             let Some(key) = meta_str(&k.metadata, "operation") else {
                 continue;
             };
             let fix = meta_str(&k.metadata, "fix");
-            let shown = passing
-                .iter()
-                .flatten()
-                .any(|m| m.key == key && demonstrates(m, fix.as_deref()));
-            if shown {
+            let shown = (passing.iter())
+                .filter(|(_, ms)| (ms.iter()).any(|m| m.key == key && demonstrates(m, fix.as_deref())))
+                .map(|(e, _)| e)
+                .min_by(|a, b| (a.recorded_at, &a.id).cmp(&(b.recorded_at, &b.id)));
+            // Shown by a session no later than the row: learned from the sessions alone.
+            if let Some(e) = shown
+                && k.at.is_none_or(|at| e.recorded_at <= at)
+            {
                 continue;
             }
             let Some(at) = k.at else {
@@ -1202,7 +1202,16 @@ impl Reader<'_> {
                 },
             };
             let project = k.context.as_deref().and_then(workspace);
-            claims.push(self.claim(k, Kind::Do, text, &key, Vec::new(), project, at));
+            let mut claim = self.claim(k, Kind::Do, text, &key, Vec::new(), project, at);
+            // Shown by a later session: the claim held until then (a compile in between
+            // showed it), and the lesson learned from that session supersedes it.
+            if let (Item::Claim(c), Some(e)) = (&mut claim.item, shown) {
+                c.ended = Some(Ended {
+                    at: e.recorded_at,
+                    by: e.id.clone(),
+                });
+            }
+            claims.push(claim);
         }
         Ok(claims)
     }
