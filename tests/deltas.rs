@@ -635,6 +635,9 @@ fn sections_slugs_preamble_and_fences() {
     assert_eq!(s.len(), 1);
 }
 
+/// How a stale row's error ends.
+const RESTAGE: &str = "; the skill was edited after the compile that staged its deltas: compile again with --base-skills to restage them";
+
 #[test]
 fn a_changed_authored_section_makes_resolve_fail() {
     let (files, _) = deltas::compute(&base(), &lessons(), &Default::default(), &rules());
@@ -648,6 +651,8 @@ fn a_changed_authored_section_makes_resolve_fail() {
         err.contains("learned-lessons") && err.contains("changed"),
         "{err}"
     );
+    // It says what to do: the next compile stages the rows against the edited text.
+    assert!(err.ends_with(RESTAGE), "{err}");
     // A change elsewhere does not touch the anchor.
     let elsewhere = py.text.replace("Use pip-tools.", "Use uv pip compile.");
     assert!(
@@ -657,11 +662,8 @@ fn a_changed_authored_section_makes_resolve_fail() {
     );
     // A renamed section is gone.
     let renamed = py.text.replace("## Learned lessons", "## Lessons");
-    assert!(
-        deltas::resolve(&renamed, std::slice::from_ref(&row))
-            .unwrap_err()
-            .contains("no section")
-    );
+    let err = deltas::resolve(&renamed, std::slice::from_ref(&row)).unwrap_err();
+    assert!(err.contains("no section") && err.ends_with(RESTAGE), "{err}");
 
     let docker = skill("docker");
     let row = rows(file(&files, "docker")).remove(0);

@@ -590,6 +590,10 @@ fn splice(body: &str, start: usize, end: usize, replacement: &str) -> String {
     s
 }
 
+/// What a row anchored on text the person has since edited asks for: the next compile stages
+/// rows against the skill as it is now.
+const RESTAGE: &str = "; the skill was edited after the compile that staged its deltas: compile again with --base-skills to restage them";
+
 /// The authored skill with `rows` applied (frontmatter kept). Every row's anchor is checked
 /// against the authored text: its section must exist with the same digest, and a snippet's
 /// `old` must occur exactly once. The result keeps the authored line endings (CRLF when the
@@ -607,11 +611,11 @@ pub fn resolve(base_text: &str, rows: &[Value]) -> Result<String, String> {
         let sec = authored_secs
             .iter()
             .find(|s| s.slug == slug)
-            .ok_or_else(|| format!("row {id}: the authored skill has no section `{slug}`"))?;
+            .ok_or_else(|| format!("row {id}: the authored skill has no section `{slug}`{RESTAGE}"))?;
         let have = sec.digest();
         if have != want {
             return Err(format!(
-                "row {id}: section `{slug}` of the authored skill changed (anchor_digest {want}, now {have})"
+                "row {id}: section `{slug}` of the authored skill changed (anchor_digest {want}, now {have}){RESTAGE}"
             ));
         }
         match kind {
