@@ -194,7 +194,11 @@ impl Validator<'_> {
                     let reason = self.opt_string(&format!("{field}[{i}].reason"), m.remove("reason"));
                     match name {
                         Some(name) => out.push(DeadEnd { name, kind, reason }),
-                        None => self.missing(&format!("{field}[{i}].name")),
+                        None => {
+                            let entry = format!("{field}[{i}].name");
+                            let message = format!("omnimem memory has no `{entry}`");
+                            self.missing_as(message, &entry).help = NAMELESS_HELP;
+                        }
                     }
                 }
                 other => self.invalid(
@@ -304,6 +308,9 @@ fn named_tags(v: &Value) -> Vec<String> {
 
 /// The help of a memory's L002: OmniMem's fields, not a native record's.
 const MISSING_HELP: &str = "add the field (an OmniMem memory needs key, tags, outcome and created_at; updated_at stands in for an absent created_at)";
+
+/// The help of the L002 for an abandoned approach written as an object without a name.
+const NAMELESS_HELP: &str = "give each abandoned approach a `name` (what was tried: `{\"name\": \"go clean -cache\", \"reason\": \"…\"}`), or write it as a plain string";
 
 /// The help of the L002 for tags that are there but name nothing.
 const EMPTY_TAGS_HELP: &str = "tag the memory with at least one skill domain (`\"tags\": [\"python\"]`): a memory is compiled into its tags' skills";
@@ -577,6 +584,23 @@ mod tests {
         let Item::Invalid(d) = p.item else { panic!() };
         assert_eq!(d[0].message, "omnimem memory has no `tags`");
         assert_eq!(d[0].help, MISSING_HELP);
+    }
+
+    /// An abandoned approach written as an object without `name` is an L002 about that entry,
+    /// whose help says how to write one, not that a memory needs key, tags, outcome and
+    /// created_at (which it has).
+    #[test]
+    fn an_abandoned_approach_without_a_name_says_how_to_write_one() {
+        let p = one(
+            serde_json::json!({"key": "a1", "tags": "[\"go\"]", "outcome": "failed", "created_at": 1763400000,
+            "abandoned_approaches": "[{\"approach\": \"go clean -cache\", \"reason\": \"slow\"}]"}),
+        );
+        let Item::Invalid(d) = p.item else { panic!() };
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].code, codes::MISSING_FIELD);
+        assert_eq!(d[0].evidence["field"], "abandoned_approaches[0].name");
+        assert!(!d[0].help.contains("created_at"), "{}", d[0].help);
+        assert!(d[0].help.contains("`name`"), "{}", d[0].help);
     }
 
     #[test]
