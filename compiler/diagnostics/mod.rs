@@ -510,10 +510,13 @@ impl Notes {
                 // The folded note stands for the first; the ids of all are in it. (A group of
                 // unshown notes alone breaks `add_unshown`'s contract: nothing to show.)
                 debug_assert!(!group.first.is_empty(), "{code}: only unshown notes");
-                let mixed = group.mixed || group.first.windows(2).any(|w| w[0].message != w[1].message);
                 for d in &mut group.first {
                     take_ids(d, &mut group.ids, &mut group.subjects);
                 }
+                // Ids taken out, what is left is what each note says.
+                let mixed = group.mixed
+                    || (group.first.windows(2))
+                        .any(|w| w[0].message != w[1].message || w[0].evidence != w[1].evidence);
                 let Some(first) = group.first.into_iter().next() else {
                     return Vec::new();
                 };
@@ -582,9 +585,16 @@ struct Folded {
 /// The note that stands for `count` notes of one (code, domain): the first one (in output
 /// order) with the count, every experience id and every other subject. When the notes did not
 /// all say the same, the message says what the code means and quotes the first as an
-/// example, so one lesson's reason is not told of all.
-fn folded_note(first: Diagnostic, domain: Option<String>, f: Folded) -> Diagnostic {
+/// example, and the first's own evidence moves under `first`, so one lesson's reason (or one
+/// memory's state) is not told of all.
+fn folded_note(mut first: Diagnostic, domain: Option<String>, f: Folded) -> Diagnostic {
     let count = f.count;
+    if f.mixed && !first.evidence.is_empty() {
+        let own = std::mem::take(&mut first.evidence);
+        let own: serde_json::Map<String, Value> =
+            own.0.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        first.evidence.insert("first", Value::Object(own));
+    }
     let message = match lookup(first.code).filter(|_| f.mixed) {
         Some(info) => format!(
             "{} ({count} times; the first, {}: {})",
@@ -832,6 +842,46 @@ mod tests {
         expected.sort_by(order);
         sort_in_order(&mut made);
         assert_eq!(made, expected);
+    }
+
+    /// Inactive memories (a code whose notes always fold) that say the same in words but not in
+    /// evidence: the folded note must not tell one memory's state of all of them.
+    #[test]
+    fn a_fold_of_notes_that_differ_in_evidence_keeps_the_first_ones_apart() {
+        let inactive = |id: &str, domain: &str, state: &str| {
+            Diagnostic::new(
+                codes::INACTIVE_MEMORY,
+                "omnimem memory is not active and was not compiled",
+            )
+            .subject(id)
+            .domain(domain)
+            .with("state", state)
+            .experiences([id])
+        };
+        let folded = finalize(vec![
+            inactive("ep_0412", "python", "deleted"),
+            inactive("ep_0413", "python", "archived"),
+            inactive("ep_0415", "python", "deleted"),
+            inactive("ep_0501", "go", "archived"),
+            inactive("ep_0502", "go", "archived"),
+        ]);
+        let of = |domain: &str| folded.iter().find(|d| d.subject == domain).unwrap();
+        let python = of("python");
+        assert_eq!(
+            python.message,
+            "an OmniMem memory is not active and was not compiled (3 times; the first, ep_0412: omnimem memory is not active and was not compiled)"
+        );
+        assert_eq!(python.evidence["state"], Value::Null);
+        assert_eq!(python.evidence["first"], serde_json::json!({"state": "deleted"}));
+        assert_eq!(python.experience_ids(), ["ep_0412", "ep_0413", "ep_0415"]);
+        // Notes that all say the same keep it as theirs.
+        let go = of("go");
+        assert_eq!(
+            go.message,
+            "omnimem memory is not active and was not compiled (2 times)"
+        );
+        assert_eq!(go.evidence["state"], "archived");
+        assert_eq!(go.evidence["first"], Value::Null);
     }
 
     #[test]
