@@ -438,7 +438,7 @@ pub static CODES: &[CodeInfo] = &[
         "withdrawn-rule",
         Warning,
         "an authored skill carries a rule that has since been superseded or retired",
-        "remove the rule's bullet from the authored skill, or put the rule that superseded it in its place",
+        "remove the rule's bullet from the authored skill; when the message names what superseded it, put that rule in its place",
         [],
         false
     ),
