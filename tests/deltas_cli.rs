@@ -545,3 +545,50 @@ fn a_fix_the_skill_states_in_words_is_not_proposed() {
     let delta = std::fs::read_to_string(out.join("deltas/rust.json")).unwrap_or_default();
     assert!(!delta.contains(fix["id"].as_str().unwrap()), "{delta}");
 }
+
+/// An authored skill named for a team's workflow rather than a domain (`git-workflow`) gets no
+/// delta; an E005 note says so and names the domain among its words, instead of leaving it out
+/// in silence. A skill that matches (`docker`) gets no such note.
+#[test]
+fn an_authored_skill_that_matches_no_domain_says_so_and_names_the_likely_one() {
+    let s = Scratch::new("deltas-unmatched");
+    let base = s.path("base");
+    std::fs::create_dir_all(base.join("docker")).unwrap();
+    std::fs::copy(
+        fixture("base-skills").join("docker/SKILL.md"),
+        base.join("docker/SKILL.md"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(base.join("git-workflow")).unwrap();
+    std::fs::write(
+        base.join("git-workflow/SKILL.md"),
+        "---\nname: git-workflow\ndescription: How we branch, commit and rebase at acme. Use when committing.\n---\n\n# Git workflow\n\n- Rebase feature branches on main before opening a PR.\n",
+    )
+    .unwrap();
+    let out = s.path("out");
+    let o = skillc(&[
+        "compile",
+        "--out",
+        out.to_str().unwrap(),
+        "--base-skills",
+        base.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(out.join("git/SKILL.md").exists(), "the samples compile git rules");
+    assert!(!out.join("deltas/git-workflow.json").exists());
+    let diags = read_json(&out.join("diagnostics.json"));
+    let e005 = diags_of(&diags, "E005");
+    assert_eq!(e005.len(), 1, "{diags:#}");
+    assert_eq!(e005[0]["subject"], "git-workflow");
+    assert_eq!(e005[0]["severity"], "note");
+    assert_eq!(e005[0]["evidence"]["did_you_mean"], serde_json::json!(["git"]));
+    assert!(
+        e005[0]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("did you mean git?"),
+        "{}",
+        e005[0]
+    );
+    assert!(stderr(&o).contains("note[E005]: unmatched-skill"));
+}

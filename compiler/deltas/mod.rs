@@ -113,6 +113,7 @@ pub fn compute(
     let mut diags = Vec::new();
     for skill in skills {
         let Some(domain) = matched_domain(skill, &domains, &rules.aliases) else {
+            diags.push(unmatched(skill, &domains));
             continue;
         };
         let (rows, diag) = skill_rows(skill, &domain, lessons, refounded, policy, lexicon);
@@ -129,6 +130,35 @@ pub fn compute(
     files.dedup_by(|a, b| a.path == b.path);
     diags.extend(withdrawn_rules(base, lessons, refounded));
     (files, diags)
+}
+
+/// E005 for an authored skill that matches no domain: it gets no delta, and the note says so
+/// rather than leaving it out in silence. A domain that is one of the name's words
+/// (`git-workflow`) is the likely match.
+fn unmatched(skill: &BaseSkill, domains: &BTreeSet<&str>) -> Diagnostic {
+    let likely: Vec<&str> = (skill.name.split(['-', '_', '.']))
+        .map(|w| w.to_ascii_lowercase())
+        .filter_map(|w| domains.get(w.as_str()).copied())
+        .collect();
+    let hint = match &likely[..] {
+        [] => String::new(),
+        some => format!("; did you mean {}?", some.join(" or ")),
+    };
+    let d = Diagnostic::new(
+        codes::UNMATCHED_SKILL,
+        format!(
+            "authored skill {} matches no domain with lessons{hint}",
+            skill.name
+        ),
+    )
+    .subject(&skill.name)
+    .with("name", skill.name.as_str())
+    .with("path", skill.path.as_str());
+    if likely.is_empty() {
+        d
+    } else {
+        d.with("did_you_mean", likely)
+    }
 }
 
 /// E004 for each rule an authored skill carries (a delta merged by hand leaves its bullet with

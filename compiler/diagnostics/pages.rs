@@ -44,6 +44,7 @@ pub static PAGES: &[(&str, &str)] = &[
     ("E002", include_str!("pages/E002.md")),
     ("E003", include_str!("pages/E003.md")),
     ("E004", include_str!("pages/E004.md")),
+    ("E005", include_str!("pages/E005.md")),
     ("U001", include_str!("pages/U001.md")),
     ("U002", include_str!("pages/U002.md")),
     ("W001", include_str!("pages/W001.md")),

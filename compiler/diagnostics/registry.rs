@@ -68,6 +68,7 @@ pub mod codes {
     pub const DELTA_OVERFLOW: &str = "E002";
     pub const FATE_MISMATCH: &str = "E003";
     pub const WITHDRAWN_RULE: &str = "E004";
+    pub const UNMATCHED_SKILL: &str = "E005";
 
     pub const OUTPUT_LOCKED: &str = "U001";
     pub const FOREIGN_STATE: &str = "U002";
@@ -439,6 +440,15 @@ pub static CODES: &[CodeInfo] = &[
         Warning,
         "an authored skill carries a rule that has since been superseded or retired",
         "remove the rule's bullet from the authored skill; when the message names what superseded it, put that rule in its place",
+        [],
+        false
+    ),
+    code!(
+        "E005",
+        "unmatched-skill",
+        Note,
+        "an authored skill matches no domain this compile has lessons in, so it gets no delta",
+        "name the skill's directory or frontmatter `name` after the domain its rules belong to (an alias in rules/aliases.yaml works too)",
         [],
         false
     ),
