@@ -118,12 +118,25 @@ pub struct Policy {
     /// teaches no "instead of" (`probe_flag`). Exact words, or the word before a `=`.
     #[serde(default)]
     pub probe_flags: Vec<String>,
+    /// Flags that make a checker apply what it finds (`--fix`, `--write`): a check that failed,
+    /// then the same program with one, did the work its report asked for, so that pair teaches
+    /// no "instead of" either (`fix_flag`). Exact words, or the word before a `=`.
+    #[serde(default)]
+    pub fix_flags: Vec<String>,
     pub confidence: Confidence,
     pub caps: Caps,
     pub deltas: DeltaBudget,
     /// The phrases above as one automaton, built by `from_yaml` (see `TransientPhrases`).
     #[serde(skip)]
     transient: TransientPhrases,
+}
+
+/// The first word of `command` that is one of `flags`, or whose part before a `=` is.
+fn flag_among<'c>(command: &'c str, flags: &[String]) -> Option<&'c str> {
+    command.split_whitespace().find(|w| {
+        let flag = w.split_once('=').map_or(*w, |(f, _)| f);
+        flags.iter().any(|p| p == flag)
+    })
 }
 
 impl Policy {
@@ -141,10 +154,13 @@ impl Policy {
     /// The probe flag (`probe_flags`) a command line carries, if any: `black --check .`,
     /// `kubectl apply --dry-run=client -f deploy.yaml`.
     pub fn probe_flag<'c>(&self, command: &'c str) -> Option<&'c str> {
-        command.split_whitespace().find(|w| {
-            let flag = w.split_once('=').map_or(*w, |(f, _)| f);
-            self.probe_flags.iter().any(|p| p == flag)
-        })
+        flag_among(command, &self.probe_flags)
+    }
+
+    /// The fix flag (`fix_flags`) a command line carries, if any: `ruff check --fix .`,
+    /// `prettier --write src`.
+    pub fn fix_flag<'c>(&self, command: &'c str) -> Option<&'c str> {
+        flag_among(command, &self.fix_flags)
     }
 
     /// Tool names compare case-insensitively: agents spell the same tool `Edit` or `edit`.
