@@ -665,6 +665,29 @@ mod tests {
         }
     }
 
+    /// A registry's proxy that could not reach it, a DNS lookup to retry and a network that
+    /// was down say nothing about the call's arguments either.
+    #[test]
+    fn gateway_and_network_errors_are_transient() {
+        let p = Rules::builtin().policy;
+        for transient in [
+            "error: RPC failed; HTTP 502 curl 22 The requested URL returned error: 502\nfatal: expected flush after ref listing",
+            "npm ERR! 502 Bad Gateway - GET https://registry.npmjs.org/react-dom",
+            "<html><head><title>504 Gateway Time-out</title></head></html>",
+            "npm ERR! request to https://registry.npmjs.org/vite failed, reason: getaddrinfo EAI_AGAIN registry.npmjs.org",
+            "dial tcp 140.82.112.3:443: connect: network is unreachable",
+            "warning: spurious network error (2 tries remaining): [6] Couldn't resolve host name",
+        ] {
+            assert!(p.is_transient(transient), "{transient}");
+        }
+        for real in [
+            "FAILED tests/test_proxy.py::test_bad_gateway_is_retried - AssertionError: assert 502 == 200",
+            "error: invalid value 'eai_again_retries' for '--dns-mode'",
+        ] {
+            assert!(!p.is_transient(real), "{real}");
+        }
+    }
+
     /// The one-pass matcher finds what lowering and scanning finds: any case, a phrase at
     /// either end, only between non-word characters, the first phrase listed, vetoes first.
     #[test]
