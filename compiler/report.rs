@@ -1045,18 +1045,33 @@ pub fn trace(comp: &Compilation, rules: &Rules, id: &str) -> Option<TraceReport>
 /// failures (the `policy.transient_errors` phrase named) say nothing about the arguments.
 fn failed_operations(e: &crate::model::Experience, policy: &crate::policy::Policy) -> Vec<Value> {
     use crate::model::OpStatus;
+    let command =
+        |op: &crate::model::Operation| crate::opkey::command_of(&op.args.value()).map(|c| c.into_owned());
     (e.operations.iter().enumerate())
         .filter(|(_, op)| op.status != OpStatus::Ok)
         .map(|(i, op)| {
             let transient = op.error.as_deref().and_then(|err| policy.transient_cause(err));
-            let args = op.args.value();
-            let probe = crate::opkey::command_of(&args).and_then(|c| policy.probe_flag(&c).map(String::from));
+            let own = command(op);
+            let probe = own
+                .as_deref()
+                .and_then(|c| policy.probe_flag(c).map(String::from));
+            // A check without a fix flag, then a success on its key with one (`ruff check .`,
+            // then `ruff check --fix .`): the fix flag did the work its report asked for.
+            let key = op.key();
+            let fixed_by = (own.as_deref().is_some_and(|c| policy.fix_flag(c).is_none()))
+                .then(|| {
+                    (e.operations[i + 1..].iter())
+                        .filter(|later| later.status == OpStatus::Ok && later.key() == key)
+                        .find_map(|later| command(later).and_then(|c| policy.fix_flag(&c).map(String::from)))
+                })
+                .flatten();
             json!({
                 "number": i + 1,
-                "key": op.key(),
+                "key": key,
                 "status": if op.status == OpStatus::Refused { "refused" } else { "error" },
                 "transient": transient,
                 "probe": probe,
+                "fixed_by_flag": fixed_by,
             })
         })
         .collect()
@@ -1289,12 +1304,15 @@ pub fn trace_text(r: &TraceReport) -> String {
             (_, Some(phrase)) => {
                 format!("failed transiently (\"{phrase}\"): a transient failure teaches nothing")
             }
-            _ => match op["probe"].as_str() {
+            _ => match (op["probe"].as_str(), op["fixed_by_flag"].as_str()) {
                 // Not "taught nothing": `mechanical` may still pair it with a later probe run.
-                Some(flag) => format!(
+                (Some(flag), _) => format!(
                     "failed in check mode (`{flag}`): a failing check reports work to do, so running the program without `{flag}` is not learned as a fix"
                 ),
-                None => "failed".to_string(),
+                (None, Some(flag)) => format!(
+                    "failed, and a later call with `{flag}` applied what it found: a check's fix flag does the work its report asks for, so it is not learned as a fix"
+                ),
+                (None, None) => "failed".to_string(),
             },
         };
         t.push_str(&format!(
