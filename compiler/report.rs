@@ -324,14 +324,20 @@ pub fn why_domain(asked: &str, rules: &Rules) -> String {
 pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> WhyReport {
     let domain = why_domain(asked, rules);
     let min = comp.min_reinforcement;
+    // A domain the normaliser refused (N001: `CI/CD`) stays as the record wrote it: read as
+    // `why` reads its argument, so `why CI/CD` finds the records and candidates it refused.
+    let refused_as = |raw: &str| why_domain(raw, rules) == domain;
     let exps: Vec<&crate::model::Experience> = comp
         .corpus
         .experiences
         .iter()
-        .filter(|e| e.domains.contains(&domain))
+        .filter(|e| e.domains.contains(&domain) || e.refused_domains.iter().any(|d| refused_as(d)))
         .collect();
     let idx: Vec<usize> = (0..comp.candidates.len())
-        .filter(|&i| *comp.candidates[i].domain == *domain)
+        .filter(|&i| {
+            let c = &comp.candidates[i];
+            *c.domain == *domain || c.refusal.is_some() && refused_as(&c.domain)
+        })
         .collect();
     let cands = &comp.candidates;
     let fates = &comp.fates;
@@ -727,9 +733,17 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
     }
 
     // Every candidate's fate (DESIGN §1.5): these add up to `candidates`.
-    let [rule, lesson, held, refused] = crate::pipeline::fate_counts(comp)
-        .remove(&domain)
-        .unwrap_or_default();
+    // Counted over the candidates shown, so a refused domain's own spelling (`CI/CD`) counts.
+    let mut fate_of = [0usize; 4];
+    for &i in &idx {
+        fate_of[match fates[i].fate {
+            Fate::Rule => 0,
+            Fate::Lesson => 1,
+            Fate::HeldBack => 2,
+            Fate::Refused => 3,
+        }] += 1;
+    }
+    let [rule, lesson, held, refused] = fate_of;
     let json = json!({
         "domain": domain,
         "fates": {"rule": rule, "lesson": lesson, "held-back": held, "refused": refused},
