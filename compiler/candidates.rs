@@ -681,6 +681,11 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
     // that the call would work now is no fix for it, nor does it settle the failure, so the
     // real call that works later is an identical retry, or the fix when its form changed.
     let act_then_probe = |i: usize, j: usize| probe(i).is_none() && probe(j).is_some();
+    // A check that failed because it found problems (`ruff check .`), then the same program
+    // applying its fixes (`ruff check --fix .`): the failure was the report and the fix flag
+    // did the work, so, as with a probe, the pair settles the failure and teaches nothing.
+    let fix = |i: usize| commands[i].as_deref().and_then(|c| policy.fix_flag(c));
+    let check_then_fix = |i: usize, j: usize| fix(i).is_none() && fix(j).is_some();
     let mut failures: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     let mut fixes: Vec<(usize, usize)> = Vec::new();
     for (j, op) in ops.iter().enumerate() {
@@ -708,6 +713,7 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
                 // learn: what made it work may be what the cut took.
                 if let Some(a) = answered
                     && !probe_then_act(a, j)
+                    && !check_then_fix(a, j)
                     && args[j].get(CUT_ARGS).is_none()
                 {
                     fixes.push((a, j));
@@ -1293,6 +1299,42 @@ mod tests {
         };
         assert_eq!(learned(working).len(), 1);
         assert_eq!(learned(cut).len(), 0);
+    }
+
+    #[test]
+    fn a_check_that_found_problems_then_its_fix_flag_is_no_fix() {
+        let sh = |command: &str, error: Option<&str>| {
+            shell(
+                json!({"command": command, "cwd": "/home/priya/src/orders-api"}),
+                error,
+            )
+        };
+        let learned = |ops: Vec<Operation>| -> Vec<String> {
+            (mechanical_of(&["python"], ops).iter())
+                .map(|c| c.text.to_string())
+                .collect()
+        };
+        let lint = Some("orders/views.py:12:1: F401 [*] `json` imported but unused\nFound 3 errors.");
+        for (check, fix) in [
+            ("ruff check .", "ruff check --fix ."),
+            ("npx eslint src", "npx eslint --fix src"),
+            ("npx prettier --check src", "npx prettier --write src"),
+            (
+                "cargo clippy --all-targets",
+                "cargo clippy --all-targets --fix --allow-dirty",
+            ),
+        ] {
+            assert!(learned(vec![sh(check, lint), sh(fix, None)]).is_empty(), "{fix}");
+        }
+        // A flag that changes how the check runs is still a fix.
+        assert_eq!(
+            learned(vec![
+                sh("ruff check .", lint),
+                sh("ruff check --config ruff.toml .", None)
+            ])
+            .len(),
+            1
+        );
     }
 
     #[test]

@@ -118,12 +118,25 @@ pub struct Policy {
     /// teaches no "instead of" (`probe_flag`). Exact words, or the word before a `=`.
     #[serde(default)]
     pub probe_flags: Vec<String>,
+    /// Flags that make a checker apply what it finds (`--fix`, `--write`): a check that failed,
+    /// then the same program with one, did the work its report asked for, so that pair teaches
+    /// no "instead of" either (`fix_flag`). Exact words, or the word before a `=`.
+    #[serde(default)]
+    pub fix_flags: Vec<String>,
     pub confidence: Confidence,
     pub caps: Caps,
     pub deltas: DeltaBudget,
     /// The phrases above as one automaton, built by `from_yaml` (see `TransientPhrases`).
     #[serde(skip)]
     transient: TransientPhrases,
+}
+
+/// The first word of `command` that is one of `flags`, or whose part before a `=` is.
+fn flag_among<'c>(command: &'c str, flags: &[String]) -> Option<&'c str> {
+    command.split_whitespace().find(|w| {
+        let flag = w.split_once('=').map_or(*w, |(f, _)| f);
+        flags.iter().any(|p| p == flag)
+    })
 }
 
 impl Policy {
@@ -141,10 +154,13 @@ impl Policy {
     /// The probe flag (`probe_flags`) a command line carries, if any: `black --check .`,
     /// `kubectl apply --dry-run=client -f deploy.yaml`.
     pub fn probe_flag<'c>(&self, command: &'c str) -> Option<&'c str> {
-        command.split_whitespace().find(|w| {
-            let flag = w.split_once('=').map_or(*w, |(f, _)| f);
-            self.probe_flags.iter().any(|p| p == flag)
-        })
+        flag_among(command, &self.probe_flags)
+    }
+
+    /// The fix flag (`fix_flags`) a command line carries, if any: `ruff check --fix .`,
+    /// `prettier --write src`.
+    pub fn fix_flag<'c>(&self, command: &'c str) -> Option<&'c str> {
+        flag_among(command, &self.fix_flags)
     }
 
     /// Tool names compare case-insensitively: agents spell the same tool `Edit` or `edit`.
@@ -646,6 +662,29 @@ mod tests {
             "ProvisionedThroughputExceededException: The level of configured provisioned throughput for the table was exceeded.",
         ] {
             assert!(p.is_transient(transient), "{transient}");
+        }
+    }
+
+    /// A registry's proxy that could not reach it, a DNS lookup to retry and a network that
+    /// was down say nothing about the call's arguments either.
+    #[test]
+    fn gateway_and_network_errors_are_transient() {
+        let p = Rules::builtin().policy;
+        for transient in [
+            "error: RPC failed; HTTP 502 curl 22 The requested URL returned error: 502\nfatal: expected flush after ref listing",
+            "npm ERR! 502 Bad Gateway - GET https://registry.npmjs.org/react-dom",
+            "<html><head><title>504 Gateway Time-out</title></head></html>",
+            "npm ERR! request to https://registry.npmjs.org/vite failed, reason: getaddrinfo EAI_AGAIN registry.npmjs.org",
+            "dial tcp 140.82.112.3:443: connect: network is unreachable",
+            "warning: spurious network error (2 tries remaining): [6] Couldn't resolve host name",
+        ] {
+            assert!(p.is_transient(transient), "{transient}");
+        }
+        for real in [
+            "FAILED tests/test_proxy.py::test_bad_gateway_is_retried - AssertionError: assert 502 == 200",
+            "error: invalid value 'eai_again_retries' for '--dns-mode'",
+        ] {
+            assert!(!p.is_transient(real), "{real}");
         }
     }
 

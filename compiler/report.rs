@@ -324,14 +324,20 @@ pub fn why_domain(asked: &str, rules: &Rules) -> String {
 pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> WhyReport {
     let domain = why_domain(asked, rules);
     let min = comp.min_reinforcement;
+    // A domain the normaliser refused (N001: `CI/CD`) stays as the record wrote it: read as
+    // `why` reads its argument, so `why CI/CD` finds the records and candidates it refused.
+    let refused_as = |raw: &str| why_domain(raw, rules) == domain;
     let exps: Vec<&crate::model::Experience> = comp
         .corpus
         .experiences
         .iter()
-        .filter(|e| e.domains.contains(&domain))
+        .filter(|e| e.domains.contains(&domain) || e.refused_domains.iter().any(|d| refused_as(d)))
         .collect();
     let idx: Vec<usize> = (0..comp.candidates.len())
-        .filter(|&i| *comp.candidates[i].domain == *domain)
+        .filter(|&i| {
+            let c = &comp.candidates[i];
+            *c.domain == *domain || c.refusal.is_some() && refused_as(&c.domain)
+        })
         .collect();
     let cands = &comp.candidates;
     let fates = &comp.fates;
@@ -727,9 +733,17 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
     }
 
     // Every candidate's fate (DESIGN §1.5): these add up to `candidates`.
-    let [rule, lesson, held, refused] = crate::pipeline::fate_counts(comp)
-        .remove(&domain)
-        .unwrap_or_default();
+    // Counted over the candidates shown, so a refused domain's own spelling (`CI/CD`) counts.
+    let mut fate_of = [0usize; 4];
+    for &i in &idx {
+        fate_of[match fates[i].fate {
+            Fate::Rule => 0,
+            Fate::Lesson => 1,
+            Fate::HeldBack => 2,
+            Fate::Refused => 3,
+        }] += 1;
+    }
+    let [rule, lesson, held, refused] = fate_of;
     let json = json!({
         "domain": domain,
         "fates": {"rule": rule, "lesson": lesson, "held-back": held, "refused": refused},
@@ -1045,18 +1059,33 @@ pub fn trace(comp: &Compilation, rules: &Rules, id: &str) -> Option<TraceReport>
 /// failures (the `policy.transient_errors` phrase named) say nothing about the arguments.
 fn failed_operations(e: &crate::model::Experience, policy: &crate::policy::Policy) -> Vec<Value> {
     use crate::model::OpStatus;
+    let command =
+        |op: &crate::model::Operation| crate::opkey::command_of(&op.args.value()).map(|c| c.into_owned());
     (e.operations.iter().enumerate())
         .filter(|(_, op)| op.status != OpStatus::Ok)
         .map(|(i, op)| {
             let transient = op.error.as_deref().and_then(|err| policy.transient_cause(err));
-            let args = op.args.value();
-            let probe = crate::opkey::command_of(&args).and_then(|c| policy.probe_flag(&c).map(String::from));
+            let own = command(op);
+            let probe = own
+                .as_deref()
+                .and_then(|c| policy.probe_flag(c).map(String::from));
+            // A check without a fix flag, then a success on its key with one (`ruff check .`,
+            // then `ruff check --fix .`): the fix flag did the work its report asked for.
+            let key = op.key();
+            let fixed_by = (own.as_deref().is_some_and(|c| policy.fix_flag(c).is_none()))
+                .then(|| {
+                    (e.operations[i + 1..].iter())
+                        .filter(|later| later.status == OpStatus::Ok && later.key() == key)
+                        .find_map(|later| command(later).and_then(|c| policy.fix_flag(&c).map(String::from)))
+                })
+                .flatten();
             json!({
                 "number": i + 1,
-                "key": op.key(),
+                "key": key,
                 "status": if op.status == OpStatus::Refused { "refused" } else { "error" },
                 "transient": transient,
                 "probe": probe,
+                "fixed_by_flag": fixed_by,
             })
         })
         .collect()
@@ -1289,12 +1318,15 @@ pub fn trace_text(r: &TraceReport) -> String {
             (_, Some(phrase)) => {
                 format!("failed transiently (\"{phrase}\"): a transient failure teaches nothing")
             }
-            _ => match op["probe"].as_str() {
+            _ => match (op["probe"].as_str(), op["fixed_by_flag"].as_str()) {
                 // Not "taught nothing": `mechanical` may still pair it with a later probe run.
-                Some(flag) => format!(
+                (Some(flag), _) => format!(
                     "failed in check mode (`{flag}`): a failing check reports work to do, so running the program without `{flag}` is not learned as a fix"
                 ),
-                None => "failed".to_string(),
+                (None, Some(flag)) => format!(
+                    "failed, and a later call with `{flag}` applied what it found: a check's fix flag does the work its report asks for, so it is not learned as a fix"
+                ),
+                (None, None) => "failed".to_string(),
             },
         };
         t.push_str(&format!(

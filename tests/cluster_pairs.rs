@@ -807,3 +807,29 @@ fn steps_told_in_other_order_words_cluster_and_swapped_steps_do_not() {
     ];
     assert_split_and_merged(&lx, &two, &one);
 }
+
+/// British spelling doubles a final l ("a cancelled request", "labelled"), American does not,
+/// and the noun keeps it ("cancellation"): all are one word, or two Go engineers' lessons on
+/// passing the request context to outbound calls stay two rules' halves. "Installed" and
+/// "polled" keep their own double l.
+#[test]
+fn british_double_l_forms_meet_their_verb() {
+    let lx = lexicon();
+    assert_split_and_merged(
+        &lx,
+        &[],
+        &[
+            (
+                "Pass the request's context.Context into outbound HTTP calls with http.NewRequestWithContext so a cancelled request stops them.",
+                "Thread context.Context through to every outbound HTTP request so cancellation and deadlines propagate.",
+            ),
+            (
+                "Keep pods labelled with the team that owns them so alerts route to the right channel.",
+                "Keep pods labeled with the owning team so alerts route to the right channel.",
+            ),
+        ],
+    );
+    for (a, b) in [("installed", "install"), ("polled", "poll")] {
+        assert_eq!(lx.stem(a), lx.stem(b), "{a} vs {b}");
+    }
+}

@@ -228,6 +228,38 @@ fn trace_says_which_failed_calls_were_transient_or_refused() {
     );
 }
 
+/// A lint run that found problems, then the same linter with `--fix`, teaches no "instead of";
+/// `trace` says so on the failed call, instead of a bare "failed" beside no candidate.
+#[test]
+fn trace_says_a_check_fixed_by_its_fix_flag_taught_nothing() {
+    let s = Scratch::new("trace-fix-flag");
+    let record = json!({"id": "cc-7f3a91e2-0014", "recorded_at": "2026-11-11T08:41:19Z", "domains": ["python"],
+        "project": "git@github.com:northwind/orders-api.git", "task": "Lint in pre-commit", "outcome": "succeeded",
+        "operations": [
+            {"tool": "run_shell_command", "args": {"command": "ruff check .", "cwd": "/home/priya/src/orders-api"},
+             "status": "error", "error": "orders/views.py:12:1: F401 [*] `json` imported but unused\nFound 3 errors."},
+            {"tool": "run_shell_command", "args": {"command": "ruff check --fix .", "cwd": "/home/priya/src/orders-api"}, "status": "ok"},
+            {"tool": "run_shell_command", "args": {"command": "pytest -q", "cwd": "/home/priya/src/orders-api"}, "status": "ok",
+             "check": {"label": "tests", "target": "orders-api", "passed": true}}]});
+    let input = write_jsonl(&s, "in/sessions.jsonl", &[record]);
+    let out = s.path("out");
+    let j = trace_json("cc-7f3a91e2-0014", &input, &out);
+    assert_eq!(j["candidates"].as_array().unwrap().len(), 0, "{j:#}");
+    assert_eq!(
+        j["record"]["failed_operations"][0]["fixed_by_flag"], "--fix",
+        "{j:#}"
+    );
+    let o = skillc(&[
+        "trace",
+        "cc-7f3a91e2-0014",
+        input.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let line = "call 1: `run_shell_command ruff` failed, and a later call with `--fix` applied what it found";
+    assert!(stdout(&o).contains(line), "{}", stdout(&o));
+}
+
 /// An experience behind two once-seen lessons gets a G003 note on each; trace tells them apart
 /// by the lesson each is about.
 #[test]
@@ -290,6 +322,32 @@ fn why_an_invalid_domain_says_to_rename_it() {
         !suggestions.iter().any(|s| s.contains("incident stories")),
         "{suggestions:#?}"
     );
+}
+
+/// A refused domain written in capitals (`CI/CD`) is found however `why` is asked about it:
+/// the records keep it as written, and `why` reads both the same way.
+#[test]
+fn why_finds_a_refused_domain_written_in_capitals() {
+    let s = Scratch::new("why-invalid-domain-case");
+    let record = json!({"id": "infra-2026-11-13-12", "recorded_at": "2026-11-13T15:00:00+01:00",
+        "domains": ["CI/CD", "kubernetes"], "project": "git@gitlab.com:northwind/platform-infra.git",
+        "task": "Pipeline deploy job", "outcome": "succeeded",
+        "lesson": "Run kubectl diff before kubectl apply in the deploy job so reviewers see the change."});
+    let input = write_jsonl(&s, "in/sessions.jsonl", &[record]);
+    let out = s.path("out");
+    for asked in ["CI/CD", "ci/cd"] {
+        let w = why_json_in(asked, &input, &["--out", out.to_str().unwrap()]);
+        let funnel = &w["funnel"];
+        assert_eq!(funnel[0]["remaining"], 1, "{asked}: {w:#}");
+        assert_eq!(funnel[1]["remaining"], 1, "{asked}: {w:#}");
+        assert_eq!(funnel[2]["remaining"], 0, "{asked}: {w:#}");
+        assert_eq!(w["fates"]["refused"], 1, "{asked}: {w:#}");
+        let suggestions = w["suggestions"].to_string();
+        assert!(
+            suggestions.contains("is not a valid domain name (N001"),
+            "{asked}: {suggestions}"
+        );
+    }
 }
 
 /// `skillc trace ID` over the foundation fixture.

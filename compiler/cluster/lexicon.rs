@@ -1547,6 +1547,11 @@ mod tests {
             ("analysed", "analyze"),
             ("behaviour", "behavior"),
             ("colours", "color"),
+            ("cancelled", "canceled"),
+            ("cancelling", "cancel"),
+            ("cancellation", "cancels"),
+            ("labelled", "labeling"),
+            ("modelling", "modeled"),
         ] {
             assert_eq!(l.stem(a), l.stem(b), "{a} vs {b}");
         }
