@@ -14,6 +14,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use skillc::diagnostics::Sink;
 use skillc::load::{Format, LoadOptions, load, load_texts};
+use skillc::model::Outcome;
 
 const DOMAINS: &[&str] = &["python", "rust", "docker", "kubernetes", "git", "typescript"];
 const PROJECTS: &[&str] = &[
@@ -61,6 +62,52 @@ fn public_api_loads_texts_in_order() {
     let ids: Vec<&str> = c.experiences.iter().map(|e| &*e.id).collect();
     assert_eq!(ids, ["exp-0000001", "exp-0000002", "exp-0000003"]);
     assert_eq!(c.experiences[2].operations.len(), 2);
+}
+
+/// Producers write keywords in their own case ("Succeeded", "OK", "Do", "USER") and leave empty
+/// slots in lists (`"gotchas": ["…", null]`): each names what the format means, so the record
+/// loads, the same from JSONL (the fast path), a JSON array and YAML. A value the format does
+/// not know ("success") is still refused.
+#[test]
+fn keywords_in_another_case_and_empty_list_slots_cost_no_record() {
+    let records = [
+        json!({"id": "dj-0412", "recorded_at": "2026-11-02T09:14:00Z", "domains": ["Python"],
+               "project": "git@github.com:acme/billing-api.git", "outcome": "Succeeded",
+               "lesson": "Run manage.py migrate --plan before migrate on a shared database.",
+               "gotchas": ["makemigrations --check exits 1 when a model changed", null],
+               "operations": [{"tool": "run_shell_command", "args": {"command": "python manage.py test"},
+                               "status": "OK", "check": {"label": "tests", "passed": true}}]}),
+        json!({"id": "dj-0413", "recorded_at": "2026-11-02T10:01:00Z", "domains": "python",
+               "outcome": " FAILED ", "operations": [{"tool": "run_shell_command",
+               "args": {"command": "pytest -q"}, "status": "Error", "error": "2 failed"}]}),
+        json!({"type": "lesson", "id": "claim-7", "recorded_at": "2026-11-02T11:00:00Z",
+               "domains": ["python"], "text": "Use tmp_path instead of tmpdir in new pytest tests.",
+               "kind": "Do", "source": "USER", "evidence": []}),
+        json!({"id": "dj-0414", "recorded_at": "2026-11-02T12:00:00Z", "domains": ["python"],
+               "outcome": "success", "lesson": "Never run migrations from two pods at once."}),
+    ];
+    let jsonl = records
+        .iter()
+        .map(|r| r.to_string())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let array = serde_json::to_string_pretty(&json!(records)).unwrap();
+    let yaml = serde_yaml::to_string(&records).unwrap();
+    for (name, text) in [("m.jsonl", &jsonl), ("m.json", &array), ("m.yaml", &yaml)] {
+        let mut sink = Sink::new();
+        let c = load_texts(&[(name, text)], &LoadOptions::default(), &mut sink);
+        let ids: Vec<&str> = c.experiences.iter().map(|e| &*e.id).collect();
+        assert_eq!(ids, ["dj-0412", "dj-0413"], "{name}: {sink:?}");
+        let first = &c.experiences[0];
+        assert_eq!(first.outcome, Some(Outcome::Succeeded), "{name}");
+        assert_eq!(first.words.gotchas.len(), 1, "{name}");
+        assert_eq!(c.experiences[1].outcome, Some(Outcome::Failed), "{name}");
+        assert_eq!(c.claims.len(), 1, "{name}: {sink:?}");
+        // Only the unknown word costs its record.
+        let refused: Vec<_> = found(&sink).into_iter().map(|(code, _, m)| (code, m)).collect();
+        assert_eq!(refused.len(), 1, "{name}: {refused:?}");
+        assert!(refused[0].1.contains("found \"success\""), "{name}: {refused:?}");
+    }
 }
 
 /// A bad value the loader quotes back ("found \"…\"") is a value no stage has scanned yet: a

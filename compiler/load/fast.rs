@@ -15,7 +15,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use serde_json::value::RawValue;
 
 use super::dupkey;
-use super::record::{CLAIM_FIELDS, EXPERIENCE_FIELDS, parse_status};
+use super::record::{CLAIM_FIELDS, EXPERIENCE_FIELDS, any_case, parse_status};
 use crate::model::{
     Args, Check, ClaimSource, DeadEnd, Experience, Id, Kind, LessonClaim, Millis, Narrative, OpStatus,
     Operation, Outcome, SourceLoc,
@@ -303,7 +303,7 @@ impl<T> Visitor<'_> for Keyword<T> {
         Ok(None)
     }
     fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
-        (self.0)(s).map(Some).ok_or_else(bail)
+        any_case(s, self.0).map(Some).ok_or_else(bail)
     }
 }
 

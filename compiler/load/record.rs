@@ -301,6 +301,8 @@ impl<'a> Validator<'a> {
                                 out.push(s);
                             }
                         }
+                        // An empty slot in a list says nothing; it costs no record.
+                        Value::Null => {}
                         other => {
                             self.invalid(field, expected, &other);
                             return Vec::new();
@@ -372,7 +374,7 @@ impl<'a> Validator<'a> {
                 None
             }
             Some(Value::String(s)) => {
-                let t = parse(&s);
+                let t = any_case(&s, parse);
                 if t.is_none() {
                     self.invalid(field, expected, &Value::String(s));
                 }
@@ -604,6 +606,16 @@ impl Validator<'_> {
             }
         }
     }
+}
+
+/// A keyword as written, else trimmed and lower-cased: `"Succeeded"` and `"OK"` name a value
+/// the format knows, so they are that value rather than a malformed record. The fast path
+/// reads keywords through this too, so both paths take the same records.
+pub(crate) fn any_case<T>(s: &str, parse: impl Fn(&str) -> Option<T>) -> Option<T> {
+    parse(s).or_else(|| {
+        let folded = s.trim().to_ascii_lowercase();
+        if folded == s { None } else { parse(&folded) }
+    })
 }
 
 pub(crate) fn parse_status(s: &str) -> Option<OpStatus> {
