@@ -566,13 +566,8 @@ fn an_authored_skill_that_matches_no_domain_says_so_and_names_the_likely_one() {
     )
     .unwrap();
     let out = s.path("out");
-    let o = skillc(&[
-        "compile",
-        "--out",
-        out.to_str().unwrap(),
-        "--base-skills",
-        base.to_str().unwrap(),
-    ]);
+    let samples = repo().join("samples");
+    let o = compile_to(&samples, &out, &["--base-skills", base.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(out.join("git/SKILL.md").exists(), "the samples compile git rules");
     assert!(!out.join("deltas/git-workflow.json").exists());
