@@ -1487,9 +1487,11 @@ fn looks_technical(s: &str) -> bool {
     {
         return true;
     }
-    // A `.` between two alphanumerics (`os.path`, `v1.2`).
+    // A `.` or `:` between two alphanumerics (`os.path`, `v1.2`, a Maven goal
+    // `dependency:tree`, an npm script `build:prod`, an image `node:20`): prose puts a space
+    // after a colon.
     let alnum = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
-    if s.match_indices('.')
+    if s.match_indices(['.', ':'])
         .any(|(i, _)| alnum(s[..i].chars().next_back()) && alnum(s[i + 1..].chars().next()))
     {
         return true;
@@ -1601,6 +1603,19 @@ mod tests {
             .filter(|t| t.technical)
             .map(|t| t.text.to_string())
             .collect()
+    }
+
+    /// A colon inside a word names a thing (a Maven goal, an npm script, an image tag); a
+    /// colon closing a word is prose.
+    #[test]
+    fn a_colon_between_letters_is_technical() {
+        let l = lx();
+        let technical = |text: &str| technical_tokens(&l, text);
+        assert_eq!(
+            technical("the dependency:tree goal, the build:prod script, the node:alpine image"),
+            ["build:prod", "dependency:tree", "node:alpine"]
+        );
+        assert_eq!(technical("Note: run the tests first"), Vec::<String>::new());
     }
 
     #[test]
