@@ -1554,6 +1554,15 @@ mod tests {
             ("cancellation", "cancels"),
             ("labelled", "labeling"),
             ("modelling", "modeled"),
+            ("licence", "license"),
+            ("licences", "licensed"),
+            ("licencing", "licensing"),
+            ("defence", "defenses"),
+            ("offence", "offense"),
+            ("catalogue", "catalogs"),
+            ("dialogues", "dialog"),
+            ("analogue", "analog"),
+            ("centres", "center"),
         ] {
             assert_eq!(l.stem(a), l.stem(b), "{a} vs {b}");
         }
