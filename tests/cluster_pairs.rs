@@ -894,3 +894,39 @@ fn british_double_l_forms_meet_their_verb() {
         assert_eq!(lx.stem(a), lx.stem(b), "{a} vs {b}");
     }
 }
+
+/// Developer shorthand (docs, prod, app, dev, PR) is the word it shortens, so a lesson
+/// written either way merges; the shorthand of another word still splits.
+#[test]
+fn developer_shorthand_is_the_word_it_shortens() {
+    let lx = lexicon();
+    let two = [
+        (
+            "Never deploy to prod on Fridays.",
+            "Never deploy to staging on Fridays.",
+        ),
+        (
+            "Install eslint as a dev dependency.",
+            "Install eslint as a peer dependency.",
+        ),
+    ];
+    let one = [
+        (
+            "Read the docs before upgrading the SDK.",
+            "Read the documentation before upgrading the SDK.",
+        ),
+        (
+            "Open a PR for every schema change.",
+            "Open a pull request for every schema change.",
+        ),
+        (
+            "Never deploy to prod on Fridays.",
+            "Never deploy to production on Fridays.",
+        ),
+        (
+            "Run the app in dev mode to get hot reload.",
+            "Run the application in development mode to get hot reload.",
+        ),
+    ];
+    assert_split_and_merged(&lx, &two, &one);
+}
