@@ -503,6 +503,17 @@ pub enum Fate {
 }
 
 impl Fate {
+    /// Where the fate is counted in `[rule, lesson, held back, refused]`, the order every
+    /// report lists fates in.
+    pub fn slot(self) -> usize {
+        match self {
+            Fate::Rule => 0,
+            Fate::Lesson => 1,
+            Fate::HeldBack => 2,
+            Fate::Refused => 3,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Fate::Rule => "rule",

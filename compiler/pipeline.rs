@@ -1201,13 +1201,7 @@ fn check_fates(comp: &Compilation) -> Option<Diagnostic> {
 pub fn fate_counts(comp: &Compilation) -> BTreeMap<String, [usize; 4]> {
     let mut m: BTreeMap<String, [usize; 4]> = BTreeMap::new();
     for (c, f) in comp.candidates.iter().zip(&comp.fates) {
-        let slot = match f.fate {
-            Fate::Rule => 0,
-            Fate::Lesson => 1,
-            Fate::HeldBack => 2,
-            Fate::Refused => 3,
-        };
-        m.entry(c.domain.to_string()).or_default()[slot] += 1;
+        m.entry(c.domain.to_string()).or_default()[f.fate.slot()] += 1;
     }
     m
 }

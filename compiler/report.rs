@@ -736,12 +736,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
     // Counted over the candidates shown, so a refused domain's own spelling (`CI/CD`) counts.
     let mut fate_of = [0usize; 4];
     for &i in &idx {
-        fate_of[match fates[i].fate {
-            Fate::Rule => 0,
-            Fate::Lesson => 1,
-            Fate::HeldBack => 2,
-            Fate::Refused => 3,
-        }] += 1;
+        fate_of[fates[i].fate.slot()] += 1;
     }
     let [rule, lesson, held, refused] = fate_of;
     let json = json!({

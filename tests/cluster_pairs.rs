@@ -58,7 +58,7 @@ fn lexicon() -> Lexicon {
 }
 
 /// (precision, recall) of `merged` against the labels.
-fn pr(pairs: &[Pair], merged: &[bool]) -> (f64, f64, usize, usize, usize) {
+fn pr(pairs: &[&Pair], merged: &[bool]) -> (f64, f64, usize, usize, usize) {
     let tp = pairs.iter().zip(merged).filter(|(p, m)| p.same && **m).count();
     let fp = pairs.iter().zip(merged).filter(|(p, m)| !p.same && **m).count();
     let fneg = pairs.iter().zip(merged).filter(|(p, m)| p.same && !**m).count();
@@ -84,26 +84,11 @@ fn jaccard(a: &str, b: &str) -> f64 {
 
 #[test]
 fn labelled_pairs_precision_and_recall() {
-    let pairs = pairs();
+    let owned = pairs();
+    let pairs: Vec<&Pair> = owned.iter().collect();
     assert!(pairs.len() >= 80, "the labelled set has {} pairs", pairs.len());
     let lx = lexicon();
-    let mut merged = Vec::new();
-    for p in &pairs {
-        let cands = vec![candidate(0, &p.a), candidate(1, &p.b)];
-        let clusters = cluster(&cands, &lx);
-        let m = clusters.len() == 1;
-        if m != p.same {
-            println!(
-                "{} [{}] {:?} | {:?} ({:?})",
-                if m { "FALSE MERGE" } else { "MISSED     " },
-                p.note,
-                p.a,
-                p.b,
-                skillc::cluster::verdict(&lx, &p.a, &p.b),
-            );
-        }
-        merged.push(m);
-    }
+    let merged = merges(&lx, &pairs);
     let (precision, recall, tp, fp, fneg) = pr(&pairs, &merged);
     let same = pairs.iter().filter(|p| p.same).count();
     println!(
@@ -309,16 +294,7 @@ fn fresh_pairs_precision_and_recall_on_each_half() {
     ] {
         let part: Vec<&Pair> = pairs.iter().skip(half).step_by(2).collect();
         let merged = merges(&lx, &part);
-        let owned: Vec<Pair> = part
-            .iter()
-            .map(|p| Pair {
-                a: p.a.clone(),
-                b: p.b.clone(),
-                same: p.same,
-                note: p.note.clone(),
-            })
-            .collect();
-        let (precision, recall, tp, fp, fneg) = pr(&owned, &merged);
+        let (precision, recall, tp, fp, fneg) = pr(&part, &merged);
         println!(
             "fresh {name}: {} pairs: precision {precision:.2} recall {recall:.2} (tp {tp}, fp {fp}, fn {fneg})",
             part.len()

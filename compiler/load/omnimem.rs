@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use super::encoding::{self, BadByte};
 use super::json;
 use super::record::{self, Item, Parsed, Validator};
-use crate::diagnostics::{Diagnostic, codes};
+use crate::diagnostics::{Diagnostic, codes, lookup};
 use crate::model::{DeadEnd, Experience, Narrative, Outcome, SourceLoc};
 use crate::normalize::{self, Aliases};
 use crate::time::{from_unix_millis, from_unix_seconds, parse_rfc3339};
@@ -329,8 +329,8 @@ fn no_tags(c: &mut Validator, given: bool) {
 /// A refused memory's diagnostics: L002s say which OmniMem fields are required (unless one
 /// has its own help already), and each names the domains the memory's tags named.
 fn refusal(mut diags: Vec<Diagnostic>, named: &[String]) -> Vec<Diagnostic> {
-    let default_help = Diagnostic::new(codes::MISSING_FIELD, "").help;
-    for d in (diags.iter_mut()).filter(|d| d.code == codes::MISSING_FIELD && d.help == default_help) {
+    let default_help = lookup(codes::MISSING_FIELD).map(|c| c.help);
+    for d in (diags.iter_mut()).filter(|d| d.code == codes::MISSING_FIELD && Some(d.help) == default_help) {
         d.help = MISSING_HELP;
     }
     record::naming_domains(diags, named)
