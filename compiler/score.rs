@@ -2179,6 +2179,40 @@ impl<'a> Fold<'a> {
         self.settle(cur, utc_day(t) - 1);
         self.live[cur as usize].supersede(t, Some(id), "the user restored the lesson it re-learned");
         self.current.insert(ai, li);
+        // The restored lesson takes over what the copy learned while it was retired: its
+        // supporting experiences (reinforcement, scope) and its members' fate. The copy keeps
+        // its own record (nothing is deleted); its history links the two.
+        let taken = self.live[cur as usize].evidence.clone();
+        let mut seen: FxSet<&str> = self.live[li as usize]
+            .evidence
+            .iter()
+            .map(|&(id, _)| &**id)
+            .collect();
+        let mut joined: Vec<&Id> = Vec::new();
+        for (id, hint) in taken {
+            if seen.insert(id) {
+                joined.push(id);
+            }
+            self.add_support(li, id, hint);
+        }
+        for of in &mut self.lesson_of {
+            if of.1 == cur {
+                of.1 = li;
+            }
+        }
+        if !joined.is_empty() {
+            let copy = self.live[cur as usize].lesson.id.clone();
+            let l = &mut self.live[li as usize].lesson;
+            let detail = format!("taken over from {copy}, which re-learned it while it was retired");
+            l.history.push(entry(
+                t,
+                "joined",
+                l.confidence,
+                owned(&joined),
+                Some(detail.into()),
+            ));
+            self.rescope(li, t);
+        }
     }
 
     /// The end of a lesson's edit chain.

@@ -1663,6 +1663,25 @@ fn restore_reclaims_a_re_learned_lesson_and_decisions_that_change_nothing_are_re
     let relearned = lesson(&ledger, &again);
     assert_eq!(relearned["status"], "superseded", "{relearned:#}");
     assert_eq!(relearned["superseded_by"], first.as_str());
+    // The restored lesson takes over the evidence the copy gathered while it was retired, so
+    // its reinforcement counts every session that taught it, and those sessions' candidates
+    // are in the rule, not held back behind the superseded copy. The copy keeps its own.
+    assert_eq!(
+        restored["evidence"],
+        json!(["tf-1", "tf-2", "tf-3", "tf-4"]),
+        "{restored:#}"
+    );
+    assert_eq!(restored["reinforcement"], 4);
+    assert_eq!(relearned["evidence"], json!(["tf-3", "tf-4"]));
+    let took_over = (restored["history"].as_array().unwrap().iter())
+        .find(|e| e["event"] == "joined" && e["experiences"] == json!(["tf-3", "tf-4"]))
+        .unwrap_or_else(|| panic!("{restored:#}"));
+    assert!(
+        took_over["detail"].as_str().unwrap().contains(&again),
+        "{took_over:#}"
+    );
+    let tf3 = trace_json("tf-3", &h.s.path("records"), &h.s.path("out"));
+    assert_eq!(tf3["candidates"][0]["fate"], "rule", "{tf3:#}");
     let skill = std::fs::read_to_string(h.s.path("out/terraform/SKILL.md")).unwrap();
     assert_eq!(skill.matches("terraform init -upgrade").count(), 1, "{skill}");
     let blocks: Vec<(String, String)> = std::fs::read_dir(h.s.path("out/lessons"))

@@ -110,6 +110,66 @@ fn keywords_in_another_case_and_empty_list_slots_cost_no_record() {
     }
 }
 
+/// An exporter that writes its own words ("success", "denied"), booleans and numbers as strings,
+/// and unix seconds still has its records refused (DESIGN §3.1 types them), but each L003 says
+/// what the value most likely means, as the field wants it, in the message and as `suggested`.
+/// A value with no plain reading ("partial", "high") gets no guess.
+#[test]
+fn a_refused_value_with_one_plain_reading_names_the_value_it_means() {
+    let lines = [
+        r#"{"id": "ci-881", "recorded_at": "2026-10-14T08:02:11Z", "domains": ["rust"], "project": "git@github.com:acme/ledger.git", "outcome": "success", "lesson": "Run cargo build --locked in CI so a stale Cargo.lock fails the build."}"#,
+        r#"{"id": "ci-882", "recorded_at": 1760429000, "domains": ["rust"], "outcome": "succeeded", "lesson": "Pin the toolchain in rust-toolchain.toml."}"#,
+        r#"{"id": "ci-883", "recorded_at": "2026-10-14T09:30:00Z", "domains": ["terraform"], "outcome": "failed", "operations": [{"tool": "run_shell_command", "args": {"command": "terraform apply"}, "status": "denied"}]}"#,
+        r#"{"id": "ci-884", "recorded_at": "2026-10-14T10:00:00Z", "domains": ["python"], "outcome": "succeeded", "effort": "4", "operations": [{"tool": "run_shell_command", "args": {"command": "pytest -q"}, "status": "ok", "check": {"label": "tests", "passed": "yes"}}]}"#,
+        r#"{"id": "ci-885", "recorded_at": "2026-10-14T11:00:00Z", "domains": ["python"], "outcome": "partial", "effort": "high", "lesson": "Use ruff format instead of black."}"#,
+        r#"{"type": "lesson", "id": "cl-9", "recorded_at": "2026-10-14T12:00:00Z", "domains": ["git"], "text": "Never force-push to main.", "kind": "dont", "source": "human", "evidence": []}"#,
+    ]
+    .join("\n");
+    let mut sink = Sink::new();
+    let c = load_texts(&[("export.jsonl", &lines)], &LoadOptions::default(), &mut sink);
+    assert!(
+        c.experiences.is_empty() && c.claims.is_empty(),
+        "the values are still refused"
+    );
+    let suggested: Vec<(u32, String, Option<String>)> = sink
+        .iter()
+        .filter(|d| d.code == "L003")
+        .map(|d| {
+            (
+                d.location.as_ref().map_or(0, |l| l.line),
+                d.evidence["field"].as_str().unwrap().to_string(),
+                d.evidence
+                    .get("suggested")
+                    .map(|v| v.as_str().unwrap().to_string()),
+            )
+        })
+        .collect();
+    let want = |line, field: &str, s: Option<&str>| (line, field.to_string(), s.map(String::from));
+    assert_eq!(
+        suggested,
+        [
+            want(1, "outcome", Some("\"succeeded\"")),
+            want(2, "recorded_at", Some("\"2025-10-14T08:03:20Z\"")),
+            want(3, "operations[0].status", Some("\"refused\"")),
+            want(4, "operations[0].check.passed", Some("true")),
+            want(4, "effort", Some("4")),
+            want(5, "outcome", None),
+            want(5, "effort", None),
+            want(6, "kind", Some("\"avoid\"")),
+            want(6, "source", Some("\"user\"")),
+        ],
+        "{sink:#?}"
+    );
+    let first = sink.iter().find(|d| d.code == "L003").unwrap();
+    assert!(
+        first
+            .message
+            .ends_with(r#"found "success" (did you mean "succeeded"?)"#),
+        "{}",
+        first.message
+    );
+}
+
 /// A bad value the loader quotes back ("found \"…\"") is a value no stage has scanned yet: a
 /// key pasted into the wrong field must not reach the terminal or `diagnostics.json`.
 #[test]

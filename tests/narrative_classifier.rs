@@ -14,6 +14,7 @@ const PROBE: &str = include_str!("data/narrative_probe.jsonl");
 const FRESH: &str = include_str!("data/narrative_fresh.jsonl");
 const FRESH2: &str = include_str!("data/narrative_fresh2.jsonl");
 const FRESH3: &str = include_str!("data/narrative_fresh3.jsonl");
+const FRESH4: &str = include_str!("data/narrative_fresh4.jsonl");
 
 fn classifier() -> Narrative {
     Narrative::from_yaml(RULES).expect("rules/narrative.yaml is valid")
@@ -101,6 +102,18 @@ fn fresh3_accuracy_per_class() {
     let data = parse(FRESH3);
     assert!(data.len() >= 160, "fresh3 set has {} sentences", data.len());
     let failures = per_class_at("fresh3", &data, 78, 700);
+    assert!(failures.is_empty(), "{failures:?}");
+}
+
+/// A seventh set of 80 texts (40 stories, 40 rules), written and labelled before it was ever
+/// classified: each story paired with a rule on the same subject in the next line ("Turns out
+/// the flaky test was caused by a shared temp dir …" / "Give each pytest-xdist worker its own
+/// temp directory …"), so a signal that reads the subject rather than the telling shows here.
+#[test]
+fn fresh4_accuracy_per_class() {
+    let data = parse(FRESH4);
+    assert!(data.len() >= 80, "fresh4 set has {} sentences", data.len());
+    let failures = per_class_at("fresh4", &data, 40, 900);
     assert!(failures.is_empty(), "{failures:?}");
 }
 

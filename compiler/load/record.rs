@@ -116,6 +116,131 @@ pub(crate) fn type_name(v: &Value) -> &'static str {
     }
 }
 
+/// A field path's last name: `operations[0].check.passed` → `passed`.
+fn leaf(field: &str) -> &str {
+    field.rsplit('.').next().unwrap_or(field)
+}
+
+/// Words producers write for a keyword the format spells otherwise. Only readings that are
+/// plain: `"partial"` could be pivoted or failed, so it is not here.
+const OUTCOME_WORDS: &[(&str, &str)] = &[
+    ("success", "succeeded"),
+    ("successful", "succeeded"),
+    ("succeed", "succeeded"),
+    ("succeeds", "succeeded"),
+    ("passed", "succeeded"),
+    ("pass", "succeeded"),
+    ("done", "succeeded"),
+    ("completed", "succeeded"),
+    ("complete", "succeeded"),
+    ("resolved", "succeeded"),
+    ("solved", "succeeded"),
+    ("fixed", "succeeded"),
+    ("fail", "failed"),
+    ("failure", "failed"),
+    ("fails", "failed"),
+    ("error", "failed"),
+    ("errored", "failed"),
+    ("abandon", "abandoned"),
+    ("gave up", "abandoned"),
+    ("given up", "abandoned"),
+    ("gave-up", "abandoned"),
+    ("gave_up", "abandoned"),
+    ("pivot", "pivoted"),
+    ("changed approach", "pivoted"),
+];
+
+const STATUS_WORDS: &[(&str, &str)] = &[
+    ("success", "ok"),
+    ("succeeded", "ok"),
+    ("successful", "ok"),
+    ("passed", "ok"),
+    ("done", "ok"),
+    ("completed", "ok"),
+    ("fail", "error"),
+    ("failed", "error"),
+    ("failure", "error"),
+    ("err", "error"),
+    ("errored", "error"),
+    ("exception", "error"),
+    ("denied", "refused"),
+    ("rejected", "refused"),
+    ("blocked", "refused"),
+    ("declined", "refused"),
+    ("permission denied", "refused"),
+];
+
+const KIND_WORDS: &[(&str, &str)] = &[
+    ("dont", "avoid"),
+    ("don't", "avoid"),
+    ("never", "avoid"),
+    ("dead end", "avoid"),
+    ("dead_end", "avoid"),
+    ("gotcha", "watch"),
+    ("gotchas", "watch"),
+    ("warning", "watch"),
+    ("caution", "watch"),
+    ("rule", "do"),
+    ("lesson", "do"),
+];
+
+const SOURCE_WORDS: &[(&str, &str)] = &[
+    ("human", "user"),
+    ("person", "user"),
+    ("manual", "user"),
+    ("agent", "model"),
+    ("llm", "model"),
+    ("ai", "model"),
+    ("auto", "extractor"),
+    ("automatic", "extractor"),
+];
+
+/// The value a refused `v` most likely stands for, written as the field wants it (JSON), for
+/// L003's help: `"success"` in `outcome` is `"succeeded"`, `"true"` is `true`, `"3"` in
+/// `effort` is `3`, unix seconds in `recorded_at` are an RFC 3339 string. `None` where no
+/// reading is plain. Built from tables and numbers only, so it never echoes user text.
+fn likely_meant(field: &str, v: &Value) -> Option<String> {
+    let text = v.as_str().map(|s| s.trim().to_ascii_lowercase());
+    let word = |table: &[(&str, &'static str)]| {
+        let t = text.as_deref()?;
+        let meant = table.iter().find(|(w, _)| *w == t)?.1;
+        Some(format!("\"{meant}\""))
+    };
+    match leaf(field) {
+        "outcome" => word(OUTCOME_WORDS),
+        f if f.ends_with("status") => word(STATUS_WORDS),
+        "kind" => word(KIND_WORDS),
+        "source" => word(SOURCE_WORDS),
+        "blessed" | "passed" => {
+            let b = match (v, text.as_deref()) {
+                (_, Some("true" | "yes" | "y" | "1")) => true,
+                (_, Some("false" | "no" | "n" | "0")) => false,
+                (Value::Number(n), _) if n.as_f64() == Some(1.0) => true,
+                (Value::Number(n), _) if n.as_f64() == Some(0.0) => false,
+                _ => return None,
+            };
+            Some(b.to_string())
+        }
+        "effort" => {
+            let n = text?.parse::<f64>().ok()?;
+            (n.fract() == 0.0 && (1.0..=5.0).contains(&n)).then(|| (n as i64).to_string())
+        }
+        "recorded_at" => {
+            let n = v.as_f64()?;
+            // Unix seconds between 2001 and 2286, or milliseconds over the same span.
+            let ms = if (1e9..1e10).contains(&n) {
+                crate::time::from_unix_seconds(n)?
+            } else if (1e12..1e13).contains(&n) {
+                crate::time::from_unix_millis(n)?
+            } else {
+                return None;
+            };
+            Some(format!("\"{}\"", crate::time::format_rfc3339(ms)))
+        }
+        _ => None,
+    }
+}
+
 /// What a diagnostic may say about a bad value: short strings are quoted, anything else is
 /// named by its type, so a diagnostic never echoes a record or a long text.
 pub(crate) fn found(v: &Value) -> String {
@@ -216,6 +341,12 @@ impl<'a> Validator<'a> {
 
     pub(crate) fn invalid(&mut self, field: &str, expected: &str, v: &Value) {
         self.invalid_as(field, expected, found(v));
+        if let Some(meant) = likely_meant(field, v) {
+            let d = self.diags.last_mut().expect("just pushed");
+            d.message.push_str(&format!(" (did you mean {meant}?)"));
+            d.help = "write the value the format allows that the record means: `suggested` is the likely one (skillc explain L003 lists every allowed value)";
+            d.evidence.insert("suggested", Value::String(meant));
+        }
     }
 
     /// L003: `field` must be `expected` and is `found`.
