@@ -110,10 +110,11 @@ fn keywords_in_another_case_and_empty_list_slots_cost_no_record() {
     }
 }
 
-/// An exporter that writes its own words ("success", "denied"), booleans and numbers as strings,
-/// and unix seconds still has its records refused (DESIGN §3.1 types them), but each L003 says
-/// what the value most likely means, as the field wants it, in the message and as `suggested`.
-/// A value with no plain reading ("partial", "high") gets no guess.
+/// An exporter that writes its own words ("success", "denied"), booleans and numbers as
+/// strings, unix seconds and times to the minute still has its records refused (DESIGN §3.1
+/// types them), but each L003 says what the value most likely means, as the field wants it,
+/// in the message and as `suggested`. A value with no plain reading ("partial", "high") gets
+/// no guess.
 #[test]
 fn a_refused_value_with_one_plain_reading_names_the_value_it_means() {
     let lines = [
@@ -122,6 +123,7 @@ fn a_refused_value_with_one_plain_reading_names_the_value_it_means() {
         r#"{"id": "ci-883", "recorded_at": "2026-10-14T09:30:00Z", "domains": ["terraform"], "outcome": "failed", "operations": [{"tool": "run_shell_command", "args": {"command": "terraform apply"}, "status": "denied"}]}"#,
         r#"{"id": "ci-884", "recorded_at": "2026-10-14T10:00:00Z", "domains": ["python"], "outcome": "succeeded", "effort": "4", "operations": [{"tool": "run_shell_command", "args": {"command": "pytest -q"}, "status": "ok", "check": {"label": "tests", "passed": "yes"}}]}"#,
         r#"{"id": "ci-885", "recorded_at": "2026-10-14T11:00:00Z", "domains": ["python"], "outcome": "partial", "effort": "high", "lesson": "Use ruff format instead of black."}"#,
+        r#"{"id": "ci-886", "recorded_at": "2026-10-14 12:30+02:00", "domains": ["python"], "outcome": "succeeded", "lesson": "Use ruff format instead of black."}"#,
         r#"{"type": "lesson", "id": "cl-9", "recorded_at": "2026-10-14T12:00:00Z", "domains": ["git"], "text": "Never force-push to main.", "kind": "dont", "source": "human", "evidence": []}"#,
     ]
     .join("\n");
@@ -155,8 +157,9 @@ fn a_refused_value_with_one_plain_reading_names_the_value_it_means() {
             want(4, "effort", Some("4")),
             want(5, "outcome", None),
             want(5, "effort", None),
-            want(6, "kind", Some("\"avoid\"")),
-            want(6, "source", Some("\"user\"")),
+            want(6, "recorded_at", Some("\"2026-10-14T12:30:00+02:00\"")),
+            want(7, "kind", Some("\"avoid\"")),
+            want(7, "source", Some("\"user\"")),
         ],
         "{sink:#?}"
     );

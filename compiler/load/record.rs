@@ -197,8 +197,9 @@ const SOURCE_WORDS: &[(&str, &str)] = &[
 
 /// The value a refused `v` most likely stands for, written as the field wants it (JSON), for
 /// L003's help: `"success"` in `outcome` is `"succeeded"`, `"true"` is `true`, `"3"` in
-/// `effort` is `3`, unix seconds in `recorded_at` are an RFC 3339 string. `None` where no
-/// reading is plain. Built from tables and numbers only, so it never echoes user text.
+/// `effort` is `3`, unix seconds (or a time to the minute) in `recorded_at` are an RFC 3339
+/// string. `None` where no reading is plain. Built from tables, numbers and times only, so it
+/// never echoes other user text.
 fn likely_meant(field: &str, v: &Value) -> Option<String> {
     let text = v.as_str().map(|s| s.trim().to_ascii_lowercase());
     let word = |table: &[(&str, &'static str)]| {
@@ -224,6 +225,18 @@ fn likely_meant(field: &str, v: &Value) -> Option<String> {
         "effort" => {
             let n = text?.parse::<f64>().ok()?;
             (n.fract() == 0.0 && (1.0..=5.0).contains(&n)).then(|| (n as i64).to_string())
+        }
+        "recorded_at" if v.is_string() => {
+            // A time written to the minute ("2026-11-03 09:12", "…T09:12+01:00"): RFC 3339
+            // wants the seconds.
+            let s = v.as_str()?.trim();
+            let minute = s
+                .get(..16)
+                .filter(|m| m.len() == 16 && matches!(m.as_bytes()[10], b'T' | b't' | b' '))?;
+            let fixed = format!("{}T{}:00{}", &minute[..10], &minute[11..], &s[16..]);
+            // Only a string that then parses, so nothing but a time is quoted back.
+            parse_rfc3339(&fixed)?;
+            Some(format!("{fixed:?}"))
         }
         "recorded_at" => {
             let n = v.as_f64()?;
