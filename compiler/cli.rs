@@ -1086,7 +1086,10 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
         }
         L::Show { id, .. } => {
             let l = find(&store, &id)?;
-            print_report(fmt, report::lesson_show_text(&l), &l)
+            // A lesson taught again after the user retired its predecessor says so.
+            let before = (l["supersedes"].as_str()).and_then(|s| find(&store, s).ok());
+            let before = before.as_ref().and_then(|b| b["status"].as_str());
+            print_report(fmt, report::lesson_show_text(&l, before), &l)
         }
         L::History { id, .. } => {
             find(&store, &id)?;

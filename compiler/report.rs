@@ -313,6 +313,76 @@ fn contradicted_by(l: &crate::model::Lesson) -> Vec<&str> {
     ids
 }
 
+/// `d` without a version written into it (`python-3-12`, `node18`), aliased as a record's
+/// domain is: `python-3` and `python3-11` give `python`.
+fn unversioned(d: &str, rules: &Rules) -> String {
+    let mut s = d;
+    while let Some((head, tail)) = s.rsplit_once('-')
+        && !head.is_empty()
+        && tail.bytes().all(|b| b.is_ascii_digit())
+    {
+        s = head;
+    }
+    let t = s.trim_end_matches(|c: char| c.is_ascii_digit());
+    let s = if t.is_empty() || t.ends_with('-') { s } else { t };
+    why_domain(s, rules)
+}
+
+/// The advice for domains that differ from `domain` only by a version in the name: map the
+/// versioned spelling to the plain one.
+fn variant_advice(domain: &str, variants: &[(&str, usize, usize)], rules: &Rules) -> String {
+    let named: Vec<String> = (variants.iter())
+        .map(|(d, n, _)| format!("`{d}` ({n} experience(s))"))
+        .collect();
+    let maps: Vec<String> = (variants.iter())
+        .map(|(d, ..)| {
+            if unversioned(d, rules) == domain {
+                format!("`{d}: {domain}`")
+            } else {
+                format!("`{domain}: {d}`")
+            }
+        })
+        .collect();
+    let (which, own) = if variants.len() == 1 {
+        ("compiles as a domain", "its own")
+    } else {
+        ("compile as domains", "their own")
+    };
+    format!(
+        "records also name {}, which {which} of {own} beside `{domain}`, so a lesson told under both spellings recurs in neither: if they are one skill, add {} under `domains:` in rules/aliases.yaml (or write one spelling in the records)",
+        named.join(", "),
+        maps.join(", ")
+    )
+}
+
+/// The record field a candidate's text came from, as the user wrote it.
+fn field_of(origin: Origin) -> &'static str {
+    match origin {
+        Origin::Lesson => "`lesson`",
+        Origin::Breakthrough => "`breakthrough`",
+        Origin::Content => "`content`",
+        Origin::Gotcha => "`gotchas`",
+        Origin::DeadEnd => "`dead_ends`",
+        Origin::Mechanical => "operation `args`",
+        Origin::Claim => "claim `text`",
+    }
+}
+
+/// The retired lesson `l` re-forms (a new lesson from candidates recorded after the user
+/// retired it, DESIGN §6), with the reason the user gave (`" (\"reason\")"`, or empty).
+fn relearns_retired<'c>(comp: &'c Compilation, l: &crate::model::Lesson) -> Option<(&'c str, String)> {
+    let old = crate::model::Lesson::find(&comp.lessons, l.supersedes.as_deref()?)?;
+    if old.status != Status::Retired {
+        return None;
+    }
+    let why = (old.history.iter().rev())
+        .find(|h| h.event == "retired")
+        .and_then(|h| h.detail.as_deref())
+        .filter(|d| !d.is_empty())
+        .map_or(String::new(), |d| format!(" (\"{d}\")"));
+    Some((&old.id, why))
+}
+
 /// The domain `why` reports on when asked about `asked`: normalised and aliased as records'
 /// domains are (`Python`, `py` → `python`), else as typed, lower-cased.
 pub fn why_domain(asked: &str, rules: &Rules) -> String {
@@ -445,7 +515,15 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
             format!("{gap} more experiences")
         };
         let against = contradicted_by(l);
-        let action = if !against.is_empty() {
+        let retired = relearns_retired(comp, l);
+        let action = if let Some((old, why)) = retired {
+            // The user retired this very lesson; blessing or confirming it would undo that
+            // decision unseen. Say which decision it re-learns and how to keep it retired.
+            format!(
+                "re-learned after you retired {old}{why}: if it should stay retired, `skillc lessons retire {}` (and stop the agents writing it); if it holds again, {more} makes it a rule",
+                l.id
+            )
+        } else if !against.is_empty() {
             // Blessing or confirming a lesson its own evidence contradicted would make a rule
             // of it unseen: say so, and what settles it.
             let fall = if l.confidence - conf.contradiction < conf.supersede_below {
@@ -566,6 +644,20 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
     // Candidates refused because the domain itself is no valid name (N001): only renaming it
     // in the records helps.
     let invalid_domain = idx.iter().filter(|&&i| has(i, codes::INVALID_DOMAIN)).count();
+    // Domains that are this one with a version written into the name (`Python 3` folds to
+    // `python-3`, `node-18`): each compiles on its own, so a lesson told under both spellings
+    // recurs in neither. One of the two must be the other without its version.
+    let mut domain_exps: BTreeMap<&str, usize> = BTreeMap::new();
+    for e in &comp.corpus.experiences {
+        for d in &e.domains {
+            *domain_exps.entry(d).or_default() += 1;
+        }
+    }
+    let plain = unversioned(&domain, rules);
+    let variants: Vec<(&str, usize, usize)> = (domain_exps.iter())
+        .filter(|(d, _)| **d != domain && (**d == plain || unversioned(d, rules) == domain))
+        .map(|(d, n)| (*d, *n, cands.iter().filter(|c| &*c.domain == *d).count()))
+        .collect();
 
     // Suggestions: what a person can do; lowering the threshold is never one of them.
     let mut suggestions = Vec::new();
@@ -582,8 +674,113 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
         ));
     }
     if invalid_domain > 0 {
+        // A name the records could use instead, when one is plain (`ci/cd` → `ci-cd`): every
+        // other character run becomes one hyphen, and nothing is cut from either end.
+        let mut valid = String::new();
+        for c in normalize::fold(&domain).chars() {
+            if c.is_ascii_lowercase() || c.is_ascii_digit() {
+                valid.push(c);
+            } else if !valid.ends_with('-') {
+                valid.push('-');
+            }
+        }
+        let to = if valid.starts_with('-') || valid.ends_with('-') {
+            String::new()
+        } else {
+            normalize::domain(&valid, &rules.aliases).unwrap_or_default()
+        };
+        let how = if to.is_empty() {
+            "rename it in the records, or map it to a valid name under `domains:` in rules/aliases.yaml"
+                .to_string()
+        } else {
+            format!(
+                "rename it to `{to}` in the records, or map it under `domains:` in rules/aliases.yaml (`\"{}\": {to}`) so records written either way compile together",
+                domain.replace('\\', "\\\\").replace('"', "\\\"")
+            )
+        };
         suggestions.push(format!(
-            "{invalid_domain} candidate(s) were refused because `{domain}` is not a valid domain name (N001: lower-case letters, digits and single hyphens, at most 64 characters): rename it in the records (their valid domains compiled as usual)"
+            "{invalid_domain} candidate(s) were refused because `{domain}` is not a valid domain name (N001: lower-case letters, digits and single hyphens, at most 64 characters): {how} (their valid domains compiled as usual)"
+        ));
+    }
+    if !variants.is_empty() {
+        suggestions.push(variant_advice(&domain, &variants, rules));
+    }
+    // Credentials (N002): the text is refused whatever else it says; only removing the
+    // secret from the field it was written in helps.
+    let mut credential: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for &i in &idx {
+        if matches!(cands[i].refusal.as_deref(), Some(Refusal::Credential { .. })) {
+            credential
+                .entry(field_of(cands[i].origin))
+                .or_default()
+                .insert(&cands[i].record_id);
+        }
+    }
+    for (field, ids) in &credential {
+        let ids: Vec<&str> = ids.iter().copied().collect();
+        suggestions.push(format!(
+            "{} candidate(s) were refused because their {field} holds what looks like a credential (N002: {}): take the secret out of the {field} (name the variable or vault path instead) and rotate it if it is real; it reached no output",
+            ids.len(),
+            short_list(&ids, 3)
+        ));
+    }
+    // Claims whose evidence is refused (G005, G006): name each claim and what its evidence lacks.
+    let mut fabricated: Vec<String> = Vec::new();
+    let mut unsupported: Vec<String> = Vec::new();
+    for &i in &idx {
+        match cands[i].refusal.as_deref() {
+            Some(Refusal::FabricatedEvidence { ids }) => {
+                fabricated.push(format!("{} cites {}", cands[i].record_id, short_list(ids, 3)));
+            }
+            Some(Refusal::UnsupportedEvidence { ids }) => {
+                unsupported.push(format!("{} cites {}", cands[i].record_id, short_list(ids, 3)));
+            }
+            _ => {}
+        }
+    }
+    if !fabricated.is_empty() {
+        suggestions.push(format!(
+            "{} claim(s) cite experience ids no input holds (G005: {}): correct those ids in the claim's `evidence`, or add the records they name to the input; one unknown id refuses the whole claim",
+            fabricated.len(),
+            short_list(&fabricated, 3)
+        ));
+    }
+    if !unsupported.is_empty() {
+        suggestions.push(format!(
+            "{} claim(s) cite experiences that do not support them (G006: {}): a `do` claim needs experiences in {domain} that passed (on its operation key, when it has one), a `watch` or `avoid` claim experiences in {domain}; cite those in `evidence` instead",
+            unsupported.len(),
+            short_list(&unsupported, 3)
+        ));
+    }
+    // Claims with no evidence (G004) stay `claimed`: kept, never in a prompt-facing file.
+    let unevidenced: BTreeSet<&str> = (idx.iter())
+        .filter(|&&i| has(i, codes::NO_EVIDENCE))
+        .map(|&i| &*cands[i].record_id)
+        .collect();
+    if !unevidenced.is_empty() {
+        let ids: Vec<&str> = unevidenced.into_iter().collect();
+        suggestions.push(format!(
+            "{} claim(s) cite no evidence (G004: {}): they stay `claimed`, in no SKILL.md or lesson block, until an experience that passed clusters with them or lists them in `in_play`; add the ids of experiences that show the lesson to the claim's `evidence`",
+            ids.len(),
+            short_list(&ids, 3)
+        ));
+    }
+    // Lessons the user retired that later records taught again (DESIGN §6: a new lesson).
+    let relearned: Vec<(String, bool)> = (lessons.iter())
+        .filter_map(|l| relearns_retired(comp, l).map(|(old, _)| (format!("{} after {old}", l.id), l.rule)))
+        .collect();
+    if !relearned.is_empty() {
+        let again = relearned.iter().filter(|(_, rule)| *rule).count();
+        let now = match again {
+            0 => "it becomes a rule again once it has the support any lesson needs".to_string(),
+            n if n == relearned.len() => "it is a rule again".to_string(),
+            n => format!("{n} of them are rules again"),
+        };
+        let named: Vec<&str> = relearned.iter().map(|(s, _)| s.as_str()).collect();
+        suggestions.push(format!(
+            "{} lesson(s) re-learn a lesson you retired ({}): later records taught it again under a new id, and {now}; retire the new id too if it should stay retired, and stop the agents that keep writing it",
+            relearned.len(),
+            short_list(&named, 3)
         ));
     }
     for (origin, n) in &narrative_from {
@@ -602,13 +799,69 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
             ),
         });
     }
+    // Experiences that did not pass, by why: each cause has its own fix.
+    let mut not_passed: BTreeMap<u8, BTreeSet<&str>> = BTreeMap::new();
+    for &i in idx.iter().filter(|&&i| cands[i].outcome_failed) {
+        let Source::Experience(ei) = cands[i].source else {
+            continue;
+        };
+        let Some(v) = comp.verdicts.get(ei as usize) else {
+            continue;
+        };
+        use crate::model::Outcome;
+        let cause = match v.outcome {
+            Outcome::Pivoted => 0,
+            Outcome::Failed | Outcome::Abandoned => 1,
+            _ if v.contradicted => 2,
+            _ => 3,
+        };
+        not_passed.entry(cause).or_default().insert(&cands[i].record_id);
+    }
+    // The cause behind the most experiences first: fixing it helps most.
+    let mut not_passed: Vec<(u8, BTreeSet<&str>)> = not_passed.into_iter().collect();
+    not_passed.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
+    for (cause, ids) in &not_passed {
+        let ids: Vec<&str> = ids.iter().copied().collect();
+        let (n, list) = (ids.len(), short_list(&ids, 3));
+        suggestions.push(match cause {
+            0 => format!(
+                "{n} experience(s) reported `pivoted` ({list}), which passes only with allow_pivoted: true in policy.yaml; set it if a pivot that ended in a working result should teach, or bless the experience"
+            ),
+            1 => format!(
+                "{n} experience(s) failed or were abandoned ({list}): a `do` lesson needs an experience that passed; write what went wrong as `gotchas` or `dead_ends` instead, or bless the experience if its lesson holds anyway"
+            ),
+            2 => format!(
+                "{n} experience(s) reported success but a check of their own failed after the last change ({list}): the lesson is unproven; record the run where the check passes, or bless the experience if its lesson holds anyway"
+            ),
+            _ => format!(
+                "{n} experience(s) reported success but every check ran before their last edit ({list}), so the checks are stale: run the checks again after the last edit and record that run"
+            ),
+        });
+    }
+    // Lessons that decayed (S001): unused on days their domain was active.
+    let decayed: Vec<&str> = (comp.lessons.iter())
+        .filter(|l| {
+            l.domain == domain
+                && l.status == Status::Superseded
+                && l.reason.as_deref() == Some(score::DECAYED)
+        })
+        .map(|l| l.id.as_str())
+        .collect();
+    if !decayed.is_empty() {
+        suggestions.push(format!(
+            "{} lesson(s) decayed out of the ledger ({}; S001): each active day of {domain} on which no experience had them in play cost {} confidence; list the lessons an agent was given in `in_play` so their use counts, or `skillc lessons pin ID` one that must stay",
+            decayed.len(),
+            short_list(&decayed, 3),
+            confidence_text(rules.policy.confidence.idle_day)
+        ));
+    }
     if singletons > 0 && singletons == idx.len() && !idx.is_empty() {
         suggestions.push(format!(
             "all {singletons} candidates appear in only one experience each: lessons become rules when they recur, so record the same lesson in the same words when it recurs"
         ));
     } else if singletons > 0 {
         suggestions.push(format!(
-            "{singletons} candidate(s) appear in only one experience each"
+            "{singletons} candidate(s) appear in only one experience each: they become rules when they recur, so record the same lesson in the same words when it does"
         ));
     }
     if per_project.len() == 1
@@ -620,8 +873,10 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
             .iter()
             .any(|l| l.scope.strip_prefix("project:") == Some(*digest))
         {
+            // With no rule yet there is no file to look for: say where rules will go.
+            let are = if rule_count == 0 { "will be" } else { "are" };
             suggestions.push(format!(
-                "every experience comes from one project ({digest}): the domain's lessons are project-scoped, so its rules are in projects/{digest}/{domain}/SKILL.md, not {domain}/SKILL.md; a lesson becomes global once experiences from a second project support it"
+                "every experience comes from one project ({digest}): the domain's lessons are project-scoped, so its rules {are} in projects/{digest}/{domain}/SKILL.md, not {domain}/SKILL.md; a lesson becomes global once experiences from a second project support it"
             ));
         }
         // Narrowing helps only a domain whose lessons do not recur: a narrower name groups
@@ -639,8 +894,10 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
                 && !cands[i].narrative
                 && matches!(cands[i].source, Source::Experience(_))
                 && !comp.lesson_of.get(i).copied().flatten().is_some_and(|li| {
-                    // Blessing would make a rule of a lesson its evidence contradicted.
-                    !contradicted_by(&comp.lessons[li as usize]).is_empty()
+                    // Blessing would make a rule of a lesson its evidence contradicted, or
+                    // of one the user retired.
+                    let l = &comp.lessons[li as usize];
+                    !contradicted_by(l).is_empty() || relearns_retired(comp, l).is_some()
                 })
         })
         .map(|&i| &*cands[i].record_id)
@@ -658,13 +915,6 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
                 .join(", ")
         ));
     }
-    let outcome_held = idx.iter().filter(|&&i| cands[i].outcome_failed).count();
-    if outcome_held > 0 {
-        suggestions.push(format!(
-            "{outcome_held} candidate(s) come from experiences that did not pass: record checks that pass after the fix, or bless the experience if its lesson holds"
-        ));
-    }
-
     // Unknown or empty domain: did-you-mean and the known domains by size.
     let mut diagnostics = Vec::new();
     let mut did_you_mean = Value::Null;
@@ -760,6 +1010,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
         },
         "inactive_memories": inactive.iter().collect::<Vec<_>>(),
         "suggestions": suggestions,
+        "variants": variants.iter().map(|(d, e, c)| json!({"domain": d, "experiences": e, "candidates": c})).collect::<Vec<_>>(),
         "did_you_mean": did_you_mean,
         "known_domains": known,
     });
@@ -1508,7 +1759,9 @@ pub fn lessons_list_text(rows: &[LedgerRow]) -> String {
 /// `lessons list`'s text when nothing matched.
 pub const NO_LESSONS_MATCH: &str = "no lessons match\n";
 
-pub fn lesson_show_text(l: &Value) -> String {
+/// `before` is the status of the lesson it supersedes, when there is one: a lesson re-learned
+/// after the user retired its predecessor says so beside `supersedes`.
+pub fn lesson_show_text(l: &Value, before: Option<&str>) -> String {
     let mut t = format!(
         "{} — {}\n",
         l["id"].as_str().unwrap_or(""),
@@ -1536,6 +1789,9 @@ pub fn lesson_show_text(l: &Value) -> String {
         if !v.is_null() {
             let shown = match (key, v.as_str()) {
                 ("confidence", _) => three(v),
+                ("supersedes", Some(s)) if before == Some("retired") => {
+                    format!("{s} (retired by you; this lesson was learned again from later records)")
+                }
                 (_, Some(s)) => s.to_string(),
                 _ => v.to_string(),
             };

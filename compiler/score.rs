@@ -54,6 +54,8 @@ use crate::time::utc_day;
 
 /// The reason of a lesson the cap superseded. The cap is the end state of each compile, not an
 /// event of the fold: a decision (a pin) on such a lesson still applies.
+/// The reason a lesson that decayed below the floor was superseded.
+pub const DECAYED: &str = "confidence decayed below the floor (unused on active days)";
 pub const CAPPED: &str = "over the cap of active lessons for its scope and domain";
 
 /// The history detail of a claim admitted because it gained evidence (`trace` reads it as the
@@ -1833,11 +1835,7 @@ impl<'a> Fold<'a> {
             l.lesson
                 .history
                 .push(entry(t, "decayed", c, Ids::NONE, Some(days_without_use(k))));
-            l.supersede(
-                t,
-                None,
-                "confidence decayed below the floor (unused on active days)",
-            );
+            l.supersede(t, None, DECAYED);
         } else {
             let l = &mut self.live[li as usize];
             l.lesson.confidence = conf - n * idle;
