@@ -52,10 +52,11 @@ use crate::outcome::Verdict;
 use crate::policy::Rules;
 use crate::time::utc_day;
 
-/// The reason of a lesson the cap superseded. The cap is the end state of each compile, not an
-/// event of the fold: a decision (a pin) on such a lesson still applies.
 /// The reason a lesson that decayed below the floor was superseded.
 pub const DECAYED: &str = "confidence decayed below the floor (unused on active days)";
+
+/// The reason of a lesson the cap superseded. The cap is the end state of each compile, not an
+/// event of the fold: a decision (a pin) on such a lesson still applies.
 pub const CAPPED: &str = "over the cap of active lessons for its scope and domain";
 
 /// The history detail of a claim admitted because it gained evidence (`trace` reads it as the
