@@ -118,6 +118,11 @@ struct SecretEntry {
 }
 
 impl SecretScanner {
+    /// The patterns' names, in the file's order (`explain N002` lists them).
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.patterns.iter().map(|p| p.name.as_str())
+    }
+
     pub fn from_yaml(text: &str) -> Result<SecretScanner, String> {
         let file: SecretsFile = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
         // Redaction is a safety property: a file that exists but lists nothing (empty, only

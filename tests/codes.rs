@@ -654,3 +654,30 @@ fn rule_id(ledger: &serde_json::Value, text: &str) -> serde_json::Value {
         .map(|l| l["id"].clone())
         .unwrap_or_else(|| panic!("no rule `{text}`: {ledger:#}"))
 }
+
+/// No policy key decides N002: the credential patterns do. `explain N002` names the ones in
+/// use, so a team that added its own token pattern sees it there, in text and JSON alike.
+#[test]
+fn explain_n002_names_the_credential_patterns_in_use() {
+    let s = Scratch::new("codes-explain-secrets");
+    let rules = s.path("rules");
+    std::fs::create_dir_all(&rules).unwrap();
+    std::fs::write(
+        rules.join("secrets.yaml"),
+        "patterns:\n  - name: acme-internal-token\n    regex: \"acme_[A-Za-z0-9]{32}\"\n",
+    )
+    .unwrap();
+    let o = skillc(&["explain", "N002", "--rules", rules.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).ends_with("- `secrets.yaml`: 1 pattern(s): acme-internal-token\n"),
+        "{}",
+        stdout(&o)
+    );
+    let builtin = json(&skillc(&["explain", "N002", "--format", "json"]));
+    let names = builtin["policy"]["secrets.yaml"].as_array().unwrap();
+    assert!(
+        names.iter().any(|n| n == "github-token") && names.iter().any(|n| n == "aws-access-key"),
+        "{builtin:#}"
+    );
+}
