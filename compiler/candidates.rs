@@ -39,7 +39,8 @@ pub struct Mechanical {
     pub working: String,
     /// ``<key>: run `<working>` instead of `<failing>` `` (normalised text).
     pub text: String,
-    /// The program the key names, when the key came from a command.
+    /// The program the working command runs inside its wrappers (`npm` in `cd web && npm
+    /// ci`), when the key came from a command.
     pub program: Option<String>,
     /// Every string of both argument objects, for the credential scan.
     scanned: Vec<String>,
@@ -660,12 +661,16 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
     // the failed call only as the very next call (`npm install` right after `npm ci`
     // failed), and only when no later success on the key is a closer answer: after `git
     // push` failed, `git status` was a look around, and the `git push` that works later says so.
-    let answers = |i: usize, j: usize| {
-        kin(i, j) != Kinship::Unrelated
-            || (j == i + 1
-                && !(j + 1..ops.len()).any(|l| {
-                    ops[l].status == OpStatus::Ok && keys[l] == keys[i] && kin(i, l) != Kinship::Unrelated
-                }))
+    // A wrapper running another program (`uv run ruff` after `uv run pytest` failed) never
+    // answers: only the key is shared.
+    let answers = |i: usize, j: usize| match kin(i, j) {
+        Kinship::SameSubcommand | Kinship::SameFile => true,
+        Kinship::OtherProgram => false,
+        Kinship::Unrelated => {
+            j == i + 1
+                && !(j + 1..ops.len())
+                    .any(|l| ops[l].status == OpStatus::Ok && keys[l] == keys[i] && kin(i, l).related())
+        }
     };
     // Calls that read the same once their secrets are redacted differ when the secrets did
     // (a retry with the right password): a fix, whose candidate the secret then refuses (N002).
@@ -686,6 +691,26 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
     // did the work, so, as with a probe, the pair settles the failure and teaches nothing.
     let fix = |i: usize| commands[i].as_deref().and_then(|c| policy.fix_flag(c));
     let check_then_fix = |i: usize, j: usize| fix(i).is_none() && fix(j).is_some();
+    // A test that failed on the code (its error reports a failed assertion,
+    // `policy.assertion_markers`), an edit, then the test passing with other arguments
+    // (`pytest -q`, an edit, `pytest -q -x`): the edit fixed what the test found, and the new
+    // arguments are incidental, so the pair settles the failure and teaches no "instead of".
+    // A failure that names no assertion (`fixture 'db' not found` from the wrong directory)
+    // may still be fixed by the new arguments. `edits[n]` counts the workspace changes that
+    // ran among the first n calls.
+    let edits: Vec<usize> = std::iter::once(0)
+        .chain(ops.iter().scan(0, |n, op| {
+            *n += usize::from(op.status != OpStatus::Refused && policy.is_mutating_call(&op.tool, &op.args));
+            Some(*n)
+        }))
+        .collect();
+    let finding = |i: usize| {
+        ops[i].error.as_deref().is_some_and(|e| {
+            let e = e.to_lowercase();
+            policy.assertion_markers.iter().any(|m| e.contains(m.as_str()))
+        })
+    };
+    let edited_in_between = |i: usize, j: usize| finding(i) && edits[j] > edits[i + 1];
     let mut failures: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     let mut fixes: Vec<(usize, usize)> = Vec::new();
     for (j, op) in ops.iter().enumerate() {
@@ -714,6 +739,7 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
                 if let Some(a) = answered
                     && !probe_then_act(a, j)
                     && !check_then_fix(a, j)
+                    && !edited_in_between(a, j)
                     && args[j].get(CUT_ARGS).is_none()
                 {
                     fixes.push((a, j));
@@ -758,7 +784,11 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
             };
             text
         };
-        let program = commands[j].as_deref().and_then(opkey::program);
+        // The program inside the wrappers (`npm` in `cd web && npm ci`, `pytest` in `uv run
+        // pytest`): the one whose domain the lesson belongs to.
+        let program = (commands[j].as_deref())
+            .map(|c| opkey::program_and_subcommand(c).0)
+            .filter(|p| !p.is_empty());
         let mut scanned = Vec::new();
         strings(&args[a], &mut scanned);
         strings(&args[j], &mut scanned);

@@ -143,25 +143,163 @@ pub fn program(command: &str) -> Option<String> {
     Some(program)
 }
 
-/// The words of a shell command after the program `program` names (after `X` in
-/// `python -m X`), bare `--` left out.
-fn operands(command: &str) -> Vec<&str> {
-    let tokens: Vec<&str> = command.split_whitespace().collect();
-    let mut i = usize::from(tokens.first().is_some_and(|t| basename(t) == "env"));
-    while i < tokens.len() && is_assignment(tokens[i]) {
-        i += 1;
+/// The program a shell command really runs and the words after it, for telling a fix from
+/// the next task (`kinship`): `env` and `NAME=value` skipped, `python -m X` read as `X` (as
+/// `program` does), bare `--` left out, and the wrappers agents put around a command looked
+/// through (`wrapped`): `cd DIR && X`, `sudo X`, `timeout 60 X`, `bash -lc "X"`, `uv run X`,
+/// `npx X`, `npm run X`. The operation key stays the first program (DESIGN §3.3); only how two
+/// calls on one key relate looks inside.
+fn inner(command: &str) -> (String, Vec<&str>) {
+    // Quotes go: a `-c` script's open at its first word and close at its last.
+    let mut tokens: Vec<&str> = (command.split_whitespace())
+        .map(|t| t.trim_matches(|c| c == '"' || c == '\''))
+        .filter(|t| !t.is_empty())
+        .collect();
+    // Each pass removes at least one word, and wrappers nest a few deep at most.
+    for _ in 0..8 {
+        let mut i = usize::from(tokens.first().is_some_and(|t| basename(t) == "env"));
+        while i < tokens.len() && is_assignment(tokens[i]) {
+            i += 1;
+        }
+        let Some(first) = tokens.get(i) else {
+            break;
+        };
+        let program = basename(first).to_lowercase();
+        match wrapped(&program, &tokens[i + 1..]) {
+            Some(rest) if !rest.is_empty() => tokens = rest.to_vec(),
+            _ => {
+                let mut rest = &tokens[i + 1..];
+                if program.starts_with("python") && rest.first() == Some(&"-m") && rest.len() > 1 {
+                    let module = rest[1].to_lowercase();
+                    rest = &rest[2..];
+                    return (module, rest.iter().copied().filter(|t| *t != "--").collect());
+                }
+                return (program, rest.iter().copied().filter(|t| *t != "--").collect());
+            }
+        }
     }
-    let Some(first) = tokens.get(i) else {
-        return Vec::new();
+    (String::new(), Vec::new())
+}
+
+/// The program a shell command really runs, inside its wrappers (`inner`), and its
+/// subcommand: `("git", Some("apply"))` for `cd repo && git apply fix.diff`.
+pub fn program_and_subcommand(command: &str) -> (String, Option<&str>) {
+    let (program, operands) = inner(command);
+    (program, subcommand(&operands))
+}
+
+/// Wrappers that run the command after their own options, with the options that take a value.
+const PREFIX_WRAPPERS: [(&str, &[&str]); 11] = [
+    (
+        "sudo",
+        &["-u", "-g", "-h", "-C", "-D", "-U", "-p", "-r", "-t", "-T"],
+    ),
+    ("doas", &["-u", "-C"]),
+    ("timeout", &["-s", "-k", "--signal", "--kill-after"]),
+    ("nice", &["-n", "--adjustment"]),
+    ("ionice", &["-c", "-n", "-p", "--class", "--classdata"]),
+    ("time", &["-f", "-o", "--format", "--output"]),
+    ("nohup", &[]),
+    ("stdbuf", &["-i", "-o", "-e"]),
+    (
+        "xvfb-run",
+        &["-s", "-n", "-e", "-f", "-p", "--server-args", "--server-num"],
+    ),
+    ("npx", &["-p", "--package", "-c", "--call"]),
+    ("bunx", &["-p", "--package"]),
+];
+
+/// Program-runner subcommands: `uv run X`, `poetry run X`, `bundle exec X`, `npm run SCRIPT`
+/// (a script stands for the program it runs).
+const RUNNERS: [(&str, &[&str]); 17] = [
+    ("uv", &["run"]),
+    ("uvx", &[""]),
+    ("pnpx", &[""]),
+    ("poetry", &["run"]),
+    ("pipenv", &["run"]),
+    ("pdm", &["run"]),
+    ("hatch", &["run"]),
+    ("rye", &["run"]),
+    ("pipx", &["run"]),
+    ("conda", &["run"]),
+    ("mamba", &["run"]),
+    ("micromamba", &["run"]),
+    ("bundle", &["exec"]),
+    ("npm", &["run", "run-script", "exec"]),
+    ("pnpm", &["run", "exec", "dlx"]),
+    ("yarn", &["run", "exec", "dlx"]),
+    ("bun", &["run", "x"]),
+];
+
+/// Options of the runners above that take a value (`conda run -n env X`, `uv run --with
+/// pandas X`); any other option stands alone.
+const RUNNER_VALUE_OPTIONS: [&str; 14] = [
+    "-n",
+    "-p",
+    "--name",
+    "--prefix",
+    "--with",
+    "--python",
+    "--package",
+    "--env",
+    "-e",
+    "--directory",
+    "--project",
+    "--group",
+    "--extra",
+    "--filter",
+];
+
+/// The words of the command `program` wraps (`args` are the words after it), or `None` when
+/// `program` is no wrapper. A shell's `-c` script loses its outer quotes; `cd DIR` wraps what
+/// follows its `&&` or `;`.
+fn wrapped<'a, 'w>(program: &str, args: &'w [&'a str]) -> Option<&'w [&'a str]> {
+    let skip_options = |args: &'w [&'a str], valued: &[&str]| -> &'w [&'a str] {
+        let mut i = 0;
+        while let Some(t) = args.get(i) {
+            if !t.starts_with('-') || *t == "-" {
+                break;
+            }
+            if *t == "--" {
+                return &args[i + 1..];
+            }
+            i += if valued.contains(t) { 2 } else { 1 };
+        }
+        &args[i.min(args.len())..]
     };
-    i += 1;
-    if basename(first).to_lowercase().starts_with("python")
-        && tokens.get(i) == Some(&"-m")
-        && tokens.len() > i + 1
-    {
-        i += 2;
+    if SHELLS.contains(&program) {
+        let c = args.iter().position(|o| {
+            o.strip_prefix('-').is_some_and(|l| {
+                !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphabetic()) && l.contains('c')
+            })
+        })?;
+        return args[..c]
+            .iter()
+            .all(|o| o.starts_with('-'))
+            .then(|| &args[c + 1..]);
     }
-    tokens[i..].iter().copied().filter(|t| *t != "--").collect()
+    if program == "cd" || program == "pushd" {
+        let end = args
+            .iter()
+            .position(|t| *t == "&&" || *t == ";" || t.ends_with(';'))?;
+        return Some(&args[end + 1..]);
+    }
+    if let Some((_, valued)) = PREFIX_WRAPPERS.iter().find(|(w, _)| *w == program) {
+        let rest = skip_options(args, valued);
+        // `timeout [options] DURATION X`.
+        return Some(if program == "timeout" {
+            rest.get(1..).unwrap_or(&[])
+        } else {
+            rest
+        });
+    }
+    let (_, subs) = RUNNERS.iter().find(|(r, _)| *r == program)?;
+    if subs == &[""] {
+        return Some(skip_options(args, &RUNNER_VALUE_OPTIONS));
+    }
+    let sub = args.iter().position(|t| !t.starts_with('-'))?;
+    subs.contains(&args[sub])
+        .then(|| skip_options(&args[sub + 1..], &RUNNER_VALUE_OPTIONS))
 }
 
 /// The first operand that is not a flag or a `+toolchain`: `build` in `cargo +nightly build`.
@@ -175,16 +313,29 @@ fn subcommand<'a>(operands: &[&'a str]) -> Option<&'a str> {
 /// How two commands of one program (one operation key) relate, for telling a fix from the next
 /// task: they run the same subcommand (`cargo build` and `cargo build --locked`), or different
 /// ones on a common file or directory (`kubectl create -f deploy.yaml` and `kubectl apply -f
-/// deploy.yaml`), or neither (`cargo clippy` and `cargo test`).
+/// deploy.yaml`), or neither (`cargo clippy` and `cargo test`); or, inside one wrapper, they
+/// run different programs (`uv run pytest` and `uv run ruff check`, `npx jest` and `npx
+/// eslint`, `cd api && cargo build` and `cd web && npm ci`): no more related than two keys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kinship {
     SameSubcommand,
     SameFile,
     Unrelated,
+    OtherProgram,
+}
+
+impl Kinship {
+    /// The same subcommand, or different ones on a common file.
+    pub fn related(self) -> bool {
+        matches!(self, Kinship::SameSubcommand | Kinship::SameFile)
+    }
 }
 
 pub fn kinship(a: &str, b: &str) -> Kinship {
-    let (a, b) = (operands(a), operands(b));
+    let ((pa, a), (pb, b)) = (inner(a), inner(b));
+    if !pa.eq_ignore_ascii_case(&pb) {
+        return Kinship::OtherProgram;
+    }
     let (sa, sb) = (subcommand(&a), subcommand(&b));
     if sa.map(str::to_lowercase) == sb.map(str::to_lowercase) {
         return Kinship::SameSubcommand;
@@ -569,5 +720,60 @@ mod tests {
         for (v, want) in cases {
             assert_eq!(python_json(&v), want, "{v:?}");
         }
+    }
+
+    /// Wrappers are looked through for how two calls relate, never for the key.
+    #[test]
+    fn kinship_looks_inside_wrappers() {
+        let inside = |c: &str| {
+            let (p, sub) = program_and_subcommand(c);
+            (p, sub.map(String::from))
+        };
+        let want = |p: &str, sub: Option<&str>| (p.to_string(), sub.map(String::from));
+        assert_eq!(inside("cd web && CI=1 npm test"), want("npm", Some("test")));
+        assert_eq!(
+            inside("bash -lc \"cargo clippy -- -D warnings\""),
+            want("cargo", Some("clippy"))
+        );
+        assert_eq!(
+            inside("sudo -u postgres psql -c 'select 1'"),
+            want("psql", Some("select"))
+        );
+        assert_eq!(
+            inside("timeout -s KILL 60 pytest tests"),
+            want("pytest", Some("tests"))
+        );
+        assert_eq!(
+            inside("uv run --with pandas python -m pytest -q"),
+            want("pytest", None)
+        );
+        assert_eq!(inside("conda run -n ledger pytest"), want("pytest", None));
+        assert_eq!(inside("npx -y jest src/cart"), want("jest", Some("src/cart")));
+        assert_eq!(inside("npm run build"), want("build", None));
+        assert_eq!(inside("cd build"), want("cd", Some("build")));
+        assert_eq!(inside("sudo"), want("sudo", None));
+        assert_eq!(inside("uv pip install -e ."), want("uv", Some("pip")));
+        assert_eq!(
+            kinship("uv run pytest -q", "uv run ruff check ."),
+            Kinship::OtherProgram
+        );
+        assert_eq!(
+            kinship("uv run pytest -q", "uv run pytest -q -x"),
+            Kinship::SameSubcommand
+        );
+        assert_eq!(
+            kinship("npx jest src/cart", "npx eslint src/cart"),
+            Kinship::OtherProgram
+        );
+        assert_eq!(
+            kinship("cd a && npm ci", "cd b && npm ci"),
+            Kinship::SameSubcommand
+        );
+        assert_eq!(kinship("cargo clippy", "cargo test"), Kinship::Unrelated);
+        // The key stays the wrapper (DESIGN §3.3).
+        assert_eq!(
+            operation_key("Bash", &json!({"command": "uv run pytest -q"})),
+            "Bash uv"
+        );
     }
 }

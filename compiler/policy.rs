@@ -97,6 +97,12 @@ pub struct Policy {
     /// before it still load.
     #[serde(default)]
     pub read_only_commands: Vec<String>,
+    /// Programs (or `program subcommand`) whose shell runs change the workspace: Codex CLI's
+    /// `apply_patch` called through `shell`, `git apply`, `git checkout`. Matched on the
+    /// program the command runs inside its wrappers (`cd repo && git stash`). Optional, so
+    /// policy files written before it still load.
+    #[serde(default)]
+    pub mutating_programs: Vec<String>,
     /// Top-level argument names that only label a call (Claude Code's `description`, Cursor's
     /// `explanation`): dropped from every call's arguments in normalize. Names match exactly.
     #[serde(default)]
@@ -175,8 +181,40 @@ impl Policy {
     /// Does this call change the workspace? A mutating tool does, unless its `command` argument
     /// names a read-only sub-command (`str_replace_editor` with `"command": "view"`). Only a
     /// mutating tool's arguments that mention `"command"` are read, and then only that field.
+    /// A shell call running one of `mutating_programs` changes the workspace too.
     pub fn is_mutating_call(&self, tool: &str, args: &Args) -> bool {
-        self.is_mutating(tool) && !self.is_read_only_command(args)
+        if self.is_mutating(tool) {
+            return !self.is_read_only_command(args);
+        }
+        self.runs_mutating_program(args)
+    }
+
+    /// Does the call's command run one of `mutating_programs`? Arguments that do not mention
+    /// any of their programs are not parsed.
+    fn runs_mutating_program(&self, args: &Args) -> bool {
+        let text = args.text();
+        let named = |m: &&String| {
+            let program = m.split_whitespace().next().unwrap_or_default();
+            !program.is_empty()
+                && (text.as_bytes().windows(program.len()))
+                    .any(|w| w.eq_ignore_ascii_case(program.as_bytes()))
+        };
+        let mut wanted = self.mutating_programs.iter().filter(named).peekable();
+        if wanted.peek().is_none() {
+            return false;
+        }
+        let value = args.value();
+        let Some(command) = crate::opkey::command_of(&value) else {
+            return false;
+        };
+        let (program, sub) = crate::opkey::program_and_subcommand(&command);
+        wanted.any(|m| {
+            let mut words = m.split_whitespace();
+            words.next().is_some_and(|p| p.eq_ignore_ascii_case(&program))
+                && words
+                    .next()
+                    .is_none_or(|w| sub.is_some_and(|s| s.eq_ignore_ascii_case(w)))
+        })
     }
 
     fn is_read_only_command(&self, args: &Args) -> bool {
