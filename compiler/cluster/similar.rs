@@ -307,7 +307,12 @@ fn judge<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis) -> Verdict<&'a s
         };
         let w = if x.technical { 2 } else { 1 };
         match (ra == Role::Negated, rb == Role::Negated) {
-            (true, true) => agree += w,
+            // Negated on both sides, at their steps: "never deploy before the migration runs"
+            // and "never deploy after it runs" place the migration in opposite orders.
+            (true, true) => match (x.step, y.step) {
+                (Some(sa), Some(sb)) => steps[step(sa)][step(sb)] += w,
+                _ => agree += w,
+            },
             (false, false) => steps[step(ra)][step(rb)] += w,
             _ => disagree += w,
         }
@@ -580,7 +585,15 @@ fn transposed<'a>(lx: &Lexicon, a: &'a Analysis, b: &'a Analysis) -> bool {
                 let moved =
                     |w: &Token| role(a, w).is_some() && role(b, w).is_some() && role(a, w) != role(b, w);
                 let roles = |(x, y): (&Token, &Token)| moved(x) && moved(y);
+                // Two words whose different roles travel with them were not traded: their
+                // clauses moved ("read the file before editing it" vs "before editing a file,
+                // read it").
+                let travel = |(x, y): (&Token, &Token)| {
+                    let (ax, ay) = (role(a, x), role(a, y));
+                    ax.is_some() && ay.is_some() && ax != ay && ax == role(b, x) && ay == role(b, y)
+                };
                 return mirrored
+                    && !first.is_some_and(travel)
                     && (framed || between == 0 && before + after > 0 && first.is_some_and(roles));
             }
             (Some(x), Some(y)) if x.0.same_text(y.0) => match (first, mirrored) {
