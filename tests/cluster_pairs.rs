@@ -970,3 +970,37 @@ fn order_holds_inside_a_negation_and_where_the_rule_is_stated() {
     ];
     assert_split_and_merged(&lx, &two, &one);
 }
+
+/// A word behind an opposite-making prefix (`un`, `dis`; the lexicon's `antonym_prefixes`)
+/// is the opposite of the word without it, whatever else the two texts say: unpinning a
+/// provider is not pinning it, and unsetting a variable is not setting it (`set` read
+/// through its synonyms).
+#[test]
+fn a_prefix_that_makes_the_opposite_splits() {
+    let lx = lexicon();
+    let two = [
+        (
+            "Pin the Terraform AWS provider version in versions.tf",
+            "Unpin the Terraform AWS provider version in versions.tf so security fixes land",
+        ),
+        (
+            "Disallow force pushes to main in the branch protection rules",
+            "Allow force pushes to main in the branch protection rules for the release bot",
+        ),
+        (
+            "Unset the proxy variables before running npm install in CI",
+            "Set the proxy variables before running npm install in CI, because the runners have no direct route out",
+        ),
+    ];
+    let one = [
+        (
+            "Unpin the numpy version once the wheels for Python 3.12 are published",
+            "Once the wheels for Python 3.12 are published, unpin the numpy version",
+        ),
+        (
+            "Run the unit tests with pytest before pushing",
+            "Before you push, run the unit tests with pytest",
+        ),
+    ];
+    assert_split_and_merged(&lx, &two, &one);
+}

@@ -53,6 +53,8 @@ struct File {
     #[serde(default)]
     antonyms: Vec<Vec<String>>,
     #[serde(default)]
+    antonym_prefixes: Vec<String>,
+    #[serde(default)]
     commands: BTreeMap<String, Vec<String>>,
     #[serde(default)]
     technical_terms: Vec<String>,
@@ -146,6 +148,9 @@ pub struct Lexicon {
     pub(crate) antonyms: Vec<(String, String)>,
     /// Word → the antonym pairs it is in, with its side (1 = first word, 2 = second).
     antonym_of: HashMap<String, Vec<(usize, u8)>>,
+    /// Prefixes that make a word its opposite (`un`pin, `dis`allow): `similar` reads a word
+    /// with one against the word without it on the other side as an antonym pair.
+    pub(crate) antonym_prefixes: Vec<String>,
     commands: HashMap<String, HashSet<String>>,
     /// Every listed subcommand as written (`build`, `install`): a word written so after a
     /// tool's name is what makes the name a command's (`command_heads`).
@@ -517,6 +522,7 @@ impl Lexicon {
             synonyms: HashMap::default(),
             antonyms: Vec::new(),
             antonym_of: HashMap::default(),
+            antonym_prefixes: Vec::new(),
             commands: HashMap::default(),
             subcommand_words: HashSet::default(),
             terms: HashSet::default(),
@@ -625,6 +631,7 @@ impl Lexicon {
             lx.antonym_of.entry(b.clone()).or_default().push((k, 2));
             lx.antonyms.push((a, b));
         }
+        lx.antonym_prefixes = f.antonym_prefixes.iter().map(|p| p.to_lowercase()).collect();
         for (prog, subs) in &f.commands {
             // A key of two words (`terraform workspace`) lists the subcommands of a
             // subcommand: each word is matched on its stem, as in the text.
@@ -662,6 +669,11 @@ impl Lexicon {
         let name = flag.trim_start_matches('-');
         (name.len() >= 3 && name.bytes().all(|b| b.is_ascii_lowercase()))
             .then(|| self.canon(&self.stem(name)))
+    }
+
+    /// The canonical word of a stemmed word's synonym group, borrowed.
+    pub(crate) fn canon_ref<'a>(&'a self, w: &'a str) -> &'a str {
+        self.synonyms.get(w).map_or(w, String::as_str)
     }
 
     fn canon(&self, w: &str) -> String {

@@ -261,6 +261,11 @@ fn judge<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis) -> Verdict<&'a s
             return Verdict::Antonym(w1, w2);
         }
     }
+    //    Nor a word with an opposite-making prefix against the word without it: "unpin the
+    //    provider" vs "pin the provider", "disallow" vs "allow".
+    if let Some((x, y)) = prefixed(lx, a, b).or_else(|| prefixed(lx, b, a)) {
+        return Verdict::Antonym(x, y);
+    }
     // 3. Not a minimal pair (cheap, and common among near-identical texts).
     if minimal_pair(a, b, lx.max_substitution) {
         return Verdict::MinimalPair;
@@ -409,6 +414,29 @@ fn mirrored<'a>(lx: &Lexicon, side: &'a Analysis, other: &'a Analysis, together:
                     .find(|(x, y)| negated_by(x, k) && y.asserted_in >> j & 1 == 1)
                     .map_or("", |(x, _)| &*x.text);
                 return Some(word);
+            }
+        }
+    }
+    None
+}
+
+/// A plain word of `side`, where it states the rule, that is a word `other` states its rule
+/// with behind one of the lexicon's `antonym_prefixes` (`unpin` / `pin`, `disallow` / `allow`;
+/// the rest at least three letters, read through the synonyms: `unset` / `set`), when
+/// neither side also has the other's word: (the prefixed word, the other's word).
+fn prefixed<'a>(lx: &'a Lexicon, side: &'a Analysis, other: &'a Analysis) -> Option<(&'a str, &'a str)> {
+    for t in side.tokens.iter().filter(|t| !t.technical && !t.explains) {
+        for p in &lx.antonym_prefixes {
+            let Some(rest) = t.text.strip_prefix(p.as_str()).filter(|r| r.len() >= 3) else {
+                continue;
+            };
+            for w in [rest, lx.canon_ref(rest)] {
+                let Some(o) = other.token(w).filter(|o| !o.technical && !o.explains) else {
+                    continue;
+                };
+                if side.token(w).is_none() && other.find(t).is_none() {
+                    return Some((&t.text, &o.text));
+                }
             }
         }
     }
