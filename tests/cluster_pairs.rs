@@ -1004,3 +1004,32 @@ fn a_prefix_that_makes_the_opposite_splits() {
     ];
     assert_split_and_merged(&lx, &two, &one);
 }
+
+/// "Always X instead of Y" and "never Y; X" refuse the same thing, so `always` against
+/// `never` is no antonym there; where the `never` refuses what the other side's `always`
+/// asserts, it still is, however many words the two share.
+#[test]
+fn always_instead_of_y_is_never_y() {
+    let lx = lexicon();
+    let two = [
+        (
+            "In the payments service the worker should always retry on timeout, up to three times with backoff",
+            "In the payments service the worker should never retry on timeout",
+        ),
+        (
+            "Our billing workers in the payments service always retry a request on timeout",
+            "In the payments service the worker should never retry on timeout since charges are not idempotent",
+        ),
+    ];
+    let one = [
+        (
+            "Always use parameterized queries instead of string formatting in SQL",
+            "Never build SQL with string formatting; use parameterized queries",
+        ),
+        (
+            "Always use pathlib instead of os.path for file paths",
+            "Never use os.path for file paths; use pathlib",
+        ),
+    ];
+    assert_split_and_merged(&lx, &two, &one);
+}

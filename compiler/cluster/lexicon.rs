@@ -671,6 +671,11 @@ impl Lexicon {
             .then(|| self.canon(&self.stem(name)))
     }
 
+    /// Is `w` (stemmed) one of the lexicon's negators (`never`, `not`, `avoid`)?
+    pub(crate) fn is_negator(&self, w: &str) -> bool {
+        self.function_words.get(w).is_some_and(|f| f.negator)
+    }
+
     /// The canonical word of a stemmed word's synonym group, borrowed.
     pub(crate) fn canon_ref<'a>(&'a self, w: &'a str) -> &'a str {
         self.synonyms.get(w).map_or(w, String::as_str)

@@ -258,6 +258,13 @@ fn judge<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis) -> Verdict<&'a s
     for (i, (&x, &y)) in a.antonyms.iter().zip(&b.antonyms).enumerate() {
         if x != 0 && y != 0 && x != y {
             let (w1, w2) = &lx.antonyms[i];
+            // A negator against its opposite ("always use parameterized queries instead of
+            // string formatting" / "never build SQL with string formatting; use parameterized
+            // queries") is no antonym when the two sides refuse the same words: the roles
+            // decide.
+            if (lx.is_negator(w1) || lx.is_negator(w2)) && refuse_alike(a, b) {
+                continue;
+            }
             return Verdict::Antonym(w1, w2);
         }
     }
@@ -441,6 +448,22 @@ fn prefixed<'a>(lx: &'a Lexicon, side: &'a Analysis, other: &'a Analysis) -> Opt
         }
     }
     None
+}
+
+/// Do the two sides refuse the same words: some shared words negated on both, weighing at
+/// least as much as those negated on one side only (technical tokens weigh 2, as in the roles
+/// step)?
+fn refuse_alike(a: &Analysis, b: &Analysis) -> bool {
+    let (mut both, mut one) = (0, 0);
+    same_text(&a.tokens, &b.tokens, |x, y| {
+        let w = if x.technical { 2 } else { 1 };
+        match (x.negated_in != 0, y.negated_in != 0) {
+            (true, true) => both += w,
+            (true, false) | (false, true) => one += w,
+            _ => {}
+        }
+    });
+    both > 0 && both >= one
 }
 
 /// Does a side pass the word (state it in a clause that states the rule, and nowhere refuse
