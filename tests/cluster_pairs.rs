@@ -906,3 +906,130 @@ fn developer_shorthand_is_the_word_it_shortens() {
     ];
     assert_split_and_merged(&lx, &two, &one);
 }
+
+/// A third labelled set (`tests/data/pairs_contrast.jsonl`), written and labelled before it
+/// was first run: alternating pairs across eight projects (python, js/ts, rust, go,
+/// terraform, kubernetes, docker, git, sql), each a lesson against its opposite (a negation,
+/// an antonym, the steps in the other order, another flag, version or path) and then against
+/// a paraphrase of it (synonyms, voice, clause order, "you should", contractions).
+#[test]
+fn contrast_pairs_opposites_split_and_paraphrases_merge() {
+    let pairs = parse_pairs(include_str!("data/pairs_contrast.jsonl"));
+    assert!(pairs.len() >= 80, "the contrast set has {} pairs", pairs.len());
+    let lx = lexicon();
+    let part: Vec<&Pair> = pairs.iter().collect();
+    let merged = merges(&lx, &part);
+    let (precision, recall, tp, fp, fneg) = pr(&part, &merged);
+    println!(
+        "contrast: {} pairs: precision {precision:.2} recall {recall:.2} (tp {tp}, fp {fp}, fn {fneg})",
+        part.len()
+    );
+    assert!(precision >= 0.95, "precision {precision:.3} < 0.95");
+    assert!(recall >= 0.9, "recall {recall:.3} < 0.9");
+}
+
+/// Steps keep their order inside a negated clause ("never deploy before the migration runs"
+/// vs "… after …"; "add the NOT NULL constraint after backfilling" negates `null` with the
+/// rest of its clause), and a word's role is the one it has where the rule is stated: "read
+/// the file before editing it so the edit matches" edits at the later step, though the reason
+/// names the edit again.
+#[test]
+fn order_holds_inside_a_negation_and_where_the_rule_is_stated() {
+    let lx = lexicon();
+    let two = [
+        (
+            "Add the NOT NULL constraint after backfilling the column.",
+            "Add the NOT NULL constraint before backfilling the column.",
+        ),
+        (
+            "Never deploy the API before the database migration has finished.",
+            "Never deploy the API after the database migration has finished.",
+        ),
+        (
+            "Don't run kubectl apply before the CRDs are installed.",
+            "Don't run kubectl apply after the CRDs are installed.",
+        ),
+        (
+            "Read the file before editing it so the edit matches the current contents.",
+            "Read the file after editing it to confirm the edit was applied.",
+        ),
+    ];
+    let one = [
+        (
+            "Never deploy the API before the database migration has finished.",
+            "Don't deploy the API before the database migration finishes.",
+        ),
+        (
+            "Add the NOT NULL constraint only after backfilling the column.",
+            "Backfill the column first, then add the NOT NULL constraint.",
+        ),
+        (
+            "Read the file before editing it so the edit matches the current contents.",
+            "Before editing a file, read it so the edit matches its current contents.",
+        ),
+    ];
+    assert_split_and_merged(&lx, &two, &one);
+}
+
+/// A word behind an opposite-making prefix (`un`, `dis`; the lexicon's `antonym_prefixes`)
+/// is the opposite of the word without it, whatever else the two texts say: unpinning a
+/// provider is not pinning it, and unsetting a variable is not setting it (`set` read
+/// through its synonyms).
+#[test]
+fn a_prefix_that_makes_the_opposite_splits() {
+    let lx = lexicon();
+    let two = [
+        (
+            "Pin the Terraform AWS provider version in versions.tf",
+            "Unpin the Terraform AWS provider version in versions.tf so security fixes land",
+        ),
+        (
+            "Disallow force pushes to main in the branch protection rules",
+            "Allow force pushes to main in the branch protection rules for the release bot",
+        ),
+        (
+            "Unset the proxy variables before running npm install in CI",
+            "Set the proxy variables before running npm install in CI, because the runners have no direct route out",
+        ),
+    ];
+    let one = [
+        (
+            "Unpin the numpy version once the wheels for Python 3.12 are published",
+            "Once the wheels for Python 3.12 are published, unpin the numpy version",
+        ),
+        (
+            "Run the unit tests with pytest before pushing",
+            "Before you push, run the unit tests with pytest",
+        ),
+    ];
+    assert_split_and_merged(&lx, &two, &one);
+}
+
+/// "Always X instead of Y" and "never Y; X" refuse the same thing, so `always` against
+/// `never` is no antonym there; where the `never` refuses what the other side's `always`
+/// asserts, it still is, however many words the two share.
+#[test]
+fn always_instead_of_y_is_never_y() {
+    let lx = lexicon();
+    let two = [
+        (
+            "In the payments service the worker should always retry on timeout, up to three times with backoff",
+            "In the payments service the worker should never retry on timeout",
+        ),
+        (
+            "Our billing workers in the payments service always retry a request on timeout",
+            "In the payments service the worker should never retry on timeout since charges are not idempotent",
+        ),
+    ];
+    let one = [
+        (
+            "Always use parameterized queries instead of string formatting in SQL",
+            "Never build SQL with string formatting; use parameterized queries",
+        ),
+        (
+            "Always use pathlib instead of os.path for file paths",
+            "Never use os.path for file paths; use pathlib",
+        ),
+    ];
+    assert_split_and_merged(&lx, &two, &one);
+}

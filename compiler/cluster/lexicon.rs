@@ -53,6 +53,8 @@ struct File {
     #[serde(default)]
     antonyms: Vec<Vec<String>>,
     #[serde(default)]
+    antonym_prefixes: Vec<String>,
+    #[serde(default)]
     commands: BTreeMap<String, Vec<String>>,
     #[serde(default)]
     technical_terms: Vec<String>,
@@ -146,6 +148,9 @@ pub struct Lexicon {
     pub(crate) antonyms: Vec<(String, String)>,
     /// Word → the antonym pairs it is in, with its side (1 = first word, 2 = second).
     antonym_of: HashMap<String, Vec<(usize, u8)>>,
+    /// Prefixes that make a word its opposite (`un`pin, `dis`allow): `similar` reads a word
+    /// with one against the word without it on the other side as an antonym pair.
+    pub(crate) antonym_prefixes: Vec<String>,
     commands: HashMap<String, HashSet<String>>,
     /// Every listed subcommand as written (`build`, `install`): a word written so after a
     /// tool's name is what makes the name a command's (`command_heads`).
@@ -247,8 +252,15 @@ pub struct Token {
     /// reading either text.
     pub tail: u64,
     pub technical: bool,
-    /// `None` when the word plays more than one role in the text.
+    /// `None` when the word plays more than one role in the text. A role where the rule is
+    /// stated wins over one in a clause that only explains it: "read the file before editing
+    /// it so the edit matches" edits at the later step.
     pub role: Option<Role>,
+    /// The step the word is placed at (`Role::Before`, `Role::After` or `Role::Asserted` for
+    /// the rule's own), negated or not: "never deploy before the migration runs" places the
+    /// migration later, as "deploy before the migration runs" does. `None` when the word is
+    /// placed at two steps.
+    pub step: Option<Role>,
     /// For the polarity veto: the clauses in which the word is negated, as bits (bit k: the
     /// text's k-th clause; the last bit also stands for every later one). Only clauses that
     /// state the rule count: those that explain it (opened by `so`, `because`, `since`,
@@ -399,7 +411,9 @@ impl Analysis {
     /// into clauses, with every role the same, stay duplicates (and the near-identical texts
     /// of a large block keep taking the duplicate's short cut).
     pub(crate) fn duplicates(&self, other: &Analysis) -> bool {
-        let same = |x: &Token, y: &Token| x.text == y.text && x.technical == y.technical && x.role == y.role;
+        let same = |x: &Token, y: &Token| {
+            x.text == y.text && x.technical == y.technical && x.role == y.role && x.step == y.step
+        };
         self.tokens.len() == other.tokens.len()
             && self.tokens.iter().zip(&other.tokens).all(|(x, y)| same(x, y))
             && self.words == other.words
@@ -412,7 +426,7 @@ impl Analysis {
         use std::hash::Hash;
         self.tokens.len().hash(h);
         for t in &self.tokens {
-            (&t.text, t.technical, t.role).hash(h);
+            (&t.text, t.technical, t.role, t.step).hash(h);
         }
         (&self.words, &self.seq, &self.antonyms).hash(h);
     }
@@ -508,6 +522,7 @@ impl Lexicon {
             synonyms: HashMap::default(),
             antonyms: Vec::new(),
             antonym_of: HashMap::default(),
+            antonym_prefixes: Vec::new(),
             commands: HashMap::default(),
             subcommand_words: HashSet::default(),
             terms: HashSet::default(),
@@ -616,6 +631,7 @@ impl Lexicon {
             lx.antonym_of.entry(b.clone()).or_default().push((k, 2));
             lx.antonyms.push((a, b));
         }
+        lx.antonym_prefixes = f.antonym_prefixes.iter().map(|p| p.to_lowercase()).collect();
         for (prog, subs) in &f.commands {
             // A key of two words (`terraform workspace`) lists the subcommands of a
             // subcommand: each word is matched on its stem, as in the text.
@@ -653,6 +669,16 @@ impl Lexicon {
         let name = flag.trim_start_matches('-');
         (name.len() >= 3 && name.bytes().all(|b| b.is_ascii_lowercase()))
             .then(|| self.canon(&self.stem(name)))
+    }
+
+    /// Is `w` (stemmed) one of the lexicon's negators (`never`, `not`, `avoid`)?
+    pub(crate) fn is_negator(&self, w: &str) -> bool {
+        self.function_words.get(w).is_some_and(|f| f.negator)
+    }
+
+    /// The canonical word of a stemmed word's synonym group, borrowed.
+    pub(crate) fn canon_ref<'a>(&'a self, w: &'a str) -> &'a str {
+        self.synonyms.get(w).map_or(w, String::as_str)
     }
 
     fn canon(&self, w: &str) -> String {
@@ -999,6 +1025,8 @@ impl Lexicon {
         let mut after_to = false;
         let mut unless = false;
         let mut clause = Role::Asserted;
+        // The step `clause` places its words at, whatever negates them (`Token::step`).
+        let mut order = Role::Asserted;
         let mut contrast = false;
         let mut replace = false;
         let mut prefer = false;
@@ -1029,6 +1057,7 @@ impl Lexicon {
                     } else {
                         Role::Asserted
                     };
+                    order = clause;
                     clause_words = 0;
                     (clause_content, verb) = (0, None);
                     contrast = false;
@@ -1062,12 +1091,11 @@ impl Lexicon {
                     sequence = true;
                     later = clause_words > 1;
                 }
-            } else if t == mk.and
-                && prior == mk.first
-                && std::mem::take(&mut later)
-                && clause != Role::Negated
-            {
-                clause = Role::Before;
+            } else if t == mk.and && prior == mk.first && std::mem::take(&mut later) {
+                order = Role::Before;
+                if clause != Role::Negated {
+                    clause = Role::Before;
+                }
             }
             let stated = (!explaining).then_some(clause_no);
             if technical {
@@ -1077,7 +1105,7 @@ impl Lexicon {
                 } else {
                     clause
                 };
-                note(&mut roles, t, true, role, stated, leaving_out);
+                note(&mut roles, t, true, (role, order), stated, leaving_out);
                 clause_content += 1;
                 continue;
             }
@@ -1097,6 +1125,7 @@ impl Lexicon {
                 condition |= mk.conditions.iter().any(|c| c == t);
                 later = false;
                 clause = if step { Role::Before } else { Role::Asserted };
+                order = clause;
                 contrast = false;
                 replace = false;
                 prefer = false;
@@ -1137,8 +1166,9 @@ impl Lexicon {
                 continue;
             }
             if t == mk.before || t == mk.after {
+                order = if t == mk.before { Role::Before } else { Role::After };
                 if clause != Role::Negated {
-                    clause = if t == mk.before { Role::Before } else { Role::After };
+                    clause = order;
                 }
                 continue;
             }
@@ -1159,7 +1189,7 @@ impl Lexicon {
                 clause
             };
             let noted = roles.len();
-            note(&mut roles, t, false, role, stated, leaving_out);
+            note(&mut roles, t, false, (role, order), stated, leaving_out);
             clause_content += 1;
             if clause_content == 1 && roles.len() > noted {
                 verb = Some(noted);
@@ -1191,6 +1221,7 @@ impl Lexicon {
                 tail: tail(r.text),
                 technical: r.technical,
                 role: r.role,
+                step: r.step,
                 negated_in: r.negated_in,
                 asserted_in: r.asserted_in,
                 taken: r.taken,
@@ -1365,6 +1396,7 @@ struct Noted<'a> {
     text: &'a str,
     technical: bool,
     role: Option<Role>,
+    step: Option<Role>,
     negated_in: Clauses,
     asserted_in: Clauses,
     taken: bool,
@@ -1379,7 +1411,7 @@ fn note<'a>(
     roles: &mut Vec<Noted<'a>>,
     text: &'a str,
     technical: bool,
-    role: Role,
+    (role, step): (Role, Role),
     stated: Option<u32>,
     left_out: bool,
 ) {
@@ -1395,8 +1427,17 @@ fn note<'a>(
         .find(|r| r.technical == technical && r.text == text)
     {
         Some(r) => {
-            if r.role != Some(role) {
-                r.role = None
+            // Where the rule is stated decides: an explaining clause neither sets a role the
+            // word already has where the rule is stated, nor keeps one it had only there.
+            if stated.is_some() && r.explains {
+                (r.role, r.step) = (Some(role), Some(step));
+            } else if stated.is_some() || r.explains {
+                if r.role != Some(role) {
+                    r.role = None
+                }
+                if r.step != Some(step) {
+                    r.step = None
+                }
             }
             r.negated_in |= negated_in;
             r.asserted_in |= asserted_in;
@@ -1408,6 +1449,7 @@ fn note<'a>(
             text,
             technical,
             role: Some(role),
+            step: Some(step),
             negated_in,
             asserted_in,
             taken,

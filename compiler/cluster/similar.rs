@@ -258,8 +258,20 @@ fn judge<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis) -> Verdict<&'a s
     for (i, (&x, &y)) in a.antonyms.iter().zip(&b.antonyms).enumerate() {
         if x != 0 && y != 0 && x != y {
             let (w1, w2) = &lx.antonyms[i];
+            // A negator against its opposite ("always use parameterized queries instead of
+            // string formatting" / "never build SQL with string formatting; use parameterized
+            // queries") is no antonym when the two sides refuse the same words: the roles
+            // decide.
+            if (lx.is_negator(w1) || lx.is_negator(w2)) && refuse_alike(a, b) {
+                continue;
+            }
             return Verdict::Antonym(w1, w2);
         }
+    }
+    //    Nor a word with an opposite-making prefix against the word without it: "unpin the
+    //    provider" vs "pin the provider", "disallow" vs "allow".
+    if let Some((x, y)) = prefixed(lx, a, b).or_else(|| prefixed(lx, b, a)) {
+        return Verdict::Antonym(x, y);
     }
     // 3. Not a minimal pair (cheap, and common among near-identical texts).
     if minimal_pair(a, b, lx.max_substitution) {
@@ -307,7 +319,12 @@ fn judge<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis) -> Verdict<&'a s
         };
         let w = if x.technical { 2 } else { 1 };
         match (ra == Role::Negated, rb == Role::Negated) {
-            (true, true) => agree += w,
+            // Negated on both sides, at their steps: "never deploy before the migration runs"
+            // and "never deploy after it runs" place the migration in opposite orders.
+            (true, true) => match (x.step, y.step) {
+                (Some(sa), Some(sb)) => steps[step(sa)][step(sb)] += w,
+                _ => agree += w,
+            },
             (false, false) => steps[step(ra)][step(rb)] += w,
             _ => disagree += w,
         }
@@ -408,6 +425,45 @@ fn mirrored<'a>(lx: &Lexicon, side: &'a Analysis, other: &'a Analysis, together:
         }
     }
     None
+}
+
+/// A plain word of `side`, where it states the rule, that is a word `other` states its rule
+/// with behind one of the lexicon's `antonym_prefixes` (`unpin` / `pin`, `disallow` / `allow`;
+/// the rest at least three letters, read through the synonyms: `unset` / `set`), when
+/// neither side also has the other's word: (the prefixed word, the other's word).
+fn prefixed<'a>(lx: &'a Lexicon, side: &'a Analysis, other: &'a Analysis) -> Option<(&'a str, &'a str)> {
+    for t in side.tokens.iter().filter(|t| !t.technical && !t.explains) {
+        for p in &lx.antonym_prefixes {
+            let Some(rest) = t.text.strip_prefix(p.as_str()).filter(|r| r.len() >= 3) else {
+                continue;
+            };
+            for w in [rest, lx.canon_ref(rest)] {
+                let Some(o) = other.token(w).filter(|o| !o.technical && !o.explains) else {
+                    continue;
+                };
+                if side.token(w).is_none() && other.find(t).is_none() {
+                    return Some((&t.text, &o.text));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Do the two sides refuse the same words: some shared words negated on both, weighing at
+/// least as much as those negated on one side only (technical tokens weigh 2, as in the roles
+/// step)?
+fn refuse_alike(a: &Analysis, b: &Analysis) -> bool {
+    let (mut both, mut one) = (0, 0);
+    same_text(&a.tokens, &b.tokens, |x, y| {
+        let w = if x.technical { 2 } else { 1 };
+        match (x.negated_in != 0, y.negated_in != 0) {
+            (true, true) => both += w,
+            (true, false) | (false, true) => one += w,
+            _ => {}
+        }
+    });
+    both > 0 && both >= one
 }
 
 /// Does a side pass the word (state it in a clause that states the rule, and nowhere refuse
@@ -580,7 +636,15 @@ fn transposed<'a>(lx: &Lexicon, a: &'a Analysis, b: &'a Analysis) -> bool {
                 let moved =
                     |w: &Token| role(a, w).is_some() && role(b, w).is_some() && role(a, w) != role(b, w);
                 let roles = |(x, y): (&Token, &Token)| moved(x) && moved(y);
+                // Two words whose different roles travel with them were not traded: their
+                // clauses moved ("read the file before editing it" vs "before editing a file,
+                // read it").
+                let travel = |(x, y): (&Token, &Token)| {
+                    let (ax, ay) = (role(a, x), role(a, y));
+                    ax.is_some() && ay.is_some() && ax != ay && ax == role(b, x) && ay == role(b, y)
+                };
                 return mirrored
+                    && !first.is_some_and(travel)
                     && (framed || between == 0 && before + after > 0 && first.is_some_and(roles));
             }
             (Some(x), Some(y)) if x.0.same_text(y.0) => match (first, mirrored) {

@@ -390,6 +390,7 @@ fn token_tech_match_is_the_text_tech_match() {
         tail: lexicon::tail(text),
         technical: true,
         role: None,
+        step: None,
         negated_in: 0,
         asserted_in: 0,
         taken: false,
