@@ -697,20 +697,27 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
     // arguments are incidental, so the pair settles the failure and teaches no "instead of".
     // A failure that names no assertion (`fixture 'db' not found` from the wrong directory)
     // may still be fixed by the new arguments. `edits[n]` counts the workspace changes that
-    // ran among the first n calls.
-    let edits: Vec<usize> = std::iter::once(0)
-        .chain(ops.iter().scan(0, |n, op| {
-            *n += usize::from(op.status != OpStatus::Refused && policy.is_mutating_call(&op.tool, &op.args));
-            Some(*n)
-        }))
-        .collect();
+    // ran among the first n calls; counted only for an experience that has a fix to judge.
+    let edits = std::cell::OnceCell::new();
+    let edits = || -> &Vec<usize> {
+        edits.get_or_init(|| {
+            std::iter::once(0)
+                .chain(ops.iter().scan(0, |n, op| {
+                    *n += usize::from(
+                        op.status != OpStatus::Refused && policy.is_mutating_call(&op.tool, &op.args),
+                    );
+                    Some(*n)
+                }))
+                .collect()
+        })
+    };
     let finding = |i: usize| {
         ops[i].error.as_deref().is_some_and(|e| {
             let e = e.to_lowercase();
             policy.assertion_markers.iter().any(|m| e.contains(m.as_str()))
         })
     };
-    let edited_in_between = |i: usize, j: usize| finding(i) && edits[j] > edits[i + 1];
+    let edited_in_between = |i: usize, j: usize| finding(i) && edits()[j] > edits()[i + 1];
     let mut failures: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     let mut fixes: Vec<(usize, usize)> = Vec::new();
     for (j, op) in ops.iter().enumerate() {

@@ -135,6 +135,9 @@ pub struct Policy {
     /// The phrases above as one automaton, built by `from_yaml` (see `TransientPhrases`).
     #[serde(skip)]
     transient: TransientPhrases,
+    /// `mutating_programs` as one automaton, built by `from_yaml` (see `MutatingPrograms`).
+    #[serde(skip)]
+    mutating: MutatingPrograms,
 }
 
 /// The first word of `command` that is one of `flags`, or whose part before a `=` is.
@@ -154,6 +157,7 @@ impl Policy {
             *phrase = phrase.to_lowercase();
         }
         p.transient = TransientPhrases::new(&p);
+        p.mutating = MutatingPrograms::new(&p.mutating_programs);
         Ok(p)
     }
 
@@ -192,15 +196,7 @@ impl Policy {
     /// Does the call's command run one of `mutating_programs`? Arguments that do not mention
     /// any of their programs are not parsed.
     fn runs_mutating_program(&self, args: &Args) -> bool {
-        let text = args.text();
-        let named = |m: &&String| {
-            let program = m.split_whitespace().next().unwrap_or_default();
-            !program.is_empty()
-                && (text.as_bytes().windows(program.len()))
-                    .any(|w| w.eq_ignore_ascii_case(program.as_bytes()))
-        };
-        let mut wanted = self.mutating_programs.iter().filter(named).peekable();
-        if wanted.peek().is_none() {
+        if self.mutating_programs.is_empty() || !self.mutating.may_run(args.text()) {
             return false;
         }
         let value = args.value();
@@ -208,7 +204,7 @@ impl Policy {
             return false;
         };
         let (program, sub) = crate::opkey::program_and_subcommand(&command);
-        wanted.any(|m| {
+        self.mutating_programs.iter().any(|m| {
             let mut words = m.split_whitespace();
             words.next().is_some_and(|p| p.eq_ignore_ascii_case(&program))
                 && words
@@ -381,6 +377,46 @@ impl TransientPhrases {
 }
 
 /// Built from the phrase fields, which `Policy`'s equality already compares.
+/// `mutating_programs` as one automaton over a call's JSON text: each entry's program as a
+/// word, then its subcommand (if any) as a word later on. Most shell calls run nothing on the
+/// list, and one pass tells them apart without parsing their arguments; a match is then
+/// confirmed on the parsed command, inside its wrappers.
+#[derive(Clone, Debug, Default)]
+struct MutatingPrograms {
+    /// `None` when not built from a policy (every call is then parsed).
+    any: Option<regex::bytes::Regex>,
+}
+
+impl MutatingPrograms {
+    fn new(entries: &[String]) -> MutatingPrograms {
+        let patterns: Vec<String> = (entries.iter())
+            .filter_map(|e| {
+                let mut words = e.split_whitespace().map(regex::escape);
+                let program = words.next()?;
+                Some(match words.next() {
+                    Some(sub) => format!(r"\b{program}\b.*?\b{sub}\b"),
+                    None => format!(r"\b{program}\b"),
+                })
+            })
+            .collect();
+        // ASCII-only classes on bytes: a command's text is matched, never decoded.
+        let any = regex::bytes::Regex::new(&format!("(?i-u){}", patterns.join("|"))).ok();
+        MutatingPrograms { any }
+    }
+
+    /// Could a call with these arguments (JSON text) run one of the programs? `false` means
+    /// it cannot.
+    fn may_run(&self, text: &str) -> bool {
+        self.any.as_ref().is_none_or(|r| r.is_match(text.as_bytes()))
+    }
+}
+
+impl PartialEq for MutatingPrograms {
+    fn eq(&self, _: &MutatingPrograms) -> bool {
+        true
+    }
+}
+
 impl PartialEq for TransientPhrases {
     fn eq(&self, _: &TransientPhrases) -> bool {
         true
@@ -611,6 +647,37 @@ mod tests {
         assert_eq!(p.placeless(&codex).get("workdir"), None);
         let bare = serde_json::json!({"command": "pytest"});
         assert!(matches!(p.placeless(&bare), Cow::Borrowed(_)));
+    }
+
+    /// The one-pass filter in front of `mutating_programs` is built, and passes exactly the
+    /// calls whose parsed command runs one: a program named as a word (not inside
+    /// `github.com`), then its subcommand later on, inside wrappers and any case.
+    #[test]
+    fn a_shell_call_is_a_change_when_it_runs_a_mutating_program() {
+        let p = Rules::builtin().policy;
+        assert!(
+            p.mutating.any.is_some(),
+            "the built-in entries form one automaton"
+        );
+        let shell = |cmd: &str| Args::from_value(&serde_json::json!({"command": cmd}));
+        for cmd in [
+            "git stash pop",
+            "cd /srv/api && git checkout -- src/app.py",
+            "bash -lc \"git pull --rebase\"",
+            "apply_patch <<'EOF'\n*** Begin Patch\n*** End Patch\nEOF",
+            "GIT_EDITOR=true GIT REBASE --continue",
+        ] {
+            assert!(p.is_mutating_call("shell", &shell(cmd)), "{cmd}");
+        }
+        for cmd in [
+            "git status",
+            "git log --oneline | grep checkout",
+            "curl -sSL https://github.com/acme/api/raw/main/stash.txt",
+            "pytest -q tests/test_patch.py",
+            "npm run patch-package",
+        ] {
+            assert!(!p.is_mutating_call("shell", &shell(cmd)), "{cmd}");
+        }
     }
 
     #[test]
