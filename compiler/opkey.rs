@@ -185,7 +185,8 @@ fn inner(command: &str) -> (String, Vec<&str>) {
 /// subcommand: `("git", Some("apply"))` for `cd repo && git apply fix.diff`.
 pub fn program_and_subcommand(command: &str) -> (String, Option<&str>) {
     let (program, operands) = inner(command);
-    (program, subcommand(&operands))
+    let sub = subcommand(&program, &operands);
+    (program, sub)
 }
 
 /// Wrappers that run the command after their own options, with the options that take a value.
@@ -302,12 +303,62 @@ fn wrapped<'a, 'w>(program: &str, args: &'w [&'a str]) -> Option<&'w [&'a str]> 
         .then(|| skip_options(&args[sub + 1..], &RUNNER_VALUE_OPTIONS))
 }
 
-/// The first operand that is not a flag or a `+toolchain`: `build` in `cargo +nightly build`.
-fn subcommand<'a>(operands: &[&'a str]) -> Option<&'a str> {
-    operands
-        .iter()
-        .copied()
-        .find(|t| !t.starts_with('-') && !t.starts_with('+'))
+/// Options a program takes before its subcommand with their value as the next word: `git -C
+/// web pull`, `kubectl -n prod get pods`, `make -C build test`. (A value joined with `=` is
+/// one word, a flag anyway.)
+const GLOBAL_VALUE_OPTIONS: [(&str, &[&str]); 10] = [
+    (
+        "git",
+        &[
+            "-C",
+            "-c",
+            "--git-dir",
+            "--work-tree",
+            "--namespace",
+            "--config-env",
+        ],
+    ),
+    (
+        "kubectl",
+        &[
+            "-n",
+            "--namespace",
+            "--context",
+            "--kubeconfig",
+            "--cluster",
+            "--user",
+            "-s",
+            "--server",
+        ],
+    ),
+    ("helm", &["-n", "--namespace", "--kube-context", "--kubeconfig"]),
+    (
+        "docker",
+        &["-H", "--host", "-c", "--context", "--config", "-l", "--log-level"],
+    ),
+    ("make", &["-C", "-f", "--directory", "--file", "--makefile"]),
+    ("cargo", &["-C", "-Z", "--config", "--color"]),
+    ("go", &["-C"]),
+    ("npm", &["--prefix", "-w", "--workspace"]),
+    ("pnpm", &["-C", "--dir", "-F", "--filter"]),
+    ("yarn", &["--cwd"]),
+];
+
+/// The first operand of `program` that is not a flag, a flag's value or a `+toolchain`:
+/// `build` in `cargo +nightly build`, `pull` in `git -C web pull`.
+fn subcommand<'a>(program: &str, operands: &[&'a str]) -> Option<&'a str> {
+    let with_value = (GLOBAL_VALUE_OPTIONS.iter())
+        .find(|(p, _)| p.eq_ignore_ascii_case(program))
+        .map_or(&[][..], |&(_, options)| options);
+    let mut words = operands.iter().copied();
+    while let Some(t) = words.next() {
+        if with_value.contains(&t) {
+            words.next();
+        } else if !t.starts_with('-') && !t.starts_with('+') {
+            return Some(t);
+        }
+    }
+    None
 }
 
 /// How two commands of one program (one operation key) relate, for telling a fix from the next
@@ -336,7 +387,7 @@ pub fn kinship(a: &str, b: &str) -> Kinship {
     if !pa.eq_ignore_ascii_case(&pb) {
         return Kinship::OtherProgram;
     }
-    let (sa, sb) = (subcommand(&a), subcommand(&b));
+    let (sa, sb) = (subcommand(&pa, &a), subcommand(&pb, &b));
     if sa.map(str::to_lowercase) == sb.map(str::to_lowercase) {
         return Kinship::SameSubcommand;
     }
@@ -731,6 +782,11 @@ mod tests {
         };
         let want = |p: &str, sub: Option<&str>| (p.to_string(), sub.map(String::from));
         assert_eq!(inside("cd web && CI=1 npm test"), want("npm", Some("test")));
+        // A global option's value is not the subcommand.
+        assert_eq!(inside("git -C web pull --rebase"), want("git", Some("pull")));
+        assert_eq!(inside("kubectl -n prod get pods"), want("kubectl", Some("get")));
+        assert_eq!(inside("make -C build test"), want("make", Some("test")));
+        assert_eq!(inside("git --no-pager log -5"), want("git", Some("log")));
         assert_eq!(
             inside("bash -lc \"cargo clippy -- -D warnings\""),
             want("cargo", Some("clippy"))
@@ -770,6 +826,15 @@ mod tests {
             Kinship::SameSubcommand
         );
         assert_eq!(kinship("cargo clippy", "cargo test"), Kinship::Unrelated);
+        // Two subcommands in one namespace are two subcommands, not one namespace.
+        assert_eq!(
+            kinship("kubectl -n prod get pods", "kubectl -n prod delete pods"),
+            Kinship::Unrelated
+        );
+        assert_eq!(
+            kinship("git -C web push", "git -C web push --force-with-lease"),
+            Kinship::SameSubcommand
+        );
         // The key stays the wrapper (DESIGN §3.3).
         assert_eq!(
             operation_key("Bash", &json!({"command": "uv run pytest -q"})),

@@ -664,6 +664,7 @@ mod tests {
             "git stash pop",
             "cd /srv/api && git checkout -- src/app.py",
             "bash -lc \"git pull --rebase\"",
+            "git -C web pull --rebase",
             "apply_patch <<'EOF'\n*** Begin Patch\n*** End Patch\nEOF",
             "GIT_EDITOR=true GIT REBASE --continue",
         ] {
