@@ -50,16 +50,7 @@ pub fn explain_text(code: &str, rules: &Rules) -> Option<String> {
         out.push_str("This code was removed. It stays listed and is never reused.\n\n");
     }
     out.push_str("## Current policy\n\n");
-    if info.code == registry::codes::CREDENTIAL_REFUSED {
-        // Decided by the credential patterns, not by a policy key: name the ones in use.
-        let names: Vec<&str> = rules.secrets.names().collect();
-        out.push_str(&format!(
-            "rules: {}\n\n- `secrets.yaml`: {} pattern(s): {}\n",
-            rules.origin,
-            names.len(),
-            names.join(", ")
-        ));
-    } else if info.policy_keys.is_empty() {
+    if info.policy_keys.is_empty() {
         out.push_str("none: no policy key changes how this code is decided\n");
     } else {
         out.push_str(&format!("rules: {}\n\n", rules.origin));
@@ -78,12 +69,6 @@ pub fn explain_json(code: &str, rules: &Rules) -> Option<Value> {
     let mut policy = Map::new();
     for key in info.policy_keys {
         policy.insert((*key).to_string(), json_value(key, rules));
-    }
-    if info.code == registry::codes::CREDENTIAL_REFUSED {
-        policy.insert(
-            "secrets.yaml".into(),
-            json!(rules.secrets.names().collect::<Vec<_>>()),
-        );
     }
     Some(json!({
         "code": info.code,

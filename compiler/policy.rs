@@ -302,7 +302,13 @@ impl Policy {
     }
 
     /// The current value of a policy key named in the diagnostics registry, for `explain`.
+    /// `secrets` is the names of the credential patterns in use (`rules/secrets.yaml`), which
+    /// decide N002 as policy keys decide other codes.
     pub fn value_of(&self, key: &str, rules: &Rules) -> Option<String> {
+        if key == "secrets" {
+            let names: Vec<&str> = rules.secrets.names().collect();
+            return serde_json::to_string(&names).ok();
+        }
         let v = serde_json::to_value(self).ok()?;
         let mut cur = &v;
         for part in key.split('.') {

@@ -670,12 +670,12 @@ fn explain_n002_names_the_credential_patterns_in_use() {
     let o = skillc(&["explain", "N002", "--rules", rules.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
-        stdout(&o).ends_with("- `secrets.yaml`: 1 pattern(s): acme-internal-token\n"),
+        stdout(&o).ends_with("- `secrets`: [\"acme-internal-token\"]\n"),
         "{}",
         stdout(&o)
     );
     let builtin = json(&skillc(&["explain", "N002", "--format", "json"]));
-    let names = builtin["policy"]["secrets.yaml"].as_array().unwrap();
+    let names = builtin["policy"]["secrets"].as_array().unwrap();
     assert!(
         names.iter().any(|n| n == "github-token") && names.iter().any(|n| n == "aws-access-key"),
         "{builtin:#}"

@@ -211,7 +211,7 @@ pub static CODES: &[CodeInfo] = &[
         Error,
         "a candidate contains something that looks like a secret",
         "remove the secret from the record; the candidate is refused and the secret is written nowhere",
-        [],
+        ["secrets"],
         false
     ),
     code!(

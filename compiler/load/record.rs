@@ -209,7 +209,7 @@ fn likely_meant(field: &str, v: &Value) -> Option<String> {
     };
     match leaf(field) {
         "outcome" => word(OUTCOME_WORDS),
-        f if f.ends_with("status") => word(STATUS_WORDS),
+        "status" => word(STATUS_WORDS),
         "kind" => word(KIND_WORDS),
         "source" => word(SOURCE_WORDS),
         "blessed" | "passed" => {
