@@ -5,6 +5,7 @@
 //! function; `emit` and `store` are the only stages that write.
 
 pub mod bulk;
+pub mod bypass;
 pub mod candidates;
 pub mod cli;
 pub mod cluster;

@@ -302,6 +302,12 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
             let members = members.unwrap_or_else(|| Members::of(&comp));
             sink.extend(lesson_diagnostics(&comp, &members));
             sink.extend(conflicting_rules(&comp.lessons, &rules.lexicon));
+            let policy = &rules.policy;
+            sink.extend(crate::bypass::findings(
+                &comp.lessons,
+                &policy.bypasses,
+                policy.bypass_matcher(),
+            ));
             // Those found by name stand (the fold's renaming kept their lessons' ids); the
             // input order is asked again of the lessons as they are now.
             let mut found: Vec<Refounding> = found

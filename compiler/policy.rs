@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Deserializer, Serialize, de};
 use serde_json::Value;
 
+use crate::bypass::{Bypass, Bypasses};
 use crate::model::Args;
 use crate::{cluster::Lexicon, narrative::Narrative, normalize::Aliases, normalize::SecretScanner};
 
@@ -129,6 +130,10 @@ pub struct Policy {
     /// no "instead of" either (`fix_flag`). Exact words, or the word before a `=`.
     #[serde(default)]
     pub fix_flags: Vec<String>,
+    /// Workarounds that switch a safeguard off: an active lesson telling agents to use one is
+    /// named (S010, `bypass`). Optional, so policy files written before it still load.
+    #[serde(default)]
+    pub bypasses: Vec<Bypass>,
     pub confidence: Confidence,
     pub caps: Caps,
     pub deltas: DeltaBudget,
@@ -138,6 +143,9 @@ pub struct Policy {
     /// `mutating_programs` as one automaton, built by `from_yaml` (see `MutatingPrograms`).
     #[serde(skip)]
     mutating: MutatingPrograms,
+    /// `bypasses` compiled, built by `from_yaml`.
+    #[serde(skip)]
+    bypass_matcher: Bypasses,
 }
 
 /// The first word of `command` that is one of `flags`, or whose part before a `=` is.
@@ -158,7 +166,13 @@ impl Policy {
         }
         p.transient = TransientPhrases::new(&p);
         p.mutating = MutatingPrograms::new(&p.mutating_programs);
+        p.bypass_matcher = Bypasses::new(&p.bypasses)?;
         Ok(p)
+    }
+
+    /// `bypasses`, compiled (see `bypass::Bypasses`).
+    pub fn bypass_matcher(&self) -> &Bypasses {
+        &self.bypass_matcher
     }
 
     /// The probe flag (`probe_flags`) a command line carries, if any: `black --check .`,
@@ -316,6 +330,16 @@ impl Policy {
                 Some(next) => cur = next,
                 None => return rules.narrative.value_of(key),
             }
+        }
+        // A list of named entries (`bypasses`) reads best as its names; the file has the rest.
+        if let Some(entries) = cur.as_array()
+            && !entries.is_empty()
+            && entries
+                .iter()
+                .all(|e| e.get("name").is_some_and(Value::is_string))
+        {
+            let names: Vec<&Value> = entries.iter().map(|e| &e["name"]).collect();
+            return serde_json::to_string(&names).ok();
         }
         Some(cur.to_string())
     }

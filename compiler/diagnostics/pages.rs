@@ -40,6 +40,7 @@ pub static PAGES: &[(&str, &str)] = &[
     ("S007", include_str!("pages/S007.md")),
     ("S008", include_str!("pages/S008.md")),
     ("S009", include_str!("pages/S009.md")),
+    ("S010", include_str!("pages/S010.md")),
     ("E001", include_str!("pages/E001.md")),
     ("E002", include_str!("pages/E002.md")),
     ("E003", include_str!("pages/E003.md")),

@@ -63,6 +63,7 @@ pub mod codes {
     pub const ORPHANED_DECISION: &str = "S007";
     pub const INEFFECTIVE_DECISION: &str = "S008";
     pub const CONFLICTING_RULES: &str = "S009";
+    pub const BYPASSES_SAFEGUARD: &str = "S010";
 
     pub const SKILL_TOO_LONG: &str = "E001";
     pub const DELTA_OVERFLOW: &str = "E002";
@@ -405,6 +406,15 @@ pub static CODES: &[CodeInfo] = &[
         "two rules of one scope and domain say opposite things",
         "retire the rule that no longer holds (`skillc lessons retire ID`), or edit one so that each says when it applies",
         [],
+        false
+    ),
+    code!(
+        "S010",
+        "bypasses-safeguard",
+        Warning,
+        "an active lesson tells agents to switch a safeguard off",
+        "if the bypass is right where the lesson applies, pin it (`skillc lessons pin ID`), which also ends this warning; otherwise retire it (`skillc lessons retire ID`) and fix what it works around",
+        ["bypasses"],
         false
     ),
     code!(
