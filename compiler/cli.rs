@@ -669,7 +669,11 @@ fn diff(args: &RunArgs, fail_on: Option<Risk>) -> Result<i32, Fatal> {
         })?;
     }
     let gone = report::gone_lessons(&gone_rows, &comp.lessons, &comp.refounded);
-    let mut d = crate::diff::compare(store.is_some(), &previous, &gone, &comp.lessons);
+    let bypassing: std::collections::BTreeMap<&str, &str> = (comp.diagnostics.iter())
+        .filter(|d| d.code == crate::diagnostics::codes::BYPASSES_SAFEGUARD)
+        .filter_map(|d| Some((d.subject.as_str(), d.evidence.get("matched")?.as_str()?)))
+        .collect();
+    let mut d = crate::diff::compare(store.is_some(), &previous, &gone, &comp.lessons, &bypassing);
     // The files, rendered as compile renders them and compared with what is on disk.
     // Deltas first: their diagnostics are in the rendered diagnostics.json.
     let deltas = match args.base_skills {

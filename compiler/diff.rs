@@ -7,7 +7,8 @@
 //!
 //! Risk says what a change does to the files an agent loads (rules, SKILL.md):
 //! * high — a rule an agent relies on stops being one: superseded, retired, below
-//!   reinforcement again, gone from the input, or demoted from global to one project;
+//!   reinforcement again, gone from the input, or demoted from global to one project; or a
+//!   new rule tells agents to switch a safeguard off (S010, `bypass`);
 //! * medium — a rule appears, is promoted to global, or reads differently (an edit, or a
 //!   re-founding under a new id);
 //! * low — the rest: a rule's confidence, reinforcement or pin, lessons that are no rules.
@@ -25,7 +26,7 @@ use crate::score::{self, confidence_text};
 /// Ordered high first: a risk "at or above" another is `<=` it. `--fail-on` takes one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
 pub enum Risk {
-    /// A rule would stop being one (superseded, retired, lost, gone, demoted from global)
+    /// A rule would stop being one (superseded, retired, lost, gone, demoted from global), or a new rule switches a safeguard off
     High,
     /// A new rule, a rule promoted to global, edited or re-founded
     Medium,
@@ -173,8 +174,23 @@ pub struct Diff {
 
 /// Compares `lessons` (this compile's, sorted by id) with `previous` (the last compile's
 /// ledger, any order). `gone` is `report::gone_lessons` over the previous rows this compile
-/// no longer has: which lesson, if any, each goes on as.
-pub fn compare(previous_compile: bool, previous: &[Previous], gone: &Value, lessons: &[Lesson]) -> Diff {
+/// no longer has: which lesson, if any, each goes on as. `bypassing` maps the lessons S010
+/// names to the workaround each tells agents to use: such a lesson becoming a rule is high.
+pub fn compare(
+    previous_compile: bool,
+    previous: &[Previous],
+    gone: &Value,
+    lessons: &[Lesson],
+    bypassing: &BTreeMap<&str, &str>,
+) -> Diff {
+    // A new rule is medium, unless it switches a safeguard off.
+    let new_rule = |l: &Lesson, detail: &mut String| match bypassing.get(l.id.as_str()) {
+        Some(what) => {
+            detail.push_str(&format!("; tells agents to use `{what}` (S010)"));
+            Risk::High
+        }
+        None => Risk::Medium,
+    };
     let now_of: BTreeMap<&str, &str> = (gone.as_array().into_iter().flatten())
         .filter_map(|g| Some((g["id"].as_str()?, g["now"].as_str()?)))
         .collect();
@@ -253,7 +269,10 @@ pub fn compare(previous_compile: bool, previous: &[Previous], gone: &Value, less
                 (_, Status::Retired) => (Risk::High, "rule-retired", fields),
                 _ => (Risk::High, "rule-lost", fields),
             },
-            (false, true) => (Risk::Medium, "new-rule", fields),
+            (false, true) => {
+                let mut fields = fields;
+                (new_rule(l, &mut fields), "new-rule", fields)
+            }
             (true, true) if before.scope == "global" && after.scope != "global" => {
                 (Risk::High, "rule-demoted", fields)
             }
@@ -281,7 +300,7 @@ pub fn compare(previous_compile: bool, previous: &[Previous], gone: &Value, less
             detail.push_str(&format!("; supersedes {old}"));
         }
         let (risk, change) = if l.rule {
-            (Risk::Medium, "new-rule")
+            (new_rule(l, &mut detail), "new-rule")
         } else {
             (Risk::Low, "new-lesson")
         };

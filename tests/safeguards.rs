@@ -241,3 +241,43 @@ fn a_team_without_bypasses_in_its_policy_is_told_nothing() {
     r.compile();
     assert_eq!(warnings(&r.s.path("out")).len(), 3);
 }
+
+#[test]
+fn diff_calls_a_new_rule_that_bypasses_a_safeguard_high_risk() {
+    let r = Records::new("safeguards-diff");
+    // The second session of the pip workaround and of the lease lesson arrive after a compile:
+    // both lessons become rules, one of them switching a safeguard off.
+    let (later, first): (Vec<Value>, Vec<Value>) =
+        (corpus().into_iter()).partition(|e| e["id"] == "py-2260" || e["id"] == "gh-3215");
+    r.add("agents.jsonl", &first);
+    r.compile();
+    r.add("later.jsonl", &later);
+
+    let o = skillc(&[
+        "diff",
+        &r.records(),
+        "--out",
+        &r.out(),
+        "--format",
+        "json",
+        "--fail-on",
+        "high",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let d = json(&o);
+    let change = |domain: &str| {
+        (d["changes"].as_array().unwrap().iter())
+            .find(|c| c["domain"] == domain && c["change"] == "new-rule")
+            .unwrap_or_else(|| panic!("no new {domain} rule: {d:#}"))
+    };
+    let py = change("python");
+    assert_eq!(py["risk"], "high", "{py:#}");
+    assert!(
+        py["detail"]
+            .as_str()
+            .unwrap()
+            .ends_with("tells agents to use `--break-system-packages` (S010)"),
+        "{py:#}"
+    );
+    assert_eq!(change("git")["risk"], "medium", "{d:#}");
+}
