@@ -80,6 +80,9 @@ pub enum Command {
         /// Policy directory whose rules the page quotes (default: ./rules, else built-in)
         #[arg(long)]
         rules: Option<PathBuf>,
+        /// The `--min-reinforcement` a compile was given, quoted in place of the policy's
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        min_reinforcement: Option<u32>,
     },
     /// List every diagnostic code
     Codes {
@@ -385,8 +388,17 @@ fn run(cli: Cli) -> Result<i32, Fatal> {
             Ok(strict_exit(&run, &comp))
         }
         Command::Diff(DiffArgs { run, fail_on }) => diff(&run, fail_on),
-        Command::Explain { code, format, rules } => {
-            let rules = load_rules(rules.as_deref())?;
+        Command::Explain {
+            code,
+            format,
+            rules,
+            min_reinforcement,
+        } => {
+            let mut rules = load_rules(rules.as_deref())?;
+            if let Some(n) = min_reinforcement {
+                rules.policy.min_reinforcement = n;
+                rules.origin = format!("{}, with --min-reinforcement {n}", rules.origin);
+            }
             match format {
                 OutputFormat::Human => match explain::explain_text(&code, &rules) {
                     Some(t) => print_report(format, t, &serde_json::Value::Null),

@@ -681,3 +681,27 @@ fn explain_n002_names_the_credential_patterns_in_use() {
         "{builtin:#}"
     );
 }
+
+/// A compile given `--min-reinforcement 3` decided G003 with 3: `explain G003` given the same
+/// flag quotes that value and says where it came from, in text and JSON alike.
+#[test]
+fn explain_quotes_the_min_reinforcement_a_compile_was_given() {
+    let plain = stdout(&skillc(&["explain", "G003"]));
+    assert!(plain.ends_with("- `min_reinforcement`: 2\n"), "{plain}");
+    let o = skillc(&["explain", "G003", "--min-reinforcement", "3"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.ends_with("with --min-reinforcement 3\n\n- `min_reinforcement`: 3\n"),
+        "{text}"
+    );
+    let j = json(&skillc(&[
+        "explain",
+        "G003",
+        "--min-reinforcement",
+        "3",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(j["policy"]["min_reinforcement"], 3, "{j:#}");
+}
