@@ -9,7 +9,7 @@ use crate::cluster::fx::{FxMap as HashMap, FxSet};
 use rayon::prelude::*;
 
 use crate::diagnostics::{Diagnostic, Sink, codes, short_list};
-use crate::model::{Candidate, Cluster, Corpus, Kind, Operation, Refusal, Source};
+use crate::model::{Candidate, Cluster, Corpus, Kind, Operation, Refusal, Source, SourceLoc};
 use crate::outcome::Verdict;
 use crate::policy::Rules;
 
@@ -289,18 +289,46 @@ struct ClusterDecision {
 /// A narrative group's diagnostic names the signals that fired for its first member, with
 /// its score; when that member's text is not the anchor's (`text`), it is shown too, as
 /// `held_text`.
+/// `locations` (from `held_locations`, one per group) is where each diagnostic points.
 pub fn held_diagnostics(
     gate: &GateResult,
+    locations: &[Option<SourceLoc>],
     verdicts: &[Verdict],
     candidates: &[Candidate],
     clusters: &[Cluster],
     rules: &Rules,
     sink: &mut Sink,
 ) {
-    let made = gate.held.par_iter();
-    sink.par_extend(
-        made.map(|h| held_diagnostic(h, &clusters[h.cluster as usize], verdicts, candidates, rules)),
-    );
+    let made = gate.held.par_iter().zip(locations);
+    sink.par_extend(made.map(|(h, at)| {
+        let d = held_diagnostic(h, &clusters[h.cluster as usize], verdicts, candidates, rules);
+        match at {
+            Some(at) => d.at(at),
+            None => d,
+        }
+    }));
+}
+
+/// Where each held-back group's first record (by id, the first its diagnostic lists) was read,
+/// so the diagnostic points at the text to rewrite or the run to look at. Taken while the
+/// records are still there: the pipeline frees them before the diagnostics are made.
+pub fn held_locations(
+    gate: &GateResult,
+    candidates: &[Candidate],
+    corpus: &Corpus,
+) -> Vec<Option<SourceLoc>> {
+    (gate.held.par_iter())
+        .map(|h| {
+            let first = (h.members.iter())
+                .map(|&m| &candidates[m as usize])
+                .min_by(|a, b| a.record_id.cmp(&b.record_id))?;
+            let at = match first.source {
+                Source::Experience(e) => &corpus.experiences.get(e as usize)?.source,
+                Source::Claim(c) => &corpus.claims.get(c as usize)?.loc,
+            };
+            Some(at.clone())
+        })
+        .collect()
 }
 
 fn held_diagnostic(

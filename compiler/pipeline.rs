@@ -227,6 +227,8 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         clock.lap("gate");
         comp.stopped_after = Some(Stage::Gate);
     }
+    // Where each held-back group's diagnostic points, taken before the records are freed.
+    let mut held_at = None;
     if stop > Stage::Gate {
         let inputs = score::Inputs {
             corpus: &corpus,
@@ -322,6 +324,9 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         clock.lap("score: report");
         comp.fates = fates(&comp);
         if opts.keep == Keep::Nothing {
+            if whole {
+                held_at = Some(gate::held_locations(&comp.gate, &comp.candidates, &corpus));
+            }
             std::mem::take(&mut corpus.experiences)
                 .into_par_iter()
                 .for_each(drop);
@@ -332,8 +337,10 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
     // The gate's diagnostics, made once the lifecycle fold (which never reads them) is done
     // and its working memory is free again.
     if stop > Stage::Cluster && whole {
+        let at = held_at.unwrap_or_else(|| gate::held_locations(&comp.gate, &comp.candidates, &corpus));
         gate::held_diagnostics(
             &comp.gate,
+            &at,
             &comp.verdicts,
             &comp.candidates,
             &comp.clusters,

@@ -1737,3 +1737,29 @@ fn domains_written_as_one_comma_separated_string_are_each_a_domain() {
         assert!(skill.contains("select_related"), "{domain}: {skill}");
     }
 }
+
+/// A held-back group's diagnostic points (`-->`) at the record of the first experience it
+/// lists: the line in the input that holds that id, so the story to rewrite as a rule, or the
+/// run that did not pass, is one jump away.
+#[test]
+fn held_back_diagnostics_point_at_their_first_record() {
+    let s = Scratch::new("held-back-locations");
+    let (_, diags, o) = compile_foundation(&s);
+    let held: Vec<_> = (diags_of(&diags, "G001").into_iter())
+        .chain(diags_of(&diags, "G002"))
+        .collect();
+    assert!(held.len() >= 5, "{diags:#}");
+    for d in held {
+        let first = &ids(&d["evidence"]["experiences"])[0];
+        let (file, line) = (d["file"].as_str().unwrap(), d["line"].as_u64().unwrap() as usize);
+        let text = std::fs::read_to_string(repo().join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let record = text.lines().nth(line - 1).unwrap();
+        assert!(
+            record.contains(&format!("\"{first}\"")),
+            "{d:#} points at {file}:{line}: {record}"
+        );
+    }
+    let err = stderr(&o);
+    let g002 = err.find("warning[G002]").unwrap();
+    assert!(err[g002..].lines().nth(1).unwrap().starts_with("  --> "), "{err}");
+}
