@@ -520,6 +520,28 @@ fn reported_misreads_exactly() {
             false,
             "imperative-start",
         ),
+        // One weekday or date places a text in one incident; a rule's days are plural or
+        // indefinite. A state "now" is status.
+        (
+            "Per our call: the staging cluster will be upgraded to 1.29 on Thursday.",
+            true,
+            "incident-words",
+        ),
+        (
+            "Don't deploy on Fridays; a Monday rollback is cheaper than a weekend page.",
+            false,
+            "imperative-start",
+        ),
+        (
+            "Cert renewals that ran on a Sunday are not seen until Monday, so alert on expiry 14 days ahead.",
+            false,
+            "present-general",
+        ),
+        (
+            "after upgrade to postgres 16 the query plan changed and report is very slow now",
+            true,
+            "incident-status",
+        ),
         // An elliptical passive is no report ("until restarted").
         (
             "Workers that were started before a deploy keep running the old code until restarted.",
