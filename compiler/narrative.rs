@@ -41,10 +41,11 @@ use serde::Deserialize;
 
 use crate::patterns::{Pattern, PatternSet};
 
-/// Text that may precede the first word of a clause: start of text, or the end of a sentence
-/// or clause (`.`, `!`, `?`, `;`, `:`, `,`, a dash) with an optional `so`/`then`, then list
-/// markers and opening quotes. `{LEAD}` is where the file's `clause_lead` goes (optional).
-const CLAUSE_START: &str = r#"(?:^|[.!?;:,]\s+|\s[—–-]+\s+)(?:(?:so|then)\s+)?{LEAD}[\s"'“‘(*>•\-]*"#;
+/// Text that may precede the first word of a clause: start of text or of a line (a markdown
+/// bullet, a timeline entry), or the end of a sentence or clause (`.`, `!`, `?`, `;`, `:`,
+/// `,`, a dash) with an optional `so`/`then`, then list markers and opening quotes. `{LEAD}`
+/// is where the file's `clause_lead` goes (optional).
+const CLAUSE_START: &str = r#"(?:^|\n|[.!?;:,]\s+|\s[—–-]+\s+)(?:(?:so|then)\s+)?{LEAD}[\s"'“‘(*>•\-]*"#;
 
 /// `CLAUSE_START` with the file's `clause_lead` (a phrase before the clause's verb) in place.
 fn clause_start(lead: Option<&str>) -> String {
@@ -494,6 +495,18 @@ signals:
         assert!(bad.contains("except"), "{bad}");
         let bad = "threshold: 3\nsignals:\n  - {name: x, weight: 1, words: [a]}\n  - {name: y, weight: 1, when_absent: [x], except: b}";
         assert!(Narrative::from_yaml(bad).unwrap_err().contains("except"));
+    }
+
+    #[test]
+    fn a_line_start_is_a_clause_start() {
+        // A markdown list or a timeline: each line opens a clause, with or without a
+        // sentence's punctuation before it.
+        let c = small().classify("## Summary of changes\n- Fixed the retry loop\n- Use the new client");
+        assert_eq!(c.signals, ["report-verb-start", "imperative-start"]);
+        let c = small().classify("Summary of changes\nFixed the retry loop");
+        assert!(c.signals.contains(&"report-verb-start".to_string()), "{c:?}");
+        // Mid-line it is still no clause start.
+        assert!(small().classify("Summary: we Fixed it").signals[0] != "report-verb-start");
     }
 
     #[test]

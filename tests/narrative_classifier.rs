@@ -15,6 +15,8 @@ const FRESH: &str = include_str!("data/narrative_fresh.jsonl");
 const FRESH2: &str = include_str!("data/narrative_fresh2.jsonl");
 const FRESH3: &str = include_str!("data/narrative_fresh3.jsonl");
 const FRESH4: &str = include_str!("data/narrative_fresh4.jsonl");
+const FRESH5: &str = include_str!("data/narrative_fresh5.jsonl");
+const FRESH6: &str = include_str!("data/narrative_fresh6.jsonl");
 
 fn classifier() -> Narrative {
     Narrative::from_yaml(RULES).expect("rules/narrative.yaml is valid")
@@ -114,6 +116,36 @@ fn fresh4_accuracy_per_class() {
     let data = parse(FRESH4);
     assert!(data.len() >= 80, "fresh4 set has {} sentences", data.len());
     let failures = per_class_at("fresh4", &data, 40, 900);
+    assert!(failures.is_empty(), "{failures:?}");
+}
+
+/// An eighth set of 90 texts (45 stories, 45 rules, each story paired with a rule on the same
+/// subject in the next line), written and labelled before it was ever classified, in voices
+/// the others barely have: agents' session summaries ("I've updated …", "## Summary of
+/// changes"), commit messages ("fix(ci): pin …", "Revert "…""), postmortem timelines and
+/// headings ("09:40: identified …", "**Root cause:**"), chat status ("heads up: …",
+/// "update: canary at 10% …"), ticket comments, terse logs, non-native English, markdown, and
+/// rules that tell the incident they came from ("After the outage on 3 May we learned: always
+/// …"). Untuned it read 86.6% of its stories and 97.7% of its rules right; tuned (negated
+/// pasts, clock times, commit messages, status prefixes, "Land …"), 100% of both.
+#[test]
+fn fresh5_accuracy_per_class() {
+    let data = parse(FRESH5);
+    assert!(data.len() >= 90, "fresh5 set has {} sentences", data.len());
+    let failures = per_class_at("fresh5", &data, 45, 930);
+    assert!(failures.is_empty(), "{failures:?}");
+}
+
+/// A ninth set of 40 texts (20 story/rule pairs) in the same voices on other ecosystems
+/// (Gradle, Xcode, Rails, nginx, Ansible, Elasticsearch, Lambda, MySQL, Redis, Vite, GCP),
+/// written and labelled after the tuning on `fresh5` and before it was ever classified: a
+/// held-out check of that tuning. It read 95% of each class right; the two misses (a bold
+/// postmortem heading, "- Bump Xcode …") were then fixed in the general case.
+#[test]
+fn fresh6_accuracy_per_class() {
+    let data = parse(FRESH6);
+    assert!(data.len() >= 40, "fresh6 set has {} sentences", data.len());
+    let failures = per_class_at("fresh6", &data, 20, 900);
     assert!(failures.is_empty(), "{failures:?}");
 }
 
@@ -392,6 +424,129 @@ fn reported_misreads_exactly() {
             "Export of the orders table took 3 hours on the replica.",
             true,
             "past-report",
+        ),
+        // From the seventh and eighth sets (fresh4, fresh5): voices the earlier sets barely
+        // had. A negated past ("Couldn't reproduce …") is a report; a status line opening
+        // with the time of day, or naming the time it happened at, is one incident; a
+        // non-restrictive "which" adds what happened to one thing, and a count or a prefixed
+        // verb after "when" dates it rather than stating a condition.
+        (
+            "Couldn't reproduce the flake locally; it only happens on the CI runner",
+            true,
+            "report-verb-start",
+        ),
+        (
+            "14:32 — rolled back the deploy, error rate back to baseline",
+            true,
+            "clock-time-start",
+        ),
+        (
+            "11:05 restarted kafka-connect, lag dropping",
+            true,
+            "report-verb-start",
+        ),
+        (
+            "Hotfix shipped at 02:10 UTC; error rate back to baseline within five minutes.",
+            true,
+            "clock-time",
+        ),
+        (
+            "The first attempt used a global mutex, which deadlocked when two workers tried to flush at the same time.",
+            true,
+            "past-report",
+        ),
+        // The same subjects told as rules: a time in an instruction, a condition with a past
+        // tense in it, a mutex a rule warns about.
+        (
+            "Schedule the pg_dump cron at 02:00 UTC, after the nightly batch has finished.",
+            false,
+            "imperative-start",
+        ),
+        (
+            "If `terraform apply` was interrupted, run `terraform force-unlock` with the lock ID before the next plan.",
+            false,
+            "condition",
+        ),
+        (
+            "Don't guard the flush path with a global mutex; two workers flushing at once will deadlock when each holds a connection.",
+            false,
+            "imperative-start",
+        ),
+        // A commit message records one change, though its subject is an imperative.
+        (
+            "fix(ci): pin actions/checkout to v4.1.1 to unbreak release workflow",
+            true,
+            "commit-message",
+        ),
+        (
+            "Add retry to S3 upload in uploader.go (fixes #882)",
+            true,
+            "commit-message",
+        ),
+        (
+            "Revert \"Bump terraform-provider-aws to 5.31.0\"; This reverts commit 9f3e2a1c.",
+            true,
+            "commit-message",
+        ),
+        (
+            "Pin third-party GitHub Actions to a full commit SHA rather than a tag; tags can be moved.",
+            false,
+            "imperative-start",
+        ),
+        // Chat and postmortem voices: a status prefix, a postmortem heading in bold.
+        (
+            "update: canary at 10% looks healthy, p99 steady at 180ms, going to 50% after lunch",
+            true,
+            "incident-status",
+        ),
+        (
+            "**Impact:** checkout unavailable for 23 min for EU customers.",
+            true,
+            "incident-status",
+        ),
+        (
+            "Hold a canary at 10% for at least one traffic peak before widening it.",
+            false,
+            "no-report",
+        ),
+        // Instructions that open with "Land", "Ship" or "Bump" and a name.
+        (
+            "Land a formatter's first run in its own PR and add that commit to .git-blame-ignore-revs.",
+            false,
+            "imperative-start",
+        ),
+        (
+            "Bump Xcode in the CI image and on developer machines in the same week, or archives built locally stop matching CI.",
+            false,
+            "imperative-start",
+        ),
+        // One weekday or date places a text in one incident; a rule's days are plural or
+        // indefinite. A state "now" is status.
+        (
+            "Per our call: the staging cluster will be upgraded to 1.29 on Thursday.",
+            true,
+            "incident-words",
+        ),
+        (
+            "Don't deploy on Fridays; a Monday rollback is cheaper than a weekend page.",
+            false,
+            "imperative-start",
+        ),
+        (
+            "Cert renewals that ran on a Sunday are not seen until Monday, so alert on expiry 14 days ahead.",
+            false,
+            "present-general",
+        ),
+        (
+            "after upgrade to postgres 16 the query plan changed and report is very slow now",
+            true,
+            "incident-status",
+        ),
+        // An elliptical passive is no report ("until restarted").
+        (
+            "Workers that were started before a deploy keep running the old code until restarted.",
+            false,
+            "no-report",
         ),
     ] {
         let c = n.classify(text);
