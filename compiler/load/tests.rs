@@ -1134,7 +1134,7 @@ fn duplicate_check_survives_hash_collisions() {
     // Two different ids forced onto one hash, then a true duplicate of each.
     for (id, line) in [("a", 1), ("b", 2), ("a", 3), ("b", 4)] {
         let e = rec(id, line);
-        if col.fresh(&e.id, 42, &e.source, &e.domains) {
+        if col.fresh(&e.id, 42, &e.source, &e.domains, |_, _| false) {
             let i = col.corpus.experiences.len() as u32;
             col.remember(&e.id, 42, Kept::Experience(i));
             col.corpus.experiences.push(e);
@@ -1459,4 +1459,90 @@ fn omnimem_diagnostics_speak_of_omnimem() {
         "{}",
         diags[0].help
     );
+}
+
+/// Nightly snapshots of one store: every memory again each night. The records that repeat an
+/// earlier file's records word for word fold into one L004 per pair of files (counting them,
+/// per domain too, for `why`); a lone repeat keeps its own; a record whose content changed
+/// under the same id is a real conflict and keeps its own, with the usual help.
+#[test]
+fn repeats_of_an_earlier_file_fold_into_one_duplicate_per_pair_of_files() {
+    let night = |lesson: &str| {
+        [
+            exp("ci-npm-01", "2026-03-01T10:00:00Z", "node", "succeeded",
+                json!({"lesson": "Use npm ci instead of npm install in CI so the lockfile is respected"})),
+            exp("ci-tf-02", "2026-03-01T11:00:00+01:00", "terraform", "succeeded",
+                json!({"lesson": lesson, "project": "git@github.com:acme/infra.git"})),
+            exp("ci-py-03", "2026-03-02T09:00:00Z", "python", "failed",
+                json!({"gotchas": ["pytest -x stops at the first failure, so the report hides the rest"], "operations": pytest_ops()["operations"]})),
+            exp("ci-py-04", "2026-03-02T10:00:00Z", "py", "succeeded",
+                json!({"lesson": "Run ruff check --fix before ruff format"})),
+        ]
+        .join("\n")
+    };
+    let first = night("Pass -lock-timeout=60s to terraform plan when CI jobs share a state backend");
+    let edited = night("Pass -lock-timeout=120s to terraform plan when CI jobs share a state backend");
+    let lone = exp(
+        "ci-npm-01",
+        "2026-03-01T10:00:00Z",
+        "node",
+        "succeeded",
+        json!({"lesson": "Use npm ci instead of npm install in CI so the lockfile is respected"}),
+    );
+    let (c, d) = texts(&[
+        ("n1.jsonl", &first),
+        ("n2.jsonl", &first),
+        ("n3.jsonl", &edited),
+        ("n4.jsonl", &lone),
+    ]);
+    assert_eq!(ids(&c), ["ci-npm-01", "ci-tf-02", "ci-py-03", "ci-py-04"]);
+    let l004: Vec<&Diagnostic> = d.iter().filter(|d| d.code == codes::DUPLICATE_ID).collect();
+    assert_eq!(
+        codes_at(&d),
+        [
+            ("L004", "n2.jsonl".to_string(), 1),
+            ("L004", "n3.jsonl".to_string(), 2),
+            ("L004", "n3.jsonl".to_string(), 1),
+            ("L004", "n4.jsonl".to_string(), 1)
+        ],
+        "{d:#?}"
+    );
+    // n2 repeats all four records of n1: one diagnostic that counts them.
+    let all = l004[0];
+    assert_eq!(all.subject, "n2.jsonl");
+    assert_eq!(all.evidence["records"], 4);
+    assert_eq!(all.evidence["first"], "n1.jsonl");
+    assert_eq!(
+        all.evidence["ids"],
+        json!(["ci-npm-01", "ci-tf-02", "ci-py-03", "ci-py-04"])
+    );
+    assert_eq!(
+        all.evidence["domain_records"],
+        json!({"node": 1, "py": 1, "python": 1, "terraform": 1})
+    );
+    assert!(
+        all.message.starts_with("4 records repeat records of n1.jsonl"),
+        "{}",
+        all.message
+    );
+    assert_eq!(all.help, REPEAT_HELP);
+    // n3 changed one lesson: that record is a conflict of its own, the other three fold.
+    let (conflict, rest) = (l004[1], l004[2]);
+    assert_eq!(conflict.subject, "ci-tf-02");
+    assert_eq!(conflict.help, "give every record a unique id");
+    assert_eq!(rest.evidence["records"], 3);
+    assert_eq!(
+        rest.evidence["domain_records"],
+        json!({"node": 1, "py": 1, "python": 1})
+    );
+    // A single repeat is told as one record, with the repeat's help.
+    let single = l004[3];
+    assert_eq!(single.subject, "ci-npm-01");
+    assert!(
+        single.message.contains("with the same content"),
+        "{}",
+        single.message
+    );
+    assert_eq!(single.evidence.get("records"), None);
+    assert_eq!(single.help, REPEAT_HELP);
 }
