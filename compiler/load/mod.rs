@@ -19,6 +19,7 @@ mod encoding;
 mod fast;
 mod gaia;
 mod json;
+mod nonfinite;
 mod omnimem;
 mod record;
 mod yaml;

@@ -1546,3 +1546,94 @@ fn repeats_of_an_earlier_file_fold_into_one_duplicate_per_pair_of_files() {
     assert_eq!(single.evidence.get("records"), None);
     assert_eq!(single.help, REPEAT_HELP);
 }
+
+/// Python's json.dumps writes `NaN`, `Infinity` and `-Infinity` for floats that are not
+/// finite. A record holding one is read with null in its place and an L003 naming the field
+/// (and the record); in a JSON array the records after it are read too.
+#[test]
+fn python_nan_and_infinity_are_read_as_null_with_the_field_named() {
+    let line = r#"{"id": "agent-py-0412", "recorded_at": "2026-03-04T10:00:00Z", "domains": ["python"], "outcome": "succeeded", "effort": NaN, "lesson": "Run pytest -p no:cacheprovider in read-only CI containers", "operations": [{"tool": "run_shell_command", "args": {"command": "pytest -q", "timeout": Infinity, "note": "NaN, Infinity"}, "status": "ok"}]}"#;
+    let plain = exp(
+        "agent-py-0413",
+        "2026-03-05T10:00:00Z",
+        "rust",
+        "failed",
+        json!({}),
+    );
+    let jsonl = format!("{plain}\n{line}\n");
+    let (c, d) = texts(&[("py-agent.jsonl", &jsonl)]);
+    assert_eq!(ids(&c), ["agent-py-0413", "agent-py-0412"]);
+    let e = &c.experiences[1];
+    assert_eq!(e.effort, None);
+    assert_eq!(e.operations.len(), 1);
+    let fields: Vec<(&str, &str, u32, &Value, &Value)> = d
+        .iter()
+        .map(|d| {
+            (
+                d.code,
+                d.subject.as_str(),
+                d.location.as_ref().unwrap().line,
+                &d.evidence["field"],
+                &d.evidence["found"],
+            )
+        })
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            ("L003", "agent-py-0412", 2, &json!("effort"), &json!("NaN")),
+            (
+                "L003",
+                "agent-py-0412",
+                2,
+                &json!("operations[0].args.timeout"),
+                &json!("Infinity")
+            ),
+        ]
+    );
+    assert!(
+        d[0].message.starts_with("`effort` is NaN, which is not json"),
+        "{}",
+        d[0].message
+    );
+    assert!(d[0].help.contains("allow_nan=False"), "{}", d[0].help);
+
+    // json.dump of a list, pretty-printed: the record after the one with -Infinity loads.
+    let doc = r#"[
+  {"id": "tf-0301", "recorded_at": "2026-03-01T10:00:00Z", "domains": ["terraform"], "outcome": "failed",
+   "gotchas": ["terraform plan -refresh=false hides drift"], "effort": -Infinity},
+  {"id": "tf-0302", "recorded_at": "2026-03-02T10:00:00Z", "domains": ["terraform"], "outcome": "succeeded",
+   "lesson": "Pass -lock-timeout=60s to terraform plan when CI jobs share a state backend"}
+]"#;
+    let (c, d) = texts(&[("export.json", doc)]);
+    assert_eq!(ids(&c), ["tf-0301", "tf-0302"]);
+    assert_eq!(codes_at(&d), [("L003", "export.json".to_string(), 3)]);
+    assert_eq!(d[0].subject, "tf-0301");
+    assert_eq!(d[0].evidence["field"], "effort");
+}
+
+/// An OmniMem export written by Python with `NaN` in a memory's `effort_score` is still an
+/// OmniMem export: its memories load, the `NaN` said on the memory that holds it.
+#[test]
+fn an_omnimem_export_with_python_nan_is_still_recognised() {
+    let doc = r#"[
+  {"key": "mem-0412", "tags": ["python"], "outcome": "succeeded", "effort_score": NaN,
+   "lesson": "Run pytest with --import-mode=importlib when test modules share a name", "created_at": 1772618400},
+  {"key": "mem-0413", "tags": ["python"], "outcome": "succeeded", "effort_score": 2,
+   "lesson": "Run pytest with --import-mode=importlib when test modules share names", "created_at": 1772704800}
+]"#;
+    let jsonl = doc
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .split("},\n")
+        .map(|r| format!("{} ", r.trim().replace('\n', " ").trim_end_matches('}')) + "}")
+        .collect::<Vec<_>>()
+        .join("\n");
+    for (name, text) in [("memories.json", doc.to_string()), ("memories.jsonl", jsonl)] {
+        let (c, d) = texts(&[(name, &text)]);
+        assert_eq!(ids(&c), ["mem-0412", "mem-0413"], "{name}: {d:#?}");
+        assert_eq!(d.len(), 1, "{name}: {d:#?}");
+        assert_eq!((d[0].code, d[0].subject.as_str()), ("L003", "mem-0412"), "{name}");
+        assert_eq!(d[0].evidence["field"], "effort_score", "{name}");
+    }
+}
