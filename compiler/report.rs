@@ -239,6 +239,9 @@ struct RefusedRecord {
     codes: Vec<&'static str>,
     /// The first diagnostic's message.
     message: String,
+    /// How many records it stands for: 1, or the records naming the domain of a folded L004
+    /// (repeats of another file's records, `domain_records` evidence).
+    records: usize,
 }
 
 impl RefusedRecord {
@@ -281,6 +284,14 @@ fn refused_naming(comp: &Compilation, rules: &Rules, domain: &str) -> Vec<Refuse
                 at: at.clone(),
                 codes: Vec::new(),
                 message: d.message.clone(),
+                records: match d.evidence.get("domain_records") {
+                    Some(Value::Object(counts)) => (counts.iter())
+                        .filter(|(raw, _)| why_domain(raw, rules) == domain)
+                        .map(|(_, n)| n.as_u64().unwrap_or(1) as usize)
+                        .sum::<usize>()
+                        .max(1),
+                    _ => 1,
+                },
             });
         if !record.codes.contains(&d.code) {
             record.codes.push(d.code);
@@ -294,7 +305,7 @@ fn refused_codes(records: &[RefusedRecord]) -> Vec<(&'static str, usize)> {
     let mut by: BTreeMap<&'static str, usize> = BTreeMap::new();
     for r in records {
         for c in &r.codes {
-            *by.entry(c).or_default() += 1;
+            *by.entry(c).or_default() += r.records;
         }
     }
     by.into_iter().collect()
@@ -662,7 +673,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
     // Suggestions: what a person can do; lowering the threshold is never one of them.
     let mut suggestions = Vec::new();
     if let Some(first) = load_refused.first() {
-        let n = load_refused.len();
+        let n: usize = load_refused.iter().map(|r| r.records).sum();
         suggestions.push(format!(
             "{n} record(s) naming {domain} were refused at load ({}; first at {}): fix them and they compile with the rest; `skillc compile` or `skillc trace ID` prints each error",
             refused_codes(&load_refused)
@@ -1004,9 +1015,9 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
         "near_misses": near_misses,
         "narrative_rescues": rescuable,
         "refused_at_load": {
-            "records": load_refused.len(),
+            "records": load_refused.iter().map(|r| r.records).sum::<usize>(),
             "codes": refused_codes(&load_refused).iter().map(|(c, n)| json!({"code": c, "name": lookup(c).map(|x| x.name).unwrap_or("?"), "count": n})).collect::<Vec<_>>(),
-            "first": load_refused.iter().take(REFUSED_SHOWN).map(|r| json!({"record": r.subject, "at": r.at, "codes": r.codes, "message": r.message})).collect::<Vec<_>>(),
+            "first": load_refused.iter().take(REFUSED_SHOWN).map(|r| json!({"record": r.subject, "at": r.at, "codes": r.codes, "message": r.message, "records": r.records})).collect::<Vec<_>>(),
         },
         "inactive_memories": inactive.iter().collect::<Vec<_>>(),
         "suggestions": suggestions,
@@ -1059,8 +1070,9 @@ pub fn why_text(r: &WhyReport) -> String {
                 r["message"].as_str().unwrap_or("")
             ));
         }
-        if n > first.len() as u64 {
-            t.push_str(&format!("    … and {} more\n", n - first.len() as u64));
+        let listed: u64 = first.iter().map(|r| r["records"].as_u64().unwrap_or(1)).sum();
+        if n > listed {
+            t.push_str(&format!("    … and {} more\n", n - listed));
         }
     }
     let inactive: Vec<&str> = (j["inactive_memories"].as_array().into_iter().flatten())

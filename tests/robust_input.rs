@@ -351,3 +351,42 @@ fn json_arrays_joined_into_one_file_are_all_read() {
     assert_eq!(got.len(), 1, "{got:#?}");
     assert_eq!((got[0].0, got[0].2), ("L001", april_line + 1), "{got:#?}");
 }
+
+/// A directory of nightly OmniMem exports (`tests/fixtures/omnimem-nightly`): each night holds
+/// every memory again. The repeats of one night's file fold into one L004 per pair of files,
+/// not one per memory per night, and `why` still counts every repeated record; the memory
+/// edited between two nights stays an L004 of its own.
+#[test]
+fn nightly_omnimem_snapshots_fold_their_repeats_and_why_still_counts_them() {
+    let input = common::fixture("omnimem-nightly");
+    let out = Scratch::new("nightly-snapshots");
+    let o = common::compile_to(&input, &out.path("out"), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    let err = common::stderr(&o);
+    let l004: Vec<&str> = err.lines().filter(|l| l.starts_with("error[L004]")).collect();
+    assert_eq!(l004.len(), 4, "{err}");
+    assert!(l004[0].contains("6 records repeat records of"), "{err}");
+    assert!(err.contains("duplicate id `mem-7f3a03`: the record at"), "{err}");
+    assert!(err.contains("read only the newest snapshot"), "{err}");
+    // Eight memories, each compiled once.
+    assert!(
+        common::stdout(&o).contains("compiled 8 experiences"),
+        "{}",
+        common::stdout(&o)
+    );
+    // terraform: two repeats on the second night, one repeat and one edit on the third.
+    let why = common::why_json_in("terraform", &input, &[]);
+    let refused = &why["refused_at_load"];
+    assert_eq!(refused["records"], 4, "{refused:#}");
+    assert_eq!(refused["codes"][0]["count"], 4, "{refused:#}");
+    let python = common::why_json_in("python", &input, &[]);
+    assert_eq!(python["refused_at_load"]["records"], 4);
+    // The text lists both folds, which stand for all four records: none is left to count.
+    let o = common::skillc(&["why", "python", input.to_str().unwrap()]);
+    let text = common::stdout(&o);
+    assert!(
+        text.contains("refused at load: 4 record(s) naming python"),
+        "{text}"
+    );
+    assert!(!text.contains("… and"), "{text}");
+}

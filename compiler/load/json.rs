@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::dupkey;
 use super::encoding::{self, BadByte};
 use super::fast::{self, Record};
+use super::nonfinite;
 use super::record::{self, Item, Parsed};
 use crate::diagnostics::{Diagnostic, codes};
 use crate::model::SourceLoc;
@@ -157,7 +158,15 @@ pub(crate) fn slow_line(bytes: &[u8], file: &Arc<str>, line: u32, first: bool) -
             let text = std::str::from_utf8(bytes).unwrap_or_default();
             duplicate_key(text, &v, &loc, first).unwrap_or_else(|| record::from_value(v, &loc, first))
         }
-        Err(e) => not_json(bytes, &e, &loc),
+        Err(e) => match std::str::from_utf8(bytes).ok().and_then(nonfinite::to_null) {
+            // Python's `NaN` or `Infinity`: the record is read with null in its place.
+            Some((fixed, found)) => {
+                let mut p = slow_line(fixed.as_bytes(), file, line, first);
+                nonfinite::attach(&mut p, found, file, line);
+                p
+            }
+            None => not_json(bytes, &e, &loc),
+        },
     }
 }
 
@@ -390,6 +399,20 @@ pub(crate) fn json_document_with(
     convert: Option<Convert>,
     bad: &[BadByte],
 ) -> Vec<Parsed> {
+    // Python's `NaN` and `Infinity`: read as null, each said on the record that holds it
+    // (where the text has no bad bytes, whose places the rewrite would move).
+    if bad.is_empty()
+        && let Some((fixed, found)) = nonfinite::to_null(text)
+    {
+        let mut out = json_document_with(&fixed, name, convert, bad);
+        for f in found {
+            let at = out.iter().rposition(|p| p.line <= f.line).unwrap_or(0);
+            if let Some(p) = out.get_mut(at) {
+                nonfinite::attach(p, [f], name, 1);
+            }
+        }
+        return out;
+    }
     let file: &Arc<str> = &name.into();
     let mut out = Vec::new();
     let mut cur = Cursor {

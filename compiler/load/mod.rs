@@ -19,6 +19,7 @@ mod encoding;
 mod fast;
 mod gaia;
 mod json;
+mod nonfinite;
 mod omnimem;
 mod record;
 mod yaml;
@@ -35,8 +36,10 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use serde_json::Value;
+
 use crate::diagnostics::{Diagnostic, Sink, codes};
-use crate::model::{Corpus, SourceLoc};
+use crate::model::{Corpus, Experience, LessonClaim, SourceLoc};
 use crate::policy::Rules;
 use record::{Item, Parsed};
 
@@ -726,6 +729,23 @@ enum Kept {
     Claim(u32),
 }
 
+/// The help of an L004 about records read again with the same content.
+const REPEAT_HELP: &str = "the same records were read twice (nightly snapshots of one store, or a copied file): read only the newest snapshot, or remove the copy; nothing they say is lost";
+
+/// How many ids a folded L004 names.
+const REPEAT_IDS: usize = 5;
+
+/// The duplicates of the file being read that repeat the records of one earlier file.
+struct Repeats {
+    /// The first one's own diagnostic.
+    first: Option<Diagnostic>,
+    records: usize,
+    /// The first few ids.
+    ids: Vec<String>,
+    /// Records per domain named.
+    domains: BTreeMap<String, usize>,
+}
+
 /// The sequential part: records arrive in (path, line) order; ids are checked for
 /// duplicates across experiences, claims and files; unknown fields are counted per file.
 struct Collector<'s> {
@@ -733,6 +753,8 @@ struct Collector<'s> {
     /// Kept ids by hash; an id whose hash another id already has goes to `collisions`.
     ids: HashMap<u64, Kept, BuildHasherDefault<IdentityHasher>>,
     collisions: HashMap<String, Kept>,
+    /// The repeats of the file being read, by the file they repeat.
+    repeats: BTreeMap<Arc<str>, Repeats>,
     sink: &'s mut Sink,
     /// Where this load's diagnostics start in `sink`.
     first_diagnostic: usize,
@@ -749,6 +771,7 @@ impl<'s> Collector<'s> {
             corpus: Corpus::default(),
             ids: HashMap::default(),
             collisions: HashMap::new(),
+            repeats: BTreeMap::new(),
             first_diagnostic: sink.len(),
             sink,
             block: block.max(1),
@@ -815,7 +838,9 @@ impl<'s> Collector<'s> {
                 }
                 Item::Experience(e) => {
                     let h = hash_id(&e.id);
-                    if self.fresh(&e.id, h, &e.source, &e.domains) {
+                    if self.fresh(&e.id, h, &e.source, &e.domains, |col, k| {
+                        col.repeats_experience(k, &e)
+                    }) {
                         let i = self.corpus.experiences.len() as u32;
                         self.remember(&e.id, h, Kept::Experience(i));
                         self.corpus.experiences.push(e);
@@ -823,7 +848,7 @@ impl<'s> Collector<'s> {
                 }
                 Item::Claim(c) => {
                     let h = hash_id(&c.id);
-                    if self.fresh(&c.id, h, &c.loc, &c.domains) {
+                    if self.fresh(&c.id, h, &c.loc, &c.domains, |col, k| col.repeats_claim(k, &c)) {
                         let i = self.corpus.claims.len() as u32;
                         self.remember(&c.id, h, Kept::Claim(i));
                         self.corpus.claims.push(c);
@@ -832,6 +857,74 @@ impl<'s> Collector<'s> {
             }
         }
         true
+    }
+
+    /// Whether the kept record is this experience read again: everything but its place the
+    /// same (fields listed in full, so a new one is not forgotten).
+    fn repeats_experience(&self, kept: Kept, e: &Experience) -> bool {
+        let Kept::Experience(i) = kept else { return false };
+        let Experience {
+            id,
+            recorded_at,
+            domains,
+            refused_domains,
+            project,
+            outcome,
+            effort,
+            words,
+            operations,
+            in_play,
+            blessed,
+            source: _,
+        } = &self.corpus.experiences[i as usize];
+        (
+            id,
+            recorded_at,
+            domains,
+            refused_domains,
+            project,
+            outcome,
+            effort,
+        ) == (
+            &e.id,
+            &e.recorded_at,
+            &e.domains,
+            &e.refused_domains,
+            &e.project,
+            &e.outcome,
+            &e.effort,
+        ) && (words, operations, in_play, blessed) == (&e.words, &e.operations, &e.in_play, &e.blessed)
+    }
+
+    /// Whether the kept record is this claim read again (everything but its place the same).
+    fn repeats_claim(&self, kept: Kept, c: &LessonClaim) -> bool {
+        let Kept::Claim(i) = kept else { return false };
+        let LessonClaim {
+            id,
+            recorded_at,
+            domains,
+            refused_domains,
+            project,
+            text,
+            kind,
+            source,
+            evidence,
+            operation_key,
+            loc: _,
+            ended,
+        } = &self.corpus.claims[i as usize];
+        (id, recorded_at, domains, refused_domains, project, text, kind)
+            == (
+                &c.id,
+                &c.recorded_at,
+                &c.domains,
+                &c.refused_domains,
+                &c.project,
+                &c.text,
+                &c.kind,
+            )
+            && (source, evidence, operation_key, ended)
+                == (&c.source, &c.evidence, &c.operation_key, &c.ended)
     }
 
     fn kept_loc(&self, kept: Kept) -> (&str, &SourceLoc) {
@@ -867,27 +960,102 @@ impl<'s> Collector<'s> {
         }
     }
 
-    /// `true` when no record has this id yet; otherwise reports the duplicate.
-    fn fresh(&mut self, id: &str, h: u64, loc: &SourceLoc, domains: &[String]) -> bool {
+    /// `true` when no record has this id yet; otherwise reports the duplicate. `repeats`:
+    /// whether the kept record says exactly what this one does (the same record read again).
+    fn fresh(
+        &mut self,
+        id: &str,
+        h: u64,
+        loc: &SourceLoc,
+        domains: &[String],
+        repeats: impl FnOnce(&Self, Kept) -> bool,
+    ) -> bool {
         let Some(kept) = self.lookup(id, h) else {
             return true;
         };
+        let repeat = repeats(self, kept);
         let first = self.kept_loc(kept).1;
+        let first_file = first.file.clone();
         let first = format!("{}:{}", first.file, first.line);
-        let d = Diagnostic::new(
-            codes::DUPLICATE_ID,
-            format!("duplicate id `{id}`: the record at {first} has it and is kept"),
-        )
-        .subject(id)
-        .at(loc)
-        .with("first", first);
+        let message = if repeat {
+            format!("duplicate id `{id}`: the record at {first} has it, with the same content, and is kept")
+        } else {
+            format!("duplicate id `{id}`: the record at {first} has it and is kept")
+        };
+        let d = Diagnostic::new(codes::DUPLICATE_ID, message)
+            .subject(id)
+            .at(loc)
+            .with("first", first);
         let named = record::named(domains);
-        self.sink.extend(record::naming_domains(vec![d], &named));
+        let mut d = record::naming_domains(vec![d], &named);
+        if !repeat {
+            self.sink.extend(d);
+            return false;
+        }
+        // A repeat (a nightly snapshot of the same store, a file copied twice) is folded with
+        // the other repeats of the same pair of files when the file is done (`flush`).
+        d[0].help = REPEAT_HELP;
+        let fold = self.repeats.entry(first_file).or_insert_with(|| Repeats {
+            first: d.pop(),
+            records: 0,
+            ids: Vec::new(),
+            domains: BTreeMap::new(),
+        });
+        fold.records += 1;
+        if fold.ids.len() < REPEAT_IDS {
+            fold.ids.push(id.to_string());
+        }
+        let mut seen = HashSet::new();
+        for n in named.into_iter().filter(|n| seen.insert(n.clone())) {
+            *fold.domains.entry(n).or_default() += 1;
+        }
         false
     }
 
-    /// One warning per unknown field of a file.
+    /// The repeats of the file just read, one diagnostic per file they repeat: the record's
+    /// own when it is the only one, else one that counts them (`records`, and per domain
+    /// named, `domain_records`, which `why DOMAIN` counts).
+    fn flush_repeats(&mut self, name: &str) {
+        for (first_file, fold) in std::mem::take(&mut self.repeats) {
+            let Some(mut d) = fold.first else { continue };
+            if fold.records > 1 {
+                let shown = fold
+                    .ids
+                    .iter()
+                    .map(|i| format!("`{i}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let more = if fold.records > fold.ids.len() {
+                    ", …"
+                } else {
+                    ""
+                };
+                d.message = format!(
+                    "{} records repeat records of {first_file} (the same ids with the same content: {shown}{more}): the records of {first_file} are kept",
+                    fold.records
+                );
+                d.subject = name.to_string();
+                d.evidence.insert("first", Value::from(first_file.to_string()));
+                d.evidence.insert("records", Value::from(fold.records));
+                d.evidence.insert("ids", Value::from(fold.ids));
+                d.evidence.insert(
+                    "domains",
+                    Value::from(fold.domains.keys().cloned().collect::<Vec<_>>()),
+                );
+                let counts: serde_json::Map<String, Value> = fold
+                    .domains
+                    .into_iter()
+                    .map(|(k, n)| (k, Value::from(n)))
+                    .collect();
+                d.evidence.insert("domain_records", Value::Object(counts));
+            }
+            self.sink.push(d);
+        }
+    }
+
+    /// One warning per unknown field of a file, and its repeats.
     fn flush(&mut self, name: &str, tally: Tally) {
+        self.flush_repeats(name);
         for (field, (count, line)) in tally.fields {
             let loc = SourceLoc {
                 file: name.into(),

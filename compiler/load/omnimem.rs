@@ -30,6 +30,13 @@ const SNIFF_LINES: usize = 64;
 /// then no longer turns a whole export into refused native records.
 pub(crate) fn looks_like(head: &[u8]) -> bool {
     let head = head.strip_prefix(super::BOM.as_bytes()).unwrap_or(head);
+    // Python's `NaN` and `Infinity` in a memory (read as null) do not hide what it is.
+    let text = match std::str::from_utf8(head) {
+        Ok(t) => t,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or(""),
+    };
+    let fixed = super::nonfinite::to_null(text).map(|(t, _)| t);
+    let head = fixed.as_deref().map_or(head, str::as_bytes);
     let records = head_records(head.trim_ascii_start());
     let keyed = |m: &Map<String, Value>| {
         matches!(m.get("key"), Some(Value::String(_) | Value::Number(_))) && !m.contains_key("id")
@@ -108,9 +115,18 @@ pub(crate) fn read(text: &str, file: &str, aliases: &Aliases, bad: &[BadByte]) -
             file: file.into(),
             line: i as u32 + 1,
         };
-        match serde_json::from_str::<Value>(line) {
+        // Python's `NaN` and `Infinity` are read as null, each said (`nonfinite`).
+        let (line, found) = match serde_json::from_str::<Value>(line) {
+            Err(_) if bad.is_empty() => match super::nonfinite::to_null(line) {
+                Some((fixed, found)) => (std::borrow::Cow::Owned(fixed), found),
+                None => (line.into(), Vec::new()),
+            },
+            _ => (line.into(), Vec::new()),
+        };
+        match serde_json::from_str::<Value>(&line) {
             Ok(v) => {
-                let p = convert(v, &loc, first);
+                let mut p = convert(v, &loc, first);
+                super::nonfinite::attach(&mut p, found, file, loc.line);
                 out.push(match bad.iter().find(|b| b.line == loc.line) {
                     Some(b) => encoding::refuse(p, b, file),
                     None => p,

@@ -1134,7 +1134,7 @@ fn duplicate_check_survives_hash_collisions() {
     // Two different ids forced onto one hash, then a true duplicate of each.
     for (id, line) in [("a", 1), ("b", 2), ("a", 3), ("b", 4)] {
         let e = rec(id, line);
-        if col.fresh(&e.id, 42, &e.source, &e.domains) {
+        if col.fresh(&e.id, 42, &e.source, &e.domains, |_, _| false) {
             let i = col.corpus.experiences.len() as u32;
             col.remember(&e.id, 42, Kept::Experience(i));
             col.corpus.experiences.push(e);
@@ -1459,4 +1459,181 @@ fn omnimem_diagnostics_speak_of_omnimem() {
         "{}",
         diags[0].help
     );
+}
+
+/// Nightly snapshots of one store: every memory again each night. The records that repeat an
+/// earlier file's records word for word fold into one L004 per pair of files (counting them,
+/// per domain too, for `why`); a lone repeat keeps its own; a record whose content changed
+/// under the same id is a real conflict and keeps its own, with the usual help.
+#[test]
+fn repeats_of_an_earlier_file_fold_into_one_duplicate_per_pair_of_files() {
+    let night = |lesson: &str| {
+        [
+            exp("ci-npm-01", "2026-03-01T10:00:00Z", "node", "succeeded",
+                json!({"lesson": "Use npm ci instead of npm install in CI so the lockfile is respected"})),
+            exp("ci-tf-02", "2026-03-01T11:00:00+01:00", "terraform", "succeeded",
+                json!({"lesson": lesson, "project": "git@github.com:acme/infra.git"})),
+            exp("ci-py-03", "2026-03-02T09:00:00Z", "python", "failed",
+                json!({"gotchas": ["pytest -x stops at the first failure, so the report hides the rest"], "operations": pytest_ops()["operations"]})),
+            exp("ci-py-04", "2026-03-02T10:00:00Z", "py", "succeeded",
+                json!({"lesson": "Run ruff check --fix before ruff format"})),
+        ]
+        .join("\n")
+    };
+    let first = night("Pass -lock-timeout=60s to terraform plan when CI jobs share a state backend");
+    let edited = night("Pass -lock-timeout=120s to terraform plan when CI jobs share a state backend");
+    let lone = exp(
+        "ci-npm-01",
+        "2026-03-01T10:00:00Z",
+        "node",
+        "succeeded",
+        json!({"lesson": "Use npm ci instead of npm install in CI so the lockfile is respected"}),
+    );
+    let (c, d) = texts(&[
+        ("n1.jsonl", &first),
+        ("n2.jsonl", &first),
+        ("n3.jsonl", &edited),
+        ("n4.jsonl", &lone),
+    ]);
+    assert_eq!(ids(&c), ["ci-npm-01", "ci-tf-02", "ci-py-03", "ci-py-04"]);
+    let l004: Vec<&Diagnostic> = d.iter().filter(|d| d.code == codes::DUPLICATE_ID).collect();
+    assert_eq!(
+        codes_at(&d),
+        [
+            ("L004", "n2.jsonl".to_string(), 1),
+            ("L004", "n3.jsonl".to_string(), 2),
+            ("L004", "n3.jsonl".to_string(), 1),
+            ("L004", "n4.jsonl".to_string(), 1)
+        ],
+        "{d:#?}"
+    );
+    // n2 repeats all four records of n1: one diagnostic that counts them.
+    let all = l004[0];
+    assert_eq!(all.subject, "n2.jsonl");
+    assert_eq!(all.evidence["records"], 4);
+    assert_eq!(all.evidence["first"], "n1.jsonl");
+    assert_eq!(
+        all.evidence["ids"],
+        json!(["ci-npm-01", "ci-tf-02", "ci-py-03", "ci-py-04"])
+    );
+    assert_eq!(
+        all.evidence["domain_records"],
+        json!({"node": 1, "py": 1, "python": 1, "terraform": 1})
+    );
+    assert!(
+        all.message.starts_with("4 records repeat records of n1.jsonl"),
+        "{}",
+        all.message
+    );
+    assert_eq!(all.help, REPEAT_HELP);
+    // n3 changed one lesson: that record is a conflict of its own, the other three fold.
+    let (conflict, rest) = (l004[1], l004[2]);
+    assert_eq!(conflict.subject, "ci-tf-02");
+    assert_eq!(conflict.help, "give every record a unique id");
+    assert_eq!(rest.evidence["records"], 3);
+    assert_eq!(
+        rest.evidence["domain_records"],
+        json!({"node": 1, "py": 1, "python": 1})
+    );
+    // A single repeat is told as one record, with the repeat's help.
+    let single = l004[3];
+    assert_eq!(single.subject, "ci-npm-01");
+    assert!(
+        single.message.contains("with the same content"),
+        "{}",
+        single.message
+    );
+    assert_eq!(single.evidence.get("records"), None);
+    assert_eq!(single.help, REPEAT_HELP);
+}
+
+/// Python's json.dumps writes `NaN`, `Infinity` and `-Infinity` for floats that are not
+/// finite. A record holding one is read with null in its place and an L003 naming the field
+/// (and the record); in a JSON array the records after it are read too.
+#[test]
+fn python_nan_and_infinity_are_read_as_null_with_the_field_named() {
+    let line = r#"{"id": "agent-py-0412", "recorded_at": "2026-03-04T10:00:00Z", "domains": ["python"], "outcome": "succeeded", "effort": NaN, "lesson": "Run pytest -p no:cacheprovider in read-only CI containers", "operations": [{"tool": "run_shell_command", "args": {"command": "pytest -q", "timeout": Infinity, "note": "NaN, Infinity"}, "status": "ok"}]}"#;
+    let plain = exp(
+        "agent-py-0413",
+        "2026-03-05T10:00:00Z",
+        "rust",
+        "failed",
+        json!({}),
+    );
+    let jsonl = format!("{plain}\n{line}\n");
+    let (c, d) = texts(&[("py-agent.jsonl", &jsonl)]);
+    assert_eq!(ids(&c), ["agent-py-0413", "agent-py-0412"]);
+    let e = &c.experiences[1];
+    assert_eq!(e.effort, None);
+    assert_eq!(e.operations.len(), 1);
+    let fields: Vec<(&str, &str, u32, &Value, &Value)> = d
+        .iter()
+        .map(|d| {
+            (
+                d.code,
+                d.subject.as_str(),
+                d.location.as_ref().unwrap().line,
+                &d.evidence["field"],
+                &d.evidence["found"],
+            )
+        })
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            ("L003", "agent-py-0412", 2, &json!("effort"), &json!("NaN")),
+            (
+                "L003",
+                "agent-py-0412",
+                2,
+                &json!("operations[0].args.timeout"),
+                &json!("Infinity")
+            ),
+        ]
+    );
+    assert!(
+        d[0].message.starts_with("`effort` is NaN, which is not json"),
+        "{}",
+        d[0].message
+    );
+    assert!(d[0].help.contains("allow_nan=False"), "{}", d[0].help);
+
+    // json.dump of a list, pretty-printed: the record after the one with -Infinity loads.
+    let doc = r#"[
+  {"id": "tf-0301", "recorded_at": "2026-03-01T10:00:00Z", "domains": ["terraform"], "outcome": "failed",
+   "gotchas": ["terraform plan -refresh=false hides drift"], "effort": -Infinity},
+  {"id": "tf-0302", "recorded_at": "2026-03-02T10:00:00Z", "domains": ["terraform"], "outcome": "succeeded",
+   "lesson": "Pass -lock-timeout=60s to terraform plan when CI jobs share a state backend"}
+]"#;
+    let (c, d) = texts(&[("export.json", doc)]);
+    assert_eq!(ids(&c), ["tf-0301", "tf-0302"]);
+    assert_eq!(codes_at(&d), [("L003", "export.json".to_string(), 3)]);
+    assert_eq!(d[0].subject, "tf-0301");
+    assert_eq!(d[0].evidence["field"], "effort");
+}
+
+/// An OmniMem export written by Python with `NaN` in a memory's `effort_score` is still an
+/// OmniMem export: its memories load, the `NaN` said on the memory that holds it.
+#[test]
+fn an_omnimem_export_with_python_nan_is_still_recognised() {
+    let doc = r#"[
+  {"key": "mem-0412", "tags": ["python"], "outcome": "succeeded", "effort_score": NaN,
+   "lesson": "Run pytest with --import-mode=importlib when test modules share a name", "created_at": 1772618400},
+  {"key": "mem-0413", "tags": ["python"], "outcome": "succeeded", "effort_score": 2,
+   "lesson": "Run pytest with --import-mode=importlib when test modules share names", "created_at": 1772704800}
+]"#;
+    let jsonl = doc
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .split("},\n")
+        .map(|r| format!("{} ", r.trim().replace('\n', " ").trim_end_matches('}')) + "}")
+        .collect::<Vec<_>>()
+        .join("\n");
+    for (name, text) in [("memories.json", doc.to_string()), ("memories.jsonl", jsonl)] {
+        let (c, d) = texts(&[(name, &text)]);
+        assert_eq!(ids(&c), ["mem-0412", "mem-0413"], "{name}: {d:#?}");
+        assert_eq!(d.len(), 1, "{name}: {d:#?}");
+        assert_eq!((d[0].code, d[0].subject.as_str()), ("L003", "mem-0412"), "{name}");
+        assert_eq!(d[0].evidence["field"], "effort_score", "{name}");
+    }
 }
