@@ -1129,3 +1129,42 @@ fn only_and_every_around_an_order_word_are_no_antonyms() {
     ];
     assert_split_and_merged(&lx, &two, &one);
 }
+
+/// A word one side states as the rule's own step and the other only in an "after …" clause
+/// (a precondition) agrees on no order by itself: "don't edit generated files by hand; rerun
+/// the code generator" and "commit generated files after rerunning the code generator" share
+/// the generator step, but one refuses what the other does with the files. Beside a second
+/// word placed in the same order, or with the steps told otherwise, they still agree.
+#[test]
+fn a_precondition_alone_does_not_outweigh_a_refused_rule() {
+    let lx = lexicon();
+    let two = [
+        (
+            "Don't edit generated files by hand; rerun the code generator",
+            "Commit generated files after rerunning the code generator",
+        ),
+        (
+            "Don't edit package-lock.json by hand; run npm install",
+            "Commit package-lock.json after running npm install",
+        ),
+        (
+            "Never modify the vendored sources by hand; run go mod vendor",
+            "Commit the vendored sources after running go mod vendor",
+        ),
+    ];
+    let one = [
+        (
+            "Don't edit generated files by hand; rerun the code generator",
+            "Never hand-edit generated files; rerun the code generator instead",
+        ),
+        (
+            "After rerunning the code generator, commit the generated files",
+            "Commit generated files after rerunning the code generator",
+        ),
+        (
+            "Commit package-lock.json after running npm install",
+            "Run npm install, then commit package-lock.json",
+        ),
+    ];
+    assert_split_and_merged(&lx, &two, &one);
+}
