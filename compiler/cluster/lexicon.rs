@@ -211,6 +211,15 @@ struct Markers {
     /// Negators that stand as the object of the verb before them: "deploy nothing on
     /// Fridays" and "use no global state" negate the verb as "never deploy" does.
     object: Vec<String>,
+    /// Auxiliaries a negator follows after the clause's subject ("library code should not
+    /// use print", "secrets must never be committed"): the subject is the rule's scope, neither
+    /// asserted nor negated, as "in library code" is in "don't use print in library code".
+    aux: Vec<String>,
+    /// `only` in a clause that orders steps ("only run terraform apply after terraform plan")
+    /// restricts the step, as `every` right after the order word does ("run terraform plan
+    /// before every apply"): neither is read as an antonym there.
+    only: String,
+    quantifiers: Vec<String>,
 }
 
 impl Markers {
@@ -574,6 +583,14 @@ impl Lexicon {
                     .collect()
             },
             object: ["no", "nothing", "none"].map(|w| stem(&lx, w)).to_vec(),
+            aux: [
+                "should", "must", "can", "could", "would", "will", "shall", "may", "might", "need", "do",
+                "does", "did", "is", "are", "was", "were", "cannot",
+            ]
+            .map(|w| stem(&lx, w))
+            .to_vec(),
+            only: stem(&lx, "only"),
+            quantifiers: ["every", "each", "all", "any"].map(|w| stem(&lx, w)).to_vec(),
         };
         let mut fw: HashMap<String, FunctionWord> = HashMap::default();
         for w in &f.stop_words {
@@ -880,7 +897,18 @@ impl Lexicon {
     fn plain_word<'a>(&'a self, w: Cow<'a, str>, out: &mut Vec<Item<'a>>) {
         let possessive = w.ends_with("'s");
         let mut w = keep_prefix(w, |w| w.strip_suffix("'s").unwrap_or(w));
-        if w.ends_with("n't") {
+        if let Some(head) = w.strip_suffix("n't") {
+            // "shouldn't" is "should not": the auxiliary stays a word, so a negation after a
+            // subject ("library code shouldn't use print") reads as one (`Markers::aux`).
+            let aux = match head {
+                "ca" => "can",
+                "wo" => "will",
+                "sha" => "shall",
+                h => h,
+            };
+            if !aux.is_empty() && aux.bytes().all(|b| b.is_ascii_lowercase()) {
+                self.plain_word(Cow::Owned(aux.to_string()), out);
+            }
             w = Cow::Borrowed("not");
         }
         let mut mark = if self.subcommand_words.contains(&*w) {
@@ -1044,10 +1072,21 @@ impl Lexicon {
         // this clause noted it first (for an object negator right after it).
         let mut clause_content = 0usize;
         let mut verb: Option<usize> = None;
+        // Where this clause's words start in `roles` (its subject, before an auxiliary
+        // negation), whether it orders steps, and the antonym marks of an `only` in it, read
+        // when the clause ends unless it orders steps.
+        let mut clause_start = 0usize;
+        let mut ordered = false;
+        let mut only: Vec<(usize, u8)> = Vec::new();
         let mut previous: &str = "";
         for (i, it) in full.iter().enumerate() {
             let (t, technical) = match it {
                 Item::Break { .. } => {
+                    if !std::mem::take(&mut ordered) {
+                        only.iter().for_each(|&(k, side)| antonyms[k] |= side);
+                    }
+                    only.clear();
+                    clause_start = roles.len();
                     clause_no += 1;
                     explaining = false;
                     describing = false;
@@ -1072,12 +1111,20 @@ impl Lexicon {
             // both. Only where the rule is stated: "always pass EX to SET, so no key is ever
             // left without an expiry" and "…, so a crash never leaves a key without expiry"
             // explain one rule with different words.
-            if !explaining && !describing {
+            let mk = &self.mk;
+            // `only` waits for the clause's end (`ordered`); `every` right after `before` or
+            // `after` is the step's, not a policy's.
+            let quantifies =
+                mk.quantifiers.iter().any(|q| q == t) && (previous == mk.before || previous == mk.after);
+            if !explaining && !describing && !quantifies {
                 for &(k, side) in self.antonym_of.get(t).into_iter().flatten() {
-                    antonyms[k] |= side;
+                    if t == mk.only {
+                        only.push((k, side));
+                    } else {
+                        antonyms[k] |= side;
+                    }
                 }
             }
-            let mk = &self.mk;
             let prior = std::mem::replace(&mut previous, t);
             clause_words += 1;
             if t == mk.first {
@@ -1113,6 +1160,11 @@ impl Lexicon {
             let fw = self.function_words.get(t).copied().unwrap_or_default();
             describing |= fw.article && clause_no > 0 && clause_words == 1;
             if fw.clause_break {
+                if !std::mem::take(&mut ordered) {
+                    only.iter().for_each(|&(k, side)| antonyms[k] |= side);
+                }
+                only.clear();
+                clause_start = roles.len();
                 clause_no += 1;
                 clause_words = 0;
                 (clause_content, verb) = (0, None);
@@ -1147,6 +1199,19 @@ impl Lexicon {
                 // "run it without --release" leaves the flag out; "never run it without
                 // --release" is a double negation.
                 leaving_out |= t == mk.without && clause != Role::Negated && !explaining && !to;
+                // "Library code shouldn't use print": the words before the auxiliary are the
+                // rule's scope, in neither role (a word the text names elsewhere keeps its).
+                if clause == Role::Asserted
+                    && !explaining
+                    && clause_content > 0
+                    && mk.aux.iter().any(|a| a == prior || a == t)
+                {
+                    let bit: Clauses = 1 << clause_no.min(Clauses::BITS - 1);
+                    for r in &mut roles[clause_start..] {
+                        r.role = None;
+                        r.asserted_in &= !bit;
+                    }
+                }
                 clause = Role::Negated;
                 // "… to avoid X" is a purpose, and "without X" qualifies the rule ("pods
                 // without them get evicted"): neither negates what the rule says to do.
@@ -1166,6 +1231,7 @@ impl Lexicon {
                 continue;
             }
             if t == mk.before || t == mk.after {
+                ordered = true;
                 order = if t == mk.before { Role::Before } else { Role::After };
                 if clause != Role::Negated {
                     clause = order;
@@ -1194,6 +1260,9 @@ impl Lexicon {
             if clause_content == 1 && roles.len() > noted {
                 verb = Some(noted);
             }
+        }
+        if !ordered {
+            only.iter().for_each(|&(k, side)| antonyms[k] |= side);
         }
         words.sort_unstable_by(|a, b| text_cmp(a, b));
         words.dedup();

@@ -333,9 +333,17 @@ fn judge<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis) -> Verdict<&'a s
         for (j, &w) in row.iter().enumerate().filter(|(_, w)| **w > 0) {
             let inverted =
                 (0..3).any(|k| (0..3).any(|l| steps[k][l] > 0 && (k < i && l > j || k > i && l < j)));
+            // Words one side states as the rule's step and the other as an earlier or later
+            // one agree on an order only beside words the two place in that same order: alone,
+            // they are what one rule does and the other's precondition ("don't edit generated
+            // files; rerun the generator" / "commit generated files after rerunning the
+            // generator").
+            let ordered = i == j
+                || i.min(j) > 0
+                || (0..3).any(|k| (0..3).any(|l| steps[k][l] > 0 && (k < i && l < j || k > i && l > j)));
             if inverted {
                 disagree += w;
-            } else {
+            } else if ordered {
                 agree += w;
             }
         }
