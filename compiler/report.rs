@@ -261,9 +261,12 @@ pub(crate) fn refused_at(d: &Diagnostic) -> Option<(&str, String)> {
 /// aliased as `why` reads its argument), by id then place, so renaming files changes no
 /// selection: `why` must not call a domain whose records were all refused empty, nor suggest a
 /// spelling mistake.
-fn refused_naming(comp: &Compilation, rules: &Rules, domain: &str) -> Vec<RefusedRecord> {
+/// Records that repeat ones already read (`load::is_repeat`: nightly snapshots of one store)
+/// lose nothing: they are counted apart, as the second value.
+fn refused_naming(comp: &Compilation, rules: &Rules, domain: &str) -> (Vec<RefusedRecord>, usize) {
     // Keyed by (id, place): one entry per record, in the order shown.
     let mut records: BTreeMap<(String, String), RefusedRecord> = BTreeMap::new();
+    let mut repeated = 0;
     for d in &comp.diagnostics {
         let Some((subject, at)) = refused_at(d) else {
             continue;
@@ -276,6 +279,19 @@ fn refused_naming(comp: &Compilation, rules: &Rules, domain: &str) -> Vec<Refuse
         if !named {
             continue;
         }
+        // A folded L004 stands for the records of each domain it counts.
+        let stands_for = match d.evidence.get("domain_records") {
+            Some(Value::Object(counts)) => (counts.iter())
+                .filter(|(raw, _)| why_domain(raw, rules) == domain)
+                .map(|(_, n)| n.as_u64().unwrap_or(1) as usize)
+                .sum::<usize>()
+                .max(1),
+            _ => 1,
+        };
+        if crate::load::is_repeat(d) {
+            repeated += stands_for;
+            continue;
+        }
         let key = (subject.to_string(), at);
         let record = records
             .entry(key)
@@ -284,20 +300,13 @@ fn refused_naming(comp: &Compilation, rules: &Rules, domain: &str) -> Vec<Refuse
                 at: at.clone(),
                 codes: Vec::new(),
                 message: d.message.clone(),
-                records: match d.evidence.get("domain_records") {
-                    Some(Value::Object(counts)) => (counts.iter())
-                        .filter(|(raw, _)| why_domain(raw, rules) == domain)
-                        .map(|(_, n)| n.as_u64().unwrap_or(1) as usize)
-                        .sum::<usize>()
-                        .max(1),
-                    _ => 1,
-                },
+                records: stands_for,
             });
         if !record.codes.contains(&d.code) {
             record.codes.push(d.code);
         }
     }
-    records.into_values().collect()
+    (records.into_values().collect(), repeated)
 }
 
 /// Refused records per code, by code.
@@ -423,7 +432,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
     let cands = &comp.candidates;
     let fates = &comp.fates;
     let has = |i: usize, code: &str| fates.get(i).is_some_and(|f| f.codes.contains(&code));
-    let load_refused = refused_naming(comp, rules, &domain);
+    let (load_refused, repeated) = refused_naming(comp, rules, &domain);
     // OmniMem memories not compiled because they are not active (L009, one note per domain,
     // folded per domain): not refusals, but part of why a domain holds less than expected.
     let inactive: BTreeSet<&str> = (comp.diagnostics.iter())
@@ -682,6 +691,11 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
                 .collect::<Vec<_>>()
                 .join(", "),
             first.at
+        ));
+    }
+    if repeated > 0 {
+        suggestions.push(format!(
+            "{repeated} record(s) naming {domain} repeat records already read, with the same id and content (snapshots of one store, or a copied file): nothing they say is lost; read only the newest snapshot to quiet L004"
         ));
     }
     if invalid_domain > 0 {
@@ -1019,6 +1033,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
             "codes": refused_codes(&load_refused).iter().map(|(c, n)| json!({"code": c, "name": lookup(c).map(|x| x.name).unwrap_or("?"), "count": n})).collect::<Vec<_>>(),
             "first": load_refused.iter().take(REFUSED_SHOWN).map(|r| json!({"record": r.subject, "at": r.at, "codes": r.codes, "message": r.message, "records": r.records})).collect::<Vec<_>>(),
         },
+        "repeated_at_load": repeated,
         "inactive_memories": inactive.iter().collect::<Vec<_>>(),
         "suggestions": suggestions,
         "variants": variants.iter().map(|(d, e, c)| json!({"domain": d, "experiences": e, "candidates": c})).collect::<Vec<_>>(),

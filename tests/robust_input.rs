@@ -357,7 +357,7 @@ fn json_arrays_joined_into_one_file_are_all_read() {
 /// not one per memory per night, and `why` still counts every repeated record; the memory
 /// edited between two nights stays an L004 of its own.
 #[test]
-fn nightly_omnimem_snapshots_fold_their_repeats_and_why_still_counts_them() {
+fn nightly_omnimem_snapshots_fold_their_repeats_and_why_counts_them_apart() {
     let input = common::fixture("omnimem-nightly");
     let out = Scratch::new("nightly-snapshots");
     let o = common::compile_to(&input, &out.path("out"), &[]);
@@ -374,19 +374,23 @@ fn nightly_omnimem_snapshots_fold_their_repeats_and_why_still_counts_them() {
         "{}",
         common::stdout(&o)
     );
-    // terraform: two repeats on the second night, one repeat and one edit on the third.
+    // terraform: two repeats on the second night, one repeat and one edit on the third. Only
+    // the edit lost something (its new content); the repeats are counted apart, every one.
     let why = common::why_json_in("terraform", &input, &[]);
     let refused = &why["refused_at_load"];
-    assert_eq!(refused["records"], 4, "{refused:#}");
-    assert_eq!(refused["codes"][0]["count"], 4, "{refused:#}");
+    assert_eq!(refused["records"], 1, "{refused:#}");
+    assert_eq!(refused["first"][0]["record"], "mem-7f3a03", "{refused:#}");
+    assert_eq!(why["repeated_at_load"], 3, "{why:#}");
     let python = common::why_json_in("python", &input, &[]);
-    assert_eq!(python["refused_at_load"]["records"], 4);
-    // The text lists both folds, which stand for all four records: none is left to count.
+    assert_eq!(python["refused_at_load"]["records"], 0);
+    assert_eq!(python["repeated_at_load"], 4);
+    // `why` does not ask to fix records that lost nothing.
     let o = common::skillc(&["why", "python", input.to_str().unwrap()]);
     let text = common::stdout(&o);
+    assert!(!text.contains("refused at load"), "{text}");
     assert!(
-        text.contains("refused at load: 4 record(s) naming python"),
+        text.contains("4 record(s) naming python repeat records already read"),
         "{text}"
     );
-    assert!(!text.contains("… and"), "{text}");
+    assert!(text.contains("nothing they say is lost"), "{text}");
 }

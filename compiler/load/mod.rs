@@ -729,6 +729,12 @@ enum Kept {
     Claim(u32),
 }
 
+/// Is `d` an L004 about records read again with the same content (`REPEAT_HELP`)? Nothing
+/// they say is lost, so `why` does not count them among the records refused at load.
+pub fn is_repeat(d: &Diagnostic) -> bool {
+    d.code == codes::DUPLICATE_ID && d.help == REPEAT_HELP
+}
+
 /// The help of an L004 about records read again with the same content.
 const REPEAT_HELP: &str = "the same records were read twice (nightly snapshots of one store, or a copied file): read only the newest snapshot, or remove the copy; nothing they say is lost";
 
