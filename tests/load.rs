@@ -1224,3 +1224,41 @@ fn a_deeply_nested_yaml_record_is_refused_like_a_json_one() {
     );
     assert!(sink.iter().all(|d| d.help.starts_with("flatten the record")));
 }
+
+/// A month of records gzipped beside this month's (`2026-10.jsonl.gz` next to
+/// `2026-11.jsonl`) is said, with the command that gives the file skillc reads, not skipped
+/// unseen; once decompressed beside it (`gunzip -k` keeps both), nothing more is said; a
+/// compressed file of anything else (a tarball of logs) is not ours to mention.
+#[test]
+fn compressed_records_are_named_with_the_command_that_opens_them() {
+    let s = Scratch::new("load-compressed");
+    let dir = s.path("records");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join("2026-11.jsonl"), record(1) + "\n").unwrap();
+    fs::write(dir.join("2026-10.jsonl.gz"), b"\x1f\x8b\x08\x00 not read").unwrap();
+    fs::write(dir.join("ci-logs.tar.gz"), b"\x1f\x8b\x08\x00 not read").unwrap();
+    let mut sink = Sink::new();
+    let corpus = load(std::slice::from_ref(&dir), &LoadOptions::default(), &mut sink).unwrap();
+    assert_eq!(corpus.experiences.len(), 1);
+    let said: Vec<(&str, String)> = sink.iter().map(|d| (d.code, d.message.clone())).collect();
+    let gz = dir.join("2026-10.jsonl.gz").display().to_string();
+    let inner = dir.join("2026-10.jsonl").display().to_string();
+    assert_eq!(
+        said,
+        [(
+            "L011",
+            format!("compressed file: skillc reads records uncompressed (`gunzip -k {gz}` gives {inner})")
+        )]
+    );
+    // Named on the command line, it is said the same way.
+    let mut sink = Sink::new();
+    load(&[PathBuf::from(&gz)], &LoadOptions::default(), &mut sink).unwrap();
+    assert!(sink[0].message.starts_with("compressed file"), "{:?}", sink[0]);
+    assert!(sink[0].help.starts_with("decompress it first"), "{:?}", sink[0]);
+    // Decompressed beside it: read, and the compressed copy is no longer mentioned.
+    fs::write(&inner, record(2) + "\n").unwrap();
+    let mut sink = Sink::new();
+    let corpus = load(&[dir], &LoadOptions::default(), &mut sink).unwrap();
+    assert_eq!(corpus.experiences.len(), 2);
+    assert!(sink.iter().all(|d| d.code != "L011"), "{sink:?}");
+}

@@ -105,6 +105,33 @@ enum Detected {
     SqliteNotOmnimem,
 }
 
+/// A compressed file (`records.jsonl.gz`): the command that gives the file inside, and that
+/// file's name. skillc reads records uncompressed; a crate to inflate them would be one more
+/// dependency for what one command does once.
+fn compressed(name: &str) -> Option<(&'static str, &str)> {
+    let (inner, ext) = name.rsplit_once('.')?;
+    let tool = match ext.to_ascii_lowercase().as_str() {
+        "gz" | "tgz" => "gunzip -k",
+        "bz2" => "bunzip2 -k",
+        "xz" => "unxz -k",
+        "zst" => "unzstd",
+        "zip" => "unzip",
+        _ => return None,
+    };
+    Some((tool, inner))
+}
+
+/// The L011 about a compressed file, naming the command that gives what skillc reads.
+fn compressed_file(name: &str, tool: &str, inner: &str) -> Diagnostic {
+    let mut d = Diagnostic::about_file(
+        codes::UNKNOWN_FORMAT,
+        format!("compressed file: skillc reads records uncompressed (`{tool} {name}` gives {inner})"),
+        name,
+    );
+    d.help = "decompress it first and give the uncompressed file (or its directory)";
+    d
+}
+
 fn extension(name: &str) -> String {
     Path::new(name)
         .extension()
@@ -379,8 +406,20 @@ fn walk(
         match fs::metadata(&path) {
             Ok(m) if m.is_dir() => walk(&path, exclude, visited, out, sink),
             Ok(m) => {
-                let ext = extension(&name.to_string_lossy());
+                let file_name = name.to_string_lossy();
+                let ext = extension(&file_name);
                 if !WALK_EXTENSIONS.contains(&ext.as_str()) {
+                    // Records compressed beside the others (`2026-03.jsonl.gz`) are said, not
+                    // skipped unseen, unless decompressed already (`gunzip -k` keeps both);
+                    // any other file is not ours.
+                    if let Some((tool, inner)) = compressed(&file_name)
+                        && WALK_EXTENSIONS.contains(&extension(inner).as_str())
+                        && !path.with_file_name(inner).exists()
+                    {
+                        let file = path.display().to_string();
+                        let inner = file.strip_suffix(&file_name[inner.len()..]).unwrap_or(&file);
+                        sink.push(compressed_file(&file, tool, inner));
+                    }
                     continue;
                 }
                 if m.is_file() {
@@ -545,6 +584,11 @@ fn not_native(detected: Detected, name: &str, col: &mut Collector) {
             "not a format skillc reads (.jsonl, .json, .yaml or .yml)"
         }
     };
+    if let Some((tool, inner)) = compressed(name)
+        && detected == Detected::Unknown
+    {
+        return col.sink.push(compressed_file(name, tool, inner));
+    }
     let mut d = Diagnostic::about_file(codes::UNKNOWN_FORMAT, message, name);
     if detected == Detected::SqliteNotOmnimem {
         d.help = "a GAIA memory.db is read with --from gaia (or without --from)";
