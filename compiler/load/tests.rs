@@ -309,6 +309,32 @@ fn yaml_syntax_error_costs_only_its_item() {
     assert_eq!(d[1].evidence["field"], "effort");
 }
 
+/// A lesson file edited by hand with a tab before one key: the parser says "found character
+/// that cannot start any token", which names no tab; the help does. A syntax error of another
+/// kind keeps the plain help.
+#[test]
+fn yaml_tab_indentation_is_named_in_the_help() {
+    let text = "- id: y-1\n  recorded_at: 2026-03-04T12:00:00Z\n  domains: [terraform]\n  outcome: succeeded\n\
+                - id: y-2\n  recorded_at: 2026-03-04T13:00:00Z\n  domains: [terraform]\n\toutcome: succeeded\n\
+                - id: y-3\n  recorded_at: [2026-03-04\n  domains: [terraform]\n  outcome: succeeded\n\
+                - id: y-4\n  recorded_at: 2026-03-04T15:00:00Z\n  domains: [terraform]\n  outcome: succeeded\n";
+    let (c, d) = texts(&[("infra.yaml", text)]);
+    assert_eq!(ids(&c), ["y-1", "y-4"]);
+    let helps: Vec<(u32, &str)> = (d.iter())
+        .map(|d| (d.location.as_ref().unwrap().line, d.help))
+        .collect();
+    assert_eq!(helps.len(), 2, "{d:?}");
+    assert_eq!(helps[0].0, 8, "{d:?}");
+    assert!(
+        helps[0].1.starts_with("YAML indents with spaces, never tabs"),
+        "{d:?}"
+    );
+    assert!(
+        helps[1].1.starts_with("fix the syntax at the reported line"),
+        "{d:?}"
+    );
+}
+
 /// A YAML document that is not a list has no items to read one by one.
 #[test]
 fn yaml_syntax_error_in_a_single_record_skips_it() {

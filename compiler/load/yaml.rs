@@ -24,7 +24,7 @@ use regex::Regex;
 use serde_json::{Map, Number, Value};
 
 use super::encoding::{self, BadByte};
-use super::record::{self, Parsed};
+use super::record::{self, Item, Parsed};
 use crate::diagnostics::{Diagnostic, codes};
 use crate::model::SourceLoc;
 
@@ -198,7 +198,28 @@ pub(crate) fn yaml_text(text: &str, file: &str, bad: &[BadByte]) -> Vec<Parsed> 
             refuse_bad(&mut out[before..], bad, &lines, &items, e, file);
         }
     }
+    for p in &mut out {
+        tab_indent_help(p, &lines);
+    }
     out
+}
+
+/// YAML forbids tabs in indentation, and the parser's words for it ("found character that
+/// cannot start any token") do not say so: an L001 whose line is indented with a tab says it.
+fn tab_indent_help(p: &mut Parsed, lines: &[Line]) {
+    let Item::Invalid(diags) = &mut p.item else {
+        return;
+    };
+    for d in diags.iter_mut().filter(|d| d.code == codes::MALFORMED_RECORD) {
+        let Some(line) = d.location.as_ref().map(|l| l.line as usize) else {
+            continue;
+        };
+        let indented_with_tab = (line.checked_sub(1).and_then(|i| lines.get(i)))
+            .is_some_and(|l| l.text.trim_start_matches(' ').starts_with('\t'));
+        if indented_with_tab {
+            d.help = "YAML indents with spaces, never tabs: replace the tab at the start of the reported line with spaces";
+        }
+    }
 }
 
 /// Refuses the records of one document whose lines hold a byte that was not UTF-8: a record
