@@ -171,6 +171,26 @@ pub struct Lexicon {
     mk: Markers,
 }
 
+/// The antonym marks of an `only` in one clause, held until the clause ends: in a clause
+/// that orders steps ("only run terraform apply after terraform plan") it restricts the step
+/// and is no antonym; elsewhere ("only deploy from main") it is one.
+#[derive(Default)]
+struct PendingOnly {
+    ordered: bool,
+    marks: Vec<(usize, u8)>,
+}
+
+impl PendingOnly {
+    fn end_clause(&mut self, antonyms: &mut [u8]) {
+        if !std::mem::take(&mut self.ordered) {
+            for &(k, side) in &self.marks {
+                antonyms[k] |= side;
+            }
+        }
+        self.marks.clear();
+    }
+}
+
 /// What a function word is (one word can be several: `so` is a stop word and a clause break).
 #[derive(Clone, Copy, Debug, Default)]
 struct FunctionWord {
@@ -1073,19 +1093,14 @@ impl Lexicon {
         let mut clause_content = 0usize;
         let mut verb: Option<usize> = None;
         // Where this clause's words start in `roles` (its subject, before an auxiliary
-        // negation), whether it orders steps, and the antonym marks of an `only` in it, read
-        // when the clause ends unless it orders steps.
+        // negation), and the antonym marks of an `only` in it (`PendingOnly`).
         let mut clause_start = 0usize;
-        let mut ordered = false;
-        let mut only: Vec<(usize, u8)> = Vec::new();
+        let mut only = PendingOnly::default();
         let mut previous: &str = "";
         for (i, it) in full.iter().enumerate() {
             let (t, technical) = match it {
                 Item::Break { .. } => {
-                    if !std::mem::take(&mut ordered) {
-                        only.iter().for_each(|&(k, side)| antonyms[k] |= side);
-                    }
-                    only.clear();
+                    only.end_clause(&mut antonyms);
                     clause_start = roles.len();
                     clause_no += 1;
                     explaining = false;
@@ -1119,7 +1134,7 @@ impl Lexicon {
             if !explaining && !describing && !quantifies {
                 for &(k, side) in self.antonym_of.get(t).into_iter().flatten() {
                     if t == mk.only {
-                        only.push((k, side));
+                        only.marks.push((k, side));
                     } else {
                         antonyms[k] |= side;
                     }
@@ -1160,10 +1175,7 @@ impl Lexicon {
             let fw = self.function_words.get(t).copied().unwrap_or_default();
             describing |= fw.article && clause_no > 0 && clause_words == 1;
             if fw.clause_break {
-                if !std::mem::take(&mut ordered) {
-                    only.iter().for_each(|&(k, side)| antonyms[k] |= side);
-                }
-                only.clear();
+                only.end_clause(&mut antonyms);
                 clause_start = roles.len();
                 clause_no += 1;
                 clause_words = 0;
@@ -1231,7 +1243,7 @@ impl Lexicon {
                 continue;
             }
             if t == mk.before || t == mk.after {
-                ordered = true;
+                only.ordered = true;
                 order = if t == mk.before { Role::Before } else { Role::After };
                 if clause != Role::Negated {
                     clause = order;
@@ -1261,9 +1273,7 @@ impl Lexicon {
                 verb = Some(noted);
             }
         }
-        if !ordered {
-            only.iter().for_each(|&(k, side)| antonyms[k] |= side);
-        }
+        only.end_clause(&mut antonyms);
         words.sort_unstable_by(|a, b| text_cmp(a, b));
         words.dedup();
         for a in &mut antonyms {
