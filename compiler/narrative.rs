@@ -322,6 +322,15 @@ impl Narrative {
             .map(|(_, s)| s.name.as_str())
     }
 
+    /// The names of the signals in `fired` that count toward a story (a positive weight), in
+    /// file order: what a rewrite as a rule has to take out. The rule signals that fired
+    /// beside them (`imperative-start`) only lowered the score.
+    pub fn story_names(&self, fired: Fired) -> impl Iterator<Item = &str> {
+        (self.signals.iter().enumerate())
+            .filter(move |(i, s)| fired >> i & 1 == 1 && s.weight > 0)
+            .map(|(_, s)| s.name.as_str())
+    }
+
     /// `classify` without naming the signals (no allocation): what the candidates keep.
     pub fn shape(&self, text: &str) -> Shape {
         let mut fired: Fired = 0;

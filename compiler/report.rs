@@ -647,7 +647,8 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
     let rescuable: Vec<Value> = (by_text.iter())
         .map(|(i, told_by)| {
             let c = &cands[*i];
-            let signals: Vec<&str> = rules.narrative.names(c.narrative_signals).collect();
+            // What made it read as a story; the rule signals beside them only lowered the score.
+            let signals: Vec<&str> = rules.narrative.story_names(c.narrative_signals).collect();
             json!({"experience": c.record_id, "experiences": told_by, "origin": c.origin, "text": c.text, "score": c.narrative_score, "signals": signals})
         })
         .collect();

@@ -1702,3 +1702,40 @@ fn near_misses_of_equal_gap_list_the_most_recently_seen_first() {
     let newest_first: Vec<&str> = lessons.iter().rev().take(5).map(|(_, l)| *l).collect();
     assert_eq!(listed, newest_first, "{w:#}");
 }
+
+/// A commit message kept as a lesson opens with an imperative (a rule signal) and reads as a
+/// story anyway: the rescue names what made it one, not the imperative that argued against it.
+#[test]
+fn a_rescue_names_the_story_signals_only() {
+    let s = Scratch::new("why-rescue-signals");
+    let records: Vec<serde_json::Value> = ["ci-1", "ci-2"]
+        .iter()
+        .enumerate()
+        .map(|(k, id)| {
+            serde_json::json!({
+                "id": id,
+                "recorded_at": format!("2026-11-0{}T10:00:00Z", k + 3),
+                "domains": ["github-actions"],
+                "project": format!("/home/dev/svc-{k}"),
+                "outcome": "succeeded",
+                "lesson": "fix(ci): pin actions/checkout to v4.1.1 after the v4.2 tag broke sparse checkout (fixes #882)",
+            })
+        })
+        .collect();
+    let input = write_jsonl(&s, "ci.jsonl", &records);
+    let o = skillc(&[
+        "why",
+        "github-actions",
+        input.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let w = json(&o);
+    let rescue = &w["narrative_rescues"][0];
+    let signals: Vec<&str> = (rescue["signals"].as_array().unwrap().iter())
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(signals.contains(&"commit-message"), "{rescue:#}");
+    assert!(!signals.contains(&"imperative-start"), "{rescue:#}");
+}
