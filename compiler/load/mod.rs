@@ -111,7 +111,7 @@ enum Detected {
 fn compressed(name: &str) -> Option<(&'static str, &str)> {
     let (inner, ext) = name.rsplit_once('.')?;
     let tool = match ext.to_ascii_lowercase().as_str() {
-        "gz" | "tgz" => "gunzip -k",
+        "gz" => "gunzip -k",
         "bz2" => "bunzip2 -k",
         "xz" => "unxz -k",
         "zst" => "unzstd",
@@ -414,11 +414,13 @@ fn walk(
                     // any other file is not ours.
                     if let Some((tool, inner)) = compressed(&file_name)
                         && WALK_EXTENSIONS.contains(&extension(inner).as_str())
-                        && !path.with_file_name(inner).exists()
                     {
-                        let file = path.display().to_string();
-                        let inner = file.strip_suffix(&file_name[inner.len()..]).unwrap_or(&file);
-                        sink.push(compressed_file(&file, tool, inner));
+                        let unpacked = path.with_file_name(inner);
+                        if !unpacked.exists() {
+                            let (file, unpacked) =
+                                (path.display().to_string(), unpacked.display().to_string());
+                            sink.push(compressed_file(&file, tool, &unpacked));
+                        }
                     }
                     continue;
                 }
@@ -909,72 +911,26 @@ impl<'s> Collector<'s> {
         true
     }
 
-    /// Whether the kept record is this experience read again: everything but its place the
-    /// same (fields listed in full, so a new one is not forgotten).
+    /// Whether the kept record is this experience read again: the derived equality, with the
+    /// place made the same (so a field added later is compared without a line here). The copy
+    /// is made only for a duplicate id.
     fn repeats_experience(&self, kept: Kept, e: &Experience) -> bool {
         let Kept::Experience(i) = kept else { return false };
-        let Experience {
-            id,
-            recorded_at,
-            domains,
-            refused_domains,
-            project,
-            outcome,
-            effort,
-            words,
-            operations,
-            in_play,
-            blessed,
-            source: _,
-        } = &self.corpus.experiences[i as usize];
-        (
-            id,
-            recorded_at,
-            domains,
-            refused_domains,
-            project,
-            outcome,
-            effort,
-        ) == (
-            &e.id,
-            &e.recorded_at,
-            &e.domains,
-            &e.refused_domains,
-            &e.project,
-            &e.outcome,
-            &e.effort,
-        ) && (words, operations, in_play, blessed) == (&e.words, &e.operations, &e.in_play, &e.blessed)
+        let old = &self.corpus.experiences[i as usize];
+        *old == Experience {
+            source: old.source.clone(),
+            ..e.clone()
+        }
     }
 
     /// Whether the kept record is this claim read again (everything but its place the same).
     fn repeats_claim(&self, kept: Kept, c: &LessonClaim) -> bool {
         let Kept::Claim(i) = kept else { return false };
-        let LessonClaim {
-            id,
-            recorded_at,
-            domains,
-            refused_domains,
-            project,
-            text,
-            kind,
-            source,
-            evidence,
-            operation_key,
-            loc: _,
-            ended,
-        } = &self.corpus.claims[i as usize];
-        (id, recorded_at, domains, refused_domains, project, text, kind)
-            == (
-                &c.id,
-                &c.recorded_at,
-                &c.domains,
-                &c.refused_domains,
-                &c.project,
-                &c.text,
-                &c.kind,
-            )
-            && (source, evidence, operation_key, ended)
-                == (&c.source, &c.evidence, &c.operation_key, &c.ended)
+        let old = &self.corpus.claims[i as usize];
+        *old == LessonClaim {
+            loc: old.loc.clone(),
+            ..c.clone()
+        }
     }
 
     fn kept_loc(&self, kept: Kept) -> (&str, &SourceLoc) {
