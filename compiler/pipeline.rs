@@ -843,7 +843,7 @@ fn founder_gone(
         .collect();
     wanted.sort_unstable();
     let rows: Vec<(&str, String)> = (wanted.into_iter())
-        .filter_map(|id| Some((id, store.ledger_lesson(id).ok()??)))
+        .filter_map(|id| Some((id, store.known_lesson(id).ok()??)))
         .collect();
     if rows.is_empty() {
         return Vec::new();

@@ -54,6 +54,9 @@ pub struct Store {
     /// The last ledger of a store an older skillc wrote, opened read-only (and so not
     /// migrated): its lessons by id, split from the one text schema 1 kept them in.
     unmigrated_ledger: Option<BTreeMap<String, String>>,
+    /// The store has the `former_lessons` table (one an older skillc wrote, opened read-only,
+    /// may not).
+    has_former: bool,
     /// A read-only store read from a private copy: the copy, removed after `conn` closes.
     _copy: Option<Box<dyn Send>>,
 }
@@ -154,6 +157,7 @@ impl Store {
                  lessons INTEGER NOT NULL
              );
              CREATE TABLE IF NOT EXISTS lessons (id TEXT PRIMARY KEY, json TEXT NOT NULL);
+             CREATE TABLE IF NOT EXISTS former_lessons (id TEXT PRIMARY KEY, json TEXT NOT NULL);
              CREATE TABLE IF NOT EXISTS outputs (path TEXT PRIMARY KEY);",
         )
         .map_err(sql)?;
@@ -166,6 +170,7 @@ impl Store {
             conn,
             path: path.to_path_buf(),
             unmigrated_ledger: None,
+            has_former: true,
             _copy: None,
         };
         store.migrate_ledger_rows()?;
@@ -191,10 +196,19 @@ impl Store {
         let unmigrated_ledger = (schema_1_ledger(&conn))
             .map_err(|e| StoreError::Sqlite(path.to_path_buf(), e))?
             .map(|lessons| lessons.into_iter().collect());
+        // A store an older skillc wrote has no table of former lessons (and `open` would add it).
+        let has_former = (conn.query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'former_lessons'",
+            [],
+            |r| r.get::<_, i64>(0),
+        ))
+        .map_err(|e| StoreError::Sqlite(path.to_path_buf(), e))?
+            > 0;
         Ok(Some(Store {
             conn,
             path: path.to_path_buf(),
             unmigrated_ledger,
+            has_former,
             _copy: copy,
         }))
     }
@@ -333,6 +347,24 @@ impl Store {
             .map_err(self.err())
     }
 
+    /// The identity of a lesson some compile of this store had, as a JSON object: the last
+    /// ledger's row, or else what `former_lessons` kept of it when a later ledger lost it
+    /// (`id`, `founder`, `text`, `domain`, `kind`, `operation_key`, `evidence`). A lesson
+    /// re-founded because its founder left the input can only be recognised by what it was,
+    /// and the journal and `in_play` lists go on naming it after the compile that lost it.
+    pub fn known_lesson(&self, id: &str) -> Result<Option<String>, StoreError> {
+        if let Some(row) = self.ledger_lesson(id)? {
+            return Ok(Some(row));
+        }
+        if !self.has_former {
+            return Ok(None);
+        }
+        (self.conn)
+            .prepare_cached("SELECT json FROM former_lessons WHERE id = ?1")
+            .and_then(|mut st| st.query_row(params![id], |r| r.get(0)).optional())
+            .map_err(self.err())
+    }
+
     /// Calls `f` with each lesson of the last compile's ledger, sorted by id, as its JSON
     /// object. Nothing is kept: at a million records the rows are half a gigabyte, and a
     /// caller that needs a few fields of each, or a few rows, holds only those.
@@ -417,6 +449,25 @@ impl Store {
         let sql = format!("PRAGMA journal_mode = {mode}");
         let _ = self.conn.query_row(&sql, [], |_| Ok(()));
     }
+}
+
+/// The fields of a ledger row that name its lesson's identity and evidence, as a JSON object
+/// (a row that is no JSON object is kept as it is).
+fn former_identity(json: &str) -> String {
+    let Ok(serde_json::Value::Object(mut row)) = serde_json::from_str(json) else {
+        return json.to_string();
+    };
+    const KEPT: [&str; 7] = [
+        "id",
+        "founder",
+        "text",
+        "domain",
+        "kind",
+        "operation_key",
+        "evidence",
+    ];
+    row.retain(|k, _| KEPT.contains(&k.as_str()));
+    serde_json::Value::Object(row).to_string()
 }
 
 /// Ledger rows per multi-row upsert. A statement a row cost about 10 000 instructions a row,
@@ -590,6 +641,13 @@ impl StagedCompile<'_> {
             }
         }
         gone_rows.sort_unstable();
+        // What a lost lesson was is kept (its identity, not its history), so a later compile
+        // still follows a decision or an `in_play` entry naming it to the lesson that re-founded
+        // it, as the compile that lost it did (`Store::known_lesson`).
+        let mut keep = conn.prepare("INSERT OR REPLACE INTO former_lessons (id, json) VALUES (?1, ?2)")?;
+        for (id, json) in &gone_rows {
+            keep.execute(params![id, former_identity(json)])?;
+        }
         self.gone = gone_rows.into_iter().map(|(_, json)| json).collect();
         let mut remove = conn.prepare("DELETE FROM lessons WHERE rowid = ?1")?;
         for rowid in &gone {
@@ -837,6 +895,13 @@ mod tests {
             .unwrap();
         assert_eq!(ledger_rows(&s), [go_later, npm]);
         assert_eq!(s.ledger_lesson("L9f8e7d6c5b4a").unwrap(), None);
+        // What the lost lesson was stays known (its identity, not its history or confidence).
+        assert_eq!(
+            s.known_lesson("L9f8e7d6c5b4a").unwrap().as_deref(),
+            Some(r#"{"id":"L9f8e7d6c5b4a","text":"Use a virtualenv, not the system pip."}"#)
+        );
+        assert_eq!(s.known_lesson("Lc0ffee000001").unwrap().as_deref(), Some(npm));
+        assert_eq!(s.known_lesson("L000000000000").unwrap(), None);
         assert_eq!(s.last_now().unwrap(), 2);
         // The same ledger again: only the compile's own row and the outputs list are written.
         let before = s.conn.total_changes();
@@ -888,7 +953,7 @@ mod tests {
         staged.put(next).unwrap();
         assert_eq!(staged.gone(), [go_later]);
         assert!(staged.finish(Some(&[])).unwrap());
-        let gone_row = 1;
+        let gone_row = 2; // removed from the ledger's rows, its identity kept in former_lessons
         assert_eq!(s.conn.total_changes() - before, compile_rows + gone_row + 1);
         assert_eq!(ledger_rows(&s), [pip, npm]);
         let _ = std::fs::remove_dir_all(&dir);
@@ -938,7 +1003,7 @@ mod tests {
         assert_eq!(staged.gone(), [first.last().unwrap().as_str()]);
         assert!(staged.finish(Some(&[])).unwrap());
         let changed = second.len() - second.len().div_ceil(3);
-        let (compile_rows, gone_row) = (2, 1);
+        let (compile_rows, gone_row) = (2, 2); // a gone row: removed, and its identity kept
         assert_eq!(
             s.conn.total_changes() - before,
             (compile_rows + gone_row + changed) as u64
