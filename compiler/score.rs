@@ -2015,6 +2015,13 @@ impl<'a> Fold<'a> {
         let li = self.latest(li);
         let t = d.at;
         self.settle(li, utc_day(t) - 1);
+        if matches!(d.action, Action::Retire | Action::Pin) {
+            // A decision is taken at the last compile's latest record, after the whole of the
+            // day that compile charged: a lesson idle on that day showed the day's decay.
+            // Retiring (which freezes it) or pinning (which stops decay) keeps that charge, so
+            // the decision never raises the confidence the user decided on.
+            self.settle(li, utc_day(t));
+        }
         if let Some(why) = self.no_effect(li, d) {
             let l = &self.live[li as usize].lesson;
             let mut diag =
@@ -2081,7 +2088,10 @@ impl<'a> Fold<'a> {
                     evidence: l.evidence.clone(),
                     projects: l.projects.clone(),
                     days: l.days,
-                    settled_through: utc_day(t),
+                    // The new wording goes on from where the old one was settled: the edit's
+                    // day is charged like any other, unless the lesson is used later that day
+                    // (DESIGN §6: the edit carries the confidence over, it adds none).
+                    settled_through: l.settled_through,
                     demoted_to: l.demoted_to,
                     last_confirm_project: l.last_confirm_project,
                 };

@@ -209,3 +209,87 @@ fn recompiling_a_night_with_a_crash_left_lock_file_changes_nothing() {
     n.compile();
     assert_eq!(tree(&n.s.path("out")), before);
 }
+
+/// A ruff session in billing on `at` that does not use the pytest lesson: an active day for it.
+fn lint_session(id: &str, at: &str) -> Value {
+    json!({"id": id, "recorded_at": at, "domains": ["python"], "project": BILLING, "task": "lint cleanup",
+           "outcome": "succeeded", "gotchas": ["ruff --fix rewrites imports; review the diff before committing."],
+           "operations": [{"tool": "run_shell_command", "args": {"command": "ruff check --fix billing", "cwd": "/home/maya/src/billing-api"},
+                           "status": "ok", "check": {"label": "lint", "target": "billing-api", "passed": true}}]})
+}
+
+/// A terraform plan on `at`: time moves on, the python lessons have no active day.
+fn plan_session(id: &str, at: &str) -> Value {
+    infra(id, at, "succeeded", None, &[], true)
+}
+
+/// The morning after a night that left a lesson idle (0.480), a person edits, pins or retires it:
+/// the next night shows the confidence they decided on, not the idle day undone (0.500).
+#[test]
+fn a_decision_keeps_the_decay_of_the_day_the_user_saw() {
+    let new_text =
+        "Run pytest from the repository root; conftest.py fixtures are only discovered from there.";
+    for action in ["edit", "pin", "retire"] {
+        let (n, id) = pytest_nights(&format!("nightly-decision-{action}"));
+        // Night 2: billing works on lint only; the pytest lesson is idle for a day.
+        n.add(
+            "night-02.jsonl",
+            &[lint_session("bil-0303-01", "2026-03-03T16:00:00Z")],
+        );
+        let seen = lesson(&n.compile(), &id)["confidence"].as_f64();
+        assert_eq!(seen, Some(0.48), "{action}");
+        match action {
+            "edit" => n.run(&["lessons", "edit", &id, "--text", new_text]),
+            _ => n.run(&["lessons", action, &id]),
+        };
+        // Night 3: only infra works; python has no active day.
+        n.add(
+            "night-03.jsonl",
+            &[plan_session("inf-0304-01", "2026-03-04T10:00:00Z")],
+        );
+        let ledger = n.compile();
+        let l = match action {
+            "edit" => reading(&ledger, new_text),
+            _ => lesson(&ledger, &id),
+        };
+        assert_eq!(l["confidence"].as_f64(), seen, "{action}: {l:#}");
+        if action == "retire" {
+            // Restored the next morning, it goes on from there.
+            n.run(&["lessons", "restore", &id]);
+            n.add(
+                "night-04.jsonl",
+                &[plan_session("inf-0305-01", "2026-03-05T10:00:00Z")],
+            );
+            let l = lesson(&n.compile(), &id).clone();
+            assert_eq!(
+                (l["status"].as_str(), l["confidence"].as_f64()),
+                (Some("active"), seen),
+                "{l:#}"
+            );
+        }
+    }
+}
+
+/// An edit whose lesson is used later that same day (a record arriving after the decision's
+/// time): the day is used, so the new wording is not charged for it.
+#[test]
+fn an_edited_lesson_used_later_on_the_edit_day_is_not_charged_for_it() {
+    let (n, id) = pytest_nights("nightly-edit-used-that-day");
+    n.run(&[
+        "lessons",
+        "edit",
+        &id,
+        "--text",
+        "Run pytest from the repository root; conftest.py fixtures are only discovered from there.",
+    ]);
+    let mut used = pytest_session("bil-0302-03", "2026-03-02T18:00:00Z", "");
+    used.as_object_mut().unwrap().remove("lesson");
+    used["in_play"] = json!([id]);
+    n.add(
+        "night-02.jsonl",
+        &[used, lint_session("bil-0303-01", "2026-03-03T16:00:00Z")],
+    );
+    let l = reading(&n.compile(), "Run pytest from the repository root;").clone();
+    // Confirmed on the edit day (0.650), idle on 3 March (0.630).
+    assert_eq!(l["confidence"].as_f64(), Some(0.63), "{l:#}");
+}
