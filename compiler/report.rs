@@ -350,10 +350,22 @@ fn unversioned(d: &str, rules: &Rules) -> String {
 
 /// The advice for domains that differ from `domain` only by a version in the name: map the
 /// versioned spelling to the plain one.
-fn variant_advice(domain: &str, variants: &[(&str, usize, usize)], rules: &Rules) -> String {
+fn variant_advice(domain: &str, variants: &[(&str, usize, usize)], rules: &Rules, unnamed: bool) -> String {
     let named: Vec<String> = (variants.iter())
         .map(|(d, n, _)| format!("`{d}` ({n} experience(s))"))
         .collect();
+    if unnamed {
+        // No record names the asked spelling: nothing is split; the report the user wants is
+        // the spelling the records use.
+        let asks: Vec<String> = (variants.iter())
+            .map(|(d, ..)| format!("`skillc why {d}`"))
+            .collect();
+        return format!(
+            "no record names `{domain}`, but records name {}: ask {} for the domain as it compiles (a version in a domain name makes a domain of its own)",
+            named.join(", "),
+            asks.join(" or ")
+        );
+    }
     let maps: Vec<String> = (variants.iter())
         .map(|(d, ..)| {
             if unversioned(d, rules) == domain {
@@ -373,6 +385,24 @@ fn variant_advice(domain: &str, variants: &[(&str, usize, usize)], rules: &Rules
         named.join(", "),
         maps.join(", ")
     )
+}
+
+/// The `--out`/`--state` part of `bless_args` (after the inputs, which are quoted when they
+/// hold a space): what a `skillc lessons` command needs to find the same state store.
+fn store_args(bless_args: &str) -> &str {
+    let mut quoted = false;
+    for (at, c) in bless_args.char_indices() {
+        if c == '\'' {
+            quoted = !quoted;
+        } else if !quoted
+            && [" --out ", " --state "]
+                .iter()
+                .any(|f| bless_args[at..].starts_with(f))
+        {
+            return &bless_args[at..];
+        }
+    }
+    ""
 }
 
 /// The record field a candidate's text came from, as the user wrote it.
@@ -482,6 +512,9 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
             *reason_counts.entry(c).or_default() += 1;
         }
     }
+    // The most frequent first (ties by code): the dominant reason leads.
+    let mut reason_counts: Vec<(&str, usize)> = reason_counts.into_iter().collect();
+    reason_counts.sort_by_key(|r| std::cmp::Reverse(r.1));
     let reasons: Vec<Value> = reason_counts
         .iter()
         .map(|(c, n)| json!({"code": c, "name": lookup(c).map(|x| x.name).unwrap_or("?"), "count": n}))
@@ -680,11 +713,24 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
         .map(|(d, n)| (*d, *n, cands.iter().filter(|c| &*c.domain == *d).count()))
         .collect();
 
-    // Suggestions: what a person can do; lowering the threshold is never one of them.
-    let mut suggestions = Vec::new();
+    // Suggestions: what a person can do; lowering the policy's threshold is never one of them
+    // (a `--min-reinforcement` that raised it for this run is named as the cause). Each
+    // carries the number of candidates (or records) it would free, and they are listed the
+    // largest first (ties in the order written here), so the dominant reason leads.
+    let mut suggestions: Vec<(usize, String)> = Vec::new();
+    let variant_weight: usize = variants.iter().map(|(_, _, c)| c).sum();
+    // Singletons that only their single experience holds back: the others have a reason of
+    // their own, with its own advice.
+    let free_singletons = (idx.iter())
+        .filter(|&&i| {
+            fates[i].fate == Fate::Lesson
+                && (comp.gate.cluster_of.get(i).copied().flatten())
+                    .is_some_and(|ci| cluster_exps[&ci].len() == 1)
+        })
+        .count();
     if let Some(first) = load_refused.first() {
         let n: usize = load_refused.iter().map(|r| r.records).sum();
-        suggestions.push(format!(
+        suggestions.push((n, format!(
             "{n} record(s) naming {domain} were refused at load ({}; first at {}): fix them and they compile with the rest; `skillc compile` or `skillc trace ID` prints each error",
             refused_codes(&load_refused)
                 .iter()
@@ -692,12 +738,12 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
                 .collect::<Vec<_>>()
                 .join(", "),
             first.at
-        ));
+        )));
     }
     if repeated > 0 {
-        suggestions.push(format!(
+        suggestions.push((0, format!(
             "{repeated} record(s) naming {domain} repeat records already read, with the same id and content (snapshots of one store, or a copied file): nothing they say is lost; read only the newest snapshot to quiet L004"
-        ));
+        )));
     }
     if invalid_domain > 0 {
         // A name the records could use instead, when one is plain (`ci/cd` → `ci-cd`): every
@@ -724,12 +770,15 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
                 domain.replace('\\', "\\\\").replace('"', "\\\"")
             )
         };
-        suggestions.push(format!(
+        suggestions.push((invalid_domain, format!(
             "{invalid_domain} candidate(s) were refused because `{domain}` is not a valid domain name (N001: lower-case letters, digits and single hyphens, at most 64 characters): {how} (their valid domains compiled as usual)"
-        ));
+        )));
     }
     if !variants.is_empty() {
-        suggestions.push(variant_advice(&domain, &variants, rules));
+        suggestions.push((
+            variant_weight,
+            variant_advice(&domain, &variants, rules, exps.is_empty()),
+        ));
     }
     // Credentials (N002): the text is refused whatever else it says; only removing the
     // secret from the field it was written in helps.
@@ -744,11 +793,11 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
     }
     for (field, ids) in &credential {
         let ids: Vec<&str> = ids.iter().copied().collect();
-        suggestions.push(format!(
+        suggestions.push((ids.len(), format!(
             "{} candidate(s) were refused because their {field} holds what looks like a credential (N002: {}): take the secret out of the {field} (name the variable or vault path instead) and rotate it if it is real; it reached no output",
             ids.len(),
             short_list(&ids, 3)
-        ));
+        )));
     }
     // Claims whose evidence is refused (G005, G006): name each claim and what its evidence lacks.
     let mut fabricated: Vec<String> = Vec::new();
@@ -765,18 +814,18 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
         }
     }
     if !fabricated.is_empty() {
-        suggestions.push(format!(
+        suggestions.push((fabricated.len(), format!(
             "{} claim(s) cite experience ids no input holds (G005: {}): correct those ids in the claim's `evidence`, or add the records they name to the input; one unknown id refuses the whole claim",
             fabricated.len(),
             short_list(&fabricated, 3)
-        ));
+        )));
     }
     if !unsupported.is_empty() {
-        suggestions.push(format!(
+        suggestions.push((unsupported.len(), format!(
             "{} claim(s) cite experiences that do not support them (G006: {}): a `do` claim needs experiences in {domain} that passed (on its operation key, when it has one), a `watch` or `avoid` claim experiences in {domain}; cite those in `evidence` instead",
             unsupported.len(),
             short_list(&unsupported, 3)
-        ));
+        )));
     }
     // Claims with no evidence (G004) stay `claimed`: kept, never in a prompt-facing file.
     let unevidenced: BTreeSet<&str> = (idx.iter())
@@ -785,11 +834,43 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
         .collect();
     if !unevidenced.is_empty() {
         let ids: Vec<&str> = unevidenced.into_iter().collect();
-        suggestions.push(format!(
+        suggestions.push((ids.len(), format!(
             "{} claim(s) cite no evidence (G004: {}): they stay `claimed`, in no SKILL.md or lesson block, until an experience that passed clusters with them or lists them in `in_play`; add the ids of experiences that show the lesson to the claim's `evidence`",
             ids.len(),
             short_list(&ids, 3)
-        ));
+        )));
+    }
+    // Candidates held behind a lesson the user retired (G007): by design never re-learned;
+    // only the user's own decision, undone, brings the lesson back.
+    let mut retired: BTreeMap<&str, usize> = BTreeMap::new();
+    for &i in idx.iter().filter(|&&i| has(i, codes::RETIRED_EVIDENCE)) {
+        if let Some(li) = comp.lesson_of.get(i).copied().flatten() {
+            *retired.entry(comp.lessons[li as usize].id.as_str()).or_default() += 1;
+        }
+    }
+    if !retired.is_empty() {
+        let held: usize = retired.values().sum();
+        let named: Vec<String> = (retired.keys().take(3))
+            .map(|id| {
+                let why = (crate::model::Lesson::find(&comp.lessons, id))
+                    .and_then(|l| l.history.iter().rev().find(|h| h.event == "retired"))
+                    .and_then(|h| h.detail.as_deref())
+                    .filter(|d| !d.is_empty())
+                    .map_or(String::new(), |d| format!(" (\"{d}\")"));
+                format!("{id}{why}")
+            })
+            .collect();
+        let more = match retired.len() {
+            n if n > 3 => format!(" and {} more", n - 3),
+            _ => String::new(),
+        };
+        let first = retired.keys().next().copied().unwrap_or_default();
+        suggestions.push((held, format!(
+            "{held} candidate(s) sit behind {} lesson(s) you retired ({}{more}), and a retired lesson's evidence is never re-learned: if it holds again, `skillc lessons restore {first}{}`; experiences recorded after the retire teach it again under a new id",
+            retired.len(),
+            named.join(", "),
+            store_args(bless_args)
+        )));
     }
     // Lessons the user retired that later records taught again (DESIGN §6: a new lesson).
     let relearned: Vec<(String, bool)> = (lessons.iter())
@@ -803,14 +884,14 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
             n => format!("{n} of them are rules again"),
         };
         let named: Vec<&str> = relearned.iter().map(|(s, _)| s.as_str()).collect();
-        suggestions.push(format!(
+        suggestions.push((relearned.len(), format!(
             "{} lesson(s) re-learn a lesson you retired ({}): later records taught it again under a new id, and {now}; retire the new id too if it should stay retired, and stop the agents that keep writing it",
             relearned.len(),
             short_list(&named, 3)
-        ));
+        )));
     }
     for (origin, n) in &narrative_from {
-        suggestions.push(match origin {
+        suggestions.push((*n, match origin {
             Origin::Lesson => format!(
                 "{n} candidate(s) from `lesson` fields read as incident stories: rewrite those lessons as the rule they teach (when X, do Y), not what happened"
             ),
@@ -823,7 +904,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
             _ => format!(
                 "{n} candidate(s) read as incident stories: write a `lesson` field that states the rule (when X, do Y)"
             ),
-        });
+        }));
     }
     // Experiences that did not pass, by why: each cause has its own fix.
     let mut not_passed: BTreeMap<u8, BTreeSet<&str>> = BTreeMap::new();
@@ -849,7 +930,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
     for (cause, ids) in &not_passed {
         let ids: Vec<&str> = ids.iter().copied().collect();
         let (n, list) = (ids.len(), short_list(&ids, 3));
-        suggestions.push(match cause {
+        suggestions.push((ids.len(), match cause {
             0 => format!(
                 "{n} experience(s) reported `pivoted` ({list}), which passes only with allow_pivoted: true in policy.yaml; set it if a pivot that ended in a working result should teach, or bless the experience"
             ),
@@ -862,7 +943,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
             _ => format!(
                 "{n} experience(s) reported success but every check ran before their last edit ({list}), so the checks are stale: run the checks again after the last edit and record that run"
             ),
-        });
+        }));
     }
     // Lessons that decayed (S001): unused on days their domain was active.
     let decayed: Vec<&str> = (comp.lessons.iter())
@@ -874,21 +955,44 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
         .map(|l| l.id.as_str())
         .collect();
     if !decayed.is_empty() {
-        suggestions.push(format!(
+        suggestions.push((decayed.len(), format!(
             "{} lesson(s) decayed out of the ledger ({}; S001): each active day of {domain} on which no experience had them in play cost {} confidence; list the lessons an agent was given in `in_play` so their use counts, or `skillc lessons pin ID` one that must stay",
             decayed.len(),
             short_list(&decayed, 3),
             confidence_text(rules.policy.confidence.idle_day)
-        ));
+        )));
+    }
+    // A threshold raised above the policy's for this run (`--min-reinforcement`): lessons that
+    // have the support the policy asks for are rules in a compile without the flag.
+    let policy_min = rules.policy.min_reinforcement;
+    if min > policy_min {
+        let short: Vec<&crate::model::Lesson> = (lessons.iter().copied())
+            .filter(|l| !l.rule && l.status == Status::Active && l.reinforcement >= policy_min)
+            .collect();
+        if !short.is_empty() {
+            let ids: Vec<&str> = short.iter().map(|l| l.id.as_str()).collect();
+            let held = (idx.iter())
+                .filter(|&&i| {
+                    (comp.lesson_of.get(i).copied().flatten())
+                        .is_some_and(|li| ids.contains(&comp.lessons[li as usize].id.as_str()))
+                })
+                .count();
+            suggestions.push((held, format!(
+                "{} lesson(s) have the support for a rule under the policy (min_reinforcement {policy_min}) but not under the `--min-reinforcement {min}` given to this run ({}): a compile without the flag makes them rules; with it, they need up to {} more experience(s) each",
+                short.len(),
+                short_list(&ids, 3),
+                min - short.iter().map(|l| l.reinforcement).min().unwrap_or(min).min(min)
+            )));
+        }
     }
     if singletons > 0 && singletons == idx.len() && !idx.is_empty() {
-        suggestions.push(format!(
+        suggestions.push((free_singletons, format!(
             "all {singletons} candidates appear in only one experience each: lessons become rules when they recur, so record the same lesson in the same words when it recurs"
-        ));
+        )));
     } else if singletons > 0 {
-        suggestions.push(format!(
+        suggestions.push((free_singletons, format!(
             "{singletons} candidate(s) appear in only one experience each: they become rules when they recur, so record the same lesson in the same words when it does"
-        ));
+        )));
     }
     if per_project.len() == 1
         && without_project == 0
@@ -901,16 +1005,16 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
         {
             // With no rule yet there is no file to look for: say where rules will go.
             let are = if rule_count == 0 { "will be" } else { "are" };
-            suggestions.push(format!(
+            suggestions.push((0, format!(
                 "every experience comes from one project ({digest}): the domain's lessons are project-scoped, so its rules {are} in projects/{digest}/{domain}/SKILL.md, not {domain}/SKILL.md; a lesson becomes global once experiences from a second project support it"
-            ));
+            )));
         }
         // Narrowing helps only a domain whose lessons do not recur: a narrower name groups
         // one area's work.
         if singletons >= NARROW_AT && singletons * 2 >= idx.len() {
-            suggestions.push(format!(
+            suggestions.push((free_singletons, format!(
                 "every experience comes from one project and {singletons} candidates appear only once: if the domain covers several areas of that project's work, narrow it to one (e.g. `{domain}-<area>`) so its lessons group"
-            ));
+            )));
         }
     }
     let blessable: Vec<&str> = idx
@@ -926,21 +1030,38 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
                     !contradicted_by(l).is_empty() || relearns_retired(comp, l).is_some()
                 })
         })
-        .map(|&i| &*cands[i].record_id)
+        // One experience per lesson: blessing one makes the lesson a rule.
+        .fold(BTreeMap::<&str, &str>::new(), |mut by_lesson, &i| {
+            let id = &*cands[i].record_id;
+            let lesson = (comp.lesson_of.get(i).copied().flatten()).map(|li| &comp.lessons[li as usize]);
+            // The lesson's founder, as its near miss names it, else the smallest id.
+            let founder = lesson.map(|l| &*l.founder);
+            let e = (by_lesson.entry(lesson.map_or(id, |l| l.id.as_str()))).or_insert(id);
+            if Some(id) == founder || Some(*e) != founder && id < *e {
+                *e = id;
+            }
+            by_lesson
+        })
+        .into_values()
         .collect::<BTreeSet<_>>()
         .into_iter()
         .take(3)
         .collect();
     if !blessable.is_empty() {
-        suggestions.push(format!(
-            "bless experiences whose lessons already read as rules, once you know they hold: {}",
-            blessable
-                .iter()
-                .map(|id| format!("`skillc bless {id}{bless_args}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
+        suggestions.push((
+            0,
+            format!(
+                "bless experiences whose lessons already read as rules, once you know they hold: {}",
+                blessable
+                    .iter()
+                    .map(|id| format!("`skillc bless {id}{bless_args}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         ));
     }
+    suggestions.sort_by_key(|s| std::cmp::Reverse(s.0));
+    let suggestions: Vec<String> = suggestions.into_iter().map(|(_, s)| s).collect();
     // Unknown or empty domain: did-you-mean and the known domains by size.
     let mut diagnostics = Vec::new();
     let mut did_you_mean = Value::Null;
@@ -957,11 +1078,17 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
             .take(10)
             .map(|(d, n)| json!({"domain": d, "candidates": n}))
             .collect();
-        let best = by_size
-            .iter()
-            .map(|(d, _)| (edit_distance(&domain, d), *d))
-            .filter(|(dist, d)| *dist <= 2.max(domain.len() / 4) && *d != domain)
-            .min();
+        // The same domain without its version (`python3-11` → `python`) before any spelling
+        // merely close to it.
+        let best = (by_size.iter())
+            .find(|(d, _)| *d != domain && *d == plain)
+            .map(|(d, _)| (0, *d))
+            .or_else(|| {
+                (by_size.iter())
+                    .map(|(d, _)| (edit_distance(&domain, d), *d))
+                    .filter(|(dist, d)| *dist <= 2.max(domain.len() / 4) && *d != domain)
+                    .min()
+            });
         if let Some((_, d)) = best {
             did_you_mean = json!(d);
             diagnostics.push(
