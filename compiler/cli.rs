@@ -369,7 +369,7 @@ fn run(cli: Cli) -> Result<i32, Fatal> {
         Command::Why { domain, run } => {
             note_sample_fallback(&run, "why DOMAIN");
             let (comp, rules) = analyse(&run, Keep::Experiences, Some(&domain))?;
-            let r = report::why(&comp, &rules, &domain, &bless_args(&run));
+            let r = report::why(&comp, &rules, &domain, &command_tail(&run));
             print_diagnostics(&r.diagnostics.iter().collect::<Vec<_>>());
             print_report(run.format, report::why_text(&r), &r.json)?;
             Ok(strict_exit(&run, &comp))
@@ -535,10 +535,10 @@ fn load_inputs(args: &RunArgs, rules: &Rules) -> Result<(Corpus, Vec<Diagnostic>
     Ok((corpus, sink))
 }
 
-/// What follows the id in a `skillc bless` command for the records and output of `args`
+/// What follows the id in the commands `why` suggests for the records and output of `args`
 /// (without inputs, `bless` reads the sample corpus): the inputs, `--out` and `--state` as
 /// given, each quoted for a POSIX shell when it needs it.
-pub fn bless_args(args: &RunArgs) -> String {
+pub fn command_tail(args: &RunArgs) -> report::CommandTail {
     fn quoted(p: &Path) -> String {
         let s = p.display().to_string();
         let plain = |c: char| c.is_ascii_alphanumeric() || "_./-=:@%+,".contains(c);
@@ -548,20 +548,20 @@ pub fn bless_args(args: &RunArgs) -> String {
             format!("'{}'", s.replace('\'', r"'\''"))
         }
     }
-    let mut out = String::new();
-    for input in &args.inputs {
-        out.push(' ');
-        out.push_str(&quoted(input));
-    }
+    let mut store = String::new();
     if args.out != Path::new("skills-out") {
-        out.push_str(" --out ");
-        out.push_str(&quoted(&args.out));
+        store.push_str(" --out ");
+        store.push_str(&quoted(&args.out));
     }
     if let Some(state) = &args.state {
-        out.push_str(" --state ");
-        out.push_str(&quoted(state));
+        store.push_str(" --state ");
+        store.push_str(&quoted(state));
     }
-    out
+    let inputs: String = args.inputs.iter().map(|i| format!(" {}", quoted(i))).collect();
+    report::CommandTail {
+        inputs_and_store: inputs + &store,
+        store,
+    }
 }
 
 /// What `load_inputs` read, for a message that an id is not there: the inputs named, or the

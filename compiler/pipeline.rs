@@ -1401,7 +1401,7 @@ mod tests {
             .map(|l| l.domain.as_str())
             .max_by_key(|d| kept.lessons.iter().filter(|l| l.domain == *d).count());
         let busiest = busiest.expect("lessons");
-        let why = |c: &Compilation| crate::report::why(c, &rules, busiest, "").json;
+        let why = |c: &Compilation| crate::report::why(c, &rules, busiest, &Default::default()).json;
         assert_eq!(why(&no_ops), why(&kept));
     }
 

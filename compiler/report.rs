@@ -387,24 +387,6 @@ fn variant_advice(domain: &str, variants: &[(&str, usize, usize)], rules: &Rules
     )
 }
 
-/// The `--out`/`--state` part of `bless_args` (after the inputs, which are quoted when they
-/// hold a space): what a `skillc lessons` command needs to find the same state store.
-fn store_args(bless_args: &str) -> &str {
-    let mut quoted = false;
-    for (at, c) in bless_args.char_indices() {
-        if c == '\'' {
-            quoted = !quoted;
-        } else if !quoted
-            && [" --out ", " --state "]
-                .iter()
-                .any(|f| bless_args[at..].starts_with(f))
-        {
-            return &bless_args[at..];
-        }
-    }
-    ""
-}
-
 /// The record field a candidate's text came from, as the user wrote it.
 fn field_of(origin: Origin) -> &'static str {
     match origin {
@@ -439,9 +421,17 @@ pub fn why_domain(asked: &str, rules: &Rules) -> String {
     normalize::domain(asked, &rules.aliases).unwrap_or_else(|_| asked.trim().to_lowercase())
 }
 
-/// `bless_args` follows the experience id in the `skillc bless` commands `why` suggests: the
-/// inputs and output the user named, so the command finds the records (`cli::bless_args`).
-pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> WhyReport {
+/// What follows the id in the commands `why` suggests, as the user named them, each part
+/// quoted for a shell (`cli::command_tail`).
+#[derive(Default)]
+pub struct CommandTail {
+    /// The inputs (so `skillc bless` finds the records), then `store`.
+    pub inputs_and_store: String,
+    /// `--out` and `--state` (so `skillc lessons` finds the state store).
+    pub store: String,
+}
+
+pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -> WhyReport {
     let domain = why_domain(asked, rules);
     let min = comp.min_reinforcement;
     // A domain the normaliser refused (N001: `CI/CD`) stays as the record wrote it: read as
@@ -869,7 +859,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
             "{held} candidate(s) sit behind {} lesson(s) you retired ({}{more}), and a retired lesson's evidence is never re-learned: if it holds again, `skillc lessons restore {first}{}`; experiences recorded after the retire teach it again under a new id",
             retired.len(),
             named.join(", "),
-            store_args(bless_args)
+            tail.store
         )));
     }
     // Lessons the user retired that later records taught again (DESIGN §6: a new lesson).
@@ -1054,7 +1044,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, bless_args: &str) -> 
                 "bless experiences whose lessons already read as rules, once you know they hold: {}",
                 blessable
                     .iter()
-                    .map(|id| format!("`skillc bless {id}{bless_args}`"))
+                    .map(|id| format!("`skillc bless {id}{}`", tail.inputs_and_store))
                     .collect::<Vec<_>>()
                     .join(", ")
             ),

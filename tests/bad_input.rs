@@ -188,7 +188,7 @@ fn damaged_records_compile_render_and_explain_and_every_broken_line_is_named() {
         domains.sort_unstable();
         domains.dedup();
         for d in domains.into_iter().chain(["python", "no-such-domain"]) {
-            report::why_text(&report::why(&comp, &rules, d, ""));
+            report::why_text(&report::why(&comp, &rules, d, &Default::default()));
         }
     }
     // The damage reached the loader's line checks, not only values it accepts.

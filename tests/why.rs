@@ -580,8 +580,8 @@ fn a_focused_why_reports_what_a_whole_compile_would() {
         for d in &asked {
             let focused = compile(Some(report::why_domain(d, &rules)));
             let (a, b) = (
-                report::why(&whole, &rules, d, ""),
-                report::why(&focused, &rules, d, ""),
+                report::why(&whole, &rules, d, &Default::default()),
+                report::why(&focused, &rules, d, &Default::default()),
             );
             assert_eq!(a.json, b.json, "why {d}");
             assert_eq!(a.diagnostics, b.diagnostics, "why {d}");
