@@ -302,7 +302,11 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         // Per lesson and per candidate, in parallel; each collects in order.
         if whole {
             let members = members.unwrap_or_else(|| Members::of(&comp));
-            sink.extend(lesson_diagnostics(&comp, &members));
+            sink.extend(lesson_diagnostics(
+                &comp,
+                &members,
+                rules.policy.min_reinforcement,
+            ));
             sink.extend(conflicting_rules(&comp.lessons, &rules.lexicon));
             let policy = &rules.policy;
             sink.extend(crate::bypass::findings(
@@ -643,7 +647,8 @@ fn stance(l: &Lesson) -> Option<(bool, String)> {
 }
 
 /// One diagnostic per lesson that is not a rule, naming every experience behind it.
-fn lesson_diagnostics<'a>(comp: &'a Compilation, members: &Members) -> Vec<Diagnostic> {
+/// `policy_min` is policy.yaml's threshold, which `--min-reinforcement` may have overridden.
+fn lesson_diagnostics<'a>(comp: &'a Compilation, members: &Members, policy_min: u32) -> Vec<Diagnostic> {
     // Every experience behind a lesson: its members' and its evidence, with repeats.
     let all_ids = |l: &'a Lesson, members: &[usize]| -> Vec<&'a str> {
         let mut ids: Vec<&str> = members.iter().map(|&i| &*comp.candidates[i].record_id).collect();
@@ -711,6 +716,13 @@ fn lesson_diagnostics<'a>(comp: &'a Compilation, members: &Members) -> Vec<Diagn
                     .experiences(&ids)
             };
             Some(match l.status {
+                Status::Active if comp.min_reinforcement != policy_min => base(format!(
+                    "lesson has {} supporting experience(s); a rule needs {} here, as `--min-reinforcement {}` was given (policy.yaml asks {policy_min})",
+                    l.reinforcement, comp.min_reinforcement, comp.min_reinforcement
+                ))
+                .with("support", l.reinforcement)
+                .with("min_reinforcement", comp.min_reinforcement)
+                .with("policy_min_reinforcement", policy_min),
                 Status::Active => base(format!(
                     "lesson has {} supporting experience(s); a rule needs {}",
                     l.reinforcement, comp.min_reinforcement

@@ -286,6 +286,21 @@ fn a_raised_threshold_is_named_and_one_experience_per_lesson_is_offered_for_bles
     let founder = w["near_misses"][0]["action"].as_str().unwrap();
     assert!(founder.contains("bless go-3"), "{founder}");
     assert!(bless[0].contains("`skillc bless go-3 "), "{s:#?}");
+    // The compile's own G003 says the threshold came from the flag, not from policy.yaml.
+    let out = r.s.path("out");
+    compile_to(&r.s.path("records"), &out, &["--min-reinforcement", "5"]);
+    let diags = read_json(&out.join("diagnostics.json"));
+    let g003 = diags_of(&diags, "G003");
+    assert_eq!(g003.len(), 1, "{diags:#}");
+    assert!(
+        g003[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`--min-reinforcement 5` was given (policy.yaml asks 2)"),
+        "{:#}",
+        g003[0]
+    );
+    assert_eq!(g003[0]["evidence"]["policy_min_reinforcement"], 2);
     // Without the flag the lesson is a rule, and nothing blames a threshold.
     let w = why_json_in("go", &r.s.path("records"), &[]);
     assert_eq!(w["rules"], 1);
