@@ -1058,7 +1058,10 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
     let mut known = Vec::new();
     if idx.is_empty() && load_refused.is_empty() && inactive.is_empty() {
         let mut sizes: BTreeMap<&str, usize> = BTreeMap::new();
-        for c in cands.iter().filter(|c| c.refusal.is_none()) {
+        // Every candidate of a valid domain counts, refused or not, as `why` on that domain
+        // counts them; a domain refused as a name is no domain to suggest.
+        let valid = |c: &&Candidate| !matches!(c.refusal.as_deref(), Some(Refusal::InvalidDomain { .. }));
+        for c in cands.iter().filter(valid) {
             *sizes.entry(&*c.domain).or_default() += 1;
         }
         let mut by_size: Vec<(&str, usize)> = sizes.into_iter().collect();

@@ -133,6 +133,15 @@ fn the_reason_behind_most_candidates_leads_the_reasons_and_the_advice() {
         ),
         "the tokens hold back most: {s:#?}"
     );
+    // Asked with a typo, `why` lists `node` with as many candidates as `why node` counts, the
+    // refused ones included.
+    let typo = why_json_in("nodee", &r.s.path("records"), &[]);
+    assert_eq!(typo["did_you_mean"], "node", "{typo:#}");
+    assert_eq!(typo["known_domains"][0]["domain"], "node");
+    assert_eq!(
+        typo["known_domains"][0]["candidates"], w["candidates"],
+        "{typo:#}"
+    );
     assert!(s[1].starts_with("2 candidate(s) from `breakthrough`"), "{s:#?}");
     let load = s
         .iter()
