@@ -926,3 +926,71 @@ fn a_dead_end_is_stated_by_a_warning_against_it_and_not_by_advice_to_do_it() {
         "a line forbidding a do rule does not state it"
     );
 }
+
+/// A skill saved by a Windows editor: a byte-order mark before the frontmatter, CRLF line
+/// ends, a folded multi-line description and a `name` that differs from its folder. The mark
+/// must hide neither the frontmatter (the skill is matched by its `name`, a python skill in a
+/// `python-testing` folder) nor, in a skill without frontmatter, the first heading; and the
+/// resolved skill keeps the mark and every authored byte before the rules.
+#[test]
+fn a_byte_order_mark_hides_neither_the_frontmatter_nor_the_first_heading() {
+    let py_text = "\u{feff}---\r\nname: python\r\ndescription: >-\r\n  How our team runs pytest suites:\r\n  fixtures, virtualenvs and flaky tests.\r\nlicense: Apache-2.0\r\n---\r\n\r\n# Python testing\r\n\r\n## Setup\r\n\r\n- Run `pytest -q` from the repository root.\r\n";
+    let git_text = "\u{feff}# Git conventions\n\n- Rebase feature branches on main before opening a PR.\n";
+    let skills = vec![
+        BaseSkill {
+            name: "python-testing".into(),
+            path: "skills/python-testing/SKILL.md".into(),
+            text: py_text.into(),
+        },
+        BaseSkill {
+            name: "team-git".into(),
+            path: "skills/team-git/SKILL.md".into(),
+            text: git_text.into(),
+        },
+    ];
+    let (files, diags) = deltas::compute(&skills, &lessons(), &Default::default(), &rules());
+    assert!(
+        diags
+            .iter()
+            .all(|d| d.code != "E005" || d.subject != "python-testing"),
+        "matched by its frontmatter name: {diags:?}"
+    );
+
+    let row = &rows(file(&files, "python-testing"))[0];
+    assert_eq!(row["base_name"], "python-testing");
+    assert_eq!(row["anchor_section"], "setup");
+    let resolved = deltas::resolve(py_text, std::slice::from_ref(row)).expect("row resolves");
+    let kept = py_text.trim_end_matches("\r\n");
+    assert!(resolved.starts_with(kept), "authored bytes kept:\n{resolved}");
+    assert!(resolved.contains("\r\n## Learned lessons\r\n\r\n- "));
+    assert!(resolved.contains("(id: La1b2c3d4e5f6)"));
+
+    // Without frontmatter the heading after the mark is a heading: the rules follow the last
+    // line of its section, not of a preamble.
+    let team = &skills[1];
+    assert_eq!(
+        deltas::matched_domain(team, &["git"].into_iter().collect(), &rules().aliases),
+        None,
+        "team-git has no frontmatter name"
+    );
+    let git = BaseSkill {
+        name: "git".into(),
+        ..team.clone()
+    };
+    let git_lesson = lesson(
+        "L4a4a4a4a4a4a",
+        "git",
+        Kind::Do,
+        "Use git push --force-with-lease, not --force, when pushing a rebased branch.",
+        600,
+        &["e-git-01", "e-git-02"],
+        true,
+        G,
+    );
+    let (files, _) = deltas::compute(&[git.clone()], &[git_lesson], &Default::default(), &rules());
+    let row = &rows(file(&files, "git"))[0];
+    assert_eq!(row["anchor_section"], "git-conventions");
+    let resolved = deltas::resolve(git_text, std::slice::from_ref(row)).unwrap();
+    assert!(resolved.starts_with(git_text.trim_end_matches('\n')));
+    assert!(resolved.ends_with("(id: L4a4a4a4a4a4a)\n"), "{resolved}");
+}
