@@ -987,10 +987,85 @@ fn a_byte_order_mark_hides_neither_the_frontmatter_nor_the_first_heading() {
         true,
         G,
     );
-    let (files, _) = deltas::compute(&[git.clone()], &[git_lesson], &Default::default(), &rules());
+    let (files, _) = deltas::compute(
+        std::slice::from_ref(&git),
+        &[git_lesson],
+        &Default::default(),
+        &rules(),
+    );
     let row = &rows(file(&files, "git"))[0];
     assert_eq!(row["anchor_section"], "git-conventions");
     let resolved = deltas::resolve(git_text, std::slice::from_ref(row)).unwrap();
     assert!(resolved.starts_with(git_text.trim_end_matches('\n')));
     assert!(resolved.ends_with("(id: L4a4a4a4a4a4a)\n"), "{resolved}");
+}
+
+/// A rule that says the opposite of a line the author wrote is still proposed (it is backed by
+/// evidence), but an E006 points at that line, so the reviewer does not merge a skill that
+/// says both; a line that agrees with a rule, or is about something else, raises nothing.
+#[test]
+fn a_rule_that_contradicts_an_authored_line_is_an_e006_at_that_line() {
+    let text = "---\nname: terraform\ndescription: |\n  Plan and apply Terraform safely.\n  Covers state locking and provider pins.\nallowed-tools: Bash(terraform:*)\n---\n\n# Terraform\n\n| Command | When |\n|---|---|\n| `terraform plan -out=tfplan` | before every apply |\n\n## Rules\n\n1. Keep state in the S3 backend with DynamoDB locking.\n2. Never run terraform apply with -auto-approve in CI.\n3. Use `terraform fmt -check` in CI.\n";
+    let skills = vec![BaseSkill {
+        name: "terraform".into(),
+        path: "skills/terraform/SKILL.md".into(),
+        text: text.into(),
+    }];
+    let rules_ = vec![
+        lesson(
+            "L7a7a7a7a7a7a",
+            "terraform",
+            Kind::Do,
+            "Run terraform apply with -auto-approve in CI so the pipeline never waits for input.",
+            700,
+            &["e-tf-01", "e-tf-02", "e-tf-03"],
+            true,
+            G,
+        ),
+        lesson(
+            "L7b7b7b7b7b7b",
+            "terraform",
+            Kind::Watch,
+            "terraform plan reads .terraform.lock.hcl; commit it, or CI resolves providers anew.",
+            600,
+            &["e-tf-02", "e-tf-04"],
+            true,
+            G,
+        ),
+    ];
+    let (files, diags) = deltas::compute(&skills, &rules_, &Default::default(), &rules());
+    let row = &rows(file(&files, "terraform"))[0];
+    assert_eq!(
+        row["provenance"]["lessons"],
+        serde_json::json!(["L7a7a7a7a7a7a", "L7b7b7b7b7b7b"]),
+        "the contradicting rule is still proposed"
+    );
+    let e006: Vec<&Diagnostic> = diags.iter().filter(|d| d.code == "E006").collect();
+    assert_eq!(e006.len(), 1, "{diags:?}");
+    let d = e006[0];
+    let loc = d.location.as_ref().expect("a location");
+    assert_eq!(&*loc.file, "skills/terraform/SKILL.md");
+    let line = text
+        .lines()
+        .position(|l| l.contains("Never run terraform apply"))
+        .unwrap()
+        + 1;
+    assert_eq!(loc.line as usize, line);
+    assert_eq!(d.evidence["lesson"], "L7a7a7a7a7a7a");
+    assert!(
+        d.message
+            .contains("contradicts its line \"Never run terraform apply with -auto-approve in CI.\""),
+        "{}",
+        d.message
+    );
+    assert_eq!(d.domain.as_deref(), Some("terraform"));
+
+    // Without the contradicting line: no E006.
+    let agreeing = text.replace("2. Never run terraform apply with -auto-approve in CI.\n", "");
+    let skills = vec![BaseSkill {
+        text: agreeing,
+        ..skills[0].clone()
+    }];
+    let (_, diags) = deltas::compute(&skills, &rules_, &Default::default(), &rules());
+    assert!(diags.iter().all(|d| d.code != "E006"), "{diags:?}");
 }
