@@ -1069,3 +1069,34 @@ fn a_rule_that_contradicts_an_authored_line_is_an_e006_at_that_line() {
     let (_, diags) = deltas::compute(&skills, &rules_, &Default::default(), &rules());
     assert!(diags.iter().all(|d| d.code != "E006"), "{diags:?}");
 }
+
+/// A skill whose line ends are mixed (frontmatter saved with LF, body pasted with CRLF) keeps
+/// every authored byte: only the lines a row writes get new ends (CRLF), the others stay as
+/// they were.
+#[test]
+fn mixed_line_ends_are_kept_byte_for_byte() {
+    let text = "---\nname: python\ndescription: How we run pytest.\n---\n\r\n# Python testing\r\n\r\n## Setup\r\n\r\n- Run `pytest -q` from the repository root.\n";
+    let skill = BaseSkill {
+        name: "python".into(),
+        path: "skills/python/SKILL.md".into(),
+        text: text.into(),
+    };
+    let (files, _) = deltas::compute(
+        std::slice::from_ref(&skill),
+        &lessons(),
+        &Default::default(),
+        &rules(),
+    );
+    let row = &rows(file(&files, "python"))[0];
+    let resolved = deltas::resolve(text, std::slice::from_ref(row)).unwrap();
+    assert!(
+        resolved.starts_with(text.trim_end_matches('\n')),
+        "authored bytes kept:\n{resolved:?}"
+    );
+    assert!(resolved.starts_with("---\nname: python\n"), "{resolved:?}");
+    assert!(
+        resolved.contains("\r\n## Learned lessons\r\n\r\n- "),
+        "{resolved:?}"
+    );
+    assert!(resolved.contains("(id: La1b2c3d4e5f6)"));
+}

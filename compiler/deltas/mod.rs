@@ -735,7 +735,34 @@ pub fn resolve(base_text: &str, rows: &[Value]) -> Result<String, String> {
         }
     }
     let out = front + &body;
-    Ok(if crlf { out.replace('\n', "\r\n") } else { out })
+    Ok(if crlf { endings_of(base_text, &out) } else { out })
+}
+
+/// `resolved` (LF) with the line ends of `authored` (which has CRLF): the lines before and
+/// after what the rows changed are the authored lines byte for byte, whatever their ends (a
+/// skill whose frontmatter ends in LF and whose body in CRLF keeps both); the lines the rows
+/// wrote end in CRLF.
+fn endings_of(authored: &str, resolved: &str) -> String {
+    let line = |raw: &str| {
+        let bare = raw
+            .strip_suffix('\n')
+            .map_or(raw, |l| l.strip_suffix('\r').unwrap_or(l));
+        (bare.to_string(), raw.ends_with('\n'))
+    };
+    let old: Vec<&str> = authored.split_inclusive('\n').collect();
+    let new: Vec<&str> = resolved.split_inclusive('\n').collect();
+    let same = |a: &str, b: &str| line(a) == line(b);
+    let head = old.iter().zip(&new).take_while(|(a, b)| same(a, b)).count();
+    let tail = (old[head..].iter().rev())
+        .zip(new[head..].iter().rev())
+        .take_while(|(a, b)| same(a, b))
+        .count();
+    let mut out: String = old[..head].concat();
+    for l in &new[head..new.len() - tail] {
+        out.push_str(&l.replace('\n', "\r\n"));
+    }
+    out.push_str(&old[old.len() - tail..].concat());
+    out
 }
 
 /// A delta file's rows.
