@@ -926,3 +926,177 @@ fn a_dead_end_is_stated_by_a_warning_against_it_and_not_by_advice_to_do_it() {
         "a line forbidding a do rule does not state it"
     );
 }
+
+/// A skill saved by a Windows editor: a byte-order mark before the frontmatter, CRLF line
+/// ends, a folded multi-line description and a `name` that differs from its folder. The mark
+/// must hide neither the frontmatter (the skill is matched by its `name`, a python skill in a
+/// `python-testing` folder) nor, in a skill without frontmatter, the first heading; and the
+/// resolved skill keeps the mark and every authored byte before the rules.
+#[test]
+fn a_byte_order_mark_hides_neither_the_frontmatter_nor_the_first_heading() {
+    let py_text = "\u{feff}---\r\nname: python\r\ndescription: >-\r\n  How our team runs pytest suites:\r\n  fixtures, virtualenvs and flaky tests.\r\nlicense: Apache-2.0\r\n---\r\n\r\n# Python testing\r\n\r\n## Setup\r\n\r\n- Run `pytest -q` from the repository root.\r\n";
+    let git_text = "\u{feff}# Git conventions\n\n- Rebase feature branches on main before opening a PR.\n";
+    let skills = vec![
+        BaseSkill {
+            name: "python-testing".into(),
+            path: "skills/python-testing/SKILL.md".into(),
+            text: py_text.into(),
+        },
+        BaseSkill {
+            name: "team-git".into(),
+            path: "skills/team-git/SKILL.md".into(),
+            text: git_text.into(),
+        },
+    ];
+    let (files, diags) = deltas::compute(&skills, &lessons(), &Default::default(), &rules());
+    assert!(
+        diags
+            .iter()
+            .all(|d| d.code != "E005" || d.subject != "python-testing"),
+        "matched by its frontmatter name: {diags:?}"
+    );
+
+    let row = &rows(file(&files, "python-testing"))[0];
+    assert_eq!(row["base_name"], "python-testing");
+    assert_eq!(row["anchor_section"], "setup");
+    let resolved = deltas::resolve(py_text, std::slice::from_ref(row)).expect("row resolves");
+    let kept = py_text.trim_end_matches("\r\n");
+    assert!(resolved.starts_with(kept), "authored bytes kept:\n{resolved}");
+    assert!(resolved.contains("\r\n## Learned lessons\r\n\r\n- "));
+    assert!(resolved.contains("(id: La1b2c3d4e5f6)"));
+
+    // Without frontmatter the heading after the mark is a heading: the rules follow the last
+    // line of its section, not of a preamble.
+    let team = &skills[1];
+    assert_eq!(
+        deltas::matched_domain(team, &["git"].into_iter().collect(), &rules().aliases),
+        None,
+        "team-git has no frontmatter name"
+    );
+    let git = BaseSkill {
+        name: "git".into(),
+        ..team.clone()
+    };
+    let git_lesson = lesson(
+        "L4a4a4a4a4a4a",
+        "git",
+        Kind::Do,
+        "Use git push --force-with-lease, not --force, when pushing a rebased branch.",
+        600,
+        &["e-git-01", "e-git-02"],
+        true,
+        G,
+    );
+    let (files, _) = deltas::compute(
+        std::slice::from_ref(&git),
+        &[git_lesson],
+        &Default::default(),
+        &rules(),
+    );
+    let row = &rows(file(&files, "git"))[0];
+    assert_eq!(row["anchor_section"], "git-conventions");
+    let resolved = deltas::resolve(git_text, std::slice::from_ref(row)).unwrap();
+    assert!(resolved.starts_with(git_text.trim_end_matches('\n')));
+    assert!(resolved.ends_with("(id: L4a4a4a4a4a4a)\n"), "{resolved}");
+}
+
+/// A rule that says the opposite of a line the author wrote is still proposed (it is backed by
+/// evidence), but an E006 points at that line, so the reviewer does not merge a skill that
+/// says both; a line that agrees with a rule, or is about something else, raises nothing.
+#[test]
+fn a_rule_that_contradicts_an_authored_line_is_an_e006_at_that_line() {
+    let text = "---\nname: terraform\ndescription: |\n  Plan and apply Terraform safely.\n  Covers state locking and provider pins.\nallowed-tools: Bash(terraform:*)\n---\n\n# Terraform\n\n| Command | When |\n|---|---|\n| `terraform plan -out=tfplan` | before every apply |\n\n## Rules\n\n1. Keep state in the S3 backend with DynamoDB locking.\n2. Never run terraform apply with -auto-approve in CI.\n3. Use `terraform fmt -check` in CI.\n";
+    let skills = vec![BaseSkill {
+        name: "terraform".into(),
+        path: "skills/terraform/SKILL.md".into(),
+        text: text.into(),
+    }];
+    let rules_ = vec![
+        lesson(
+            "L7a7a7a7a7a7a",
+            "terraform",
+            Kind::Do,
+            "Run terraform apply with -auto-approve in CI so the pipeline never waits for input.",
+            700,
+            &["e-tf-01", "e-tf-02", "e-tf-03"],
+            true,
+            G,
+        ),
+        lesson(
+            "L7b7b7b7b7b7b",
+            "terraform",
+            Kind::Watch,
+            "terraform plan reads .terraform.lock.hcl; commit it, or CI resolves providers anew.",
+            600,
+            &["e-tf-02", "e-tf-04"],
+            true,
+            G,
+        ),
+    ];
+    let (files, diags) = deltas::compute(&skills, &rules_, &Default::default(), &rules());
+    let row = &rows(file(&files, "terraform"))[0];
+    assert_eq!(
+        row["provenance"]["lessons"],
+        serde_json::json!(["L7a7a7a7a7a7a", "L7b7b7b7b7b7b"]),
+        "the contradicting rule is still proposed"
+    );
+    let e006: Vec<&Diagnostic> = diags.iter().filter(|d| d.code == "E006").collect();
+    assert_eq!(e006.len(), 1, "{diags:?}");
+    let d = e006[0];
+    let loc = d.location.as_ref().expect("a location");
+    assert_eq!(&*loc.file, "skills/terraform/SKILL.md");
+    let line = text
+        .lines()
+        .position(|l| l.contains("Never run terraform apply"))
+        .unwrap()
+        + 1;
+    assert_eq!(loc.line as usize, line);
+    assert_eq!(d.evidence["lesson"], "L7a7a7a7a7a7a");
+    assert!(
+        d.message
+            .contains("contradicts its line \"Never run terraform apply with -auto-approve in CI.\""),
+        "{}",
+        d.message
+    );
+    assert_eq!(d.domain.as_deref(), Some("terraform"));
+
+    // Without the contradicting line: no E006.
+    let agreeing = text.replace("2. Never run terraform apply with -auto-approve in CI.\n", "");
+    let skills = vec![BaseSkill {
+        text: agreeing,
+        ..skills[0].clone()
+    }];
+    let (_, diags) = deltas::compute(&skills, &rules_, &Default::default(), &rules());
+    assert!(diags.iter().all(|d| d.code != "E006"), "{diags:?}");
+}
+
+/// A skill whose line ends are mixed (frontmatter saved with LF, body pasted with CRLF) keeps
+/// every authored byte: only the lines a row writes get new ends (CRLF), the others stay as
+/// they were.
+#[test]
+fn mixed_line_ends_are_kept_byte_for_byte() {
+    let text = "---\nname: python\ndescription: How we run pytest.\n---\n\r\n# Python testing\r\n\r\n## Setup\r\n\r\n- Run `pytest -q` from the repository root.\n";
+    let skill = BaseSkill {
+        name: "python".into(),
+        path: "skills/python/SKILL.md".into(),
+        text: text.into(),
+    };
+    let (files, _) = deltas::compute(
+        std::slice::from_ref(&skill),
+        &lessons(),
+        &Default::default(),
+        &rules(),
+    );
+    let row = &rows(file(&files, "python"))[0];
+    let resolved = deltas::resolve(text, std::slice::from_ref(row)).unwrap();
+    assert!(
+        resolved.starts_with(text.trim_end_matches('\n')),
+        "authored bytes kept:\n{resolved:?}"
+    );
+    assert!(resolved.starts_with("---\nname: python\n"), "{resolved:?}");
+    assert!(
+        resolved.contains("\r\n## Learned lessons\r\n\r\n- "),
+        "{resolved:?}"
+    );
+    assert!(resolved.contains("(id: La1b2c3d4e5f6)"));
+}

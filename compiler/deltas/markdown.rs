@@ -48,14 +48,20 @@ pub fn lf(text: &str) -> String {
     text.replace("\r\n", "\n")
 }
 
+/// The byte-order mark an editor on Windows may save a SKILL.md with.
+const BOM: char = '\u{feff}';
+
 /// Splits a skill into its YAML frontmatter (the `---` line, the YAML, the closing `---` line
 /// and its newline) and its body, after normalising CRLF to LF. Without a closed frontmatter at
-/// the very top, the frontmatter is empty and the body is the whole text.
+/// the very top, the frontmatter is empty and the body is the whole text. A leading byte-order
+/// mark goes with the frontmatter (alone, when there is none): it hides neither the frontmatter
+/// nor the first heading, and `front + body` is still the text.
 pub fn split_frontmatter(text: &str) -> (String, String) {
     let text = lf(text);
-    let mut offset = 0;
+    let bom = text.len() - text.trim_start_matches(BOM).len();
+    let mut offset = bom;
     let mut first = true;
-    for line in text.split_inclusive('\n') {
+    for line in text[bom..].split_inclusive('\n') {
         let bare = line.trim_end_matches('\n').trim_end();
         offset += line.len();
         if first {
@@ -67,7 +73,7 @@ pub fn split_frontmatter(text: &str) -> (String, String) {
             return (text[..offset].to_string(), text[offset..].to_string());
         }
     }
-    (String::new(), text)
+    (text[..bom].to_string(), text[bom..].to_string())
 }
 
 /// The frontmatter's top-level `name`, unquoted.

@@ -292,42 +292,100 @@ fn delta_rules<'a>(
 /// marker dropped), and each sentence of one that has several. An item that cites a lesson id
 /// is left out: the id says which rule it is (a merged rule, or one withdrawn since: E004).
 fn statements(authored: &str) -> Vec<String> {
-    let (_, body) = split_frontmatter(authored);
+    let mut out: Vec<String> = (located_statements(authored).into_iter())
+        .map(|(_, s)| s)
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// `statements`, each with the line of the skill (1-based, frontmatter counted) its block
+/// starts on, in the order of the text.
+fn located_statements(authored: &str) -> Vec<(usize, String)> {
+    let (front, body) = split_frontmatter(authored);
+    let skip = front.matches('\n').count();
     let lines = markdown::body_lines(&body);
     let fenced = markdown::fenced(&lines);
-    let mut blocks: Vec<String> = Vec::new();
+    let mut blocks: Vec<(usize, String)> = Vec::new();
     let mut open = false;
-    for (line, fenced) in lines.iter().zip(fenced) {
+    for (i, (line, fenced)) in lines.iter().zip(fenced).enumerate() {
         let t = line.trim();
         if fenced || t.is_empty() || markdown::heading(t).is_some() {
             open = false;
             continue;
         }
         if let Some(item) = list_item(line) {
-            blocks.push(item.to_string());
+            blocks.push((skip + i + 1, item.to_string()));
             open = true;
         } else if open {
-            let last = blocks.last_mut().expect("an open block");
+            let (_, last) = blocks.last_mut().expect("an open block");
             last.push(' ');
             last.push_str(t);
         } else {
-            blocks.push(t.to_string());
+            blocks.push((skip + i + 1, t.to_string()));
             open = true;
         }
     }
-    let mut out: Vec<String> = Vec::new();
-    for block in blocks {
+    let mut out = Vec::new();
+    for (line, block) in blocks {
         if !digest::cited_lesson_ids(&block).is_empty() {
             continue;
         }
         let sentences = sentences(&block);
         if sentences.len() > 1 {
-            out.extend(sentences.into_iter().map(str::to_string));
+            out.extend(sentences.into_iter().map(|s| (line, s.to_string())));
         }
-        out.push(block);
+        out.push((line, block));
     }
-    out.sort();
-    out.dedup();
+    out
+}
+
+/// E006 for each rule of a row that says the opposite of a statement the authored skill
+/// already has ("Never pin lodash to an exact version" against "Pin lodash to an exact version
+/// in package.json …"), at the statement's line: the row stays staged (the rule is backed by
+/// evidence) but applied as it is, the skill would say both. A dead end's text names what not
+/// to do, so only do and watch rules are compared; one diagnostic per rule, at the first line
+/// it contradicts.
+fn contradictions(skill: &BaseSkill, domain: &str, rules: &[&Lesson], lexicon: &Lexicon) -> Vec<Diagnostic> {
+    let compared: Vec<&&Lesson> = rules.iter().filter(|l| l.kind != Kind::Avoid).collect();
+    if compared.is_empty() {
+        return Vec::new();
+    }
+    let statements: Vec<(usize, String, crate::cluster::Analysis)> = (located_statements(&skill.text)
+        .into_iter())
+    .map(|(line, s)| {
+        let a = lexicon.analyze(&s);
+        (line, s, a)
+    })
+    .collect();
+    let mut out = Vec::new();
+    for l in compared {
+        let rule = lexicon.analyze(l.said());
+        let Some((line, said, _)) = (statements.iter())
+            .filter(|(_, _, a)| crate::cluster::negation(lexicon, &rule, a))
+            .min_by_key(|(line, ..)| *line)
+        else {
+            continue;
+        };
+        out.push(
+            Diagnostic::new(
+                codes::CONTRADICTED_STATEMENT,
+                format!(
+                    "rule {} proposed for authored skill {} contradicts its line \"{said}\"",
+                    l.id, skill.name
+                ),
+            )
+            .at(&crate::model::SourceLoc {
+                file: skill.path.as_str().into(),
+                line: u32::try_from(*line).unwrap_or(u32::MAX),
+            })
+            .subject(&skill.name)
+            .domain(domain)
+            .with("lesson", l.id.as_str())
+            .with("rule", l.text.as_str()),
+        );
+    }
     out
 }
 
@@ -530,7 +588,8 @@ pub fn added_tokens(authored: &str, row: &Value) -> Option<usize> {
     Some(tokens(&resolved).saturating_sub(tokens(authored)))
 }
 
-/// The skill's row (if any rule fits) and its E002 (if any rule was left out).
+/// The skill's row (if any rule fits), its E002 (if any rule was left out) and an E006 per
+/// rule of the row that contradicts a line of the skill.
 fn skill_rows(
     skill: &BaseSkill,
     domain: &str,
@@ -538,10 +597,10 @@ fn skill_rows(
     refounded: &BTreeMap<String, String>,
     policy: &Policy,
     lexicon: &Lexicon,
-) -> (Vec<Value>, Option<Diagnostic>) {
+) -> (Vec<Value>, Vec<Diagnostic>) {
     let rules = delta_rules(domain, lessons, &skill.text, refounded, lexicon);
     if rules.is_empty() {
-        return (Vec::new(), None);
+        return (Vec::new(), Vec::new());
     }
     let (_, body) = split_frontmatter(&skill.text);
     let anchor = anchor(&body);
@@ -559,6 +618,7 @@ fn skill_rows(
         }
     }
     let n = kept.as_ref().map_or(0, |(n, _)| *n);
+    let contradicted = contradictions(skill, domain, &rules[..n], lexicon);
     let diag = (n < rules.len()).then(|| {
         let left_out: Vec<String> = rules[n..].iter().map(|l| l.id.clone()).collect();
         let d = match row(&skill.name, &anchor, &rules) {
@@ -590,7 +650,8 @@ fn skill_rows(
             .with("max_payload_chars", budget.max_payload_chars)
             .with("max_added_tokens", budget.max_added_tokens)
     });
-    (kept.map(|(_, r)| r).into_iter().collect(), diag)
+    let diags = diag.into_iter().chain(contradicted).collect();
+    (kept.map(|(_, r)| r).into_iter().collect(), diags)
 }
 
 fn rules_count(n: usize) -> String {
@@ -674,7 +735,34 @@ pub fn resolve(base_text: &str, rows: &[Value]) -> Result<String, String> {
         }
     }
     let out = front + &body;
-    Ok(if crlf { out.replace('\n', "\r\n") } else { out })
+    Ok(if crlf { endings_of(base_text, &out) } else { out })
+}
+
+/// `resolved` (LF) with the line ends of `authored` (which has CRLF): the lines before and
+/// after what the rows changed are the authored lines byte for byte, whatever their ends (a
+/// skill whose frontmatter ends in LF and whose body in CRLF keeps both); the lines the rows
+/// wrote end in CRLF.
+fn endings_of(authored: &str, resolved: &str) -> String {
+    let line = |raw: &str| {
+        let bare = raw
+            .strip_suffix('\n')
+            .map_or(raw, |l| l.strip_suffix('\r').unwrap_or(l));
+        (bare.to_string(), raw.ends_with('\n'))
+    };
+    let old: Vec<&str> = authored.split_inclusive('\n').collect();
+    let new: Vec<&str> = resolved.split_inclusive('\n').collect();
+    let same = |a: &str, b: &str| line(a) == line(b);
+    let head = old.iter().zip(&new).take_while(|(a, b)| same(a, b)).count();
+    let tail = (old[head..].iter().rev())
+        .zip(new[head..].iter().rev())
+        .take_while(|(a, b)| same(a, b))
+        .count();
+    let mut out: String = old[..head].concat();
+    for l in &new[head..new.len() - tail] {
+        out.push_str(&l.replace('\n', "\r\n"));
+    }
+    out.push_str(&old[old.len() - tail..].concat());
+    out
 }
 
 /// A delta file's rows.

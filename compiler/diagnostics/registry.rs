@@ -70,6 +70,7 @@ pub mod codes {
     pub const FATE_MISMATCH: &str = "E003";
     pub const WITHDRAWN_RULE: &str = "E004";
     pub const UNMATCHED_SKILL: &str = "E005";
+    pub const CONTRADICTED_STATEMENT: &str = "E006";
 
     pub const OUTPUT_LOCKED: &str = "U001";
     pub const FOREIGN_STATE: &str = "U002";
@@ -459,6 +460,15 @@ pub static CODES: &[CodeInfo] = &[
         Note,
         "an authored skill matches no domain this compile has lessons in, so it gets no delta",
         "name the skill's directory or frontmatter `name` after the domain its rules belong to (an alias in rules/aliases.yaml works too)",
+        [],
+        false
+    ),
+    code!(
+        "E006",
+        "contradicted-statement",
+        Warning,
+        "a rule a delta proposes for an authored skill says the opposite of a line the skill already has",
+        "decide which one is right: delete or reword the authored line and accept the row, or reject the row and retire the lesson (`skillc lessons retire ID --reason ...`)",
         [],
         false
     ),
