@@ -63,6 +63,8 @@ struct File {
     #[serde(default)]
     movable: Vec<String>,
     #[serde(default)]
+    negating_verbs: Vec<String>,
+    #[serde(default)]
     compound_tails: Vec<String>,
     #[serde(default)]
     compounds: Vec<String>,
@@ -160,6 +162,9 @@ pub struct Lexicon {
     /// Verbs a paraphrase moves with its voice, canonical: the check for two words traded in
     /// place passes over them.
     pub(crate) movable: HashSet<String>,
+    /// Verbs that turn off what their object names (`disable`, `skip`, `bypass`), canonical:
+    /// as a clause's verb they negate the rest of it, and after a negator they undo it.
+    negating_verbs: HashSet<String>,
     /// Second parts that keep a hyphenated word whole (`compound_tails`).
     compound_tails: HashSet<String>,
     /// Hyphenated words kept whole (`compounds`).
@@ -560,6 +565,7 @@ impl Lexicon {
             terms: HashSet::default(),
             abbreviations: f.abbreviations.iter().map(|s| s.to_lowercase()).collect(),
             movable: HashSet::default(),
+            negating_verbs: HashSet::default(),
             compound_tails: f.compound_tails.iter().map(|s| s.to_lowercase()).collect(),
             compounds: f.compounds.iter().map(|s| s.to_lowercase()).collect(),
             min_length: f.inflection.min_length,
@@ -644,6 +650,7 @@ impl Lexicon {
         }
         lx.synonyms = synonyms;
         lx.movable = f.movable.iter().map(|w| lx.canon(&stem(&lx, w))).collect();
+        lx.negating_verbs = f.negating_verbs.iter().map(|w| lx.canon(&stem(&lx, w))).collect();
         let mut phrases = Vec::new();
         for (k, v) in &f.phrases {
             let words: Vec<String> = k.split_whitespace().map(|w| stem(&lx, w)).collect();
@@ -1141,6 +1148,7 @@ impl Lexicon {
         let mut clause_start = 0usize;
         let mut only = PendingOnly::default();
         let mut previous: &str = "";
+        let mut word_marks: Vec<(usize, u8, u8)> = Vec::new();
         for (i, it) in full.iter().enumerate() {
             let (t, technical) = match it {
                 Item::Break { .. } => {
@@ -1175,11 +1183,15 @@ impl Lexicon {
             // `after` is the step's, not a policy's.
             let quantifies =
                 mk.quantifiers.iter().any(|q| q == t) && (previous == mk.before || previous == mk.after);
+            // The marks this word and the one before it set, with what they replaced: a
+            // negating verb after a negator turns both to their opposites.
+            let prior_marks = std::mem::take(&mut word_marks);
             if !explaining && !describing && !quantifies {
                 for &(k, side) in self.antonym_of.get(t).into_iter().flatten() {
                     if t == mk.only {
                         only.marks.push((k, side));
                     } else {
+                        word_marks.push((k, side, antonyms[k]));
                         antonyms[k] |= side;
                     }
                 }
@@ -1310,8 +1322,29 @@ impl Lexicon {
             } else {
                 clause
             };
+            // A verb that turns off what it names, as its clause's verb: "disable certificate
+            // verification" refuses the verification "always verify certificates" asks for.
+            // After a negator it undoes it: "never skip the hooks" is "always run the hooks"
+            // (the verb is no word of the lesson, and the negator's and the verb's antonym
+            // marks turn to their opposites: "never disable the cache" ~ "keep the cache
+            // enabled").
+            let negating = clause_content == 0
+                && !explaining
+                && !contrast
+                && !replace
+                && self.negating_verbs.contains(t);
+            if negating && clause == Role::Negated && self.is_negator(prior) {
+                for &(k, side, old) in word_marks.iter().rev().chain(prior_marks.iter().rev()) {
+                    antonyms[k] = old | (3 - side);
+                }
+                clause = order;
+                continue;
+            }
             let noted = roles.len();
             note(&mut roles, t, false, (role, order), stated, leaving_out);
+            if negating && clause == Role::Asserted {
+                clause = Role::Negated;
+            }
             clause_content += 1;
             if clause_content == 1 && roles.len() > noted {
                 verb = Some(noted);
