@@ -577,6 +577,16 @@ fn an_authored_skill_that_matches_no_domain_says_so_and_names_the_likely_one() {
     assert_eq!(e005[0]["subject"], "git-workflow");
     assert_eq!(e005[0]["severity"], "note");
     assert_eq!(e005[0]["evidence"]["did_you_mean"], serde_json::json!(["git"]));
+    // At the frontmatter's `name`, the line a user edits to match a domain.
+    assert!(
+        e005[0]["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("git-workflow/SKILL.md"),
+        "{}",
+        e005[0]
+    );
+    assert_eq!(e005[0]["line"], 2, "{}", e005[0]);
     assert!(
         e005[0]["message"]
             .as_str()

@@ -151,6 +151,10 @@ fn unmatched(skill: &BaseSkill, domains: &BTreeSet<&str>) -> Diagnostic {
             skill.name
         ),
     )
+    .at(&crate::model::SourceLoc {
+        file: skill.path.as_str().into(),
+        line: name_line(&skill.text),
+    })
     .subject(&skill.name)
     .with("name", skill.name.as_str())
     .with("path", skill.path.as_str());
@@ -159,6 +163,14 @@ fn unmatched(skill: &BaseSkill, domains: &BTreeSet<&str>) -> Diagnostic {
     } else {
         d.with("did_you_mean", likely)
     }
+}
+
+/// The line of the frontmatter's `name` (what the skill is matched by), else 1 (the folder
+/// name is used, and the file is the place to add one).
+fn name_line(text: &str) -> u32 {
+    let (front, _) = split_frontmatter(text);
+    let at = front.lines().position(|l| l.starts_with("name:"));
+    at.map_or(1, |i| u32::try_from(i + 1).unwrap_or(u32::MAX))
 }
 
 /// E004 for each rule an authored skill carries (a delta merged by hand leaves its bullet with
