@@ -716,19 +716,29 @@ fn lesson_diagnostics<'a>(comp: &'a Compilation, members: &Members, policy_min: 
                     .experiences(&ids)
             };
             Some(match l.status {
-                Status::Active if comp.min_reinforcement != policy_min => base(format!(
-                    "lesson has {} supporting experience(s); a rule needs {} here, as `--min-reinforcement {}` was given (policy.yaml asks {policy_min})",
-                    l.reinforcement, comp.min_reinforcement, comp.min_reinforcement
-                ))
-                .with("support", l.reinforcement)
-                .with("min_reinforcement", comp.min_reinforcement)
-                .with("policy_min_reinforcement", policy_min),
-                Status::Active => base(format!(
-                    "lesson has {} supporting experience(s); a rule needs {}",
-                    l.reinforcement, comp.min_reinforcement
-                ))
-                .with("support", l.reinforcement)
-                .with("min_reinforcement", comp.min_reinforcement),
+                Status::Active => {
+                    let min = comp.min_reinforcement;
+                    // A threshold other than the policy's came from the flag: say so, so no
+                    // one edits the data (or the policy) for what one run was asked.
+                    let from_flag = min != policy_min;
+                    let needs = match from_flag {
+                        true => format!(
+                            "{min} here, as `--min-reinforcement {min}` was given (policy.yaml asks {policy_min})"
+                        ),
+                        false => min.to_string(),
+                    };
+                    let d = base(format!(
+                        "lesson has {} supporting experience(s); a rule needs {needs}",
+                        l.reinforcement
+                    ))
+                    .with("support", l.reinforcement)
+                    .with("min_reinforcement", min);
+                    if from_flag {
+                        d.with("policy_min_reinforcement", policy_min)
+                    } else {
+                        d
+                    }
+                }
                 Status::Claimed => base("claimed lesson names no evidence and stays claimed".into())
                     .with("confidence", score::confidence_value(l.confidence)),
                 Status::Superseded => base(format!(

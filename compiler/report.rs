@@ -831,34 +831,32 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
         )));
     }
     // Candidates held behind a lesson the user retired (G007): by design never re-learned;
-    // only the user's own decision, undone, brings the lesson back.
-    let mut retired: BTreeMap<&str, usize> = BTreeMap::new();
+    // only the user's own decision, undone, brings the lesson back. By id, each with its
+    // lesson and how many candidates it holds.
+    let mut retired: BTreeMap<&str, (&crate::model::Lesson, usize)> = BTreeMap::new();
     for &i in idx.iter().filter(|&&i| has(i, codes::RETIRED_EVIDENCE)) {
         if let Some(li) = comp.lesson_of.get(i).copied().flatten() {
-            *retired.entry(comp.lessons[li as usize].id.as_str()).or_default() += 1;
+            let l = &comp.lessons[li as usize];
+            retired.entry(l.id.as_str()).or_insert((l, 0)).1 += 1;
         }
     }
     if !retired.is_empty() {
-        let held: usize = retired.values().sum();
-        let named: Vec<String> = (retired.keys().take(3))
-            .map(|id| {
-                let why = (crate::model::Lesson::find(&comp.lessons, id))
-                    .and_then(|l| l.history.iter().rev().find(|h| h.event == "retired"))
+        let held: usize = retired.values().map(|(_, n)| n).sum();
+        // Each with the reason the user gave when retiring it.
+        let named: Vec<String> = (retired.iter())
+            .map(|(id, (l, _))| {
+                let why = (l.history.iter().rev().find(|h| h.event == "retired"))
                     .and_then(|h| h.detail.as_deref())
                     .filter(|d| !d.is_empty())
                     .map_or(String::new(), |d| format!(" (\"{d}\")"));
                 format!("{id}{why}")
             })
             .collect();
-        let more = match retired.len() {
-            n if n > 3 => format!(" and {} more", n - 3),
-            _ => String::new(),
-        };
         let first = retired.keys().next().copied().unwrap_or_default();
         suggestions.push((held, format!(
-            "{held} candidate(s) sit behind {} lesson(s) you retired ({}{more}), and a retired lesson's evidence is never re-learned: if it holds again, `skillc lessons restore {first}{}`; experiences recorded after the retire teach it again under a new id",
+            "{held} candidate(s) sit behind {} lesson(s) you retired ({}), and a retired lesson's evidence is never re-learned: if it holds again, `skillc lessons restore {first}{}`; experiences recorded after the retire teach it again under a new id",
             retired.len(),
-            named.join(", "),
+            short_list(&named, 3),
             tail.store
         )));
     }
