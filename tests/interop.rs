@@ -2230,3 +2230,93 @@ fn gaia_unreadable_times_and_missing_tool_names_are_warnings_naming_the_rows() {
     let trace = trace_json("gaia:s-tool", &db, &out);
     assert_eq!(trace["record"]["operations"], 3, "{trace:#}");
 }
+
+/// An OmniMem export from a team that kept part of each memory under `metadata` (an object,
+/// or one JSON-encoded in a string) and that recorded which skillc lessons the agent had in
+/// front of it (`in_play`, as a JSON-encoded list or a comma string): the project there
+/// scopes the lesson, and the citations confirm and contradict it as native records would.
+#[test]
+fn omnimem_metadata_and_in_play_carry_over() {
+    let fixture = common::fixture("omnimem-migration/export.jsonl");
+    let dir = Scratch::new("interop-omnimem-migration");
+    let out = dir.path("out");
+    let o = compile_to(&fixture, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let lessons = lessons(&out);
+    let find = |domain: &str| -> &Value {
+        let found: Vec<&Value> = lessons.iter().filter(|l| l["domain"] == domain).collect();
+        assert_eq!(found.len(), 1, "{domain}: {found:#?}");
+        found[0]
+    };
+    // Both terraform memories name their project only in `metadata`: one project's rule,
+    // confirmed by a later memory that had it in play.
+    let terraform = find("terraform");
+    assert_eq!(terraform["id"], "Lce2ac2f1946d");
+    assert_eq!(
+        terraform["scope"],
+        json!(format!("project:{}", project("git@github.com:acme/infra.git")))
+    );
+    assert_eq!(terraform["rule"], true);
+    assert_eq!(
+        terraform["evidence"],
+        json!(["om-2026-0303-tf", "om-2026-0304-tf", "om-2026-0306-tf"])
+    );
+    assert_eq!(terraform["confidence"], json!(0.65));
+    // Two projects, one of them from `metadata`: global; a failed memory that had it in play
+    // contradicts it.
+    let python = find("python");
+    assert_eq!(python["id"], "L0514dfa822bb");
+    assert_eq!(python["scope"], "global");
+    assert_eq!(python["confidence"], json!(0.25));
+    let events: Vec<&Value> = python["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| &h["event"])
+        .collect();
+    assert!(events.contains(&&json!("contradicted")), "{events:?}");
+    let diags = diagnostics(&out);
+    let contradicted: Vec<&Value> = diags.iter().filter(|d| d["code"] == "S002").collect();
+    assert_eq!(contradicted.len(), 1, "{contradicted:#?}");
+    assert_eq!(
+        contradicted[0]["evidence"]["experiences"],
+        json!(["om-2026-0307-pytest"])
+    );
+    // Every citation names a lesson that exists, and no memory was refused.
+    assert!(
+        diags
+            .iter()
+            .all(|d| d["severity"] != "error" && d["severity"] != "warning" || d["code"] == "S002"),
+        "{diags:#?}"
+    );
+}
+
+/// A bad value read from `metadata` is reported as written there, with file and line.
+#[test]
+fn omnimem_a_bad_metadata_field_is_named_where_it_is() {
+    let dir = Scratch::new("interop-omnimem-metadata-bad");
+    let input = dir.path("export.jsonl");
+    let good = json!({"key": "om-1", "tags": "python", "outcome": "succeeded", "created_at": 1772359200,
+        "lesson": "Run pytest with --import-mode=importlib when test modules share a name"});
+    let bad = json!({"key": "om-2", "tags": "python", "outcome": "succeeded",
+        "lesson": "Run pytest with --import-mode=importlib when test modules share a name",
+        "metadata": {"created_at": "last tuesday", "project": "git@github.com:acme/api.git"}});
+    std::fs::write(&input, format!("{good}\n{bad}\n")).unwrap();
+    let out = dir.path("out");
+    let o = compile_to(&input, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let diags = diagnostics(&out);
+    let l003: Vec<&Value> = diags.iter().filter(|d| d["code"] == "L003").collect();
+    assert_eq!(l003.len(), 1, "{diags:#?}");
+    assert_eq!(l003[0]["subject"], "om-2");
+    assert_eq!(l003[0]["line"], 2);
+    assert_eq!(l003[0]["evidence"]["field"], "metadata.created_at");
+    assert!(
+        l003[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("`metadata.created_at` must be"),
+        "{}",
+        l003[0]["message"]
+    );
+}

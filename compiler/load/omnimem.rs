@@ -6,7 +6,10 @@
 //! memories whose `state` is `active` (or absent) are compiled; the others are reported as
 //! `inactive-memory` notes. A `state` that is not a string is an L003 that costs the field:
 //! the memory reads as having no state (active). Fields of OmniMem's own (embeddings, access
-//! counts, …) are not ours to judge and are ignored without a warning.
+//! counts, …) are not ours to judge and are ignored without a warning. A memory's fields may
+//! sit in a nested `metadata` object instead (read where the memory has none of its own, and
+//! named `metadata.<field>` in diagnostics), and `in_play` lists the skillc lessons the agent
+//! had in front of it, so attribution carries over.
 
 use serde_json::{Map, Value};
 
@@ -383,6 +386,7 @@ fn memory(v: Value, loc: &SourceLoc, first: bool, aliases: &Aliases) -> Parsed {
             );
         }
     };
+    let lifted = lift_metadata(&mut m);
     let key = match m.remove("key") {
         Some(Value::String(s)) if !s.trim().is_empty() => Some(s),
         Some(Value::Number(n)) => Some(n.to_string()),
@@ -483,10 +487,16 @@ fn memory(v: Value, loc: &SourceLoc, first: bool, aliases: &Aliases) -> Parsed {
         c.abandoned(field, m.remove(field), &mut dead_ends);
     }
     let blessed = c.lenient_bool("blessed", m.remove("blessed"));
+    // Lessons the agent had in front of it (skillc's own ids, cited back from a plan-time
+    // block): attribution, so a bad list costs the field, never the memory.
+    let in_play = c.lenient(|c| c.string_list("in_play", m.remove("in_play"), true));
     let task = match m.remove("task").or_else(|| m.remove("title")) {
         Some(Value::String(s)) if !s.trim().is_empty() => Some(s),
         _ => None,
     };
+    for d in c.diags.iter_mut().chain(c.ignored.iter_mut()) {
+        in_metadata(d, &lifted);
+    }
     let (item, ignored) = match (key, outcome, recorded_at) {
         (Some(id), Some(outcome), Some(recorded_at)) if c.diags.is_empty() => (
             Item::Experience(Experience {
@@ -505,6 +515,7 @@ fn memory(v: Value, loc: &SourceLoc, first: bool, aliases: &Aliases) -> Parsed {
                     content,
                 }
                 .into(),
+                in_play,
                 blessed,
                 source: loc.clone(),
                 ..Default::default()
@@ -524,6 +535,70 @@ fn memory(v: Value, loc: &SourceLoc, first: bool, aliases: &Aliases) -> Parsed {
         unknown: Vec::new(),
         ignored,
     }
+}
+
+/// The memory fields read from a nested `metadata` object when the memory has none of its
+/// own: exports that keep a memory's project, tags or outcome there lose nothing.
+const METADATA_FIELDS: &[&str] = &[
+    "tags",
+    "project",
+    "outcome",
+    "created_at",
+    "updated_at",
+    "effort_score",
+    "lesson",
+    "breakthrough",
+    "content",
+    "gotchas",
+    "abandoned",
+    "abandoned_approaches",
+    "blessed",
+    "state",
+    "task",
+    "title",
+    "in_play",
+];
+
+/// Moves the fields of `METADATA_FIELDS` that a memory's `metadata` (an object, or one
+/// JSON-encoded in a string) has and the memory itself does not (or has as null) up beside
+/// the others; returns their names, for `in_metadata`. A `metadata` of any other shape is
+/// OmniMem's own business and stays unread.
+fn lift_metadata(m: &mut Map<String, Value>) -> Vec<&'static str> {
+    let meta = match m.get("metadata") {
+        Some(Value::Object(meta)) => meta.clone(),
+        Some(Value::String(s)) => match decoded(s) {
+            Some(Value::Object(meta)) => meta,
+            _ => return Vec::new(),
+        },
+        _ => return Vec::new(),
+    };
+    let mut lifted = Vec::new();
+    for &field in METADATA_FIELDS {
+        let own = !matches!(m.get(field), None | Some(Value::Null));
+        match meta.get(field) {
+            Some(v) if !own && !v.is_null() => {
+                m.insert(field.to_string(), v.clone());
+                lifted.push(field);
+            }
+            _ => {}
+        }
+    }
+    lifted
+}
+
+/// A diagnostic about a field read from `metadata` names it as written there
+/// (`metadata.created_at`), so the reader looks in the right place.
+fn in_metadata(d: &mut Diagnostic, lifted: &[&str]) {
+    let Some(field) =
+        (d.evidence.get("field").and_then(Value::as_str)).and_then(|f| lifted.iter().find(|&&l| l == f))
+    else {
+        return;
+    };
+    d.message = d
+        .message
+        .replace(&format!("`{field}`"), &format!("`metadata.{field}`"));
+    d.evidence
+        .insert("field", Value::from(format!("metadata.{field}")));
 }
 
 /// One `inactive-memory` note per domain of the memory (so `why DOMAIN` counts it), folded
