@@ -133,21 +133,23 @@ pub fn render<'a>(comp: &'a Compilation, rules: &Rules, sink: &mut Sink) -> Vec<
     let scopes = sorted_groups(grouped(active, |l| l.scope.as_str()));
     // The blocks' lessons share most of their words: each whitespace chunk is analysed once.
     let mut memo = ChunkMemo::default();
+    // A project's block is read beside the global one ("global" sorts before "project:…"):
+    // what the global block shows takes no line of it.
+    let mut global: Vec<Shown> = Vec::new();
     for (scope, lessons) in scopes {
         let name = match scope.strip_prefix("project:") {
             Some(p) => format!("project-{p}"),
             None => "global".to_string(),
         };
-        files.push(OutFile::new(
-            format!("lessons/{name}.md"),
-            lesson_block(
-                lessons,
-                now_day,
-                rules.policy.caps.block_lines,
-                &rules.lexicon,
-                &mut memo,
-            ),
-        ));
+        let max = rules.policy.caps.block_lines;
+        let (text, shown) = lesson_block(lessons, now_day, max, &rules.lexicon, &mut memo, &mut global);
+        if scope == "global" {
+            global = shown;
+        }
+        // Every lesson of the project already in the global block: nothing to add, no file.
+        if !text.is_empty() {
+            files.push(OutFile::new(format!("lessons/{name}.md"), text));
+        }
     }
 
     sink.extend(emit_diags.iter().cloned());
@@ -203,14 +205,17 @@ fn block_order(l: &Lesson, now_day: i64) -> (bool, std::cmp::Reverse<i64>, &str)
 /// higher-ranked lesson, and the next lesson takes the freed line; so is a lesson of the same
 /// kind that clustering takes for one already shown in other words (the fix "run `cargo build
 /// --locked` instead of `cargo build`" beside "Use cargo build --locked in CI …": a mechanical
-/// lesson and a written one never share a cluster, their blocks differ).
+/// lesson and a written one never share a cluster, their blocks differ). `above` holds the
+/// lines of a block read beside this one (a project's is read with the global block): a lesson
+/// they show takes no line here either. Returns the block and its lines.
 fn lesson_block<'a>(
     mut lessons: Vec<&'a Lesson>,
     now_day: i64,
     max: usize,
     lexicon: &'a Lexicon,
     memo: &mut ChunkMemo<'a>,
-) -> String {
+    above: &mut [Shown<'a>],
+) -> (String, Vec<Shown<'a>>) {
     lessons.sort_by_cached_key(|&l| block_order(l, now_day));
     let mut shown: Vec<Shown> = Vec::new();
     let mut s = String::new();
@@ -221,7 +226,7 @@ fn lesson_block<'a>(
         let plain = l.text.to_lowercase();
         let mut analysis: Option<Analysis> = None;
         let mut said = false;
-        for x in shown.iter_mut().filter(|x| x.kind == l.kind) {
+        for x in (above.iter_mut().chain(shown.iter_mut())).filter(|x| x.kind == l.kind) {
             said = x.plain == plain || {
                 let theirs = (x.analysis).get_or_insert_with(|| lexicon.analyze_with(x.said, Some(memo)));
                 let mine = analysis.get_or_insert_with(|| lexicon.analyze_with(l.said(), Some(memo)));
@@ -241,7 +246,7 @@ fn lesson_block<'a>(
             });
         }
     }
-    s
+    (s, shown)
 }
 
 /// A line of a plan-time block, as later lessons are compared with it. Analyses are made only
