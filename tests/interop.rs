@@ -2235,6 +2235,7 @@ fn gaia_unreadable_times_and_missing_tool_names_are_warnings_naming_the_rows() {
 /// or one JSON-encoded in a string) and that recorded which skillc lessons the agent had in
 /// front of it (`in_play`, as a JSON-encoded list or a comma string): the project there
 /// scopes the lesson, and the citations confirm and contradict it as native records would.
+/// A memory that names its replacement (`superseded_by`) stays history.
 #[test]
 fn omnimem_metadata_and_in_play_carry_over() {
     let fixture = common::fixture("omnimem-migration/export.jsonl");
@@ -2243,6 +2244,7 @@ fn omnimem_metadata_and_in_play_carry_over() {
     let o = compile_to(&fixture, &out, &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let lessons = lessons(&out);
+    let diags = diagnostics(&out);
     let find = |domain: &str| -> &Value {
         let found: Vec<&Value> = lessons.iter().filter(|l| l["domain"] == domain).collect();
         assert_eq!(found.len(), 1, "{domain}: {found:#?}");
@@ -2275,13 +2277,27 @@ fn omnimem_metadata_and_in_play_carry_over() {
         .map(|h| &h["event"])
         .collect();
     assert!(events.contains(&&json!("contradicted")), "{events:?}");
-    let diags = diagnostics(&out);
     let contradicted: Vec<&Value> = diags.iter().filter(|d| d["code"] == "S002").collect();
     assert_eq!(contradicted.len(), 1, "{contradicted:#?}");
     assert_eq!(
         contradicted[0]["evidence"]["experiences"],
         json!(["om-2026-0307-pytest"])
     );
+    // A memory another one replaced (`superseded_by`, though its state still says active)
+    // is not compiled: only its replacement's lesson is advice, and a note says why.
+    let npm = find("npm");
+    assert_eq!(npm["evidence"], json!(["om-2026-0308-npm"]));
+    let l009: Vec<&Value> = diags.iter().filter(|d| d["code"] == "L009").collect();
+    assert_eq!(l009.len(), 1, "{l009:#?}");
+    assert_eq!(l009[0]["evidence"]["experiences"], json!(["om-2026-0301-npm"]));
+    assert_eq!(l009[0]["evidence"]["superseded_by"], "om-2026-0308-npm");
+    assert!(
+        l009[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("is superseded by om-2026-0308-npm")
+    );
+    assert_eq!(l009[0]["domain"], "npm");
     // Every citation names a lesson that exists, and no memory was refused.
     assert!(
         diags

@@ -331,6 +331,9 @@ const MISSING_HELP: &str = "add the field (an OmniMem memory needs key, tags, ou
 /// The help of the L002 for an abandoned approach written as an object without a name.
 const NAMELESS_HELP: &str = "give each abandoned approach a `name` (what was tried: `{\"name\": \"go clean -cache\", \"reason\": \"…\"}`), or write it as a plain string";
 
+/// The help of the L009 of a memory that names the memory that replaced it.
+const SUPERSEDED_HELP: &str = "nothing to do if the replacement is in the export: it is compiled in this memory's place; export it too if it is not";
+
 /// The help of the L002 for tags that are there but name nothing.
 const EMPTY_TAGS_HELP: &str = "tag the memory with at least one skill domain (`\"tags\": [\"python\"]`): a memory is compiled into its tags' skills";
 
@@ -423,7 +426,25 @@ fn memory(v: Value, loc: &SourceLoc, first: bool, aliases: &Aliases) -> Parsed {
     if !state.is_empty() && !state.eq_ignore_ascii_case("active") {
         return Parsed::of(
             loc.line,
-            Item::Invalid(inactive(&c.subject, &state, &tags, loc, aliases)),
+            Item::Invalid(inactive(&c.subject, &state, None, &tags, loc, aliases)),
+        );
+    }
+    // A memory another one replaced is history in OmniMem, whatever its state says: its
+    // lesson must not come back as current advice beside its replacement's.
+    let superseded_by = match m.remove("superseded_by") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.trim().to_string()).filter(|s| !s.is_empty()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        Some(other) => {
+            c.lenient(|c| c.invalid("superseded_by", "the key of the memory that replaced it", &other));
+            None
+        }
+    };
+    if let Some(by) = superseded_by {
+        let by = record::shown_id(&by);
+        return Parsed::of(
+            loc.line,
+            Item::Invalid(inactive(&c.subject, "superseded", Some(&by), &tags, loc, aliases)),
         );
     }
     if tags.is_empty()
@@ -557,6 +578,7 @@ const METADATA_FIELDS: &[&str] = &[
     "task",
     "title",
     "in_play",
+    "superseded_by",
 ];
 
 /// Moves the fields of `METADATA_FIELDS` that a memory's `metadata` (an object, or one
@@ -602,8 +624,16 @@ fn in_metadata(d: &mut Diagnostic, lifted: &[&str]) {
 }
 
 /// One `inactive-memory` note per domain of the memory (so `why DOMAIN` counts it), folded
-/// per domain downstream.
-fn inactive(key: &str, state: &str, tags: &[String], loc: &SourceLoc, aliases: &Aliases) -> Vec<Diagnostic> {
+/// per domain downstream. `superseded_by`: the memory that replaced this one, when that is
+/// why it is not active.
+fn inactive(
+    key: &str,
+    state: &str,
+    superseded_by: Option<&str>,
+    tags: &[String],
+    loc: &SourceLoc,
+    aliases: &Aliases,
+) -> Vec<Diagnostic> {
     let shown = record::found(&Value::String(state.to_string()));
     // The evidence holds the state unquoted (the message quotes it); a long one by its type.
     let plain = if shown.starts_with('"') {
@@ -612,14 +642,23 @@ fn inactive(key: &str, state: &str, tags: &[String], loc: &SourceLoc, aliases: &
         shown.clone()
     };
     let note = || {
-        Diagnostic::new(
-            codes::INACTIVE_MEMORY,
-            format!("omnimem memory {key} has state {shown} and was not compiled"),
-        )
-        .subject(key)
-        .at(loc)
-        .with("state", plain.clone())
-        .experiences([key])
+        let message = match superseded_by {
+            Some(by) => format!("omnimem memory {key} is superseded by {by} and was not compiled"),
+            None => format!("omnimem memory {key} has state {shown} and was not compiled"),
+        };
+        let d = Diagnostic::new(codes::INACTIVE_MEMORY, message)
+            .subject(key)
+            .at(loc)
+            .with("state", plain.clone())
+            .experiences([key]);
+        match superseded_by {
+            Some(by) => {
+                let mut d = d.with("superseded_by", by);
+                d.help = SUPERSEDED_HELP;
+                d
+            }
+            None => d,
+        }
     };
     let mut domains: Vec<String> = tags
         .iter()
