@@ -786,6 +786,7 @@ fn compile(args: &RunArgs, stop_after: Option<Stage>) -> Result<i32, Fatal> {
         });
         drop(rows);
         let mut staged = staged?;
+        staged.renamed(&comp.refounded)?;
         clock.lap("ledger compared");
         // Then its rows go into the store piece by piece, each piece passed on to be written
         // and freed, while the other files render and are written on the core that staging
@@ -964,11 +965,18 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
     let find = |store: &Store, id: &str| -> Result<serde_json::Value, Fatal> {
         match store.ledger_lesson(id)? {
             Some(json) => Ok(serde_json::from_str(&json)?),
+            // The last compile's S004 names the new id on the night of the re-founding; on
+            // later nights (no S004 repeats it) the store still knows it.
             None => Err(Fatal(match refounded_as(&out, id) {
                 Some(new) => format!(
                     "no lesson with id `{id}` in the last compile: the last compile re-founded it as {new} (S004 says why); use `{new}`"
                 ),
-                None => format!("no lesson with id `{id}` in the last compile"),
+                None => match store.refounded_as(id).ok().flatten() {
+                    Some(new) => format!(
+                        "no lesson with id `{id}` in the last compile: an earlier compile re-founded it as {new} (`skillc explain S004`); use `{new}`"
+                    ),
+                    None => format!("no lesson with id `{id}` in the last compile"),
+                },
             })),
         }
     };

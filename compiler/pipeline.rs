@@ -293,7 +293,8 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
             None => units,
         };
         // The pass that stands is reported; what its units kept for a second pass goes with it.
-        sink.extend(units.into_sink(&comp.lessons));
+        sink.extend(units.into_sink(&comp.lessons, comp.now));
+        drop_attributed_no_candidates(&mut sink, &comp.lessons);
         sink.extend(
             orphaned(&comp.lessons, &decisions)
                 .into_iter()
@@ -758,6 +759,75 @@ fn lesson_diagnostics<'a>(comp: &'a Compilation, members: &Members, policy_min: 
     )
 }
 
+/// K001 says an experience yields no candidate lesson and asks for one to be recorded. An
+/// experience that confirmed or contradicted a lesson it had in play, in a domain, did
+/// contribute there (its outcome is that lesson's evidence, DESIGN §6), so it gets no K001 in
+/// that domain: the candidates stage cannot know that, so its notes (folded per domain) lose
+/// those experiences here. A folded note keeps its first note's words while that one is still
+/// among them; otherwise it says what the code means.
+fn drop_attributed_no_candidates(sink: &mut Sink, lessons: &[Lesson]) {
+    if !sink.iter().any(|d| d.code == codes::NO_CANDIDATES) {
+        return;
+    }
+    let attributed: HashSet<(&str, &str)> = (lessons.iter())
+        .flat_map(|l| {
+            (l.history.iter())
+                .filter(|h| {
+                    matches!(h.event, "confirmed" | "contradicted")
+                        || (h.event == "admitted"
+                            && h.detail.as_deref() == Some(score::CLAIM_GAINED_EVIDENCE))
+                })
+                .flat_map(move |h| h.experiences.iter().map(move |e| (&**e, l.domain.as_str())))
+        })
+        .collect();
+    if attributed.is_empty() {
+        return;
+    }
+    sink.retain_mut(|d| {
+        if d.code != codes::NO_CANDIDATES {
+            return true;
+        }
+        let Some(domain) = d.domain.clone() else {
+            return true;
+        };
+        let ids: Vec<String> = d.experience_id_iter().map(str::to_string).collect();
+        let kept: Vec<String> = (ids.iter())
+            .filter(|id| !attributed.contains(&(id.as_str(), domain.as_str())))
+            .cloned()
+            .collect();
+        if kept.len() == ids.len() {
+            return true;
+        }
+        if kept.is_empty() {
+            return false;
+        }
+        // A folded note (one note has a single id): count, ids and words as if the
+        // attributed experiences had never been noted. Folded, a note reads "<first's
+        // message> (N times)" when all said the same, and "<summary> (N times; the first, …)"
+        // when not.
+        let count = (d.evidence.get("count").and_then(|c| c.as_u64())).map_or(ids.len(), |c| c as usize);
+        let suffix = format!(" ({count} times)");
+        let left = count.saturating_sub(ids.len() - kept.len()).max(kept.len());
+        let mixed = d.evidence.remove("first").is_some();
+        let message = match d.message.strip_suffix(&suffix).filter(|_| !mixed) {
+            Some(first) => first.to_string(),
+            None => (diagnostics::lookup(codes::NO_CANDIDATES))
+                .map_or("experience yields no candidate lesson", |i| i.summary)
+                .to_string(),
+        };
+        if left == 1 {
+            d.evidence.remove("count");
+            d.subject = kept[0].clone();
+            d.message = message;
+        } else {
+            d.evidence.insert("count", left.into());
+            d.message = format!("{message} ({left} times)");
+        }
+        d.evidence.insert("experiences", kept.into());
+        true
+    });
+}
+
 /// The journal's lesson decisions whose target no lesson of this compile has (a `bless` names
 /// an experience, not a lesson).
 fn orphaned<'d>(lessons: &[Lesson], decisions: &'d [Decision]) -> Vec<&'d Decision> {
@@ -974,6 +1044,8 @@ fn refounded(
     // and its edit.
     let mut seen = HashSet::new();
     found.retain(|r| seen.insert(r.old_id.clone()));
+    // Old ids whose re-founding an earlier night reported: followed, not reported again.
+    let mut quiet = HashSet::new();
     // A known store that does not exist yet (`trace` or `why` before the first compile) has
     // shown no id, as the first compile's own, just created, store has not.
     if !found.is_empty()
@@ -984,6 +1056,20 @@ fn refounded(
             unknown.contains(r.old_id.as_str())
                 || (store.as_ref()).is_some_and(|s| s.ledger_lesson(&r.old_id).is_ok_and(|row| row.is_some()))
         });
+        // A re-founding is news on the night it happened: the compile whose ledger lost the
+        // old id (and a re-run of that night, with the same "now"). Later nights the records
+        // and the journal still name the old id, and still follow it to the new one, but a
+        // morning report repeating it would drown what is new (`lessons` commands still
+        // point a decision on the old id at the new one, from the store).
+        quiet = (found.iter())
+            .filter(|r| {
+                (store.as_ref()).is_some_and(|s| {
+                    s.lost_at(&r.old_id)
+                        .is_ok_and(|at| at.is_some_and(|at| at < comp.now))
+                })
+            })
+            .map(|r| r.old_id.clone())
+            .collect();
     }
     // An edit's id hashes the id it edited, so a re-founded lesson's edited wordings (the ids
     // its lesson blocks showed) have new ids too: one report for each.
@@ -1029,12 +1115,17 @@ fn refounded(
             continue;
         };
         let (mut old, mut new) = (r.old_id.clone(), base.id.as_str());
-        out.push(report(base, r.old_id.clone(), String::new(), &r));
+        let news = !quiet.contains(&r.old_id);
+        if news {
+            out.push(report(base, r.old_id.clone(), String::new(), &r));
+        }
         renamed.insert(old.clone(), new.to_string());
         while let Some(edit) = edit_of.get(new) {
             let was = score::edited_id(edit, &old, &edit.text);
             let what = format!(" (an edit of {old})");
-            out.push(report(edit, was.clone(), what, &r));
+            if news {
+                out.push(report(edit, was.clone(), what, &r));
+            }
             renamed.insert(was.clone(), edit.id.clone());
             (old, new) = (was, edit.id.as_str());
         }

@@ -765,12 +765,12 @@ impl Units<'_> {
         &self.unknown
     }
 
-    /// Every diagnostic of the pass, given its lessons (ledger order, as `at`); the rest is
-    /// freed.
-    pub fn into_sink(self, lessons: &[Lesson]) -> Sink {
+    /// Every diagnostic of the pass, given its lessons (ledger order, as `at`) and the
+    /// compile's "now"; the rest is freed.
+    pub fn into_sink(self, lessons: &[Lesson], now: Millis) -> Sink {
         let sides = &self.sides;
         let mut sink: Sink = (self.at.par_iter().zip(lessons))
-            .filter_map(|(&(u, i), l)| Some(contradicted(l, sides[u as usize].contradictions.get(&i)?)))
+            .filter_map(|(&(u, i), l)| contradicted(l, sides[u as usize].contradictions.get(&i)?, now))
             .collect();
         sink.extend(self.unknown);
         sink.extend(self.capped_notes);
@@ -781,27 +781,57 @@ impl Units<'_> {
     }
 }
 
-/// The warning on a lesson in play that experiences contradicted.
-fn contradicted(l: &Lesson, exps: &[Id]) -> Diagnostic {
+/// The warning on a lesson in play that experiences contradicted. A lesson no longer live
+/// (superseded or retired, so frozen: no contradiction comes after) is warned about on the
+/// night it left — the latest input day — saying what became of it; on later nights its
+/// contradictions are history (`skillc lessons history ID`, and S001 for a superseded one),
+/// not news, and a nightly job's morning report would repeat them forever.
+fn contradicted(l: &Lesson, exps: &[Id], now: Millis) -> Option<Diagnostic> {
+    let left = match l.status {
+        Status::Superseded | Status::Retired => {
+            let at = (l.history.iter().rev())
+                .find(|h| matches!(h.event, "superseded" | "retired"))
+                .map(|h| h.at);
+            if at.is_some_and(|at| utc_day(at) < utc_day(now)) {
+                return None;
+            }
+            Some(match (l.status, &l.superseded_by) {
+                (Status::Retired, _) => "; the lesson is retired".to_string(),
+                (_, Some(by)) => format!("; the lesson is superseded by {by}"),
+                _ => format!(
+                    "; the lesson is superseded: {}",
+                    l.reason.as_deref().unwrap_or("replaced")
+                ),
+            })
+        }
+        _ => None,
+    };
     // The confidence the last contradiction left, not where later events took it.
     let after = (l.history.iter().rev())
         .find(|h| h.event == "contradicted")
         .map_or(l.confidence, |h| h.confidence);
-    Diagnostic::new(
+    let d = Diagnostic::new(
         codes::CONTRADICTED,
         format!(
-            "lesson in play was contradicted by {} experience(s): {}; confidence after {}: {}",
+            "lesson in play was contradicted by {} experience(s): {}; confidence after {}: {}{}",
             exps.len(),
             short_list(exps, 3),
             if exps.len() == 1 { "it" } else { "the last" },
-            confidence_text(after)
+            confidence_text(after),
+            left.as_deref().unwrap_or("")
         ),
     )
     .subject(&l.id)
     .domain(&l.domain)
     .with("lesson", l.id.clone())
-    .with("confidence", confidence_value(after))
-    .experiences(exps)
+    .with("confidence", confidence_value(after));
+    let d = match l.status {
+        Status::Superseded | Status::Retired => d
+            .with("status", l.status.as_str())
+            .with("superseded_by", l.superseded_by.clone()),
+        _ => d,
+    };
+    Some(d.experiences(exps))
 }
 
 /// Every unit's lessons under one numbering (unit by unit), left where the units put them.
@@ -2895,8 +2925,8 @@ mod tests {
             panic!("no id in two units");
         };
         let (one_sink, par_sink) = (
-            one_units.into_sink(&one.lessons),
-            par_units.into_sink(&par.lessons),
+            one_units.into_sink(&one.lessons, 0),
+            par_units.into_sink(&par.lessons, 0),
         );
         assert!(units(&inp, false).len() > 10);
         assert!(one.lessons == par.lessons, "the lessons differ");
@@ -2963,8 +2993,8 @@ mod tests {
         let (whole, whole_units) = score(&again);
         let (part, part_units) = rescore(&again, first.lessons, units);
         let (whole_sink, part_sink) = (
-            whole_units.into_sink(&whole.lessons),
-            part_units.into_sink(&part.lessons),
+            whole_units.into_sink(&whole.lessons, 0),
+            part_units.into_sink(&part.lessons, 0),
         );
         assert!(whole.lessons == part.lessons, "the lessons differ");
         assert_eq!(whole.lesson_of, part.lesson_of);

@@ -365,6 +365,34 @@ impl Store {
             .map_err(self.err())
     }
 
+    /// A field of what `former_lessons` kept of a lesson no longer in the last ledger.
+    fn former_field(&self, id: &str, field: &str) -> Result<Option<serde_json::Value>, StoreError> {
+        if !self.has_former || self.ledger_lesson(id)?.is_some() {
+            return Ok(None);
+        }
+        let row: Option<String> = (self.conn)
+            .prepare_cached("SELECT json FROM former_lessons WHERE id = ?1")
+            .and_then(|mut st| st.query_row(params![id], |r| r.get(0)).optional())
+            .map_err(self.err())?;
+        let row = row.and_then(|json| serde_json::from_str::<serde_json::Value>(&json).ok());
+        Ok(row.and_then(|mut r| r.get_mut(field).map(serde_json::Value::take)))
+    }
+
+    /// The "now" of the compile whose ledger lost lesson `id` (the night it was re-founded),
+    /// when the last ledger does not have it and a compile recorded when it left (older
+    /// stores did not).
+    pub fn lost_at(&self, id: &str) -> Result<Option<Millis>, StoreError> {
+        Ok(self.former_field(id, "lost_at")?.and_then(|v| v.as_i64()))
+    }
+
+    /// The id a compile re-founded lesson `id` as (its S004's new id), once the last ledger
+    /// has lost it: the S004 itself is reported on the night of the re-founding only.
+    pub fn refounded_as(&self, id: &str) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .former_field(id, "now_id")?
+            .and_then(|v| v.as_str().map(String::from)))
+    }
+
     /// Calls `f` with each lesson of the last compile's ledger, sorted by id, as its JSON
     /// object. Nothing is kept: at a million records the rows are half a gigabyte, and a
     /// caller that needs a few fields of each, or a few rows, holds only those.
@@ -452,8 +480,9 @@ impl Store {
 }
 
 /// The fields of a ledger row that name its lesson's identity and evidence, as a JSON object
-/// (a row that is no JSON object is kept as it is).
-fn former_identity(json: &str) -> String {
+/// (a row that is no JSON object is kept as it is), with `lost_at`: the "now" of the compile
+/// whose ledger lost it — the night a re-founding happened, which its S004 is reported on.
+fn former_identity(json: &str, now: Millis) -> String {
     let Ok(serde_json::Value::Object(mut row)) = serde_json::from_str(json) else {
         return json.to_string();
     };
@@ -467,6 +496,7 @@ fn former_identity(json: &str) -> String {
         "evidence",
     ];
     row.retain(|k, _| KEPT.contains(&k.as_str()));
+    row.insert("lost_at".into(), now.into());
     serde_json::Value::Object(row).to_string()
 }
 
@@ -507,6 +537,35 @@ impl StagedCompile<'_> {
     /// re-founded, and a nightly job should hear of it.
     pub fn gone(&self) -> &[String] {
         &self.gone
+    }
+
+    /// Keeps, beside what `former_lessons` knows of each re-founded lesson's old id, the id it
+    /// goes on as (`old → new`, the compile's S004s), so that a decision on the old id is
+    /// pointed at the new one on later nights too (`Store::refounded_as`).
+    pub fn renamed<'m>(
+        &mut self,
+        old_to_new: impl IntoIterator<Item = (&'m String, &'m String)>,
+    ) -> Result<(), StoreError> {
+        let conn = &self.store.conn;
+        let run = || -> rusqlite::Result<()> {
+            let mut read = conn.prepare_cached("SELECT json FROM former_lessons WHERE id = ?1")?;
+            let mut write = conn.prepare_cached("UPDATE former_lessons SET json = ?2 WHERE id = ?1")?;
+            for (old, new) in old_to_new {
+                let row: Option<String> = read.query_row(params![old], |r| r.get(0)).optional()?;
+                let Some(serde_json::Value::Object(mut row)) =
+                    row.and_then(|json| serde_json::from_str(&json).ok())
+                else {
+                    continue;
+                };
+                if row.get("now_id").and_then(|v| v.as_str()) == Some(new.as_str()) {
+                    continue;
+                }
+                row.insert("now_id".into(), new.as_str().into());
+                write.execute(params![old, serde_json::Value::Object(row).to_string()])?;
+            }
+            Ok(())
+        };
+        run().map_err(self.store.err())
     }
 
     /// Records the compile with `outputs`, the files it generated; `None` (writing them
@@ -646,7 +705,7 @@ impl StagedCompile<'_> {
         // it, as the compile that lost it did (`Store::known_lesson`).
         let mut keep = conn.prepare("INSERT OR REPLACE INTO former_lessons (id, json) VALUES (?1, ?2)")?;
         for (id, json) in &gone_rows {
-            keep.execute(params![id, former_identity(json)])?;
+            keep.execute(params![id, former_identity(json, now)])?;
         }
         self.gone = gone_rows.into_iter().map(|(_, json)| json).collect();
         let mut remove = conn.prepare("DELETE FROM lessons WHERE rowid = ?1")?;
@@ -898,7 +957,7 @@ mod tests {
         // What the lost lesson was stays known (its identity, not its history or confidence).
         assert_eq!(
             s.known_lesson("L9f8e7d6c5b4a").unwrap().as_deref(),
-            Some(r#"{"id":"L9f8e7d6c5b4a","text":"Use a virtualenv, not the system pip."}"#)
+            Some(r#"{"id":"L9f8e7d6c5b4a","lost_at":2,"text":"Use a virtualenv, not the system pip."}"#)
         );
         assert_eq!(s.known_lesson("Lc0ffee000001").unwrap().as_deref(), Some(npm));
         assert_eq!(s.known_lesson("L000000000000").unwrap(), None);
