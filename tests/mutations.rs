@@ -535,7 +535,7 @@ fn run(name: &str, bytes: &[u8], rules: &Rules) -> Run {
             (
                 d.code.to_string(),
                 d.location.as_ref().map(|l| (rel(&l.file), l.line)),
-                rel(&d.message),
+                format!("{} [subject {}]", rel(&d.message), rel(&d.subject)),
             )
         })
         .collect();
@@ -588,6 +588,10 @@ fn check(seed: &Seed, case: Case, rules: &std::sync::Arc<Rules>, threads: bool) 
     };
     let lines = line_count(&bytes);
     for (code, loc, message) in &first.0 {
+        // A load diagnostic points at a line, or is about the whole file (its subject).
+        if code.starts_with('L') && loc.is_none() && !message.ends_with(&format!("[subject {name}]")) {
+            failures.push(format!("{what}: {code} names no line of {name}: {message}"));
+        }
         if let Some((file, line)) = loc
             && (file != name || *line == 0 || *line > lines)
         {
