@@ -1035,3 +1035,259 @@ fn damaged_stores_never_panic_the_binary() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// GAIA's tables, as its `memory.db` has them.
+const GAIA_SCHEMA: &str = "
+CREATE TABLE schema_version (version INTEGER NOT NULL, migrated_at TEXT NOT NULL);
+INSERT INTO schema_version VALUES (3, '2026-01-06T10:00:00+01:00');
+CREATE TABLE tool_history (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL,
+    tool_name TEXT NOT NULL, args TEXT, result_summary TEXT, success INTEGER NOT NULL DEFAULT 1,
+    error TEXT, duration_ms INTEGER, timestamp TEXT NOT NULL);
+CREATE TABLE knowledge (id INTEGER PRIMARY KEY AUTOINCREMENT, category TEXT NOT NULL,
+    content TEXT NOT NULL, domain TEXT, source TEXT, confidence REAL DEFAULT 0.5, metadata TEXT,
+    use_count INTEGER DEFAULT 0, context TEXT, sensitive INTEGER DEFAULT 0, entity TEXT,
+    created_at TEXT NOT NULL, updated_at TEXT, last_used TEXT, due_at TEXT, reminded_at TEXT,
+    embedding BLOB, superseded_by INTEGER);
+CREATE TABLE conversations (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL,
+    role TEXT NOT NULL, content TEXT NOT NULL, context TEXT, timestamp TEXT NOT NULL,
+    consolidated_at TEXT);
+";
+
+/// A GAIA store of three sessions in two workspaces (pytest run from `tests/` fails, from the
+/// root it passes; a cargo build fixed with `--locked`), an error row and a tool lesson.
+fn gaia_store(path: &std::path::Path) {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    conn.execute_batch(GAIA_SCHEMA).unwrap();
+    let calls: [(&str, &str, &str, Option<&str>, bool, &str); 7] = [
+        (
+            "s-0310-a1",
+            "pytest -q",
+            "/home/dev/billing-api/tests",
+            Some("ModuleNotFoundError: No module named 'billing'"),
+            false,
+            "2026-03-10T09:15:40.100000+01:00",
+        ),
+        (
+            "s-0310-a1",
+            "pytest -q",
+            "/home/dev/billing-api",
+            None,
+            true,
+            "2026-03-10T09:17:11+01:00",
+        ),
+        (
+            "s-0311-b2",
+            "pytest -q",
+            "/home/dev/ledger/tests",
+            Some("ModuleNotFoundError: No module named 'ledger'"),
+            false,
+            "2026-03-11T14:02:00Z",
+        ),
+        (
+            "s-0311-b2",
+            "pytest -q",
+            "/home/dev/ledger",
+            None,
+            true,
+            "2026-03-11T14:05:30Z",
+        ),
+        (
+            "s-0312-c3",
+            "cargo build",
+            "/home/dev/renderer",
+            Some("failed to select a version for `serde`"),
+            false,
+            "2026-03-12T08:00:00-05:00",
+        ),
+        (
+            "s-0312-c3",
+            "cargo build --locked",
+            "/home/dev/renderer",
+            None,
+            true,
+            "2026-03-12T08:03:00-05:00",
+        ),
+        (
+            "s-0312-c3",
+            "cargo test --locked",
+            "/home/dev/renderer",
+            None,
+            true,
+            "2026-03-12T08:09:00-05:00",
+        ),
+    ];
+    for (session, command, dir, error, ok, at) in calls {
+        conn.execute(
+            "INSERT INTO tool_history (session_id, tool_name, args, result_summary, success, error, duration_ms, timestamp)
+             VALUES (?1, 'run_shell_command', ?2, ?3, ?4, ?5, 1200, ?6)",
+            rusqlite::params![
+                session,
+                json!({"command": command, "directory": dir}).to_string(),
+                if ok { "{\"exit_code\": 0}" } else { "{\"exit_code\": 1}" },
+                ok,
+                error,
+                at
+            ],
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO conversations (session_id, role, content, context, timestamp) VALUES (?1, 'user', 'fix the failing tests', ?2, ?3)",
+            rusqlite::params![session, json!({"workspace": dir}).to_string(), at],
+        )
+        .unwrap();
+    }
+    conn.execute_batch(
+        "INSERT INTO knowledge (category, content, source, metadata, created_at, updated_at) VALUES
+           ('error', 'Bind for 0.0.0.0:5432 failed: port is already allocated', 'tool_history',
+            '{\"operation\": \"run_shell_command docker\", \"exit_code\": 1}', '2026-03-12T14:20:05+01:00', NULL),
+           ('lesson', 'Run pytest from the project root, not from tests/, so the package imports resolve', 'tool_lesson',
+            '{\"operation\": \"run_shell_command pytest\", \"fix\": \"pytest -q\"}', '2026-03-11T16:04:00-05:00', NULL);",
+    )
+    .unwrap();
+}
+
+/// Every column of a GAIA store given a value of another type or shape, one row at a time:
+/// the store loads and compiles without a panic, the same way twice, and what it reports
+/// points into that store.
+#[test]
+fn gaia_rows_with_odd_values_never_panic() {
+    let dir = Scratch::new("mutations-gaia");
+    let seed = dir.path("seed.db");
+    gaia_store(&seed);
+    let rules = std::sync::Arc::new(Rules::builtin());
+    // The undamaged store: its three sessions are three experiences.
+    let mut sink = Sink::new();
+    let gaia = LoadOptions {
+        from: Some(skillc::load::Format::Gaia),
+        ..LoadOptions::default()
+    };
+    let corpus = load_with_rules(std::slice::from_ref(&seed), &gaia, &rules, &mut sink).unwrap();
+    let ids: Vec<&str> = corpus.experiences.iter().map(|e| &*e.id).collect();
+    assert_eq!(ids.len(), 3, "{ids:?} {:#?}", common::seen(&sink));
+    use rusqlite::types::Value as Sql;
+    let odd = [
+        Sql::Null,
+        Sql::Integer(0),
+        Sql::Integer(-1),
+        Sql::Integer(i64::MAX),
+        Sql::Real(1e308),
+        Sql::Real(f64::NAN),
+        Sql::Text(String::new()),
+        Sql::Text("{\"command\": \"pytest -q\", \"directory\": \"/home/de".into()),
+        Sql::Text("[1, 2, {\"a\": null}]".into()),
+        Sql::Text("99999-12-31T25:61:00Z".into()),
+        Sql::Text(format!("{}{}", "[".repeat(5_000), "]".repeat(5_000))),
+        Sql::Text("x".repeat(200_000)),
+        Sql::Text("pytest\0-q".into()),
+        Sql::Blob(vec![0xff, 0xfe, 0, b'{']),
+    ];
+    let columns = [
+        (
+            "tool_history",
+            &[
+                "session_id",
+                "tool_name",
+                "args",
+                "result_summary",
+                "success",
+                "error",
+                "timestamp",
+            ][..],
+        ),
+        (
+            "knowledge",
+            &[
+                "category",
+                "content",
+                "source",
+                "metadata",
+                "created_at",
+                "superseded_by",
+            ][..],
+        ),
+        (
+            "conversations",
+            &["session_id", "role", "content", "context", "timestamp"][..],
+        ),
+        ("schema_version", &["version"][..]),
+    ];
+    let mut rng = Rng(0x6a09_e667_f3bc_c908);
+    let mut failures = Vec::new();
+    let mut total = 0;
+    for (table, cols) in columns {
+        for col in cols {
+            // Half the values per column (the seeded generator picks), to keep the run short.
+            let picked: Vec<&Sql> = odd.iter().filter(|_| rng.below(2) == 0).collect();
+            for value in picked {
+                total += 1;
+                let path = dir.path(&format!("memory-{total}.db"));
+                std::fs::copy(&seed, &path).unwrap();
+                let conn = rusqlite::Connection::open(&path).unwrap();
+                let rows: i64 = conn
+                    .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+                    .unwrap();
+                let row = 1 + rng.below(rows as usize) as i64;
+                // SQLite keeps what a column is given, whatever its declared type.
+                conn.execute(
+                    &format!("UPDATE {table} SET {col} = ?1 WHERE rowid = ?2"),
+                    rusqlite::params![value, row],
+                )
+                .or_else(|_| {
+                    // A NOT NULL column: drop the constraint's effect by giving the row a text instead.
+                    conn.execute(&format!("UPDATE {table} SET {col} = '' WHERE rowid = ?1"), [row])
+                })
+                .unwrap();
+                drop(conn);
+                let what = format!("{table}.{col} of row {row} = {:.60}", format!("{value:?}"));
+                let r = rules.clone();
+                let p = path.clone();
+                let once = move || {
+                    let mut sink = Sink::new();
+                    let opts = LoadOptions {
+                        from: Some(skillc::load::Format::Gaia),
+                        ..LoadOptions::default()
+                    };
+                    let corpus =
+                        load_with_rules(&[p.clone()], &opts, &r, &mut sink).expect("the store opens");
+                    let comp = pipeline::compile(corpus, sink, &r, &pipeline::Options::default());
+                    let mut files = vec![emit::ledger_file(&comp.lessons)];
+                    files.extend(emit::render(&comp, &r, &mut Sink::new()));
+                    let diags: Vec<(String, Option<String>, String)> = (comp.diagnostics.iter())
+                        .map(|d| {
+                            (
+                                d.code.to_string(),
+                                d.location.as_ref().map(|l| l.file.to_string()),
+                                d.message.clone(),
+                            )
+                        })
+                        .collect();
+                    let files: Vec<String> = files.iter().map(|f| f.text()).collect();
+                    (diags, files)
+                };
+                let first = guarded(&what, once.clone());
+                match first {
+                    Err(e) => failures.push(e),
+                    Ok(first) => {
+                        for (code, file, message) in &first.0 {
+                            if let Some(file) = file
+                                && *file != path.display().to_string()
+                            {
+                                failures.push(format!("{what}: {code} points at {file}: {message}"));
+                            }
+                        }
+                        if guarded(&what, once).as_ref() != Ok(&first) {
+                            failures.push(format!("{what}: a second compile differs"));
+                        }
+                    }
+                }
+                let _ = std::fs::remove_file(&path);
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {total} cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
