@@ -1053,12 +1053,22 @@ CREATE TABLE conversations (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEX
     consolidated_at TEXT);
 ";
 
+/// One tool call: session, command, directory, error, success, timestamp.
+type GaiaCall = (
+    &'static str,
+    &'static str,
+    &'static str,
+    Option<&'static str>,
+    bool,
+    &'static str,
+);
+
 /// A GAIA store of three sessions in two workspaces (pytest run from `tests/` fails, from the
 /// root it passes; a cargo build fixed with `--locked`), an error row and a tool lesson.
 fn gaia_store(path: &std::path::Path) {
     let conn = rusqlite::Connection::open(path).unwrap();
     conn.execute_batch(GAIA_SCHEMA).unwrap();
-    let calls: [(&str, &str, &str, Option<&str>, bool, &str); 7] = [
+    let calls: [GaiaCall; 7] = [
         (
             "s-0310-a1",
             "pytest -q",
@@ -1247,8 +1257,8 @@ fn gaia_rows_with_odd_values_never_panic() {
                         from: Some(skillc::load::Format::Gaia),
                         ..LoadOptions::default()
                     };
-                    let corpus =
-                        load_with_rules(&[p.clone()], &opts, &r, &mut sink).expect("the store opens");
+                    let corpus = load_with_rules(std::slice::from_ref(&p), &opts, &r, &mut sink)
+                        .expect("the store opens");
                     let comp = pipeline::compile(corpus, sink, &r, &pipeline::Options::default());
                     let mut files = vec![emit::ledger_file(&comp.lessons)];
                     files.extend(emit::render(&comp, &r, &mut Sink::new()));
