@@ -725,6 +725,14 @@ fn compile(args: &RunArgs, stop_after: Option<Stage>) -> Result<i32, Fatal> {
     set_threads(args.threads)?;
     let rules = load_rules(args.rules.as_deref())?;
     let stop = stop_after.unwrap_or(Stage::Emit);
+    // `--out ledger.json`, a file where the output directory goes, is said as such before
+    // anything is read (not as "ledger.json/.skillc: Not a directory" from the lock).
+    if stop == Stage::Emit && args.out.exists() && !args.out.is_dir() {
+        return Err(Fatal(format!(
+            "--out {} is a file, not a directory: give the directory skillc writes SKILL.md files, the ledger and its state into",
+            args.out.display()
+        )));
+    }
     let _lock = if stop == Stage::Emit {
         Some(OutputLock::acquire(&args.out).map_err(store_fatal)?)
     } else {

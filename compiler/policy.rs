@@ -599,19 +599,54 @@ impl Rules {
     }
 
     fn from_texts(t: [&str; 5], dir: &Path) -> Result<Rules, PolicyError> {
-        let err = |name: &str| {
+        let err = |name: &str, text: &str| {
             let file = dir.join(name);
-            move |message: String| PolicyError { file, message }
+            let lines = text.lines().count();
+            move |message: String| PolicyError {
+                file,
+                message: within_file(&message, lines),
+            }
         };
         Ok(Rules {
-            policy: Policy::from_yaml(t[0]).map_err(err("policy.yaml"))?,
-            aliases: Aliases::from_yaml(t[1]).map_err(err("aliases.yaml"))?,
-            narrative: Narrative::from_yaml(t[2]).map_err(err("narrative.yaml"))?,
-            secrets: SecretScanner::from_yaml(t[3]).map_err(err("secrets.yaml"))?,
-            lexicon: Lexicon::from_yaml(t[4]).map_err(err("lexicon.yaml"))?,
+            policy: Policy::from_yaml(t[0]).map_err(err("policy.yaml", t[0]))?,
+            aliases: Aliases::from_yaml(t[1]).map_err(err("aliases.yaml", t[1]))?,
+            narrative: Narrative::from_yaml(t[2]).map_err(err("narrative.yaml", t[2]))?,
+            secrets: SecretScanner::from_yaml(t[3]).map_err(err("secrets.yaml", t[3]))?,
+            lexicon: Lexicon::from_yaml(t[4]).map_err(err("lexicon.yaml", t[4]))?,
             origin: "built-in".into(),
         })
     }
+}
+
+/// A YAML error's message with each `at line N column M` past the file's last line (the YAML
+/// parser puts the end of input on the line after a file's last one, and a file cut short or
+/// left empty ends there: "missing field `threshold` at line 15 column 1" of a 14-line file)
+/// said as `at the end of the file`, so the message names no line the file does not have.
+fn within_file(message: &str, lines: usize) -> String {
+    const AT: &str = " at line ";
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(i) = rest.find(AT) {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + AT.len()..];
+        let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        let column = after[digits..].strip_prefix(" column ").map(|c| {
+            let n = c.len() - c.trim_start_matches(|ch: char| ch.is_ascii_digit()).len();
+            " column ".len() + n
+        });
+        match (after[..digits].parse::<usize>(), column) {
+            (Ok(line), Some(column)) if line > lines => {
+                out.push_str(" at the end of the file");
+                rest = &after[digits + column..];
+            }
+            _ => {
+                out.push_str(AT);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `args` without the top-level arguments `names`, copied only when it has one of them.
@@ -968,6 +1003,58 @@ mod tests {
             ],
             Path::new("team-rules"),
         )
+    }
+
+    /// A rules file cut short (a copy interrupted, an editor's crash) or left empty used to be
+    /// refused with a line after its last one ("missing field `min_reinforcement` at line 3
+    /// column 1" of a two-line file): the end of the file is said instead, and a line the file
+    /// has is still named.
+    #[test]
+    fn a_rules_file_cut_short_is_refused_at_its_end_not_at_a_line_it_lacks() {
+        // Its comment header, cut in the middle of the second line.
+        let second = BUILTIN_POLICY.find('\n').unwrap() + 1;
+        let cut = &BUILTIN_POLICY[..second + (BUILTIN_POLICY[second..].find('\n').unwrap() / 2)];
+        let lines = cut.lines().count();
+        for text in [cut, "\u{feff}"] {
+            let e = load_policy(text).map(|_| ()).unwrap_err().to_string();
+            assert_eq!(
+                e, "team-rules/policy.yaml: missing field `min_reinforcement` at the end of the file",
+                "{lines} lines"
+            );
+        }
+        let aliases = &BUILTIN_ALIASES[..BUILTIN_ALIASES.len() / 2];
+        let aliases = &aliases[..aliases.rfind(':').unwrap()];
+        let e = Rules::from_texts(
+            [
+                BUILTIN_POLICY,
+                aliases,
+                BUILTIN_NARRATIVE,
+                BUILTIN_SECRETS,
+                BUILTIN_LEXICON,
+            ],
+            Path::new("team-rules"),
+        )
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+        let last = aliases.lines().count();
+        assert!(e.starts_with("team-rules/aliases.yaml: "), "{e}");
+        assert!(!e.contains(&format!("at line {} ", last + 1)), "{e}");
+        assert!(
+            e.contains(" at the end of the file") || e.contains(&format!("at line {last} column")),
+            "{e}"
+        );
+        assert_eq!(
+            within_file(
+                "did not find expected ',' at line 9 column 1, while parsing a flow sequence at line 3 column 12",
+                8
+            ),
+            "did not find expected ',' at the end of the file, while parsing a flow sequence at line 3 column 12"
+        );
+        assert_eq!(
+            within_file("invalid type at line 4 column 7", 8),
+            "invalid type at line 4 column 7"
+        );
     }
 
     #[test]

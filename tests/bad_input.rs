@@ -4,6 +4,8 @@
 //! timestamp out of range, a line cut short or given a stray quote — are loaded, compiled,
 //! rendered and explained per domain. A seeded generator makes every run damage the same way.
 
+mod common;
+
 use serde_json::{Value, json};
 use skillc::diagnostics::Sink;
 use skillc::load::{LoadOptions, load_texts};
@@ -196,4 +198,26 @@ fn damaged_records_compile_render_and_explain_and_every_broken_line_is_named() {
         reported_lines > 20,
         "only {reported_lines} broken lines in 40 rounds"
     );
+}
+
+/// `--out` naming a file (`--out ledger.json`, meaning where the ledger goes) is a usage error
+/// that says the output is a directory, and the file is left as it was; it used to be
+/// "ledger.json/.skillc: Not a directory (os error 20)".
+#[test]
+fn out_naming_a_file_is_a_usage_error_that_says_so() {
+    let dir = common::Scratch::new("out-is-a-file");
+    let input = dir.path("agents.jsonl");
+    let record = json!({"id": "ci-0101-npm", "recorded_at": "2026-01-01T09:00:00Z", "domains": ["node"],
+                        "outcome": "succeeded", "lesson": "Use npm ci in CI so installs follow the lockfile"});
+    std::fs::write(&input, format!("{record}\n")).unwrap();
+    let ledger = dir.path("ledger.json");
+    std::fs::write(&ledger, "{\"lessons\": []}\n").unwrap();
+    let o = common::compile_to(&input, &ledger, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", common::stderr(&o));
+    let err = common::stderr(&o);
+    assert!(
+        err.contains(&format!("--out {} is a file, not a directory", ledger.display())),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&ledger).unwrap(), "{\"lessons\": []}\n");
 }

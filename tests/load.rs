@@ -1262,3 +1262,49 @@ fn compressed_records_are_named_with_the_command_that_opens_them() {
     assert_eq!(corpus.experiences.len(), 2);
     assert!(sink.iter().all(|d| d.code != "L011"), "{sink:?}");
 }
+
+/// A raw NUL a tool wrote into the first record of a JSON Lines file (an agent copying a
+/// process's output unescaped) costs that record alone, with an L001 at line 1, as it does on
+/// any later line; it used to refuse the whole file as "not UTF-8 text", losing every record
+/// in it. A file a crash left full of NULs, and UTF-16 without a byte-order mark (every
+/// other byte a NUL), are still not text.
+#[test]
+fn a_nul_in_the_first_record_costs_only_that_record() {
+    let first = json!({"id": "ci-0101-cargo", "recorded_at": "2026-01-01T09:00:00Z", "domains": ["rust"],
+                       "outcome": "failed", "task": "cargo test aborts",
+                       "operations": [{"tool": "Bash", "args": {"command": "cargo test"}, "status": "error",
+                                       "error": "thread 'main' panicked at NUL_HERE"}]})
+    .to_string()
+    .replace("NUL_HERE", "\0");
+    let text = format!("{first}\n{}\n{}\n", record(1), record(2));
+    let dir = Scratch::new("nul-first-line");
+    let utf16: Vec<u8> = record(3).encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let files: [(&str, Vec<u8>); 3] = [
+        ("a-agent.jsonl", text.into_bytes()),
+        ("b-crashed.jsonl", vec![0; 2048]),
+        ("c-utf16.jsonl", utf16),
+    ];
+    for (name, bytes) in &files {
+        fs::write(dir.path(name), bytes).unwrap();
+    }
+    let mut sink = Sink::new();
+    let c = load(std::slice::from_ref(&dir.0), &LoadOptions::default(), &mut sink).unwrap();
+    let ids: Vec<&str> = c.experiences.iter().map(|e| &*e.id).collect();
+    assert_eq!(ids, ["exp-0000001", "exp-0000002"], "{:#?}", seen(&sink));
+    let path = |name: &str| dir.path(name).display().to_string();
+    let got: Vec<(&str, String, u32, String)> = seen(&sink)
+        .into_iter()
+        .map(|(c, f, l, s, _)| (c, f, l, s))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("L001", path("a-agent.jsonl"), 1, path("a-agent.jsonl")),
+            ("L007", String::new(), 0, path("b-crashed.jsonl")),
+            ("L007", String::new(), 0, path("c-utf16.jsonl")),
+        ],
+        "{:#?}",
+        seen(&sink)
+    );
+    assert!(sink[0].message.contains("control character"), "{:#?}", sink[0]);
+}

@@ -394,3 +394,35 @@ fn nightly_omnimem_snapshots_fold_their_repeats_and_why_counts_them_apart() {
     );
     assert!(text.contains("nothing they say is lost"), "{text}");
 }
+
+/// A lesson written with a space before its colon, as French typography puts one ("Avant de
+/// pousser : lancez ruff"), or a colon standing alone between words, used to panic the
+/// compile while clustering tokenised it (a chunk that was only a colon left nothing to read
+/// as a setting key). Both lessons compile into one rule, and the colon still ends a clause.
+#[test]
+fn a_lesson_with_a_colon_standing_alone_compiles() {
+    let records: String = [
+        json!({"id": "fr-0401-ruff", "recorded_at": "2026-04-01T09:00:00Z", "domains": ["python"],
+               "project": "git@github.com:acme/facturation.git", "outcome": "succeeded",
+               "lesson": "Avant de pousser : run ruff check --fix so CI lints the same code"}),
+        json!({"id": "fr-0402-ruff", "recorded_at": "2026-04-02T09:00:00Z", "domains": ["python"],
+               "project": "git@github.com:acme/api.git", "outcome": "succeeded",
+               "lesson": "Avant de pousser : run ruff check --fix so CI lints the same code"}),
+        json!({"id": "fr-0403-kubectl", "recorded_at": "2026-04-03T09:00:00Z", "domains": ["kubernetes"],
+               "outcome": "succeeded",
+               "lesson": "kubectl rollout status : wait for it before running smoke tests"}),
+    ]
+    .iter()
+    .map(|r| format!("{r}\n"))
+    .collect();
+    let rules = skillc::policy::Rules::builtin();
+    let mut sink = Sink::new();
+    let corpus = load_texts(&[("agents.jsonl", &records)], &LoadOptions::default(), &mut sink);
+    assert_eq!(corpus.experiences.len(), 3, "{:#?}", seen(&sink));
+    let comp = skillc::pipeline::compile(corpus, sink, &rules, &skillc::pipeline::Options::default());
+    let rules: Vec<&str> = comp.rules().map(|l| l.text.as_str()).collect();
+    assert_eq!(
+        rules,
+        ["Avant de pousser : run ruff check --fix so CI lints the same code"]
+    );
+}

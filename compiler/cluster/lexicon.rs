@@ -1733,7 +1733,8 @@ fn is_setting_key(s: &str) -> bool {
     let parts = s
         .split('.')
         .all(|p| p.bytes().next().is_some_and(|c| c.is_ascii_alphabetic()));
-    let joined = s.contains(['_', '.']) || b[1..].iter().any(u8::is_ascii_uppercase);
+    // `skip(1)`, not `b[1..]`: a chunk that is only a colon (`pytest : run`) is empty here.
+    let joined = s.contains(['_', '.']) || b.iter().skip(1).any(u8::is_ascii_uppercase);
     letters_first && shaped && parts && joined && !s.ends_with('_')
 }
 

@@ -36,17 +36,16 @@ pub(crate) fn utf16(head: &[u8]) -> bool {
     head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF])
 }
 
-/// Whether a file reads as text at all, from its first line (its first KiB at most): no NUL,
-/// and at most one byte in eight that is not UTF-8. A binary file fails this at once; a text
-/// file with a few Latin-1 letters passes, and costs only the records that hold them. Only the
-/// first line: a NUL further on costs its own record (L001), not the file.
+/// Whether a file reads as text at all, from its first line (its first KiB at most): at most
+/// one byte in eight that is a NUL or not UTF-8. A binary file fails this at once (so does
+/// UTF-16 without a byte-order mark, every other byte a NUL, and a file a crash left full of
+/// NULs); a text file with a few Latin-1 letters, or a stray NUL a tool wrote into a record,
+/// passes, and costs only the records that hold them (L001), as it does on a later line.
 pub(crate) fn looks_like_text(head: &[u8]) -> bool {
     let head = &head[..head.len().min(1024)];
     let head = head.split(|&b| b == b'\n').next().unwrap_or(head);
-    if head.contains(&0) {
-        return false;
-    }
-    let bad: usize = head.utf8_chunks().map(|c| c.invalid().len()).sum();
+    let nul = head.iter().filter(|&&b| b == 0).count();
+    let bad: usize = nul + head.utf8_chunks().map(|c| c.invalid().len()).sum::<usize>();
     // A character cut at the end of the head is not bad.
     let cut = match std::str::from_utf8(head) {
         Err(e) if e.error_len().is_none() => head.len() - e.valid_up_to(),
