@@ -401,6 +401,9 @@ impl Block<'_> {
         // count (kept here, next to the count, rather than looked up through the anchor).
         let mut counts: Vec<u32> = Vec::new();
         let mut anchor_len: Vec<u32> = Vec::new();
+        // Per cluster: the length of the longest acronym its anchor writes (`Token::acronym`;
+        // 0 for none).
+        let mut anchor_acronym: Vec<u8> = Vec::new();
         // The clusters the current candidate's postings touch, in the order first touched:
         // `touched[..n_touched]`. A slot per cluster and one more, the one a posting of an
         // already touched cluster writes when every cluster is touched.
@@ -437,16 +440,34 @@ impl Block<'_> {
             // best bounds are compared first, and at most `max_compares` of them. Most
             // anchors share too few tokens: the table rules them out without the division.
             let n = ahead.sizes[p] as usize;
+            // An acronym one side writes and the other spells out (`similar::spelled_out`)
+            // is one more shared token, and its words (two, up to the acronym's letters) one
+            // token of the side that spells it out: the bound allows for that where either
+            // side writes an acronym.
+            let acronym = (an.tokens.iter())
+                .filter(|t| t.acronym)
+                .map(|t| t.text.len().min(u8::MAX as usize) as u8)
+                .max()
+                .unwrap_or(0);
             found.clear();
             for &k in &touched[..n_touched] {
                 let m = anchor_len[k as usize] as usize;
                 let count = counts[k as usize];
                 counts[k as usize] = 0;
-                if count < self.min_shared.get(n, m) {
-                    continue;
-                }
-                let c = (count as usize).min(n).min(m);
-                let bound = similar::score(lx.measure, c, c, n, m);
+                let theirs = anchor_acronym[k as usize];
+                let bound = if acronym == 0 && theirs == 0 {
+                    if count < self.min_shared.get(n, m) {
+                        continue;
+                    }
+                    let c = (count as usize).min(n).min(m);
+                    similar::score(lx.measure, c, c, n, m)
+                } else {
+                    let c = (count as usize + 1).min(n).min(m);
+                    let spelled = |len: usize, by: u8| (len + 1).saturating_sub(by as usize).max(c);
+                    let ours = similar::score(lx.measure, c, c, n, spelled(m, acronym));
+                    let other = similar::score(lx.measure, c, c, spelled(n, theirs), m);
+                    ours.max(other)
+                };
                 if bound >= lx.threshold {
                     found.push((bound, k));
                 }
@@ -480,6 +501,7 @@ impl Block<'_> {
                     clusters.push((p, vec![cand]));
                     counts.push(0);
                     anchor_len.push(n as u32);
+                    anchor_acronym.push(acronym);
                     touched.push(0);
                     for &key in ahead.keys(p) {
                         let list = index.entry(key).or_default();
