@@ -1309,3 +1309,75 @@ fn a_verb_that_turns_a_thing_off_negates_it() {
         ],
     );
 }
+
+/// A labelled set written before it was ever measured (`tests/data/pairs_fresh8.jsonl`):
+/// 70 pairs, half must-merge and half must-not, in domains the other sets cover thinly
+/// (databases, CI pipelines, mobile, data engineering, security, frontend).
+#[test]
+fn fresh8_pairs_precision_and_recall() {
+    let pairs = parse_pairs(include_str!("data/pairs_fresh8.jsonl"));
+    assert!(pairs.len() >= 70, "the fresh8 set has {} pairs", pairs.len());
+    let lx = lexicon();
+    let all: Vec<&Pair> = pairs.iter().collect();
+    let merged = merges(&lx, &all);
+    let (precision, recall, tp, fp, fneg) = pr(&all, &merged);
+    println!(
+        "fresh8: {} pairs: precision {precision:.2} recall {recall:.2} (tp {tp}, fp {fp}, fn {fneg})",
+        all.len()
+    );
+    assert!(precision >= 0.7, "precision {precision:.3} < 0.7");
+    assert!(recall >= 0.66, "recall {recall:.3} < 0.66");
+}
+
+/// An acronym one wording writes and another spells out is one lesson, whatever words the
+/// acronym's letters are the first of ("PII" / "personally identifiable information", "TTL" /
+/// "time to live", where `to` is a stop word), through clustering's index and its bound; an
+/// acronym against other words with other first letters, or the spelled-out lesson's opposite,
+/// is not.
+#[test]
+fn an_acronym_and_its_spelled_out_words_are_one_lesson() {
+    let lx = lexicon();
+    assert_split_and_merged(
+        &lx,
+        &[
+            (
+                "Redact PII from Sentry breadcrumbs before sending events",
+                "Redact payment card information from Sentry breadcrumbs before sending events",
+            ),
+            (
+                "Never write PII to the nginx access logs",
+                "Write personally identifiable information to the nginx access logs",
+            ),
+            (
+                "Enable SSR for the product pages in Next.js",
+                "Disable server side rendering for the product pages in Next.js",
+            ),
+            (
+                "Set a TTL on every Redis session key",
+                "Set a timeout on every Redis session key",
+            ),
+        ],
+        &[
+            (
+                "Redact PII from Sentry breadcrumbs before sending events",
+                "Redact personally identifiable information from Sentry breadcrumbs before sending events",
+            ),
+            (
+                "Set a TTL on every Redis session key",
+                "Always set a time to live on each Redis session key",
+            ),
+            (
+                "Use SSR for the product pages in Next.js",
+                "Use server-side rendering for the product pages in Next.js",
+            ),
+            (
+                "Turn on MFA for every GitHub organization owner",
+                "Turn on multi-factor authentication for every GitHub organization owner",
+            ),
+            (
+                "Run kubectl drain before the OS upgrade of a node",
+                "Run kubectl drain before the operating system upgrade of a node",
+            ),
+        ],
+    );
+}

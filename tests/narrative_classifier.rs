@@ -18,6 +18,7 @@ const FRESH4: &str = include_str!("data/narrative_fresh4.jsonl");
 const FRESH5: &str = include_str!("data/narrative_fresh5.jsonl");
 const FRESH6: &str = include_str!("data/narrative_fresh6.jsonl");
 const FRESH7: &str = include_str!("data/narrative_fresh7.jsonl");
+const FRESH8: &str = include_str!("data/narrative_fresh8.jsonl");
 
 fn classifier() -> Narrative {
     Narrative::from_yaml(RULES).expect("rules/narrative.yaml is valid")
@@ -162,6 +163,24 @@ fn fresh7_accuracy_per_class() {
     let data = parse(FRESH7);
     assert!(data.len() >= 52, "fresh7 set has {} sentences", data.len());
     let failures = per_class_at("fresh7", &data, 26, 900);
+    assert!(failures.is_empty(), "{failures:?}");
+}
+
+/// An eleventh set of 60 texts (30 story/rule pairs), written and labelled before it was ever
+/// classified: databases, CI pipelines, mobile, data engineering, security and frontend, in
+/// agents' session summaries, postmortems, tickets, terse logs, Slack messages and non-native
+/// English, with present-tense state stories ("Our Redis memory is at 98% …", "The nightly
+/// Spark job reads 40 000 tiny parquet files …") and "so what happens is …" explanations.
+/// Untuned it read 73.3% of its stories and 96.6% of its rules right; with the walk-through
+/// of one failure ("what happens is …"), a log line's level and timestamp, "since the last
+/// release" and three instruction verbs ("Assign …", "Monitor …", "Tune …"), 86.6% and 100%.
+/// The stories it still misses are present-tense states that name no failure ("The nightly
+/// Spark job reads 40 000 tiny parquet files …"), which read as general facts.
+#[test]
+fn fresh8_accuracy_per_class() {
+    let data = parse(FRESH8);
+    assert!(data.len() >= 60, "fresh8 set has {} sentences", data.len());
+    let failures = per_class_at("fresh8", &data, 30, 830);
     assert!(failures.is_empty(), "{failures:?}");
 }
 
@@ -693,6 +712,36 @@ fn incident_stories_that_open_with_a_phrase_stay_narrative() {
         .map(|(t, c)| format!("{t} {c:?}"))
         .collect();
     assert!(wrong.is_empty(), "stories read as rules:\n{}", wrong.join("\n"));
+}
+
+/// The walk-through of one failure's mechanism ("so basically what happens is …"), a log
+/// line's level and timestamp, and a failure dated by the last change ("since the last
+/// deploy") are stories; the rules on the same subjects are not.
+#[test]
+fn walk_throughs_log_lines_and_dated_failures_are_stories() {
+    let n = classifier();
+    for text in [
+        "So basically what happens is the cron job starts before the backup finishes and both fight over the table lock.",
+        "what's happening is the npm postinstall script downloads chromium on every CI run",
+        "Ok so what happened is: terraform refreshed the state, saw the bucket gone and planned to recreate it",
+        "WARN 2026-05-11T07:45:03Z celery worker: task send_invoice retried 5 times, giving up",
+        "[ERROR] 2026-01-20 13:12:55 kubectl apply: admission webhook denied the request",
+        "The checkout page shows a spinner forever since the last deploy.",
+    ] {
+        let c = n.classify(text);
+        assert!(c.narrative, "{text} {c:?}");
+    }
+    for text in [
+        "Start the cron job only after the backup has finished, so the two never contend for the table lock.",
+        "Set PUPPETEER_SKIP_DOWNLOAD in CI so npm does not download chromium on every run.",
+        "Import a bucket into Terraform state before changing it, or terraform plans to recreate it.",
+        "Log the task name and retry count when a celery task gives up.",
+        "Since version 1.25, kubectl apply rejects objects that an admission webhook denies.",
+        "Assign on-call rotations to a team rather than to one person.",
+    ] {
+        let c = n.classify(text);
+        assert!(!c.narrative, "{text} {c:?}");
+    }
 }
 
 /// A bare present-tense statement is held back only on specifics alone, and one file name

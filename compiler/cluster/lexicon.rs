@@ -316,6 +316,10 @@ pub struct Token {
     /// --release" is a double negation and leaves nothing out). Cleared, as `negated_in` is,
     /// in a text with `unless`.
     pub left_out: bool,
+    /// A plain word written in capitals, two to six letters ("PII", "TTL"): an acronym that
+    /// another text may spell out ("personally identifiable information", "time to live";
+    /// `similar::spelled_out`).
+    pub acronym: bool,
 }
 
 /// Is a technical token a command-line flag: `-` or `--` and then a letter (`-v`, `--force`,
@@ -496,6 +500,9 @@ const PROGRAM: u8 = 16;
 /// Written capitalized and otherwise in lower case ("Always", "Never"): mid-sentence, after
 /// `to` or a technical token, such a stop word is a setting's value (`titled_value`).
 const TITLED: u8 = 32;
+/// Written in capitals, two to six letters ("PII", "TTL", "MFA"): an acronym, which another
+/// text may spell out (`Token::acronym`).
+const UPPER: u8 = 64;
 
 impl Item<'_> {
     /// The word's text, technical flag and mark; `None` for a clause break.
@@ -911,6 +918,12 @@ impl Lexicon {
             {
                 *mark |= TITLED;
             }
+            if (2..=6).contains(&b.len())
+                && b.iter().all(u8::is_ascii_uppercase)
+                && let Some(Item::Word { mark, .. }) = out.last_mut()
+            {
+                *mark |= UPPER;
+            }
         } else if let Some(joined) = self.joined_compound(&lower) {
             self.plain_word(Cow::Owned(joined), out);
         } else {
@@ -1149,6 +1162,8 @@ impl Lexicon {
         let mut only = PendingOnly::default();
         let mut previous: &str = "";
         let mut word_marks: Vec<(usize, u8, u8)> = Vec::new();
+        // Plain words written as acronyms (`Token::acronym`).
+        let mut acronyms: Vec<&str> = Vec::new();
         for (i, it) in full.iter().enumerate() {
             let (t, technical) = match it {
                 Item::Break { .. } => {
@@ -1171,7 +1186,16 @@ impl Lexicon {
                     prefer = false;
                     continue;
                 }
-                Item::Word { text, technical, .. } => (&**text, *technical),
+                Item::Word {
+                    text,
+                    technical,
+                    mark,
+                } => {
+                    if mark & UPPER != 0 && !*technical {
+                        acronyms.push(text);
+                    }
+                    (&**text, *technical)
+                }
             };
             words.push(t);
             // Each antonym word marks its side: 1 = first word only, 2 = second only, 3 =
@@ -1383,6 +1407,7 @@ impl Lexicon {
                 taken: r.taken,
                 explains: r.explains,
                 left_out: r.left_out,
+                acronym: !r.technical && acronyms.contains(&r.text),
             })
             .collect();
         // Every word of the sequence has its token: both come from `roles`.

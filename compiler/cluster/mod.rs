@@ -401,11 +401,16 @@ impl Block<'_> {
         // count (kept here, next to the count, rather than looked up through the anchor).
         let mut counts: Vec<u32> = Vec::new();
         let mut anchor_len: Vec<u32> = Vec::new();
+        // Per cluster: the length of the longest acronym its anchor writes (`Token::acronym`;
+        // 0 for none).
+        let mut anchor_acronym: Vec<u8> = Vec::new();
         // The clusters the current candidate's postings touch, in the order first touched:
         // `touched[..n_touched]`. A slot per cluster and one more, the one a posting of an
         // already touched cluster writes when every cluster is touched.
         let mut touched: Vec<u32> = vec![0];
         let mut found: Vec<(f64, u32)> = Vec::new();
+        // Anchors only an acronym's spelled-out words may bring within reach (below).
+        let mut spare: Vec<(f64, u32)> = Vec::new();
         for (p, &slot) in slots.iter().enumerate() {
             let cand = order[p];
             let an = &distinct[slot];
@@ -437,37 +442,65 @@ impl Block<'_> {
             // best bounds are compared first, and at most `max_compares` of them. Most
             // anchors share too few tokens: the table rules them out without the division.
             let n = ahead.sizes[p] as usize;
+            // An acronym one side writes and the other spells out (`similar::spelled_out`)
+            // is one more shared token, and its words (two, up to the acronym's letters) one
+            // token of the side that spells it out: the bound allows for that where either
+            // side writes an acronym.
+            let acronym = (an.tokens.iter())
+                .filter(|t| t.acronym)
+                .map(|t| t.text.len().min(u8::MAX as usize) as u8)
+                .max()
+                .unwrap_or(0);
+            // Such anchors go to `spare`, compared only when no anchor of `found` matches:
+            // the ranking and the cut of `found` stay what they are without acronyms.
             found.clear();
+            spare.clear();
             for &k in &touched[..n_touched] {
                 let m = anchor_len[k as usize] as usize;
                 let count = counts[k as usize];
                 counts[k as usize] = 0;
-                if count < self.min_shared.get(n, m) {
-                    continue;
+                if count >= self.min_shared.get(n, m) {
+                    let c = (count as usize).min(n).min(m);
+                    let bound = similar::score(lx.measure, c, c, n, m);
+                    if bound >= lx.threshold {
+                        found.push((bound, k));
+                        continue;
+                    }
                 }
-                let c = (count as usize).min(n).min(m);
-                let bound = similar::score(lx.measure, c, c, n, m);
-                if bound >= lx.threshold {
-                    found.push((bound, k));
+                let theirs = anchor_acronym[k as usize];
+                if acronym > 0 || theirs > 0 {
+                    let c = (count as usize + 1).min(n).min(m);
+                    let spelled = |len: usize, by: u8| (len + 1).saturating_sub(by as usize).max(c);
+                    let ours = similar::score(lx.measure, c, c, n, spelled(m, acronym));
+                    let other = similar::score(lx.measure, c, c, spelled(n, theirs), m);
+                    let bound = ours.max(other);
+                    if bound >= lx.threshold {
+                        spare.push((bound, k));
+                    }
                 }
             }
             // Only the best `max_compares` are needed, in order (each anchor once: a total order).
             let best_first = |x: &(f64, u32), y: &(f64, u32)| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1));
-            if found.len() > lx.max_compares {
-                found.select_nth_unstable_by(lx.max_compares, best_first);
-                found.truncate(lx.max_compares);
-            }
-            found.sort_by(best_first);
             let mut best: Option<(f64, usize)> = None;
-            for &(bound, k) in &found {
-                let k = k as usize;
-                if best.is_some_and(|(b, _)| bound < b) {
+            for list in [&mut found, &mut spare] {
+                if best.is_some() {
                     break;
                 }
-                if let Some(s) = similar::compare(lx, &distinct[slots[clusters[k].0]], an)
-                    && best.is_none_or(|(b, bk)| s > b || (s == b && k < bk))
-                {
-                    best = Some((s, k));
+                if list.len() > lx.max_compares {
+                    list.select_nth_unstable_by(lx.max_compares, best_first);
+                    list.truncate(lx.max_compares);
+                }
+                list.sort_by(best_first);
+                for &(bound, k) in list.iter() {
+                    let k = k as usize;
+                    if best.is_some_and(|(b, _)| bound < b) {
+                        break;
+                    }
+                    if let Some(s) = similar::compare(lx, &distinct[slots[clusters[k].0]], an)
+                        && best.is_none_or(|(b, bk)| s > b || (s == b && k < bk))
+                    {
+                        best = Some((s, k));
+                    }
                 }
             }
             let k = match best {
@@ -480,6 +513,7 @@ impl Block<'_> {
                     clusters.push((p, vec![cand]));
                     counts.push(0);
                     anchor_len.push(n as u32);
+                    anchor_acronym.push(acronym);
                     touched.push(0);
                     for &key in ahead.keys(p) {
                         let list = index.entry(key).or_default();

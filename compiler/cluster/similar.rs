@@ -189,7 +189,103 @@ impl Verdict<&str> {
 pub(crate) fn compare(lx: &Lexicon, a: &Analysis, b: &Analysis) -> Option<f64> {
     match judge(lx, a, b) {
         Verdict::Same(s) => Some(s),
-        _ => None,
+        _ => spelled_out(lx, a, b),
+    }
+}
+
+/// Two texts that are one lesson once an acronym one writes is read as the words the other
+/// spells it out in ("mask PII in application logs" / "mask personally identifiable
+/// information in the app logs", "set a short TTL" / "lower the time to live"): the score,
+/// judged with the spelled-out words replaced by the acronym (`spell`). Only for a pair not
+/// already one lesson, so that the common case costs one flag test per token.
+fn spelled_out(lx: &Lexicon, a: &Analysis, b: &Analysis) -> Option<f64> {
+    let try_side = |x: &Analysis, y: &Analysis, x_first: bool| {
+        let y2 = spell(x, y)?;
+        let v = if x_first {
+            judge(lx, x, &y2)
+        } else {
+            judge(lx, &y2, x)
+        };
+        match v {
+            Verdict::Same(s) => Some(s),
+            _ => None,
+        }
+    };
+    try_side(a, b, true).or_else(|| try_side(b, a, false))
+}
+
+/// `other` with the words that spell out an acronym of `side` (one `side` writes and `other`
+/// lacks) replaced by that acronym, or `None` when it spells none out. The words are plain
+/// tokens `side` lacks, next to each other in `other`'s order, whose first letters are the
+/// acronym's, one letter of which (not the first or last) may stand for a stop word the
+/// analysis dropped ("TTL": "time to live" is `time`, `live`). Two words at least: "PR" is
+/// "pull request", never one word that starts with a `p`.
+fn spell(side: &Analysis, other: &Analysis) -> Option<Analysis> {
+    let plain = |k: usize| {
+        let (i, tech) = other.seq[k];
+        (!tech && !other.tokens[i as usize].technical && side.find(&other.tokens[i as usize]).is_none())
+            .then_some(i as usize)
+    };
+    for t in side.tokens.iter().filter(|t| t.acronym && !t.technical) {
+        if other.find(t).is_some() {
+            continue;
+        }
+        let letters = t.text.as_bytes();
+        for start in 0..other.seq.len() {
+            let (mut j, mut k, mut skipped) = (0usize, start, false);
+            let mut run: Vec<usize> = Vec::new();
+            while j < letters.len() && k < other.seq.len() {
+                let Some(i) = plain(k) else { break };
+                if other.tokens[i].text.as_bytes().first() == Some(&letters[j]) {
+                    run.push(i);
+                    j += 1;
+                    k += 1;
+                } else if !skipped && j > 0 && j + 1 < letters.len() {
+                    skipped = true;
+                    j += 1;
+                } else {
+                    break;
+                }
+            }
+            if j == letters.len() && run.len() >= 2 && run.len() + usize::from(skipped) == letters.len() {
+                return Some(replaced(other, &run, t));
+            }
+        }
+    }
+    None
+}
+
+/// `analysis` with the tokens at `run` (indexes into its tokens) made one token, `acronym`'s
+/// text in the first one's roles.
+fn replaced(analysis: &Analysis, run: &[usize], acronym: &Token) -> Analysis {
+    let mut first = analysis.tokens[run[0]].clone();
+    first.text = acronym.text.clone();
+    (first.head, first.tail) = (acronym.head, acronym.tail);
+    let mut old: Vec<(usize, Token)> = (analysis.tokens.iter().cloned().enumerate())
+        .filter(|(i, _)| !run.contains(i))
+        .collect();
+    old.push((run[0], first));
+    old.sort_by(|x, y| x.1.cmp_text(&y.1));
+    // Where each old token index now sits (every run token at the acronym's).
+    let mut at = vec![0u32; analysis.tokens.len()];
+    for (new, (i, _)) in old.iter().enumerate() {
+        at[*i] = new as u32;
+    }
+    for &i in &run[1..] {
+        at[i] = at[run[0]];
+    }
+    let mut seq: Vec<(u32, bool)> = Vec::with_capacity(analysis.seq.len());
+    for &(i, tech) in &analysis.seq {
+        let e = (at[i as usize], tech);
+        if seq.last() != Some(&e) {
+            seq.push(e);
+        }
+    }
+    Analysis {
+        tokens: old.into_iter().map(|(_, t)| t).collect(),
+        words: analysis.words.clone(),
+        seq,
+        antonyms: analysis.antonyms.clone(),
     }
 }
 
@@ -229,7 +325,10 @@ fn refutes(side: &Analysis, other: &Analysis) -> bool {
 }
 
 pub(crate) fn verdict(lx: &Lexicon, a: &Analysis, b: &Analysis) -> Verdict {
-    judge(lx, a, b).into_owned()
+    match judge(lx, a, b) {
+        Verdict::Same(s) => Verdict::Same(s),
+        v => spelled_out(lx, a, b).map_or_else(|| v.into_owned(), Verdict::Same),
+    }
 }
 
 fn judge<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis) -> Verdict<&'a str> {

@@ -396,6 +396,7 @@ fn token_tech_match_is_the_text_tech_match() {
         taken: false,
         explains: false,
         left_out: false,
+        acronym: false,
     };
     let mut matched = 0;
     for a in &texts {
