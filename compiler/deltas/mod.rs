@@ -112,6 +112,7 @@ pub fn compute(
     let mut files = Vec::new();
     let mut diags = Vec::new();
     for skill in skills {
+        diags.extend(spec_problems(skill));
         let Some(domain) = matched_domain(skill, &domains, &rules.aliases) else {
             diags.push(unmatched(skill, &domains));
             continue;
@@ -168,9 +169,112 @@ fn unmatched(skill: &BaseSkill, domains: &BTreeSet<&str>) -> Diagnostic {
 /// The line of the frontmatter's `name` (what the skill is matched by), else 1 (the folder
 /// name is used, and the file is the place to add one).
 fn name_line(text: &str) -> u32 {
-    let (front, _) = split_frontmatter(text);
-    let at = front.lines().position(|l| l.starts_with("name:"));
-    at.map_or(1, |i| u32::try_from(i + 1).unwrap_or(u32::MAX))
+    line_u32(markdown::key_line(text, "name").unwrap_or(1))
+}
+
+fn line_u32(line: usize) -> u32 {
+    u32::try_from(line).unwrap_or(u32::MAX)
+}
+
+/// The most characters the Agent Skills specification allows a `description`.
+const DESCRIPTION_MAX: usize = 1024;
+
+/// E007 for each way an authored skill's frontmatter breaks the Agent Skills specification,
+/// at its line: no frontmatter or none closed, YAML that does not parse, a `name` missing,
+/// malformed or not its directory's name, a `description` missing, empty or too long. The
+/// skill is still matched (directory name first) and gets its delta; the author learns what
+/// an agent loading it by the specification would trip on.
+pub fn spec_problems(skill: &BaseSkill) -> Vec<Diagnostic> {
+    let at = |line: usize, message: String| {
+        Diagnostic::new(
+            codes::INVALID_AUTHORED_SKILL,
+            format!("authored skill {} {message}", skill.name),
+        )
+        .at(&crate::model::SourceLoc {
+            file: skill.path.as_str().into(),
+            line: line_u32(line),
+        })
+        .subject(&skill.name)
+        .with("path", skill.path.as_str())
+    };
+    let front = match markdown::frontmatter(&skill.text) {
+        markdown::Frontmatter::Mapping(m) => m,
+        markdown::Frontmatter::Missing => {
+            return vec![at(
+                1,
+                "has no frontmatter; the Agent Skills specification requires one opening the file between `---` lines, with a name and a description".into(),
+            )];
+        }
+        markdown::Frontmatter::Unclosed => {
+            return vec![at(
+                1,
+                "opens a frontmatter with `---` that no `---` line closes".into(),
+            )];
+        }
+        markdown::Frontmatter::Invalid { line, message } => {
+            return vec![at(
+                line,
+                format!("has frontmatter that is not valid YAML: {message}"),
+            )];
+        }
+    };
+    let line_of = |key: &str| markdown::key_line(&skill.text, key).unwrap_or(1);
+    let mut out = Vec::new();
+    match front.get("name") {
+        None => out.push(at(1, "has no `name` in its frontmatter".into())),
+        Some(serde_yaml::Value::Null) => out.push(at(line_of("name"), "has an empty `name`".into())),
+        Some(serde_yaml::Value::String(name)) => {
+            let valid = !name.is_empty()
+                && name.chars().count() <= 64
+                && (name.split('-')).all(|w| {
+                    !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+                });
+            if !valid {
+                out.push(
+                    at(
+                        line_of("name"),
+                        format!(
+                            "has the name {name:?}, which is not 1 to 64 lower-case letters, digits and single hyphens"
+                        ),
+                    )
+                    .with("name", name.as_str()),
+                );
+            } else if *name != skill.name {
+                out.push(
+                    at(
+                        line_of("name"),
+                        format!(
+                            "is named {name} in its frontmatter; the Agent Skills specification requires the name to equal the directory name"
+                        ),
+                    )
+                    .with("name", name.as_str()),
+                );
+            }
+        }
+        Some(_) => out.push(at(line_of("name"), "has a `name` that is not a string".into())),
+    }
+    match front.get("description") {
+        None => out.push(at(1, "has no `description` in its frontmatter; agents choose a skill by it".into())),
+        Some(serde_yaml::Value::Null) => {
+            out.push(at(line_of("description"), "has an empty `description`; agents choose a skill by it".into()));
+        }
+        Some(serde_yaml::Value::String(d)) if d.trim().is_empty() => {
+            out.push(at(line_of("description"), "has an empty `description`; agents choose a skill by it".into()));
+        }
+        Some(serde_yaml::Value::String(d)) if d.chars().count() > DESCRIPTION_MAX => out.push(
+            at(
+                line_of("description"),
+                format!(
+                    "has a `description` of {} characters, more than the {DESCRIPTION_MAX} the Agent Skills specification allows",
+                    d.chars().count()
+                ),
+            )
+            .with("chars", d.chars().count()),
+        ),
+        Some(serde_yaml::Value::String(_)) => {}
+        Some(_) => out.push(at(line_of("description"), "has a `description` that is not a string".into())),
+    }
+    out
 }
 
 /// E004 for each rule an authored skill carries (a delta merged by hand leaves its bullet with
@@ -273,8 +377,17 @@ fn delta_rules<'a>(
         warnings.iter().map(|w| plain(w)).collect::<Vec<_>>(),
         analysed(&warnings),
     );
+    // An avoid rule is compared by what it warns against, as the skill's warnings are: a
+    // claim's own lead ("Never edit live objects …") is not part of the thing to avoid.
+    let what = |l: &Lesson| match l.kind {
+        Kind::Avoid => warned_against(l.said()).unwrap_or(l.said()).to_string(),
+        _ => l.said().to_string(),
+    };
     let stated = |l: &Lesson| {
-        let text = plain(&l.text);
+        let text = match l.kind {
+            Kind::Avoid => plain(&what(l)),
+            _ => plain(&l.text),
+        };
         let text = text.trim_end_matches(['.', '!', ';']);
         if text.is_empty() {
             return false;
@@ -285,7 +398,7 @@ fn delta_rules<'a>(
             (said.contains(text), &statements)
         };
         word_for_word || {
-            let rule = lexicon.analyze(l.said());
+            let rule = lexicon.analyze(&what(l));
             (other_words.iter()).any(|s| crate::cluster::same_lesson(lexicon, &rule, s))
         }
     };
@@ -357,11 +470,12 @@ fn located_statements(authored: &str) -> Vec<(usize, String)> {
 /// already has ("Never pin lodash to an exact version" against "Pin lodash to an exact version
 /// in package.json …"), at the statement's line: the row stays staged (the rule is backed by
 /// evidence) but applied as it is, the skill would say both. A dead end's text names what not
-/// to do, so only do and watch rules are compared; one diagnostic per rule, at the first line
-/// it contradicts.
+/// to do ("running terraform apply without a saved plan"; a claim's "Don't run …"), so it is
+/// compared as a warning against it ("Never running terraform apply without a saved plan"),
+/// which a line recommending the thing ("Run `terraform apply` directly in CI") contradicts;
+/// one diagnostic per rule, at the first line it contradicts.
 fn contradictions(skill: &BaseSkill, domain: &str, rules: &[&Lesson], lexicon: &Lexicon) -> Vec<Diagnostic> {
-    let compared: Vec<&&Lesson> = rules.iter().filter(|l| l.kind != Kind::Avoid).collect();
-    if compared.is_empty() {
+    if rules.is_empty() {
         return Vec::new();
     }
     let statements: Vec<(usize, String, crate::cluster::Analysis)> = (located_statements(&skill.text)
@@ -372,8 +486,14 @@ fn contradictions(skill: &BaseSkill, domain: &str, rules: &[&Lesson], lexicon: &
     })
     .collect();
     let mut out = Vec::new();
-    for l in compared {
-        let rule = lexicon.analyze(l.said());
+    for l in rules {
+        let rule = match l.kind {
+            Kind::Avoid => {
+                let what = warned_against(l.said()).unwrap_or(l.said());
+                lexicon.analyze(&format!("Never {what}"))
+            }
+            _ => lexicon.analyze(l.said()),
+        };
         let Some((line, said, _)) = (statements.iter())
             .filter(|(_, _, a)| crate::cluster::negation(lexicon, &rule, a))
             .min_by_key(|(line, ..)| *line)
