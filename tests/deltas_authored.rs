@@ -400,3 +400,49 @@ fn resolved_skills_keep_the_authored_text_and_stay_as_valid_as_they_were() {
     let tf = rows(&files, "terraform");
     assert_eq!(tf[0]["anchor_section"], "do-and-don-t");
 }
+
+/// A warning in an admonition (`> **Warning**` then `> Never run …`, or GitHub's
+/// `> [!CAUTION]`) and a cell of a table's "Don't" column state a dead end as a bullet would,
+/// so the avoid rule is not proposed again; a do rule that a "Don't" cell forbids is an E006
+/// at the table row's line; a cell under "Do" is advice, not a warning.
+#[test]
+fn admonitions_and_do_dont_tables_state_what_they_say() {
+    let rules = Rules::builtin();
+    let text = "---\nname: docker\ndescription: Building the team's images. Use when editing Dockerfiles.\n---\n\n# Docker\n\n> **Warning**\n> Never run `docker system prune -a` on the shared CI runners.\n\n> [!CAUTION]\n> Don't push images tagged `latest` from a laptop.\n\n## Do and don't\n\n| ✅ Do | ❌ Don't |\n|:--|:--|\n| Pin base images by digest | Use `apt-get upgrade` in a Dockerfile |\n| Run `hadolint Dockerfile` in CI | Copy `.env` files into an image |\n";
+    let s = authored("docker", text);
+    let dead_end = |id: &str, t: &str| lesson(id, "docker", Kind::Avoid, t, &["ci-7101", "ci-7140"]);
+    let ls = vec![
+        dead_end("L0d0c0e000001", "docker system prune -a on the shared CI runners"),
+        dead_end(
+            "L0d0c0e000002",
+            "Never push images tagged `latest` from a laptop.",
+        ),
+        dead_end("L0d0c0e000003", "copying .env files into an image"),
+        lesson(
+            "L0d0c0e000004",
+            "docker",
+            Kind::Do,
+            "Use `apt-get upgrade` in a Dockerfile so images get security fixes.",
+            &["ci-7102", "ci-7150"],
+        ),
+        lesson(
+            "L0d0c0e000005",
+            "docker",
+            Kind::Do,
+            "Pin base images by digest so rebuilds are reproducible.",
+            &["ci-7103", "ci-7160"],
+        ),
+    ];
+    let (files, diags) = deltas::compute(std::slice::from_ref(&s), &ls, &Default::default(), &rules);
+    let proposed = rows(&files, "docker")[0]["provenance"]["lessons"].clone();
+    assert_eq!(proposed, serde_json::json!(["L0d0c0e000004"]), "{diags:?}");
+    let e006 = codes_for(&diags, "E006", "docker");
+    assert_eq!(e006.len(), 1, "{diags:?}");
+    let row_line = text.lines().position(|l| l.contains("apt-get upgrade")).unwrap() as u32 + 1;
+    assert_eq!(line_of(e006[0]), ("skills/docker/SKILL.md".into(), row_line));
+    assert!(
+        (e006[0].message).contains("its line \"Never use `apt-get upgrade` in a Dockerfile\""),
+        "{}",
+        e006[0].message
+    );
+}

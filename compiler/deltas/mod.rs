@@ -10,6 +10,9 @@ pub mod markdown;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 use serde_json::{Value, json};
 
@@ -434,21 +437,59 @@ fn located_statements(authored: &str) -> Vec<(usize, String)> {
     let fenced = markdown::fenced(&lines);
     let mut blocks: Vec<(usize, String)> = Vec::new();
     let mut open = false;
+    // The header cells of the table being read, once its delimiter row is past.
+    let mut table: Option<Vec<String>> = None;
     for (i, (line, fenced)) in lines.iter().zip(fenced).enumerate() {
-        let t = line.trim();
+        let at = skip + i + 1;
+        // A blockquote (`> …`, an admonition's body) says what a paragraph would; an
+        // admonition's label (`> **Warning**`, `> [!NOTE]`) is no statement, nor part of one.
+        let line = unquote(line);
+        let t = strip_label(line.trim());
         if fenced || t.is_empty() || markdown::heading(t).is_some() {
             open = false;
+            table = None;
             continue;
         }
-        if let Some(item) = list_item(line) {
-            blocks.push((skip + i + 1, item.to_string()));
+        if t.starts_with('|') {
+            // A table: each cell is a statement at its row's line; a cell under a header that
+            // forbids (`Don't`, `Avoid`, `Never`) warns against what it names.
+            open = false;
+            let cells = table_cells(t);
+            if cells.iter().all(|c| is_delimiter_cell(c)) {
+                continue;
+            }
+            let next_is_delimiter = (lines.get(i + 1)).is_some_and(|n| {
+                let n = n.trim();
+                n.starts_with('|') && table_cells(n).iter().all(|c| is_delimiter_cell(c))
+            });
+            if next_is_delimiter {
+                table = Some(cells);
+                continue;
+            }
+            for (k, cell) in cells.into_iter().enumerate() {
+                if cell.is_empty() {
+                    continue;
+                }
+                let header = table.as_ref().and_then(|h| h.get(k)).map(String::as_str);
+                let forbids = header.is_some_and(forbidding_header) && warned_against(&cell).is_none();
+                let cell = match forbids {
+                    true => format!("Never {}", lower_first(&cell)),
+                    false => cell,
+                };
+                blocks.push((at, cell));
+            }
+            continue;
+        }
+        table = None;
+        if let Some(item) = list_item(t) {
+            blocks.push((at, item.to_string()));
             open = true;
         } else if open {
             let (_, last) = blocks.last_mut().expect("an open block");
             last.push(' ');
             last.push_str(t);
         } else {
-            blocks.push((skip + i + 1, t.to_string()));
+            blocks.push((at, t.to_string()));
             open = true;
         }
     }
@@ -464,6 +505,113 @@ fn located_statements(authored: &str) -> Vec<(usize, String)> {
         out.push((line, block));
     }
     out
+}
+
+/// `line` without its blockquote markers (`>`, `> >`).
+fn unquote(line: &str) -> &str {
+    let mut t = line.trim_start();
+    if !t.starts_with('>') {
+        return line;
+    }
+    while let Some(rest) = t.strip_prefix('>') {
+        t = rest.trim_start();
+    }
+    t
+}
+
+static LABEL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^(?:\[!(?:note|tip|important|warning|caution)\]|(?:[\p{So}\p{Sk}\u{fe0f}]\s*)*(?:\*\*|__)?(?:note|tip|important|warning|caution|danger|info|hinweis|achtung|warnung|remarque|attention|nota|aviso)(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?:?)(?:\s+|$)",
+    )
+    .expect("admonition label pattern")
+});
+
+/// `text` without a leading admonition label (`**Note**`, `**Warning:**`, `[!CAUTION]`,
+/// `⚠️ **Achtung**`): what follows it is the statement.
+fn strip_label(text: &str) -> &str {
+    match LABEL.find(text) {
+        // A label is followed by nothing, or is marked (bold, brackets, an emoji, a colon):
+        // "Note that …" and "Info about …" are sentences, not labels.
+        Some(m)
+            if m.end() == text.len()
+                || m.as_str().contains(['*', '_', '[', ':'])
+                || !m.as_str().starts_with(char::is_alphabetic) =>
+        {
+            text[m.end()..].trim_start()
+        }
+        _ => text,
+    }
+}
+
+/// A table row's cells, trimmed (`\|` is a pipe inside a cell).
+fn table_cells(row: &str) -> Vec<String> {
+    let row = row.trim();
+    let row = row.strip_prefix('|').unwrap_or(row);
+    let row = row
+        .strip_suffix('|')
+        .filter(|r| !r.ends_with('\\'))
+        .unwrap_or(row);
+    let mut cells = vec![String::new()];
+    let mut chars = row.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&'|') => {
+                cells.last_mut().expect("a cell").push('|');
+                chars.next();
+            }
+            '|' => cells.push(String::new()),
+            c => cells.last_mut().expect("a cell").push(c),
+        }
+    }
+    cells.into_iter().map(|c| c.trim().to_string()).collect()
+}
+
+/// `text` with its first letter lower-cased when it starts a sentence ("Use …"), not a name
+/// ("NPM …", "Docker Compose …" keep theirs).
+fn lower_first(text: &str) -> String {
+    let mut chars = text.chars();
+    match (chars.next(), chars.next()) {
+        (Some(a), Some(b)) if a.is_uppercase() && b.is_lowercase() && !text.contains(' ') => text.to_string(),
+        (Some(a), Some(b)) if a.is_uppercase() && b.is_lowercase() => {
+            a.to_lowercase().chain(text[a.len_utf8()..].chars()).collect()
+        }
+        _ => text.to_string(),
+    }
+}
+
+/// A delimiter row's cell: `---`, `:--`, `--:`, `:-:`.
+fn is_delimiter_cell(cell: &str) -> bool {
+    let c = cell.trim_matches(':');
+    !c.is_empty() && c.bytes().all(|b| b == b'-')
+}
+
+/// A table header that makes its column a list of things not to do: "Don't", "Do not",
+/// "Avoid", "Never", "Bad", "Anti-pattern", "❌" (case and emphasis aside).
+fn forbidding_header(header: &str) -> bool {
+    let h: String = (header.chars())
+        .filter(|c| !matches!(c, '*' | '_' | '`'))
+        .collect::<String>()
+        .replace('\u{2019}', "'")
+        .trim()
+        .to_lowercase();
+    let h = h.trim_start_matches(['❌', '🚫', '⛔', '\u{fe0f}', ' ']);
+    [
+        "don't",
+        "dont",
+        "do not",
+        "avoid",
+        "never",
+        "bad",
+        "anti-pattern",
+        "antipattern",
+        "wrong",
+    ]
+    .iter()
+    .any(|w| {
+        h == *w
+            || h.strip_prefix(w)
+                .is_some_and(|r| r.starts_with([' ', ':', '(', '/']))
+    }) || (h.is_empty() && header.contains(['❌', '🚫', '⛔']))
 }
 
 /// E006 for each rule of a row that says the opposite of a statement the authored skill
