@@ -446,3 +446,27 @@ fn admonitions_and_do_dont_tables_state_what_they_say() {
         e006[0].message
     );
 }
+
+/// `deltas show` takes the skill's directory name (its delta file's); asked for by the
+/// frontmatter `name` of a skill whose directory is named otherwise, it says which directory
+/// to ask for instead of only "no such file".
+#[test]
+fn deltas_show_by_the_frontmatter_name_points_at_the_directory() {
+    let out = std::env::temp_dir().join(format!("skillc-h3-show-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out).unwrap();
+    let shown = deltas::show(&fixtures(), &out, "kubectl-playbook").unwrap();
+    assert_eq!(
+        shown,
+        skill("kubectl-playbook").text,
+        "no delta: the authored text"
+    );
+    let err = deltas::show(&fixtures(), &out, "kubernetes").unwrap_err();
+    assert!(
+        err.contains("the skill named kubernetes in its frontmatter is in the directory kubectl-playbook: `skillc deltas show kubectl-playbook`"),
+        "{err}"
+    );
+    let err = deltas::show(&fixtures(), &out, "helm").unwrap_err();
+    assert!(!err.contains("frontmatter"), "{err}");
+    std::fs::remove_dir_all(&out).unwrap();
+}

@@ -1061,7 +1061,24 @@ pub fn show(base_dir: &Path, out_dir: &Path, name: &str) -> Result<String, Strin
         return Err(format!("{name:?} is not a skill name"));
     }
     let skill = base_dir.join(name).join("SKILL.md");
-    let text = std::fs::read_to_string(&skill).map_err(|e| format!("{}: {e}", skill.display()))?;
+    let text = std::fs::read_to_string(&skill).map_err(|e| {
+        // A skill is shown by its directory's name (its delta file has that name); one asked
+        // for by its frontmatter `name` is pointed at.
+        let named = (e.kind() == std::io::ErrorKind::NotFound)
+            .then(|| read_base_skills(base_dir).ok())
+            .flatten()
+            .and_then(|(skills, _)| {
+                (skills.into_iter()).find(|s| markdown::frontmatter_name(&s.text).as_deref() == Some(name))
+            });
+        match named {
+            Some(s) => format!(
+                "{}: {e}; the skill named {name} in its frontmatter is in the directory {dir}: `skillc deltas show {dir}`",
+                skill.display(),
+                dir = s.name
+            ),
+            None => format!("{}: {e}", skill.display()),
+        }
+    })?;
     let delta = out_dir.join("deltas").join(format!("{name}.json"));
     let rows = match std::fs::read_to_string(&delta) {
         Ok(s) => parse_delta(&s).map_err(|e| format!("{}: {e}", delta.display()))?,
