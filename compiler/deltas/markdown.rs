@@ -76,18 +76,97 @@ pub fn split_frontmatter(text: &str) -> (String, String) {
     (text[..bom].to_string(), text[bom..].to_string())
 }
 
-/// The frontmatter's top-level `name`, unquoted.
-pub fn frontmatter_name(text: &str) -> Option<String> {
+/// What a skill's frontmatter holds.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Frontmatter {
+    /// The text does not open with a `---` line.
+    Missing,
+    /// It opens with `---`, but no `---` line closes it.
+    Unclosed,
+    /// Closed, but not a YAML mapping: the line of the skill (1-based) and what is wrong.
+    Invalid { line: usize, message: String },
+    /// A YAML mapping (an empty frontmatter is an empty one).
+    Mapping(serde_yaml::Mapping),
+}
+
+/// The skill's frontmatter, parsed as YAML (so `name: "pdf-tools"`, `name: 'x'  # comment`,
+/// `"name": x` and a block scalar all read as the spec's readers read them).
+pub fn frontmatter(text: &str) -> Frontmatter {
     let (front, _) = split_frontmatter(text);
-    front.lines().find_map(|l| {
-        let v = l.strip_prefix("name:")?.trim();
-        let v = v
-            .strip_prefix('"')
-            .and_then(|v| v.strip_suffix('"'))
-            .or_else(|| v.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
-            .unwrap_or(v);
-        (!v.is_empty()).then(|| v.to_string())
-    })
+    let front = front.trim_start_matches(BOM);
+    if front.is_empty() {
+        let text = lf(text);
+        let first = text.trim_start_matches(BOM).lines().next().unwrap_or("");
+        return if first.trim_end() == "---" {
+            Frontmatter::Unclosed
+        } else {
+            Frontmatter::Missing
+        };
+    }
+    // Between the opening `---` line (line 1) and the closing one.
+    let yaml = front.split_once('\n').map_or("", |(_, rest)| rest);
+    let yaml = yaml[..yaml.trim_end_matches('\n').rfind('\n').map_or(0, |i| i + 1)].to_string();
+    match serde_yaml::from_str::<serde_yaml::Value>(&yaml) {
+        Ok(serde_yaml::Value::Mapping(m)) => Frontmatter::Mapping(m),
+        Ok(serde_yaml::Value::Null) => Frontmatter::Mapping(serde_yaml::Mapping::new()),
+        Ok(_) => Frontmatter::Invalid {
+            line: 2,
+            message: "the frontmatter is not a mapping of keys to values".to_string(),
+        },
+        Err(e) => {
+            let line = e.location().map_or(2, |l| l.line() + 1);
+            let message = e.to_string();
+            // serde_yaml counts lines from the frontmatter's first; the location says where.
+            let message = message
+                .find(" at line ")
+                .map_or(message.as_str(), |i| &message[..i])
+                .to_string();
+            Frontmatter::Invalid { line, message }
+        }
+    }
+}
+
+/// The frontmatter's top-level `name` when it is a non-empty string. Frontmatter that is not
+/// valid YAML (often a `description` with a second `: ` in it) still gives the value of a
+/// plain one-line `name:`, unquoted, so the skill is matched while its E007 says what to fix.
+pub fn frontmatter_name(text: &str) -> Option<String> {
+    match frontmatter(text) {
+        Frontmatter::Mapping(m) => match m.get("name") {
+            Some(serde_yaml::Value::String(v)) => {
+                let v = v.trim();
+                (!v.is_empty()).then(|| v.to_string())
+            }
+            _ => None,
+        },
+        Frontmatter::Invalid { .. } => {
+            let (front, _) = split_frontmatter(text);
+            front.lines().find_map(|l| {
+                let v = l.strip_prefix("name:")?.trim();
+                let v = v
+                    .strip_prefix('"')
+                    .and_then(|v| v.strip_suffix('"'))
+                    .or_else(|| v.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
+                    .unwrap_or(v);
+                (!v.is_empty()).then(|| v.to_string())
+            })
+        }
+        Frontmatter::Missing | Frontmatter::Unclosed => None,
+    }
+}
+
+/// The line (1-based) of the frontmatter's top-level key `key` (`key:`, `"key":`, `'key' :`).
+pub fn key_line(text: &str, key: &str) -> Option<usize> {
+    let (front, _) = split_frontmatter(text);
+    front
+        .lines()
+        .position(|l| {
+            let l = l.trim_start_matches(BOM);
+            let rest = (l.strip_prefix(key))
+                .or_else(|| l.strip_prefix('"')?.strip_prefix(key)?.strip_prefix('"'))
+                .or_else(|| l.strip_prefix('\'')?.strip_prefix(key)?.strip_prefix('\''));
+            rest.is_some_and(|r| r.trim_start().starts_with(':'))
+        })
+        .map(|i| i + 1)
 }
 
 /// The body's lines, LF-normalised (a trailing newline does not start a line).

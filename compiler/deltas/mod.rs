@@ -10,6 +10,9 @@ pub mod markdown;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 use serde_json::{Value, json};
 
@@ -112,6 +115,7 @@ pub fn compute(
     let mut files = Vec::new();
     let mut diags = Vec::new();
     for skill in skills {
+        diags.extend(spec_problems(skill));
         let Some(domain) = matched_domain(skill, &domains, &rules.aliases) else {
             diags.push(unmatched(skill, &domains));
             continue;
@@ -168,9 +172,112 @@ fn unmatched(skill: &BaseSkill, domains: &BTreeSet<&str>) -> Diagnostic {
 /// The line of the frontmatter's `name` (what the skill is matched by), else 1 (the folder
 /// name is used, and the file is the place to add one).
 fn name_line(text: &str) -> u32 {
-    let (front, _) = split_frontmatter(text);
-    let at = front.lines().position(|l| l.starts_with("name:"));
-    at.map_or(1, |i| u32::try_from(i + 1).unwrap_or(u32::MAX))
+    line_u32(markdown::key_line(text, "name").unwrap_or(1))
+}
+
+fn line_u32(line: usize) -> u32 {
+    u32::try_from(line).unwrap_or(u32::MAX)
+}
+
+/// The most characters the Agent Skills specification allows a `description`.
+const DESCRIPTION_MAX: usize = 1024;
+
+/// E007 for each way an authored skill's frontmatter breaks the Agent Skills specification,
+/// at its line: no frontmatter or none closed, YAML that does not parse, a `name` missing,
+/// malformed or not its directory's name, a `description` missing, empty or too long. The
+/// skill is still matched (directory name first) and gets its delta; the author learns what
+/// an agent loading it by the specification would trip on.
+pub fn spec_problems(skill: &BaseSkill) -> Vec<Diagnostic> {
+    let at = |line: usize, message: String| {
+        Diagnostic::new(
+            codes::INVALID_AUTHORED_SKILL,
+            format!("authored skill {} {message}", skill.name),
+        )
+        .at(&crate::model::SourceLoc {
+            file: skill.path.as_str().into(),
+            line: line_u32(line),
+        })
+        .subject(&skill.name)
+        .with("path", skill.path.as_str())
+    };
+    let front = match markdown::frontmatter(&skill.text) {
+        markdown::Frontmatter::Mapping(m) => m,
+        markdown::Frontmatter::Missing => {
+            return vec![at(
+                1,
+                "has no frontmatter; the Agent Skills specification requires one opening the file between `---` lines, with a name and a description".into(),
+            )];
+        }
+        markdown::Frontmatter::Unclosed => {
+            return vec![at(
+                1,
+                "opens a frontmatter with `---` that no `---` line closes".into(),
+            )];
+        }
+        markdown::Frontmatter::Invalid { line, message } => {
+            return vec![at(
+                line,
+                format!("has frontmatter that is not valid YAML: {message}"),
+            )];
+        }
+    };
+    let line_of = |key: &str| markdown::key_line(&skill.text, key).unwrap_or(1);
+    let mut out = Vec::new();
+    match front.get("name") {
+        None => out.push(at(1, "has no `name` in its frontmatter".into())),
+        Some(serde_yaml::Value::Null) => out.push(at(line_of("name"), "has an empty `name`".into())),
+        Some(serde_yaml::Value::String(name)) => {
+            let valid = !name.is_empty()
+                && name.chars().count() <= 64
+                && (name.split('-')).all(|w| {
+                    !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+                });
+            if !valid {
+                out.push(
+                    at(
+                        line_of("name"),
+                        format!(
+                            "has the name {name:?}, which is not 1 to 64 lower-case letters, digits and single hyphens"
+                        ),
+                    )
+                    .with("name", name.as_str()),
+                );
+            } else if *name != skill.name {
+                out.push(
+                    at(
+                        line_of("name"),
+                        format!(
+                            "is named {name} in its frontmatter; the Agent Skills specification requires the name to equal the directory name"
+                        ),
+                    )
+                    .with("name", name.as_str()),
+                );
+            }
+        }
+        Some(_) => out.push(at(line_of("name"), "has a `name` that is not a string".into())),
+    }
+    match front.get("description") {
+        None => out.push(at(1, "has no `description` in its frontmatter; agents choose a skill by it".into())),
+        Some(serde_yaml::Value::Null) => {
+            out.push(at(line_of("description"), "has an empty `description`; agents choose a skill by it".into()));
+        }
+        Some(serde_yaml::Value::String(d)) if d.trim().is_empty() => {
+            out.push(at(line_of("description"), "has an empty `description`; agents choose a skill by it".into()));
+        }
+        Some(serde_yaml::Value::String(d)) if d.chars().count() > DESCRIPTION_MAX => out.push(
+            at(
+                line_of("description"),
+                format!(
+                    "has a `description` of {} characters, more than the {DESCRIPTION_MAX} the Agent Skills specification allows",
+                    d.chars().count()
+                ),
+            )
+            .with("chars", d.chars().count()),
+        ),
+        Some(serde_yaml::Value::String(_)) => {}
+        Some(_) => out.push(at(line_of("description"), "has a `description` that is not a string".into())),
+    }
+    out
 }
 
 /// E004 for each rule an authored skill carries (a delta merged by hand leaves its bullet with
@@ -273,8 +380,17 @@ fn delta_rules<'a>(
         warnings.iter().map(|w| plain(w)).collect::<Vec<_>>(),
         analysed(&warnings),
     );
+    // An avoid rule is compared by what it warns against, as the skill's warnings are: a
+    // claim's own lead ("Never edit live objects …") is not part of the thing to avoid.
+    let what = |l: &Lesson| match l.kind {
+        Kind::Avoid => warned_against(l.said()).unwrap_or(l.said()).to_string(),
+        _ => l.said().to_string(),
+    };
     let stated = |l: &Lesson| {
-        let text = plain(&l.text);
+        let text = match l.kind {
+            Kind::Avoid => plain(&what(l)),
+            _ => plain(&l.text),
+        };
         let text = text.trim_end_matches(['.', '!', ';']);
         if text.is_empty() {
             return false;
@@ -285,7 +401,7 @@ fn delta_rules<'a>(
             (said.contains(text), &statements)
         };
         word_for_word || {
-            let rule = lexicon.analyze(l.said());
+            let rule = lexicon.analyze(&what(l));
             (other_words.iter()).any(|s| crate::cluster::same_lesson(lexicon, &rule, s))
         }
     };
@@ -321,21 +437,59 @@ fn located_statements(authored: &str) -> Vec<(usize, String)> {
     let fenced = markdown::fenced(&lines);
     let mut blocks: Vec<(usize, String)> = Vec::new();
     let mut open = false;
+    // The header cells of the table being read, once its delimiter row is past.
+    let mut table: Option<Vec<String>> = None;
     for (i, (line, fenced)) in lines.iter().zip(fenced).enumerate() {
-        let t = line.trim();
+        let at = skip + i + 1;
+        // A blockquote (`> …`, an admonition's body) says what a paragraph would; an
+        // admonition's label (`> **Warning**`, `> [!NOTE]`) is no statement, nor part of one.
+        let line = unquote(line);
+        let t = strip_label(line.trim());
         if fenced || t.is_empty() || markdown::heading(t).is_some() {
             open = false;
+            table = None;
             continue;
         }
-        if let Some(item) = list_item(line) {
-            blocks.push((skip + i + 1, item.to_string()));
+        if t.starts_with('|') {
+            // A table: each cell is a statement at its row's line; a cell under a header that
+            // forbids (`Don't`, `Avoid`, `Never`) warns against what it names.
+            open = false;
+            let cells = table_cells(t);
+            if cells.iter().all(|c| is_delimiter_cell(c)) {
+                continue;
+            }
+            let next_is_delimiter = (lines.get(i + 1)).is_some_and(|n| {
+                let n = n.trim();
+                n.starts_with('|') && table_cells(n).iter().all(|c| is_delimiter_cell(c))
+            });
+            if next_is_delimiter {
+                table = Some(cells);
+                continue;
+            }
+            for (k, cell) in cells.into_iter().enumerate() {
+                if cell.is_empty() {
+                    continue;
+                }
+                let header = table.as_ref().and_then(|h| h.get(k)).map(String::as_str);
+                let forbids = header.is_some_and(forbidding_header) && warned_against(&cell).is_none();
+                let cell = match forbids {
+                    true => format!("Never {}", lower_first(&cell)),
+                    false => cell,
+                };
+                blocks.push((at, cell));
+            }
+            continue;
+        }
+        table = None;
+        if let Some(item) = list_item(t) {
+            blocks.push((at, item.to_string()));
             open = true;
         } else if open {
             let (_, last) = blocks.last_mut().expect("an open block");
             last.push(' ');
             last.push_str(t);
         } else {
-            blocks.push((skip + i + 1, t.to_string()));
+            blocks.push((at, t.to_string()));
             open = true;
         }
     }
@@ -353,15 +507,123 @@ fn located_statements(authored: &str) -> Vec<(usize, String)> {
     out
 }
 
+/// `line` without its blockquote markers (`>`, `> >`).
+fn unquote(line: &str) -> &str {
+    let mut t = line.trim_start();
+    if !t.starts_with('>') {
+        return line;
+    }
+    while let Some(rest) = t.strip_prefix('>') {
+        t = rest.trim_start();
+    }
+    t
+}
+
+static LABEL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^(?:\[!(?:note|tip|important|warning|caution)\]|(?:[\p{So}\p{Sk}\u{fe0f}]\s*)*(?:\*\*|__)?(?:note|tip|important|warning|caution|danger|info|hinweis|achtung|warnung|remarque|attention|nota|aviso)(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?:?)(?:\s+|$)",
+    )
+    .expect("admonition label pattern")
+});
+
+/// `text` without a leading admonition label (`**Note**`, `**Warning:**`, `[!CAUTION]`,
+/// `⚠️ **Achtung**`): what follows it is the statement.
+fn strip_label(text: &str) -> &str {
+    match LABEL.find(text) {
+        // A label is followed by nothing, or is marked (bold, brackets, an emoji, a colon):
+        // "Note that …" and "Info about …" are sentences, not labels.
+        Some(m)
+            if m.end() == text.len()
+                || m.as_str().contains(['*', '_', '[', ':'])
+                || !m.as_str().starts_with(char::is_alphabetic) =>
+        {
+            text[m.end()..].trim_start()
+        }
+        _ => text,
+    }
+}
+
+/// A table row's cells, trimmed (`\|` is a pipe inside a cell).
+fn table_cells(row: &str) -> Vec<String> {
+    let row = row.trim();
+    let row = row.strip_prefix('|').unwrap_or(row);
+    let row = row
+        .strip_suffix('|')
+        .filter(|r| !r.ends_with('\\'))
+        .unwrap_or(row);
+    let mut cells = vec![String::new()];
+    let mut chars = row.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&'|') => {
+                cells.last_mut().expect("a cell").push('|');
+                chars.next();
+            }
+            '|' => cells.push(String::new()),
+            c => cells.last_mut().expect("a cell").push(c),
+        }
+    }
+    cells.into_iter().map(|c| c.trim().to_string()).collect()
+}
+
+/// `text` with its first letter lower-cased when it starts a sentence ("Use …"), not a name
+/// ("NPM …", "Docker Compose …" keep theirs).
+fn lower_first(text: &str) -> String {
+    let mut chars = text.chars();
+    match (chars.next(), chars.next()) {
+        (Some(a), Some(b)) if a.is_uppercase() && b.is_lowercase() && !text.contains(' ') => text.to_string(),
+        (Some(a), Some(b)) if a.is_uppercase() && b.is_lowercase() => {
+            a.to_lowercase().chain(text[a.len_utf8()..].chars()).collect()
+        }
+        _ => text.to_string(),
+    }
+}
+
+/// A delimiter row's cell: `---`, `:--`, `--:`, `:-:`.
+fn is_delimiter_cell(cell: &str) -> bool {
+    let c = cell.trim_matches(':');
+    !c.is_empty() && c.bytes().all(|b| b == b'-')
+}
+
+/// A table header that makes its column a list of things not to do: "Don't", "Do not",
+/// "Avoid", "Never", "Bad", "Anti-pattern", "❌" (case and emphasis aside).
+fn forbidding_header(header: &str) -> bool {
+    let h: String = (header.chars())
+        .filter(|c| !matches!(c, '*' | '_' | '`'))
+        .collect::<String>()
+        .replace('\u{2019}', "'")
+        .trim()
+        .to_lowercase();
+    let h = h.trim_start_matches(['❌', '🚫', '⛔', '\u{fe0f}', ' ']);
+    [
+        "don't",
+        "dont",
+        "do not",
+        "avoid",
+        "never",
+        "bad",
+        "anti-pattern",
+        "antipattern",
+        "wrong",
+    ]
+    .iter()
+    .any(|w| {
+        h == *w
+            || h.strip_prefix(w)
+                .is_some_and(|r| r.starts_with([' ', ':', '(', '/']))
+    }) || (h.is_empty() && header.contains(['❌', '🚫', '⛔']))
+}
+
 /// E006 for each rule of a row that says the opposite of a statement the authored skill
 /// already has ("Never pin lodash to an exact version" against "Pin lodash to an exact version
 /// in package.json …"), at the statement's line: the row stays staged (the rule is backed by
 /// evidence) but applied as it is, the skill would say both. A dead end's text names what not
-/// to do, so only do and watch rules are compared; one diagnostic per rule, at the first line
-/// it contradicts.
+/// to do ("running terraform apply without a saved plan"; a claim's "Don't run …"), so it is
+/// compared as a warning against it ("Never running terraform apply without a saved plan"),
+/// which a line recommending the thing ("Run `terraform apply` directly in CI") contradicts;
+/// one diagnostic per rule, at the first line it contradicts.
 fn contradictions(skill: &BaseSkill, domain: &str, rules: &[&Lesson], lexicon: &Lexicon) -> Vec<Diagnostic> {
-    let compared: Vec<&&Lesson> = rules.iter().filter(|l| l.kind != Kind::Avoid).collect();
-    if compared.is_empty() {
+    if rules.is_empty() {
         return Vec::new();
     }
     let statements: Vec<(usize, String, crate::cluster::Analysis)> = (located_statements(&skill.text)
@@ -372,8 +634,14 @@ fn contradictions(skill: &BaseSkill, domain: &str, rules: &[&Lesson], lexicon: &
     })
     .collect();
     let mut out = Vec::new();
-    for l in compared {
-        let rule = lexicon.analyze(l.said());
+    for l in rules {
+        let rule = match l.kind {
+            Kind::Avoid => {
+                let what = warned_against(l.said()).unwrap_or(l.said());
+                lexicon.analyze(&format!("Never {what}"))
+            }
+            _ => lexicon.analyze(l.said()),
+        };
         let Some((line, said, _)) = (statements.iter())
             .filter(|(_, _, a)| crate::cluster::negation(lexicon, &rule, a))
             .min_by_key(|(line, ..)| *line)
@@ -793,7 +1061,24 @@ pub fn show(base_dir: &Path, out_dir: &Path, name: &str) -> Result<String, Strin
         return Err(format!("{name:?} is not a skill name"));
     }
     let skill = base_dir.join(name).join("SKILL.md");
-    let text = std::fs::read_to_string(&skill).map_err(|e| format!("{}: {e}", skill.display()))?;
+    let text = std::fs::read_to_string(&skill).map_err(|e| {
+        // A skill is shown by its directory's name (its delta file has that name); one asked
+        // for by its frontmatter `name` is pointed at.
+        let named = (e.kind() == std::io::ErrorKind::NotFound)
+            .then(|| read_base_skills(base_dir).ok())
+            .flatten()
+            .and_then(|(skills, _)| {
+                (skills.into_iter()).find(|s| markdown::frontmatter_name(&s.text).as_deref() == Some(name))
+            });
+        match named {
+            Some(s) => format!(
+                "{}: {e}; the skill named {name} in its frontmatter is in the directory {dir}: `skillc deltas show {dir}`",
+                skill.display(),
+                dir = s.name
+            ),
+            None => format!("{}: {e}", skill.display()),
+        }
+    })?;
     let delta = out_dir.join("deltas").join(format!("{name}.json"));
     let rows = match std::fs::read_to_string(&delta) {
         Ok(s) => parse_delta(&s).map_err(|e| format!("{}: {e}", delta.display()))?,

@@ -47,6 +47,7 @@ pub static PAGES: &[(&str, &str)] = &[
     ("E004", include_str!("pages/E004.md")),
     ("E005", include_str!("pages/E005.md")),
     ("E006", include_str!("pages/E006.md")),
+    ("E007", include_str!("pages/E007.md")),
     ("U001", include_str!("pages/U001.md")),
     ("U002", include_str!("pages/U002.md")),
     ("W001", include_str!("pages/W001.md")),

@@ -71,6 +71,7 @@ pub mod codes {
     pub const WITHDRAWN_RULE: &str = "E004";
     pub const UNMATCHED_SKILL: &str = "E005";
     pub const CONTRADICTED_STATEMENT: &str = "E006";
+    pub const INVALID_AUTHORED_SKILL: &str = "E007";
 
     pub const OUTPUT_LOCKED: &str = "U001";
     pub const FOREIGN_STATE: &str = "U002";
@@ -469,6 +470,15 @@ pub static CODES: &[CodeInfo] = &[
         Warning,
         "a rule a delta proposes for an authored skill says the opposite of a line the skill already has",
         "decide which one is right: delete or reword the authored line and accept the row, or reject the row and retire the lesson (`skillc lessons retire ID --reason ...`)",
+        [],
+        false
+    ),
+    code!(
+        "E007",
+        "invalid-authored-skill",
+        Warning,
+        "an authored skill's frontmatter breaks the Agent Skills specification, so agents may not load it as written",
+        "fix the frontmatter at the reported line: YAML that parses, a `name` of lower-case letters, digits and single hyphens equal to the skill's directory name, and a `description` of at most 1024 characters",
         [],
         false
     ),
