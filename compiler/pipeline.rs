@@ -769,7 +769,7 @@ fn drop_attributed_no_candidates(sink: &mut Sink, lessons: &[Lesson]) {
     if !sink.iter().any(|d| d.code == codes::NO_CANDIDATES) {
         return;
     }
-    let attributed: HashSet<(&str, &str)> = (lessons.iter())
+    let attributed: FxSet<(&str, &str)> = (lessons.iter())
         .flat_map(|l| {
             (l.history.iter())
                 .filter(|h| {
@@ -787,17 +787,19 @@ fn drop_attributed_no_candidates(sink: &mut Sink, lessons: &[Lesson]) {
         if d.code != codes::NO_CANDIDATES {
             return true;
         }
-        let Some(domain) = d.domain.clone() else {
+        let Some(domain) = d.domain.as_deref() else {
             return true;
         };
-        let ids: Vec<String> = d.experience_id_iter().map(str::to_string).collect();
-        let kept: Vec<String> = (ids.iter())
-            .filter(|id| !attributed.contains(&(id.as_str(), domain.as_str())))
-            .cloned()
-            .collect();
-        if kept.len() == ids.len() {
+        // Most notes name no attributed experience: those are kept without copying their ids.
+        let is_attributed = |id: &str| attributed.contains(&(id, domain));
+        if !d.experience_id_iter().any(is_attributed) {
             return true;
         }
+        let ids = d.experience_id_iter().count();
+        let kept: Vec<String> = (d.experience_id_iter())
+            .filter(|id| !is_attributed(id))
+            .map(str::to_string)
+            .collect();
         if kept.is_empty() {
             return false;
         }
@@ -805,9 +807,9 @@ fn drop_attributed_no_candidates(sink: &mut Sink, lessons: &[Lesson]) {
         // attributed experiences had never been noted. Folded, a note reads "<first's
         // message> (N times)" when all said the same, and "<summary> (N times; the first, …)"
         // when not.
-        let count = (d.evidence.get("count").and_then(|c| c.as_u64())).map_or(ids.len(), |c| c as usize);
+        let count = (d.evidence.get("count").and_then(|c| c.as_u64())).map_or(ids, |c| c as usize);
         let suffix = format!(" ({count} times)");
-        let left = count.saturating_sub(ids.len() - kept.len()).max(kept.len());
+        let left = count.saturating_sub(ids - kept.len()).max(kept.len());
         let mixed = d.evidence.remove("first").is_some();
         let message = match d.message.strip_suffix(&suffix).filter(|_| !mixed) {
             Some(first) => first.to_string(),

@@ -399,11 +399,10 @@ impl Block<'_> {
         let mut index: FxMap<u32, Vec<u32>> = FxMap::default();
         // Per cluster: shared-token count with the current candidate, and the anchor's token
         // count (kept here, next to the count, rather than looked up through the anchor).
+        // Beside the token count, the length of the longest acronym the anchor writes
+        // (`Token::acronym`; 0 for none): one read for both.
         let mut counts: Vec<u32> = Vec::new();
-        let mut anchor_len: Vec<u32> = Vec::new();
-        // Per cluster: the length of the longest acronym its anchor writes (`Token::acronym`;
-        // 0 for none).
-        let mut anchor_acronym: Vec<u8> = Vec::new();
+        let mut anchor_size: Vec<(u32, u8)> = Vec::new();
         // The clusters the current candidate's postings touch, in the order first touched:
         // `touched[..n_touched]`. A slot per cluster and one more, the one a posting of an
         // already touched cluster writes when every cluster is touched.
@@ -456,7 +455,8 @@ impl Block<'_> {
             found.clear();
             spare.clear();
             for &k in &touched[..n_touched] {
-                let m = anchor_len[k as usize] as usize;
+                let (m, theirs) = anchor_size[k as usize];
+                let m = m as usize;
                 let count = counts[k as usize];
                 counts[k as usize] = 0;
                 if count >= self.min_shared.get(n, m) {
@@ -467,22 +467,28 @@ impl Block<'_> {
                         continue;
                     }
                 }
-                let theirs = anchor_acronym[k as usize];
                 if acronym > 0 || theirs > 0 {
                     let c = (count as usize + 1).min(n).min(m);
                     let spelled = |len: usize, by: u8| (len + 1).saturating_sub(by as usize).max(c);
-                    let ours = similar::score(lx.measure, c, c, n, spelled(m, acronym));
-                    let other = similar::score(lx.measure, c, c, spelled(n, theirs), m);
-                    let bound = ours.max(other);
-                    if bound >= lx.threshold {
-                        spare.push((bound, k));
+                    let (m2, n2) = (spelled(m, acronym), spelled(n, theirs));
+                    // The table rules most out exactly, without the divisions.
+                    let within = |n: usize, m: usize| c as u32 >= self.min_shared.get(n, m);
+                    if within(n, m2) || within(n2, m) {
+                        let ours = similar::score(lx.measure, c, c, n, m2);
+                        let other = similar::score(lx.measure, c, c, n2, m);
+                        let bound = ours.max(other);
+                        if bound >= lx.threshold {
+                            spare.push((bound, k));
+                        }
                     }
                 }
             }
             // Only the best `max_compares` are needed, in order (each anchor once: a total order).
             let best_first = |x: &(f64, u32), y: &(f64, u32)| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1));
             let mut best: Option<(f64, usize)> = None;
-            for list in [&mut found, &mut spare] {
+            // A `spare` anchor's bound without the acronym is below the threshold, so only
+            // the spelled-out reading can make it one lesson: the plain judgement is skipped.
+            for (list, spelled) in [(&mut found, false), (&mut spare, true)] {
                 if best.is_some() {
                     break;
                 }
@@ -496,7 +502,13 @@ impl Block<'_> {
                     if best.is_some_and(|(b, _)| bound < b) {
                         break;
                     }
-                    if let Some(s) = similar::compare(lx, &distinct[slots[clusters[k].0]], an)
+                    let anchor = &distinct[slots[clusters[k].0]];
+                    let judged = if spelled {
+                        similar::spelled_out(lx, anchor, an)
+                    } else {
+                        similar::compare(lx, anchor, an)
+                    };
+                    if let Some(s) = judged
                         && best.is_none_or(|(b, bk)| s > b || (s == b && k < bk))
                     {
                         best = Some((s, k));
@@ -512,8 +524,7 @@ impl Block<'_> {
                     let k = clusters.len();
                     clusters.push((p, vec![cand]));
                     counts.push(0);
-                    anchor_len.push(n as u32);
-                    anchor_acronym.push(acronym);
+                    anchor_size.push((n as u32, acronym));
                     touched.push(0);
                     for &key in ahead.keys(p) {
                         let list = index.entry(key).or_default();

@@ -198,7 +198,7 @@ pub(crate) fn compare(lx: &Lexicon, a: &Analysis, b: &Analysis) -> Option<f64> {
 /// information in the app logs", "set a short TTL" / "lower the time to live"): the score,
 /// judged with the spelled-out words replaced by the acronym (`spell`). Only for a pair not
 /// already one lesson, so that the common case costs one flag test per token.
-fn spelled_out(lx: &Lexicon, a: &Analysis, b: &Analysis) -> Option<f64> {
+pub(crate) fn spelled_out(lx: &Lexicon, a: &Analysis, b: &Analysis) -> Option<f64> {
     let try_side = |x: &Analysis, y: &Analysis, x_first: bool| {
         let y2 = spell(x, y)?;
         let v = if x_first {
@@ -235,16 +235,20 @@ fn spell(side: &Analysis, other: &Analysis) -> Option<Analysis> {
             let (mut j, mut k, mut skipped) = (0usize, start, false);
             let mut run: Vec<usize> = Vec::new();
             while j < letters.len() && k < other.seq.len() {
+                // The letter first: most words start with another, and `plain` searches `side`.
+                let initial = other.tokens[other.seq[k].0 as usize].text.as_bytes().first();
+                let letter = initial == Some(&letters[j]);
+                if !letter && (skipped || j == 0 || j + 1 == letters.len()) {
+                    break;
+                }
                 let Some(i) = plain(k) else { break };
-                if other.tokens[i].text.as_bytes().first() == Some(&letters[j]) {
+                if letter {
                     run.push(i);
                     j += 1;
                     k += 1;
-                } else if !skipped && j > 0 && j + 1 < letters.len() {
+                } else {
                     skipped = true;
                     j += 1;
-                } else {
-                    break;
                 }
             }
             if j == letters.len() && run.len() >= 2 && run.len() + usize::from(skipped) == letters.len() {
