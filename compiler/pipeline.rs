@@ -763,8 +763,7 @@ fn lesson_diagnostics<'a>(comp: &'a Compilation, members: &Members, policy_min: 
 /// experience that confirmed or contradicted a lesson it had in play, in a domain, did
 /// contribute there (its outcome is that lesson's evidence, DESIGN §6), so it gets no K001 in
 /// that domain: the candidates stage cannot know that, so its notes (folded per domain) lose
-/// those experiences here. A folded note keeps its first note's words while that one is still
-/// among them; otherwise it says what the code means.
+/// those experiences here (`diagnostics::drop_experiences`).
 fn drop_attributed_no_candidates(sink: &mut Sink, lessons: &[Lesson]) {
     if !sink.iter().any(|d| d.code == codes::NO_CANDIDATES) {
         return;
@@ -784,49 +783,14 @@ fn drop_attributed_no_candidates(sink: &mut Sink, lessons: &[Lesson]) {
         return;
     }
     sink.retain_mut(|d| {
-        if d.code != codes::NO_CANDIDATES {
-            return true;
-        }
-        let Some(domain) = d.domain.as_deref() else {
+        // The domain is copied for K001's few folded notes only, not for every diagnostic.
+        let Some(domain) = (d.code == codes::NO_CANDIDATES)
+            .then(|| d.domain.clone())
+            .flatten()
+        else {
             return true;
         };
-        // Most notes name no attributed experience: those are kept without copying their ids.
-        let is_attributed = |id: &str| attributed.contains(&(id, domain));
-        if !d.experience_id_iter().any(is_attributed) {
-            return true;
-        }
-        let ids = d.experience_id_iter().count();
-        let kept: Vec<String> = (d.experience_id_iter())
-            .filter(|id| !is_attributed(id))
-            .map(str::to_string)
-            .collect();
-        if kept.is_empty() {
-            return false;
-        }
-        // A folded note (one note has a single id): count, ids and words as if the
-        // attributed experiences had never been noted. Folded, a note reads "<first's
-        // message> (N times)" when all said the same, and "<summary> (N times; the first, …)"
-        // when not.
-        let count = (d.evidence.get("count").and_then(|c| c.as_u64())).map_or(ids, |c| c as usize);
-        let suffix = format!(" ({count} times)");
-        let left = count.saturating_sub(ids - kept.len()).max(kept.len());
-        let mixed = d.evidence.remove("first").is_some();
-        let message = match d.message.strip_suffix(&suffix).filter(|_| !mixed) {
-            Some(first) => first.to_string(),
-            None => (diagnostics::lookup(codes::NO_CANDIDATES))
-                .map_or("experience yields no candidate lesson", |i| i.summary)
-                .to_string(),
-        };
-        if left == 1 {
-            d.evidence.remove("count");
-            d.subject = kept[0].clone();
-            d.message = message;
-        } else {
-            d.evidence.insert("count", left.into());
-            d.message = format!("{message} ({left} times)");
-        }
-        d.evidence.insert("experiences", kept.into());
-        true
+        diagnostics::drop_experiences(d, |id| attributed.contains(&(id, domain.as_str())))
     });
 }
 

@@ -825,11 +825,10 @@ fn contradicted(l: &Lesson, exps: &[Id], now: Millis) -> Option<Diagnostic> {
     .domain(&l.domain)
     .with("lesson", l.id.clone())
     .with("confidence", confidence_value(after));
-    let d = match l.status {
-        Status::Superseded | Status::Retired => d
-            .with("status", l.status.as_str())
-            .with("superseded_by", l.superseded_by.clone()),
-        _ => d,
+    // A lesson no longer live says so in the evidence too.
+    let d = match left {
+        Some(_) => (d.with("status", l.status.as_str())).with("superseded_by", l.superseded_by.clone()),
+        None => d,
     };
     Some(d.experiences(exps))
 }

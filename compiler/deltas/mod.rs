@@ -155,10 +155,7 @@ fn unmatched(skill: &BaseSkill, domains: &BTreeSet<&str>) -> Diagnostic {
             skill.name
         ),
     )
-    .at(&crate::model::SourceLoc {
-        file: skill.path.as_str().into(),
-        line: name_line(&skill.text),
-    })
+    .at(&at_line(skill, name_line(&skill.text)))
     .subject(&skill.name)
     .with("name", skill.name.as_str())
     .with("path", skill.path.as_str());
@@ -171,12 +168,16 @@ fn unmatched(skill: &BaseSkill, domains: &BTreeSet<&str>) -> Diagnostic {
 
 /// The line of the frontmatter's `name` (what the skill is matched by), else 1 (the folder
 /// name is used, and the file is the place to add one).
-fn name_line(text: &str) -> u32 {
-    line_u32(markdown::key_line(text, "name").unwrap_or(1))
+fn name_line(text: &str) -> usize {
+    markdown::key_line(text, "name").unwrap_or(1)
 }
 
-fn line_u32(line: usize) -> u32 {
-    u32::try_from(line).unwrap_or(u32::MAX)
+/// Line `line` (1-based) of `skill`'s SKILL.md.
+fn at_line(skill: &BaseSkill, line: usize) -> crate::model::SourceLoc {
+    crate::model::SourceLoc {
+        file: skill.path.as_str().into(),
+        line: u32::try_from(line).unwrap_or(u32::MAX),
+    }
 }
 
 /// The most characters the Agent Skills specification allows a `description`.
@@ -193,10 +194,7 @@ pub fn spec_problems(skill: &BaseSkill) -> Vec<Diagnostic> {
             codes::INVALID_AUTHORED_SKILL,
             format!("authored skill {} {message}", skill.name),
         )
-        .at(&crate::model::SourceLoc {
-            file: skill.path.as_str().into(),
-            line: line_u32(line),
-        })
+        .at(&at_line(skill, line))
         .subject(&skill.name)
         .with("path", skill.path.as_str())
     };
@@ -258,10 +256,7 @@ pub fn spec_problems(skill: &BaseSkill) -> Vec<Diagnostic> {
     }
     match front.get("description") {
         None => out.push(at(1, "has no `description` in its frontmatter; agents choose a skill by it".into())),
-        Some(serde_yaml::Value::Null) => {
-            out.push(at(line_of("description"), "has an empty `description`; agents choose a skill by it".into()));
-        }
-        Some(serde_yaml::Value::String(d)) if d.trim().is_empty() => {
+        Some(d) if d.is_null() || d.as_str().is_some_and(|d| d.trim().is_empty()) => {
             out.push(at(line_of("description"), "has an empty `description`; agents choose a skill by it".into()));
         }
         Some(serde_yaml::Value::String(d)) if d.chars().count() > DESCRIPTION_MAX => out.push(
@@ -316,10 +311,7 @@ fn withdrawn_rules(
                     l.status.as_str()
                 ),
             )
-            .at(&crate::model::SourceLoc {
-                file: skill.path.as_str().into(),
-                line: u32::try_from(line).unwrap_or(u32::MAX),
-            })
+            .at(&at_line(skill, line))
             .subject(&skill.name)
             .domain(&l.domain)
             .with("lesson", id)
@@ -380,15 +372,9 @@ fn delta_rules<'a>(
         warnings.iter().map(|w| plain(w)).collect::<Vec<_>>(),
         analysed(&warnings),
     );
-    // An avoid rule is compared by what it warns against, as the skill's warnings are: a
-    // claim's own lead ("Never edit live objects …") is not part of the thing to avoid.
-    let what = |l: &Lesson| match l.kind {
-        Kind::Avoid => warned_against(l.said()).unwrap_or(l.said()).to_string(),
-        _ => l.said().to_string(),
-    };
     let stated = |l: &Lesson| {
         let text = match l.kind {
-            Kind::Avoid => plain(&what(l)),
+            Kind::Avoid => plain(compared_text(l)),
             _ => plain(&l.text),
         };
         let text = text.trim_end_matches(['.', '!', ';']);
@@ -401,7 +387,7 @@ fn delta_rules<'a>(
             (said.contains(text), &statements)
         };
         word_for_word || {
-            let rule = lexicon.analyze(&what(l));
+            let rule = lexicon.analyze(compared_text(l));
             (other_words.iter()).any(|s| crate::cluster::same_lesson(lexicon, &rule, s))
         }
     };
@@ -413,6 +399,16 @@ fn delta_rules<'a>(
     rules.sort_by(|a, b| b.confidence.cmp(&a.confidence).then_with(|| a.id.cmp(&b.id)));
     rules.dedup_by(|a, b| a.id == b.id);
     rules
+}
+
+/// What a lesson is compared with an authored skill by: an avoid rule by what it warns
+/// against, as the skill's warnings are (a claim's own lead, "Never edit live objects …", is
+/// not part of the thing to avoid); any other by what it says.
+fn compared_text(l: &Lesson) -> &str {
+    match l.kind {
+        Kind::Avoid => warned_against(l.said()).unwrap_or(l.said()),
+        _ => l.said(),
+    }
 }
 
 /// What an authored skill states, as clustering would read a lesson: each paragraph and list
@@ -636,10 +632,7 @@ fn contradictions(skill: &BaseSkill, domain: &str, rules: &[&Lesson], lexicon: &
     let mut out = Vec::new();
     for l in rules {
         let rule = match l.kind {
-            Kind::Avoid => {
-                let what = warned_against(l.said()).unwrap_or(l.said());
-                lexicon.analyze(&format!("Never {what}"))
-            }
+            Kind::Avoid => lexicon.analyze(&format!("Never {}", compared_text(l))),
             _ => lexicon.analyze(l.said()),
         };
         let Some((line, said, _)) = (statements.iter())
@@ -656,10 +649,7 @@ fn contradictions(skill: &BaseSkill, domain: &str, rules: &[&Lesson], lexicon: &
                     l.id, skill.name
                 ),
             )
-            .at(&crate::model::SourceLoc {
-                file: skill.path.as_str().into(),
-                line: u32::try_from(*line).unwrap_or(u32::MAX),
-            })
+            .at(&at_line(skill, *line))
             .subject(&skill.name)
             .domain(domain)
             .with("lesson", l.id.as_str())

@@ -600,7 +600,7 @@ fn folded_note(mut first: Diagnostic, domain: Option<String>, f: Folded) -> Diag
             "{} ({count} times; the first, {}: {})",
             info.summary, first.subject, first.message
         ),
-        None => format!("{} ({count} times)", first.message),
+        None => times(&first.message, count),
     };
     let mut d = Diagnostic {
         message,
@@ -614,6 +614,47 @@ fn folded_note(mut first: Diagnostic, domain: Option<String>, f: Folded) -> Diag
         d.evidence.insert("subjects", Value::from(f.subjects));
     }
     d
+}
+
+/// A folded note's message when all its notes said the same: the first's words and the count.
+fn times(message: &str, count: usize) -> String {
+    format!("{message} ({count} times)")
+}
+
+/// Takes the experiences `drop` picks out of a note, folded (`folded_note`) or not: its
+/// count, ids and words as if they had never been noted. A folded note keeps its first
+/// note's words while all said the same; otherwise it says what the code means. False when
+/// nothing is left of it.
+pub fn drop_experiences(d: &mut Diagnostic, drop: impl Fn(&str) -> bool) -> bool {
+    if !d.experience_id_iter().any(&drop) {
+        return true;
+    }
+    let ids = d.experience_id_iter().count();
+    let kept: Vec<String> = (d.experience_id_iter())
+        .filter(|id| !drop(id))
+        .map(str::to_string)
+        .collect();
+    if kept.is_empty() {
+        return false;
+    }
+    // One note has a single id, and no count.
+    let count = (d.evidence.get("count").and_then(Value::as_u64)).map_or(ids, |c| c as usize);
+    let left = count.saturating_sub(ids - kept.len()).max(kept.len());
+    let mixed = d.evidence.remove("first").is_some();
+    let message = match d.message.strip_suffix(&times("", count)).filter(|_| !mixed) {
+        Some(first) => first.to_string(),
+        None => lookup(d.code).map_or(d.code, |i| i.summary).to_string(),
+    };
+    if left == 1 {
+        d.evidence.remove("count");
+        d.subject = kept[0].clone();
+        d.message = message;
+    } else {
+        d.evidence.insert("count", left.into());
+        d.message = times(&message, left);
+    }
+    d.evidence.insert("experiences", kept.into());
+    true
 }
 
 /// The order diagnostics are listed in. Only identical diagnostics tie (the help line is the
