@@ -19,6 +19,7 @@ const FRESH5: &str = include_str!("data/narrative_fresh5.jsonl");
 const FRESH6: &str = include_str!("data/narrative_fresh6.jsonl");
 const FRESH7: &str = include_str!("data/narrative_fresh7.jsonl");
 const FRESH8: &str = include_str!("data/narrative_fresh8.jsonl");
+const FRESH9: &str = include_str!("data/narrative_fresh9.jsonl");
 
 fn classifier() -> Narrative {
     Narrative::from_yaml(RULES).expect("rules/narrative.yaml is valid")
@@ -182,6 +183,95 @@ fn fresh8_accuracy_per_class() {
     assert!(data.len() >= 60, "fresh8 set has {} sentences", data.len());
     let failures = per_class_at("fresh8", &data, 30, 830);
     assert!(failures.is_empty(), "{failures:?}");
+}
+
+/// A twelfth set of 68 texts (34 story/rule pairs), written and labelled before it was ever
+/// classified, in voices the others barely have: coding agents' session summaries ("I updated
+/// … and verified …", "Changes made:"), commit messages with a body, incident timelines with
+/// timestamps, code-review comments, runbook steps, non-native English, rules written as
+/// questions or checklists, and rules whose reason is a past incident ("…, because last time
+/// someone applied from the staging workspace it deleted …"). Untuned it read 85.2% of its
+/// stories and 97% of its rules right; with the present cause of one setup's state
+/// (`state-cause`), unticked checklist boxes, an opening phrase whose pronoun subject keeps its
+/// verb ("after I increase memory"), irregular pasts with an object ("held a lock") and "so the
+/// thing is", 94.1% and 100%. The two stories it still misses tell a present state with a
+/// named tool or "every request" as subject, which read as general facts.
+#[test]
+fn fresh9_accuracy_per_class() {
+    let data = parse(FRESH9);
+    assert!(data.len() >= 68, "fresh9 set has {} sentences", data.len());
+    let failures = per_class_at("fresh9", &data, 34, 900);
+    assert!(failures.is_empty(), "{failures:?}");
+}
+
+/// A present-tense story gives the cause of one setup's state: a definite subject ("The build",
+/// "Our nightly export") whose "because"/"since" names what is wrong now, with a definite
+/// subject or a file name and a present verb. A rule's reason comes after an instruction, or
+/// is stated of a tool or a kind of thing ("Alembic autogenerate misses …", "The requests
+/// library …", "The first build after a clean checkout is slow …" has a generic cause too, yet
+/// stays below the threshold); those stay rules.
+#[test]
+fn the_present_cause_of_one_setups_state_is_a_story() {
+    let n = classifier();
+    for text in [
+        "The build is red because ci.yml pins node 16 and the runner has 20",
+        "Now the service returns 502s since nginx.conf points at the old port",
+        "The checkout service returns stale prices because the Redis cache has no TTL.",
+        "The nightly export skips rows since the cursor query uses OFFSET.",
+        "The login page loops back to itself because the session cookie has SameSite=Strict on the new domain.",
+        "The worker pool sits idle since the queue URL in the env file references the old region.",
+        "The React app re-renders the whole table on every keystroke, because the filter object is recreated in each render of the parent.",
+        "So the thing is, pytest collects `tests/conftest.py` twice because there are two rootdirs in the repo.",
+    ] {
+        let c = n.classify(text);
+        assert!(c.narrative, "{text} {c:?}");
+    }
+    for text in [
+        "Pin the Node version in ci.yml, because the runner image has a newer one.",
+        "Set max.poll.interval.ms above your longest batch, because the broker evicts slow consumers.",
+        "Alembic autogenerate misses server defaults because the comparison ignores them.",
+        "Ruff reports E501 on long URLs since the line-length rule counts every character.",
+        "The requests library hangs forever because the default timeout is None.",
+        "The planner ignores the index since the statistics are usually stale after a bulk load.",
+        "Spring's `@Transactional` has no effect on private methods, because the proxy can't intercept them.",
+        "Mark side-effect imports with `# noqa: F401` before running `ruff --fix`, since the autofix deletes imports that look unused.",
+    ] {
+        let c = n.classify(text);
+        assert!(!c.narrative, "{text} {c:?}");
+    }
+}
+
+/// Shapes from the twelfth set, each general: an unticked checklist box is a step to take,
+/// whatever tense its item reads in; a pronoun subject in an opening phrase keeps its verb
+/// ("after I increase memory", not the imperative "Increase"), while "Before we release check
+/// …" is still an instruction; an irregular past with its object is a report ("held a lock",
+/// "left the table"); a text that opens with "so the thing is" or "so basically" walks
+/// through one failure.
+#[test]
+fn checklists_pronoun_leads_irregular_pasts_and_walk_throughs() {
+    let n = classifier();
+    for text in [
+        "Yesterday I was try to deploy the lambda but it give timeout error, after I increase memory to 1024 it is working.",
+        "An analytics query without a timeout held a lock on the orders table for an hour, and checkout writes queued behind it.",
+        "The SQL migration 0042_add_status.sql failed halfway and left the table without a primary key.",
+        "so the problem is celery retries the task forever",
+        "Ok so basically the sidecar starts after the app and every first request gets a connection refused.",
+    ] {
+        let c = n.classify(text);
+        assert!(c.narrative, "{text} {c:?}");
+    }
+    for text in [
+        "Release checklist:\n- [ ] CHANGELOG updated\n- [ ] version bumped in pyproject.toml\n- [ ] tag pushed after CI is green",
+        "Before merging a dependency bump:\n* [ ] lockfile regenerated with npm 10\n* [ ] changelog of the package read",
+        "Before we release check the changelog for breaking changes.",
+        "After we rotate a key run the smoke tests against staging.",
+    ] {
+        let c = n.classify(text);
+        assert!(!c.narrative, "{text} {c:?}");
+    }
+    // A ticked box reports what was done.
+    let c = n.classify("- [x] added the migration\n- [x] updated the fixtures in conftest.py");
+    assert!(c.narrative, "{c:?}");
 }
 
 /// `per_class` on a set of at least `len` texts, whole and by halves: odd lines (1st, 3rd, …)
