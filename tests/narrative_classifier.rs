@@ -20,6 +20,7 @@ const FRESH6: &str = include_str!("data/narrative_fresh6.jsonl");
 const FRESH7: &str = include_str!("data/narrative_fresh7.jsonl");
 const FRESH8: &str = include_str!("data/narrative_fresh8.jsonl");
 const FRESH9: &str = include_str!("data/narrative_fresh9.jsonl");
+const FRESH10: &str = include_str!("data/narrative_fresh10.jsonl");
 
 fn classifier() -> Narrative {
     Narrative::from_yaml(RULES).expect("rules/narrative.yaml is valid")
@@ -204,6 +205,20 @@ fn fresh9_accuracy_per_class() {
     assert!(failures.is_empty(), "{failures:?}");
 }
 
+/// A thirteenth set of 28 texts (14 story/rule pairs), written and labelled after the tuning
+/// on `fresh9` and before it was ever classified: present-tense states with their cause, rules
+/// stated as facts with a reason, checklists ticked and unticked, opening phrases with a
+/// pronoun. A held-out check of that tuning: the gate before it read 50% of the stories and
+/// 92.9% of the rules right, after it 85.7% and 100%; the two misses ("because its disk is
+/// full", a checklist with ticked boxes) were then fixed in the general case.
+#[test]
+fn fresh10_accuracy_per_class() {
+    let data = parse(FRESH10);
+    assert!(data.len() >= 28, "fresh10 set has {} sentences", data.len());
+    let failures = per_class_at("fresh10", &data, 14, 900);
+    assert!(failures.is_empty(), "{failures:?}");
+}
+
 /// A present-tense story gives the cause of one setup's state: a definite subject ("The build",
 /// "Our nightly export") whose "because"/"since" names what is wrong now, with a definite
 /// subject or a file name and a present verb. A rule's reason comes after an instruction, or
@@ -220,6 +235,7 @@ fn the_present_cause_of_one_setups_state_is_a_story() {
         "The nightly export skips rows since the cursor query uses OFFSET.",
         "The login page loops back to itself because the session cookie has SameSite=Strict on the new domain.",
         "The worker pool sits idle since the queue URL in the env file references the old region.",
+        "The Jenkins agent is offline because its disk is full of old workspaces.",
         "The React app re-renders the whole table on every keystroke, because the filter object is recreated in each render of the parent.",
         "So the thing is, pytest collects `tests/conftest.py` twice because there are two rootdirs in the repo.",
     ] {
@@ -269,9 +285,14 @@ fn checklists_pronoun_leads_irregular_pasts_and_walk_throughs() {
         let c = n.classify(text);
         assert!(!c.narrative, "{text} {c:?}");
     }
-    // A ticked box reports what was done.
-    let c = n.classify("- [x] added the migration\n- [x] updated the fixtures in conftest.py");
-    assert!(c.narrative, "{c:?}");
+    // A ticked box reports what was done, beside unticked ones too: one change's progress.
+    for text in [
+        "- [x] added the migration\n- [x] updated the fixtures in conftest.py",
+        "- [x] bumped the Node image to 20\n- [x] regenerated package-lock.json\n- [ ] still need to fix the flaky e2e test",
+    ] {
+        let c = n.classify(text);
+        assert!(c.narrative, "{text} {c:?}");
+    }
 }
 
 /// `per_class` on a set of at least `len` texts, whole and by halves: odd lines (1st, 3rd, …)
