@@ -1438,7 +1438,15 @@ pub fn trace(comp: &Compilation, rules: &Rules, id: &str) -> Option<TraceReport>
         .diagnostics
         .iter()
         .filter(|d| d.subject == id || d.experience_id_iter().any(|e| e == id))
-        .map(|d| json!({"code": d.code, "name": d.name(), "severity": d.severity.as_str(), "subject": d.subject, "message": d.message}))
+        .map(|d| {
+            let mut v = json!({"code": d.code, "name": d.name(), "severity": d.severity.as_str(), "subject": d.subject, "domain": d.domain, "message": d.message});
+            // A note folded with others of its (code, domain): how many, and what they are about.
+            if let Some(count) = d.evidence.get("count") {
+                v["folded"] = count.clone();
+                v["subjects"] = d.evidence.get("subjects").cloned().unwrap_or_else(|| json!([]));
+            }
+            v
+        })
         .collect();
     Some(TraceReport {
         json: json!({"experience": id, "record": record, "candidates": candidates, "attribution": attribution, "diagnostics": diags}),
@@ -1804,6 +1812,12 @@ fn candidates_and_after(j: &Value) -> String {
     // An experience that yields no candidate still counts when it confirmed or contradicted.
     let attributed = attribution.iter().any(|a| a["effect"] != "neither");
     let diags = j["diagnostics"].as_array().cloned().unwrap_or_default();
+    // The lessons and clusters this record's candidates reached.
+    let own: BTreeSet<&str> = (cands.iter())
+        .flat_map(|c| [c["lesson"].as_str(), c["cluster"].as_str()])
+        .flatten()
+        .collect();
+    let many_domains = j["record"]["domains"].as_array().is_some_and(|d| d.len() > 1);
     if !diags.is_empty() {
         t.push_str("\ndiagnostics naming it:\n");
         for d in &diags {
@@ -1812,18 +1826,50 @@ fn candidates_and_after(j: &Value) -> String {
             } else {
                 ""
             };
+            let domain = d["domain"].as_str().filter(|d| !d.is_empty());
+            let folded = d["folded"].as_u64();
             // What it is about, unless the experience itself: two lessons it supports get
-            // notes that differ only there.
-            let about = match d["subject"].as_str() {
-                Some(s) if !s.is_empty() && s != j["experience"] => format!(" ({s})"),
-                _ => String::new(),
+            // notes that differ only there. A note folded with others of its domain is about
+            // them all: of its subjects, the ones this record's candidates reached.
+            let mut about: Vec<&str> = match (folded, d["subject"].as_str()) {
+                (Some(_), _) => (d["subjects"].as_array().into_iter().flatten())
+                    .filter_map(Value::as_str)
+                    .filter(|s| own.contains(s))
+                    .collect(),
+                (None, Some(s)) if !s.is_empty() && s != j["experience"] && Some(s) != domain => vec![s],
+                _ => Vec::new(),
+            };
+            // A record of several domains gets one note per domain: they differ only there.
+            let place;
+            if let Some(domain) = domain.filter(|_| many_domains || folded.is_some()) {
+                place = format!("in {domain}");
+                about.push(&place);
+            }
+            let about = if about.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", about.join(", "))
+            };
+            let message = d["message"].as_str().unwrap_or("");
+            let message = match folded {
+                // The folded note's message quotes its first note, which may be another's:
+                // say what the code means, and how many notes it stands for.
+                Some(count) => {
+                    let plain = (message.strip_suffix(&format!(" ({count} times)")))
+                        .or_else(|| d["code"].as_str().and_then(lookup).map(|i| i.summary))
+                        .unwrap_or(message);
+                    format!(
+                        "{plain} (one note for {count} in {})",
+                        domain.unwrap_or("its domain")
+                    )
+                }
+                None => message.to_string(),
             };
             t.push_str(&format!(
-                "  {}[{}] {}{about}: {}{note}\n",
+                "  {}[{}] {}{about}: {message}{note}\n",
                 d["severity"].as_str().unwrap_or(""),
                 d["code"].as_str().unwrap_or(""),
                 d["name"].as_str().unwrap_or(""),
-                d["message"].as_str().unwrap_or("")
             ));
         }
     }

@@ -710,6 +710,14 @@ impl Lexicon {
         self.threshold
     }
 
+    /// Does `word` (as written, any case) name a tool: one of `technical_terms` or a program
+    /// the lexicon lists commands of? (SKILL.md's description names the tools its rules are
+    /// about.)
+    pub fn names_tool(&self, word: &str) -> bool {
+        let w = self.canon(&self.stem(&word.to_lowercase()));
+        self.terms.contains(&w) || self.commands.contains_key(&w)
+    }
+
     /// Is `w` a program the lexicon lists commands of (`uv`, `cargo`, `kubectl`)?
     pub(crate) fn is_program(&self, w: &str) -> bool {
         self.commands.contains_key(w)

@@ -85,7 +85,7 @@ pub fn render<'a>(comp: &'a Compilation, rules: &Rules, sink: &mut Sink) -> Vec<
                 Some(p) => format!("projects/{p}/{domain}"),
                 None => domain.to_string(),
             };
-            let (skill, left_out) = skill_md(scope, domain, &rules_here, rules.policy.caps.skill_lines);
+            let (skill, left_out) = skill_md(scope, domain, &rules_here, rules, rules.policy.caps.skill_lines);
             let not_written = if skill.is_none() { ", so the file is not written" } else { "" };
             let too_long = (!left_out.is_empty()).then(|| {
                 Diagnostic::new(
@@ -354,13 +354,16 @@ fn skill_md<'a>(
     scope: &str,
     domain: &str,
     rules: &[&'a Lesson],
+    tables: &Rules,
     max_lines: usize,
 ) -> (Option<String>, Vec<&'a Lesson>) {
+    // The description names the tools of the strongest rules, whichever fit.
+    let with = tools_phrase(&tools_named(domain, rules, tables));
     // `rules` is sorted by confidence (desc): the file keeps the strongest that fit. Leaving a
     // rule out never adds a line, so the longest prefix that fits is found by bisection
     // (a domain with thousands of rules is rendered a dozen times, not once per rule left out).
     let render = |k: usize| {
-        let text = skill_text(scope, domain, &rules[..k]);
+        let text = skill_text(scope, domain, &rules[..k], &with);
         (text.lines().count() <= max_lines).then_some(text)
     };
     // Weakest first, the order they were given up in.
@@ -380,7 +383,8 @@ fn skill_md<'a>(
     (fits.1, left_out(fits.0))
 }
 
-fn skill_text(scope: &str, domain: &str, rules: &[&Lesson]) -> String {
+/// A SKILL.md of `rules`; `with` is the description's `tools_phrase`.
+fn skill_text(scope: &str, domain: &str, rules: &[&Lesson], with: &str) -> String {
     let count = |k: Kind| rules.iter().filter(|l| l.kind == k).count();
     let (d, a, w) = (count(Kind::Do), count(Kind::Avoid), count(Kind::Watch));
     let whose = match scope.strip_prefix("project:") {
@@ -389,8 +393,8 @@ fn skill_text(scope: &str, domain: &str, rules: &[&Lesson]) -> String {
     };
     let description = format!(
         "Rules coding agents learned from recorded experience with {domain} {whose}: {d} to do, {a} to avoid, \
-         {w} to watch out for, each citing the experiences behind it. Use when planning or doing {domain} work, \
-         to repeat what worked and skip known dead ends."
+         {w} to watch out for, each citing the experiences behind it. Use when planning or doing {domain} work{with}, \
+         to repeat what worked and skip known dead ends.",
     );
     let description: String = description.chars().take(1024).collect();
     let mut digest_input = String::new();
@@ -436,6 +440,91 @@ fn skill_text(scope: &str, domain: &str, rules: &[&Lesson]) -> String {
         }
     }
     s
+}
+
+/// Words that name a tool only now and then ("go back", "make sure", "what kind of"): they
+/// count as a tool a rule is about only as a command's first word in a code span or before a
+/// flag.
+const TOOLS_ALSO_WORDS: &[&str] = &[
+    "go",
+    "make",
+    "kind",
+    "black",
+    "fetch",
+    "express",
+    "fish",
+    "serial",
+    "integer",
+    "timestamp",
+    "node",
+    "bundle",
+    "coverage",
+    "rails",
+    "sh",
+    "az",
+    "java",
+    "ruby",
+    "ini",
+];
+
+/// The tools `rules` are about, most-named first (ties: first named, the rules being
+/// strongest first), for SKILL.md's description: an agent deciding whether to load the skill
+/// matches the task's tools against it, and the same sentence for every domain told it
+/// nothing. A tool is a program `rules/aliases.yaml` places (`pytest`, `kubectl`) or a tool the
+/// lexicon names (`SQLite`, `jest`), shown as first written; the domain's own name is left out.
+fn tools_named(domain: &str, rules: &[&Lesson], tables: &Rules) -> Vec<String> {
+    const MAX: usize = 4;
+    // The strongest rules say what the skill is about (and a domain of thousands of rules is
+    // not read word by word for one sentence).
+    const READ: usize = 100;
+    // (lower-case name, as first written, rules naming it)
+    let mut seen: Vec<(String, String, usize)> = Vec::new();
+    for l in rules.iter().take(READ) {
+        let mut here: Vec<String> = Vec::new();
+        let mut in_code = false;
+        // The word after a tool is its subcommand (`git fetch`, `uv pip`), not a tool.
+        let mut after_tool = false;
+        let words: Vec<&str> = l.text.split(|c: char| c.is_whitespace() || c == ',').collect();
+        for (i, raw) in words.iter().enumerate() {
+            let opens = raw.starts_with('`') && !in_code;
+            let word = raw.trim_matches(|c: char| !(c.is_alphanumeric() || matches!(c, '-' | '_' | '+')));
+            if raw.matches('`').count() % 2 == 1 {
+                in_code = !in_code;
+            }
+            let subcommand = std::mem::take(&mut after_tool);
+            let lower = word.to_lowercase();
+            if lower.is_empty() || lower.starts_with('-') || !lower.starts_with(|c: char| c.is_alphabetic()) {
+                continue;
+            }
+            let known = tables.aliases.programs.contains_key(&lower) || tables.lexicon.names_tool(word);
+            after_tool = known;
+            if subcommand || lower == domain || here.contains(&lower) {
+                continue;
+            }
+            let before_flag = words
+                .get(i + 1)
+                .is_some_and(|n| n.trim_start_matches('`').starts_with('-'));
+            if known && (opens || before_flag || !TOOLS_ALSO_WORDS.contains(&lower.as_str())) {
+                here.push(lower.clone());
+                match seen.iter_mut().find(|s| s.0 == lower) {
+                    Some(s) => s.2 += 1,
+                    None => seen.push((lower, word.to_string(), 1)),
+                }
+            }
+        }
+    }
+    // Stable: ties keep the order they were first named in.
+    seen.sort_by_key(|s| std::cmp::Reverse(s.2));
+    seen.into_iter().take(MAX).map(|s| s.1).collect()
+}
+
+/// ", especially with pytest, ruff or SQLite" (nothing for no tools).
+fn tools_phrase(tools: &[String]) -> String {
+    match tools {
+        [] => String::new(),
+        [one] => format!(", especially with {one}"),
+        [rest @ .., last] => format!(", especially with {} or {last}", rest.join(", ")),
+    }
 }
 
 /// `s` on one Markdown line: operation keys keep the tool name as recorded (they must match
@@ -1238,6 +1327,33 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_description_names_tools_not_english_words_or_subcommands() {
+        let tables = Rules::builtin();
+        let rule = |text: &str| Lesson {
+            text: text.into(),
+            ..lessons()[0].clone()
+        };
+        let rules = [
+            rule(
+                "Make sure the kind of cluster matches; go back to the old context and fetch the kubeconfig again.",
+            ),
+            rule("Run `go test -race ./...` before merging; kind load docker-image avoids a registry push."),
+            rule("Use git fetch --prune and `uv pip compile`, then run npm ci in the Dockerfile."),
+            rule("Prefer kubectl apply --server-side for CRDs; kubectl diff shows drift."),
+        ];
+        let refs: Vec<&Lesson> = rules.iter().collect();
+        // `go` counts as a command in code, `kind` before no flag stays a word, `fetch` and `pip`
+        // are subcommands, `docker-image` is no `docker`, and the domain (`git` here) is not
+        // named; a tool named twice in one rule counts once.
+        assert_eq!(tools_named("git", &refs, &tables), ["go", "uv", "npm", "kubectl"]);
+        assert_eq!(tools_phrase(&tools_named("git", &refs[..1], &tables)), "");
+        assert_eq!(
+            tools_phrase(&["pytest".into(), "ruff".into()]),
+            ", especially with pytest or ruff"
+        );
+    }
+
     fn lessons() -> Vec<Lesson> {
         let founded = Lesson {
             id: "L3f9a0c21b7de".into(),
@@ -1537,11 +1653,13 @@ mod tests {
             })
             .collect();
         let refs: Vec<&Lesson> = rules.iter().collect();
+        let tables = Rules::builtin();
+        let with = tools_phrase(&tools_named("terraform", &refs, &tables));
         let one_at_a_time = |max: usize| {
             let mut kept = refs.clone();
             let mut left_out = Vec::new();
             while !kept.is_empty() {
-                let text = skill_text("global", "terraform", &kept);
+                let text = skill_text("global", "terraform", &kept, &with);
                 if text.lines().count() <= max {
                     return (Some(text), left_out);
                 }
@@ -1549,7 +1667,7 @@ mod tests {
             }
             (None, left_out)
         };
-        let full = skill_text("global", "terraform", &refs).lines().count();
+        let full = skill_text("global", "terraform", &refs, &with).lines().count();
         for max in [
             0,
             5,
@@ -1567,14 +1685,14 @@ mod tests {
             full,
             full + 3,
         ] {
-            let (text, left_out) = skill_md("global", "terraform", &refs, max);
+            let (text, left_out) = skill_md("global", "terraform", &refs, &tables, max);
             let (want_text, want_left_out) = one_at_a_time(max);
             assert_eq!(text, want_text, "budget {max}");
             let ids = |v: &[&Lesson]| v.iter().map(|l| l.id.clone()).collect::<Vec<_>>();
             assert_eq!(ids(&left_out), ids(&want_left_out), "budget {max}");
         }
         // Some budgets cut inside a section and some leave nothing.
-        assert!(skill_md("global", "terraform", &refs, 5).0.is_none());
-        assert!(skill_md("global", "terraform", &refs, 40).0.is_some());
+        assert!(skill_md("global", "terraform", &refs, &tables, 5).0.is_none());
+        assert!(skill_md("global", "terraform", &refs, &tables, 40).0.is_some());
     }
 }
