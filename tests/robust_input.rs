@@ -431,3 +431,51 @@ fn a_lesson_with_a_colon_standing_alone_compiles() {
         ["Avant de pousser : run ruff check --fix so CI lints the same code"]
     );
 }
+
+/// An agent that writes its JSONL by string formatting leaves a raw tab (pasted from a
+/// Makefile) or an ESC (a coloured terminal error) inside a string, which JSON requires
+/// escaped. The record is refused as before, but named by its id, with the field and the
+/// character, where the L001 named only the file; `why` counts it for its domain. The
+/// records around it are read, and an escaped `\t` elsewhere is not blamed.
+#[test]
+fn a_raw_control_character_is_reported_with_the_record_id_and_field() {
+    let records = exported();
+    let mut tab = records[1].clone();
+    tab["id"] = json!("ci-0304-make");
+    tab["task"] = json!("Makefile recipe\twith an escaped tab");
+    tab["lesson"] = json!("Indent Makefile recipes with TAB-HERE, never spaces.");
+    let tab = tab.to_string().replace("TAB-HERE", "\t");
+    let mut esc = records[2].clone();
+    esc["id"] = json!("tf-0305-lock");
+    esc["operations"][0]["error"] = json!("ESC-HERE[31mError acquiring the state lockESC-HERE[0m");
+    let esc = esc.to_string().replace("ESC-HERE", "\u{1b}");
+    let text = format!("{}\n{tab}\n{esc}\n{}\n", records[0], records[2]);
+    let mut sink = Sink::new();
+    let c = load_texts(&[("agent.jsonl", &text)], &LoadOptions::default(), &mut sink);
+    assert_eq!(
+        ids(&c),
+        [("ci-0301-npm".to_string(), 1), ("tf-0303-lock".to_string(), 4)]
+    );
+    assert_eq!(sink.len(), 2, "{:#?}", seen(&sink));
+    let (t, e) = (&sink[0], &sink[1]);
+    assert_eq!((t.code, t.subject.as_str()), ("L001", "ci-0304-make"));
+    assert_eq!(t.location.as_ref().map(|l| l.line), Some(2));
+    assert!(t.message.contains("U+0009 (tab), in `lesson`"), "{}", t.message);
+    assert_eq!(t.evidence["field"], "lesson");
+    assert_eq!(t.evidence["domains"], json!(["node"]));
+    assert!(t.help.contains("escape the character"), "{}", t.help);
+    assert_eq!((e.code, e.subject.as_str()), ("L001", "tf-0305-lock"));
+    assert_eq!(e.evidence["field"], "operations[0].error");
+    assert_eq!(e.evidence["character"], "U+001B");
+
+    // A line that is broken otherwise keeps the syntax error it always had.
+    let broken = format!("{}\n{}\n", records[0], &tab[..tab.len() - 1]);
+    let mut sink = Sink::new();
+    load_texts(&[("agent.jsonl", &broken)], &LoadOptions::default(), &mut sink);
+    assert_eq!(sink.len(), 1, "{:#?}", seen(&sink));
+    assert!(
+        sink[0].message.starts_with("line is not valid json"),
+        "{}",
+        sink[0].message
+    );
+}
