@@ -268,7 +268,11 @@ fn refused_naming(comp: &Compilation, rules: &Rules, domain: &str) -> (Vec<Refus
     let mut records: BTreeMap<(String, String), RefusedRecord> = BTreeMap::new();
     let mut repeated = 0;
     for d in &comp.diagnostics {
-        let Some((subject, at)) = refused_at(d) else {
+        // Repeats are warnings (they lose nothing), counted here all the same.
+        let repeat = (d.location.as_ref())
+            .filter(|_| crate::load::is_repeat(d))
+            .map(|loc| (d.subject.as_str(), format!("{}:{}", loc.file, loc.line)));
+        let Some((subject, at)) = refused_at(d).or(repeat) else {
             continue;
         };
         let names = |v: &Value| v.as_str().is_some_and(|raw| why_domain(raw, rules) == domain);

@@ -29,6 +29,48 @@ pub enum StoreError {
     },
     Sqlite(PathBuf, rusqlite::Error),
     Io(PathBuf, std::io::Error),
+    /// The state store's path cannot hold one: what is wrong with it and what to do.
+    Unusable(PathBuf, String),
+}
+
+/// The advice every unusable `--state` path ends with.
+const STATE_ADVICE: &str = "give --state the path of a file in a writable directory (a new path starts an empty store; the default is <out>/.skillc/state.db)";
+
+impl StoreError {
+    /// An SQLite error opening or first writing the store at `path`, said as what is wrong
+    /// with the path when it is about the file rather than its content.
+    fn opening(path: &Path, e: rusqlite::Error) -> StoreError {
+        use rusqlite::ErrorCode::{CannotOpen, PermissionDenied, ReadOnly};
+        let why = match e.sqlite_error_code() {
+            Some(ReadOnly | PermissionDenied) => {
+                "cannot be written (the file, or the directory that holds it, is read-only for this user; SQLite also writes -wal and -shm files beside it)"
+            }
+            Some(CannotOpen) => {
+                "cannot be opened (check that its directory exists and that this user may create files in it)"
+            }
+            _ => return StoreError::Sqlite(path.to_path_buf(), e),
+        };
+        StoreError::Unusable(path.to_path_buf(), format!("{why}: {e}"))
+    }
+}
+
+/// A path that exists but is no file: a directory, or a device, pipe or socket such as
+/// `/dev/null`, where SQLite could only fail with "disk I/O error".
+fn usable(path: &Path) -> Result<(), StoreError> {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return Ok(());
+    };
+    let why = if meta.is_dir() {
+        format!(
+            "is a directory, and --state names the database file itself (such as {})",
+            path.join("state.db").display()
+        )
+    } else if !meta.is_file() {
+        "is not a regular file (a device, pipe or socket, such as /dev/null): the state store is a SQLite database skillc keeps between compiles, with the user's decisions in it".to_string()
+    } else {
+        return Ok(());
+    };
+    Err(StoreError::Unusable(path.to_path_buf(), why))
 }
 
 impl std::fmt::Display for StoreError {
@@ -44,6 +86,7 @@ impl std::fmt::Display for StoreError {
             }
             StoreError::Sqlite(p, e) => write!(f, "state store {}: {e}", p.display()),
             StoreError::Io(p, e) => write!(f, "{}: {e}", p.display()),
+            StoreError::Unusable(p, why) => write!(f, "state store {} {why}; {STATE_ADVICE}", p.display()),
         }
     }
 }
@@ -68,7 +111,14 @@ fn layout(conn: &Connection, path: &Path) -> Result<bool, StoreError> {
     let sql = |e| StoreError::Sqlite(path.to_path_buf(), e);
     let tables: Vec<String> = (conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table'"))
         .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect())
-        .map_err(|e| StoreError::Foreign(path.to_path_buf(), e.to_string()))?;
+        .map_err(|e| match e.sqlite_error_code() {
+            // A file SQLite cannot read as a database is something else's.
+            Some(rusqlite::ErrorCode::NotADatabase) | None => {
+                StoreError::Foreign(path.to_path_buf(), e.to_string())
+            }
+            // A file it could not open or read at all says so.
+            Some(_) => StoreError::opening(path, e),
+        })?;
     if tables.is_empty() {
         return Ok(false);
     }
@@ -130,18 +180,28 @@ fn schema_1_ledger(conn: &Connection) -> rusqlite::Result<Option<Vec<(String, St
 impl Store {
     /// Opens (creating if needed) a skillc store.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
+        usable(path)?;
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|e| StoreError::Io(parent.to_path_buf(), e))?;
+            std::fs::create_dir_all(parent).map_err(|e| {
+                StoreError::Unusable(
+                    path.to_path_buf(),
+                    format!(
+                        "cannot be created: its directory {} cannot be made ({e})",
+                        parent.display()
+                    ),
+                )
+            })?;
         }
         let sql = |e| StoreError::Sqlite(path.to_path_buf(), e);
-        let conn = Connection::open(path).map_err(sql)?;
+        let opening = |e| StoreError::opening(path, e);
+        let conn = Connection::open(path).map_err(opening)?;
         conn.busy_timeout(Duration::from_secs(5)).map_err(sql)?;
         layout(&conn, path)?;
         // A new store takes large pages (an existing one keeps its own): a large compile stores
         // half a gigabyte of lesson rows, and 4 KiB pages cost a system call each, twice (WAL,
         // then checkpoint).
-        conn.pragma_update(None, "page_size", 65536).map_err(sql)?;
-        conn.pragma_update(None, "journal_mode", "WAL").map_err(sql)?;
+        conn.pragma_update(None, "page_size", 65536).map_err(opening)?;
+        conn.pragma_update(None, "journal_mode", "WAL").map_err(opening)?;
         conn.execute_batch(
             "CREATE TABLE IF NOT EXISTS skillc_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
              CREATE TABLE IF NOT EXISTS journal (
@@ -187,6 +247,7 @@ impl Store {
         if !path.exists() {
             return Ok(None);
         }
+        usable(path)?;
         let (conn, copy) =
             crate::load::open_untouched(path).map_err(|e| StoreError::Foreign(path.to_path_buf(), e))?;
         // An empty database is a store no compile has written yet (`open` would create it).

@@ -2336,3 +2336,57 @@ fn omnimem_a_bad_metadata_field_is_named_where_it_is() {
         l003[0]["message"]
     );
 }
+
+/// An OmniMem export whose memories carry their own `score` and `confidence` (top level or
+/// in `metadata`): skillc does not read them (confidence is a fold over the history, and no
+/// score passes a gate), and says so once for the whole export, as one folded L012 note
+/// naming every memory, instead of ignoring them silently. A lone memory scored 0.99 is
+/// still a lesson below reinforcement, at the confidence any admission starts with.
+#[test]
+fn omnimem_scores_are_said_once_to_be_unused_and_change_nothing() {
+    let s = Scratch::new("omnimem-scores");
+    let memories = [
+        json!({"key": "mem-91a001", "tags": "[\"python\"]", "outcome": "succeeded", "created_at": "1772352000",
+               "lesson": "Run pytest with --import-mode=importlib when test modules share a name",
+               "score": 0.92, "confidence": "0.8", "access_count": 14}),
+        json!({"key": "mem-91a002", "tags": ["python"], "outcome": "succeeded", "created_at": 1772377200,
+               "lesson": "Run pytest with --import-mode=importlib when test modules share names",
+               "metadata": {"project": "git@github.com:acme/ledger.git", "score": 0.41}}),
+        json!({"key": "mem-91a003", "tags": ["terraform"], "outcome": "succeeded", "created_at": 1772402400,
+               "lesson": "Pass -lock-timeout=60s to terraform plan when CI jobs share a state backend",
+               "score": 0.99}),
+        json!({"key": "mem-91a004", "tags": ["kubernetes"], "outcome": "succeeded", "created_at": 1772427600,
+               "lesson": "Wait on kubectl rollout status after kubectl apply in deploy scripts",
+               "score": null}),
+    ];
+    let text: String = memories.iter().map(|m| format!("{m}\n")).collect();
+    let input = s.path("omnimem-export.jsonl");
+    std::fs::write(&input, text).unwrap();
+    let out = s.path("out");
+    let o = compile_to(&input, &out, &["--strict"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let diags = read_json(&out.join("diagnostics.json"));
+    let l012 = common::diags_of(&diags, "L012");
+    assert_eq!(l012.len(), 1, "{diags:#}");
+    let note = l012[0];
+    assert_eq!(note["severity"], "note");
+    assert_eq!(
+        note["evidence"]["experiences"],
+        json!(["mem-91a001", "mem-91a002", "mem-91a003"]),
+        "{note:#}"
+    );
+    assert!(note["message"].as_str().unwrap().contains("not used"), "{note:#}");
+    assert!(
+        note["help"].as_str().unwrap().contains("skillc bless"),
+        "{note:#}"
+    );
+    let ledger = read_json(&out.join("ledger.json"));
+    let tf = (ledger["lessons"].as_array().unwrap().iter())
+        .find(|l| l["domain"] == "terraform")
+        .unwrap();
+    assert_eq!(
+        (tf["confidence"].as_f64(), tf["rule"].as_bool()),
+        (Some(0.5), Some(false)),
+        "{tf:#}"
+    );
+}

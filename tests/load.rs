@@ -1265,8 +1265,8 @@ fn compressed_records_are_named_with_the_command_that_opens_them() {
 
 /// A raw NUL a tool wrote into the first record of a JSON Lines file (an agent copying a
 /// process's output unescaped) costs that record alone, with an L001 at line 1, as it does on
-/// any later line; it used to refuse the whole file as "not UTF-8 text", losing every record
-/// in it. A file a crash left full of NULs, and UTF-16 without a byte-order mark (every
+/// any later line, named by its id and field; it used to refuse the whole file as "not UTF-8
+/// text", losing every record in it. A file a crash left full of NULs, and UTF-16 without a byte-order mark (every
 /// other byte a NUL), are still not text.
 #[test]
 fn a_nul_in_the_first_record_costs_only_that_record() {
@@ -1299,7 +1299,7 @@ fn a_nul_in_the_first_record_costs_only_that_record() {
     assert_eq!(
         got,
         [
-            ("L001", path("a-agent.jsonl"), 1, path("a-agent.jsonl")),
+            ("L001", path("a-agent.jsonl"), 1, "ci-0101-cargo".to_string()),
             ("L007", String::new(), 0, path("b-crashed.jsonl")),
             ("L007", String::new(), 0, path("c-utf16.jsonl")),
         ],
@@ -1307,4 +1307,5 @@ fn a_nul_in_the_first_record_costs_only_that_record() {
         seen(&sink)
     );
     assert!(sink[0].message.contains("control character"), "{:#?}", sink[0]);
+    assert_eq!(sink[0].evidence["field"], "operations[0].error", "{:#?}", sink[0]);
 }

@@ -355,18 +355,20 @@ fn json_arrays_joined_into_one_file_are_all_read() {
 /// A directory of nightly OmniMem exports (`tests/fixtures/omnimem-nightly`): each night holds
 /// every memory again. The repeats of one night's file fold into one L004 per pair of files,
 /// not one per memory per night, and `why` still counts every repeated record; the memory
-/// edited between two nights stays an L004 of its own.
+/// edited between two nights is an L004 of its own, and its later version is compiled.
+/// Nothing was refused, so `--strict` exits 0.
 #[test]
 fn nightly_omnimem_snapshots_fold_their_repeats_and_why_counts_them_apart() {
     let input = common::fixture("omnimem-nightly");
     let out = Scratch::new("nightly-snapshots");
-    let o = common::compile_to(&input, &out.path("out"), &[]);
+    let o = common::compile_to(&input, &out.path("out"), &["--strict"]);
     assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
     let err = common::stderr(&o);
-    let l004: Vec<&str> = err.lines().filter(|l| l.starts_with("error[L004]")).collect();
+    assert!(!err.contains("error["), "{err}");
+    let l004: Vec<&str> = err.lines().filter(|l| l.starts_with("warning[L004]")).collect();
     assert_eq!(l004.len(), 4, "{err}");
     assert!(l004[0].contains("6 records repeat records of"), "{err}");
-    assert!(err.contains("duplicate id `mem-7f3a03`: the record at"), "{err}");
+    assert!(err.contains("`mem-7f3a03` changed between snapshots"), "{err}");
     assert!(err.contains("read only the newest snapshot"), "{err}");
     // Eight memories, each compiled once.
     assert!(
@@ -374,12 +376,15 @@ fn nightly_omnimem_snapshots_fold_their_repeats_and_why_counts_them_apart() {
         "{}",
         common::stdout(&o)
     );
-    // terraform: two repeats on the second night, one repeat and one edit on the third. Only
-    // the edit lost something (its new content); the repeats are counted apart, every one.
+    // The third night's version of the edited memory is the one compiled.
+    let ledger = std::fs::read_to_string(out.path("out").join("ledger.json")).unwrap();
+    assert!(ledger.contains("-lock-timeout=120s"), "{ledger}");
+    assert!(!ledger.contains("-lock-timeout=60s"), "{ledger}");
+    // terraform: two repeats on the second night, one repeat and one edit on the third.
+    // Nothing was refused; the repeats are counted apart, every one.
     let why = common::why_json_in("terraform", &input, &[]);
     let refused = &why["refused_at_load"];
-    assert_eq!(refused["records"], 1, "{refused:#}");
-    assert_eq!(refused["first"][0]["record"], "mem-7f3a03", "{refused:#}");
+    assert_eq!(refused["records"], 0, "{refused:#}");
     assert_eq!(why["repeated_at_load"], 3, "{why:#}");
     let python = common::why_json_in("python", &input, &[]);
     assert_eq!(python["refused_at_load"]["records"], 0);
@@ -424,5 +429,53 @@ fn a_lesson_with_a_colon_standing_alone_compiles() {
     assert_eq!(
         rules,
         ["Avant de pousser : run ruff check --fix so CI lints the same code"]
+    );
+}
+
+/// An agent that writes its JSONL by string formatting leaves a raw tab (pasted from a
+/// Makefile) or an ESC (a coloured terminal error) inside a string, which JSON requires
+/// escaped. The record is refused as before, but named by its id, with the field and the
+/// character, where the L001 named only the file; `why` counts it for its domain. The
+/// records around it are read, and an escaped `\t` elsewhere is not blamed.
+#[test]
+fn a_raw_control_character_is_reported_with_the_record_id_and_field() {
+    let records = exported();
+    let mut tab = records[1].clone();
+    tab["id"] = json!("ci-0304-make");
+    tab["task"] = json!("Makefile recipe\twith an escaped tab");
+    tab["lesson"] = json!("Indent Makefile recipes with TAB-HERE, never spaces.");
+    let tab = tab.to_string().replace("TAB-HERE", "\t");
+    let mut esc = records[2].clone();
+    esc["id"] = json!("tf-0305-lock");
+    esc["operations"][0]["error"] = json!("ESC-HERE[31mError acquiring the state lockESC-HERE[0m");
+    let esc = esc.to_string().replace("ESC-HERE", "\u{1b}");
+    let text = format!("{}\n{tab}\n{esc}\n{}\n", records[0], records[2]);
+    let mut sink = Sink::new();
+    let c = load_texts(&[("agent.jsonl", &text)], &LoadOptions::default(), &mut sink);
+    assert_eq!(
+        ids(&c),
+        [("ci-0301-npm".to_string(), 1), ("tf-0303-lock".to_string(), 4)]
+    );
+    assert_eq!(sink.len(), 2, "{:#?}", seen(&sink));
+    let (t, e) = (&sink[0], &sink[1]);
+    assert_eq!((t.code, t.subject.as_str()), ("L001", "ci-0304-make"));
+    assert_eq!(t.location.as_ref().map(|l| l.line), Some(2));
+    assert!(t.message.contains("U+0009 (tab), in `lesson`"), "{}", t.message);
+    assert_eq!(t.evidence["field"], "lesson");
+    assert_eq!(t.evidence["domains"], json!(["node"]));
+    assert!(t.help.contains("escape the character"), "{}", t.help);
+    assert_eq!((e.code, e.subject.as_str()), ("L001", "tf-0305-lock"));
+    assert_eq!(e.evidence["field"], "operations[0].error");
+    assert_eq!(e.evidence["character"], "U+001B");
+
+    // A line that is broken otherwise keeps the syntax error it always had.
+    let broken = format!("{}\n{}\n", records[0], &tab[..tab.len() - 1]);
+    let mut sink = Sink::new();
+    load_texts(&[("agent.jsonl", &broken)], &LoadOptions::default(), &mut sink);
+    assert_eq!(sink.len(), 1, "{:#?}", seen(&sink));
+    assert!(
+        sink[0].message.starts_with("line is not valid json"),
+        "{}",
+        sink[0].message
     );
 }

@@ -17,6 +17,7 @@ pub static PAGES: &[(&str, &str)] = &[
     ("L009", include_str!("pages/L009.md")),
     ("L010", include_str!("pages/L010.md")),
     ("L011", include_str!("pages/L011.md")),
+    ("L012", include_str!("pages/L012.md")),
     ("N001", include_str!("pages/N001.md")),
     ("N002", include_str!("pages/N002.md")),
     ("N003", include_str!("pages/N003.md")),

@@ -35,6 +35,7 @@ pub mod codes {
     pub const INACTIVE_MEMORY: &str = "L009";
     pub const UNRECOVERABLE_ARGS: &str = "L010";
     pub const UNKNOWN_FORMAT: &str = "L011";
+    pub const SCORE_NOT_USED: &str = "L012";
 
     pub const INVALID_DOMAIN: &str = "N001";
     pub const CREDENTIAL_REFUSED: &str = "N002";
@@ -198,6 +199,15 @@ pub static CODES: &[CodeInfo] = &[
         "give .jsonl, .json, .yaml, .yml or a GAIA memory.db, or pass --from",
         [],
         false
+    ),
+    code!(
+        "L012",
+        "score-not-used",
+        Note,
+        "a memory's own score or confidence is not used",
+        "nothing to fix: skillc derives a lesson's confidence from its experiences; to vouch for a memory, set blessed: true or run skillc bless",
+        [],
+        true
     ),
     code!(
         "N001",

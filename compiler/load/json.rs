@@ -178,6 +178,9 @@ pub(crate) fn not_json(bytes: &[u8], e: &serde_json::Error, loc: &SourceLoc) -> 
     if too_deep(e) {
         return deep_record(bytes, loc);
     }
+    if let Some(p) = raw_control(bytes, e, loc) {
+        return p;
+    }
     let d = Diagnostic::new(
         codes::MALFORMED_RECORD,
         format!("line is not valid json: {}", error_message(e)),
@@ -186,6 +189,130 @@ pub(crate) fn not_json(bytes: &[u8], e: &serde_json::Error, loc: &SourceLoc) -> 
     .at(loc)
     .with("column", e.column());
     Parsed::invalid(loc.line, d)
+}
+
+/// A line that is JSON but for a raw control character inside a string (a tab, an escape
+/// sequence's ESC, a carriage return pasted from a terminal), which JSON requires escaped:
+/// refused as any malformed line, but named by the record's id, with the field that holds the
+/// character and which character it is, so the record can be found and its writer fixed.
+/// `None` when the line is not otherwise JSON.
+fn raw_control(bytes: &[u8], e: &serde_json::Error, loc: &SourceLoc) -> Option<Parsed> {
+    if !e.to_string().starts_with("control character") {
+        return None;
+    }
+    let text = std::str::from_utf8(bytes).ok()?;
+    let (escaped, first) = escape_controls(text)?;
+    let v: Value = serde_json::from_str(&escaped).ok()?;
+    let mut fields = Vec::new();
+    controls_in(&v, &mut String::new(), &mut fields);
+    let field = fields.first()?.clone();
+    let subject = match v.get("id").or_else(|| v.get("key")) {
+        Some(Value::String(id)) if !id.trim().is_empty() => record::shown_id(id),
+        _ => loc.file.to_string(),
+    };
+    let shown = control_name(first);
+    let more = match fields.len() {
+        1 => String::new(),
+        n => format!(" (and {} other field(s))", n - 1),
+    };
+    let mut d = Diagnostic::new(
+        codes::MALFORMED_RECORD,
+        format!(
+            "record holds a raw control character, {shown}, in `{field}`{more}: json strings must escape it; the record was skipped"
+        ),
+    )
+    .subject(subject)
+    .at(loc)
+    .with("column", e.column())
+    .with("field", field)
+    .with("character", format!("U+{:04X}", first as u32));
+    if fields.len() > 1 {
+        d = d.with("fields", fields);
+    }
+    d.help = "escape the character in the string (\\t, \\n, \\u001b) or remove it, best by writing records with a json encoder; the rest of the file was still read";
+    let domains = v.get("domains").map(record::readable_domains).unwrap_or_default();
+    Some(Parsed::invalid_naming(loc.line, d, &domains))
+}
+
+/// Stands for a raw control character in `escape_controls`' text: a noncharacter, which no
+/// record has any use for.
+const MARK: char = '\u{fdd0}';
+
+/// `text` with every control character inside a string replaced by `MARK`, and the first
+/// one; `None` when no string holds one (or the text holds `MARK` itself).
+fn escape_controls(text: &str) -> Option<(String, char)> {
+    if text.contains(MARK) {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    let (mut in_string, mut escaped) = (false, false);
+    let mut first = None;
+    for c in text.chars() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            } else if (c as u32) < 0x20 {
+                first.get_or_insert(c);
+                out.push(MARK);
+                continue;
+            }
+        } else if c == '"' {
+            in_string = true;
+        }
+        out.push(c);
+    }
+    first.map(|f| (out, f))
+}
+
+/// The places (`lesson`, `operations[1].error`) of the strings in `v` that held a raw
+/// control character (`MARK` now), keys included, in the order serde_json keeps them.
+fn controls_in(v: &Value, at: &mut String, found: &mut Vec<String>) {
+    let has = |s: &str| s.contains(MARK);
+    match v {
+        Value::String(s) if has(s) => found.push(at.clone()),
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                let len = at.len();
+                at.push_str(&format!("[{i}]"));
+                controls_in(item, at, found);
+                at.truncate(len);
+            }
+        }
+        Value::Object(m) => {
+            for (k, item) in m {
+                let len = at.len();
+                if !at.is_empty() {
+                    at.push('.');
+                }
+                at.push_str(&k.escape_default().to_string());
+                if has(k) {
+                    found.push(at.clone());
+                }
+                controls_in(item, at, found);
+                at.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A control character as a person reads it: `U+0009 (tab)`.
+fn control_name(c: char) -> String {
+    let name = match c {
+        '\t' => " (tab)",
+        '\n' => " (line feed)",
+        '\r' => " (carriage return)",
+        '\u{1b}' => " (escape, which starts terminal colour codes)",
+        '\0' => " (nul)",
+        '\u{8}' => " (backspace)",
+        '\u{c}' => " (form feed)",
+        _ => "",
+    };
+    format!("U+{:04X}{name}", c as u32)
 }
 
 /// serde_json stops at this depth of nested objects and lists (its recursion limit).

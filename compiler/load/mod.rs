@@ -38,8 +38,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::diagnostics::{Diagnostic, Sink, codes};
-use crate::model::{Corpus, Experience, LessonClaim, SourceLoc};
+use crate::diagnostics::{Diagnostic, Severity, Sink, codes};
+use crate::model::{Corpus, Experience, LessonClaim, Millis, SourceLoc};
 use crate::policy::Rules;
 use record::{Item, Parsed};
 
@@ -775,6 +775,28 @@ enum Kept {
     Claim(u32),
 }
 
+/// A record met by the collector, as `Collector::fresh` judges its id.
+struct Met<'a> {
+    id: &'a str,
+    loc: &'a SourceLoc,
+    recorded_at: Millis,
+    domains: &'a [String],
+    claim: bool,
+}
+
+/// What `Collector::fresh` decided for a record.
+enum Fresh {
+    /// No record has its id yet: keep it.
+    New,
+    /// A later version of the kept record (a memory edited between snapshots): it replaces it.
+    Replaces(Kept),
+    /// A duplicate: the kept record stays, this one is dropped.
+    Skip,
+}
+
+/// The help of an L004 about a memory edited between snapshots.
+const VERSION_HELP: &str = "the later snapshot's version of an edited memory is compiled (files are read in path order: name snapshots so they sort by date, memory-2026-11-29.jsonl); if the two are different records, give one of them a new id";
+
 /// Is `d` an L004 about records read again with the same content (`REPEAT_HELP`)? Nothing
 /// they say is lost, so `why` does not count them among the records refused at load.
 pub fn is_repeat(d: &Diagnostic) -> bool {
@@ -890,20 +912,40 @@ impl<'s> Collector<'s> {
                 }
                 Item::Experience(e) => {
                     let h = hash_id(&e.id);
-                    if self.fresh(&e.id, h, &e.source, &e.domains, |col, k| {
-                        col.repeats_experience(k, &e)
-                    }) {
-                        let i = self.corpus.experiences.len() as u32;
-                        self.remember(&e.id, h, Kept::Experience(i));
-                        self.corpus.experiences.push(e);
+                    let met = Met {
+                        id: &e.id,
+                        loc: &e.source,
+                        recorded_at: e.recorded_at,
+                        domains: &e.domains,
+                        claim: false,
+                    };
+                    match self.fresh(met, h, |col, k| col.repeats_experience(k, &e)) {
+                        Fresh::New => {
+                            let i = self.corpus.experiences.len() as u32;
+                            self.remember(&e.id, h, Kept::Experience(i));
+                            self.corpus.experiences.push(e);
+                        }
+                        Fresh::Replaces(Kept::Experience(i)) => self.corpus.experiences[i as usize] = e,
+                        Fresh::Replaces(Kept::Claim(_)) | Fresh::Skip => {}
                     }
                 }
                 Item::Claim(c) => {
                     let h = hash_id(&c.id);
-                    if self.fresh(&c.id, h, &c.loc, &c.domains, |col, k| col.repeats_claim(k, &c)) {
-                        let i = self.corpus.claims.len() as u32;
-                        self.remember(&c.id, h, Kept::Claim(i));
-                        self.corpus.claims.push(c);
+                    let met = Met {
+                        id: &c.id,
+                        loc: &c.loc,
+                        recorded_at: c.recorded_at,
+                        domains: &c.domains,
+                        claim: true,
+                    };
+                    match self.fresh(met, h, |col, k| col.repeats_claim(k, &c)) {
+                        Fresh::New => {
+                            let i = self.corpus.claims.len() as u32;
+                            self.remember(&c.id, h, Kept::Claim(i));
+                            self.corpus.claims.push(c);
+                        }
+                        Fresh::Replaces(Kept::Claim(i)) => self.corpus.claims[i as usize] = c,
+                        Fresh::Replaces(Kept::Experience(_)) | Fresh::Skip => {}
                     }
                 }
             }
@@ -946,6 +988,14 @@ impl<'s> Collector<'s> {
         }
     }
 
+    /// When the kept record was recorded, and whether it is a claim.
+    fn kept_time(&self, kept: Kept) -> (Millis, bool) {
+        match kept {
+            Kept::Experience(i) => (self.corpus.experiences[i as usize].recorded_at, false),
+            Kept::Claim(i) => (self.corpus.claims[i as usize].recorded_at, true),
+        }
+    }
+
     /// The record that already has this id (`h` is its hash).
     fn lookup(&self, id: &str, h: u64) -> Option<Kept> {
         match self.ids.get(&h) {
@@ -966,25 +1016,39 @@ impl<'s> Collector<'s> {
         }
     }
 
-    /// `true` when no record has this id yet; otherwise reports the duplicate. `repeats`:
-    /// whether the kept record says exactly what this one does (the same record read again).
-    fn fresh(
-        &mut self,
-        id: &str,
-        h: u64,
-        loc: &SourceLoc,
-        domains: &[String],
-        repeats: impl FnOnce(&Self, Kept) -> bool,
-    ) -> bool {
+    /// What to do with a record whose id may already be kept; reports the duplicate.
+    /// `repeats`: whether the kept record says exactly what this one does (the same record
+    /// read again).
+    ///
+    /// Of two records with one id, the first in (path, line) order is kept (DESIGN §3.1),
+    /// except for a *version*: a record of a later file with the kept record's kind and
+    /// `recorded_at` but other content is the same memory edited between two snapshots of one
+    /// store, and the later snapshot's version replaces the kept one. Repeats and versions
+    /// lose nothing the store still says, so they are warnings, which `--strict` does not
+    /// count; a different record under a used id stays an error.
+    fn fresh(&mut self, met: Met<'_>, h: u64, repeats: impl FnOnce(&Self, Kept) -> bool) -> Fresh {
+        let Met {
+            id,
+            loc,
+            recorded_at,
+            domains,
+            claim,
+        } = met;
         let Some(kept) = self.lookup(id, h) else {
-            return true;
+            return Fresh::New;
         };
         let repeat = repeats(self, kept);
         let first = self.kept_loc(kept).1;
+        let version = !repeat && first.file != loc.file && self.kept_time(kept) == (recorded_at, claim);
         let first_file = first.file.clone();
         let first = format!("{}:{}", first.file, first.line);
+        let here = format!("{}:{}", loc.file, loc.line);
         let message = if repeat {
             format!("duplicate id `{id}`: the record at {first} has it, with the same content, and is kept")
+        } else if version {
+            format!(
+                "`{id}` changed between snapshots (the same id and recorded_at, other content): the version at {here}, in the later file, replaces the one at {first}"
+            )
         } else {
             format!("duplicate id `{id}`: the record at {first} has it and is kept")
         };
@@ -994,12 +1058,19 @@ impl<'s> Collector<'s> {
             .with("first", first);
         let named = record::named(domains);
         let mut d = record::naming_domains(vec![d], &named);
+        if version {
+            d[0].severity = Severity::Warning;
+            d[0].help = VERSION_HELP;
+            self.sink.extend(d);
+            return Fresh::Replaces(kept);
+        }
         if !repeat {
             self.sink.extend(d);
-            return false;
+            return Fresh::Skip;
         }
         // A repeat (a nightly snapshot of the same store, a file copied twice) is folded with
         // the other repeats of the same pair of files when the file is done (`flush`).
+        d[0].severity = Severity::Warning;
         d[0].help = REPEAT_HELP;
         let fold = self.repeats.entry(first_file).or_insert_with(|| Repeats {
             first: d.pop(),
@@ -1015,7 +1086,7 @@ impl<'s> Collector<'s> {
         for n in named.into_iter().filter(|n| seen.insert(n.clone())) {
             *fold.domains.entry(n).or_default() += 1;
         }
-        false
+        Fresh::Skip
     }
 
     /// The repeats of the file just read, one diagnostic per file they repeat: the record's

@@ -390,6 +390,7 @@ fn memory(v: Value, loc: &SourceLoc, first: bool, aliases: &Aliases) -> Parsed {
         }
     };
     let lifted = lift_metadata(&mut m);
+    let scores = scores_in(&m);
     let key = match m.remove("key") {
         Some(Value::String(s)) if !s.trim().is_empty() => Some(s),
         Some(Value::Number(n)) => Some(n.to_string()),
@@ -518,6 +519,9 @@ fn memory(v: Value, loc: &SourceLoc, first: bool, aliases: &Aliases) -> Parsed {
     for d in c.diags.iter_mut().chain(c.ignored.iter_mut()) {
         in_metadata(d, &lifted);
     }
+    if let (Some(id), false, true) = (&key, scores.is_empty(), c.diags.is_empty()) {
+        c.ignored.push(score_not_used(id, scores, loc));
+    }
     let (item, ignored) = match (key, outcome, recorded_at) {
         (Some(id), Some(outcome), Some(recorded_at)) if c.diags.is_empty() => (
             Item::Experience(Experience {
@@ -556,6 +560,48 @@ fn memory(v: Value, loc: &SourceLoc, first: bool, aliases: &Aliases) -> Parsed {
         unknown: Vec::new(),
         ignored,
     }
+}
+
+/// Scores a memory system keeps of its own: never read (DESIGN §6 folds confidence from the
+/// history alone, and nothing but evidence or a blessing passes a gate), and said so (L012).
+const SCORE_FIELDS: &[&str] = &["confidence", "importance", "score"];
+
+/// The `SCORE_FIELDS` a memory sets, itself or in its `metadata` object (null or blank is not
+/// set).
+fn scores_in(m: &Map<String, Value>) -> Vec<&'static str> {
+    let set = |v: Option<&Value>| match v {
+        None | Some(Value::Null) => false,
+        Some(Value::String(s)) => !s.trim().is_empty(),
+        Some(_) => true,
+    };
+    let meta = m.get("metadata").and_then(Value::as_object);
+    (SCORE_FIELDS.iter().copied())
+        .filter(|f| set(m.get(*f)) || meta.is_some_and(|meta| set(meta.get(*f))))
+        .collect()
+}
+
+/// The L012 of a memory with a score of its own: a note, folded into one per run.
+fn score_not_used(key: &str, fields: Vec<&'static str>, loc: &SourceLoc) -> Diagnostic {
+    let named = fields
+        .iter()
+        .map(|f| format!("`{f}`"))
+        .collect::<Vec<_>>()
+        .join(" and ");
+    let (field, is) = if fields.len() == 1 {
+        ("field", "is")
+    } else {
+        ("fields", "are")
+    };
+    Diagnostic::new(
+        codes::SCORE_NOT_USED,
+        format!(
+            "omnimem {field} {named} {is} not used: confidence comes from the experiences behind a lesson (admitted at 0.500, confirmed, contradicted, decayed), and a memory's own score admits or promotes nothing"
+        ),
+    )
+    .subject(key)
+    .at(loc)
+    .with("fields", fields)
+    .experiences([key])
 }
 
 /// The memory fields read from a nested `metadata` object when the memory has none of its

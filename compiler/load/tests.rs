@@ -1160,7 +1160,14 @@ fn duplicate_check_survives_hash_collisions() {
     // Two different ids forced onto one hash, then a true duplicate of each.
     for (id, line) in [("a", 1), ("b", 2), ("a", 3), ("b", 4)] {
         let e = rec(id, line);
-        if col.fresh(&e.id, 42, &e.source, &e.domains, |_, _| false) {
+        let met = Met {
+            id: &e.id,
+            loc: &e.source,
+            recorded_at: e.recorded_at,
+            domains: &e.domains,
+            claim: false,
+        };
+        if let Fresh::New = col.fresh(met, 42, |_, _| false) {
             let i = col.corpus.experiences.len() as u32;
             col.remember(&e.id, 42, Kept::Experience(i));
             col.corpus.experiences.push(e);
@@ -1490,7 +1497,7 @@ fn omnimem_diagnostics_speak_of_omnimem() {
 /// Nightly snapshots of one store: every memory again each night. The records that repeat an
 /// earlier file's records word for word fold into one L004 per pair of files (counting them,
 /// per domain too, for `why`); a lone repeat keeps its own; a record whose content changed
-/// under the same id is a real conflict and keeps its own, with the usual help.
+/// under the same id and recorded_at is the memory edited, and the later file's version wins.
 #[test]
 fn repeats_of_an_earlier_file_fold_into_one_duplicate_per_pair_of_files() {
     let night = |lesson: &str| {
@@ -1552,10 +1559,18 @@ fn repeats_of_an_earlier_file_fold_into_one_duplicate_per_pair_of_files() {
         all.message
     );
     assert_eq!(all.help, REPEAT_HELP);
-    // n3 changed one lesson: that record is a conflict of its own, the other three fold.
-    let (conflict, rest) = (l004[1], l004[2]);
-    assert_eq!(conflict.subject, "ci-tf-02");
-    assert_eq!(conflict.help, "give every record a unique id");
+    // n3 changed one lesson (the same id and recorded_at): the memory was edited between the
+    // snapshots, and n3's version replaces the kept one, said on its own as a warning; the
+    // other three fold.
+    let (edit, rest) = (l004[1], l004[2]);
+    assert_eq!(edit.subject, "ci-tf-02");
+    assert_eq!(edit.help, VERSION_HELP);
+    assert_eq!(edit.severity, Severity::Warning);
+    assert_eq!(edit.evidence["first"], "n1.jsonl:2");
+    let tf = &c.experiences[1];
+    assert_eq!((&*tf.source.file, tf.source.line), ("n3.jsonl", 2));
+    assert!(tf.words.lesson.as_deref().unwrap().contains("120s"));
+    assert!(l004.iter().all(|d| d.severity == Severity::Warning), "{l004:#?}");
     assert_eq!(rest.evidence["records"], 3);
     assert_eq!(
         rest.evidence["domain_records"],
