@@ -1515,6 +1515,10 @@ fn the_alternative_one_side_turns_down_is_not_the_others_rule() {
                 "Keep credentials in the environment, never in a committed file",
                 "Never commit credentials; load them from the environment",
             ),
+            (
+                "Pin the redis client to an exact version in the lockfile; floating ranges let upgrades break the build",
+                "Lock the redis client to a fixed version in the lockfile instead of a version range, or an upgrade breaks the build",
+            ),
         ],
     );
 }

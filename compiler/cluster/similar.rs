@@ -617,6 +617,13 @@ fn rejected_alternative(side: &Analysis, other: &Analysis) -> bool {
         return false;
     }
     let rule = head.asserted_in.trailing_zeros();
+    // The clause `other` states its rule in (its first taken word's): a word it asserts only
+    // in a later clause describes the problem ("pin the client to an exact version; floating
+    // ranges let upgrades break the build" / "lock it to a fixed version instead of a range").
+    let Some(stated) = other.seq.iter().map(|&w| other.at(w)).find(|t| takes(t)) else {
+        return false;
+    };
+    let stated = stated.asserted_in & stated.asserted_in.wrapping_neg();
     side.tokens.iter().any(|t| {
         t.role == Some(Role::Negated)
             && t.asserted_in == 0
@@ -625,7 +632,7 @@ fn rejected_alternative(side: &Analysis, other: &Analysis) -> bool {
             && t.negated_in.trailing_zeros() >= rule
             && other
                 .find(t)
-                .is_some_and(|o| takes(o) && o.role == Some(Role::Asserted))
+                .is_some_and(|o| takes(o) && o.role == Some(Role::Asserted) && o.asserted_in & stated != 0)
     })
 }
 
