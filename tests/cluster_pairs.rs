@@ -1381,3 +1381,198 @@ fn an_acronym_and_its_spelled_out_words_are_one_lesson() {
         ],
     );
 }
+
+/// A labelled set written before it was ever measured (`tests/data/pairs_fresh9.jsonl`):
+/// 80 pairs, half must-merge and half must-not, in observability, databases, mobile,
+/// infrastructure, data engineering, security, frontend and ML training, in several voices
+/// (terse, agent summary, "X, not Y", conditionals, non-native English).
+#[test]
+fn fresh9_pairs_precision_and_recall() {
+    let pairs = parse_pairs(include_str!("data/pairs_fresh9.jsonl"));
+    assert!(pairs.len() >= 80, "the fresh9 set has {} pairs", pairs.len());
+    let lx = lexicon();
+    let all: Vec<&Pair> = pairs.iter().collect();
+    let merged = merges(&lx, &all);
+    let (precision, recall, tp, fp, fneg) = pr(&all, &merged);
+    println!(
+        "fresh9: {} pairs: precision {precision:.2} recall {recall:.2} (tp {tp}, fp {fp}, fn {fneg})",
+        all.len()
+    );
+    assert!(precision >= 0.78, "precision {precision:.3} < 0.78");
+    assert!(recall >= 0.85, "recall {recall:.3} < 0.85");
+}
+
+/// A side that refuses one word of an antonym pair asks what the other side asks with the
+/// other word: "avoid high-cardinality labels" is "keep label cardinality low", "avoid large
+/// Docker images" is "keep the Docker image small", "never increase the retry count" is
+/// "reduce" it. Both words asked for, both refused, or one word asked for and refused, stay
+/// two lessons; and `larger` is `large`, so "small" and "large" are opposites.
+#[test]
+fn a_refused_word_is_its_antonym_asked_for() {
+    let lx = lexicon();
+    assert_split_and_merged(
+        &lx,
+        &[
+            (
+                "Keep label cardinality low on Prometheus metrics",
+                "Keep label cardinality high on Prometheus metrics",
+            ),
+            (
+                "Avoid large Docker images: use a multi-stage build",
+                "Avoid small Docker images: use a multi-stage build",
+            ),
+            (
+                "Keep the Docker image small by using a multi-stage build",
+                "Avoid small Docker images: use a multi-stage build",
+            ),
+            (
+                "Keep the Docker image small by using a multi-stage build",
+                "Use a large base image with all build tools for the Docker image",
+            ),
+            (
+                "Never increase the retry count on the payment webhook",
+                "Increase the retry count on the payment webhook",
+            ),
+        ],
+        &[
+            (
+                "Keep label cardinality low on Prometheus metrics",
+                "Avoid high-cardinality labels on Prometheus metrics",
+            ),
+            (
+                "Keep the Docker image small by using a multi-stage build",
+                "Avoid large Docker images: use a multi-stage build",
+            ),
+            (
+                "Do not raise the replica count during the migration window",
+                "Lower the replica count during the migration window",
+            ),
+            (
+                "Never increase the retry count on the payment webhook",
+                "Reduce the retry count on the payment webhook",
+            ),
+        ],
+    );
+}
+
+/// A noun in -ation or -ction is its verb ("migration" / "migrating", "validation" /
+/// "validate", "connection" / "connecting"), but "production" is no "product".
+#[test]
+fn a_noun_in_ation_or_ction_meets_its_verb() {
+    let lx = lexicon();
+    assert_split_and_merged(
+        &lx,
+        &[(
+            "Deploy the product page behind a feature flag",
+            "Deploy to production behind a feature flag",
+        )],
+        &[
+            (
+                "Run the Alembic migration before the new pods start",
+                "Migrating with Alembic has to happen before the new pods start",
+            ),
+            (
+                "Validate the webhook payload signature before parsing it",
+                "Add validation of the webhook payload signature before parsing",
+            ),
+            (
+                "Reuse the database connection across Lambda invocations",
+                "Connecting to the database on every Lambda invocation is slow; reuse it",
+            ),
+        ],
+    );
+}
+
+/// A side that turns down an alternative ("…, not JSON", "instead of recreating it", "never
+/// a wildcard") is not the lesson of a side that states that alternative as its rule and
+/// never names what the first takes instead; a side that names the refused thing as the
+/// problem and takes the same choice is.
+#[test]
+fn the_alternative_one_side_turns_down_is_not_the_others_rule() {
+    let lx = lexicon();
+    assert_split_and_merged(
+        &lx,
+        &[
+            (
+                "Use logfmt for the Loki log format, not JSON",
+                "Use JSON lines for the Loki log format",
+            ),
+            (
+                "Import the existing bucket with terraform import instead of recreating it",
+                "Delete the existing bucket and let terraform recreate it",
+            ),
+            (
+                "Allow only your own origin in CORS, never a wildcard",
+                "Use a wildcard origin in CORS for public APIs",
+            ),
+        ],
+        &[
+            (
+                "Use histograms for request latency in Prometheus, not summaries",
+                "Summaries cannot be aggregated across pods; use histograms for request latency in Prometheus",
+            ),
+            (
+                "Keep credentials in the environment, never in a committed file",
+                "Never commit credentials; load them from the environment",
+            ),
+            (
+                "Pin the redis client to an exact version in the lockfile; floating ranges let upgrades break the build",
+                "Lock the redis client to a fixed version in the lockfile instead of a version range, or an upgrade breaks the build",
+            ),
+        ],
+    );
+}
+
+/// "Drop" is "remove": adding an index and dropping it are opposites, dropping and removing it
+/// one lesson.
+#[test]
+fn drop_is_remove_and_the_opposite_of_add() {
+    let lx = lexicon();
+    assert_split_and_merged(
+        &lx,
+        &[(
+            "Add an index on the foreign key column before joining large Postgres tables",
+            "Drop the index on the foreign key column before bulk loading large Postgres tables",
+        )],
+        &[(
+            "Drop the unused index on the orders table before the bulk load",
+            "Remove the unused index on the orders table before the bulk load",
+        )],
+    );
+}
+
+/// Two words swapped in place around shared words, after a shared start, are two lessons, as
+/// one swapped word is ("upload the [dSYM] files to Crashlytics for every [iOS] release" /
+/// "… [mapping] file … [Android] release"); a paraphrase that swaps its verb at the start and
+/// rewords the end is not.
+#[test]
+fn two_words_swapped_in_place_after_a_shared_start_are_two_lessons() {
+    let lx = lexicon();
+    assert_split_and_merged(
+        &lx,
+        &[
+            (
+                "Upload the dSYM files to Crashlytics for every iOS release",
+                "Upload the mapping file to Crashlytics for every Android release",
+            ),
+            (
+                "Set a statement timeout for queries from the web app",
+                "Set an idle in transaction timeout for sessions from the web app",
+            ),
+            (
+                "Lock Terraform provider versions in required_providers",
+                "Lock Terraform module versions in the module source ref",
+            ),
+        ],
+        &[
+            (
+                "Grant IAM roles with least privilege",
+                "Give IAM roles only the permissions they need",
+            ),
+            (
+                "Upload the dSYM files to Crashlytics for every iOS release",
+                "Upload the dSYM files to Crashlytics on each iOS release build",
+            ),
+        ],
+    );
+}

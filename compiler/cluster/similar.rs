@@ -336,6 +336,91 @@ pub(crate) fn verdict(lx: &Lexicon, a: &Analysis, b: &Analysis) -> Verdict {
 }
 
 fn judge<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis) -> Verdict<&'a str> {
+    judge_once(lx, a, b, true)
+}
+
+/// An antonym pair `k` the two sides split on (marks `x` on `a`, `y` on `b`), where one side
+/// refuses its word and the other takes the opposite one: "avoid large Docker images" asks
+/// what "keep the Docker image small" asks, "avoid high-cardinality labels" what "keep label
+/// cardinality low" asks. Which side refuses (`true`: `a`) and the clauses it refuses in.
+fn refused_opposite<'a>(
+    lx: &Lexicon,
+    a: &'a Analysis,
+    b: &'a Analysis,
+    k: usize,
+    (x, y): (u8, u8),
+) -> Option<(bool, Clauses, &'a Token)> {
+    let (w1, w2) = &lx.antonyms[k];
+    let word = |mark: u8| if mark == 1 { w1.as_str() } else { w2.as_str() };
+    let (ta, tb) = (a.token(word(x))?, b.token(word(y))?);
+    let refused =
+        |t: &Token| t.role == Some(Role::Negated) && t.negated_in != 0 && t.asserted_in == 0 && !t.explains;
+    let taken = |t: &Token| t.negated_in == 0 && t.role.is_some_and(|r| r != Role::Negated) && !t.explains;
+    if refused(ta) && taken(tb) {
+        Some((true, ta.negated_in, ta))
+    } else if refused(tb) && taken(ta) {
+        Some((false, tb.negated_in, tb))
+    } else {
+        None
+    }
+}
+
+/// `side` with its refusal in `clauses` read as the opposite advice (`refused_opposite`): the
+/// words those clauses negate are taken at their steps, antonym pair `k`'s mark turns to the
+/// other word, and its own word of the pair (`own`) leaves the word order, so that "do not
+/// raise the replica count" and "lower the replica count" swap no word in place (the word
+/// still counts, unshared, in the overlap).
+fn unrefused(side: &Analysis, clauses: Clauses, k: usize, own: &Token) -> Analysis {
+    let mut s = side.clone();
+    for t in &mut s.tokens {
+        let bits = t.negated_in & clauses;
+        if bits == 0 {
+            continue;
+        }
+        t.negated_in &= !clauses;
+        if t.role == Some(Role::Negated) {
+            t.role = Some(t.step.unwrap_or(Role::Asserted));
+        }
+        if t.step.is_none_or(|r| r == Role::Asserted) {
+            t.asserted_in |= bits;
+        }
+        t.taken = true;
+    }
+    s.antonyms[k] = 3 - s.antonyms[k];
+    if let Some(i) = s.tokens.iter().position(|t| t.same_text(own)) {
+        s.seq.retain(|&(j, _)| j as usize != i);
+    }
+    s
+}
+
+/// `v`, judged over copies of `a` and `b`, with its words found again in `a`, `b` or the
+/// lexicon (the copies' words are the originals').
+fn rebind<'a>(v: Verdict<&str>, lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis) -> Verdict<&'a str> {
+    let find = |w: &str| -> &'a str {
+        (a.token(w).or_else(|| b.token(w)).map(|t| &*t.text))
+            .or_else(|| {
+                (lx.antonyms.iter())
+                    .flat_map(|(x, y)| [x, y])
+                    .find(|x| x.as_str() == w)
+                    .map(String::as_str)
+            })
+            .unwrap_or("")
+    };
+    match v {
+        Verdict::Same(s) => Verdict::Same(s),
+        Verdict::Empty => Verdict::Empty,
+        Verdict::Technical(x, y) => Verdict::Technical(find(x), find(y)),
+        Verdict::Flag(f) => Verdict::Flag(find(f)),
+        Verdict::Command(c) => Verdict::Command(find(c)),
+        Verdict::Antonym(x, y) => Verdict::Antonym(find(x), find(y)),
+        Verdict::Polarity(w) => Verdict::Polarity(find(w)),
+        Verdict::Roles => Verdict::Roles,
+        Verdict::MinimalPair => Verdict::MinimalPair,
+        Verdict::Overlap(s) => Verdict::Overlap(s),
+    }
+}
+
+fn judge_once<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis, may_unrefuse: bool) -> Verdict<&'a str> {
     if a.tokens.is_empty() || b.tokens.is_empty() {
         return Verdict::Empty;
     }
@@ -367,8 +452,22 @@ fn judge<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis) -> Verdict<&'a s
             // string formatting" / "never build SQL with string formatting; use parameterized
             // queries") is no antonym when the two sides refuse the same words: the roles
             // decide.
-            if (lx.is_negator(w1) || lx.is_negator(w2)) && refuse_alike(a, b) {
-                continue;
+            if lx.is_negator(w1) || lx.is_negator(w2) {
+                if refuse_alike(a, b) {
+                    continue;
+                }
+            } else if may_unrefuse && let Some((on_a, clauses, own)) = refused_opposite(lx, a, b, i, (x, y)) {
+                // One side refuses what the other's opposite word asks for: judged again with
+                // that refusal read as the advice it amounts to.
+                let (a2, b2);
+                let v = if on_a {
+                    a2 = unrefused(a, clauses, i, own);
+                    judge_once(lx, &a2, b, false)
+                } else {
+                    b2 = unrefused(b, clauses, i, own);
+                    judge_once(lx, a, &b2, false)
+                };
+                return rebind(v, lx, a, b);
             }
             return Verdict::Antonym(w1, w2);
         }
@@ -483,11 +582,58 @@ fn judge<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis) -> Verdict<&'a s
     if crossed && let Some(word) = mirrored(lx, a, b, together_a).or_else(|| mirrored(lx, b, a, together_b)) {
         return Verdict::Polarity(word);
     }
+    //    Nor may one side state as its rule the alternative the other turns down, while
+    //    never naming what the other takes instead ("use JSON lines for the Loki log format"
+    //    / "use logfmt for the Loki log format, not JSON").
+    if crossed && (rejected_alternative(a, b) || rejected_alternative(b, a)) {
+        return Verdict::Roles;
+    }
     // 3, continued: nor two words traded in place. Last, as it walks both texts.
     if transposed(lx, a, b) {
         return Verdict::MinimalPair;
     }
     Verdict::Same(s)
+}
+
+/// Does `side` turn down, in the clause that states its rule or a later one, an alternative
+/// `other` states as its rule ("use logfmt for the Loki log format, not JSON" / "use JSON
+/// lines for the Loki log format"; "import the existing bucket instead of recreating it" /
+/// "delete the bucket and let terraform recreate it"), while `other` never names the word
+/// `side`'s rule opens with (what it takes instead)? A paraphrase that names the refused
+/// thing as the problem names the choice too ("use histograms, not summaries" / "summaries
+/// cannot be aggregated; use histograms"), and a refusal before the rule ("never commit
+/// credentials; load them from the environment") is a rule of its own, not an alternative.
+fn rejected_alternative(side: &Analysis, other: &Analysis) -> bool {
+    let takes = |t: &Token| t.asserted_in != 0 && t.negated_in == 0 && !t.explains;
+    let Some(head) = side.seq.iter().map(|&w| side.at(w)).find(|t| takes(t)) else {
+        return false;
+    };
+    let named = if head.technical {
+        tech_has_match(head, other)
+    } else {
+        other.find(head).is_some()
+    };
+    if named {
+        return false;
+    }
+    let rule = head.asserted_in.trailing_zeros();
+    // The clause `other` states its rule in (its first taken word's): a word it asserts only
+    // in a later clause describes the problem ("pin the client to an exact version; floating
+    // ranges let upgrades break the build" / "lock it to a fixed version instead of a range").
+    let Some(stated) = other.seq.iter().map(|&w| other.at(w)).find(|t| takes(t)) else {
+        return false;
+    };
+    let stated = stated.asserted_in & stated.asserted_in.wrapping_neg();
+    side.tokens.iter().any(|t| {
+        t.role == Some(Role::Negated)
+            && t.asserted_in == 0
+            && t.negated_in != 0
+            && !t.explains
+            && t.negated_in.trailing_zeros() >= rule
+            && other
+                .find(t)
+                .is_some_and(|o| takes(o) && o.role == Some(Role::Asserted) && o.asserted_in & stated != 0)
+    })
 }
 
 /// A clause `side` negates that `other` states the other way round: one clause of `other`
@@ -692,7 +838,7 @@ fn minimal_pair<'a>(a: &'a Analysis, b: &'a Analysis, k: usize) -> bool {
     }
     let (mx, my) = (&x[p..x.len() - s], &y[p..y.len() - s]);
     if !(1..=k).contains(&mx.len()) || !(1..=k).contains(&my.len()) {
-        return false;
+        return p > 0 && two_swaps(a, mx, b, my, k);
     }
     // A swap in the reason one side gives leaves the rule as it was: "…; it hides broken
     // declaration files" and "…, because it masks broken declaration files" explain one rule.
@@ -724,6 +870,46 @@ fn minimal_pair<'a>(a: &'a Analysis, b: &'a Analysis, k: usize) -> bool {
     let (u, v) = (unshared(a, mx, b, my).next(), unshared(b, my, a, mx).next());
     u.zip(v)
         .is_some_and(|(u, v)| !same_start(&u.text, &v.text) && !u.explains && !v.explains)
+}
+
+/// The middles of two sequences a common prefix and suffix leave (`minimal_pair`) are two
+/// swapped runs in the same places around a run of shared words: "upload the [dSYM] files to
+/// Crashlytics for every [iOS] release" vs "upload the [mapping] file to Crashlytics for every
+/// [Android] release", "set a [statement] timeout for [queries] from the web app" vs "set an
+/// [idle in transaction] timeout for [sessions] …". The caller asks only when the two share a
+/// prefix (the first run sits between shared words: "[grant] IAM roles [with least
+/// privilege]" vs "[give] IAM roles [only the permissions they need]" swaps the verb, a
+/// paraphrase's way). Each run is 1..=k words, none of which
+/// the other text has anywhere (a paraphrase that moves a word is no swap), not every one
+/// only explaining the rule, and not one word in two forms the stemmer left apart.
+fn two_swaps(a: &Analysis, mx: &[(u32, bool)], b: &Analysis, my: &[(u32, bool)], k: usize) -> bool {
+    // The first word of `mx` that `my` has, after at least one word on each side.
+    let Some((i, j)) = (1..mx.len()).find_map(|i| {
+        let j = my.iter().position(|&u| same_token(a, mx[i], b, u))?;
+        (j > 0).then_some((i, j))
+    }) else {
+        return false;
+    };
+    let mut m = 1;
+    while i + m < mx.len() && j + m < my.len() && same_token(a, mx[i + m], b, my[j + m]) {
+        m += 1;
+    }
+    let runs = [(&mx[..i], &my[..j]), (&mx[i + m..], &my[j + m..])];
+    let alone = |side: &Analysis, t: (u32, bool), other: &Analysis| {
+        let w = side.at(t);
+        other.find(w).is_none() && !(t.1 && tech_has_match(w, other))
+    };
+    runs.iter().all(|(u, v)| {
+        (1..=k).contains(&u.len())
+            && (1..=k).contains(&v.len())
+            && u.iter().all(|&t| alone(a, t, b))
+            && v.iter().all(|&t| alone(b, t, a))
+            && !u.iter().all(|&t| a.at(t).explains)
+            && !v.iter().all(|&t| b.at(t).explains)
+            && !u
+                .iter()
+                .any(|&t| v.iter().any(|&w| same_start(&a.at(t).text, &b.at(w).text)))
+    })
 }
 
 /// Do two words start alike for five characters (or the whole of the shorter)? The mark of
