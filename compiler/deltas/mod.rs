@@ -366,6 +366,21 @@ fn delta_rules<'a>(
         .filter_map(|s| warned_against(s))
         .map(|s| s.to_string())
         .collect();
+    // A statement that warns against a rule's words does not state it ("Never run `terraform
+    // apply` with -auto-approve" holds "run `terraform apply` with -auto-approve"): only a
+    // statement that is no warning states a do or watch rule word for word, or text outside
+    // the statements (a heading, a code block) that no statement repeats.
+    let (asserted_plain, statements_plain): (Vec<String>, Vec<String>) = (
+        (statements.iter())
+            .filter(|s| warned_against(s).is_none())
+            .map(|s| plain(s))
+            .collect(),
+        statements.iter().map(|s| plain(s)).collect(),
+    );
+    let said_as_is = |text: &str| {
+        asserted_plain.iter().any(|s| s.contains(text))
+            || (said.contains(text) && !statements_plain.iter().any(|s| s.contains(text)))
+    };
     let analysed = |texts: &[String]| -> Vec<_> { texts.iter().map(|s| lexicon.analyze(s)).collect() };
     let (statements, warnings_plain, warnings) = (
         analysed(&statements),
@@ -384,7 +399,7 @@ fn delta_rules<'a>(
         let (word_for_word, other_words) = if l.kind == Kind::Avoid {
             (warnings_plain.iter().any(|w| w.contains(text)), &warnings)
         } else {
-            (said.contains(text), &statements)
+            (said_as_is(text), &statements)
         };
         word_for_word || {
             let rule = lexicon.analyze(compared_text(l));
@@ -467,10 +482,9 @@ fn located_statements(authored: &str) -> Vec<(usize, String)> {
                     continue;
                 }
                 let header = table.as_ref().and_then(|h| h.get(k)).map(String::as_str);
-                let forbids = header.is_some_and(forbidding_header) && warned_against(&cell).is_none();
-                let cell = match forbids {
-                    true => format!("Never {}", lower_first(&cell)),
-                    false => cell,
+                let cell = match header.is_some_and(forbidding_header) {
+                    true => as_warning(strip_do_label(&cell).map_or(cell.as_str(), |(_, rest)| rest)),
+                    false => labelled(&cell),
                 };
                 blocks.push((at, cell));
             }
@@ -478,14 +492,14 @@ fn located_statements(authored: &str) -> Vec<(usize, String)> {
         }
         table = None;
         if let Some(item) = list_item(t) {
-            blocks.push((at, item.to_string()));
+            blocks.push((at, labelled(item)));
             open = true;
         } else if open {
             let (_, last) = blocks.last_mut().expect("an open block");
             last.push(' ');
             last.push_str(t);
         } else {
-            blocks.push((at, t.to_string()));
+            blocks.push((at, labelled(t)));
             open = true;
         }
     }
@@ -536,6 +550,124 @@ fn strip_label(text: &str) -> &str {
             text[m.end()..].trim_start()
         }
         _ => text,
+    }
+}
+
+/// Marks that say "do this" when they lead a list item or paragraph.
+const DO_MARKS: &[char] = &['✅', '✔', '☑', '👍', '🟢'];
+/// Marks that say "don't do this".
+const DONT_MARKS: &[char] = &['❌', '✖', '✗', '✘', '🚫', '⛔', '👎', '🔴'];
+
+/// Label words that make what follows a thing not to do (`**Don't:**`, `Avoid:`, `Nunca:`),
+/// longest first so `do not` is not read as `do`.
+const DONT_WORDS: &[&str] = &[
+    "anti-pattern",
+    "vermeiden",
+    "niemals",
+    "do not",
+    "avoid",
+    "never",
+    "don't",
+    "wrong",
+    "evitar",
+    "nunca",
+    "nicht",
+    "dont",
+    "bad",
+    "no",
+];
+/// Label words that make what follows a thing to do (`**Do:**`, `Always:`, `Immer:`).
+const DO_WORDS: &[&str] = &[
+    "recommended",
+    "siempre",
+    "always",
+    "prefer",
+    "right",
+    "immer",
+    "good",
+    "yes",
+    "do",
+];
+
+/// A do/don't label leading `text` (a list item's or paragraph's text): a check or cross mark
+/// (`✅`, `❌`), a label word in bold or followed by a colon (`**Do:**`, `Don't:`, `**Avoid**`,
+/// `Nunca:`), or both (`❌ **Don't:**`). Returns whether the label forbids, and the text after
+/// it; none when `text` has no label or nothing follows it. A word that only starts a
+/// sentence ("Avoid running …", "Do run …") is no label: the sentence says what it says.
+fn strip_do_label(text: &str) -> Option<(bool, &str)> {
+    let mut forbids = None;
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if DO_MARKS.contains(&c) {
+            forbids = Some(false);
+        } else if DONT_MARKS.contains(&c) {
+            forbids = Some(true);
+        } else if c != '\u{fe0f}' && !(forbids.is_some() && c.is_whitespace()) {
+            break;
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    if let Some((word_forbids, after)) = label_word(rest) {
+        forbids = Some(word_forbids);
+        rest = after;
+    }
+    let rest = rest.trim_start();
+    forbids.filter(|_| !rest.is_empty()).map(|f| (f, rest))
+}
+
+/// A label word at the start of `text`, emphasised (`**Do**`, `_Avoid_`) or followed by a colon
+/// (`Do:`, `**Don't:**`, `**Don't**:`): whether it forbids, and the text after it.
+fn label_word(text: &str) -> Option<(bool, &str)> {
+    let emphasis = ["**", "__", "*", "_"].into_iter().find(|e| text.starts_with(e));
+    let inner = emphasis.map_or(text, |e| &text[e.len()..]);
+    let words = (DONT_WORDS.iter().map(|w| (true, w))).chain(DO_WORDS.iter().map(|w| (false, w)));
+    for (forbids, word) in words {
+        let Some(after) = strip_lead(inner, word) else {
+            continue;
+        };
+        // A whole word: "Donate" and "Nothing" are no labels.
+        if after.starts_with(|c: char| c.is_alphanumeric() || matches!(c, '\'' | '\u{2019}' | '-')) {
+            continue;
+        }
+        let (after, colon_inside) = match after.strip_prefix(':') {
+            Some(a) => (a, true),
+            None => (after, false),
+        };
+        let (after, closed) = match emphasis {
+            Some(e) => match after.strip_prefix(e) {
+                Some(a) => (a, true),
+                None => continue,
+            },
+            None => (after, false),
+        };
+        let (after, colon_outside) = match after.trim_start().strip_prefix(':') {
+            Some(a) => (a, true),
+            None => (after, false),
+        };
+        if closed || colon_inside || colon_outside {
+            return Some((forbids, after));
+        }
+    }
+    None
+}
+
+/// A list item's or paragraph's text as the statement it makes: a do label dropped
+/// ("**Do:** run tests first" states "run tests first"), a don't label read as the warning
+/// it is ("❌ Delete package-lock.json …" states "Never delete package-lock.json …").
+fn labelled(text: &str) -> String {
+    match strip_do_label(text) {
+        Some((true, rest)) => as_warning(rest),
+        Some((false, rest)) => rest.to_string(),
+        None => text.to_string(),
+    }
+}
+
+/// `text` as a warning against what it names: as it is when it already leads with "never",
+/// "don't", "avoid" …, else "Never " before it.
+fn as_warning(text: &str) -> String {
+    match warned_against(text) {
+        Some(_) => text.to_string(),
+        None => format!("Never {}", lower_first(text)),
     }
 }
 
