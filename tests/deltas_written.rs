@@ -302,3 +302,40 @@ fn each_label_spelling_is_read_as_a_do_or_a_dont() {
         assert_eq!(proposed(&files, "git"), ["L7e0e3daf9bb4"], "{line}");
     }
 }
+
+/// Rules that do not fit a skill's delta budget are an E002 that names the skill's file and
+/// the line the rules would have gone after: the `## Learned lessons` heading when the skill
+/// has one, else its last line (frontmatter counted, CRLF or not); line 1 for a skill with
+/// no body text.
+#[test]
+fn e002_names_the_skill_file_and_the_line_the_rules_would_go() {
+    let rules = Rules::builtin();
+    let long = |id: &str, n: usize| {
+        let text = format!(
+            "Run terraform plan -out=tfplan in the {n} pipeline stage, then apply that saved plan file, so apply does exactly what was reviewed by {} the change owner.",
+            "the reviewer and ".repeat(6)
+        );
+        lesson(id, "terraform", Kind::Do, &text, None, &["ter-0001", "ter-0002"])
+    };
+    let ls: Vec<Lesson> = (1..=4).map(|n| long(&format!("L00000000000{n}"), n)).collect();
+    let sectioned = "---\nname: terraform\ndescription: Plan and apply Terraform in CI.\n---\n\n# Terraform\n\n- Select the workspace first.\n\n## Learned lessons\n\n- Keep state in the nw-tfstate bucket.\n";
+    let plain = "---\nname: terraform\ndescription: Plan and apply Terraform in CI.\n---\n\n# Terraform\n\n1. Select the workspace.\n2. Plan.\n\n";
+    for (text, line) in [
+        (sectioned.to_string(), 10),
+        (sectioned.replace('\n', "\r\n"), 10),
+        (plain.to_string(), 9),
+        ("---\nname: terraform\ndescription: Plan.\n---\n\n".to_string(), 1),
+    ] {
+        let s = authored("terraform", &text);
+        let (_, diags) = deltas::compute(&[s], &ls, &Default::default(), &rules);
+        let e002 = codes_for(&diags, "E002", "terraform");
+        assert_eq!(e002.len(), 1, "{diags:#?}");
+        let loc = e002[0].location.as_ref().expect("E002 has a location");
+        assert_eq!(
+            (loc.file.to_string(), loc.line),
+            ("skills/terraform/SKILL.md".to_string(), line),
+            "{text:?}"
+        );
+        assert_eq!(e002[0].evidence["path"], "skills/terraform/SKILL.md");
+    }
+}

@@ -858,7 +858,12 @@ enum Anchor {
     Section(Section),
     /// After the last non-empty line: `old` (that line, widened upwards only when it occurs
     /// more than once in the body) inside the section `slug`.
-    Snippet { old: String, section: Section },
+    Snippet {
+        old: String,
+        section: Section,
+        /// The body line (1-based) `old` ends on.
+        line: usize,
+    },
     /// The body has no text to anchor to.
     None,
 }
@@ -882,6 +887,7 @@ fn anchor(body: &str) -> Anchor {
             return Anchor::Snippet {
                 old,
                 section: section.clone(),
+                line: last + 1,
             };
         }
     }
@@ -924,7 +930,7 @@ fn payload(anchor: &Anchor, bullets: &[String]) -> Option<(&'static str, String,
                 json!({ "body": body }),
             ))
         }
-        Anchor::Snippet { old, section } => {
+        Anchor::Snippet { old, section, .. } => {
             let new = format!("{old}\n\n{LEARNED_HEADING}\n\n{}", bullets.join("\n"));
             Some((
                 REPLACE_SNIPPET,
@@ -1004,7 +1010,7 @@ fn skill_rows(
     if rules.is_empty() {
         return (Vec::new(), Vec::new());
     }
-    let (_, body) = split_frontmatter(&skill.text);
+    let (front, body) = split_frontmatter(&skill.text);
     let anchor = anchor(&body);
     let budget = &policy.deltas;
     let fits = |r: &Value| {
@@ -1046,8 +1052,18 @@ fn skill_rows(
                 ),
             ),
         };
-        d.subject(&skill.name)
+        // At the line the rules would have gone after: the `## Learned lessons` heading, or
+        // the body's last line; line 1 when the body has no text.
+        let front_lines = front.matches('\n').count();
+        let line = match &anchor {
+            Anchor::Section(s) => front_lines + s.start_line,
+            Anchor::Snippet { line, .. } => front_lines + line,
+            Anchor::None => 1,
+        };
+        d.at(&at_line(skill, line))
+            .subject(&skill.name)
             .domain(domain)
+            .with("path", skill.path.as_str())
             .with("left_out", left_out)
             .with("max_payload_chars", budget.max_payload_chars)
             .with("max_added_tokens", budget.max_added_tokens)
