@@ -339,3 +339,218 @@ fn e002_names_the_skill_file_and_the_line_the_rules_would_go() {
         assert_eq!(e002[0].evidence["path"], "skills/terraform/SKILL.md");
     }
 }
+
+fn payload_text(files: &[skillc::emit::OutFile], folder: &str) -> String {
+    let f = (files.iter())
+        .find(|f| f.path == format!("deltas/{folder}.json"))
+        .unwrap_or_else(|| panic!("no delta for {folder}"));
+    let rows = deltas::parse_delta(&f.text()).unwrap();
+    let p = &rows[0]["payload"];
+    p["body"].as_str().or(p["new"].as_str()).unwrap().to_string()
+}
+
+/// A do rule and an avoid rule that give one piece of advice from two sides ("Use `git push
+/// --force-with-lease` instead of --force" / "git push --force on a shared branch"; "Run
+/// `terraform plan -out=tfplan` and apply that saved plan file" / "running `terraform apply`
+/// without a plan file") are one bullet that cites both ids: the reader meets the advice
+/// once, and once the bullet is merged neither rule is proposed again. Advice that only
+/// shares words, or says the opposite, stays two bullets.
+#[test]
+fn a_do_and_an_avoid_giving_the_same_advice_are_one_bullet_citing_both() {
+    let rules = Rules::builtin();
+    let git = vec![
+        lesson(
+            "L7e0e3daf9bb4",
+            "git",
+            Kind::Avoid,
+            "git push --force on a shared branch",
+            Some("overwrote a colleague's commits"),
+            &["git-0011", "git-0012"],
+        ),
+        lesson(
+            "L24ab41fd87f7",
+            "git",
+            Kind::Do,
+            "Use git push --force-with-lease instead of --force when updating a rebased branch.",
+            None,
+            &["git-0014", "git-0015"],
+        ),
+        lesson(
+            "L2a6e86b1c25d",
+            "git",
+            Kind::Do,
+            "Rebase feature branches onto origin/main before opening a pull request.",
+            None,
+            &["git-0011", "git-0013"],
+        ),
+    ];
+    let tf = vec![
+        lesson(
+            "L27cef0ce2843",
+            "terraform",
+            Kind::Do,
+            "Run `terraform plan -out=tfplan` and apply that saved plan file, so apply does exactly what was reviewed.",
+            None,
+            &["ter-0001", "ter-0002"],
+        ),
+        lesson(
+            "L6a150d1606ec",
+            "terraform",
+            Kind::Avoid,
+            "running `terraform apply` without a plan file",
+            Some("applied a drifted change nobody reviewed"),
+            &["ter-0001", "ter-0003"],
+        ),
+    ];
+    let npm = vec![
+        lesson(
+            "L976fe9dee2c5",
+            "npm",
+            Kind::Do,
+            "Use npm ci instead of npm install in CI so the lockfile is respected.",
+            None,
+            &["npm-0016", "npm-0018"],
+        ),
+        lesson(
+            "L402a89260e2e",
+            "npm",
+            Kind::Avoid,
+            "deleting package-lock.json to resolve a merge conflict",
+            None,
+            &["npm-0016", "npm-0017"],
+        ),
+        lesson(
+            "L5d1c0ffee001",
+            "npm",
+            Kind::Avoid,
+            "running npm install in CI pipelines",
+            None,
+            &["npm-0017", "npm-0018"],
+        ),
+    ];
+    let db = vec![
+        lesson(
+            "L0d0d0d0d0d01",
+            "postgres",
+            Kind::Do,
+            "Run database migrations without a backup on throwaway dev databases.",
+            None,
+            &["pg-0001", "pg-0002"],
+        ),
+        lesson(
+            "L0d0d0d0d0d02",
+            "postgres",
+            Kind::Avoid,
+            "running database migrations without a backup",
+            None,
+            &["pg-0003", "pg-0004"],
+        ),
+    ];
+    let skill = |name: &str| {
+        authored(
+            name,
+            &format!(
+                "---\nname: {name}\ndescription: Team habits for {name}.\n---\n\n# {name}\n\n- Ask in #platform when unsure.\n"
+            ),
+        )
+    };
+    // (skill, rules, bullets the row has, text it must not have)
+    type Case<'a> = (&'a str, &'a Vec<Lesson>, &'a [&'a str], &'a [&'a str]);
+    let cases: [Case; 4] = [
+        (
+            "git",
+            &git,
+            &[
+                "- Use git push --force-with-lease instead of --force when updating a rebased branch. (id: L24ab41fd87f7; avoid rule id: L7e0e3daf9bb4 says the same)",
+            ],
+            &["Avoid: git push --force"],
+        ),
+        (
+            "terraform",
+            &tf,
+            &[
+                "- Run `terraform plan -out=tfplan` and apply that saved plan file, so apply does exactly what was reviewed. (id: L27cef0ce2843; avoid rule id: L6a150d1606ec says the same)",
+            ],
+            &["Avoid: running"],
+        ),
+        (
+            "npm",
+            &npm,
+            &[
+                "- Use npm ci instead of npm install in CI so the lockfile is respected. (id: L976fe9dee2c5; avoid rule id: L5d1c0ffee001 says the same)",
+                "- Avoid: deleting package-lock.json to resolve a merge conflict (id: L402a89260e2e)",
+            ],
+            &["Avoid: running npm install"],
+        ),
+        (
+            "postgres",
+            &db,
+            &[
+                "- Run database migrations without a backup on throwaway dev databases. (id: L0d0d0d0d0d01)\n- Avoid: running database migrations without a backup (id: L0d0d0d0d0d02)",
+            ],
+            &["says the same"],
+        ),
+    ];
+    for (name, ls, bullets, absent) in cases {
+        let s = skill(name);
+        let (files, _) = deltas::compute(std::slice::from_ref(&s), ls, &Default::default(), &rules);
+        let text = payload_text(&files, name);
+        for b in bullets {
+            assert!(text.contains(b), "{name}: {b}\n{text}");
+        }
+        for a in absent {
+            assert!(!text.contains(a), "{name}: {a}\n{text}");
+        }
+        // Every rule is in the row's provenance, and every id is in the text.
+        let mut ids = proposed(&files, name);
+        ids.sort();
+        let mut want: Vec<String> = ls.iter().map(|l| l.id.clone()).collect();
+        want.sort();
+        assert_eq!(ids, want, "{name}");
+        for id in &want {
+            assert!(text.contains(id.as_str()), "{name}: {id} not shown\n{text}");
+        }
+        // Merged, the skill carries every id: nothing is proposed again.
+        let f = files
+            .iter()
+            .find(|f| f.path == format!("deltas/{name}.json"))
+            .unwrap();
+        let merged = deltas::resolve(&s.text, &deltas::parse_delta(&f.text()).unwrap()).unwrap();
+        let (files, _) = deltas::compute(&[authored(name, &merged)], ls, &Default::default(), &rules);
+        assert!(files.is_empty(), "{name}: proposed again after the merge");
+    }
+}
+
+/// A skill that already gives a dead end's advice from the other side (a step "Run `terraform
+/// plan -out=tfplan` and apply that saved plan file …") already states the avoid rule; a step
+/// that only shares a word of what the rule leaves out ("… once the plan job is green") does
+/// not, and the avoid rule is proposed with its E006.
+#[test]
+fn a_skill_line_that_gives_a_dead_ends_advice_from_the_other_side_states_it() {
+    let rules = Rules::builtin();
+    let avoid = lesson(
+        "L6a150d1606ec",
+        "terraform",
+        Kind::Avoid,
+        "running `terraform apply` without a plan file",
+        Some("applied a drifted change nobody reviewed"),
+        &["ter-0001", "ter-0003"],
+    );
+    let skill = |step: &str| {
+        authored(
+            "terraform",
+            &format!(
+                "---\nname: terraform\ndescription: Terraform in CI.\n---\n\n# Terraform\n\n## Ablauf\n\n1. `terraform init -input=false`\n2. {step}\n"
+            ),
+        )
+    };
+    let s = skill(
+        "Run `terraform plan -out=tfplan` and apply that saved plan file, so apply does exactly what was reviewed.",
+    );
+    let (files, diags) = deltas::compute(&[s], std::slice::from_ref(&avoid), &Default::default(), &rules);
+    assert!(files.is_empty() && diags.is_empty(), "{files:?} {diags:#?}");
+    let s = skill("Run `terraform apply` directly in CI once the plan job is green.");
+    let (files, diags) = deltas::compute(&[s], std::slice::from_ref(&avoid), &Default::default(), &rules);
+    assert_eq!(proposed(&files, "terraform"), ["L6a150d1606ec"]);
+    assert_eq!(codes_for(&diags, "E006", "terraform").len(), 1, "{diags:#?}");
+}

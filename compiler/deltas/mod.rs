@@ -357,8 +357,9 @@ fn delta_rules<'a>(
     // final stop), or in words clustering takes for the same lesson — the wording two records
     // gave one lesson ("Pin the base image by digest …" / "Pin base images by digest …") is as
     // likely in a skill a person wrote, and a reviewer would only delete the duplicate. A dead
-    // end is stated only by a warning against it ("Never run `docker system prune -a` …"): a
-    // line that names the command, or recommends it, is no such warning.
+    // end is stated by a warning against it ("Never run `docker system prune -a` …"), or by a
+    // line that gives the same advice from the other side (`same_advice`); a line that names
+    // the command, or recommends it, is neither.
     let plain = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
     let said = plain(authored);
     let statements = statements(authored);
@@ -381,6 +382,7 @@ fn delta_rules<'a>(
         asserted_plain.iter().any(|s| s.contains(text))
             || (said.contains(text) && !statements_plain.iter().any(|s| s.contains(text)))
     };
+    let asserts: Vec<bool> = statements.iter().map(|s| warned_against(s).is_none()).collect();
     let analysed = |texts: &[String]| -> Vec<_> { texts.iter().map(|s| lexicon.analyze(s)).collect() };
     let (statements, warnings_plain, warnings) = (
         analysed(&statements),
@@ -401,10 +403,16 @@ fn delta_rules<'a>(
         } else {
             (said_as_is(text), &statements)
         };
-        word_for_word || {
-            let rule = lexicon.analyze(compared_text(l));
-            (other_words.iter()).any(|s| crate::cluster::same_lesson(lexicon, &rule, s))
-        }
+        word_for_word
+            || {
+                let rule = lexicon.analyze(compared_text(l));
+                (other_words.iter()).any(|s| crate::cluster::same_lesson(lexicon, &rule, s))
+                // A dead end the skill already steers away from with a line that says what to
+                // do instead ("Run `terraform plan -out=tfplan` and apply that saved plan
+                // file" for "running `terraform apply` without a plan file").
+                || (l.kind == Kind::Avoid
+                    && (statements.iter().zip(&asserts)).any(|(s, &asserts)| asserts && same_advice(s, &rule)))
+            }
     };
     let mut rules: Vec<&Lesson> = lessons
         .iter()
@@ -424,6 +432,55 @@ fn compared_text(l: &Lesson) -> &str {
         Kind::Avoid => warned_against(l.said()).unwrap_or(l.said()),
         _ => l.said(),
     }
+}
+
+/// Does `said` (a do rule, or a line of a skill that is no warning) give the advice that the
+/// avoid rule `avoided` (what it warns against, analysed) gives, from the other side? "Use `git
+/// push --force-with-lease` instead of --force …" for "git push --force on a shared branch";
+/// "Run `terraform plan -out=tfplan` and apply that saved plan file" for "running `terraform
+/// apply` without a plan file". Both must turn on one word the other way round (one side
+/// dispreferring or leaving out what the other does: `instead of`, `rather than`, `never`,
+/// `without`): every word the avoid rule leaves out the do side does, or every word the do
+/// side disprefers the avoid rule does. They must share at least two words, and the do side
+/// must name at least two thirds of what the avoid rule names. Opposite advice ("Run
+/// migrations without a backup on dev" / "running migrations without a backup") turns on no
+/// word, nor does a line that only shares a word of what is left out ("Run `terraform apply`
+/// once the plan job is green" names no plan file): neither is a restatement.
+fn same_advice(said: &crate::cluster::Analysis, avoided: &crate::cluster::Analysis) -> bool {
+    use crate::cluster::{Analysis, Role, Token};
+    let refused = |t: &Token| t.role == Some(Role::Negated) || t.left_out;
+    let find = |a: &'_ Analysis, t: &Token| a.tokens.iter().any(|u| u.text == t.text && !refused(u));
+    // Every word one side refuses, the other takes.
+    let turned_on = |side: &Analysis, other: &Analysis| {
+        let mut refusals = side.tokens.iter().filter(|t| refused(t)).peekable();
+        refusals.peek().is_some() && refusals.all(|t| find(other, t))
+    };
+    let shared = (avoided.tokens.iter())
+        .filter(|t| said.tokens.iter().any(|u| u.text == t.text))
+        .count();
+    shared >= 2
+        && 3 * shared >= 2 * avoided.tokens.len()
+        && (turned_on(avoided, said) || turned_on(said, avoided))
+}
+
+/// For each avoid rule of `rules` that gives the advice of a do rule of `rules` (`same_advice`),
+/// that do rule's id (the first, in the order given): a delta says the advice once.
+fn restated_avoids(rules: &[&Lesson], lexicon: &Lexicon) -> BTreeMap<String, String> {
+    let dos: Vec<(&str, crate::cluster::Analysis)> = (rules.iter())
+        .filter(|l| l.kind == Kind::Do)
+        .map(|l| (l.id.as_str(), lexicon.analyze(l.said())))
+        .collect();
+    let mut out = BTreeMap::new();
+    if dos.is_empty() {
+        return out;
+    }
+    for l in rules.iter().filter(|l| l.kind == Kind::Avoid) {
+        let avoided = lexicon.analyze(compared_text(l));
+        if let Some((id, _)) = dos.iter().find(|(_, d)| same_advice(d, &avoided)) {
+            out.insert(l.id.clone(), (*id).to_string());
+        }
+    }
+    out
 }
 
 /// What an authored skill states, as clustering would read a lesson: each paragraph and list
@@ -852,6 +909,26 @@ pub fn bullet(l: &Lesson) -> String {
     line.replace("\r\n", " ").replace(['\n', '\r'], " ")
 }
 
+/// `bullet`, citing the avoid rules `also` that give the same advice from the other side.
+fn bullet_citing(l: &Lesson, also: &[&str]) -> String {
+    let line = bullet(l);
+    let cited = |ids: &[&str]| {
+        ids.iter()
+            .map(|id| format!("id: {id}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match also {
+        [] => line,
+        [one] => format!("{}; avoid rule id: {one} says the same)", &line[..line.len() - 1]),
+        many => format!(
+            "{}; avoid rules {} say the same)",
+            &line[..line.len() - 1],
+            cited(many)
+        ),
+    }
+}
+
 /// Where a skill's rows go.
 enum Anchor {
     /// The `learned-lessons` section.
@@ -947,10 +1024,31 @@ fn payload(anchor: &Anchor, bullets: &[String]) -> Option<(&'static str, String,
 /// strongest that fit); it does not order them, since it moves every night: the bullets go do,
 /// avoid, watch (as SKILL.md's sections), each kind oldest first (a new rule comes last), so a
 /// row's payload and id change only when the rules it proposes do.
-fn row(base_name: &str, anchor: &Anchor, rules: &[&Lesson]) -> Option<Value> {
+///
+/// An avoid rule that gives a do rule's advice from the other side (`restating`: avoid id →
+/// do id) is no bullet of its own when that do rule is in the row: the do rule's bullet cites
+/// it (`(id: L…; avoid rule id: L… says the same)`), so the reader meets the advice once and
+/// both ids, which mark both rules merged once the bullet is.
+fn row(
+    base_name: &str,
+    anchor: &Anchor,
+    rules: &[&Lesson],
+    restating: &BTreeMap<String, String>,
+) -> Option<Value> {
     let mut rules = rules.to_vec();
     rules.sort_by(|a, b| (a.kind, a.admitted_at, &a.id).cmp(&(b.kind, b.admitted_at, &b.id)));
-    let bullets: Vec<String> = rules.iter().map(|l| bullet(l)).collect();
+    let in_row: BTreeSet<&str> = rules.iter().map(|l| l.id.as_str()).collect();
+    let partner = |l: &Lesson| (restating.get(&l.id)).filter(|d| in_row.contains(d.as_str()));
+    let bullets: Vec<String> = (rules.iter())
+        .filter(|l| partner(l).is_none())
+        .map(|l| {
+            let also: Vec<&str> = (rules.iter())
+                .filter(|a| partner(a).is_some_and(|d| *d == l.id))
+                .map(|a| a.id.as_str())
+                .collect();
+            bullet_citing(l, &also)
+        })
+        .collect();
     let (kind, section, anchor_digest, payload) = payload(anchor, &bullets)?;
     let payload_json = serde_json::to_string(&payload).expect("payload serialises");
     let id = format!(
@@ -1012,6 +1110,7 @@ fn skill_rows(
     }
     let (front, body) = split_frontmatter(&skill.text);
     let anchor = anchor(&body);
+    let restating = restated_avoids(&rules, lexicon);
     let budget = &policy.deltas;
     let fits = |r: &Value| {
         payload_chars(r) <= budget.max_payload_chars
@@ -1020,7 +1119,7 @@ fn skill_rows(
     // Highest confidence first: keep the longest prefix that fits.
     let mut kept: Option<(usize, Value)> = None;
     for n in 1..=rules.len() {
-        match row(&skill.name, &anchor, &rules[..n]) {
+        match row(&skill.name, &anchor, &rules[..n], &restating) {
             Some(r) if fits(&r) => kept = Some((n, r)),
             _ => break,
         }
@@ -1029,7 +1128,7 @@ fn skill_rows(
     let contradicted = contradictions(skill, domain, &rules[..n], lexicon);
     let diag = (n < rules.len()).then(|| {
         let left_out: Vec<String> = rules[n..].iter().map(|l| l.id.clone()).collect();
-        let d = match row(&skill.name, &anchor, &rules) {
+        let d = match row(&skill.name, &anchor, &rules, &restating) {
             Some(all) => Diagnostic::new(
                 codes::DELTA_OVERFLOW,
                 format!(
