@@ -554,3 +554,56 @@ fn a_skill_line_that_gives_a_dead_ends_advice_from_the_other_side_states_it() {
     assert_eq!(proposed(&files, "terraform"), ["L6a150d1606ec"]);
     assert_eq!(codes_for(&diags, "E006", "terraform").len(), 1, "{diags:#?}");
 }
+
+/// The items of a section headed as things not to do ("## Don'ts", "### Anti-patterns",
+/// "## Qué evitar") warn against what they name, down to the next heading of its level: the
+/// avoid rule they state is not proposed again and is no E006. A section whose heading only
+/// starts with the word ("## Avoid flaky tests") lists steps to take.
+#[test]
+fn items_under_a_donts_heading_are_warnings() {
+    let rules = Rules::builtin();
+    let push = lesson(
+        "L7e0e3daf9bb4",
+        "git",
+        Kind::Avoid,
+        "git push --force on a shared branch",
+        None,
+        &["git-0011", "git-0012"],
+    );
+    let skill = |body: &str| {
+        authored(
+            "git",
+            &format!("---\nname: git\ndescription: Team git habits.\n---\n\n# Git\n\n{body}"),
+        )
+    };
+    for body in [
+        "## Don'ts\n\n- git push --force on a shared branch.\n- Commit files under `dist/`.\n",
+        "## Anti-patterns:\n\n### CI\n\n* Git push --force on a shared branch\n",
+        "## ❌ Things to avoid\n\n1. git push --force on a shared branch\n",
+        "## Qué evitar\n\n- git push --force on a shared branch\n",
+    ] {
+        let (files, diags) = deltas::compute(
+            &[skill(body)],
+            std::slice::from_ref(&push),
+            &Default::default(),
+            &rules,
+        );
+        assert!(proposed(&files, "git").is_empty(), "{body}: proposed again");
+        assert!(diags.iter().all(|d| d.code != "E006"), "{body}: {diags:#?}");
+    }
+    // The section ends at the next heading of its level; a heading that starts with "Avoid"
+    // and names a goal heads steps to take.
+    for body in [
+        "## Don'ts\n\n- Commit files under `dist/`.\n\n## Habits\n\n- git push --force on a shared branch.\n",
+        "## Avoid lost work\n\n- git push --force on a shared branch.\n",
+    ] {
+        let (files, diags) = deltas::compute(
+            &[skill(body)],
+            std::slice::from_ref(&push),
+            &Default::default(),
+            &rules,
+        );
+        assert_eq!(proposed(&files, "git"), ["L7e0e3daf9bb4"], "{body}");
+        assert_eq!(codes_for(&diags, "E006", "git").len(), 1, "{body}: {diags:#?}");
+    }
+}

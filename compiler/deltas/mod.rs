@@ -507,12 +507,21 @@ fn located_statements(authored: &str) -> Vec<(usize, String)> {
     let mut open = false;
     // The header cells of the table being read, once its delimiter row is past.
     let mut table: Option<Vec<String>> = None;
+    // The level of the heading over a section of things not to do ("## Don'ts"), while in it.
+    let mut forbidding: Option<usize> = None;
     for (i, (line, fenced)) in lines.iter().zip(fenced).enumerate() {
         let at = skip + i + 1;
         // A blockquote (`> …`, an admonition's body) says what a paragraph would; an
         // admonition's label (`> **Warning**`, `> [!NOTE]`) is no statement, nor part of one.
         let line = unquote(line);
         let t = strip_label(line.trim());
+        if let Some(h) = markdown::heading(t).filter(|_| !fenced) {
+            let level = t.len() - t.trim_start_matches('#').len();
+            forbidding = forbidding.filter(|&f| level > f);
+            if forbidding_heading(h) {
+                forbidding = Some(level);
+            }
+        }
         if fenced || t.is_empty() || markdown::heading(t).is_some() {
             open = false;
             table = None;
@@ -549,7 +558,15 @@ fn located_statements(authored: &str) -> Vec<(usize, String)> {
         }
         table = None;
         if let Some(item) = list_item(t) {
-            blocks.push((at, labelled(item)));
+            // An item of a section of things not to do warns against what it names, unless
+            // its own label says to do it.
+            let item = match (forbidding, strip_do_label(item)) {
+                (Some(_), Some((false, rest))) => rest.to_string(),
+                (Some(_), Some((true, rest))) => as_warning(rest),
+                (Some(_), None) => as_warning(item),
+                (None, _) => labelled(item),
+            };
+            blocks.push((at, item));
             open = true;
         } else if open {
             let (_, last) = blocks.last_mut().expect("an open block");
@@ -726,6 +743,52 @@ fn as_warning(text: &str) -> String {
         Some(_) => text.to_string(),
         None => format!("Never {}", lower_first(text)),
     }
+}
+
+/// A heading over a section of things not to do, and nothing else: "Don'ts", "Avoid",
+/// "Things to avoid", "Anti-patterns", "Common mistakes", "Was man vermeiden sollte",
+/// "Qué evitar" (case, emphasis, marks and a final colon aside). "Avoid flaky tests" or
+/// "How to avoid merge conflicts" head steps to take, not things to avoid.
+fn forbidding_heading(heading: &str) -> bool {
+    let h: String = (heading.chars())
+        .filter(|c| !matches!(c, '*' | '_' | '`'))
+        .collect::<String>()
+        .replace('\u{2019}', "'")
+        .to_lowercase();
+    let h = (h.trim_matches(|c: char| c.is_whitespace() || matches!(c, ':' | '!' | '.'))).trim_start_matches(
+        |c: char| DONT_MARKS.contains(&c) || c == '\u{fe0f}' || c == '⚠' || c.is_whitespace(),
+    );
+    [
+        "don't",
+        "don'ts",
+        "dont",
+        "donts",
+        "do not",
+        "avoid",
+        "never",
+        "anti-patterns",
+        "anti-pattern",
+        "antipatterns",
+        "bad practices",
+        "common mistakes",
+        "mistakes to avoid",
+        "pitfalls to avoid",
+        "things to avoid",
+        "what to avoid",
+        "what not to do",
+        "things not to do",
+        "vermeiden",
+        "zu vermeiden",
+        "was man vermeiden sollte",
+        "was man nicht tun sollte",
+        "evitar",
+        "qué evitar",
+        "que evitar",
+        "a evitar",
+        "lo que hay que evitar",
+        "à éviter",
+    ]
+    .contains(&h)
 }
 
 /// A table row's cells, trimmed (`\|` is a pipe inside a cell).
