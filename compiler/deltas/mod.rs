@@ -357,8 +357,9 @@ fn delta_rules<'a>(
     // final stop), or in words clustering takes for the same lesson — the wording two records
     // gave one lesson ("Pin the base image by digest …" / "Pin base images by digest …") is as
     // likely in a skill a person wrote, and a reviewer would only delete the duplicate. A dead
-    // end is stated only by a warning against it ("Never run `docker system prune -a` …"): a
-    // line that names the command, or recommends it, is no such warning.
+    // end is stated by a warning against it ("Never run `docker system prune -a` …"), or by a
+    // line that gives the same advice from the other side (`same_advice`); a line that names
+    // the command, or recommends it, is neither.
     let plain = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
     let said = plain(authored);
     let statements = statements(authored);
@@ -366,6 +367,22 @@ fn delta_rules<'a>(
         .filter_map(|s| warned_against(s))
         .map(|s| s.to_string())
         .collect();
+    // A statement that warns against a rule's words does not state it ("Never run `terraform
+    // apply` with -auto-approve" holds "run `terraform apply` with -auto-approve"): only a
+    // statement that is no warning states a do or watch rule word for word, or text outside
+    // the statements (a heading, a code block) that no statement repeats.
+    let (asserted_plain, statements_plain): (Vec<String>, Vec<String>) = (
+        (statements.iter())
+            .filter(|s| warned_against(s).is_none())
+            .map(|s| plain(s))
+            .collect(),
+        statements.iter().map(|s| plain(s)).collect(),
+    );
+    let said_as_is = |text: &str| {
+        asserted_plain.iter().any(|s| s.contains(text))
+            || (said.contains(text) && !statements_plain.iter().any(|s| s.contains(text)))
+    };
+    let asserts: Vec<bool> = statements.iter().map(|s| warned_against(s).is_none()).collect();
     let analysed = |texts: &[String]| -> Vec<_> { texts.iter().map(|s| lexicon.analyze(s)).collect() };
     let (statements, warnings_plain, warnings) = (
         analysed(&statements),
@@ -384,12 +401,18 @@ fn delta_rules<'a>(
         let (word_for_word, other_words) = if l.kind == Kind::Avoid {
             (warnings_plain.iter().any(|w| w.contains(text)), &warnings)
         } else {
-            (said.contains(text), &statements)
+            (said_as_is(text), &statements)
         };
-        word_for_word || {
-            let rule = lexicon.analyze(compared_text(l));
-            (other_words.iter()).any(|s| crate::cluster::same_lesson(lexicon, &rule, s))
-        }
+        word_for_word
+            || {
+                let rule = lexicon.analyze(compared_text(l));
+                (other_words.iter()).any(|s| crate::cluster::same_lesson(lexicon, &rule, s))
+                // A dead end the skill already steers away from with a line that says what to
+                // do instead ("Run `terraform plan -out=tfplan` and apply that saved plan
+                // file" for "running `terraform apply` without a plan file").
+                || (l.kind == Kind::Avoid
+                    && (statements.iter().zip(&asserts)).any(|(s, &asserts)| asserts && same_advice(s, &rule)))
+            }
     };
     let mut rules: Vec<&Lesson> = lessons
         .iter()
@@ -409,6 +432,55 @@ fn compared_text(l: &Lesson) -> &str {
         Kind::Avoid => warned_against(l.said()).unwrap_or(l.said()),
         _ => l.said(),
     }
+}
+
+/// Does `said` (a do rule, or a line of a skill that is no warning) give the advice that the
+/// avoid rule `avoided` (what it warns against, analysed) gives, from the other side? "Use `git
+/// push --force-with-lease` instead of --force …" for "git push --force on a shared branch";
+/// "Run `terraform plan -out=tfplan` and apply that saved plan file" for "running `terraform
+/// apply` without a plan file". Both must turn on one word the other way round (one side
+/// dispreferring or leaving out what the other does: `instead of`, `rather than`, `never`,
+/// `without`): every word the avoid rule leaves out the do side does, or every word the do
+/// side disprefers the avoid rule does. They must share at least two words, and the do side
+/// must name at least two thirds of what the avoid rule names. Opposite advice ("Run
+/// migrations without a backup on dev" / "running migrations without a backup") turns on no
+/// word, nor does a line that only shares a word of what is left out ("Run `terraform apply`
+/// once the plan job is green" names no plan file): neither is a restatement.
+fn same_advice(said: &crate::cluster::Analysis, avoided: &crate::cluster::Analysis) -> bool {
+    use crate::cluster::{Analysis, Role, Token};
+    let refused = |t: &Token| t.role == Some(Role::Negated) || t.left_out;
+    let find = |a: &'_ Analysis, t: &Token| a.tokens.iter().any(|u| u.text == t.text && !refused(u));
+    // Every word one side refuses, the other takes.
+    let turned_on = |side: &Analysis, other: &Analysis| {
+        let mut refusals = side.tokens.iter().filter(|t| refused(t)).peekable();
+        refusals.peek().is_some() && refusals.all(|t| find(other, t))
+    };
+    let shared = (avoided.tokens.iter())
+        .filter(|t| said.tokens.iter().any(|u| u.text == t.text))
+        .count();
+    shared >= 2
+        && 3 * shared >= 2 * avoided.tokens.len()
+        && (turned_on(avoided, said) || turned_on(said, avoided))
+}
+
+/// For each avoid rule of `rules` that gives the advice of a do rule of `rules` (`same_advice`),
+/// that do rule's id (the first, in the order given): a delta says the advice once.
+fn restated_avoids(rules: &[&Lesson], lexicon: &Lexicon) -> BTreeMap<String, String> {
+    let dos: Vec<(&str, crate::cluster::Analysis)> = (rules.iter())
+        .filter(|l| l.kind == Kind::Do)
+        .map(|l| (l.id.as_str(), lexicon.analyze(l.said())))
+        .collect();
+    let mut out = BTreeMap::new();
+    if dos.is_empty() {
+        return out;
+    }
+    for l in rules.iter().filter(|l| l.kind == Kind::Avoid) {
+        let avoided = lexicon.analyze(compared_text(l));
+        if let Some((id, _)) = dos.iter().find(|(_, d)| same_advice(d, &avoided)) {
+            out.insert(l.id.clone(), (*id).to_string());
+        }
+    }
+    out
 }
 
 /// What an authored skill states, as clustering would read a lesson: each paragraph and list
@@ -435,12 +507,21 @@ fn located_statements(authored: &str) -> Vec<(usize, String)> {
     let mut open = false;
     // The header cells of the table being read, once its delimiter row is past.
     let mut table: Option<Vec<String>> = None;
+    // The level of the heading over a section of things not to do ("## Don'ts"), while in it.
+    let mut forbidding: Option<usize> = None;
     for (i, (line, fenced)) in lines.iter().zip(fenced).enumerate() {
         let at = skip + i + 1;
         // A blockquote (`> …`, an admonition's body) says what a paragraph would; an
         // admonition's label (`> **Warning**`, `> [!NOTE]`) is no statement, nor part of one.
         let line = unquote(line);
         let t = strip_label(line.trim());
+        if let Some(h) = markdown::heading(t).filter(|_| !fenced) {
+            let level = t.len() - t.trim_start_matches('#').len();
+            forbidding = forbidding.filter(|&f| level > f);
+            if forbidding_heading(h) {
+                forbidding = Some(level);
+            }
+        }
         if fenced || t.is_empty() || markdown::heading(t).is_some() {
             open = false;
             table = None;
@@ -467,10 +548,9 @@ fn located_statements(authored: &str) -> Vec<(usize, String)> {
                     continue;
                 }
                 let header = table.as_ref().and_then(|h| h.get(k)).map(String::as_str);
-                let forbids = header.is_some_and(forbidding_header) && warned_against(&cell).is_none();
-                let cell = match forbids {
-                    true => format!("Never {}", lower_first(&cell)),
-                    false => cell,
+                let cell = match header.is_some_and(forbidding_header) {
+                    true => as_warning(strip_do_label(&cell).map_or(cell.as_str(), |(_, rest)| rest)),
+                    false => labelled(&cell),
                 };
                 blocks.push((at, cell));
             }
@@ -478,14 +558,22 @@ fn located_statements(authored: &str) -> Vec<(usize, String)> {
         }
         table = None;
         if let Some(item) = list_item(t) {
-            blocks.push((at, item.to_string()));
+            // An item of a section of things not to do warns against what it names, unless
+            // its own label says to do it.
+            let item = match (forbidding, strip_do_label(item)) {
+                (Some(_), Some((false, rest))) => rest.to_string(),
+                (Some(_), Some((true, rest))) => as_warning(rest),
+                (Some(_), None) => as_warning(item),
+                (None, _) => labelled(item),
+            };
+            blocks.push((at, item));
             open = true;
         } else if open {
             let (_, last) = blocks.last_mut().expect("an open block");
             last.push(' ');
             last.push_str(t);
         } else {
-            blocks.push((at, t.to_string()));
+            blocks.push((at, labelled(t)));
             open = true;
         }
     }
@@ -537,6 +625,170 @@ fn strip_label(text: &str) -> &str {
         }
         _ => text,
     }
+}
+
+/// Marks that say "do this" when they lead a list item or paragraph.
+const DO_MARKS: &[char] = &['✅', '✔', '☑', '👍', '🟢'];
+/// Marks that say "don't do this".
+const DONT_MARKS: &[char] = &['❌', '✖', '✗', '✘', '🚫', '⛔', '👎', '🔴'];
+
+/// Label words that make what follows a thing not to do (`**Don't:**`, `Avoid:`, `Nunca:`),
+/// longest first so `do not` is not read as `do`.
+const DONT_WORDS: &[&str] = &[
+    "anti-pattern",
+    "vermeiden",
+    "niemals",
+    "do not",
+    "avoid",
+    "never",
+    "don't",
+    "wrong",
+    "evitar",
+    "nunca",
+    "nicht",
+    "dont",
+    "bad",
+    "no",
+];
+/// Label words that make what follows a thing to do (`**Do:**`, `Always:`, `Immer:`).
+const DO_WORDS: &[&str] = &[
+    "recommended",
+    "siempre",
+    "always",
+    "prefer",
+    "right",
+    "immer",
+    "good",
+    "yes",
+    "do",
+];
+
+/// A do/don't label leading `text` (a list item's or paragraph's text): a check or cross mark
+/// (`✅`, `❌`), a label word in bold or followed by a colon (`**Do:**`, `Don't:`, `**Avoid**`,
+/// `Nunca:`), or both (`❌ **Don't:**`). Returns whether the label forbids, and the text after
+/// it; none when `text` has no label or nothing follows it. A word that only starts a
+/// sentence ("Avoid running …", "Do run …") is no label: the sentence says what it says.
+fn strip_do_label(text: &str) -> Option<(bool, &str)> {
+    let mut forbids = None;
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if DO_MARKS.contains(&c) {
+            forbids = Some(false);
+        } else if DONT_MARKS.contains(&c) {
+            forbids = Some(true);
+        } else if c != '\u{fe0f}' && !(forbids.is_some() && c.is_whitespace()) {
+            break;
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    if let Some((word_forbids, after)) = label_word(rest) {
+        forbids = Some(word_forbids);
+        rest = after;
+    }
+    let rest = rest.trim_start();
+    forbids.filter(|_| !rest.is_empty()).map(|f| (f, rest))
+}
+
+/// A label word at the start of `text`, emphasised (`**Do**`, `_Avoid_`) or followed by a colon
+/// (`Do:`, `**Don't:**`, `**Don't**:`): whether it forbids, and the text after it.
+fn label_word(text: &str) -> Option<(bool, &str)> {
+    let emphasis = ["**", "__", "*", "_"].into_iter().find(|e| text.starts_with(e));
+    let inner = emphasis.map_or(text, |e| &text[e.len()..]);
+    let words = (DONT_WORDS.iter().map(|w| (true, w))).chain(DO_WORDS.iter().map(|w| (false, w)));
+    for (forbids, word) in words {
+        let Some(after) = strip_lead(inner, word) else {
+            continue;
+        };
+        // A whole word: "Donate" and "Nothing" are no labels.
+        if after.starts_with(|c: char| c.is_alphanumeric() || matches!(c, '\'' | '\u{2019}' | '-')) {
+            continue;
+        }
+        let (after, colon_inside) = match after.strip_prefix(':') {
+            Some(a) => (a, true),
+            None => (after, false),
+        };
+        let (after, closed) = match emphasis {
+            Some(e) => match after.strip_prefix(e) {
+                Some(a) => (a, true),
+                None => continue,
+            },
+            None => (after, false),
+        };
+        let (after, colon_outside) = match after.trim_start().strip_prefix(':') {
+            Some(a) => (a, true),
+            None => (after, false),
+        };
+        if closed || colon_inside || colon_outside {
+            return Some((forbids, after));
+        }
+    }
+    None
+}
+
+/// A list item's or paragraph's text as the statement it makes: a do label dropped
+/// ("**Do:** run tests first" states "run tests first"), a don't label read as the warning
+/// it is ("❌ Delete package-lock.json …" states "Never delete package-lock.json …").
+fn labelled(text: &str) -> String {
+    match strip_do_label(text) {
+        Some((true, rest)) => as_warning(rest),
+        Some((false, rest)) => rest.to_string(),
+        None => text.to_string(),
+    }
+}
+
+/// `text` as a warning against what it names: as it is when it already leads with "never",
+/// "don't", "avoid" …, else "Never " before it.
+fn as_warning(text: &str) -> String {
+    match warned_against(text) {
+        Some(_) => text.to_string(),
+        None => format!("Never {}", lower_first(text)),
+    }
+}
+
+/// A heading over a section of things not to do, and nothing else: "Don'ts", "Avoid",
+/// "Things to avoid", "Anti-patterns", "Common mistakes", "Was man vermeiden sollte",
+/// "Qué evitar" (case, emphasis, marks and a final colon aside). "Avoid flaky tests" or
+/// "How to avoid merge conflicts" head steps to take, not things to avoid.
+fn forbidding_heading(heading: &str) -> bool {
+    let h: String = (heading.chars())
+        .filter(|c| !matches!(c, '*' | '_' | '`'))
+        .collect::<String>()
+        .replace('\u{2019}', "'")
+        .to_lowercase();
+    let h = (h.trim_matches(|c: char| c.is_whitespace() || matches!(c, ':' | '!' | '.'))).trim_start_matches(
+        |c: char| DONT_MARKS.contains(&c) || c == '\u{fe0f}' || c == '⚠' || c.is_whitespace(),
+    );
+    [
+        "don't",
+        "don'ts",
+        "dont",
+        "donts",
+        "do not",
+        "avoid",
+        "never",
+        "anti-patterns",
+        "anti-pattern",
+        "antipatterns",
+        "bad practices",
+        "common mistakes",
+        "mistakes to avoid",
+        "pitfalls to avoid",
+        "things to avoid",
+        "what to avoid",
+        "what not to do",
+        "things not to do",
+        "vermeiden",
+        "zu vermeiden",
+        "was man vermeiden sollte",
+        "was man nicht tun sollte",
+        "evitar",
+        "qué evitar",
+        "que evitar",
+        "a evitar",
+        "lo que hay que evitar",
+        "à éviter",
+    ]
+    .contains(&h)
 }
 
 /// A table row's cells, trimmed (`\|` is a pipe inside a cell).
@@ -720,13 +972,38 @@ pub fn bullet(l: &Lesson) -> String {
     line.replace("\r\n", " ").replace(['\n', '\r'], " ")
 }
 
+/// `bullet`, citing the avoid rules `also` that give the same advice from the other side.
+fn bullet_citing(l: &Lesson, also: &[&str]) -> String {
+    let line = bullet(l);
+    let cited = |ids: &[&str]| {
+        ids.iter()
+            .map(|id| format!("id: {id}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match also {
+        [] => line,
+        [one] => format!("{}; avoid rule id: {one} says the same)", &line[..line.len() - 1]),
+        many => format!(
+            "{}; avoid rules {} say the same)",
+            &line[..line.len() - 1],
+            cited(many)
+        ),
+    }
+}
+
 /// Where a skill's rows go.
 enum Anchor {
     /// The `learned-lessons` section.
     Section(Section),
     /// After the last non-empty line: `old` (that line, widened upwards only when it occurs
     /// more than once in the body) inside the section `slug`.
-    Snippet { old: String, section: Section },
+    Snippet {
+        old: String,
+        section: Section,
+        /// The body line (1-based) `old` ends on.
+        line: usize,
+    },
     /// The body has no text to anchor to.
     None,
 }
@@ -750,6 +1027,7 @@ fn anchor(body: &str) -> Anchor {
             return Anchor::Snippet {
                 old,
                 section: section.clone(),
+                line: last + 1,
             };
         }
     }
@@ -792,7 +1070,7 @@ fn payload(anchor: &Anchor, bullets: &[String]) -> Option<(&'static str, String,
                 json!({ "body": body }),
             ))
         }
-        Anchor::Snippet { old, section } => {
+        Anchor::Snippet { old, section, .. } => {
             let new = format!("{old}\n\n{LEARNED_HEADING}\n\n{}", bullets.join("\n"));
             Some((
                 REPLACE_SNIPPET,
@@ -809,10 +1087,31 @@ fn payload(anchor: &Anchor, bullets: &[String]) -> Option<(&'static str, String,
 /// strongest that fit); it does not order them, since it moves every night: the bullets go do,
 /// avoid, watch (as SKILL.md's sections), each kind oldest first (a new rule comes last), so a
 /// row's payload and id change only when the rules it proposes do.
-fn row(base_name: &str, anchor: &Anchor, rules: &[&Lesson]) -> Option<Value> {
+///
+/// An avoid rule that gives a do rule's advice from the other side (`restating`: avoid id →
+/// do id) is no bullet of its own when that do rule is in the row: the do rule's bullet cites
+/// it (`(id: L…; avoid rule id: L… says the same)`), so the reader meets the advice once and
+/// both ids, which mark both rules merged once the bullet is.
+fn row(
+    base_name: &str,
+    anchor: &Anchor,
+    rules: &[&Lesson],
+    restating: &BTreeMap<String, String>,
+) -> Option<Value> {
     let mut rules = rules.to_vec();
     rules.sort_by(|a, b| (a.kind, a.admitted_at, &a.id).cmp(&(b.kind, b.admitted_at, &b.id)));
-    let bullets: Vec<String> = rules.iter().map(|l| bullet(l)).collect();
+    let in_row: BTreeSet<&str> = rules.iter().map(|l| l.id.as_str()).collect();
+    let partner = |l: &Lesson| (restating.get(&l.id)).filter(|d| in_row.contains(d.as_str()));
+    let bullets: Vec<String> = (rules.iter())
+        .filter(|l| partner(l).is_none())
+        .map(|l| {
+            let also: Vec<&str> = (rules.iter())
+                .filter(|a| partner(a).is_some_and(|d| *d == l.id))
+                .map(|a| a.id.as_str())
+                .collect();
+            bullet_citing(l, &also)
+        })
+        .collect();
     let (kind, section, anchor_digest, payload) = payload(anchor, &bullets)?;
     let payload_json = serde_json::to_string(&payload).expect("payload serialises");
     let id = format!(
@@ -872,8 +1171,9 @@ fn skill_rows(
     if rules.is_empty() {
         return (Vec::new(), Vec::new());
     }
-    let (_, body) = split_frontmatter(&skill.text);
+    let (front, body) = split_frontmatter(&skill.text);
     let anchor = anchor(&body);
+    let restating = restated_avoids(&rules, lexicon);
     let budget = &policy.deltas;
     let fits = |r: &Value| {
         payload_chars(r) <= budget.max_payload_chars
@@ -882,7 +1182,7 @@ fn skill_rows(
     // Highest confidence first: keep the longest prefix that fits.
     let mut kept: Option<(usize, Value)> = None;
     for n in 1..=rules.len() {
-        match row(&skill.name, &anchor, &rules[..n]) {
+        match row(&skill.name, &anchor, &rules[..n], &restating) {
             Some(r) if fits(&r) => kept = Some((n, r)),
             _ => break,
         }
@@ -891,7 +1191,7 @@ fn skill_rows(
     let contradicted = contradictions(skill, domain, &rules[..n], lexicon);
     let diag = (n < rules.len()).then(|| {
         let left_out: Vec<String> = rules[n..].iter().map(|l| l.id.clone()).collect();
-        let d = match row(&skill.name, &anchor, &rules) {
+        let d = match row(&skill.name, &anchor, &rules, &restating) {
             Some(all) => Diagnostic::new(
                 codes::DELTA_OVERFLOW,
                 format!(
@@ -914,8 +1214,18 @@ fn skill_rows(
                 ),
             ),
         };
-        d.subject(&skill.name)
+        // At the line the rules would have gone after: the `## Learned lessons` heading, or
+        // the body's last line; line 1 when the body has no text.
+        let front_lines = front.matches('\n').count();
+        let line = match &anchor {
+            Anchor::Section(s) => front_lines + s.start_line,
+            Anchor::Snippet { line, .. } => front_lines + line,
+            Anchor::None => 1,
+        };
+        d.at(&at_line(skill, line))
+            .subject(&skill.name)
             .domain(domain)
+            .with("path", skill.path.as_str())
             .with("left_out", left_out)
             .with("max_payload_chars", budget.max_payload_chars)
             .with("max_added_tokens", budget.max_added_tokens)
