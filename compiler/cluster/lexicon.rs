@@ -710,12 +710,12 @@ impl Lexicon {
         self.threshold
     }
 
-    /// Does `word` (as written, any case) name a tool: one of `technical_terms` or a program
-    /// the lexicon lists commands of? (SKILL.md's description names the tools its rules are
-    /// about.)
-    pub fn names_tool(&self, word: &str) -> bool {
+    /// The tool `word` (as written, any case, any inflection) names, in its one form: one of
+    /// `technical_terms` or a program the lexicon lists commands of ("Timestamps" names
+    /// `timestamp`). SKILL.md's description names the tools its rules are about.
+    pub fn tool_named(&self, word: &str) -> Option<String> {
         let w = self.canon(&self.stem(&word.to_lowercase()));
-        self.terms.contains(&w) || self.commands.contains_key(&w)
+        (self.terms.contains(&w) || self.commands.contains_key(&w)).then_some(w)
     }
 
     /// Is `w` a program the lexicon lists commands of (`uv`, `cargo`, `kubectl`)?

@@ -477,7 +477,7 @@ fn tools_named(domain: &str, rules: &[&Lesson], tables: &Rules) -> Vec<String> {
     // The strongest rules say what the skill is about (and a domain of thousands of rules is
     // not read word by word for one sentence).
     const READ: usize = 100;
-    // (lower-case name, as first written, rules naming it)
+    // (the tool's one name, as first written, rules naming it)
     let mut seen: Vec<(String, String, usize)> = Vec::new();
     for l in rules.iter().take(READ) {
         let mut here: Vec<String> = Vec::new();
@@ -496,19 +496,24 @@ fn tools_named(domain: &str, rules: &[&Lesson], tables: &Rules) -> Vec<String> {
             if lower.is_empty() || lower.starts_with('-') || !lower.starts_with(|c: char| c.is_alphabetic()) {
                 continue;
             }
-            let known = tables.aliases.programs.contains_key(&lower) || tables.lexicon.names_tool(word);
-            after_tool = known;
-            if subcommand || lower == domain || here.contains(&lower) {
+            // One name per tool, however inflected ("Timestamps" is `timestamp`).
+            let tool = match tables.aliases.programs.contains_key(&lower) {
+                true => Some(lower.clone()),
+                false => tables.lexicon.tool_named(word),
+            };
+            after_tool = tool.is_some();
+            let Some(tool) = tool else { continue };
+            if subcommand || lower == domain || tool == domain || here.contains(&tool) {
                 continue;
             }
             let before_flag = words
                 .get(i + 1)
                 .is_some_and(|n| n.trim_start_matches('`').starts_with('-'));
-            if known && (opens || before_flag || !TOOLS_ALSO_WORDS.contains(&lower.as_str())) {
-                here.push(lower.clone());
-                match seen.iter_mut().find(|s| s.0 == lower) {
+            if opens || before_flag || !TOOLS_ALSO_WORDS.contains(&tool.as_str()) {
+                here.push(tool.clone());
+                match seen.iter_mut().find(|s| s.0 == tool) {
                     Some(s) => s.2 += 1,
-                    None => seen.push((lower, word.to_string(), 1)),
+                    None => seen.push((tool, word.to_string(), 1)),
                 }
             }
         }
@@ -1341,13 +1346,16 @@ mod tests {
             rule("Run `go test -race ./...` before merging; kind load docker-image avoids a registry push."),
             rule("Use git fetch --prune and `uv pip compile`, then run npm ci in the Dockerfile."),
             rule("Prefer kubectl apply --server-side for CRDs; kubectl diff shows drift."),
+            rule("Timestamps without a zone are read as UTC; Integers overflow at 2^31."),
         ];
         let refs: Vec<&Lesson> = rules.iter().collect();
         // `go` counts as a command in code, `kind` before no flag stays a word, `fetch` and `pip`
         // are subcommands, `docker-image` is no `docker`, and the domain (`git` here) is not
-        // named; a tool named twice in one rule counts once.
+        // named; a tool named twice in one rule counts once; a word that only sometimes names
+        // one (`timestamp`) is no tool in any inflection or case ("Timestamps", "Integers").
         assert_eq!(tools_named("git", &refs, &tables), ["go", "uv", "npm", "kubectl"]);
         assert_eq!(tools_phrase(&tools_named("git", &refs[..1], &tables)), "");
+        assert_eq!(tools_named("postgres", &refs[4..], &tables), Vec::<String>::new());
         assert_eq!(
             tools_phrase(&["pytest".into(), "ruff".into()]),
             ", especially with pytest or ruff"
