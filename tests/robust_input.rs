@@ -355,20 +355,24 @@ fn json_arrays_joined_into_one_file_are_all_read() {
 /// A directory of nightly OmniMem exports (`tests/fixtures/omnimem-nightly`): each night holds
 /// every memory again. The repeats of one night's file fold into one L004 per pair of files,
 /// not one per memory per night, and `why` still counts every repeated record; the memory
-/// edited between two nights is an L004 of its own, and its later version is compiled.
-/// Nothing was refused, so `--strict` exits 0.
+/// edited between two nights is an L004 error of its own (its first version is kept), so
+/// `--strict` exits 1 for it and for nothing else.
 #[test]
 fn nightly_omnimem_snapshots_fold_their_repeats_and_why_counts_them_apart() {
     let input = common::fixture("omnimem-nightly");
     let out = Scratch::new("nightly-snapshots");
     let o = common::compile_to(&input, &out.path("out"), &["--strict"]);
-    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{}", common::stderr(&o));
     let err = common::stderr(&o);
-    assert!(!err.contains("error["), "{err}");
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error[")).collect();
+    assert_eq!(errors.len(), 1, "{err}");
+    assert!(
+        errors[0].contains("`mem-7f3a03` changed between snapshots"),
+        "{err}"
+    );
     let l004: Vec<&str> = err.lines().filter(|l| l.starts_with("warning[L004]")).collect();
-    assert_eq!(l004.len(), 4, "{err}");
+    assert_eq!(l004.len(), 3, "{err}");
     assert!(l004[0].contains("6 records repeat records of"), "{err}");
-    assert!(err.contains("`mem-7f3a03` changed between snapshots"), "{err}");
     assert!(err.contains("read only the newest snapshot"), "{err}");
     // Eight memories, each compiled once.
     assert!(
@@ -376,15 +380,16 @@ fn nightly_omnimem_snapshots_fold_their_repeats_and_why_counts_them_apart() {
         "{}",
         common::stdout(&o)
     );
-    // The third night's version of the edited memory is the one compiled.
+    // The edited memory's first version is the one compiled.
     let ledger = std::fs::read_to_string(out.path("out").join("ledger.json")).unwrap();
-    assert!(ledger.contains("-lock-timeout=120s"), "{ledger}");
-    assert!(!ledger.contains("-lock-timeout=60s"), "{ledger}");
-    // terraform: two repeats on the second night, one repeat and one edit on the third.
-    // Nothing was refused; the repeats are counted apart, every one.
+    assert!(ledger.contains("-lock-timeout=60s"), "{ledger}");
+    assert!(!ledger.contains("-lock-timeout=120s"), "{ledger}");
+    // terraform: two repeats on the second night, one repeat and one edit on the third. Only
+    // the edit lost something (its new content); the repeats are counted apart, every one.
     let why = common::why_json_in("terraform", &input, &[]);
     let refused = &why["refused_at_load"];
-    assert_eq!(refused["records"], 0, "{refused:#}");
+    assert_eq!(refused["records"], 1, "{refused:#}");
+    assert_eq!(refused["first"][0]["record"], "mem-7f3a03", "{refused:#}");
     assert_eq!(why["repeated_at_load"], 3, "{why:#}");
     let python = common::why_json_in("python", &input, &[]);
     assert_eq!(python["refused_at_load"]["records"], 0);

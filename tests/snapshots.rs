@@ -1,7 +1,7 @@
 //! A directory of nightly snapshots of one memory store, as a memory service writes it: every
 //! night's file holds every memory again, some edited since the night before. `--strict` in CI
-//! must exit 1 only when input was refused or malformed (DESIGN §8), and an edited memory is
-//! compiled as the latest snapshot has it.
+//! must exit 1 only when input was refused or malformed (DESIGN §8): a memory repeated word for
+//! word is no refusal, a memory edited between snapshots is (the first version is kept).
 
 mod common;
 
@@ -63,65 +63,90 @@ fn compile_strict(r: &Records) -> std::process::Output {
     skillc(&["compile", &r.records(), "--out", &r.out(), "--strict"])
 }
 
-/// Three nights of snapshots: nothing was refused or malformed, so `--strict` exits 0, the
-/// repeats and the edits are warnings, and the edited memory and claim compile as the latest
-/// night has them.
+/// The next night with nothing edited: the same memories again and a new one.
+fn unchanged_night() -> Vec<Value> {
+    let mut night = first_night();
+    night.push(second_night().pop().unwrap());
+    night
+}
+
+/// Three nights of snapshots that only repeat and add: nothing was refused or malformed, so
+/// `--strict` exits 0, the repeats are warnings, and each memory compiles once.
 #[test]
-fn nightly_snapshots_pass_strict_and_the_latest_version_of_an_edited_memory_wins() {
+fn nightly_snapshots_that_repeat_memories_pass_strict() {
     let r = Records::new("snapshots-strict");
     r.add("memory-2026-11-28.jsonl", &first_night());
-    r.add("memory-2026-11-29.jsonl", &second_night());
-    r.add("memory-2026-11-30.jsonl", &second_night());
+    r.add("memory-2026-11-29.jsonl", &unchanged_night());
+    r.add("memory-2026-11-30.jsonl", &unchanged_night());
     let o = compile_strict(&r);
     let err = common::stderr(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(!err.contains("error["), "{err}");
+
+    let ledger = read_json(&r.s.path("out/ledger.json"));
+    let python = (ledger["lessons"].as_array().unwrap().iter())
+        .find(|l| l["domain"] == "python" && l["kind"] == "do")
+        .unwrap();
+    assert_eq!(python["evidence"], json!(["mem-0001", "mem-0002"]), "{python:#}");
+    let diags = read_json(&r.s.path("out/diagnostics.json"));
+    let l004 = diags_of(&diags, "L004");
+    assert!(!l004.is_empty());
+    assert!(l004.iter().all(|d| d["severity"] == "warning"), "{l004:#?}");
+    // `why` counts nothing as refused at load.
+    let why = common::why_json_in("terraform", &r.s.path("records"), &[]);
+    assert_eq!(why["refused_at_load"]["records"], 0, "{why:#}");
+}
+
+/// A memory edited between two snapshots (the same id and `recorded_at`, other content) is two
+/// records under one id: the first in path order is kept (DESIGN §3.1), the later version is
+/// an L004 error that says it changed between snapshots and how to compile the latest one, so
+/// `--strict` exits 1. Given only the newest snapshot, the latest version compiles.
+#[test]
+fn an_edited_memory_keeps_its_first_version_and_says_how_to_compile_the_latest() {
+    let r = Records::new("snapshots-edited");
+    r.add("memory-2026-11-28.jsonl", &first_night());
+    r.add("memory-2026-11-29.jsonl", &second_night());
+    let o = compile_strict(&r);
+    let err = common::stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
         err.contains("`mem-0003` changed between snapshots")
             && err.contains("`cl-0001` changed between snapshots"),
         "{err}"
     );
-
-    let ledger = read_json(&r.s.path("out/ledger.json"));
-    let texts: Vec<&str> = (ledger["lessons"].as_array().unwrap().iter())
-        .map(|l| l["text"].as_str().unwrap())
-        .collect();
-    assert!(
-        texts
-            .contains(&"Running terraform force-unlock while a plan still holds the lock corrupts the state"),
-        "{texts:#?}"
-    );
-    assert!(
-        texts.contains(&"Pass -lock-timeout=120s to terraform plan when CI jobs share a state backend"),
-        "{texts:#?}"
-    );
-    assert!(
-        !texts
-            .iter()
-            .any(|t| t.contains("breaks the lock")
-                || t.contains("share a state backend") && !t.contains("120s"))
-    );
-    // The edited gotcha now agrees with the new memory from another project: one rule.
-    let watch = (ledger["lessons"].as_array().unwrap().iter())
-        .find(|l| l["domain"] == "terraform" && l["kind"] == "watch")
-        .unwrap();
-    assert_eq!(watch["evidence"], json!(["mem-0003", "mem-0004"]), "{watch:#}");
-    assert_eq!(watch["rule"], true);
-
+    let texts = |out: &str| -> Vec<String> {
+        let ledger = read_json(&r.s.path(&format!("{out}/ledger.json")));
+        (ledger["lessons"].as_array().unwrap().iter())
+            .map(|l| l["text"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let kept = texts("out");
+    assert!(kept.iter().any(|t| t.contains("breaks the lock")), "{kept:#?}");
+    assert!(!kept.iter().any(|t| t.contains("120s")), "{kept:#?}");
     let diags = read_json(&r.s.path("out/diagnostics.json"));
     let l004 = diags_of(&diags, "L004");
-    assert!(l004.iter().all(|d| d["severity"] == "warning"), "{l004:#?}");
     let edit = l004.iter().find(|d| d["subject"] == "mem-0003").unwrap();
+    assert_eq!(edit["severity"], "error", "{edit:#}");
     assert!(
         edit["file"]
             .as_str()
             .unwrap()
-            .ends_with("memory-2026-11-29.jsonl"),
+            .ends_with("memory-2026-11-29.jsonl")
+            && edit["help"].as_str().unwrap().contains("newest snapshot"),
         "{edit:#}"
     );
-    // `why` counts nothing as refused at load.
-    let why = common::why_json_in("terraform", &r.s.path("records"), &[]);
-    assert_eq!(why["refused_at_load"]["records"], 0, "{why:#}");
+
+    // The help's way: only the newest snapshot.
+    let newest = r.s.path("records/memory-2026-11-29.jsonl").display().to_string();
+    let out = r.s.path("newest").display().to_string();
+    let o = skillc(&["compile", &newest, "--out", &out, "--strict"]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    let latest = texts("newest");
+    assert!(latest.iter().any(|t| t.contains("120s")), "{latest:#?}");
+    assert!(
+        !latest.iter().any(|t| t.contains("breaks the lock")),
+        "{latest:#?}"
+    );
 }
 
 /// Another agent's sync reuses an id for a different experience (another `recorded_at`): that

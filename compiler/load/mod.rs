@@ -788,14 +788,12 @@ struct Met<'a> {
 enum Fresh {
     /// No record has its id yet: keep it.
     New,
-    /// A later version of the kept record (a memory edited between snapshots): it replaces it.
-    Replaces(Kept),
     /// A duplicate: the kept record stays, this one is dropped.
     Skip,
 }
 
 /// The help of an L004 about a memory edited between snapshots.
-const VERSION_HELP: &str = "the later snapshot's version of an edited memory is compiled (files are read in path order: name snapshots so they sort by date, memory-2026-11-29.jsonl); if the two are different records, give one of them a new id";
+const VERSION_HELP: &str = "the first version in path order is compiled, as for any id read twice; to compile a memory's latest version, give only the newest snapshot; if the two are different records, give one of them a new id";
 
 /// Is `d` an L004 about records read again with the same content (`REPEAT_HELP`)? Nothing
 /// they say is lost, so `why` does not count them among the records refused at load.
@@ -925,8 +923,7 @@ impl<'s> Collector<'s> {
                             self.remember(&e.id, h, Kept::Experience(i));
                             self.corpus.experiences.push(e);
                         }
-                        Fresh::Replaces(Kept::Experience(i)) => self.corpus.experiences[i as usize] = e,
-                        Fresh::Replaces(Kept::Claim(_)) | Fresh::Skip => {}
+                        Fresh::Skip => {}
                     }
                 }
                 Item::Claim(c) => {
@@ -944,8 +941,7 @@ impl<'s> Collector<'s> {
                             self.remember(&c.id, h, Kept::Claim(i));
                             self.corpus.claims.push(c);
                         }
-                        Fresh::Replaces(Kept::Claim(i)) => self.corpus.claims[i as usize] = c,
-                        Fresh::Replaces(Kept::Experience(_)) | Fresh::Skip => {}
+                        Fresh::Skip => {}
                     }
                 }
             }
@@ -1020,12 +1016,11 @@ impl<'s> Collector<'s> {
     /// `repeats`: whether the kept record says exactly what this one does (the same record
     /// read again).
     ///
-    /// Of two records with one id, the first in (path, line) order is kept (DESIGN §3.1),
-    /// except for a *version*: a record of a later file with the kept record's kind and
-    /// `recorded_at` but other content is the same memory edited between two snapshots of one
-    /// store, and the later snapshot's version replaces the kept one. Repeats and versions
-    /// lose nothing the store still says, so they are warnings, which `--strict` does not
-    /// count; a different record under a used id stays an error.
+    /// Of two records with one id, the first in (path, line) order is kept (DESIGN §3.1).
+    /// A repeat loses nothing, so it is a warning, which `--strict` does not count. Any other
+    /// record under a used id is an error, its content not compiled; a *version* (a later
+    /// file's record with the kept one's kind and `recorded_at`: a memory edited between two
+    /// snapshots of one store) says so, and how to compile the latest version.
     fn fresh(&mut self, met: Met<'_>, h: u64, repeats: impl FnOnce(&Self, Kept) -> bool) -> Fresh {
         let Met {
             id,
@@ -1047,7 +1042,7 @@ impl<'s> Collector<'s> {
             format!("duplicate id `{id}`: the record at {first} has it, with the same content, and is kept")
         } else if version {
             format!(
-                "`{id}` changed between snapshots (the same id and recorded_at, other content): the version at {here}, in the later file, replaces the one at {first}"
+                "`{id}` changed between snapshots (the same id and recorded_at, other content): the version at {first}, first in path order, is kept and the one at {here} is not compiled"
             )
         } else {
             format!("duplicate id `{id}`: the record at {first} has it and is kept")
@@ -1059,10 +1054,7 @@ impl<'s> Collector<'s> {
         let named = record::named(domains);
         let mut d = record::naming_domains(vec![d], &named);
         if version {
-            d[0].severity = Severity::Warning;
             d[0].help = VERSION_HELP;
-            self.sink.extend(d);
-            return Fresh::Replaces(kept);
         }
         if !repeat {
             self.sink.extend(d);

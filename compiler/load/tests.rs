@@ -1497,7 +1497,8 @@ fn omnimem_diagnostics_speak_of_omnimem() {
 /// Nightly snapshots of one store: every memory again each night. The records that repeat an
 /// earlier file's records word for word fold into one L004 per pair of files (counting them,
 /// per domain too, for `why`); a lone repeat keeps its own; a record whose content changed
-/// under the same id and recorded_at is the memory edited, and the later file's version wins.
+/// under the same id and recorded_at is the memory edited: the first version is kept, and the
+/// later one is an error of its own that says so.
 #[test]
 fn repeats_of_an_earlier_file_fold_into_one_duplicate_per_pair_of_files() {
     let night = |lesson: &str| {
@@ -1560,17 +1561,20 @@ fn repeats_of_an_earlier_file_fold_into_one_duplicate_per_pair_of_files() {
     );
     assert_eq!(all.help, REPEAT_HELP);
     // n3 changed one lesson (the same id and recorded_at): the memory was edited between the
-    // snapshots, and n3's version replaces the kept one, said on its own as a warning; the
-    // other three fold.
+    // snapshots; the first version is kept (DESIGN §3.1), and n3's is an error on its own that
+    // says so; the other three fold.
     let (edit, rest) = (l004[1], l004[2]);
     assert_eq!(edit.subject, "ci-tf-02");
     assert_eq!(edit.help, VERSION_HELP);
-    assert_eq!(edit.severity, Severity::Warning);
+    assert_eq!(edit.severity, Severity::Error);
     assert_eq!(edit.evidence["first"], "n1.jsonl:2");
     let tf = &c.experiences[1];
-    assert_eq!((&*tf.source.file, tf.source.line), ("n3.jsonl", 2));
-    assert!(tf.words.lesson.as_deref().unwrap().contains("120s"));
-    assert!(l004.iter().all(|d| d.severity == Severity::Warning), "{l004:#?}");
+    assert_eq!((&*tf.source.file, tf.source.line), ("n1.jsonl", 2));
+    assert!(tf.words.lesson.as_deref().unwrap().contains("60s"));
+    assert!(
+        (l004.iter().filter(|d| d.subject != "ci-tf-02")).all(|d| d.severity == Severity::Warning),
+        "{l004:#?}"
+    );
     assert_eq!(rest.evidence["records"], 3);
     assert_eq!(
         rest.evidence["domain_records"],
