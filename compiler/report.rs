@@ -1859,7 +1859,7 @@ fn candidates_and_after(j: &Value) -> String {
                 // The folded note's message quotes its first note, which may be another's:
                 // say what the code means, and how many notes it stands for.
                 Some(count) => {
-                    let plain = (message.strip_suffix(&format!(" ({count} times)")))
+                    let plain = crate::diagnostics::shared_words(message, count as usize)
                         .or_else(|| d["code"].as_str().and_then(lookup).map(|i| i.summary))
                         .unwrap_or(message);
                     format!(

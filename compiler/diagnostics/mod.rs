@@ -621,6 +621,12 @@ fn times(message: &str, count: usize) -> String {
     format!("{message} ({count} times)")
 }
 
+/// The words the `count` notes folded into `message` all said (`folded_note`, `times`);
+/// `None` when they differed and the message says what the code means instead.
+pub fn shared_words(message: &str, count: usize) -> Option<&str> {
+    message.strip_suffix(&times("", count))
+}
+
 /// Takes the experiences `drop` picks out of a note, folded (`folded_note`) or not: its
 /// count, ids and words as if they had never been noted. A folded note keeps its first
 /// note's words while all said the same; otherwise it says what the code means. False when
@@ -641,7 +647,7 @@ pub fn drop_experiences(d: &mut Diagnostic, drop: impl Fn(&str) -> bool) -> bool
     let count = (d.evidence.get("count").and_then(Value::as_u64)).map_or(ids, |c| c as usize);
     let left = count.saturating_sub(ids - kept.len()).max(kept.len());
     let mixed = d.evidence.remove("first").is_some();
-    let message = match d.message.strip_suffix(&times("", count)).filter(|_| !mixed) {
+    let message = match shared_words(&d.message, count).filter(|_| !mixed) {
         Some(first) => first.to_string(),
         None => lookup(d.code).map_or(d.code, |i| i.summary).to_string(),
     };

@@ -775,23 +775,6 @@ enum Kept {
     Claim(u32),
 }
 
-/// A record met by the collector, as `Collector::fresh` judges its id.
-struct Met<'a> {
-    id: &'a str,
-    loc: &'a SourceLoc,
-    recorded_at: Millis,
-    domains: &'a [String],
-    claim: bool,
-}
-
-/// What `Collector::fresh` decided for a record.
-enum Fresh {
-    /// No record has its id yet: keep it.
-    New,
-    /// A duplicate: the kept record stays, this one is dropped.
-    Skip,
-}
-
 /// The help of an L004 about a memory edited between snapshots.
 const VERSION_HELP: &str = "the first version in path order is compiled, as for any id read twice; to compile a memory's latest version, give only the newest snapshot; if the two are different records, give one of them a new id";
 
@@ -910,38 +893,24 @@ impl<'s> Collector<'s> {
                 }
                 Item::Experience(e) => {
                     let h = hash_id(&e.id);
-                    let met = Met {
-                        id: &e.id,
-                        loc: &e.source,
-                        recorded_at: e.recorded_at,
-                        domains: &e.domains,
-                        claim: false,
-                    };
-                    match self.fresh(met, h, |col, k| col.repeats_experience(k, &e)) {
-                        Fresh::New => {
-                            let i = self.corpus.experiences.len() as u32;
-                            self.remember(&e.id, h, Kept::Experience(i));
-                            self.corpus.experiences.push(e);
-                        }
-                        Fresh::Skip => {}
+                    let when = (e.recorded_at, false);
+                    if self.fresh(&e.id, h, &e.source, &e.domains, when, |col, k| {
+                        col.repeats_experience(k, &e)
+                    }) {
+                        let i = self.corpus.experiences.len() as u32;
+                        self.remember(&e.id, h, Kept::Experience(i));
+                        self.corpus.experiences.push(e);
                     }
                 }
                 Item::Claim(c) => {
                     let h = hash_id(&c.id);
-                    let met = Met {
-                        id: &c.id,
-                        loc: &c.loc,
-                        recorded_at: c.recorded_at,
-                        domains: &c.domains,
-                        claim: true,
-                    };
-                    match self.fresh(met, h, |col, k| col.repeats_claim(k, &c)) {
-                        Fresh::New => {
-                            let i = self.corpus.claims.len() as u32;
-                            self.remember(&c.id, h, Kept::Claim(i));
-                            self.corpus.claims.push(c);
-                        }
-                        Fresh::Skip => {}
+                    let when = (c.recorded_at, true);
+                    if self.fresh(&c.id, h, &c.loc, &c.domains, when, |col, k| {
+                        col.repeats_claim(k, &c)
+                    }) {
+                        let i = self.corpus.claims.len() as u32;
+                        self.remember(&c.id, h, Kept::Claim(i));
+                        self.corpus.claims.push(c);
                     }
                 }
             }
@@ -1012,7 +981,8 @@ impl<'s> Collector<'s> {
         }
     }
 
-    /// What to do with a record whose id may already be kept; reports the duplicate.
+    /// `true` when no record has this id yet; otherwise reports the duplicate. `when`: the
+    /// record's `recorded_at` and whether it is a claim (`kept_time`'s answer for it);
     /// `repeats`: whether the kept record says exactly what this one does (the same record
     /// read again).
     ///
@@ -1021,20 +991,21 @@ impl<'s> Collector<'s> {
     /// record under a used id is an error, its content not compiled; a *version* (a later
     /// file's record with the kept one's kind and `recorded_at`: a memory edited between two
     /// snapshots of one store) says so, and how to compile the latest version.
-    fn fresh(&mut self, met: Met<'_>, h: u64, repeats: impl FnOnce(&Self, Kept) -> bool) -> Fresh {
-        let Met {
-            id,
-            loc,
-            recorded_at,
-            domains,
-            claim,
-        } = met;
+    fn fresh(
+        &mut self,
+        id: &str,
+        h: u64,
+        loc: &SourceLoc,
+        domains: &[String],
+        when: (Millis, bool),
+        repeats: impl FnOnce(&Self, Kept) -> bool,
+    ) -> bool {
         let Some(kept) = self.lookup(id, h) else {
-            return Fresh::New;
+            return true;
         };
         let repeat = repeats(self, kept);
         let first = self.kept_loc(kept).1;
-        let version = !repeat && first.file != loc.file && self.kept_time(kept) == (recorded_at, claim);
+        let version = !repeat && first.file != loc.file && self.kept_time(kept) == when;
         let first_file = first.file.clone();
         let first = format!("{}:{}", first.file, first.line);
         let here = format!("{}:{}", loc.file, loc.line);
@@ -1058,7 +1029,7 @@ impl<'s> Collector<'s> {
         }
         if !repeat {
             self.sink.extend(d);
-            return Fresh::Skip;
+            return false;
         }
         // A repeat (a nightly snapshot of the same store, a file copied twice) is folded with
         // the other repeats of the same pair of files when the file is done (`flush`).
@@ -1078,7 +1049,7 @@ impl<'s> Collector<'s> {
         for n in named.into_iter().filter(|n| seen.insert(n.clone())) {
             *fold.domains.entry(n).or_default() += 1;
         }
-        Fresh::Skip
+        false
     }
 
     /// The repeats of the file just read, one diagnostic per file they repeat: the record's

@@ -1160,14 +1160,14 @@ fn duplicate_check_survives_hash_collisions() {
     // Two different ids forced onto one hash, then a true duplicate of each.
     for (id, line) in [("a", 1), ("b", 2), ("a", 3), ("b", 4)] {
         let e = rec(id, line);
-        let met = Met {
-            id: &e.id,
-            loc: &e.source,
-            recorded_at: e.recorded_at,
-            domains: &e.domains,
-            claim: false,
-        };
-        if let Fresh::New = col.fresh(met, 42, |_, _| false) {
+        if col.fresh(
+            &e.id,
+            42,
+            &e.source,
+            &e.domains,
+            (e.recorded_at, false),
+            |_, _| false,
+        ) {
             let i = col.corpus.experiences.len() as u32;
             col.remember(&e.id, 42, Kept::Experience(i));
             col.corpus.experiences.push(e);
