@@ -351,7 +351,7 @@ pub(crate) fn text_eq(a: &str, b: &str) -> bool {
 
 /// Joins `Analysis::words`: no word holds one (words come from whitespace-split chunks
 /// and the lexicon's one-line entries), so equal joins are equal lists of words.
-const WORD_BREAK: &str = "\n";
+pub(crate) const WORD_BREAK: &str = "\n";
 
 /// A set of a text's clauses, one bit each (`Token::negated_in`).
 pub type Clauses = u16;
