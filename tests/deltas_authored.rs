@@ -470,3 +470,65 @@ fn deltas_show_by_the_frontmatter_name_points_at_the_directory() {
     assert!(!err.contains("frontmatter"), "{err}");
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+/// A line that forbids a step before another ("Never run terraform apply before the plan is
+/// reviewed") is contradicted by a rule that takes the step at that point ("Run terraform
+/// apply before the plan is reviewed …"), not by one that takes it after ("Deploy … after
+/// the migrations have run") or puts the other step first ("Run the migrations before
+/// deploying …"). A line that waits ("Don't push the release tag until the changelog PR is
+/// merged") is contradicted by a rule that does not wait ("… before the changelog PR is
+/// merged"), not by one that does ("… once the changelog PR is merged").
+#[test]
+fn a_rule_against_an_authored_order_is_an_e006_and_one_that_keeps_it_is_not() {
+    let text = "---\nname: release\ndescription: How the platform team cuts, tags and ships a release. Use when preparing or deploying one.\n---\n\n# Release\n\n\
+                - Don't push the release tag until the changelog PR is merged.\n\
+                - Never run terraform apply before the plan is reviewed by a second engineer.\n\
+                - Never deploy to production before the migrations have run.\n\
+                - Never rebase a shared branch before opening a PR.\n";
+    let skill = authored("release", text);
+    let line = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() as u32 + 1;
+    let rules = Rules::builtin();
+    let cases = [
+        (
+            "Push the release tag before the changelog PR is merged so the build picks up the version.",
+            Some("Don't push the release tag"),
+        ),
+        (
+            "Run terraform apply before the plan is reviewed by a second engineer when the change is a hotfix.",
+            Some("Never run terraform apply"),
+        ),
+        (
+            "Rebase the shared branch before opening a PR so the review sees one linear history.",
+            Some("Never rebase"),
+        ),
+        ("Push the release tag once the changelog PR is merged.", None),
+        (
+            "Deploy to production after the migrations have run in the release job.",
+            None,
+        ),
+        ("Run the migrations before deploying to production.", None),
+        // The line forbids it for a shared branch only; the rule names no shared branch.
+        ("Rebase onto main before opening a PR.", None),
+    ];
+    let mut wrong = Vec::new();
+    for (text, contradicts) in cases {
+        let mut ls = lessons();
+        ls.push(lesson(
+            "L0a11ce5e000b",
+            "release",
+            Kind::Do,
+            text,
+            &["rel-2201", "rel-2214"],
+        ));
+        let (_, diags) = deltas::compute(std::slice::from_ref(&skill), &ls, &Default::default(), &rules);
+        let got: Vec<u32> = codes_for(&diags, "E006", "release")
+            .iter()
+            .map(|d| line_of(d).1)
+            .collect();
+        let want: Vec<u32> = contradicts.into_iter().map(line).collect();
+        if got != want {
+            wrong.push(format!("{text}: E006 at lines {got:?}, want {want:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

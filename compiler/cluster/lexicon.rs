@@ -351,7 +351,7 @@ pub(crate) fn text_eq(a: &str, b: &str) -> bool {
 
 /// Joins `Analysis::words`: no word holds one (words come from whitespace-split chunks
 /// and the lexicon's one-line entries), so equal joins are equal lists of words.
-const WORD_BREAK: &str = "\n";
+pub(crate) const WORD_BREAK: &str = "\n";
 
 /// A set of a text's clauses, one bit each (`Token::negated_in`).
 pub type Clauses = u16;
@@ -906,6 +906,11 @@ impl Lexicon {
                 _ => t,
             });
             let t = number(t);
+            // `dSYMs` names what `dSYM` does (`acronym_plural`).
+            let t = match acronym_plural(s) {
+                true => keep_prefix(t, |t| &t[..t.len() - 1]),
+                false => t,
+            };
             if t.chars().any(char::is_alphanumeric) {
                 out.push(Item::Word {
                     text: t,
@@ -917,6 +922,12 @@ impl Lexicon {
         }
         // Most chunks are one plain word: ASCII letters and digits never split.
         if s.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            // An acronym's plural is the acronym: the stems leave "PRs" and "CRDs" alone, a
+            // word with no vowel being no English plural.
+            let (s, lower) = match acronym_plural(s) {
+                true => (&s[..s.len() - 1], keep_prefix(lower, |w| &w[..w.len() - 1])),
+                false => (s, lower),
+            };
             self.plain_word(lower, out);
             let b = s.as_bytes();
             if b.len() >= 3
@@ -1698,6 +1709,19 @@ fn keep_prefix<'a>(s: Cow<'a, str>, cut: impl FnOnce(&str) -> &str) -> Cow<'a, s
 
 /// Flags, paths (`/` or Windows `\`), `$VARIABLES`, dotted identifiers, snake_case, `k=v`,
 /// words with digits, camelCase.
+/// Is `s` an acronym's plural: two or more capitals and a lower-case `s` ("PRs", "CRDs",
+/// "VMs", "LLMs"), or that after one lower-case letter ("dSYMs", "eBPFs")? Not "OS", "AWS"
+/// or "ids" (no lower-case `s` after capitals), nor a camelCase name ("getIDs": more than one
+/// lower-case letter before the capitals), whose `s` may be part of the name.
+fn acronym_plural(s: &str) -> bool {
+    let b = s.as_bytes();
+    let b = match b.first() {
+        Some(c) if c.is_ascii_lowercase() => &b[1..],
+        _ => b,
+    };
+    b.len() >= 3 && b.last() == Some(&b's') && b[..b.len() - 1].iter().all(u8::is_ascii_uppercase)
+}
+
 fn looks_technical(s: &str) -> bool {
     if !s.chars().any(char::is_alphanumeric) {
         return false;

@@ -2,7 +2,7 @@
 
 use std::cmp::Ordering;
 
-use super::lexicon::{Analysis, Clauses, Lexicon, Measure, Role, Token, is_flag, text_eq};
+use super::lexicon::{Analysis, Clauses, Lexicon, Measure, Role, Token, WORD_BREAK, is_flag, text_eq};
 
 /// Do two technical tokens name the same thing? Equal, or one is a `.`/`/`-suffix of the
 /// other (`react.useeffect` ~ `useeffect`, `src/app.py` ~ `app.py`), or one is the other
@@ -310,21 +310,39 @@ pub(crate) fn negation(lx: &Lexicon, a: &Analysis, b: &Analysis) -> bool {
 }
 
 /// Does one clause of `side` negate two or more words, and nothing but words that one clause
-/// of `other` asserts (and `other` negates nowhere)?
+/// of `other` asserts (and `other` negates nowhere)? A negated word placed at a step ("never
+/// run terraform apply before the plan is reviewed": the review is the later step) counts
+/// when `other` places it at the same step ("run terraform apply before the plan is
+/// reviewed"); at the other step ("… after the plan is reviewed") the two agree. A side
+/// with `until` defers what it negates rather than refusing it: "do not merge the PR until CI
+/// is green" says "merge it after CI is green", which only a text that places what it waits
+/// for at the later step ("merge the PR before CI is green") contradicts ("merge the PR once
+/// CI is green" agrees).
 fn refutes(side: &Analysis, other: &Analysis) -> bool {
     let negated_by = |t: &Token, k: usize| t.negated_in >> k & 1 == 1 && t.asserted_in >> k & 1 == 0;
+    let placed = |t: &Token| matches!(t.step, Some(Role::Before | Role::After));
+    let defers = side.words.split(WORD_BREAK).any(|w| w == "until");
     let negated = side.tokens.iter().fold(0, |m, t| m | t.negated_in);
     bits(negated).any(|k| {
         let n = side.tokens.iter().filter(|t| negated_by(t, k)).count();
         let mut asserted = [0usize; Clauses::BITS as usize];
+        let (mut same_step, mut waited, mut waited_later) = (0, 0, 0);
         same_text(&side.tokens, &other.tokens, |x, y| {
             if negated_by(x, k) && y.negated_in == 0 {
                 for j in bits(y.asserted_in) {
                     asserted[j] += 1;
                 }
+                if y.asserted_in == 0 && placed(x) && y.step == x.step {
+                    same_step += 1;
+                }
+            } else if x.negated_in == 0 && x.asserted_in != 0 {
+                waited += 1;
+                waited_later += usize::from(y.step == Some(Role::Before));
             }
         });
-        n >= 2 && asserted.contains(&n)
+        n >= 2
+            && asserted.iter().any(|&a| a > 0 && a + same_step == n)
+            && (!defers || waited > 0 && waited_later == waited)
     })
 }
 
