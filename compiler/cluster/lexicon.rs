@@ -331,16 +331,6 @@ pub(crate) fn is_flag(text: &str) -> bool {
         .is_some_and(|b| b.is_ascii_alphabetic())
 }
 
-/// The byte order of two texts, their first bytes compared inline: most pairs of token texts
-/// differ there, and `str::cmp` calls `memcmp` whatever the texts.
-#[inline]
-pub(crate) fn text_cmp(a: &str, b: &str) -> std::cmp::Ordering {
-    match (a.as_bytes().first(), b.as_bytes().first()) {
-        (Some(x), Some(y)) if x != y => x.cmp(y),
-        _ => a.cmp(b),
-    }
-}
-
 /// Are two texts equal? Unequal token texts of one length mostly differ in their first or last
 /// byte: compared inline, they need no `memcmp` call.
 #[inline]
@@ -1054,8 +1044,10 @@ impl Lexicon {
         'outer: while i < items.len() {
             // A setting's value is taken as written: no phrase, synonym or stop word. So is a
             // name the text also writes as a common word (`named_beside_noun`).
+            // (`titled_value` needs `TITLED`: asked first, it spares most words its lookup.)
+            let titled = matches!(&items[i], Item::Word { mark, .. } if mark & TITLED != 0);
             let value = matches!(seq.last(), Some(Item::Break { setting: true }))
-                || self.titled_value(&seq, &items[i])
+                || titled && self.titled_value(&seq, &items[i])
                 || named.contains(&i);
             let may_start = !value
                 && matches!(&items[i], Item::Word { text, technical: false, .. } if self.phrase_starts.contains(&**text));
@@ -1394,8 +1386,10 @@ impl Lexicon {
             }
         }
         only.end_clause(&mut antonyms);
-        words.sort_unstable_by(|a, b| text_cmp(a, b));
-        words.dedup();
+        // Sorted on their heads, most pairs without reading a text (the same byte order).
+        let mut words: Vec<(u64, &str)> = words.into_iter().map(|w| (head(w), w)).collect();
+        words.sort_unstable_by(|a, b| by_head(a.0, a.1, b.0, b.1));
+        words.dedup_by(|a, b| a.1 == b.1);
         for a in &mut antonyms {
             if *a == 3 {
                 *a = 0;
@@ -1407,16 +1401,28 @@ impl Lexicon {
                 r.left_out = false;
             }
         }
-        let mut seq: Vec<(&str, bool)> = roles.iter().map(|r| (r.text, r.technical)).collect();
-        seq.dedup_by(|a, b| a.0 == b.0);
-        // A word seen both as technical and plain counts once, as technical.
-        roles.sort_by(|a, b| text_cmp(a.text, b.text).then(b.technical.cmp(&a.technical)));
-        roles.dedup_by(|a, b| a.text == b.text);
-        let tokens: Vec<Token> = roles
-            .into_iter()
-            .map(|r| Token {
+        // Tokens in text order; a word seen both as technical and plain counts once, as
+        // technical. The entries of `roles` are sorted by index (no two share text and
+        // technical, so the order is total), and each learns its token's index on the way:
+        // the sequence needs no search.
+        let heads: Vec<u64> = roles.iter().map(|r| head(r.text)).collect();
+        let mut by_text: Vec<u32> = (0..roles.len() as u32).collect();
+        by_text.sort_unstable_by(|&a, &b| {
+            let (x, y) = (&roles[a as usize], &roles[b as usize]);
+            by_head(heads[a as usize], x.text, heads[b as usize], y.text).then(y.technical.cmp(&x.technical))
+        });
+        let mut token_of = vec![0u32; roles.len()];
+        let mut tokens: Vec<Token> = Vec::with_capacity(roles.len());
+        for &i in &by_text {
+            let (i, r) = (i as usize, &roles[i as usize]);
+            if tokens.last().is_some_and(|t: &Token| *t.text == *r.text) {
+                token_of[i] = tokens.len() as u32 - 1;
+                continue;
+            }
+            token_of[i] = tokens.len() as u32;
+            tokens.push(Token {
                 text: r.text.into(),
-                head: head(r.text),
+                head: heads[i],
                 tail: tail(r.text),
                 technical: r.technical,
                 role: r.role,
@@ -1427,11 +1433,13 @@ impl Lexicon {
                 explains: r.explains,
                 left_out: r.left_out,
                 acronym: !r.technical && acronyms.contains(&r.text),
-            })
+            });
+        }
+        let mut seq: Vec<(u32, bool)> = (roles.iter().zip(&token_of))
+            .map(|(r, &k)| (k, r.technical))
             .collect();
-        // Every word of the sequence has its token: both come from `roles`.
-        let at = |t: &str| tokens.binary_search_by(|x| (*x.text).cmp(t)).expect("a token") as u32;
-        let seq = seq.into_iter().map(|(t, tech)| (at(t), tech)).collect();
+        seq.dedup_by(|a, b| a.0 == b.0);
+        let words: Vec<&str> = words.into_iter().map(|(_, w)| w).collect();
         Analysis {
             tokens,
             words: words.join(WORD_BREAK).into(),

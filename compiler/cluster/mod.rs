@@ -238,6 +238,8 @@ struct Texts<'a> {
     analyses: Vec<Analysis>,
     /// A fingerprint of each analysis, to find exact duplicates.
     prints: Vec<u64>,
+    /// Per slot, the length of the longest acronym its text writes (`acronym_len`).
+    acronyms: Vec<u8>,
     /// Per slot, its index keys (`index_keys` of each token, in token order) as numbers: the
     /// blocks' inverted indexes are keyed by these, so pairing hashes integers, not strings.
     keys: Vec<u32>,
@@ -260,6 +262,7 @@ impl<'a> Texts<'a> {
         struct Batch {
             analyses: Vec<Analysis>,
             prints: Vec<u64>,
+            acronyms: Vec<u8>,
             keys: Vec<u32>,
             key_counts: Vec<u32>,
             dictionary: Vec<String>,
@@ -273,6 +276,7 @@ impl<'a> Texts<'a> {
                     .map(|t| lx.analyze_with(t, Some(&mut memo)))
                     .collect();
                 let mut prints = Vec::with_capacity(analyses.len());
+                let acronyms = analyses.iter().map(acronym_len).collect();
                 let (mut keys, mut key_counts) = (Vec::new(), Vec::with_capacity(analyses.len()));
                 let mut dictionary = Vec::new();
                 let mut local: FxMap<&str, u32> = FxMap::default();
@@ -296,6 +300,7 @@ impl<'a> Texts<'a> {
                 Batch {
                     analyses,
                     prints,
+                    acronyms,
                     keys,
                     key_counts,
                     dictionary,
@@ -323,18 +328,21 @@ impl<'a> Texts<'a> {
         let mut key_start = Vec::with_capacity(texts.len() + 1);
         key_start.push(0u32);
         let (mut analyses, mut prints) = (Vec::with_capacity(texts.len()), Vec::with_capacity(texts.len()));
+        let mut acronyms = Vec::with_capacity(texts.len());
         for b in batches {
             for n in b.key_counts {
                 key_start.push(key_start.last().copied().unwrap_or(0) + n);
             }
             analyses.extend(b.analyses);
             prints.extend(b.prints);
+            acronyms.extend(b.acronyms);
         }
         Texts {
             slot,
             text: texts,
             analyses,
             prints,
+            acronyms,
             keys: renumbered.concat(),
             key_start,
         }
@@ -440,16 +448,12 @@ impl Block<'_> {
             // Upper bound of each found anchor's score from its shared-token count; the
             // best bounds are compared first, and at most `max_compares` of them. Most
             // anchors share too few tokens: the table rules them out without the division.
-            let n = ahead.sizes[p] as usize;
+            let (n, acronym) = ahead.sizes[p];
+            let n = n as usize;
             // An acronym one side writes and the other spells out (`similar::spelled_out`)
             // is one more shared token, and its words (two, up to the acronym's letters) one
             // token of the side that spells it out: the bound allows for that where either
-            // side writes an acronym.
-            let acronym = (an.tokens.iter())
-                .filter(|t| t.acronym)
-                .map(|t| t.text.len().min(u8::MAX as usize) as u8)
-                .max()
-                .unwrap_or(0);
+            // side writes an acronym (`acronym`: the candidate's longest).
             // Such anchors go to `spare`, compared only when no anchor of `found` matches:
             // the ranking and the cut of `found` stay what they are without acronyms.
             found.clear();
@@ -552,7 +556,8 @@ impl Block<'_> {
 /// while here they are independent loads that overlap.
 struct Ahead {
     prints: Vec<u64>,
-    sizes: Vec<u32>,
+    /// Token count and longest acronym (`acronym_len`): the walk's bounds need both.
+    sizes: Vec<(u32, u8)>,
     /// Position `p`'s keys are `keys[bounds[p]..bounds[p + 1]]`.
     keys: Vec<u32>,
     bounds: Vec<u32>,
@@ -563,7 +568,7 @@ impl Ahead {
         let prints = slots.iter().map(|&s| texts.prints[s]).collect();
         let sizes = slots
             .iter()
-            .map(|&s| texts.analyses[s].tokens.len() as u32)
+            .map(|&s| (texts.analyses[s].tokens.len() as u32, texts.acronyms[s]))
             .collect();
         let (mut keys, mut bounds) = (Vec::new(), Vec::with_capacity(slots.len() + 1));
         bounds.push(0);
@@ -582,6 +587,17 @@ impl Ahead {
     fn keys(&self, p: usize) -> &[u32] {
         &self.keys[self.bounds[p] as usize..self.bounds[p + 1] as usize]
     }
+}
+
+/// The length of the longest acronym a text writes (`Token::acronym`; 0 for none, at most
+/// 255). Made with the analyses: in the walk, reading a candidate's tokens for it would be
+/// a cache miss per candidate, most of which are never compared with anything.
+fn acronym_len(a: &Analysis) -> u8 {
+    (a.tokens.iter())
+        .filter(|t| t.acronym)
+        .map(|t| t.text.len().min(u8::MAX as usize) as u8)
+        .max()
+        .unwrap_or(0)
 }
 
 /// For token counts `n` and `m` up to `SIDE - 1`: the fewest shared tokens whose score bound

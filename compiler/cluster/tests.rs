@@ -928,3 +928,42 @@ fn a_commands_program_is_technical_and_prose_is_not() {
         assert_eq!(technical(prose), Vec::<String>::new(), "{prose}");
     }
 }
+
+/// The analysis numbers `seq` while sorting its tokens, without searching them: tokens stay in
+/// byte order with no repeats (long words that share their first eight bytes too), every
+/// entry names a token, every token is named, a word written both as a tool and as a plain
+/// word is one technical token, and an acronym's length is what the walk reads.
+#[test]
+fn the_sequence_names_tokens_sorted_in_byte_order() {
+    let l = lx();
+    for text in [
+        "Run `cargo` before cargo build --locked; configuration and configurations differ from the configured value",
+        "Set kubectl rollout status --timeout=120s after kubectl apply in every deployment pipeline",
+        "Never run terraform apply without terraform plan, because the plan file pins configuration drift",
+        "Keep PII out of logs: ruff check src/app.py and pytest -x tests/test_app.py before every commit",
+    ] {
+        let a = l.analyze(text);
+        assert!(
+            a.tokens.windows(2).all(|w| w[0].text < w[1].text),
+            "{text}: {:?}",
+            a.tokens.iter().map(|t| &*t.text).collect::<Vec<_>>()
+        );
+        assert!(a.tokens.iter().all(|t| t.head == lexicon::head(&t.text)));
+        let mut named = vec![false; a.tokens.len()];
+        for &(i, technical) in &a.seq {
+            let t = &a.tokens[i as usize];
+            assert!(!technical || t.technical, "{text}: {}", t.text);
+            named[i as usize] = true;
+        }
+        assert!(named.iter().all(|&n| n), "{text}: a token missing from seq");
+        assert!(
+            a.seq.windows(2).all(|w| w[0].0 != w[1].0),
+            "{text}: a repeat in seq"
+        );
+        let longest = a.tokens.iter().filter(|t| t.acronym).map(|t| t.text.len()).max();
+        assert_eq!(acronym_len(&a) as usize, longest.unwrap_or(0), "{text}");
+    }
+    let a = l.analyze("Run `cargo` before cargo build --locked");
+    assert!(a.token("cargo").is_some_and(|t| t.technical));
+    assert_eq!(acronym_len(&l.analyze("Keep PII out of logs")), 3);
+}
