@@ -1155,6 +1155,7 @@ fn fold_unit<'a>(
     for i in 0..fold.live.len() {
         fold.settle(i as u32, now_day);
     }
+    fold.demotions();
     // Candidates of an edited lesson belong to its new wording.
     let lesson_of = fold
         .lesson_of
@@ -2013,24 +2014,41 @@ impl<'a> Fold<'a> {
                     Ids::One(exp.id.clone()),
                     Some(format!("to project:{to}").into()),
                 ));
-                self.sink.push(
-                    Diagnostic::new(
-                        codes::DEMOTED,
-                        format!(
-                            "global lesson contradicted from a third project was demoted to project:{to}"
-                        ),
-                    )
-                    .subject(l.lesson.id.clone())
-                    .domain(l.lesson.domain.clone())
-                    .with("lesson", l.lesson.id.clone())
-                    .with("project", to)
-                    .experiences([&exp.id]),
-                );
+                // S006 waits for the end of the fold (`demotions`): a confirmation from
+                // another project may make the lesson global again before then.
                 self.rescope(li, t);
             }
         }
         if self.live[li as usize].lesson.confidence < conf.supersede_below {
             self.live[li as usize].supersede(t, None, "confidence fell below the floor after contradictions");
+        }
+    }
+
+    /// S006 for each active lesson whose demotion stands when the fold ends. One that a
+    /// confirmation from another project made global again is global in the ledger, and a note
+    /// saying it was demoted (asking for that very confirmation) would contradict it every night
+    /// after; one superseded since is frozen where it is, and S001 says why.
+    fn demotions(&mut self) {
+        for l in &self.live {
+            let (Some(to), Status::Active) = (l.demoted_to, l.lesson.status) else {
+                continue;
+            };
+            // The contradiction that demoted it (an edit's new wording has it in the old
+            // wording's history, and its note names no experience).
+            let by = (l.lesson.history.iter().rev())
+                .find(|h| h.event == "demoted")
+                .map_or(&[][..], |h| &h.experiences[..]);
+            self.sink.push(
+                Diagnostic::new(
+                    codes::DEMOTED,
+                    format!("global lesson contradicted from a third project was demoted to project:{to}"),
+                )
+                .subject(l.lesson.id.clone())
+                .domain(l.lesson.domain.clone())
+                .with("lesson", l.lesson.id.clone())
+                .with("project", to)
+                .experiences(by),
+            );
         }
     }
 
