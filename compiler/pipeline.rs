@@ -647,6 +647,40 @@ fn stance(l: &Lesson) -> Option<(bool, String)> {
     (rest.len() >= 2).then(|| (against, rest.join(" ")))
 }
 
+/// S001 for a superseded lesson. A nightly job lists every lesson ever superseded, every
+/// night: the day it left tells today's news from last week's, and the experiences that
+/// contradicted it say what it fell to (the S002 that named them is said on that night only).
+fn superseded_note(l: &Lesson, base: impl FnOnce(String) -> Diagnostic) -> Diagnostic {
+    let on = (l.history.iter().rev())
+        .find(|h| h.event == "superseded")
+        .map(|h| crate::time::format_day(crate::time::utc_day(h.at)));
+    let mut against: Vec<&str> = (l.history.iter())
+        .filter(|h| h.event == "contradicted")
+        .flat_map(|h| h.experiences.iter().map(|id| &**id))
+        .collect();
+    against.dedup();
+    let mut message = String::from("lesson superseded");
+    if let Some(on) = &on {
+        message.push_str(" on ");
+        message.push_str(on);
+    }
+    message.push_str(": ");
+    message.push_str(l.reason.as_deref().unwrap_or("replaced"));
+    if !against.is_empty() {
+        message.push_str(&format!("; contradicted by {}", short_list(&against, 3)));
+    }
+    let mut d = base(message)
+        .with("superseded_by", l.superseded_by.clone())
+        .with("confidence", score::confidence_value(l.confidence));
+    if let Some(on) = on {
+        d = d.with("superseded_on", on);
+    }
+    if !against.is_empty() {
+        d = d.with("contradicted_by", against);
+    }
+    d
+}
+
 /// One diagnostic per lesson that is not a rule, naming every experience behind it.
 /// `policy_min` is policy.yaml's threshold, which `--min-reinforcement` may have overridden.
 fn lesson_diagnostics<'a>(comp: &'a Compilation, members: &Members, policy_min: u32) -> Vec<Diagnostic> {
@@ -742,12 +776,7 @@ fn lesson_diagnostics<'a>(comp: &'a Compilation, members: &Members, policy_min: 
                 }
                 Status::Claimed => base("claimed lesson names no evidence and stays claimed".into())
                     .with("confidence", score::confidence_value(l.confidence)),
-                Status::Superseded => base(format!(
-                    "lesson superseded: {}",
-                    l.reason.as_deref().unwrap_or("replaced")
-                ))
-                .with("superseded_by", l.superseded_by.clone())
-                .with("confidence", score::confidence_value(l.confidence)),
+                Status::Superseded => superseded_note(l, base),
                 Status::Retired => base(format!(
                     "{} experience(s) sit behind a lesson the user retired and are not re-learned: {}",
                     ids.len(),

@@ -480,6 +480,15 @@ fn a_demotion_undone_by_a_later_confirmation_is_no_longer_reported() {
             .any(|d| d["subject"] == rebase && names(d, "sto-6")),
         "{demoted:#?}"
     );
+    let d = demoted.iter().find(|d| d["subject"] == rebase).unwrap();
+    assert_eq!(d["evidence"]["demoted_on"], "2026-11-07");
+    assert!(
+        d["message"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("to project:{} on 2026-11-07", sha12(CLI))),
+        "{d:#}"
+    );
 
     let ledger = w.night(7);
     let l = reading(&ledger, "Rebase feature");
@@ -507,4 +516,68 @@ fn sha12(project: &str) -> String {
     use sha2::Digest;
     let d = sha2::Sha256::digest(project.as_bytes());
     d.iter().take(6).map(|b| format!("{b:02x}")).collect()
+}
+
+/// The morning after night 5, the diagnostics still list the npm lesson that two failed CI
+/// installs put below the floor on 4 November, and the kubectl fix the api roll-out replaced
+/// on 3 November, beside anything that happened last night. Each S001 says the day the
+/// lesson left, and the npm one the experiences that contradicted it: the S002 that named
+/// them was said on that night only. The clippy rule, contradicted on 4 November and still
+/// live, is warned about every night: its S002 says the day too.
+#[test]
+fn old_lifecycle_news_says_its_day_nights_later() {
+    let w = Week::new("week-superseded-when");
+    let ledger = w.through(5);
+    let npm = reading(&ledger, "Install dependencies with npm")["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let ingress = reading(
+        &ledger,
+        "run_shell_command kubectl: run `kubectl apply --server-side -f ingress.yaml`",
+    );
+    assert_eq!(ingress["status"], "superseded");
+    let ingress = ingress["id"].as_str().unwrap().to_string();
+    let diags = w.diagnostics();
+    let s001 = diags_of(&diags, "S001");
+    let of = |id: &str| {
+        let found: Vec<_> = s001.iter().filter(|d| d["subject"] == id).collect();
+        assert_eq!(found.len(), 1, "{id}: {s001:#?}");
+        found[0]
+    };
+    let d = of(&npm);
+    assert_eq!(d["evidence"]["superseded_on"], "2026-11-04");
+    assert_eq!(d["evidence"]["contradicted_by"], json!(["sto-3", "sto-4"]));
+    assert_eq!(
+        d["message"],
+        "lesson superseded on 2026-11-04: confidence fell below the floor after contradictions; contradicted by sto-3, sto-4"
+    );
+    assert!(
+        diags_of(&diags, "S002")
+            .iter()
+            .all(|d| d["subject"] != npm.as_str())
+    );
+    let d = of(&ingress);
+    assert_eq!(d["evidence"]["superseded_on"], "2026-11-03");
+    assert!(
+        d["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("lesson superseded on 2026-11-03: a newer fix")
+    );
+    assert!(d["evidence"].get("contradicted_by").is_none(), "{d:#}");
+    let clippy = reading(&ledger, "Run cargo clippy")["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let s002: Vec<_> = diags_of(&diags, "S002")
+        .into_iter()
+        .filter(|d| d["subject"] == clippy.as_str())
+        .collect();
+    assert_eq!(s002.len(), 1, "{diags:#}");
+    assert_eq!(s002[0]["evidence"]["last_contradicted_on"], "2026-11-04");
+    assert_eq!(
+        s002[0]["message"],
+        "lesson in play was contradicted by 1 experience(s) on 2026-11-04: cli-3; confidence after it: 0.400"
+    );
 }
