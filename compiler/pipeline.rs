@@ -294,7 +294,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         };
         // The pass that stands is reported; what its units kept for a second pass goes with it.
         sink.extend(units.into_sink(&comp.lessons, comp.now));
-        drop_attributed_no_candidates(&mut sink, &comp.lessons);
+        drop_attributed_no_candidates(&mut sink, &comp.lessons, &corpus);
         sink.extend(
             orphaned(&comp.lessons, &decisions)
                 .into_iter()
@@ -793,7 +793,11 @@ fn lesson_diagnostics<'a>(comp: &'a Compilation, members: &Members, policy_min: 
 /// contribute there (its outcome is that lesson's evidence, DESIGN §6), so it gets no K001 in
 /// that domain: the candidates stage cannot know that, so its notes (folded per domain) lose
 /// those experiences here (`diagnostics::drop_experiences`).
-fn drop_attributed_no_candidates(sink: &mut Sink, lessons: &[Lesson]) {
+///
+/// A folded note left with one experience reads as that experience's own note again, and so
+/// names its file and line, as the note would have had the experience been alone in its
+/// domain from the start (the fold had dropped the location its members did not share).
+fn drop_attributed_no_candidates(sink: &mut Sink, lessons: &[Lesson], corpus: &Corpus) {
     if !sink.iter().any(|d| d.code == codes::NO_CANDIDATES) {
         return;
     }
@@ -821,6 +825,32 @@ fn drop_attributed_no_candidates(sink: &mut Sink, lessons: &[Lesson]) {
         };
         diagnostics::drop_experiences(d, |id| attributed.contains(&(id, domain.as_str())))
     });
+    // The notes left with one experience and no location: few (one per domain at most).
+    let mut unplaced: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, d) in sink.iter().enumerate() {
+        if d.code == codes::NO_CANDIDATES
+            && d.location.is_none()
+            && d.evidence.get("count").is_none()
+            && let Some([id]) = d
+                .evidence
+                .get("experiences")
+                .and_then(serde_json::Value::as_array)
+                .map(Vec::as_slice)
+            && let Some(id) = id.as_str()
+        {
+            unplaced.entry(id.to_string()).or_default().push(i);
+        }
+    }
+    if unplaced.is_empty() {
+        return;
+    }
+    for e in &corpus.experiences {
+        if let Some(notes) = unplaced.get(&*e.id) {
+            for &i in notes {
+                sink[i].location = Some(e.source.clone());
+            }
+        }
+    }
 }
 
 /// The journal's lesson decisions whose target no lesson of this compile has (a `bless` names

@@ -335,6 +335,20 @@ impl Week {
                             clippy(Some("error: this `let...else` may be rewritten")),
                             json!({"in_play": self.ids("Run cargo clippy")}),
                         ),
+                        // A roll-out that teaches nothing and uses no lesson: K001.
+                        exp(
+                            "inf-5",
+                            "2026-11-04T13:00:00Z",
+                            ("kubernetes", INFRA, "roll out the worker"),
+                            "succeeded",
+                            vec![sh(
+                                "kubectl apply --server-side -f worker.yaml",
+                                "/srv/infra/k8s",
+                                None,
+                                Some(("rollout", "worker.yaml")),
+                            )],
+                            json!({}),
+                        ),
                     ],
                     vec![memory(
                         "om-docker-2",
@@ -409,21 +423,37 @@ impl Week {
                 ],
                 vec![],
             ),
-            // The rebase lesson, global from two projects, fails in a third.
+            // The rebase lesson, global from two projects, fails in a third; the ingress fix
+            // works again, used from the block (a confirmation, no new candidate).
             6 => (
-                vec![exp(
-                    "sto-6",
-                    "2026-11-07T10:00:00Z",
-                    ("git", STORE, "open the checkout PR"),
-                    "abandoned",
-                    vec![sh(
-                        "git pull --rebase origin main",
-                        "/srv/storefront",
-                        Some("CONFLICT (content): Merge conflict in package-lock.json"),
-                        None,
-                    )],
-                    json!({"in_play": self.ids("Rebase feature")}),
-                )],
+                vec![
+                    exp(
+                        "sto-6",
+                        "2026-11-07T10:00:00Z",
+                        ("git", STORE, "open the checkout PR"),
+                        "abandoned",
+                        vec![sh(
+                            "git pull --rebase origin main",
+                            "/srv/storefront",
+                            Some("CONFLICT (content): Merge conflict in package-lock.json"),
+                            None,
+                        )],
+                        json!({"in_play": self.ids("Rebase feature")}),
+                    ),
+                    exp(
+                        "inf-9",
+                        "2026-11-07T11:00:00Z",
+                        ("kubernetes", INFRA, "roll out the ingress v3"),
+                        "succeeded",
+                        vec![sh(
+                            "kubectl apply --server-side --force-conflicts -f ingress.yaml",
+                            "/srv/infra/k8s",
+                            None,
+                            Some(("rollout", "ingress.yaml")),
+                        )],
+                        json!({"in_play": self.ids("run_shell_command kubectl")}),
+                    ),
+                ],
                 vec![],
             ),
             // … and works there the next day.
@@ -580,4 +610,45 @@ fn old_lifecycle_news_says_its_day_nights_later() {
         s002[0]["message"],
         "lesson in play was contradicted by 1 experience(s) on 2026-11-04: cli-3; confidence after it: 0.400"
     );
+}
+
+/// inf-5 (4 November) rolled out a manifest without learning or using anything: K001 names it
+/// with its file and line. inf-9 (7 November) yields no candidate either, but it confirmed the
+/// ingress fix it had in play, so it gets no K001; inf-5's note, folded with inf-9's before
+/// that was known, must still say where inf-5 is, as it did every night before.
+#[test]
+fn a_no_candidates_note_keeps_its_file_and_line_when_an_attributed_experience_leaves_its_fold() {
+    let w = Week::new("week-k001-location");
+    let k001 = |w: &Week| -> Vec<Value> {
+        (diags_of(&w.diagnostics(), "K001").into_iter())
+            .filter(|d| d["domain"] == "kubernetes")
+            .cloned()
+            .collect()
+    };
+    w.through(3);
+    let before = k001(&w);
+    assert_eq!(before.len(), 1, "{before:#?}");
+    assert!(
+        before[0]["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("agents-2026-11-04.jsonl"),
+        "{:#}",
+        before[0]
+    );
+    let ledger = (4..=6).map(|n| w.night(n)).last().unwrap();
+    let fix = reading(
+        &ledger,
+        "run_shell_command kubectl: run `kubectl apply --server-side --force-conflicts -f ingress.yaml`",
+    );
+    assert!(
+        fix["evidence"].as_array().unwrap().iter().any(|e| e == "inf-9"),
+        "{fix:#}"
+    );
+    let after = k001(&w);
+    assert_eq!(after.len(), 1, "{after:#?}");
+    assert_eq!(after[0]["subject"], "inf-5");
+    assert_eq!(after[0]["evidence"]["experiences"], json!(["inf-5"]));
+    assert_eq!(after[0]["file"], before[0]["file"]);
+    assert_eq!(after[0]["line"], before[0]["line"]);
 }
