@@ -294,7 +294,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         };
         // The pass that stands is reported; what its units kept for a second pass goes with it.
         sink.extend(units.into_sink(&comp.lessons, comp.now));
-        drop_attributed_no_candidates(&mut sink, &comp.lessons);
+        drop_attributed_no_candidates(&mut sink, &comp.lessons, &corpus);
         sink.extend(
             orphaned(&comp.lessons, &decisions)
                 .into_iter()
@@ -647,6 +647,40 @@ fn stance(l: &Lesson) -> Option<(bool, String)> {
     (rest.len() >= 2).then(|| (against, rest.join(" ")))
 }
 
+/// S001 for a superseded lesson. A nightly job lists every lesson ever superseded, every
+/// night: the day it left tells today's news from last week's, and the experiences that
+/// contradicted it say what it fell to (the S002 that named them is said on that night only).
+fn superseded_note(l: &Lesson, base: impl FnOnce(String) -> Diagnostic) -> Diagnostic {
+    let on = (l.history.iter().rev())
+        .find(|h| h.event == "superseded")
+        .map(|h| crate::time::format_day(crate::time::utc_day(h.at)));
+    let mut against: Vec<&str> = (l.history.iter())
+        .filter(|h| h.event == "contradicted")
+        .flat_map(|h| h.experiences.iter().map(|id| &**id))
+        .collect();
+    against.dedup();
+    let mut message = String::from("lesson superseded");
+    if let Some(on) = &on {
+        message.push_str(" on ");
+        message.push_str(on);
+    }
+    message.push_str(": ");
+    message.push_str(l.reason.as_deref().unwrap_or("replaced"));
+    if !against.is_empty() {
+        message.push_str(&format!("; contradicted by {}", short_list(&against, 3)));
+    }
+    let mut d = base(message)
+        .with("superseded_by", l.superseded_by.clone())
+        .with("confidence", score::confidence_value(l.confidence));
+    if let Some(on) = on {
+        d = d.with("superseded_on", on);
+    }
+    if !against.is_empty() {
+        d = d.with("contradicted_by", against);
+    }
+    d
+}
+
 /// One diagnostic per lesson that is not a rule, naming every experience behind it.
 /// `policy_min` is policy.yaml's threshold, which `--min-reinforcement` may have overridden.
 fn lesson_diagnostics<'a>(comp: &'a Compilation, members: &Members, policy_min: u32) -> Vec<Diagnostic> {
@@ -742,12 +776,7 @@ fn lesson_diagnostics<'a>(comp: &'a Compilation, members: &Members, policy_min: 
                 }
                 Status::Claimed => base("claimed lesson names no evidence and stays claimed".into())
                     .with("confidence", score::confidence_value(l.confidence)),
-                Status::Superseded => base(format!(
-                    "lesson superseded: {}",
-                    l.reason.as_deref().unwrap_or("replaced")
-                ))
-                .with("superseded_by", l.superseded_by.clone())
-                .with("confidence", score::confidence_value(l.confidence)),
+                Status::Superseded => superseded_note(l, base),
                 Status::Retired => base(format!(
                     "{} experience(s) sit behind a lesson the user retired and are not re-learned: {}",
                     ids.len(),
@@ -764,7 +793,11 @@ fn lesson_diagnostics<'a>(comp: &'a Compilation, members: &Members, policy_min: 
 /// contribute there (its outcome is that lesson's evidence, DESIGN §6), so it gets no K001 in
 /// that domain: the candidates stage cannot know that, so its notes (folded per domain) lose
 /// those experiences here (`diagnostics::drop_experiences`).
-fn drop_attributed_no_candidates(sink: &mut Sink, lessons: &[Lesson]) {
+///
+/// A folded note left with one experience reads as that experience's own note again, and so
+/// names its file and line, as the note would have had the experience been alone in its
+/// domain from the start (the fold had dropped the location its members did not share).
+fn drop_attributed_no_candidates(sink: &mut Sink, lessons: &[Lesson], corpus: &Corpus) {
     if !sink.iter().any(|d| d.code == codes::NO_CANDIDATES) {
         return;
     }
@@ -792,6 +825,32 @@ fn drop_attributed_no_candidates(sink: &mut Sink, lessons: &[Lesson]) {
         };
         diagnostics::drop_experiences(d, |id| attributed.contains(&(id, domain.as_str())))
     });
+    // The notes left with one experience and no location: few (one per domain at most).
+    let mut unplaced: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, d) in sink.iter().enumerate() {
+        if d.code == codes::NO_CANDIDATES
+            && d.location.is_none()
+            && d.evidence.get("count").is_none()
+            && let Some([id]) = d
+                .evidence
+                .get("experiences")
+                .and_then(serde_json::Value::as_array)
+                .map(Vec::as_slice)
+            && let Some(id) = id.as_str()
+        {
+            unplaced.entry(id.to_string()).or_default().push(i);
+        }
+    }
+    if unplaced.is_empty() {
+        return;
+    }
+    for e in &corpus.experiences {
+        if let Some(notes) = unplaced.get(&*e.id) {
+            for &i in notes {
+                sink[i].location = Some(e.source.clone());
+            }
+        }
+    }
 }
 
 /// The journal's lesson decisions whose target no lesson of this compile has (a `bless` names

@@ -50,7 +50,7 @@ use crate::model::{
 use crate::opkey;
 use crate::outcome::Verdict;
 use crate::policy::Rules;
-use crate::time::utc_day;
+use crate::time::{format_day, utc_day};
 
 /// The reason a lesson that decayed below the floor was superseded.
 pub const DECAYED: &str = "confidence decayed below the floor (unused on active days)";
@@ -806,14 +806,21 @@ fn contradicted(l: &Lesson, exps: &[Id], now: Millis) -> Option<Diagnostic> {
         }
         _ => None,
     };
-    // The confidence the last contradiction left, not where later events took it.
-    let after = (l.history.iter().rev())
-        .find(|h| h.event == "contradicted")
-        .map_or(l.confidence, |h| h.confidence);
+    // The confidence the last contradiction left, not where later events took it; and its
+    // day: a live lesson is warned about every night, and the day tells last night's
+    // contradiction from one a week old.
+    let last = (l.history.iter().rev()).find(|h| h.event == "contradicted");
+    let after = last.map_or(l.confidence, |h| h.confidence);
+    let on = last.map(|h| format_day(utc_day(h.at)));
+    let when = match (&on, exps.len()) {
+        (None, _) => String::new(),
+        (Some(on), 1) => format!(" on {on}"),
+        (Some(on), _) => format!(", the last on {on}"),
+    };
     let d = Diagnostic::new(
         codes::CONTRADICTED,
         format!(
-            "lesson in play was contradicted by {} experience(s): {}; confidence after {}: {}{}",
+            "lesson in play was contradicted by {} experience(s){when}: {}; confidence after {}: {}{}",
             exps.len(),
             short_list(exps, 3),
             if exps.len() == 1 { "it" } else { "the last" },
@@ -825,6 +832,10 @@ fn contradicted(l: &Lesson, exps: &[Id], now: Millis) -> Option<Diagnostic> {
     .domain(&l.domain)
     .with("lesson", l.id.clone())
     .with("confidence", confidence_value(after));
+    let d = match on {
+        Some(on) => d.with("last_contradicted_on", on),
+        None => d,
+    };
     // A lesson no longer live says so in the evidence too.
     let d = match left {
         Some(_) => (d.with("status", l.status.as_str())).with("superseded_by", l.superseded_by.clone()),
@@ -1155,6 +1166,7 @@ fn fold_unit<'a>(
     for i in 0..fold.live.len() {
         fold.settle(i as u32, now_day);
     }
+    fold.demotions();
     // Candidates of an edited lesson belong to its new wording.
     let lesson_of = fold
         .lesson_of
@@ -2013,24 +2025,46 @@ impl<'a> Fold<'a> {
                     Ids::One(exp.id.clone()),
                     Some(format!("to project:{to}").into()),
                 ));
-                self.sink.push(
-                    Diagnostic::new(
-                        codes::DEMOTED,
-                        format!(
-                            "global lesson contradicted from a third project was demoted to project:{to}"
-                        ),
-                    )
-                    .subject(l.lesson.id.clone())
-                    .domain(l.lesson.domain.clone())
-                    .with("lesson", l.lesson.id.clone())
-                    .with("project", to)
-                    .experiences([&exp.id]),
-                );
+                // S006 waits for the end of the fold (`demotions`): a confirmation from
+                // another project may make the lesson global again before then.
                 self.rescope(li, t);
             }
         }
         if self.live[li as usize].lesson.confidence < conf.supersede_below {
             self.live[li as usize].supersede(t, None, "confidence fell below the floor after contradictions");
+        }
+    }
+
+    /// S006 for each active lesson whose demotion stands when the fold ends. One that a
+    /// confirmation from another project made global again is global in the ledger, and a note
+    /// saying it was demoted (asking for that very confirmation) would contradict it every night
+    /// after; one superseded since is frozen where it is, and S001 says why.
+    fn demotions(&mut self) {
+        for l in &self.live {
+            let (Some(to), Status::Active) = (l.demoted_to, l.lesson.status) else {
+                continue;
+            };
+            // The contradiction that demoted it, and its day (an edit's new wording has it in
+            // the old wording's history, and its note names neither).
+            let demoted = (l.lesson.history.iter().rev()).find(|h| h.event == "demoted");
+            let by = demoted.map_or(&[][..], |h| &h.experiences[..]);
+            let on = demoted.map(|h| format_day(utc_day(h.at)));
+            let mut d = Diagnostic::new(
+                codes::DEMOTED,
+                format!(
+                    "global lesson contradicted from a third project was demoted to project:{to}{}",
+                    on.as_ref().map_or(String::new(), |on| format!(" on {on}"))
+                ),
+            )
+            .subject(l.lesson.id.clone())
+            .domain(l.lesson.domain.clone())
+            .with("lesson", l.lesson.id.clone())
+            .with("project", to)
+            .experiences(by);
+            if let Some(on) = on {
+                d = d.with("demoted_on", on);
+            }
+            self.sink.push(d);
         }
     }
 
