@@ -14,7 +14,9 @@ use crate::cluster::{
 };
 use crate::diagnostics::{self, Diagnostic, Severity, Sink, codes, short_list};
 use crate::gate::{self, GateResult, GateVerdict};
-use crate::model::{Action, Candidate, Cluster, Corpus, Decision, Fate, Id, Kind, Lesson, Millis, Status};
+use crate::model::{
+    Action, Candidate, Cluster, Corpus, Decision, Event, Fate, Id, Kind, Lesson, Millis, Status,
+};
 use crate::outcome::{self, Verdict};
 use crate::policy::Rules;
 use crate::score;
@@ -772,8 +774,8 @@ fn drop_attributed_no_candidates(sink: &mut Sink, lessons: &[Lesson]) {
         .flat_map(|l| {
             (l.history.iter())
                 .filter(|h| {
-                    matches!(h.event, "confirmed" | "contradicted")
-                        || (h.event == "admitted"
+                    matches!(h.event, Event::Confirmed | Event::Contradicted)
+                        || (h.event == Event::Admitted
                             && h.detail.as_deref() == Some(score::CLAIM_GAINED_EVIDENCE))
                 })
                 .flat_map(move |h| h.experiences.iter().map(move |e| (&**e, l.domain.as_str())))
@@ -1452,7 +1454,7 @@ mod tests {
         assert_eq!(kept.experience_count, loaded);
         let judged = |c: &Compilation| {
             (c.lessons.iter().flat_map(|l| &l.history))
-                .filter(|h| matches!(h.event, "confirmed" | "contradicted"))
+                .filter(|h| matches!(h.event, Event::Confirmed | Event::Contradicted))
                 .count()
         };
         assert!(
