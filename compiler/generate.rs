@@ -145,7 +145,12 @@ fn plan_from(comp: &crate::pipeline::Compilation, experiences: usize, seed: u64)
     let mut windows: std::collections::HashMap<(&str, &str), Vec<Window>> = Default::default();
     for l in &comp.lessons {
         let until = (l.history.iter())
-            .find(|h| matches!(h.event, "superseded" | "retired"))
+            .find(|h| {
+                matches!(
+                    h.event,
+                    crate::model::Event::Superseded | crate::model::Event::Retired
+                )
+            })
             .map_or(i64::MAX, |h| h.at);
         let w = windows.entry((&l.domain, &l.scope)).or_default();
         w.push((l.admitted_at, until, &l.id));

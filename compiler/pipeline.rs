@@ -14,7 +14,9 @@ use crate::cluster::{
 };
 use crate::diagnostics::{self, Diagnostic, Severity, Sink, codes, short_list};
 use crate::gate::{self, GateResult, GateVerdict};
-use crate::model::{Action, Candidate, Cluster, Corpus, Decision, Fate, Id, Kind, Lesson, Millis, Status};
+use crate::model::{
+    Action, Candidate, Cluster, Corpus, Decision, Event, Fate, Id, Kind, Lesson, Millis, Status,
+};
 use crate::outcome::{self, Verdict};
 use crate::policy::Rules;
 use crate::score;
@@ -652,10 +654,10 @@ fn stance(l: &Lesson) -> Option<(bool, String)> {
 /// contradicted it say what it fell to (the S002 that named them is said on that night only).
 fn superseded_note(l: &Lesson, base: impl FnOnce(String) -> Diagnostic) -> Diagnostic {
     let on = (l.history.iter().rev())
-        .find(|h| h.event == "superseded")
+        .find(|h| h.event == Event::Superseded)
         .map(|h| crate::time::format_day(crate::time::utc_day(h.at)));
     let mut against: Vec<&str> = (l.history.iter())
-        .filter(|h| h.event == "contradicted")
+        .filter(|h| h.event == Event::Contradicted)
         .flat_map(|h| h.experiences.iter().map(|id| &**id))
         .collect();
     against.dedup();
@@ -805,8 +807,8 @@ fn drop_attributed_no_candidates(sink: &mut Sink, lessons: &[Lesson], corpus: &C
         .flat_map(|l| {
             (l.history.iter())
                 .filter(|h| {
-                    matches!(h.event, "confirmed" | "contradicted")
-                        || (h.event == "admitted"
+                    matches!(h.event, Event::Confirmed | Event::Contradicted)
+                        || (h.event == Event::Admitted
                             && h.detail.as_deref() == Some(score::CLAIM_GAINED_EVIDENCE))
                 })
                 .flat_map(move |h| h.experiences.iter().map(move |e| (&**e, l.domain.as_str())))
@@ -1511,7 +1513,7 @@ mod tests {
         assert_eq!(kept.experience_count, loaded);
         let judged = |c: &Compilation| {
             (c.lessons.iter().flat_map(|l| &l.history))
-                .filter(|h| matches!(h.event, "confirmed" | "contradicted"))
+                .filter(|h| matches!(h.event, Event::Confirmed | Event::Contradicted))
                 .count()
         };
         assert!(

@@ -9,7 +9,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::diagnostics::{Diagnostic, Severity, codes, lookup, short_list};
-use crate::model::{Candidate, Fate, Origin, Source, Status};
+use crate::model::{Candidate, Event, Fate, Origin, Source, Status};
 use crate::normalize;
 use crate::pipeline::Compilation;
 use crate::policy::Rules;
@@ -327,7 +327,7 @@ fn refused_codes(records: &[RefusedRecord]) -> Vec<(&'static str, usize)> {
 /// The experiences that contradicted a lesson, in history order, each once.
 fn contradicted_by(l: &crate::model::Lesson) -> Vec<&str> {
     let mut ids: Vec<&str> = Vec::new();
-    for h in l.history.iter().filter(|h| h.event == "contradicted") {
+    for h in l.history.iter().filter(|h| h.event == Event::Contradicted) {
         for e in h.experiences.iter() {
             if !ids.contains(&&**e) {
                 ids.push(e);
@@ -412,7 +412,7 @@ fn relearns_retired<'c>(comp: &'c Compilation, l: &crate::model::Lesson) -> Opti
         return None;
     }
     let why = (old.history.iter().rev())
-        .find(|h| h.event == "retired")
+        .find(|h| h.event == Event::Retired)
         .and_then(|h| h.detail.as_deref())
         .filter(|d| !d.is_empty())
         .map_or(String::new(), |d| format!(" (\"{d}\")"));
@@ -849,7 +849,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
         // Each with the reason the user gave when retiring it.
         let named: Vec<String> = (retired.iter())
             .map(|(id, (l, _))| {
-                let why = (l.history.iter().rev().find(|h| h.event == "retired"))
+                let why = (l.history.iter().rev().find(|h| h.event == Event::Retired))
                     .and_then(|h| h.detail.as_deref())
                     .filter(|d| !d.is_empty())
                     .map_or(String::new(), |d| format!(" (\"{d}\")"));
@@ -1534,7 +1534,7 @@ fn attribution(comp: &Compilation, rules: &Rules, ei: usize) -> Vec<Value> {
         // An edit made before this experience passed the lesson on to its new wording.
         let edited_before = |l: &crate::model::Lesson| {
             l.reason.as_deref() == Some(score::EDITED)
-                && (l.history.iter()).any(|h| h.event == "superseded" && h.at <= exp.recorded_at)
+                && (l.history.iter()).any(|h| h.event == Event::Superseded && h.at <= exp.recorded_at)
         };
         let mut edited = false;
         while edited_before(l)
@@ -1547,26 +1547,27 @@ fn attribution(comp: &Compilation, rules: &Rules, ei: usize) -> Vec<Value> {
         row["text"] = json!(l.text);
         // A claim's admission on gaining evidence is its confirmation.
         let gained = |h: &crate::model::HistoryEntry| {
-            h.event == "admitted" && h.detail.as_deref() == Some(CLAIM_GAINED_EVIDENCE)
+            h.event == Event::Admitted && h.detail.as_deref() == Some(CLAIM_GAINED_EVIDENCE)
         };
         let at = l.history.iter().position(|h| {
-            (matches!(h.event, "confirmed" | "contradicted") || gained(h)) && h.experiences.contains(&exp.id)
+            (matches!(h.event, Event::Confirmed | Event::Contradicted) || gained(h))
+                && h.experiences.contains(&exp.id)
         });
         match at {
             Some(k) => {
                 let h = &l.history[k];
-                row["effect"] = json!(if h.event == "admitted" {
+                row["effect"] = json!(if h.event == Event::Admitted {
                     "confirmed"
                 } else {
-                    h.event
+                    h.event.as_str()
                 });
                 // Decay is charged lazily and leaves no entry unless it supersedes, so the
                 // confidence before is the change undone; where the change was clamped, the
                 // entry before is the best the history knows.
                 let conf = &rules.policy.confidence;
                 let undone = match h.event {
-                    "confirmed" => Some(h.confidence - conf.confirmation),
-                    "contradicted" => Some(h.confidence + conf.contradiction),
+                    Event::Confirmed => Some(h.confidence - conf.confirmation),
+                    Event::Contradicted => Some(h.confidence + conf.contradiction),
                     _ => None,
                 };
                 let prev = k.checked_sub(1).map(|p| l.history[p].confidence);
@@ -1578,7 +1579,7 @@ fn attribution(comp: &Compilation, rules: &Rules, ei: usize) -> Vec<Value> {
                     row["confidence_before"] = confidence_value(b);
                 }
                 row["confidence_after"] = confidence_value(h.confidence);
-                if h.event == "admitted" {
+                if h.event == Event::Admitted {
                     row["reason"] = json!("the claim gained its first evidence and was admitted");
                 }
             }
@@ -1607,8 +1608,8 @@ fn no_effect(
         return "recorded before the lesson was admitted".into();
     }
     let frozen = (l.history.iter())
-        .find(|h| h.at <= t && matches!(h.event, "superseded" | "retired"))
-        .map(|h| h.event);
+        .find(|h| h.at <= t && matches!(h.event, Event::Superseded | Event::Retired))
+        .map(|h| h.event.as_str());
     if let Some(event) = frozen {
         return format!("the lesson was already {event}, so it takes no more attribution");
     }

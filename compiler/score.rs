@@ -43,6 +43,8 @@ use crate::cluster::fx::{FxMap, FxSet, fingerprint, parts_print};
 use crate::diagnostics::{Diagnostic, Sink, codes, short_list};
 use crate::digest;
 use crate::gate::Admitted;
+/// What a history entry records (the fold's own `Event`s are what it takes in).
+use crate::model::Event as Step;
 use crate::model::{
     Action, Candidate, Cluster, Corpus, Decision, Experience, HistoryEntry, Id, Ids, Kind, Lesson, Millis,
     OpStatus, Operation, Source, Status,
@@ -264,7 +266,7 @@ impl Live<'_> {
         let just_now = l
             .history
             .last()
-            .is_some_and(|h| h.at == t && h.event == "superseded");
+            .is_some_and(|h| h.at == t && h.event == Step::Superseded);
         if l.status != Status::Superseded || l.superseded_by.is_some() || !just_now {
             return false;
         }
@@ -296,7 +298,8 @@ fn supersede(l: &mut Lesson, t: Millis, by: Option<String>, reason: &'static str
         None => Cow::Borrowed(reason),
     };
     let c = l.confidence;
-    l.history.push(entry(t, "superseded", c, Ids::NONE, Some(detail)));
+    l.history
+        .push(entry(t, Step::Superseded, c, Ids::NONE, Some(detail)));
     true
 }
 
@@ -790,7 +793,7 @@ fn contradicted(l: &Lesson, exps: &[Id], now: Millis) -> Option<Diagnostic> {
     let left = match l.status {
         Status::Superseded | Status::Retired => {
             let at = (l.history.iter().rev())
-                .find(|h| matches!(h.event, "superseded" | "retired"))
+                .find(|h| matches!(h.event, Step::Superseded | Step::Retired))
                 .map(|h| h.at);
             if at.is_some_and(|at| utc_day(at) < utc_day(now)) {
                 return None;
@@ -809,7 +812,7 @@ fn contradicted(l: &Lesson, exps: &[Id], now: Millis) -> Option<Diagnostic> {
     // The confidence the last contradiction left, not where later events took it; and its
     // day: a live lesson is warned about every night, and the day tells last night's
     // contradiction from one a week old.
-    let last = (l.history.iter().rev()).find(|h| h.event == "contradicted");
+    let last = (l.history.iter().rev()).find(|h| h.event == Step::Contradicted);
     let after = last.map_or(l.confidence, |h| h.confidence);
     let on = last.map(|h| format_day(utc_day(h.at)));
     let when = match (&on, exps.len()) {
@@ -1490,21 +1493,23 @@ impl<'a> Fold<'a> {
             l.lesson.confidence = conf;
             l.lesson.history.push(entry(
                 t,
-                "admitted",
+                Step::Admitted,
                 conf,
                 owned(&joined),
                 Some(CLAIM_GAINED_EVIDENCE.into()),
             ));
         } else if !joined.is_empty() && l.lesson.admitted_at != t {
             let c = l.lesson.confidence;
-            l.lesson.history.push(entry(t, "joined", c, owned(&joined), None));
+            l.lesson
+                .history
+                .push(entry(t, Step::Joined, c, owned(&joined), None));
         }
         if !blessing.is_empty() {
             let l = &mut self.live[li as usize].lesson;
             l.blessed = true;
             let c = l.confidence;
             l.history
-                .push(entry(t, "blessed", c, blessing.into(), Some(BLESSED.into())));
+                .push(entry(t, Step::Blessed, c, blessing.into(), Some(BLESSED.into())));
         }
         self.mark_used(li, day);
         self.rescope(li, t);
@@ -1667,7 +1672,7 @@ impl<'a> Fold<'a> {
             reasons: Vec::new(),
             history: vec![entry(
                 t,
-                if claimed { "claimed" } else { "admitted" },
+                if claimed { Step::Claimed } else { Step::Admitted },
                 confidence,
                 members
                     .iter()
@@ -1780,7 +1785,7 @@ impl<'a> Fold<'a> {
                 let c = l.lesson.confidence;
                 l.lesson.history.push(entry(
                     t,
-                    "promoted",
+                    Step::Promoted,
                     c,
                     Ids::NONE,
                     Some("supported from two or more projects".into()),
@@ -1876,7 +1881,7 @@ impl<'a> Fold<'a> {
             let c = l.lesson.confidence;
             l.lesson
                 .history
-                .push(entry(t, "decayed", c, Ids::NONE, Some(days_without_use(k))));
+                .push(entry(t, Step::Decayed, c, Ids::NONE, Some(days_without_use(k))));
             l.supersede(t, None, DECAYED);
         } else {
             let l = &mut self.live[li as usize];
@@ -1963,7 +1968,7 @@ impl<'a> Fold<'a> {
             l.lesson.confidence = clamped(conf.admitted);
             l.lesson.history.push(entry(
                 t,
-                "admitted",
+                Step::Admitted,
                 l.lesson.confidence,
                 Ids::One(exp.id.clone()),
                 Some(CLAIM_GAINED_EVIDENCE.into()),
@@ -1973,7 +1978,7 @@ impl<'a> Fold<'a> {
             let c = l.lesson.confidence;
             l.lesson
                 .history
-                .push(entry(t, "confirmed", c, Ids::One(exp.id.clone()), None));
+                .push(entry(t, Step::Confirmed, c, Ids::One(exp.id.clone()), None));
         }
         if let Some(p) = exp.project.as_deref() {
             if l.demoted_to.is_some_and(|d| d != p) {
@@ -1991,7 +1996,7 @@ impl<'a> Fold<'a> {
         let c = l.lesson.confidence;
         l.lesson
             .history
-            .push(entry(t, "contradicted", c, Ids::One(exp.id.clone()), None));
+            .push(entry(t, Step::Contradicted, c, Ids::One(exp.id.clone()), None));
         self.contradictions.entry(li).or_default().push(exp.id.clone());
         let l = &self.live[li as usize].lesson;
         if let (Some(key), Some(_)) = (&l.operation_key, &l.working) {
@@ -2020,7 +2025,7 @@ impl<'a> Fold<'a> {
                 l.demoted_to = Some(to);
                 l.lesson.history.push(entry(
                     t,
-                    "demoted",
+                    Step::Demoted,
                     c,
                     Ids::One(exp.id.clone()),
                     Some(format!("to project:{to}").into()),
@@ -2046,7 +2051,7 @@ impl<'a> Fold<'a> {
             };
             // The contradiction that demoted it, and its day (an edit's new wording has it in
             // the old wording's history, and its note names neither).
-            let demoted = (l.lesson.history.iter().rev()).find(|h| h.event == "demoted");
+            let demoted = (l.lesson.history.iter().rev()).find(|h| h.event == Step::Demoted);
             let by = demoted.map_or(&[][..], |h| &h.experiences[..]);
             let on = demoted.map(|h| format_day(utc_day(h.at)));
             let mut d = Diagnostic::new(
@@ -2107,9 +2112,13 @@ impl<'a> Fold<'a> {
                         .clone()
                         .map_or(Cow::Borrowed("retired by the user"), Cow::Owned),
                 );
-                l.lesson
-                    .history
-                    .push(entry(t, "retired", c, Ids::NONE, d.text.clone().map(Cow::Owned)));
+                l.lesson.history.push(entry(
+                    t,
+                    Step::Retired,
+                    c,
+                    Ids::NONE,
+                    d.text.clone().map(Cow::Owned),
+                ));
             }
             Action::Restore => {
                 l.lesson.status = if l.evidence.is_empty() {
@@ -2120,12 +2129,18 @@ impl<'a> Fold<'a> {
                 l.lesson.superseded_by = None;
                 l.lesson.reason = None;
                 l.settled_through = utc_day(t);
-                l.lesson.history.push(entry(t, "restored", c, Ids::NONE, None));
+                l.lesson
+                    .history
+                    .push(entry(t, Step::Restored, c, Ids::NONE, None));
                 self.reclaim(li, t);
             }
             Action::Pin | Action::Unpin => {
                 l.lesson.pinned = d.action == Action::Pin;
-                let ev = if l.lesson.pinned { "pinned" } else { "unpinned" };
+                let ev = if l.lesson.pinned {
+                    Step::Pinned
+                } else {
+                    Step::Unpinned
+                };
                 l.settled_through = l.settled_through.max(utc_day(t));
                 l.lesson.history.push(entry(t, ev, c, Ids::NONE, None));
             }
@@ -2141,7 +2156,7 @@ impl<'a> Fold<'a> {
                         supersedes: Some(l.lesson.id.clone()),
                         history: vec![entry(
                             t,
-                            "edited",
+                            Step::Edited,
                             c,
                             Ids::NONE,
                             Some(format!("new wording of {}", l.lesson.id).into()),
@@ -2164,7 +2179,7 @@ impl<'a> Fold<'a> {
                 l.lesson.reason = Some(EDITED.into());
                 l.lesson.history.push(entry(
                     t,
-                    "superseded",
+                    Step::Superseded,
                     c,
                     Ids::NONE,
                     Some(format!("edited; superseded by {new_id}").into()),
@@ -2278,7 +2293,7 @@ impl<'a> Fold<'a> {
             let detail = format!("taken over from {copy}, which re-learned it while it was retired");
             l.history.push(entry(
                 t,
-                "joined",
+                Step::Joined,
                 l.confidence,
                 owned(&joined),
                 Some(detail.into()),
@@ -2386,17 +2401,17 @@ fn days_without_use(k: i32) -> Cow<'static, str> {
 
 fn entry(
     at: Millis,
-    event: &'static str,
+    event: Step,
     confidence: i32,
     experiences: Ids,
     detail: Option<Cow<'static, str>>,
 ) -> HistoryEntry {
     // Sorted, each once (one id is both already).
     let experiences = match experiences {
-        Ids::Many(mut ids) => {
+        Ids::Many(Some(mut ids)) => {
             ids.sort();
             ids.dedup();
-            Ids::from(ids)
+            Ids::from(*ids)
         }
         one => one,
     };
@@ -2968,7 +2983,7 @@ mod tests {
 
         // It exercised what it is meant to.
         let events: BTreeSet<&str> = (par.lessons.iter())
-            .flat_map(|l| l.history.iter().map(|h| h.event))
+            .flat_map(|l| l.history.iter().map(|h| h.event.as_str()))
             .collect();
         for e in [
             "confirmed",

@@ -82,7 +82,7 @@ fn lesson(
         },
         history: vec![HistoryEntry {
             at: 1_735_689_600_000,
-            event: "admitted",
+            event: skillc::model::Event::Admitted,
             confidence: 500,
             experiences: evidence.iter().map(|&s| s.into()).collect(),
             detail: None,

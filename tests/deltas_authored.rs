@@ -62,7 +62,7 @@ fn lesson(id: &str, domain: &str, kind: Kind, text: &str, evidence: &[&str]) -> 
         reasons: Vec::new(),
         history: vec![HistoryEntry {
             at: 1_764_547_200_000,
-            event: "admitted",
+            event: skillc::model::Event::Admitted,
             confidence: 500,
             experiences: evidence.iter().map(|&s| s.into()).collect(),
             detail: None,

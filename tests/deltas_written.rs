@@ -61,7 +61,7 @@ fn lesson(id: &str, domain: &str, kind: Kind, text: &str, reason: Option<&str>, 
         reasons: reason.into_iter().map(String::from).collect(),
         history: vec![HistoryEntry {
             at: 1_764_547_200_000,
-            event: "admitted",
+            event: skillc::model::Event::Admitted,
             confidence: 500,
             experiences: evidence.iter().map(|&s| s.into()).collect(),
             detail: None,

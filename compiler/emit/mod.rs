@@ -589,7 +589,7 @@ fn evidence_md(scope: &str, domain: &str, rules: &[&Lesson], gone: &[&Lesson]) -
             s.push_str("  - ");
             push_day(&mut s, utc_day(h.at));
             s.push(' ');
-            s.push_str(h.event);
+            s.push_str(h.event.as_str());
             s.push_str(" (confidence ");
             push_confidence_text(&mut s, h.confidence);
             s.push(')');
@@ -793,7 +793,7 @@ fn write_lesson(buf: &mut Vec<u8>, l: &Lesson, confidences: &Confidences) {
     json::list(o.key("history"), b'[', &l.history, b']', |buf, h| {
         let mut e = json::Object::new(buf);
         stamps.push(e.key("at"), h.at);
-        e.str("event", h.event);
+        e.str("event", h.event.as_str());
         e.raw("confidence", confidences.text(h.confidence));
         e.strs("experiences", &h.experiences[..]);
         e.opt_str("detail", h.detail.as_deref());
@@ -1287,7 +1287,7 @@ mod tests {
                 .iter()
                 .map(|h| LedgerEvent {
                     at: crate::time::format_rfc3339(h.at),
-                    event: h.event,
+                    event: h.event.as_str(),
                     confidence: confidence_value(h.confidence),
                     experiences: &h.experiences,
                     detail: h.detail.as_deref(),
@@ -1394,7 +1394,7 @@ mod tests {
             history: vec![
                 HistoryEntry {
                     at: 1_735_689_600_123,
-                    event: "admitted",
+                    event: crate::model::Event::Admitted,
                     confidence: 500,
                     experiences: Ids::One("exp-api-0041".into()),
                     detail: Some("after L8d5de8116429".into()),
@@ -1403,7 +1403,7 @@ mod tests {
                 },
                 HistoryEntry {
                     at: 1_736_000_000_000,
-                    event: "promoted",
+                    event: crate::model::Event::Promoted,
                     confidence: 650,
                     experiences: Ids::NONE,
                     detail: None,
