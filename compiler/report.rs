@@ -2111,7 +2111,14 @@ pub fn history_text(chain: &[Value]) -> String {
                 ));
             }
         }
-        if let Some(next) = l["superseded_by"].as_str() {
+        // The supersede event names its successor in its detail already; the line is for a
+        // lesson whose event does not (one superseded before the successor existed).
+        let named = |next: &str| {
+            (l["history"].as_array().into_iter().flatten())
+                .filter_map(|h| h["detail"].as_str())
+                .any(|d| d.ends_with(&format!("superseded by {next}")))
+        };
+        if let Some(next) = l["superseded_by"].as_str().filter(|next| !named(next)) {
             t.push_str(&format!("  superseded by {next}\n"));
         }
     }

@@ -248,6 +248,9 @@ fn seed_a_mistake_then_avoid_it_then_unlearn_it_when_the_environment_changes() {
             assert!(text.contains(exp), "history names {exp}: {text}");
         }
         assert!(text.contains("contradicted") && text.contains("superseded by"));
+        // Said once: the supersede event names its successor, and no line repeats it.
+        let named = text.matches(&format!("superseded by {new}")).count();
+        assert_eq!(named, 1, "the successor is named once: {text}");
     }
 
     // The list filters by status and domain, as text and as JSON.
