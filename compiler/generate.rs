@@ -2213,18 +2213,23 @@ mod tests {
             "{resolved} of {} references resolve",
             listed.len()
         );
-        let events = |name: &str| {
-            let named = |h: &&crate::model::HistoryEntry| h.event == name;
+        use crate::model::Event;
+        let events = |event: Event| {
+            let named = |h: &&crate::model::HistoryEntry| h.event == event;
             comp.lessons
                 .iter()
                 .map(|l| l.history.iter().filter(named).count())
                 .sum::<usize>()
         };
-        assert!(events("confirmed") >= 100, "confirmed {}", events("confirmed"));
         assert!(
-            events("contradicted") >= 20,
+            events(Event::Confirmed) >= 100,
+            "confirmed {}",
+            events(Event::Confirmed)
+        );
+        assert!(
+            events(Event::Contradicted) >= 20,
             "contradicted {}",
-            events("contradicted")
+            events(Event::Contradicted)
         );
     }
 

@@ -707,13 +707,6 @@ impl Event {
     }
 }
 
-/// An event is its name: `h.event == "retired"` reads as it did when events were strings.
-impl PartialEq<&str> for Event {
-    fn eq(&self, name: &&str) -> bool {
-        self.as_str() == *name
-    }
-}
-
 impl std::fmt::Display for Event {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
@@ -792,6 +785,17 @@ impl Lesson {
 
     pub fn is_active(&self) -> bool {
         self.status == Status::Active
+    }
+
+    /// The lesson's latest `event`, if it has one.
+    pub fn last(&self, event: Event) -> Option<&HistoryEntry> {
+        self.history.iter().rev().find(|h| h.event == event)
+    }
+
+    /// The day (`YYYY-MM-DD`, UTC) of the lesson's latest `event`: the notes a nightly job
+    /// repeats say it, so that last night's news reads apart from last week's.
+    pub fn last_day(&self, event: Event) -> Option<String> {
+        (self.last(event)).map(|h| crate::time::format_day(crate::time::utc_day(h.at)))
     }
 
     /// A user's edit made this lesson: a new wording of the lesson it supersedes.

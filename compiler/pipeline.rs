@@ -653,9 +653,7 @@ fn stance(l: &Lesson) -> Option<(bool, String)> {
 /// night: the day it left tells today's news from last week's, and the experiences that
 /// contradicted it say what it fell to (the S002 that named them is said on that night only).
 fn superseded_note(l: &Lesson, base: impl FnOnce(String) -> Diagnostic) -> Diagnostic {
-    let on = (l.history.iter().rev())
-        .find(|h| h.event == Event::Superseded)
-        .map(|h| crate::time::format_day(crate::time::utc_day(h.at)));
+    let on = l.last_day(Event::Superseded);
     let mut against: Vec<&str> = (l.history.iter())
         .filter(|h| h.event == Event::Contradicted)
         .flat_map(|h| h.experiences.iter().map(|id| &**id))

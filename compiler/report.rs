@@ -411,8 +411,7 @@ fn relearns_retired<'c>(comp: &'c Compilation, l: &crate::model::Lesson) -> Opti
     if old.status != Status::Retired {
         return None;
     }
-    let why = (old.history.iter().rev())
-        .find(|h| h.event == Event::Retired)
+    let why = (old.last(Event::Retired))
         .and_then(|h| h.detail.as_deref())
         .filter(|d| !d.is_empty())
         .map_or(String::new(), |d| format!(" (\"{d}\")"));
@@ -849,7 +848,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
         // Each with the reason the user gave when retiring it.
         let named: Vec<String> = (retired.iter())
             .map(|(id, (l, _))| {
-                let why = (l.history.iter().rev().find(|h| h.event == Event::Retired))
+                let why = (l.last(Event::Retired))
                     .and_then(|h| h.detail.as_deref())
                     .filter(|d| !d.is_empty())
                     .map_or(String::new(), |d| format!(" (\"{d}\")"));

@@ -52,7 +52,7 @@ use crate::model::{
 use crate::opkey;
 use crate::outcome::Verdict;
 use crate::policy::Rules;
-use crate::time::{format_day, utc_day};
+use crate::time::utc_day;
 
 /// The reason a lesson that decayed below the floor was superseded.
 pub const DECAYED: &str = "confidence decayed below the floor (unused on active days)";
@@ -812,9 +812,8 @@ fn contradicted(l: &Lesson, exps: &[Id], now: Millis) -> Option<Diagnostic> {
     // The confidence the last contradiction left, not where later events took it; and its
     // day: a live lesson is warned about every night, and the day tells last night's
     // contradiction from one a week old.
-    let last = (l.history.iter().rev()).find(|h| h.event == Step::Contradicted);
-    let after = last.map_or(l.confidence, |h| h.confidence);
-    let on = last.map(|h| format_day(utc_day(h.at)));
+    let after = (l.last(Step::Contradicted)).map_or(l.confidence, |h| h.confidence);
+    let on = l.last_day(Step::Contradicted);
     let when = match (&on, exps.len()) {
         (None, _) => String::new(),
         (Some(on), 1) => format!(" on {on}"),
@@ -2051,9 +2050,8 @@ impl<'a> Fold<'a> {
             };
             // The contradiction that demoted it, and its day (an edit's new wording has it in
             // the old wording's history, and its note names neither).
-            let demoted = (l.lesson.history.iter().rev()).find(|h| h.event == Step::Demoted);
-            let by = demoted.map_or(&[][..], |h| &h.experiences[..]);
-            let on = demoted.map(|h| format_day(utc_day(h.at)));
+            let by = (l.lesson.last(Step::Demoted)).map_or(&[][..], |h| &h.experiences[..]);
+            let on = l.lesson.last_day(Step::Demoted);
             let mut d = Diagnostic::new(
                 codes::DEMOTED,
                 format!(

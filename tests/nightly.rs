@@ -33,15 +33,6 @@ fn lesson<'a>(ledger: &'a Value, id: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no lesson {id}: {ledger:#}"))
 }
 
-/// The one lesson whose text starts with `start`.
-fn reading<'a>(ledger: &'a Value, start: &str) -> &'a Value {
-    let found: Vec<&Value> = (ledger["lessons"].as_array().unwrap().iter())
-        .filter(|l| l["text"].as_str().unwrap().starts_with(start))
-        .collect();
-    assert_eq!(found.len(), 1, "{start}: {ledger:#}");
-    found[0]
-}
-
 fn terraform_plan(ok: bool) -> Value {
     if ok {
         json!({"tool": "run_shell_command", "args": {"command": "terraform plan -lock-timeout=120s", "cwd": "/home/ops/infra"},

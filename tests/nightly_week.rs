@@ -478,14 +478,6 @@ impl Week {
     }
 }
 
-fn reading<'a>(ledger: &'a Value, start: &str) -> &'a Value {
-    let found: Vec<&Value> = (ledger["lessons"].as_array().unwrap().iter())
-        .filter(|l| l["text"].as_str().unwrap().starts_with(start))
-        .collect();
-    assert_eq!(found.len(), 1, "{start}: {ledger:#}");
-    found[0]
-}
-
 /// The rebase lesson (two OmniMem memories from two projects) is global; a failure in
 /// storefront demotes it (S006), and a success in storefront the next night makes it global
 /// again. That morning's diagnostics must not still say it was demoted and ask for the very

@@ -202,3 +202,12 @@ pub fn seen(sink: &skillc::diagnostics::Sink) -> Vec<(&'static str, String, u32,
         })
         .collect()
 }
+
+/// The one lesson of a ledger (`ledger.json`) whose text starts with `start`.
+pub fn reading<'a>(ledger: &'a serde_json::Value, start: &str) -> &'a serde_json::Value {
+    let found: Vec<&serde_json::Value> = (ledger["lessons"].as_array().unwrap().iter())
+        .filter(|l| l["text"].as_str().unwrap().starts_with(start))
+        .collect();
+    assert_eq!(found.len(), 1, "{start}: {ledger:#}");
+    found[0]
+}
