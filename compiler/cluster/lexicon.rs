@@ -142,8 +142,8 @@ pub struct Lexicon {
     pub(crate) max_compares: usize,
     /// Stop words, articles, negators and clause breaks by stem: one lookup per word.
     function_words: HashMap<String, FunctionWord>,
-    /// Stemmed word sequences → replacement, longest first.
-    phrases: Vec<(Vec<String>, String)>,
+    /// Stemmed word sequences → replacement (and its number in `fact_ids`), longest first.
+    phrases: Vec<(Vec<String>, String, u32)>,
     /// First words of the phrases: most tokens start none, so they skip the phrase scan.
     phrase_starts: HashSet<String>,
     synonyms: HashMap<String, String>,
@@ -174,6 +174,29 @@ pub struct Lexicon {
     stages: Vec<Vec<SuffixRule>>,
     /// Stems of the words that steer roles.
     mk: Markers,
+    /// Every word some table above is looked up by (`Facts`), numbered from 1: an item
+    /// carries its word's number, so the analysis hashes a word once, when its chunk is first
+    /// tokenized, rather than once per table (and not at all for a chunk the memo holds).
+    fact_ids: HashMap<String, u32>,
+    /// `fact_ids`' words by number, and what the tables say of each; entry 0 is every other
+    /// word's (in no table).
+    fact_words: Vec<String>,
+    facts: Vec<Facts>,
+}
+
+/// What the lexicon's tables say of one word (stemmed or canonical), each field exactly its
+/// table's answer for the word (`Lexicon::index_facts`).
+#[derive(Clone, Debug, Default)]
+struct Facts {
+    fw: FunctionWord,
+    phrase_start: bool,
+    /// The number of the word's synonym group's canonical word, when that is another word.
+    canon: Option<u32>,
+    term: bool,
+    negating: bool,
+    /// A program the lexicon lists commands of (a key of `commands`).
+    program: bool,
+    antonyms: Vec<(usize, u8)>,
 }
 
 /// The antonym marks of an `only` in one clause, held until the clause ends: in a clause
@@ -474,6 +497,8 @@ enum Item<'a> {
         /// backtick before or after it), `AS_WRITTEN` (a plain word in its own form, not
         /// inflected) and `SUBCOMMAND` (written as a listed subcommand: `build`, not `builds`).
         mark: u8,
+        /// The text's number in `Lexicon::fact_ids` (0: in no table), kept with the text.
+        id: u32,
     },
     /// `setting`: the colon after an identifier-shaped key (`imagePullPolicy:`), so the word
     /// after it is the setting's value and as technical as a flag's (`Always` vs `IfNotPresent`).
@@ -502,6 +527,7 @@ impl Item<'_> {
                 text,
                 technical,
                 mark,
+                ..
             } => Some((text, *technical, *mark)),
             Item::Break { .. } => None,
         }
@@ -513,10 +539,12 @@ impl Item<'_> {
                 text,
                 technical,
                 mark,
+                id,
             } => Item::Word {
                 text: Cow::Owned(text.into_owned()),
                 technical,
                 mark,
+                id,
             },
             Item::Break { setting } => Item::Break { setting },
         }
@@ -574,6 +602,9 @@ impl Lexicon {
                 .collect(),
             stages: f.inflection.stages.clone(),
             mk: Markers::default(),
+            fact_ids: HashMap::default(),
+            fact_words: Vec::new(),
+            facts: Vec::new(),
         };
         // Everything below is matched on stems.
         let stem = |lx: &Lexicon, w: &str| lx.stem(&w.to_lowercase());
@@ -659,10 +690,13 @@ impl Lexicon {
             } else {
                 lx.canon(&stem(&lx, v))
             };
-            phrases.push((words, v));
+            phrases.push((words, v, 0));
         }
         phrases.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(&b.0)));
-        lx.phrase_starts = phrases.iter().filter_map(|(w, _)| w.first().cloned()).collect();
+        lx.phrase_starts = phrases
+            .iter()
+            .filter_map(|(w, _, _)| w.first().cloned())
+            .collect();
         lx.phrases = phrases;
         for pair in &f.antonyms {
             if pair.len() != 2 {
@@ -692,7 +726,57 @@ impl Lexicon {
             .iter()
             .map(|w| lx.canon(&stem(&lx, w)))
             .collect();
+        lx.index_facts();
         Ok(lx)
+    }
+
+    /// Numbers every word a table is looked up by and gathers each one's answers (`Facts`),
+    /// once the tables are complete. A word in none of the tables has number 0 and default
+    /// facts, which is what every table says of it.
+    fn index_facts(&mut self) {
+        let mut words: Vec<String> = (self.function_words.keys())
+            .chain(&self.phrase_starts)
+            .chain(self.synonyms.keys())
+            .chain(self.synonyms.values())
+            .chain(self.antonym_of.keys())
+            .chain(self.commands.keys())
+            .chain(&self.terms)
+            .chain(&self.negating_verbs)
+            .chain(self.phrases.iter().map(|(_, r, _)| r))
+            .cloned()
+            .collect();
+        // Sorted: the numbering does not depend on the tables' hash order.
+        words.sort();
+        words.dedup();
+        let mut ids: HashMap<String, u32> = HashMap::default();
+        for (k, w) in words.iter().enumerate() {
+            ids.insert(w.clone(), k as u32 + 1);
+        }
+        let id = |w: &str| ids.get(w).copied().unwrap_or(0);
+        let mut facts = vec![Facts::default()];
+        for w in &words {
+            let w = w.as_str();
+            facts.push(Facts {
+                fw: self.function_words.get(w).copied().unwrap_or_default(),
+                phrase_start: self.phrase_starts.contains(w),
+                canon: (self.synonyms.get(w)).filter(|c| *c != w).map(|c| id(c)),
+                term: self.terms.contains(w),
+                negating: self.negating_verbs.contains(w),
+                program: self.commands.contains_key(w),
+                antonyms: self.antonym_of.get(w).cloned().unwrap_or_default(),
+            });
+        }
+        for (_, r, k) in &mut self.phrases {
+            *k = id(r);
+        }
+        self.fact_words = std::iter::once(String::new()).chain(words).collect();
+        self.facts = facts;
+        self.fact_ids = ids;
+    }
+
+    /// The number of `w` in `fact_ids` (0 for a word in no table).
+    fn fact_id(&self, w: &str) -> u32 {
+        self.fact_ids.get(w).copied().unwrap_or(0)
     }
 
     /// The similarity threshold (for reports).
@@ -903,6 +987,7 @@ impl Lexicon {
             };
             if t.chars().any(char::is_alphanumeric) {
                 out.push(Item::Word {
+                    id: self.fact_id(&t),
                     text: t,
                     technical: true,
                     mark: 0,
@@ -992,6 +1077,7 @@ impl Lexicon {
             }
         };
         out.push(Item::Word {
+            id: self.fact_id(&text),
             text,
             technical: false,
             mark,
@@ -1006,14 +1092,15 @@ impl Lexicon {
     /// start the same word is the reader's instruction ("Always pin …").
     fn titled_value(&self, seq: &[Item], item: &Item) -> bool {
         let Item::Word {
-            text,
             technical: false,
             mark,
+            id,
+            ..
         } = item
         else {
             return false;
         };
-        let fw = self.function_words.get(&**text).copied().unwrap_or_default();
+        let fw = self.facts[*id as usize].fw;
         mark & TITLED != 0
             && (fw.stop || fw.negator)
             && !fw.article
@@ -1050,8 +1137,8 @@ impl Lexicon {
                 || titled && self.titled_value(&seq, &items[i])
                 || named.contains(&i);
             let may_start = !value
-                && matches!(&items[i], Item::Word { text, technical: false, .. } if self.phrase_starts.contains(&**text));
-            for (words, repl) in self.phrases.iter().filter(|_| may_start) {
+                && matches!(&items[i], Item::Word { technical: false, id, .. } if self.facts[*id as usize].phrase_start);
+            for (words, repl, id) in self.phrases.iter().filter(|_| may_start) {
                 let n = words.len();
                 if i + n <= items.len()
                     && words
@@ -1063,6 +1150,7 @@ impl Lexicon {
                         text: Cow::Borrowed(repl),
                         technical: false,
                         mark: 0,
+                        id: *id,
                     });
                     i += n;
                     continue 'outer;
@@ -1071,16 +1159,18 @@ impl Lexicon {
             // Moved out: the scan never looks back at item i.
             seq.push(
                 match std::mem::replace(&mut items[i], Item::Break { setting: false }) {
-                    Item::Word { text, mark, .. } if value => Item::Word {
+                    Item::Word { text, mark, id, .. } if value => Item::Word {
                         text,
                         technical: true,
                         mark,
+                        id,
                     },
                     Item::Word {
                         text,
                         technical,
                         mark,
-                    } => self.synonym(text, technical, mark),
+                        id,
+                    } => self.synonym(text, technical, mark, id),
                     brk => brk,
                 },
             );
@@ -1097,15 +1187,18 @@ impl Lexicon {
         while let Some(it) = seq.next() {
             let lists = |p: &str, sub: &str| self.commands.get(p).is_some_and(|s| s.contains(sub));
             let prev = made.take();
+            let program = |id: u32| self.facts[id as usize].program;
             // A program the lexicon does not list takes any listed subcommand as written:
             // "run make build" and "run make test" are two commands, as two of cargo's are.
-            let unlisted = |p: &str, program: u8, sub: u8| {
-                program & PROGRAM != 0 && sub & SUBCOMMAND != 0 && !self.commands.contains_key(p)
-            };
+            let unlisted =
+                |p: u32, mark: u8, sub: u8| mark & PROGRAM != 0 && sub & SUBCOMMAND != 0 && !program(p);
             let command = match (&it, seq.peek()) {
                 (
                     Item::Word {
-                        text: p, mark: pm, ..
+                        text: p,
+                        mark: pm,
+                        id: pid,
+                        ..
                     },
                     Some(Item::Word {
                         text: sub, mark: sm, ..
@@ -1113,7 +1206,7 @@ impl Lexicon {
                 ) => {
                     if let Some(m) = prev.filter(|m| lists(m, sub)) {
                         Some(format!("{m} {sub}"))
-                    } else if lists(p, sub) || unlisted(p, *pm, *sm) {
+                    } else if program(*pid) && lists(p, sub) || unlisted(*pid, *pm, *sm) {
                         Some(format!("{p} {sub}"))
                     } else {
                         None
@@ -1123,11 +1216,13 @@ impl Lexicon {
             };
             full.push(it);
             if let Some(c) = command {
-                made = self.commands.contains_key(&c).then(|| c.clone());
+                let id = self.fact_id(&c);
+                made = program(id).then(|| c.clone());
                 full.push(Item::Word {
                     text: Cow::Owned(c),
                     technical: true,
                     mark: 0,
+                    id,
                 });
             }
         }
@@ -1175,6 +1270,8 @@ impl Lexicon {
         let mut word_marks: Vec<(usize, u8, u8)> = Vec::new();
         // Plain words written as acronyms (`Token::acronym`).
         let mut acronyms: Vec<&str> = Vec::new();
+        // What the lexicon says of the current word.
+        let mut facts: &Facts;
         for (i, it) in full.iter().enumerate() {
             let (t, technical) = match it {
                 Item::Break { .. } => {
@@ -1201,10 +1298,13 @@ impl Lexicon {
                     text,
                     technical,
                     mark,
+                    id,
                 } => {
                     if mark & UPPER != 0 && !*technical {
                         acronyms.push(text);
                     }
+                    debug_assert_eq!(*id, self.fact_id(text), "`{text}` carries another's number");
+                    facts = &self.facts[*id as usize];
                     (&**text, *technical)
                 }
             };
@@ -1222,7 +1322,7 @@ impl Lexicon {
             // negating verb after a negator turns both to their opposites.
             let prior_marks = std::mem::take(&mut word_marks);
             if !explaining && !describing && !quantifies {
-                for &(k, side) in self.antonym_of.get(t).into_iter().flatten() {
+                for &(k, side) in &facts.antonyms {
                     if t == mk.only {
                         only.marks.push((k, side));
                     } else {
@@ -1263,7 +1363,7 @@ impl Lexicon {
                 continue;
             }
             let to = std::mem::replace(&mut after_to, t == mk.to);
-            let fw = self.function_words.get(t).copied().unwrap_or_default();
+            let fw = facts.fw;
             describing |= fw.article && clause_no > 0 && clause_words == 1;
             if fw.clause_break {
                 only.end_clause(&mut antonyms);
@@ -1363,11 +1463,7 @@ impl Lexicon {
             // (the verb is no word of the lesson, and the negator's and the verb's antonym
             // marks turn to their opposites: "never disable the cache" ~ "keep the cache
             // enabled").
-            let negating = clause_content == 0
-                && !explaining
-                && !contrast
-                && !replace
-                && self.negating_verbs.contains(t);
+            let negating = clause_content == 0 && !explaining && !contrast && !replace && facts.negating;
             if negating && clause == Role::Negated && self.is_negator(prior) {
                 for &(k, side, old) in word_marks.iter().rev().chain(prior_marks.iter().rev()) {
                     antonyms[k] = old | (3 - side);
@@ -1582,19 +1678,25 @@ impl Lexicon {
     }
 
     /// Step 3: the canonical word of a synonym group; listed technical terms are technical.
-    fn synonym<'a>(&'a self, text: Cow<'a, str>, technical: bool, mark: u8) -> Item<'a> {
-        let (text, technical) = match self.synonyms.get(&*text) {
+    fn synonym<'a>(&'a self, text: Cow<'a, str>, technical: bool, mark: u8, id: u32) -> Item<'a> {
+        debug_assert_eq!(id, self.fact_id(&text), "`{text}` carries another's number");
+        let (text, technical, id) = match self.facts[id as usize].canon {
             // A synonym spelled as a plain word is not technical (`node.js` → `node`).
-            Some(c) if *c != *text => (
-                Cow::Borrowed(c.as_str()),
-                technical && !c.chars().all(char::is_alphabetic),
-            ),
-            _ => (text, technical),
+            Some(c) => {
+                let c_text = &self.fact_words[c as usize];
+                (
+                    Cow::Borrowed(c_text.as_str()),
+                    technical && !c_text.chars().all(char::is_alphabetic),
+                    c,
+                )
+            }
+            None => (text, technical, id),
         };
         Item::Word {
-            technical: technical || self.terms.contains(&*text),
+            technical: technical || self.facts[id as usize].term,
             text,
             mark,
+            id,
         }
     }
 }
@@ -2050,5 +2152,57 @@ mod tests {
         let inst = c.tokens.iter().find(|t| &*t.text == "npm install").unwrap();
         assert_eq!(ci.role, Some(Role::Asserted));
         assert_eq!(inst.role, Some(Role::Negated));
+    }
+
+    /// Each word's gathered facts are its tables' answers, read again here table by table;
+    /// a word in no table is number 0, whose facts are every table's "no".
+    #[test]
+    fn facts_answer_as_the_tables_do() {
+        let l = lx();
+        assert!(
+            l.fact_words.len() > 100,
+            "the shipped lexicon's words are numbered"
+        );
+        for (k, w) in l.fact_words.iter().enumerate().skip(1) {
+            let f = &l.facts[l.fact_id(w) as usize];
+            assert_eq!(l.fact_id(w) as usize, k, "{w}");
+            let fw = l.function_words.get(w).copied().unwrap_or_default();
+            assert_eq!(
+                (f.fw.stop, f.fw.article, f.fw.negator, f.fw.clause_break),
+                (fw.stop, fw.article, fw.negator, fw.clause_break),
+                "{w}"
+            );
+            assert_eq!(f.phrase_start, l.phrase_starts.contains(w), "{w}");
+            let canon = f.canon.map(|c| l.fact_words[c as usize].as_str());
+            assert_eq!(canon.unwrap_or(w), l.canon_ref(w), "{w}");
+            assert_eq!(f.term, l.terms.contains(w), "{w}");
+            assert_eq!(f.negating, l.negating_verbs.contains(w), "{w}");
+            assert_eq!(f.program, l.commands.contains_key(w), "{w}");
+            assert_eq!(
+                Some(&f.antonyms).filter(|a| !a.is_empty()),
+                l.antonym_of.get(w),
+                "{w}"
+            );
+        }
+        for (_, repl, id) in &l.phrases {
+            assert_eq!(l.fact_words[*id as usize], *repl);
+        }
+        // Words of real lessons the lexicon says nothing of, and some it does.
+        for w in [
+            "pytest",
+            "fixture",
+            "terraform",
+            "kubectl",
+            "never",
+            "cargo",
+            "instead",
+        ] {
+            let k = l.fact_id(w);
+            assert_eq!(k == 0, !l.fact_words.iter().any(|x| x == w), "{w}");
+        }
+        assert_eq!(l.fact_id("parametrize"), 0);
+        let none = &l.facts[0];
+        assert!(!none.phrase_start && none.canon.is_none() && !none.term && !none.program);
+        assert!(none.antonyms.is_empty() && !none.fw.stop && !none.fw.negator);
     }
 }
