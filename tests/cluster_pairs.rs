@@ -1738,3 +1738,32 @@ fn the_object_decides_over_a_shared_frame_reason_or_order() {
     ];
     assert_split_and_merged(&lx, &two, &one);
 }
+
+/// "State" is not "stats": the suffix rules cut both to `stat`, which the synonyms read as
+/// statistics, so clearing a cache's state and clearing its stats were one lesson. The plural
+/// and the `terraform state` subcommand still meet the word.
+#[test]
+fn state_is_not_statistics() {
+    let lx = lexicon();
+    let two = [
+        (
+            "Clear the cached stats before re-running the benchmark",
+            "Clear the cached state before re-running the benchmark",
+        ),
+        (
+            "Reset the pg_stat_statements stats after every load test",
+            "Reset the application state after every load test",
+        ),
+    ];
+    let one = [
+        (
+            "Never edit the terraform state file by hand; use terraform state mv",
+            "Don't hand-edit terraform states, use terraform state mv instead",
+        ),
+        (
+            "Enable state locking for the S3 backend with a DynamoDB table",
+            "Use a DynamoDB table so the S3 backend has state locking enabled",
+        ),
+    ];
+    assert_split_and_merged(&lx, &two, &one);
+}
