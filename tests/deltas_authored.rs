@@ -532,3 +532,68 @@ fn a_rule_against_an_authored_order_is_an_e006_and_one_that_keeps_it_is_not() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// A line that tells two steps in one order with no negation ("Deploy the API only after the
+/// migration job ran", "Run kubectl diff before kubectl apply") is contradicted by a rule
+/// that tells them in the other order ("Deploy the API before running the migration job"),
+/// worded as a plain instruction too: "only after" is the reverse of "before". A rule that
+/// keeps the order in other words ("Run the migration job first, then deploy the API") or
+/// says nothing about it is no E006.
+#[test]
+fn a_rule_that_reverses_an_authored_order_without_a_negation_is_an_e006() {
+    let text = "---\nname: release\ndescription: How the platform team cuts, tags and ships a release. Use when preparing or deploying one.\n---\n\n# Release\n\n\
+                - Deploy the API only after the migration job ran.\n\
+                - Run kubectl diff before kubectl apply on the prod cluster.\n\
+                - Merge the Renovate PR only after CI is green.\n\
+                - Tag the release after the changelog is published.\n";
+    let skill = authored("release", text);
+    let line = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() as u32 + 1;
+    let rules = Rules::builtin();
+    let cases = [
+        (
+            "Deploy the API before running the migration job so the rollout is not blocked.",
+            Some("Deploy the API only after"),
+        ),
+        (
+            "Run kubectl apply before kubectl diff on the prod cluster.",
+            Some("Run kubectl diff"),
+        ),
+        (
+            "Merge the Renovate PR before CI finishes.",
+            Some("Merge the Renovate PR"),
+        ),
+        (
+            "Tag the release before the changelog is published.",
+            Some("Tag the release"),
+        ),
+        ("Run the migration job first, then deploy the API.", None),
+        ("Deploy the API after running the migration job.", None),
+        (
+            "Run kubectl apply only after kubectl diff on the prod cluster.",
+            None,
+        ),
+        ("Tag the release once the changelog is published.", None),
+        ("Never deploy the API before the migration job ran.", None),
+    ];
+    let mut wrong = Vec::new();
+    for (text, contradicts) in cases {
+        let mut ls = lessons();
+        ls.push(lesson(
+            "L0a11ce5e000c",
+            "release",
+            Kind::Do,
+            text,
+            &["rel-2201", "rel-2214"],
+        ));
+        let (_, diags) = deltas::compute(std::slice::from_ref(&skill), &ls, &Default::default(), &rules);
+        let got: Vec<u32> = codes_for(&diags, "E006", "release")
+            .iter()
+            .map(|d| line_of(d).1)
+            .collect();
+        let want: Vec<u32> = contradicts.into_iter().map(line).collect();
+        if got != want {
+            wrong.push(format!("{text}: E006 at lines {got:?}, want {want:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

@@ -304,9 +304,40 @@ fn replaced(analysis: &Analysis, run: &[usize], acronym: &Token) -> Analysis {
 pub(crate) fn negation(lx: &Lexicon, a: &Analysis, b: &Analysis) -> bool {
     match judge(lx, a, b) {
         Verdict::Polarity(_) => true,
-        Verdict::Roles => refutes(a, b) || refutes(b, a),
+        Verdict::Roles => refutes(a, b) || refutes(b, a) || reversed(a, b),
+        Verdict::MinimalPair => reversed(a, b),
         _ => false,
     }
+}
+
+/// Do two texts whose rules negate, refuse and leave out nothing tell shared steps in opposite
+/// orders: a word one places before another that the other places after it ("deploy only
+/// after the migration ran" / "deploy before running the migration", "merge the PR only
+/// after CI is green" / "merge the PR before CI finishes")? A rule and its reverse, which the
+/// roles step (or, for texts that also swap a word, the minimal-pair step) splits; with a
+/// negation on either side the order is `refutes`'s to read ("never deploy before the
+/// migration runs" agrees with "deploy after running the migration").
+fn reversed(a: &Analysis, b: &Analysis) -> bool {
+    // A negation in the reason ("… so the rollout is not blocked") leaves the rule plain.
+    let plain = |x: &Analysis| {
+        (x.tokens.iter())
+            .all(|t| t.explains || t.negated_in == 0 && !t.left_out && t.role != Some(Role::Negated))
+    };
+    if !plain(a) || !plain(b) {
+        return false;
+    }
+    let rank = |r: Role| match r {
+        Role::After => 0u8,
+        Role::Before => 2,
+        _ => 1,
+    };
+    let mut placed: Vec<(u8, u8)> = Vec::new();
+    same_text(&a.tokens, &b.tokens, |x, y| {
+        if let (Some(sx), Some(sy)) = (x.step, y.step) {
+            placed.push((rank(sx), rank(sy)));
+        }
+    });
+    (placed.iter()).any(|&(i, j)| placed.iter().any(|&(k, l)| k < i && l > j))
 }
 
 /// Does one clause of `side` negate two or more words, and nothing but words that one clause
@@ -516,6 +547,8 @@ fn judge_once<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis, may_unrefus
     // disagree. The weight of shared words by (step on a, step on b): nine cells, so the
     // order check below costs the same however long the texts are.
     let mut steps = [[0u32; 3]; 3];
+    // The part of each cell's weight that words explaining the rule on either side make up.
+    let mut reasons = [[0u32; 3]; 3];
     let step = |role: Role| match role {
         Role::After => 0,
         Role::Before => 2,
@@ -547,10 +580,18 @@ fn judge_once<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis, may_unrefus
                 (Some(sa), Some(sb)) => steps[step(sa)][step(sb)] += w,
                 _ => agree += w,
             },
-            (false, false) => steps[step(ra)][step(rb)] += w,
+            (false, false) => {
+                steps[step(ra)][step(rb)] += w;
+                if x.explains || y.explains {
+                    reasons[step(ra)][step(rb)] += w;
+                }
+            }
             _ => disagree += w,
         }
     });
+    // The weight of shared words the two place in opposite orders, and of the words that
+    // agree only in the reason either side gives.
+    let (mut inverted_w, mut reason_w) = (0u32, 0u32);
     for (i, row) in steps.iter().enumerate() {
         for (j, &w) in row.iter().enumerate().filter(|(_, w)| **w > 0) {
             let inverted =
@@ -565,12 +606,17 @@ fn judge_once<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis, may_unrefus
                 || (0..3).any(|k| (0..3).any(|l| steps[k][l] > 0 && (k < i && l < j || k > i && l > j)));
             if inverted {
                 disagree += w;
+                inverted_w += w;
             } else if ordered {
                 agree += w;
+                reason_w += reasons[i][j];
             }
         }
     }
-    if disagree > 0 && disagree >= agree {
+    // A reason the two share orders nothing: "copy package.json before the source so the npm
+    // install layer is cached" and "copy the source before package.json so the npm install
+    // layer is rebuilt" tell the steps in opposite orders, whatever their reasons share.
+    if disagree > 0 && disagree >= agree || inverted_w > 0 && disagree >= agree - reason_w {
         return Verdict::Roles;
     }
     if let Some(f) = opposed.or_else(|| left_out_alone(a, b)) {
@@ -591,6 +637,12 @@ fn judge_once<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis, may_unrefus
     let s = score(lx.measure, sa, sb, a.tokens.len(), b.tokens.len());
     if s < lx.threshold {
         return Verdict::Overlap(s);
+    }
+    //    A reason the two share does not make their rules one: "set a TTL on every cache key
+    //    so memory does not grow forever" and "set maxmemory-policy to allkeys-lru on the Redis
+    //    cache so memory does not grow forever" give one reason for two rules.
+    if let Some(r) = rule_overlap(lx, a, b).filter(|&r| r < lx.threshold) {
+        return Verdict::Overlap(r);
     }
     // 6. Polarity agrees: a clause one side negates that the other side states the other way
     //    round ("never run the container as root when it binds port 80" vs "run the container
@@ -613,25 +665,74 @@ fn judge_once<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis, may_unrefus
     Verdict::Same(s)
 }
 
+/// The overlap score of the two rules alone (each side's words outside the clauses that only
+/// explain it, matched against any word of the other), when the two share a word of their
+/// reasons; `None` otherwise, or when a side's words all explain.
+fn rule_overlap(lx: &Lexicon, a: &Analysis, b: &Analysis) -> Option<f64> {
+    let mut shared_reason = false;
+    same_text(&a.tokens, &b.tokens, |x, y| {
+        shared_reason |= x.explains && y.explains
+    });
+    if !shared_reason {
+        return None;
+    }
+    let matched = |t: &Token, other: &Analysis| {
+        if t.technical {
+            tech_has_match(t, other)
+        } else {
+            other.find(t).is_some()
+        }
+    };
+    let rule = |x: &Analysis, y: &Analysis| {
+        let words = x.tokens.iter().filter(|t| !t.explains);
+        let n = words.clone().count();
+        (n, words.filter(|t| matched(t, y)).count())
+    };
+    let ((na, sa), (nb, sb)) = (rule(a, b), rule(b, a));
+    (na > 0 && nb > 0).then(|| score(lx.measure, sa, sb, na, nb))
+}
+
 /// Does `side` turn down, in the clause that states its rule or a later one, an alternative
 /// `other` states as its rule ("use logfmt for the Loki log format, not JSON" / "use JSON
 /// lines for the Loki log format"; "import the existing bucket instead of recreating it" /
-/// "delete the bucket and let terraform recreate it"), while `other` never names the word
-/// `side`'s rule opens with (what it takes instead)? A paraphrase that names the refused
+/// "delete the bucket and let terraform recreate it"; "pin GitHub Actions to a full commit
+/// SHA, not a tag" / "pin the action to a version tag, not a branch"), while `other` never
+/// names what `side` takes instead (the word its rule opens with, or the one right before
+/// what it turns down), nor turns down a word `side` does? A paraphrase that names the refused
 /// thing as the problem names the choice too ("use histograms, not summaries" / "summaries
 /// cannot be aggregated; use histograms"), and a refusal before the rule ("never commit
 /// credentials; load them from the environment") is a rule of its own, not an alternative.
 fn rejected_alternative(side: &Analysis, other: &Analysis) -> bool {
     let takes = |t: &Token| t.asserted_in != 0 && t.negated_in == 0 && !t.explains;
-    let Some(head) = side.seq.iter().map(|&w| side.at(w)).find(|t| takes(t)) else {
+    let named = |t: &Token| {
+        if t.technical {
+            tech_has_match(t, other)
+        } else {
+            other.find(t).is_some()
+        }
+    };
+    // What `side` takes instead: the word its rule opens with, or the one right before what
+    // it turns down, when `other` never names it ("pin GitHub Actions to a full commit SHA,
+    // not a tag" takes the SHA where "pin the action to a version tag" takes the tag; "use
+    // npm ci instead of npm install" takes what "use npm ci in CI and npm install only to
+    // change the lockfile" names too).
+    let words = || side.seq.iter().map(|&w| side.at(w));
+    let refused =
+        |t: &Token| t.role == Some(Role::Negated) && t.asserted_in == 0 && t.negated_in != 0 && !t.explains;
+    let first = words().find(|t| takes(t));
+    let contrasted = words().take_while(|t| !refused(t)).filter(|t| takes(t)).last();
+    let Some(head) = [first, contrasted].into_iter().flatten().find(|t| !named(t)) else {
         return false;
     };
-    let named = if head.technical {
-        tech_has_match(head, other)
-    } else {
-        other.find(head).is_some()
-    };
-    if named {
+    // Two sides that turn down a word alike turn down one alternative: "use the _bulk API
+    // instead of one index request per document" / "import through _bulk rather than indexing
+    // them one request at a time".
+    let turned_down = |t: &Token| t.role == Some(Role::Negated);
+    let mut alike = false;
+    same_text(&side.tokens, &other.tokens, |x, y| {
+        alike |= turned_down(x) && turned_down(y)
+    });
+    if alike {
         return false;
     }
     let rule = head.asserted_in.trailing_zeros();
@@ -643,10 +744,7 @@ fn rejected_alternative(side: &Analysis, other: &Analysis) -> bool {
     };
     let stated = stated.asserted_in & stated.asserted_in.wrapping_neg();
     side.tokens.iter().any(|t| {
-        t.role == Some(Role::Negated)
-            && t.asserted_in == 0
-            && t.negated_in != 0
-            && !t.explains
+        refused(t)
             && t.negated_in.trailing_zeros() >= rule
             && other
                 .find(t)
