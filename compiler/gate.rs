@@ -331,6 +331,22 @@ pub fn held_locations(
         .collect()
 }
 
+/// (record id, reason) pairs by id, each id once: of two with one id, the later's reason, as
+/// a map collected from them keeps. A sorted vector, not a tree map: almost every held-back
+/// group has one member, and a map allocated a node of eleven slots for it, at each of the
+/// half a million groups of a million records.
+fn each_id_once(mut pairs: Vec<(&str, Option<String>)>) -> Vec<(&str, Option<String>)> {
+    pairs.sort_by(|a, b| a.0.cmp(b.0));
+    pairs.dedup_by(|later, kept| {
+        let same = later.0 == kept.0;
+        if same {
+            std::mem::swap(&mut later.1, &mut kept.1);
+        }
+        same
+    });
+    pairs
+}
+
 fn held_diagnostic(
     held: &Held,
     cl: &Cluster,
@@ -340,7 +356,7 @@ fn held_diagnostic(
 ) -> Diagnostic {
     let (code, members, whole_cluster) = (held.code, &held.members, held.whole_cluster);
     // Each member's record id, and for the outcome gate why that experience did not pass.
-    let ids: BTreeMap<&str, Option<String>> = (members.iter())
+    let pairs = (members.iter())
         .map(|&m| {
             let c = &candidates[m as usize];
             let failure = match c.source {
@@ -352,8 +368,10 @@ fn held_diagnostic(
             (&*c.record_id, failure)
         })
         .collect();
-    let failures: Vec<&str> = ids.values().flatten().map(String::as_str).collect();
-    let ids: Vec<&str> = ids.keys().copied().collect();
+    let pairs = each_id_once(pairs);
+    let ids: Vec<&str> = pairs.iter().map(|p| p.0).collect();
+    // Owned, so that `outcomes` takes them as they are rather than copies.
+    let failures: Vec<String> = pairs.into_iter().filter_map(|p| p.1).collect();
     let anchor = &candidates[cl.anchor as usize];
     let n = members.len();
     let what = match code {
@@ -367,12 +385,20 @@ fn held_diagnostic(
     // after a list of ids would read as pairs.
     let aligned = failures.len() == ids.len();
     let listed = if aligned && ids.len() <= 3 {
-        let pairs = ids.iter().zip(&failures).map(|(id, why)| format!("{id}: {why}"));
-        Vec::from_iter(pairs).join("; ")
+        let mut listed = String::new();
+        for (id, why) in ids.iter().zip(&failures) {
+            if !listed.is_empty() {
+                listed.push_str("; ");
+            }
+            listed.push_str(id);
+            listed.push_str(": ");
+            listed.push_str(why);
+        }
+        listed
     } else {
         let mut distinct: BTreeMap<&str, usize> = BTreeMap::new();
         for f in &failures {
-            *distinct.entry(f).or_default() += 1;
+            *distinct.entry(f.as_str()).or_default() += 1;
         }
         let why = (distinct.into_iter()).map(|(f, k)| {
             if aligned {
@@ -424,5 +450,35 @@ fn held_diagnostic(
             }
         }
         _ => d,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_held_groups_ids_come_sorted_once_each_with_the_reason_a_map_kept() {
+        // Two candidates of one pytest run (its lesson and a claim it backs), a cargo run
+        // and a terraform run: the run named twice keeps its later reason.
+        let pairs = || {
+            vec![
+                ("pytest-run-0042", Some("outcome failed".to_string())),
+                ("cargo-run-0007", None),
+                ("pytest-run-0042", Some("outcome abandoned".to_string())),
+                ("terraform-apply-0013", Some("outcome failed".to_string())),
+                (
+                    "cargo-run-0007",
+                    Some("outcome pivoted, and policy allow_pivoted is off".to_string()),
+                ),
+            ]
+        };
+        let map: BTreeMap<&str, Option<String>> = pairs().into_iter().collect();
+        let once = each_id_once(pairs());
+        assert_eq!(once, Vec::from_iter(map));
+        assert_eq!(
+            once[1],
+            ("pytest-run-0042", Some("outcome abandoned".to_string()))
+        );
     }
 }
