@@ -1,0 +1,246 @@
+//! A month of nightly snapshots, kept the way many operators keep them: one directory a night
+//! (`records/2026-11-DD/`), holding one JSONL file per project with every record that project's
+//! agents have written so far, so each night is a superset of the last. Five projects
+//! (billing-api, data-pipeline and ml-service in python, storefront in node, ledger-cli in
+//! rust); agents list yesterday's lessons in `in_play`, so a night's records depend on the
+//! ledger the night before wrote. The whole month is compiled once per test that needs it.
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+
+const BILLING: &str = "git@github.com:acme/billing-api.git";
+const PIPE: &str = "https://github.com/acme/data-pipeline";
+const ML: &str = "git@github.com:acme/ml-service.git";
+const STORE: &str = "git@github.com:acme/storefront.git";
+const CLI: &str = "git@github.com:acme/ledger-cli.git";
+
+const PYTEST: &str =
+    "Run pytest from the repository root so conftest.py fixtures and the package import path are picked up.";
+const NPM: &str = "Use npm ci instead of npm install in CI so the lockfile is respected.";
+const CLIPPY: &str =
+    "Run cargo clippy --all-targets -- -D warnings before pushing so CI lint failures are caught locally.";
+
+/// The projects, by the name of their snapshot file.
+const PROJECTS: [&str; 5] = [
+    "billing-api",
+    "data-pipeline",
+    "ledger-cli",
+    "ml-service",
+    "storefront",
+];
+
+fn sh(command: &str, cwd: &str, error: Option<&str>, check: Option<(&str, &str)>) -> Value {
+    let mut op = json!({"tool": "run_shell_command", "args": {"command": command, "cwd": cwd},
+                        "status": if error.is_some() { "error" } else { "ok" }});
+    if let Some(e) = error {
+        op["error"] = json!(e);
+    }
+    if let Some((label, target)) = check {
+        op["check"] = json!({"label": label, "target": target, "passed": error.is_none()});
+    }
+    op
+}
+
+/// A month of nights in one scratch directory: `records/<night>/<project>.jsonl`, `out/`.
+struct Month {
+    r: Records,
+    /// Every record so far, per project (index into `PROJECTS`).
+    written: Vec<Vec<Value>>,
+}
+
+impl Month {
+    fn new(name: &str) -> Month {
+        Month {
+            r: Records::new(name),
+            written: vec![Vec::new(); PROJECTS.len()],
+        }
+    }
+
+    fn ledger(&self) -> Value {
+        let path = self.r.s.path("out/ledger.json");
+        if path.is_file() {
+            read_json(&path)
+        } else {
+            json!({"lessons": []})
+        }
+    }
+
+    fn diagnostics(&self) -> Value {
+        read_json(&self.r.s.path("out/diagnostics.json"))
+    }
+
+    /// The active lessons whose text starts with `start`, as an agent copied them from the
+    /// blocks the night before.
+    fn in_play(&self, start: &str) -> Vec<String> {
+        (self.ledger()["lessons"].as_array().unwrap().iter())
+            .filter(|l| l["status"] == "active" && l["text"].as_str().unwrap().starts_with(start))
+            .map(|l| l["id"].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    /// Night `n` (1 = 2026-11-01): each project's day, then every project's snapshot.
+    fn write_night(&mut self, n: u32) {
+        for (p, project) in PROJECTS.iter().enumerate() {
+            let record = self.day(n, project);
+            self.written[p].extend(record);
+        }
+        let dir = self.r.s.path("records").join(format!("2026-11-{n:02}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (p, project) in PROJECTS.iter().enumerate() {
+            let text: String = self.written[p].iter().map(|r| format!("{r}\n")).collect();
+            std::fs::write(dir.join(format!("{project}.jsonl")), text).unwrap();
+        }
+    }
+
+    /// Nights 1 to `n`, compiled every night; with `compile` false, only the last.
+    fn through(&mut self, n: u32, compile_every_night: bool) {
+        for night in 1..=n {
+            self.write_night(night);
+            if compile_every_night || night == n {
+                self.r.compile();
+            }
+        }
+    }
+
+    /// One project's records of night `n`: one session a day, with a few failures.
+    fn day(&self, n: u32, project: &str) -> Vec<Value> {
+        let at = |hour: u32| format!("2026-11-{n:02}T{hour:02}:{:02}:00Z", (n * 7) % 60);
+        let id = |tag: &str| format!("{tag}-{n:02}");
+        let python = |tag: &str, identity: &str, root: &str, hour: u32, fail: bool| {
+            let mut r = json!({
+                "id": id(tag), "recorded_at": at(hour), "domains": ["python"], "project": identity,
+                "task": format!("fix the {tag} test suite, day {n}"),
+                "outcome": if fail { "failed" } else { "succeeded" },
+                "in_play": self.in_play("Run pytest"),
+            });
+            r["operations"] = if fail {
+                json!([sh(
+                    "pytest -q",
+                    root,
+                    Some("ImportError while loading conftest '/srv/app/tests/conftest.py'"),
+                    Some(("tests", tag))
+                )])
+            } else {
+                json!([
+                    sh(
+                        "pytest -q",
+                        &format!("{root}/tests"),
+                        Some("ModuleNotFoundError: No module named 'app'"),
+                        None
+                    ),
+                    sh("pytest -q", root, None, Some(("tests", tag))),
+                ])
+            };
+            if !fail && n % 3 == 1 {
+                r["lesson"] = json!(PYTEST);
+            }
+            r
+        };
+        match project {
+            "billing-api" => vec![python("billing", BILLING, "/srv/billing-api", 9, false)],
+            "data-pipeline" => vec![python("pipeline", PIPE, "/srv/data-pipeline", 10, false)],
+            // A third python project whose conftest breaks for a few days mid-month.
+            "ml-service" => vec![python("ml", ML, "/srv/ml-service", 11, (14..=16).contains(&n))],
+            "storefront" => {
+                let fail = (20..=21).contains(&n);
+                let mut r = json!({
+                    "id": id("store"), "recorded_at": at(13), "domains": ["node"], "project": STORE,
+                    "task": format!("CI install, day {n}"),
+                    "outcome": if fail { "abandoned" } else { "succeeded" },
+                    "in_play": self.in_play("Use npm ci"),
+                    "operations": [sh("npm ci", "/srv/storefront",
+                        fail.then_some("npm ERR! code EUSAGE: package-lock.json is out of sync with package.json"),
+                        Some(("ci", "storefront")))],
+                });
+                if n <= 2 {
+                    r["lesson"] = json!(NPM);
+                }
+                if fail {
+                    r["gotchas"] = json!([
+                        "npm ci fails when package-lock.json was not regenerated after a dependency bump"
+                    ]);
+                }
+                vec![r]
+            }
+            "ledger-cli" => {
+                let mut r = json!({
+                    "id": id("cli"), "recorded_at": at(15), "domains": ["rust"], "project": CLI,
+                    "task": format!("ledger export, day {n}"), "outcome": "succeeded",
+                    "in_play": self.in_play("Run cargo clippy"),
+                    "operations": [sh("cargo clippy --all-targets -- -D warnings", "/srv/ledger-cli", None, Some(("lint", "ledger-cli")))],
+                });
+                if n % 4 == 1 {
+                    r["lesson"] = json!(CLIPPY);
+                }
+                vec![r]
+            }
+            _ => unreachable!(),
+        }
+    }
+}
+
+/// Thirty nights of snapshots, each a superset of the last: every snapshot file after the
+/// first night repeats the records of the files before it. That is one L004 warning per
+/// repeating file (linear in the files read), not one per (file, earlier file it repeats),
+/// which grew to 5 × 435 by night 30. Each warning still says where the records it repeats
+/// were first read and how many there were, and `why` still counts every repeated record.
+#[test]
+fn a_month_of_snapshot_directories_warns_once_per_repeating_file() {
+    let mut m = Month::new("month-l004");
+    m.through(30, false);
+    let diags = m.diagnostics();
+    let l004 = diags_of(&diags, "L004");
+    // Nights 2 to 30, one file per project each.
+    assert_eq!(l004.len(), 29 * PROJECTS.len(), "{:#?}", &l004[..3]);
+    assert!(l004.iter().all(|d| d["severity"] == "warning"));
+    let night = |n: u32, project: &str| {
+        let file =
+            m.r.s
+                .path("records")
+                .join(format!("2026-11-{n:02}/{project}.jsonl"));
+        file.display().to_string()
+    };
+    let last = (l004.iter())
+        .find(|d| d["subject"] == night(30, "billing-api"))
+        .expect("night 30's billing-api snapshot has its warning");
+    // Night 30 repeats 29 records, each first read from its own night's file.
+    assert_eq!(last["evidence"]["records"], 29, "{last:#}");
+    assert_eq!(last["evidence"]["first"], night(1, "billing-api"), "{last:#}");
+    let first_files = last["evidence"]["first_files"].as_object().unwrap();
+    assert_eq!(first_files.len(), 29, "{last:#}");
+    assert!(
+        (1..=29).all(|n| first_files[&night(n, "billing-api")] == 1),
+        "{last:#}"
+    );
+    let message = last["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("29 records repeat records of 29 files read before"),
+        "{message}"
+    );
+    assert!(
+        message.contains(&format!("1 in {}", night(1, "billing-api"))),
+        "{message}"
+    );
+    assert!(message.contains("and 26 more files"), "{message}");
+    assert_eq!(last["file"], night(30, "billing-api"));
+    assert_eq!(last["line"], 1);
+    // Night 2 repeats one record of night 1: the record's own warning, as before.
+    let second = (l004.iter())
+        .find(|d| d["file"] == night(2, "storefront"))
+        .unwrap();
+    assert_eq!(second["subject"], "store-01", "{second:#}");
+    assert_eq!(second["evidence"]["records"], Value::Null, "{second:#}");
+    assert!(
+        second["message"]
+            .as_str()
+            .unwrap()
+            .contains("with the same content"),
+        "{second:#}"
+    );
+    // `why` counts every repeated record: the three python projects, 435 each.
+    let why = why_json_in("python", &m.r.s.path("records"), &[]);
+    assert_eq!(why["repeated_at_load"], 3 * 435, "{why:#}");
+    assert_eq!(why["refused_at_load"]["records"], 0, "{why:#}");
+}
