@@ -1,7 +1,7 @@
 //! A month of nightly snapshots, kept the way many operators keep them: one directory a night
 //! (`records/2026-11-DD/`), holding one JSONL file per project with every record that project's
 //! agents have written so far, so each night is a superset of the last. Five projects
-//! (billing-api, data-pipeline and ml-service in python, storefront in node, ledger-cli in
+//! (billing-api, data-pipeline and, from mid-month, ml-service in python, storefront in node, ledger-cli in
 //! rust); agents list yesterday's lessons in `in_play`, so a night's records depend on the
 //! ledger the night before wrote. The whole month is compiled once per test that needs it.
 
@@ -89,19 +89,29 @@ impl Month {
         let dir = self.r.s.path("records").join(format!("2026-11-{n:02}"));
         std::fs::create_dir_all(&dir).unwrap();
         for (p, project) in PROJECTS.iter().enumerate() {
+            if self.written[p].is_empty() {
+                continue;
+            }
             let text: String = self.written[p].iter().map(|r| format!("{r}\n")).collect();
             std::fs::write(dir.join(format!("{project}.jsonl")), text).unwrap();
         }
     }
 
-    /// Nights 1 to `n`, compiled every night; with `compile` false, only the last.
-    fn through(&mut self, n: u32, compile_every_night: bool) {
+    /// Nights 1 to `n`, compiled every night from night `from` on (and on night `n`).
+    fn through(&mut self, n: u32, from: u32) {
         for night in 1..=n {
             self.write_night(night);
-            if compile_every_night || night == n {
+            if night >= from || night == n {
                 self.r.compile();
             }
         }
+    }
+
+    fn trace(&self, id: &str) -> (Value, String) {
+        let json = trace_json(id, &self.r.s.path("records"), &self.r.s.path("out"));
+        let o = skillc(&["trace", id, &self.r.records(), "--out", &self.r.out()]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        (json, stdout(&o))
     }
 
     /// One project's records of night `n`: one session a day, with a few failures.
@@ -141,8 +151,10 @@ impl Month {
         match project {
             "billing-api" => vec![python("billing", BILLING, "/srv/billing-api", 9, false)],
             "data-pipeline" => vec![python("pipeline", PIPE, "/srv/data-pipeline", 10, false)],
-            // A third python project whose conftest breaks for a few days mid-month.
-            "ml-service" => vec![python("ml", ML, "/srv/ml-service", 11, (14..=16).contains(&n))],
+            // A third python project, started mid-month, whose conftest is broken for its
+            // first three days.
+            "ml-service" if n < 14 => Vec::new(),
+            "ml-service" => vec![python("ml", ML, "/srv/ml-service", 11, n <= 16)],
             "storefront" => {
                 let fail = (20..=21).contains(&n);
                 let mut r = json!({
@@ -189,11 +201,11 @@ impl Month {
 #[test]
 fn a_month_of_snapshot_directories_warns_once_per_repeating_file() {
     let mut m = Month::new("month-l004");
-    m.through(30, false);
+    m.through(30, 30);
     let diags = m.diagnostics();
     let l004 = diags_of(&diags, "L004");
-    // Nights 2 to 30, one file per project each.
-    assert_eq!(l004.len(), 29 * PROJECTS.len(), "{:#?}", &l004[..3]);
+    // Nights 2 to 30, one file per project each; ml-service's from night 15.
+    assert_eq!(l004.len(), 29 * 4 + 16, "{:#?}", &l004[..3]);
     assert!(l004.iter().all(|d| d["severity"] == "warning"));
     let night = |n: u32, project: &str| {
         let file =
@@ -239,8 +251,133 @@ fn a_month_of_snapshot_directories_warns_once_per_repeating_file() {
             .contains("with the same content"),
         "{second:#}"
     );
-    // `why` counts every repeated record: the three python projects, 435 each.
+    // `why` counts every repeated record: 1 + 2 + … + 29 of billing-api and data-pipeline
+    // each, 1 + … + 16 of ml-service.
     let why = why_json_in("python", &m.r.s.path("records"), &[]);
-    assert_eq!(why["repeated_at_load"], 3 * 435, "{why:#}");
+    assert_eq!(why["repeated_at_load"], 2 * 435 + 136, "{why:#}");
     assert_eq!(why["refused_at_load"]["records"], 0, "{why:#}");
+}
+
+/// The failure that demoted a global lesson says so in its trace, and the success from
+/// another project that made it global again says that: `trace` follows an experience into
+/// what it changed in a lesson's life (its scope), not only its confidence.
+#[test]
+fn trace_says_which_experience_demoted_a_global_lesson_and_which_promoted_it_again() {
+    let mut m = Month::new("month-trace");
+    // ml-service's first session (night 14) fails with the global pytest lesson in play.
+    m.through(14, 12);
+    let ledger = m.ledger();
+    let pytest = reading(&ledger, "Run pytest from the repository root")["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (j, text) = m.trace("ml-14");
+    let changed = j["lifecycle"].as_array().unwrap();
+    assert_eq!(changed.len(), 1, "{j:#}");
+    let demoted = &changed[0];
+    assert_eq!(demoted["lesson"], pytest.as_str());
+    assert_eq!(demoted["event"], "demoted");
+    assert_eq!(demoted["at"], "2026-11-14T11:38:00Z");
+    let to = demoted["detail"].as_str().unwrap();
+    assert!(to.starts_with("to project:"), "{to}");
+    assert_eq!(demoted["scope_now"], to.strip_prefix("to ").unwrap(), "{j:#}");
+    assert!(
+        text.contains(&format!("{pytest} demoted {to} on 2026-11-14T11:38:00Z")),
+        "{text}"
+    );
+    // billing-api confirms it the morning after, from another project: global again, until
+    // ml-service's second failure that day.
+    m.write_night(15);
+    m.r.compile();
+    let (j, text) = m.trace("billing-15");
+    let changed = j["lifecycle"].as_array().unwrap();
+    assert_eq!(changed.len(), 1, "{j:#}");
+    assert_eq!(changed[0]["event"], "promoted");
+    assert_eq!(changed[0]["lesson"], pytest.as_str());
+    assert!(
+        text.contains(&format!("{pytest} promoted to global on 2026-11-15T09:45:00Z")),
+        "{text}"
+    );
+    let (j, _) = m.trace("ml-15");
+    assert_eq!(j["lifecycle"][0]["event"], "demoted", "{j:#}");
+    let (j, text) = m.trace("ml-14");
+    assert_eq!(j["lifecycle"][0]["event"], "demoted", "{j:#}");
+    assert!(text.contains("(now active, project:"), "{text}");
+    // An ordinary confirmation changes the lesson's confidence only: nothing more to say.
+    let (j, text) = m.trace("pipeline-10");
+    assert_eq!(j["lifecycle"], json!([]), "{j:#}");
+    assert!(!text.contains("what it changed"), "{text}");
+}
+
+/// The session whose kubectl fix replaced the one in play says, in its trace, that it
+/// superseded the old fix and by what, beside the contradiction that lowered its confidence.
+#[test]
+fn trace_names_the_lesson_an_experience_superseded() {
+    let r = Records::new("month-supersede");
+    let infra = "git@gitlab.com:acme-platform/infra.git";
+    const TOO_LONG: &str = "The CustomResourceDefinition is invalid: metadata.annotations: Too long: must have at most 262144 bytes";
+    const CONFLICT: &str =
+        "Apply failed with 1 conflict: conflict with \"helm\" using apps/v1: .spec.replicas";
+    let session = |id: &str, day: u32, failing: &str, working: &str, error: &str, in_play: Vec<String>| {
+        json!({
+            "id": id, "recorded_at": format!("2026-11-{day:02}T14:00:00Z"), "domains": ["kubernetes"],
+            "project": infra, "task": "roll out the monitoring CRDs", "outcome": "succeeded",
+            "in_play": in_play,
+            "operations": [
+                sh(&format!("kubectl apply {failing}-f crds/prometheus.yaml"), "/srv/infra/k8s", Some(error), None),
+                sh(&format!("kubectl apply {working}-f crds/prometheus.yaml"), "/srv/infra/k8s", None, Some(("rollout", "prometheus"))),
+            ],
+        })
+    };
+    r.add(
+        "infra-01.jsonl",
+        &[session("k8s-01", 1, "", "--server-side ", TOO_LONG, vec![])],
+    );
+    r.compile();
+    r.add(
+        "infra-02.jsonl",
+        &[session("k8s-02", 2, "", "--server-side ", TOO_LONG, vec![])],
+    );
+    let ledger = r.compile();
+    let old = reading(&ledger, "run_shell_command kubectl")["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    r.add(
+        "infra-03.jsonl",
+        &[session(
+            "k8s-03",
+            3,
+            "--server-side ",
+            "--server-side --force-conflicts ",
+            CONFLICT,
+            vec![old.clone()],
+        )],
+    );
+    let ledger = r.compile();
+    let new = (ledger["lessons"].as_array().unwrap().iter())
+        .find(|l| l["status"] == "active" && l["id"] != old.as_str())
+        .map(|l| l["id"].as_str().unwrap().to_string())
+        .expect("the new fix is a lesson");
+    let j = trace_json("k8s-03", &r.s.path("records"), &r.s.path("out"));
+    assert_eq!(j["attribution"][0]["effect"], "contradicted", "{j:#}");
+    let changed = j["lifecycle"].as_array().unwrap();
+    assert_eq!(changed.len(), 1, "{j:#}");
+    assert_eq!(changed[0]["lesson"], old.as_str());
+    assert_eq!(changed[0]["event"], "superseded");
+    assert_eq!(changed[0]["status_now"], "superseded");
+    let detail = changed[0]["detail"].as_str().unwrap();
+    assert!(detail.ends_with(&format!("superseded by {new}")), "{detail}");
+    let o = skillc(&["trace", "k8s-03", &r.records(), "--out", &r.out()]);
+    let text = stdout(&o);
+    assert!(
+        text.contains(&format!("{old} superseded on 2026-11-03T14:00:00Z: ")),
+        "{text}"
+    );
+    assert!(text.contains("(now superseded)"), "{text}");
+    // The session before changed nothing in a lesson's life.
+    assert_eq!(
+        trace_json("k8s-02", &r.s.path("records"), &r.s.path("out"))["lifecycle"],
+        json!([])
+    );
 }
