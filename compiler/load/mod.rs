@@ -1075,8 +1075,8 @@ impl<'s> Collector<'s> {
 
     /// The repeats of the file just read, one diagnostic for them all: the record's own when
     /// it is the only one, else one that counts them (`records`; per domain named,
-    /// `domain_records`, which `why DOMAIN` counts; per file that holds the kept records,
-    /// `first_files`, so each can be found).
+    /// `domain_records`, which `why DOMAIN` counts; how many files hold the kept records,
+    /// `first_file_count`, and the first few of them with their counts, `first_files`).
     fn flush_repeats(&mut self, name: &str) {
         let Some(fold) = self.repeats.take() else { return };
         let Some(mut d) = fold.first else { return };
@@ -1136,9 +1136,13 @@ impl<'s> Collector<'s> {
                 .map(|(k, n)| (k, Value::from(n)))
                 .collect();
             d.evidence.insert("domain_records", Value::Object(counts));
+            // The first few, as with ids: naming every one would make a month of nightly
+            // snapshots cost the square of the nights in bytes, if no longer in warnings.
             if files.len() > 1 {
+                d.evidence.insert("first_file_count", Value::from(files.len()));
                 let per_file: serde_json::Map<String, Value> = files
                     .into_iter()
+                    .take(REPEAT_IDS)
                     .map(|(file, n)| (file.to_string(), Value::from(n)))
                     .collect();
                 d.evidence.insert("first_files", Value::Object(per_file));
