@@ -146,17 +146,21 @@ fn gone_text(gone: &[Value]) -> String {
     t
 }
 
-/// The summary's diagnostics by severity.
+/// The summary's diagnostics by severity, and how many of the warnings are L004 repeats
+/// (`load::is_repeat`: records read again, which lose nothing), so that a nightly job over
+/// snapshot directories can tell them from the warnings that need a look.
 pub fn severity_counts<'a>(diags: impl IntoIterator<Item = &'a Diagnostic>) -> Value {
     let mut n = [0usize; 3];
+    let mut repeats = 0;
     for d in diags {
         n[match d.severity {
             Severity::Error => 0,
             Severity::Warning => 1,
             Severity::Note => 2,
         }] += 1;
+        repeats += usize::from(crate::load::is_repeat(d));
     }
-    json!({"error": n[0], "warning": n[1], "note": n[2]})
+    json!({"error": n[0], "warning": n[1], "note": n[2], "repeat_warnings": repeats})
 }
 
 pub fn summary_text(s: &Value) -> String {
@@ -193,8 +197,12 @@ pub fn summary_text(s: &Value) -> String {
     if let Some(removed) = s["removed_files"].as_u64().filter(|&n| n > 0) {
         written.push_str(&format!("; removed {removed} it no longer generates"));
     }
+    let repeats = match d["repeat_warnings"].as_u64() {
+        Some(r) if r > 0 => format!(" ({r} of them L004 about records read again, which lose nothing)"),
+        _ => String::new(),
+    };
     t.push_str(&format!(
-        "{} errors, {} warnings, {} notes; {written}\n",
+        "{} errors, {} warnings{repeats}, {} notes; {written}\n",
         d["error"], d["warning"], d["note"],
     ));
     if let Some(gone) = s["gone_lessons"].as_array() {
@@ -1531,10 +1539,12 @@ fn attribution(comp: &Compilation, rules: &Rules, ei: usize) -> Vec<Value> {
             out.push(row);
             continue;
         };
-        // An edit made before this experience passed the lesson on to its new wording.
+        // An edit made before this experience passed the lesson on to its new wording. One at
+        // the experience's own instant came after it: the fold applies decisions after the
+        // records of their time (DESIGN §6).
         let edited_before = |l: &crate::model::Lesson| {
             l.reason.as_deref() == Some(score::EDITED)
-                && (l.history.iter()).any(|h| h.event == Event::Superseded && h.at <= exp.recorded_at)
+                && (l.history.iter()).any(|h| h.event == Event::Superseded && h.at < exp.recorded_at)
         };
         let mut edited = false;
         while edited_before(l)
@@ -1603,7 +1613,12 @@ fn attribution(comp: &Compilation, rules: &Rules, ei: usize) -> Vec<Value> {
 /// so does the supersession of a lesson by one that the record's arrival just changed.
 fn lifecycle(comp: &Compilation, id: &str) -> Vec<Value> {
     use crate::model::{HistoryEntry, Lesson};
-    let shown = |e: Event| matches!(e, Event::Promoted | Event::Demoted | Event::Superseded);
+    // A user's edit supersedes at the time of the last compile's latest record, after the
+    // records of that time (DESIGN §6): the record did not cause it.
+    let shown = |l: &Lesson, e: Event| {
+        matches!(e, Event::Promoted | Event::Demoted)
+            || (e == Event::Superseded && l.reason.as_deref() != Some(score::EDITED))
+    };
     // Per lesson, the instants at which the record changed it, and the events that followed.
     let mut touched: HashMap<&str, Vec<crate::model::Millis>> = HashMap::new();
     let mut caused: Vec<(&Lesson, &HistoryEntry)> = Vec::new();
@@ -1617,7 +1632,7 @@ fn lifecycle(comp: &Compilation, id: &str) -> Vec<Value> {
             } else if chain != Some(h.at) || !h.experiences.is_empty() {
                 chain = None;
             }
-            if chain == Some(h.at) && shown(h.event) {
+            if chain == Some(h.at) && shown(l, h.event) {
                 caused.push((l, h));
             }
         }
@@ -1633,7 +1648,7 @@ fn lifecycle(comp: &Compilation, id: &str) -> Vec<Value> {
             continue;
         };
         let already = caused.iter().any(|(c, e)| c.id == l.id && std::ptr::eq(*e, h));
-        if !already && h.experiences.is_empty() && at.contains(&h.at) {
+        if !already && h.experiences.is_empty() && at.contains(&h.at) && shown(l, h.event) {
             caused.push((l, h));
         }
     }

@@ -201,7 +201,18 @@ impl Month {
 #[test]
 fn a_month_of_snapshot_directories_warns_once_per_repeating_file() {
     let mut m = Month::new("month-l004");
-    m.through(30, 30);
+    m.through(29, 29);
+    m.write_night(30);
+    let o = skillc(&["compile", &m.r.records(), "--out", &m.r.out()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // The summary tells the harmless repeats from the warnings that need a look.
+    let summary = stdout(&o);
+    assert!(
+        summary.contains(
+            "0 errors, 132 warnings (132 of them L004 about records read again, which lose nothing)"
+        ),
+        "{summary}"
+    );
     let diags = m.diagnostics();
     let l004 = diags_of(&diags, "L004");
     // Nights 2 to 30, one file per project each; ml-service's from night 15.
@@ -383,4 +394,31 @@ fn trace_names_the_lesson_an_experience_superseded() {
         trace_json("k8s-02", &r.s.path("records"), &r.s.path("out"))["lifecycle"],
         json!([])
     );
+}
+
+/// A user's edit takes the time of the last compile's latest record and supersedes the old
+/// wording then, after the records of that time: the record that confirmed the lesson at that
+/// instant did not supersede it, and its trace does not say it did.
+#[test]
+fn trace_does_not_blame_an_experience_for_the_users_edit_at_its_instant() {
+    let mut m = Month::new("month-edit");
+    m.through(3, 2);
+    let old = reading(&m.ledger(), "Run cargo clippy")["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // ledger-cli's session, the night's latest record, confirmed the clippy lesson; the user
+    // edits it after that compile.
+    let edited = "Run cargo clippy --all-targets --all-features -- -D warnings before pushing.";
+    let o = skillc(&["lessons", "edit", &old, "--text", edited, "--out", &m.r.out()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ledger = m.r.compile();
+    let l = (ledger["lessons"].as_array().unwrap().iter())
+        .find(|l| l["id"] == old.as_str())
+        .unwrap();
+    assert_eq!(l["status"], "superseded", "{l:#}");
+    // cli-03 is the latest record (15:21 on night 3): the edit takes its time.
+    let j = trace_json("cli-03", &m.r.s.path("records"), &m.r.s.path("out"));
+    assert_eq!(j["attribution"][0]["effect"], "confirmed", "{j:#}");
+    assert_eq!(j["lifecycle"], json!([]), "{j:#}");
 }
