@@ -146,17 +146,21 @@ fn gone_text(gone: &[Value]) -> String {
     t
 }
 
-/// The summary's diagnostics by severity.
+/// The summary's diagnostics by severity, and how many of the warnings are L004 repeats
+/// (`load::is_repeat`: records read again, which lose nothing), so that a nightly job over
+/// snapshot directories can tell them from the warnings that need a look.
 pub fn severity_counts<'a>(diags: impl IntoIterator<Item = &'a Diagnostic>) -> Value {
     let mut n = [0usize; 3];
+    let mut repeats = 0;
     for d in diags {
         n[match d.severity {
             Severity::Error => 0,
             Severity::Warning => 1,
             Severity::Note => 2,
         }] += 1;
+        repeats += usize::from(crate::load::is_repeat(d));
     }
-    json!({"error": n[0], "warning": n[1], "note": n[2]})
+    json!({"error": n[0], "warning": n[1], "note": n[2], "repeat_warnings": repeats})
 }
 
 pub fn summary_text(s: &Value) -> String {
@@ -193,8 +197,12 @@ pub fn summary_text(s: &Value) -> String {
     if let Some(removed) = s["removed_files"].as_u64().filter(|&n| n > 0) {
         written.push_str(&format!("; removed {removed} it no longer generates"));
     }
+    let repeats = match d["repeat_warnings"].as_u64() {
+        Some(r) if r > 0 => format!(" ({r} of them L004 about records read again, which lose nothing)"),
+        _ => String::new(),
+    };
     t.push_str(&format!(
-        "{} errors, {} warnings, {} notes; {written}\n",
+        "{} errors, {} warnings{repeats}, {} notes; {written}\n",
         d["error"], d["warning"], d["note"],
     ));
     if let Some(gone) = s["gone_lessons"].as_array() {
@@ -1437,6 +1445,7 @@ pub fn trace(comp: &Compilation, rules: &Rules, id: &str) -> Option<TraceReport>
         })
         .collect();
     let attribution = exp.map(|i| attribution(comp, rules, i)).unwrap_or_default();
+    let lifecycle = lifecycle(comp, id);
     let diags: Vec<Value> = comp
         .diagnostics
         .iter()
@@ -1452,7 +1461,7 @@ pub fn trace(comp: &Compilation, rules: &Rules, id: &str) -> Option<TraceReport>
         })
         .collect();
     Some(TraceReport {
-        json: json!({"experience": id, "record": record, "candidates": candidates, "attribution": attribution, "diagnostics": diags}),
+        json: json!({"experience": id, "record": record, "candidates": candidates, "attribution": attribution, "lifecycle": lifecycle, "diagnostics": diags}),
         diagnostics: Vec::new(),
     })
 }
@@ -1530,10 +1539,12 @@ fn attribution(comp: &Compilation, rules: &Rules, ei: usize) -> Vec<Value> {
             out.push(row);
             continue;
         };
-        // An edit made before this experience passed the lesson on to its new wording.
+        // An edit made before this experience passed the lesson on to its new wording. One at
+        // the experience's own instant came after it: the fold applies decisions after the
+        // records of their time (DESIGN §6).
         let edited_before = |l: &crate::model::Lesson| {
             l.reason.as_deref() == Some(score::EDITED)
-                && (l.history.iter()).any(|h| h.event == Event::Superseded && h.at <= exp.recorded_at)
+                && (l.history.iter()).any(|h| h.event == Event::Superseded && h.at < exp.recorded_at)
         };
         let mut edited = false;
         while edited_before(l)
@@ -1592,6 +1603,74 @@ fn attribution(comp: &Compilation, rules: &Rules, ei: usize) -> Vec<Value> {
         out.push(row);
     }
     out
+}
+
+/// What record `id` did to lessons beyond their confidence and its own candidates' place in
+/// them (DESIGN §6 scope and supersede): the scope changes (`promoted`, `demoted`) and
+/// supersessions its arrival set off, in ledger order, then time order. An event the record
+/// caused names it; the unnamed events the fold wrote at the same instant right after one of
+/// them (a promotion after a join, a supersession after a contradiction) follow from it, and
+/// so does the supersession of a lesson by one that the record's arrival just changed.
+fn lifecycle(comp: &Compilation, id: &str) -> Vec<Value> {
+    use crate::model::{HistoryEntry, Lesson};
+    // A user's edit supersedes at the time of the last compile's latest record, after the
+    // records of that time (DESIGN §6): the record did not cause it.
+    let shown = |l: &Lesson, e: Event| {
+        matches!(e, Event::Promoted | Event::Demoted)
+            || (e == Event::Superseded && l.reason.as_deref() != Some(score::EDITED))
+    };
+    // Per lesson, the instants at which the record changed it, and the events that followed.
+    let mut touched: HashMap<&str, Vec<crate::model::Millis>> = HashMap::new();
+    let mut caused: Vec<(&Lesson, &HistoryEntry)> = Vec::new();
+    for l in &comp.lessons {
+        let mut chain = None;
+        for h in &l.history {
+            let names = h.experiences.iter().any(|e| **e == *id);
+            if names {
+                chain = Some(h.at);
+                touched.entry(l.id.as_str()).or_default().push(h.at);
+            } else if chain != Some(h.at) || !h.experiences.is_empty() {
+                chain = None;
+            }
+            if chain == Some(h.at) && shown(l, h.event) {
+                caused.push((l, h));
+            }
+        }
+    }
+    // A lesson superseded by one the record changed at that very instant (a newer fix on the
+    // same key, or the form that worked after the old one failed).
+    for l in &comp.lessons {
+        let Some(by) = l.superseded_by.as_deref() else {
+            continue;
+        };
+        let Some(at) = touched.get(by) else { continue };
+        let Some(h) = l.last(Event::Superseded) else {
+            continue;
+        };
+        let already = caused.iter().any(|(c, e)| c.id == l.id && std::ptr::eq(*e, h));
+        if !already && h.experiences.is_empty() && at.contains(&h.at) && shown(l, h.event) {
+            caused.push((l, h));
+        }
+    }
+    let order: HashMap<&str, usize> = (comp.lessons.iter().enumerate())
+        .map(|(i, l)| (l.id.as_str(), i))
+        .collect();
+    caused.sort_by_key(|(l, h)| (order.get(l.id.as_str()).copied(), h.at));
+    caused
+        .into_iter()
+        .map(|(l, h)| {
+            json!({
+                "lesson": l.id,
+                "event": h.event.as_str(),
+                "at": crate::time::format_rfc3339(h.at),
+                "detail": h.detail.as_deref(),
+                "confidence": confidence_value(h.confidence),
+                "scope_now": l.scope,
+                "status_now": l.status.as_str(),
+                "text": l.text,
+            })
+        })
+        .collect()
 }
 
 /// Why an experience that had `l` in play neither confirmed nor contradicted it (DESIGN §6).
@@ -1811,6 +1890,36 @@ fn candidates_and_after(j: &Value) -> String {
             if let Some(text) = a["text"].as_str() {
                 t.push_str(&format!("      {text}\n"));
             }
+        }
+    }
+    let lifecycle = j["lifecycle"].as_array().cloned().unwrap_or_default();
+    if !lifecycle.is_empty() {
+        t.push_str("\nwhat it changed in lessons' lives:\n");
+        for e in &lifecycle {
+            let lesson = e["lesson"].as_str().unwrap_or("");
+            let detail = e["detail"].as_str().unwrap_or("");
+            let at = e["at"].as_str().unwrap_or("");
+            let what = match e["event"].as_str().unwrap_or("") {
+                "demoted" => format!(
+                    "demoted {} on {at}: a global lesson contradicted from a third project goes back to the project that last confirmed it",
+                    detail
+                        .strip_prefix("to ")
+                        .map_or(String::new(), |p| format!("to {p}"))
+                ),
+                "promoted" => format!("promoted to global on {at}: {detail}"),
+                event if detail.is_empty() => format!("{event} on {at}"),
+                event => format!("{event} on {at}: {detail}"),
+            };
+            // The state today, when later events moved it on.
+            let now = match (e["status_now"].as_str(), e["scope_now"].as_str()) {
+                (Some("active"), Some(scope)) => format!(" (now active, {scope})"),
+                (Some(status), _) => format!(" (now {status})"),
+                _ => String::new(),
+            };
+            t.push_str(&format!(
+                "  {lesson} {what}{now}\n      {}\n",
+                e["text"].as_str().unwrap_or("")
+            ));
         }
     }
     // An experience that yields no candidate still counts when it confirmed or contradicted.

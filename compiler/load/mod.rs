@@ -790,7 +790,12 @@ const REPEAT_HELP: &str = "the same records were read twice (nightly snapshots o
 /// How many ids a folded L004 names.
 const REPEAT_IDS: usize = 5;
 
-/// The duplicates of the file being read that repeat the records of one earlier file.
+/// How many earlier files a folded L004's message names (its evidence names them all).
+const REPEAT_FILES: usize = 3;
+
+/// The duplicates of the file being read that repeat records read before, from any earlier
+/// files: one fold per file, so a directory of nightly snapshots (each a superset of the last)
+/// costs one warning a night, not one per (night, earlier night).
 struct Repeats {
     /// The first one's own diagnostic.
     first: Option<Diagnostic>,
@@ -799,6 +804,10 @@ struct Repeats {
     ids: Vec<String>,
     /// Records per domain named.
     domains: BTreeMap<String, usize>,
+    /// The files that hold the kept records, in the order first repeated, with how many
+    /// records each; `first_index` finds a file's entry.
+    first_files: Vec<(Arc<str>, usize)>,
+    first_index: HashMap<Arc<str>, usize>,
 }
 
 /// The sequential part: records arrive in (path, line) order; ids are checked for
@@ -808,8 +817,10 @@ struct Collector<'s> {
     /// Kept ids by hash; an id whose hash another id already has goes to `collisions`.
     ids: HashMap<u64, Kept, BuildHasherDefault<IdentityHasher>>,
     collisions: HashMap<String, Kept>,
-    /// The repeats of the file being read, by the file they repeat.
-    repeats: BTreeMap<Arc<str>, Repeats>,
+    /// The repeats of the file being read.
+    repeats: Option<Repeats>,
+    /// The files read so far, by name, with their place in the reading (path) order.
+    files_read: HashMap<String, usize>,
     sink: &'s mut Sink,
     /// Where this load's diagnostics start in `sink`.
     first_diagnostic: usize,
@@ -826,7 +837,8 @@ impl<'s> Collector<'s> {
             corpus: Corpus::default(),
             ids: HashMap::default(),
             collisions: HashMap::new(),
-            repeats: BTreeMap::new(),
+            repeats: None,
+            files_read: HashMap::new(),
             first_diagnostic: sink.len(),
             sink,
             block: block.max(1),
@@ -1032,18 +1044,27 @@ impl<'s> Collector<'s> {
             return false;
         }
         // A repeat (a nightly snapshot of the same store, a file copied twice) is folded with
-        // the other repeats of the same pair of files when the file is done (`flush`).
+        // the file's other repeats when the file is done (`flush`).
         d[0].severity = Severity::Warning;
         d[0].help = REPEAT_HELP;
-        let fold = self.repeats.entry(first_file).or_insert_with(|| Repeats {
+        let fold = self.repeats.get_or_insert_with(|| Repeats {
             first: d.pop(),
             records: 0,
             ids: Vec::new(),
             domains: BTreeMap::new(),
+            first_files: Vec::new(),
+            first_index: HashMap::new(),
         });
         fold.records += 1;
         if fold.ids.len() < REPEAT_IDS {
             fold.ids.push(id.to_string());
+        }
+        match fold.first_index.entry(first_file) {
+            HashEntry::Occupied(o) => fold.first_files[*o.get()].1 += 1,
+            HashEntry::Vacant(v) => {
+                fold.first_files.push((v.key().clone(), 1));
+                v.insert(fold.first_files.len() - 1);
+            }
         }
         let mut seen = HashSet::new();
         for n in named.into_iter().filter(|n| seen.insert(n.clone())) {
@@ -1052,49 +1073,88 @@ impl<'s> Collector<'s> {
         false
     }
 
-    /// The repeats of the file just read, one diagnostic per file they repeat: the record's
-    /// own when it is the only one, else one that counts them (`records`, and per domain
-    /// named, `domain_records`, which `why DOMAIN` counts).
+    /// The repeats of the file just read, one diagnostic for them all: the record's own when
+    /// it is the only one, else one that counts them (`records`; per domain named,
+    /// `domain_records`, which `why DOMAIN` counts; how many files hold the kept records,
+    /// `first_file_count`, and the first few of them with their counts, `first_files`).
     fn flush_repeats(&mut self, name: &str) {
-        for (first_file, fold) in std::mem::take(&mut self.repeats) {
-            let Some(mut d) = fold.first else { continue };
-            if fold.records > 1 {
-                let shown = fold
-                    .ids
-                    .iter()
-                    .map(|i| format!("`{i}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                let more = if fold.records > fold.ids.len() {
-                    ", …"
-                } else {
-                    ""
-                };
-                d.message = format!(
-                    "{} records repeat records of {first_file} (the same ids with the same content: {shown}{more}): the records of {first_file} are kept",
-                    fold.records
-                );
-                d.subject = name.to_string();
-                d.evidence.insert("first", Value::from(first_file.to_string()));
-                d.evidence.insert("records", Value::from(fold.records));
-                d.evidence.insert("ids", Value::from(fold.ids));
-                d.evidence.insert(
-                    "domains",
-                    Value::from(fold.domains.keys().cloned().collect::<Vec<_>>()),
-                );
-                let counts: serde_json::Map<String, Value> = fold
-                    .domains
+        let Some(fold) = self.repeats.take() else { return };
+        let Some(mut d) = fold.first else { return };
+        if fold.records > 1 {
+            let shown = fold
+                .ids
+                .iter()
+                .map(|i| format!("`{i}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let more = if fold.records > fold.ids.len() {
+                ", …"
+            } else {
+                ""
+            };
+            let mut files = fold.first_files;
+            // Path order, which is the order the files were read in.
+            files.sort_by_key(|(file, _)| self.files_read.get(&**file).copied());
+            let (origin, kept) = match files.as_slice() {
+                [(file, _)] => (
+                    format!("records of {file}"),
+                    format!("the records of {file} are kept"),
+                ),
+                many => {
+                    let named = many
+                        .iter()
+                        .take(REPEAT_FILES)
+                        .map(|(file, n)| format!("{n} in {file}"))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    let rest = match many.len().saturating_sub(REPEAT_FILES) {
+                        0 => String::new(),
+                        1 => " and 1 more file".to_string(),
+                        n => format!(" and {n} more files"),
+                    };
+                    (
+                        format!("records of {} files read before", many.len()),
+                        format!("the records read first are kept, {named}{rest}"),
+                    )
+                }
+            };
+            d.message = format!(
+                "{} records repeat {origin} (the same ids with the same content: {shown}{more}): {kept}",
+                fold.records
+            );
+            d.subject = name.to_string();
+            d.evidence.insert("first", Value::from(files[0].0.to_string()));
+            d.evidence.insert("records", Value::from(fold.records));
+            d.evidence.insert("ids", Value::from(fold.ids));
+            d.evidence.insert(
+                "domains",
+                Value::from(fold.domains.keys().cloned().collect::<Vec<_>>()),
+            );
+            let counts: serde_json::Map<String, Value> = fold
+                .domains
+                .into_iter()
+                .map(|(k, n)| (k, Value::from(n)))
+                .collect();
+            d.evidence.insert("domain_records", Value::Object(counts));
+            // The first few, as with ids: naming every one would make a month of nightly
+            // snapshots cost the square of the nights in bytes, if no longer in warnings.
+            if files.len() > 1 {
+                d.evidence.insert("first_file_count", Value::from(files.len()));
+                let per_file: serde_json::Map<String, Value> = files
                     .into_iter()
-                    .map(|(k, n)| (k, Value::from(n)))
+                    .take(REPEAT_IDS)
+                    .map(|(file, n)| (file.to_string(), Value::from(n)))
                     .collect();
-                d.evidence.insert("domain_records", Value::Object(counts));
+                d.evidence.insert("first_files", Value::Object(per_file));
             }
-            self.sink.push(d);
         }
+        self.sink.push(d);
     }
 
     /// One warning per unknown field of a file, and its repeats.
     fn flush(&mut self, name: &str, tally: Tally) {
+        let read = self.files_read.len();
+        self.files_read.entry(name.to_string()).or_insert(read);
         self.flush_repeats(name);
         for (field, (count, line)) in tally.fields {
             let loc = SourceLoc {

@@ -1495,12 +1495,12 @@ fn omnimem_diagnostics_speak_of_omnimem() {
 }
 
 /// Nightly snapshots of one store: every memory again each night. The records that repeat an
-/// earlier file's records word for word fold into one L004 per pair of files (counting them,
+/// earlier file's records word for word fold into one L004 per repeating file (counting them,
 /// per domain too, for `why`); a lone repeat keeps its own; a record whose content changed
 /// under the same id and recorded_at is the memory edited: the first version is kept, and the
 /// later one is an error of its own that says so.
 #[test]
-fn repeats_of_an_earlier_file_fold_into_one_duplicate_per_pair_of_files() {
+fn repeats_of_earlier_files_fold_into_one_duplicate_per_repeating_file() {
     let night = |lesson: &str| {
         [
             exp("ci-npm-01", "2026-03-01T10:00:00Z", "node", "succeeded",
