@@ -658,30 +658,27 @@ impl StagedCompile<'_> {
 
     /// Stages the next rows of the ledger `Store::begin_compile` compared, in its order.
     pub fn put<'r>(&mut self, rows: impl IntoIterator<Item = (&'r str, &'r str)>) -> Result<(), StoreError> {
-        let mut batch = Vec::with_capacity(UPSERT_BATCH);
-        for row in rows {
+        let conn = &self.store.conn;
+        let (mut full, mut single) = (None, None);
+        // Ids and texts in turn, as the statement's parameters take them.
+        let mut batch = Vec::with_capacity(2 * UPSERT_BATCH);
+        for (id, json) in rows {
             let write = self.write.get(self.next).copied().unwrap_or(true);
             self.next += 1;
             if write {
-                batch.push(row);
-                if batch.len() == UPSERT_BATCH {
-                    self.upsert(&batch)?;
-                    batch.clear();
+                batch.extend([id, json]);
+                if batch.len() == 2 * UPSERT_BATCH {
+                    upsert_batch(conn, &mut full, UPSERT_BATCH, &mut batch).map_err(self.store.err())?;
                 }
             }
         }
-        batch.chunks(1).try_for_each(|row| self.upsert(row))
-    }
-
-    /// Inserts or replaces `rows` (one, or `UPSERT_BATCH`), in their order, in one statement.
-    fn upsert(&self, rows: &[(&str, &str)]) -> Result<(), StoreError> {
-        let mut upsert = (self.store.conn)
-            .prepare_cached(&upsert_sql(rows.len()))
-            .map_err(self.store.err())?;
-        let values = rows.iter().flat_map(|&(id, json)| [id, json]);
-        upsert
-            .execute(rusqlite::params_from_iter(values))
-            .map_err(self.store.err())?;
+        // The last rows one a statement: a statement for each count left over would be
+        // prepared once a piece.
+        let rest = std::mem::take(&mut batch);
+        for row in rest.chunks(2) {
+            batch.extend_from_slice(row);
+            upsert_batch(conn, &mut single, 1, &mut batch).map_err(self.store.err())?;
+        }
         Ok(())
     }
 
@@ -787,6 +784,114 @@ impl StagedCompile<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// Upserts the `rows` rows in `batch` (ids and texts in turn) with `upsert`, prepared on first
+/// use, and empties `batch`.
+fn upsert_batch<'c>(
+    conn: &'c Connection,
+    upsert: &mut Option<InPlace<'c>>,
+    rows: usize,
+    batch: &mut Vec<&str>,
+) -> rusqlite::Result<()> {
+    let upsert = match upsert {
+        Some(u) => u,
+        None => upsert.insert(InPlace::prepare(conn, &upsert_sql(rows))?),
+    };
+    let done = upsert.run(batch);
+    batch.clear();
+    done
+}
+
+/// A statement whose text parameters are bound in place (`SQLITE_STATIC`), for the ledger's
+/// rows: rusqlite binds a copy of every text (`SQLITE_TRANSIENT`), and at a million experiences
+/// that was an allocation and a copy of each of the 590 MB of rows, on the staging thread.
+struct InPlace<'c> {
+    conn: &'c Connection,
+    stmt: *mut rusqlite::ffi::sqlite3_stmt,
+}
+
+impl<'c> InPlace<'c> {
+    fn prepare(conn: &'c Connection, sql: &str) -> rusqlite::Result<InPlace<'c>> {
+        use rusqlite::ffi;
+        let len = std::ffi::c_int::try_from(sql.len()).expect("a short statement");
+        let mut stmt = std::ptr::null_mut();
+        // SAFETY: the connection's own handle, a text of `len` bytes (SQLite reads no further),
+        // and `stmt` receives a statement this struct finalizes when dropped.
+        let rc = unsafe {
+            ffi::sqlite3_prepare_v2(
+                conn.handle(),
+                sql.as_ptr().cast(),
+                len,
+                &mut stmt,
+                std::ptr::null_mut(),
+            )
+        };
+        let prepared = InPlace { conn, stmt };
+        match rc {
+            ffi::SQLITE_OK if !stmt.is_null() => Ok(prepared),
+            _ => Err(prepared.error(rc)),
+        }
+    }
+
+    /// Binds `texts` to the parameters in order, runs the statement and unbinds them: the
+    /// texts are SQLite's to read only until this returns.
+    fn run(&mut self, texts: &[&str]) -> rusqlite::Result<()> {
+        use rusqlite::ffi;
+        let mut rc = ffi::SQLITE_OK;
+        for (i, text) in texts.iter().enumerate() {
+            let Ok(len) = std::ffi::c_int::try_from(text.len()) else {
+                rc = ffi::SQLITE_TOOBIG;
+                break;
+            };
+            let index = std::ffi::c_int::try_from(i + 1).expect("a statement's parameters");
+            // SAFETY: a statement this struct prepared; `text` outlives its binding, which
+            // `sqlite3_clear_bindings` below drops before this function returns.
+            rc = unsafe {
+                ffi::sqlite3_bind_text(self.stmt, index, text.as_ptr().cast(), len, ffi::SQLITE_STATIC())
+            };
+            if rc != ffi::SQLITE_OK {
+                break;
+            }
+        }
+        if rc == ffi::SQLITE_OK {
+            // SAFETY: as above; every parameter is bound.
+            rc = match unsafe { ffi::sqlite3_step(self.stmt) } {
+                ffi::SQLITE_DONE => ffi::SQLITE_OK,
+                rc => rc,
+            };
+        }
+        // SAFETY: as above. A failed step's code is also `reset`'s; the step's is kept.
+        unsafe {
+            ffi::sqlite3_reset(self.stmt);
+            ffi::sqlite3_clear_bindings(self.stmt);
+        }
+        match rc {
+            ffi::SQLITE_OK => Ok(()),
+            rc => Err(self.error(rc)),
+        }
+    }
+
+    /// The connection's error after a call that returned `rc`.
+    fn error(&self, rc: std::ffi::c_int) -> rusqlite::Error {
+        use rusqlite::ffi;
+        // SAFETY: the connection's own handle; the message is copied before the next call.
+        let message = unsafe {
+            let db = self.conn.handle();
+            let text = ffi::sqlite3_errmsg(db);
+            (!text.is_null()).then(|| std::ffi::CStr::from_ptr(text).to_string_lossy().into_owned())
+        };
+        rusqlite::Error::SqliteFailure(ffi::Error::new(rc), message)
+    }
+}
+
+impl Drop for InPlace<'_> {
+    fn drop(&mut self) {
+        // SAFETY: a statement this struct prepared (or null, which SQLite ignores), finalized once.
+        unsafe {
+            rusqlite::ffi::sqlite3_finalize(self.stmt);
+        }
     }
 }
 
@@ -1130,6 +1235,66 @@ mod tests {
         );
         let expected: Vec<&str> = second.iter().map(|&(_, json)| json).collect();
         assert_eq!(ledger_rows(&s), expected);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Rows are bound in place (`InPlace`): stored whole by the time `put` returns, so the
+    /// caller may free or reuse each piece at once (the ledger's pieces are written and freed),
+    /// and a statement that fails says why.
+    #[test]
+    fn staged_rows_are_copied_before_put_returns_and_failures_say_why() {
+        let dir = scratch("skillc-store-in-place");
+        let mut s = Store::open(&dir.join("state.db")).unwrap();
+        let ids: Vec<String> = (0..2 * UPSERT_BATCH + 3)
+            .map(|i| format!("L{:012x}", i * 7919))
+            .collect();
+        let row = |id: &str, i: usize| {
+            let tools = [
+                "pytest -q",
+                "cargo test --locked",
+                "terraform plan",
+                "kubectl rollout status",
+            ];
+            format!(
+                r#"{{"id":"{id}","text":"Run `{}` before merging — CI #{i}"}}"#,
+                tools[i % 4]
+            )
+        };
+        let expected: Vec<String> = ids.iter().enumerate().map(|(i, id)| row(id, i)).collect();
+        let ledger: Vec<(&str, &str)> = (ids.iter().map(String::as_str))
+            .zip(expected.iter().map(String::as_str))
+            .collect();
+        let mut staged = s.begin_compile(1, &ledger).unwrap();
+        let mut piece = String::new();
+        for (k, chunk) in ids.chunks(50).enumerate() {
+            // The piece's text, as the ledger's pieces hold it, overwritten once staged.
+            piece.clear();
+            let mut ends = Vec::new();
+            for (j, id) in chunk.iter().enumerate() {
+                piece.push_str(&row(id, k * 50 + j));
+                ends.push(piece.len());
+            }
+            let starts = std::iter::once(0).chain(ends.iter().copied());
+            let rows = (chunk.iter().zip(starts.zip(&ends))).map(|(id, (a, &b))| (id.as_str(), &piece[a..b]));
+            staged.put(rows.collect::<Vec<_>>()).unwrap();
+            piece = "~".repeat(piece.len());
+        }
+        assert!(staged.finish(Some(&[])).unwrap());
+        assert_eq!(ledger_rows(&s), expected);
+        // A statement that cannot run reports SQLite's own message.
+        let later: Vec<String> = expected
+            .iter()
+            .map(|r| r.replace("merging", "deploying"))
+            .collect();
+        let ledger: Vec<(&str, &str)> = (ids.iter().map(String::as_str))
+            .zip(later.iter().map(String::as_str))
+            .collect();
+        let mut staged = s.begin_compile(2, &ledger).unwrap();
+        staged.store.conn.execute_batch("DROP TABLE lessons").unwrap();
+        let err = staged.put(ledger.iter().copied()).unwrap_err().to_string();
+        assert!(err.contains("no such table: lessons"), "{err}");
+        drop(staged);
+        assert_eq!(ledger_rows(&s), expected, "rolled back");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
