@@ -134,9 +134,20 @@ impl<'a> Object<'a> {
             .extend_from_slice(if v { b"true" } else { b"false" });
     }
 
+    /// `v` in decimal, as `Display` writes it, without the formatting machinery.
     pub fn u32(&mut self, key: &'static str, v: u32) {
-        use std::io::Write;
-        write!(self.key(key), "{v}").expect("writing to a vector cannot fail");
+        let mut digits = [0u8; 10];
+        let mut at = digits.len();
+        let mut rest = v;
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (rest % 10) as u8;
+            rest /= 10;
+            if rest == 0 {
+                break;
+            }
+        }
+        self.key(key).extend_from_slice(&digits[at..]);
     }
 
     /// A value already written as JSON text.
@@ -233,6 +244,23 @@ mod tests {
                 serde_json::to_string(&t).unwrap(),
                 "{t:?}"
             );
+        }
+    }
+
+    #[test]
+    fn numbers_and_keys_are_written_as_serde_json_writes_them() {
+        for v in [0, 7, 10, 99, 100, 4_096, 65_535, 1_000_000, 999_999_999, u32::MAX] {
+            let mut buf = Vec::new();
+            let mut o = Object::new(&mut buf);
+            o.u32("reinforcement", v);
+            o.u32("idle_days", v / 3);
+            o.end();
+            let expected = serde_json::json!({"reinforcement": v, "idle_days": v / 3});
+            // Keys in the caller's order (serde_json's map would sort them), numbers as it writes.
+            let text = String::from_utf8(buf).unwrap();
+            assert_eq!(text, format!("{{\"reinforcement\":{v},\"idle_days\":{}}}", v / 3));
+            let parsed: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(parsed, expected);
         }
     }
 

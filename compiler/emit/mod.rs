@@ -728,38 +728,49 @@ impl Confidences {
 }
 
 /// A lesson's timestamps as JSON strings, `format_rfc3339`'s text written straight into the
-/// buffer (a ledger writes one per lesson and per history event); the day's text is made once
-/// for a run of stamps on one day.
+/// buffer (a ledger writes one per lesson and per history event, about two million at a million
+/// experiences): the day's ten bytes are made once for a run of stamps on one day, and each
+/// stamp goes in as one copy of a stack buffer.
 struct Stamps {
-    day: Option<i64>,
-    /// The day's text, then the last stamp's clock after it.
-    text: String,
-    day_len: usize,
+    /// The last stamp's day and its `YYYY-MM-DD`.
+    day: Option<(i64, [u8; 10])>,
 }
 
 impl Stamps {
     fn new() -> Stamps {
-        Stamps {
-            day: None,
-            text: String::new(),
-            day_len: 0,
-        }
+        Stamps { day: None }
     }
 
     /// Appends `format_rfc3339(ms)` as a JSON string: digits, `-`, `:`, `.`, `T` and `Z`
     /// only, so nothing to escape.
     fn push(&mut self, buf: &mut Vec<u8>, ms: Millis) {
         let day = utc_day(ms);
-        if self.day != Some(day) {
-            self.day = Some(day);
-            self.text = format_day(day);
-            self.day_len = self.text.len();
+        let date = match self.day {
+            Some((last, date)) if last == day => date,
+            _ => match crate::time::day_bytes(day) {
+                Some(date) => self.day.insert((day, date)).1,
+                // A year beyond four digits (no ledger time is): as `format_rfc3339` writes it.
+                None => return json::string(buf, &crate::time::format_rfc3339(ms)),
+            },
+        };
+        let mut clock = [0u8; 14];
+        let n = crate::time::clock_bytes(ms, &mut clock);
+        let mut stamp = [b'"'; 26];
+        stamp[1..11].copy_from_slice(&date);
+        stamp[11..11 + n].copy_from_slice(&clock[..n]);
+        buf.extend_from_slice(&stamp[..12 + n]);
+    }
+}
+
+/// Appends `format_day(day)` as a JSON string (nothing to escape), without making the text.
+fn day_string(buf: &mut Vec<u8>, day: i64) {
+    match crate::time::day_bytes(day) {
+        Some(date) => {
+            let mut text = [b'"'; 12];
+            text[1..11].copy_from_slice(&date);
+            buf.extend_from_slice(&text);
         }
-        self.text.truncate(self.day_len);
-        crate::time::push_clock(&mut self.text, ms);
-        buf.push(b'"');
-        buf.extend_from_slice(self.text.as_bytes());
-        buf.push(b'"');
+        None => json::string(buf, &format_day(day)),
     }
 }
 
@@ -787,7 +798,7 @@ fn write_lesson(buf: &mut Vec<u8>, l: &Lesson, confidences: &Confidences) {
     o.str("founder", &l.founder);
     o.str("cluster", &l.cluster);
     stamps.push(o.key("admitted_at"), l.admitted_at);
-    o.str("last_used", &format_day(l.last_used_day));
+    day_string(o.key("last_used"), l.last_used_day);
     o.opt_str("working_args", l.working.as_deref());
     o.strs("reasons", &l.reasons);
     json::list(o.key("history"), b'[', &l.history, b']', |buf, h| {
