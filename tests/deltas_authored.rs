@@ -486,8 +486,6 @@ fn a_rule_against_an_authored_order_is_an_e006_and_one_that_keeps_it_is_not() {
                 - Never deploy to production before the migrations have run.\n\
                 - Never rebase a shared branch before opening a PR.\n";
     let skill = authored("release", text);
-    let line = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() as u32 + 1;
-    let rules = Rules::builtin();
     let cases = [
         (
             "Push the release tag before the changelog PR is merged so the build picks up the version.",
@@ -510,27 +508,31 @@ fn a_rule_against_an_authored_order_is_an_e006_and_one_that_keeps_it_is_not() {
         // The line forbids it for a shared branch only; the rule names no shared branch.
         ("Rebase onto main before opening a PR.", None),
     ];
+    let wrong = e006_mismatches(&skill, text, &cases, "L0a11ce5e000b");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// For each (rule text, the skill line it should contradict or `None`), the cases where the
+/// `release` skill written as `text` gets E006 at other lines than that, when the rule joins
+/// the ledger as a do lesson with id `id`.
+fn e006_mismatches(skill: &BaseSkill, text: &str, cases: &[(&str, Option<&str>)], id: &str) -> Vec<String> {
+    let line = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() as u32 + 1;
+    let rules = Rules::builtin();
     let mut wrong = Vec::new();
-    for (text, contradicts) in cases {
+    for &(rule, contradicts) in cases {
         let mut ls = lessons();
-        ls.push(lesson(
-            "L0a11ce5e000b",
-            "release",
-            Kind::Do,
-            text,
-            &["rel-2201", "rel-2214"],
-        ));
-        let (_, diags) = deltas::compute(std::slice::from_ref(&skill), &ls, &Default::default(), &rules);
+        ls.push(lesson(id, "release", Kind::Do, rule, &["rel-2201", "rel-2214"]));
+        let (_, diags) = deltas::compute(std::slice::from_ref(skill), &ls, &Default::default(), &rules);
         let got: Vec<u32> = codes_for(&diags, "E006", "release")
             .iter()
             .map(|d| line_of(d).1)
             .collect();
         let want: Vec<u32> = contradicts.into_iter().map(line).collect();
         if got != want {
-            wrong.push(format!("{text}: E006 at lines {got:?}, want {want:?}"));
+            wrong.push(format!("{rule}: E006 at lines {got:?}, want {want:?}"));
         }
     }
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    wrong
 }
 
 /// A line that tells two steps in one order with no negation ("Deploy the API only after the
@@ -547,8 +549,6 @@ fn a_rule_that_reverses_an_authored_order_without_a_negation_is_an_e006() {
                 - Merge the Renovate PR only after CI is green.\n\
                 - Tag the release after the changelog is published.\n";
     let skill = authored("release", text);
-    let line = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() as u32 + 1;
-    let rules = Rules::builtin();
     let cases = [
         (
             "Deploy the API before running the migration job so the rollout is not blocked.",
@@ -575,25 +575,6 @@ fn a_rule_that_reverses_an_authored_order_without_a_negation_is_an_e006() {
         ("Tag the release once the changelog is published.", None),
         ("Never deploy the API before the migration job ran.", None),
     ];
-    let mut wrong = Vec::new();
-    for (text, contradicts) in cases {
-        let mut ls = lessons();
-        ls.push(lesson(
-            "L0a11ce5e000c",
-            "release",
-            Kind::Do,
-            text,
-            &["rel-2201", "rel-2214"],
-        ));
-        let (_, diags) = deltas::compute(std::slice::from_ref(&skill), &ls, &Default::default(), &rules);
-        let got: Vec<u32> = codes_for(&diags, "E006", "release")
-            .iter()
-            .map(|d| line_of(d).1)
-            .collect();
-        let want: Vec<u32> = contradicts.into_iter().map(line).collect();
-        if got != want {
-            wrong.push(format!("{text}: E006 at lines {got:?}, want {want:?}"));
-        }
-    }
+    let wrong = e006_mismatches(&skill, text, &cases, "L0a11ce5e000c");
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

@@ -13,10 +13,6 @@ const SEARCH: &str = "git@github.com:acme/search-svc.git";
 
 // A growing input directory and its output, compiled after every session.
 impl History {
-    fn diagnostics(&self) -> Value {
-        read_json(&self.s.path("out/diagnostics.json"))
-    }
-
     /// `(text, id)` lines of a plan-time block, or none when the file does not exist.
     fn block(&self, scope_file: &str) -> Vec<(String, String)> {
         let Ok(text) = std::fs::read_to_string(self.s.path("out/lessons").join(scope_file)) else {

@@ -21,10 +21,6 @@ impl Nights {
         assert!(o.status.success(), "{args:?}: {}", stderr(&o));
         o
     }
-
-    fn diagnostics(&self) -> Value {
-        read_json(&self.s.path("out/diagnostics.json"))
-    }
 }
 
 fn lesson<'a>(ledger: &'a Value, id: &str) -> &'a Value {

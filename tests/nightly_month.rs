@@ -58,28 +58,6 @@ impl Month {
         }
     }
 
-    fn ledger(&self) -> Value {
-        let path = self.r.s.path("out/ledger.json");
-        if path.is_file() {
-            read_json(&path)
-        } else {
-            json!({"lessons": []})
-        }
-    }
-
-    fn diagnostics(&self) -> Value {
-        read_json(&self.r.s.path("out/diagnostics.json"))
-    }
-
-    /// The active lessons whose text starts with `start`, as an agent copied them from the
-    /// blocks the night before.
-    fn in_play(&self, start: &str) -> Vec<String> {
-        (self.ledger()["lessons"].as_array().unwrap().iter())
-            .filter(|l| l["status"] == "active" && l["text"].as_str().unwrap().starts_with(start))
-            .map(|l| l["id"].as_str().unwrap().to_string())
-            .collect()
-    }
-
     /// Night `n` (1 = 2026-11-01): each project's day, then every project's snapshot.
     fn write_night(&mut self, n: u32) {
         for (p, project) in PROJECTS.iter().enumerate() {
@@ -123,7 +101,7 @@ impl Month {
                 "id": id(tag), "recorded_at": at(hour), "domains": ["python"], "project": identity,
                 "task": format!("fix the {tag} test suite, day {n}"),
                 "outcome": if fail { "failed" } else { "succeeded" },
-                "in_play": self.in_play("Run pytest"),
+                "in_play": self.r.active_ids("Run pytest"),
             });
             r["operations"] = if fail {
                 json!([sh(
@@ -161,7 +139,7 @@ impl Month {
                     "id": id("store"), "recorded_at": at(13), "domains": ["node"], "project": STORE,
                     "task": format!("CI install, day {n}"),
                     "outcome": if fail { "abandoned" } else { "succeeded" },
-                    "in_play": self.in_play("Use npm ci"),
+                    "in_play": self.r.active_ids("Use npm ci"),
                     "operations": [sh("npm ci", "/srv/storefront",
                         fail.then_some("npm ERR! code EUSAGE: package-lock.json is out of sync with package.json"),
                         Some(("ci", "storefront")))],
@@ -180,7 +158,7 @@ impl Month {
                 let mut r = json!({
                     "id": id("cli"), "recorded_at": at(15), "domains": ["rust"], "project": CLI,
                     "task": format!("ledger export, day {n}"), "outcome": "succeeded",
-                    "in_play": self.in_play("Run cargo clippy"),
+                    "in_play": self.r.active_ids("Run cargo clippy"),
                     "operations": [sh("cargo clippy --all-targets -- -D warnings", "/srv/ledger-cli", None, Some(("lint", "ledger-cli")))],
                 });
                 if n % 4 == 1 {
@@ -213,7 +191,7 @@ fn a_month_of_snapshot_directories_warns_once_per_repeating_file() {
         ),
         "{summary}"
     );
-    let diags = m.diagnostics();
+    let diags = m.r.diagnostics();
     let l004 = diags_of(&diags, "L004");
     // Nights 2 to 30, one file per project each; ml-service's from night 15.
     assert_eq!(l004.len(), 29 * 4 + 16, "{:#?}", &l004[..3]);
@@ -280,7 +258,7 @@ fn trace_says_which_experience_demoted_a_global_lesson_and_which_promoted_it_aga
     let mut m = Month::new("month-trace");
     // ml-service's first session (night 14) fails with the global pytest lesson in play.
     m.through(14, 12);
-    let ledger = m.ledger();
+    let ledger = m.r.ledger();
     let pytest = reading(&ledger, "Run pytest from the repository root")["id"]
         .as_str()
         .unwrap()
@@ -403,7 +381,7 @@ fn trace_names_the_lesson_an_experience_superseded() {
 fn trace_does_not_blame_an_experience_for_the_users_edit_at_its_instant() {
     let mut m = Month::new("month-edit");
     m.through(3, 2);
-    let old = reading(&m.ledger(), "Run cargo clippy")["id"]
+    let old = reading(&m.r.ledger(), "Run cargo clippy")["id"]
         .as_str()
         .unwrap()
         .to_string();

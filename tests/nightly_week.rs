@@ -87,28 +87,6 @@ impl Week {
         }
     }
 
-    fn ledger(&self) -> Value {
-        let path = self.r.s.path("out/ledger.json");
-        if path.is_file() {
-            read_json(&path)
-        } else {
-            json!({"lessons": []})
-        }
-    }
-
-    fn diagnostics(&self) -> Value {
-        read_json(&self.r.s.path("out/diagnostics.json"))
-    }
-
-    /// The ids of the active lessons whose text starts with `start` (what an agent copied from
-    /// yesterday's blocks).
-    fn ids(&self, start: &str) -> Vec<String> {
-        (self.ledger()["lessons"].as_array().unwrap().iter())
-            .filter(|l| l["status"] == "active" && l["text"].as_str().unwrap().starts_with(start))
-            .map(|l| l["id"].as_str().unwrap().to_string())
-            .collect()
-    }
-
     /// Night `n` (1 = 2 November): writes the day's records and the store's snapshot, compiles.
     fn night(&self, n: u32) -> Value {
         let (records, memories) = self.day(n);
@@ -268,7 +246,7 @@ impl Week {
                         ("terraform", INFRA, "bump the google provider"),
                         "succeeded",
                         tf(),
-                        json!({"lesson": TF_INIT, "in_play": self.ids("Run terraform init")}),
+                        json!({"lesson": TF_INIT, "in_play": self.r.active_ids("Run terraform init")}),
                     ),
                     exp(
                         "cli-2",
@@ -276,7 +254,7 @@ impl Week {
                         ("rust", CLI, "fix the csv parser"),
                         "succeeded",
                         clippy(None),
-                        json!({"lesson": CLIPPY, "in_play": self.ids("Run cargo clippy")}),
+                        json!({"lesson": CLIPPY, "in_play": self.r.active_ids("Run cargo clippy")}),
                     ),
                     exp(
                         "bil-2",
@@ -284,7 +262,7 @@ impl Week {
                         ("python", BILLING, "add the refund tests"),
                         "succeeded",
                         pytest_ok("billing", "/srv/billing-api"),
-                        json!({"in_play": self.ids("Run pytest")}),
+                        json!({"in_play": self.r.active_ids("Run pytest")}),
                     ),
                 ],
                 vec![
@@ -300,7 +278,7 @@ impl Week {
                 ],
             ),
             3 => {
-                let npm_lesson = self.ids("Install dependencies with npm");
+                let npm_lesson = self.r.active_ids("Install dependencies with npm");
                 (
                     vec![
                         exp(
@@ -325,7 +303,7 @@ impl Week {
                             ("python", BILLING, "tax rounding tests"),
                             "succeeded",
                             pytest_ok("billing", "/srv/billing-api"),
-                            json!({"in_play": self.ids("Run pytest")}),
+                            json!({"in_play": self.r.active_ids("Run pytest")}),
                         ),
                         exp(
                             "cli-3",
@@ -333,7 +311,7 @@ impl Week {
                             ("rust", CLI, "cut the 0.3 release"),
                             "failed",
                             clippy(Some("error: this `let...else` may be rewritten")),
-                            json!({"in_play": self.ids("Run cargo clippy")}),
+                            json!({"in_play": self.r.active_ids("Run cargo clippy")}),
                         ),
                         // A roll-out that teaches nothing and uses no lesson: K001.
                         exp(
@@ -361,7 +339,7 @@ impl Week {
                 )
             }
             4 => {
-                let fixes = self.ids("run_shell_command kubectl");
+                let fixes = self.r.active_ids("run_shell_command kubectl");
                 (
                     vec![
                         exp(
@@ -396,7 +374,7 @@ impl Week {
                             ("python", PIPE, "backfill tests"),
                             "succeeded",
                             pytest_ok("pipe", "/srv/data-pipeline"),
-                            json!({"in_play": self.ids("Run pytest")}),
+                            json!({"in_play": self.r.active_ids("Run pytest")}),
                         ),
                     ],
                     vec![],
@@ -410,7 +388,7 @@ impl Week {
                         ("python", BILLING, "ledger export tests"),
                         "succeeded",
                         pytest_ok("billing", "/srv/billing-api"),
-                        json!({"in_play": self.ids("Run pytest")}),
+                        json!({"in_play": self.r.active_ids("Run pytest")}),
                     ),
                     exp(
                         "inf-8",
@@ -438,7 +416,7 @@ impl Week {
                             Some("CONFLICT (content): Merge conflict in package-lock.json"),
                             None,
                         )],
-                        json!({"in_play": self.ids("Rebase feature")}),
+                        json!({"in_play": self.r.active_ids("Rebase feature")}),
                     ),
                     exp(
                         "inf-9",
@@ -451,7 +429,7 @@ impl Week {
                             None,
                             Some(("rollout", "ingress.yaml")),
                         )],
-                        json!({"in_play": self.ids("run_shell_command kubectl")}),
+                        json!({"in_play": self.r.active_ids("run_shell_command kubectl")}),
                     ),
                 ],
                 vec![],
@@ -469,7 +447,7 @@ impl Week {
                         None,
                         Some(("ci", "storefront")),
                     )],
-                    json!({"in_play": self.ids("Rebase feature")}),
+                    json!({"in_play": self.r.active_ids("Rebase feature")}),
                 )],
                 vec![],
             ),
@@ -494,7 +472,7 @@ fn a_demotion_undone_by_a_later_confirmation_is_no_longer_reported() {
         reading(&ledger, "Rebase feature")["scope"],
         format!("project:{}", &sha12(CLI))
     );
-    let diags = w.diagnostics();
+    let diags = w.r.diagnostics();
     let demoted = diags_of(&diags, "S006");
     assert!(
         demoted
@@ -516,7 +494,7 @@ fn a_demotion_undone_by_a_later_confirmation_is_no_longer_reported() {
     let l = reading(&ledger, "Rebase feature");
     assert_eq!(l["scope"], "global");
     assert_eq!(l["confidence"], 0.4, "0.500 − 0.250 + 0.150");
-    let diags = w.diagnostics();
+    let diags = w.r.diagnostics();
     let stale: Vec<_> = diags_of(&diags, "S006")
         .into_iter()
         .filter(|d| d["subject"] == rebase)
@@ -560,7 +538,7 @@ fn old_lifecycle_news_says_its_day_nights_later() {
     );
     assert_eq!(ingress["status"], "superseded");
     let ingress = ingress["id"].as_str().unwrap().to_string();
-    let diags = w.diagnostics();
+    let diags = w.r.diagnostics();
     let s001 = diags_of(&diags, "S001");
     let of = |id: &str| {
         let found: Vec<_> = s001.iter().filter(|d| d["subject"] == id).collect();
@@ -612,7 +590,7 @@ fn old_lifecycle_news_says_its_day_nights_later() {
 fn a_no_candidates_note_keeps_its_file_and_line_when_an_attributed_experience_leaves_its_fold() {
     let w = Week::new("week-k001-location");
     let k001 = |w: &Week| -> Vec<Value> {
-        (diags_of(&w.diagnostics(), "K001").into_iter())
+        (diags_of(&w.r.diagnostics(), "K001").into_iter())
             .filter(|d| d["domain"] == "kubernetes")
             .cloned()
             .collect()

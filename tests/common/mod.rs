@@ -161,6 +161,30 @@ impl Records {
         std::fs::write(self.s.path("records").join(file), text).unwrap();
     }
 
+    /// The last compile's ledger (no lessons before the first compile).
+    pub fn ledger(&self) -> serde_json::Value {
+        let path = self.s.path("out/ledger.json");
+        if path.is_file() {
+            read_json(&path)
+        } else {
+            serde_json::json!({"lessons": []})
+        }
+    }
+
+    /// The last compile's diagnostics.json.
+    pub fn diagnostics(&self) -> serde_json::Value {
+        read_json(&self.s.path("out/diagnostics.json"))
+    }
+
+    /// The ids of the active lessons whose text starts with `start`: what an agent copied from
+    /// the blocks the night before, for its records' `in_play`.
+    pub fn active_ids(&self, start: &str) -> Vec<String> {
+        (self.ledger()["lessons"].as_array().unwrap().iter())
+            .filter(|l| l["status"] == "active" && l["text"].as_str().unwrap().starts_with(start))
+            .map(|l| l["id"].as_str().unwrap().to_string())
+            .collect()
+    }
+
     /// Compiles the records into the output; the ledger.
     pub fn compile(&self) -> serde_json::Value {
         let o = skillc(&["compile", &self.records(), "--out", &self.out()]);
