@@ -31,18 +31,6 @@ const PROJECTS: [&str; 5] = [
     "storefront",
 ];
 
-fn sh(command: &str, cwd: &str, error: Option<&str>, check: Option<(&str, &str)>) -> Value {
-    let mut op = json!({"tool": "run_shell_command", "args": {"command": command, "cwd": cwd},
-                        "status": if error.is_some() { "error" } else { "ok" }});
-    if let Some(e) = error {
-        op["error"] = json!(e);
-    }
-    if let Some((label, target)) = check {
-        op["check"] = json!({"label": label, "target": target, "passed": error.is_none()});
-    }
-    op
-}
-
 /// A month of nights in one scratch directory: `records/<night>/<project>.jsonl`, `out/`.
 struct Month {
     r: Records,

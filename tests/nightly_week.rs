@@ -7,7 +7,6 @@
 
 mod common;
 
-use common::Records;
 use common::*;
 use serde_json::{Value, json};
 
@@ -31,18 +30,6 @@ const DIGEST_PIN: &str = "Pin base images by digest in Dockerfiles so rebuilds a
 
 /// 2026-11-02, the first night, 00:00 UTC in unix seconds (OmniMem's `created_at`).
 const NOV_2: i64 = 1_793_577_600;
-
-fn sh(command: &str, cwd: &str, error: Option<&str>, check: Option<(&str, &str)>) -> Value {
-    let mut op = json!({"tool": "run_shell_command", "args": {"command": command, "cwd": cwd},
-                        "status": if error.is_some() { "error" } else { "ok" }});
-    if let Some(e) = error {
-        op["error"] = json!(e);
-    }
-    if let Some((label, target)) = check {
-        op["check"] = json!({"label": label, "target": target, "passed": error.is_none()});
-    }
-    op
-}
 
 /// A native experience record of `(domain, project, task)`; `extra` adds lesson, gotchas,
 /// dead_ends, in_play….
@@ -470,7 +457,7 @@ fn a_demotion_undone_by_a_later_confirmation_is_no_longer_reported() {
         .to_string();
     assert_eq!(
         reading(&ledger, "Rebase feature")["scope"],
-        format!("project:{}", &sha12(CLI))
+        format!("project:{}", &skillc::digest::project(CLI))
     );
     let diags = w.r.diagnostics();
     let demoted = diags_of(&diags, "S006");
@@ -483,10 +470,10 @@ fn a_demotion_undone_by_a_later_confirmation_is_no_longer_reported() {
     let d = demoted.iter().find(|d| d["subject"] == rebase).unwrap();
     assert_eq!(d["evidence"]["demoted_on"], "2026-11-07");
     assert!(
-        d["message"]
-            .as_str()
-            .unwrap()
-            .ends_with(&format!("to project:{} on 2026-11-07", sha12(CLI))),
+        d["message"].as_str().unwrap().ends_with(&format!(
+            "to project:{} on 2026-11-07",
+            skillc::digest::project(CLI)
+        )),
         "{d:#}"
     );
 
@@ -509,13 +496,6 @@ fn a_demotion_undone_by_a_later_confirmation_is_no_longer_reported() {
         "{events:?}"
     );
     assert!(w.r.s.path("out/git/SKILL.md").is_file());
-}
-
-/// The first 12 hex characters of the SHA-256 of a project identity (DESIGN §4).
-fn sha12(project: &str) -> String {
-    use sha2::Digest;
-    let d = sha2::Sha256::digest(project.as_bytes());
-    d.iter().take(6).map(|b| format!("{b:02x}")).collect()
 }
 
 /// The morning after night 5, the diagnostics still list the npm lesson that two failed CI

@@ -790,7 +790,7 @@ const REPEAT_HELP: &str = "the same records were read twice (nightly snapshots o
 /// How many ids a folded L004 names.
 const REPEAT_IDS: usize = 5;
 
-/// How many earlier files a folded L004's message names (its evidence names them all).
+/// How many earlier files a folded L004's message names (its evidence names `REPEAT_IDS`).
 const REPEAT_FILES: usize = 3;
 
 /// The duplicates of the file being read that repeat records read before, from any earlier
@@ -804,10 +804,9 @@ struct Repeats {
     ids: Vec<String>,
     /// Records per domain named.
     domains: BTreeMap<String, usize>,
-    /// The files that hold the kept records, in the order first repeated, with how many
-    /// records each; `first_index` finds a file's entry.
-    first_files: Vec<(Arc<str>, usize)>,
-    first_index: HashMap<Arc<str>, usize>,
+    /// The files that hold the kept records, by their place in the reading (path) order
+    /// (`None`: the file being read, which sorts first), with how many records each.
+    first_files: BTreeMap<Option<usize>, (Arc<str>, usize)>,
 }
 
 /// The sequential part: records arrive in (path, line) order; ids are checked for
@@ -1047,25 +1046,19 @@ impl<'s> Collector<'s> {
         // the file's other repeats when the file is done (`flush`).
         d[0].severity = Severity::Warning;
         d[0].help = REPEAT_HELP;
+        let read_at = self.files_read.get(&*first_file).copied();
         let fold = self.repeats.get_or_insert_with(|| Repeats {
             first: d.pop(),
             records: 0,
             ids: Vec::new(),
             domains: BTreeMap::new(),
-            first_files: Vec::new(),
-            first_index: HashMap::new(),
+            first_files: BTreeMap::new(),
         });
         fold.records += 1;
         if fold.ids.len() < REPEAT_IDS {
             fold.ids.push(id.to_string());
         }
-        match fold.first_index.entry(first_file) {
-            HashEntry::Occupied(o) => fold.first_files[*o.get()].1 += 1,
-            HashEntry::Vacant(v) => {
-                fold.first_files.push((v.key().clone(), 1));
-                v.insert(fold.first_files.len() - 1);
-            }
-        }
+        fold.first_files.entry(read_at).or_insert((first_file, 0)).1 += 1;
         let mut seen = HashSet::new();
         for n in named.into_iter().filter(|n| seen.insert(n.clone())) {
             *fold.domains.entry(n).or_default() += 1;
@@ -1092,9 +1085,7 @@ impl<'s> Collector<'s> {
             } else {
                 ""
             };
-            let mut files = fold.first_files;
-            // Path order, which is the order the files were read in.
-            files.sort_by_key(|(file, _)| self.files_read.get(&**file).copied());
+            let files: Vec<(Arc<str>, usize)> = fold.first_files.into_values().collect();
             let (origin, kept) = match files.as_slice() {
                 [(file, _)] => (
                     format!("records of {file}"),

@@ -235,3 +235,17 @@ pub fn reading<'a>(ledger: &'a serde_json::Value, start: &str) -> &'a serde_json
     assert_eq!(found.len(), 1, "{start}: {ledger:#}");
     found[0]
 }
+
+/// A `run_shell_command` operation: `error` makes it fail; `check` makes it a check with that
+/// (label, target), passed when there is no error.
+pub fn sh(command: &str, cwd: &str, error: Option<&str>, check: Option<(&str, &str)>) -> serde_json::Value {
+    let mut op = serde_json::json!({"tool": "run_shell_command", "args": {"command": command, "cwd": cwd},
+                        "status": if error.is_some() { "error" } else { "ok" }});
+    if let Some(e) = error {
+        op["error"] = serde_json::json!(e);
+    }
+    if let Some((label, target)) = check {
+        op["check"] = serde_json::json!({"label": label, "target": target, "passed": error.is_none()});
+    }
+    op
+}
