@@ -168,7 +168,7 @@ impl Part {
     /// The run's copy of `s`, and whether a secret may hide in it: known, or scanned now
     /// when `secrets` is given (and remembered), else `None`.
     fn entry(&mut self, s: &str, secrets: Option<&SecretScanner>) -> (Arc<str>, Option<bool>) {
-        let ask = |known: Option<bool>| known.or_else(|| Some(secrets?.may_hold([s])));
+        let ask = |known: Option<bool>| known.or_else(|| Some(secrets?.may_hold_text(s)));
         if let Some((known, may_hold)) = self.shared.get_key_value(s) {
             let found = ask(may_hold.get());
             may_hold.set(found);
@@ -410,7 +410,7 @@ impl Shapes {
             .map(|&t| KnownText {
                 text: Arc::from(t),
                 shape: rules.narrative.shape(t),
-                may_hold: rules.secrets.may_hold([t]),
+                may_hold: rules.secrets.may_hold_text(t),
             })
             .collect();
         Shapes {
@@ -480,7 +480,9 @@ fn from_experience(
 
     let mut mechanicals = Vec::new();
     if passed {
-        let domains: BTreeSet<&str> = e.domains.iter().map(String::as_str).collect();
+        // A record has a few domains: a look along them, where a set was built for every
+        // record that passed, most of which have no fix to ask about.
+        let has_domain = |d: &str| e.domains.iter().any(|x| x == d);
         // A fix the record gives up as a dead end ("skipping the hooks with `git commit
         // --no-verify`") is no lesson: it would teach what the record says to avoid.
         let fixes = mechanical(&e.operations, &rules.policy, &e.words.dead_ends).into_iter();
@@ -494,7 +496,7 @@ fn from_experience(
             // `helm` alone), else the domain the program map gives it.
             let own = (m.program.as_deref())
                 .and_then(|p| crate::normalize::domain(p, &rules.aliases).ok())
-                .filter(|d| domains.contains(d.as_str()));
+                .filter(|d| has_domain(d));
             d.only_domain = own.or_else(|| {
                 m.program
                     .as_deref()
@@ -502,33 +504,41 @@ fn from_experience(
                     // An unmapped program belongs to `general` when the record has that
                     // domain (GAIA sessions do); native records without it keep every domain.
                     .or(Some(crate::load::GAIA_GENERAL_DOMAIN))
-                    .filter(|d| domains.contains(d))
+                    .filter(|d| has_domain(d))
                     .map(String::from)
             });
             mechanicals.push(d);
         }
     }
 
+    // Gotchas and dead ends are told apart by their lower-cased text; a record with one of
+    // them (most) has nothing to tell apart, and lowers no copy of it.
     let mut watches = Vec::new();
     let mut seen = BTreeSet::new();
+    let many = e.words.gotchas.len() > 1;
     for g in &e.words.gotchas {
         let g = g.trim();
-        if !g.is_empty() && seen.insert(g.to_lowercase()) {
+        if !g.is_empty() && (!many || seen.insert(g.to_lowercase())) {
             watches.push(Draft::new(Kind::Watch, Origin::Gotcha, g));
         }
     }
 
     let mut avoids: Vec<Draft> = Vec::new();
     let mut by_name: BTreeMap<String, usize> = BTreeMap::new();
+    let many = e.words.dead_ends.len() > 1;
     for dead in &e.words.dead_ends {
         let name = dead.name.trim();
         if name.is_empty() {
             continue;
         }
-        let slot = *by_name.entry(name.to_lowercase()).or_insert_with(|| {
+        let mut new = || {
             avoids.push(Draft::new(Kind::Avoid, Origin::DeadEnd, name));
             avoids.len() - 1
-        });
+        };
+        let slot = match many {
+            true => *by_name.entry(name.to_lowercase()).or_insert_with(new),
+            false => new(),
+        };
         if let Some(r) = non_empty(&dead.reason) {
             avoids[slot].reasons.push(r.to_string());
         }
@@ -536,8 +546,10 @@ fn from_experience(
     for a in &mut avoids {
         // Later entries are newer: newest first, each reason once.
         a.reasons.reverse();
-        let mut seen = BTreeSet::new();
-        a.reasons.retain(|r| seen.insert(r.clone()));
+        if a.reasons.len() > 1 {
+            let mut seen = BTreeSet::new();
+            a.reasons.retain(|r| seen.insert(r.clone()));
+        }
     }
 
     let groups = [dos, mechanicals, watches, avoids];

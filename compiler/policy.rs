@@ -280,13 +280,8 @@ impl Policy {
     /// A matcher that tells, from a call's arguments as JSON text, whether they may carry a
     /// label argument; built once per compile (see `LabelArgs`).
     pub fn label_matcher(&self) -> LabelArgs {
-        let any = (!self.label_args.is_empty()).then(|| {
-            let names: Vec<String> = (self.label_args.iter())
-                .map(|n| regex::escape(&format!("\"{n}\"")))
-                .collect();
-            regex::Regex::new(&names.join("|")).expect("escaped literals form a valid regex")
-        });
-        LabelArgs { any }
+        let quoted = (self.label_args.iter()).map(|n| format!("\"{n}\"")).collect();
+        LabelArgs { quoted }
     }
 
     /// A failure whose message names a transient cause (timeouts, rate limits, …) as whole
@@ -345,20 +340,24 @@ impl Policy {
     }
 }
 
-/// `label_args` as one automaton over a call's JSON text: a label is a key, so its name
-/// appears quoted. The arguments of a call that names none are never parsed. A key spelled
+/// `label_args` as the quoted names looked for in a call's JSON text: a label is a key, so its
+/// name appears quoted. The arguments of a call that names none are never parsed. A key spelled
 /// with an escape (`"descr\u0069ption"`) is not seen here; normalize parses every call of a
 /// record with a backslash in its arguments anyway (for the secret scan) and strips labels
 /// there too.
 #[derive(Clone, Debug, Default)]
 pub struct LabelArgs {
-    any: Option<regex::Regex>,
+    /// Each name between double quotes.
+    quoted: Vec<String>,
 }
 
 impl LabelArgs {
     /// Could these arguments (JSON text) carry a label argument? `false` means they cannot.
+    /// A substring search per name: every call of every record is asked, and on a call's
+    /// few dozen bytes the regex of the names cost about three times the searches (its
+    /// per-search setup and cache pool, for three literals).
     pub fn may_carry(&self, args: &str) -> bool {
-        self.any.as_ref().is_some_and(|r| r.is_match(args))
+        self.quoted.iter().any(|q| args.contains(q.as_str()))
     }
 }
 
@@ -965,6 +964,38 @@ mod tests {
         let mut none = p.clone();
         none.label_args.clear();
         assert!(!none.label_matcher().may_carry(r#"{"description": "x"}"#));
+    }
+
+    #[test]
+    fn label_args_are_looked_for_as_the_regex_of_their_quoted_names_looked() {
+        // `may_carry` was one regex of the quoted names; the substring searches that replaced
+        // it must answer as it did, names with regex metacharacters included.
+        let p = Rules::builtin().policy;
+        let mut odd = p.clone();
+        odd.label_args = vec!["why.(now)".into(), "a+b".into(), "thought".into()];
+        let calls = [
+            r#"{"command": "pytest -q tests/test_billing.py", "description": "Run the billing tests"}"#,
+            r#"{"command": "cargo build --locked", "cwd": "/srv/ledger"}"#,
+            r#"{"explanation": "Check the plan first", "command": "terraform plan -out tf.plan"}"#,
+            r#"{"command": "kubectl rollout status deploy/api", "thought":"wait for pods"}"#,
+            r#"{"command": "gh issue create --body \"description\""}"#,
+            r#"{"command": "npm test", "descriptions": "plural is no label"}"#,
+            r#"{"file_path": "/repo/src/why.(now).py", "why.(now)": "x"}"#,
+            r#"{"file_path": "/repo/src/whyX(now).py", "a+b": 1}"#,
+            r#"{"file_path": "/repo/src/aab.py", "aab": 1, "description"#,
+            "",
+        ];
+        for policy in [&p, &odd] {
+            let names: Vec<String> = (policy.label_args.iter())
+                .map(|n| regex::escape(&format!("\"{n}\"")))
+                .collect();
+            let regex = regex::Regex::new(&names.join("|")).unwrap();
+            let labels = policy.label_matcher();
+            for call in calls {
+                assert_eq!(labels.may_carry(call), regex.is_match(call), "{call}");
+            }
+        }
+        assert!(odd.label_matcher().may_carry(calls[6]) && !odd.label_matcher().may_carry(calls[1]));
     }
 
     /// `policy.yaml` with `key` (dotted) set to `value`, and the line it is on.
