@@ -197,6 +197,36 @@ struct Facts {
     /// A program the lexicon lists commands of (a key of `commands`).
     program: bool,
     antonyms: Vec<(usize, u8)>,
+    /// Which of `Markers`' words this word is (`mark` bits): step 5 asks it of every word,
+    /// and a bit test is cheaper than comparing the word with each marker's text.
+    marks: u32,
+}
+
+/// `Facts::marks`: the word is `Markers`' field of the same name (or one of its list's words).
+mod mark {
+    pub const NOT: u32 = 1;
+    pub const BEFORE: u32 = 1 << 1;
+    pub const AFTER: u32 = 1 << 2;
+    pub const REPLACE: u32 = 1 << 3;
+    pub const WITH: u32 = 1 << 4;
+    pub const BY: u32 = 1 << 5;
+    pub const OVER: u32 = 1 << 6;
+    pub const THAN: u32 = 1 << 7;
+    pub const UNLESS: u32 = 1 << 8;
+    pub const TO: u32 = 1 << 9;
+    pub const WITHOUT: u32 = 1 << 10;
+    pub const FIRST: u32 = 1 << 11;
+    pub const THEN: u32 = 1 << 12;
+    pub const AND: u32 = 1 << 13;
+    pub const CONDITION: u32 = 1 << 14;
+    pub const EXPLAINING: u32 = 1 << 15;
+    pub const PREFER: u32 = 1 << 16;
+    pub const OBJECT: u32 = 1 << 17;
+    pub const AUX: u32 = 1 << 18;
+    pub const ONLY: u32 = 1 << 19;
+    pub const QUANTIFIER: u32 = 1 << 20;
+    /// `INSTEAD`, what `instead of` and `rather than` become.
+    pub const INSTEAD: u32 = 1 << 21;
 }
 
 /// The antonym marks of an `only` in one clause, held until the clause ends: in a clause
@@ -271,11 +301,48 @@ struct Markers {
 }
 
 impl Markers {
-    /// Does `w` open an "instead of …" scope: `instead of`, `rather than`, or `over`/`than`
-    /// after a `prefer`?
-    fn opens_contrast(&self, w: &str, prefer: bool) -> bool {
-        w == INSTEAD || (prefer && (w == self.over || w == self.than))
+    /// Every marker word with its `mark` bit (a word may carry several: `use` prefers and runs).
+    fn words(&self) -> Vec<(&str, u32)> {
+        let one = [
+            (&self.not, mark::NOT),
+            (&self.before, mark::BEFORE),
+            (&self.after, mark::AFTER),
+            (&self.replace, mark::REPLACE),
+            (&self.with, mark::WITH),
+            (&self.by, mark::BY),
+            (&self.over, mark::OVER),
+            (&self.than, mark::THAN),
+            (&self.unless, mark::UNLESS),
+            (&self.to, mark::TO),
+            (&self.without, mark::WITHOUT),
+            (&self.first, mark::FIRST),
+            (&self.then, mark::THEN),
+            (&self.and, mark::AND),
+            (&self.only, mark::ONLY),
+        ];
+        let lists = [
+            (&self.conditions, mark::CONDITION),
+            (&self.explaining, mark::EXPLAINING),
+            (&self.prefer, mark::PREFER),
+            (&self.object, mark::OBJECT),
+            (&self.aux, mark::AUX),
+            (&self.quantifiers, mark::QUANTIFIER),
+        ];
+        (one.into_iter().map(|(w, b)| (w.as_str(), b)))
+            .chain(
+                lists
+                    .into_iter()
+                    .flat_map(|(ws, b)| ws.iter().map(move |w| (w.as_str(), b))),
+            )
+            .chain([(INSTEAD, mark::INSTEAD)])
+            .collect()
     }
+}
+
+/// Does a word with `marks` open an "instead of …" scope: `instead of`, `rather than`, or
+/// `over`/`than` after a `prefer`?
+fn opens_contrast(marks: u32, prefer: bool) -> bool {
+    marks & mark::INSTEAD != 0 || (prefer && marks & (mark::OVER | mark::THAN) != 0)
 }
 
 impl Default for Lexicon {
@@ -483,9 +550,25 @@ impl Analysis {
     }
 }
 
-/// The items of whitespace chunks already tokenized (see `Lexicon::analyze_with`).
+/// The items of whitespace chunks already tokenized (see `Lexicon::analyze_with`), and the
+/// analysis's scratch vectors: kept from one text to the next, they are allocated once a
+/// batch rather than once a text.
 #[derive(Default)]
-pub struct ChunkMemo<'a>(HashMap<&'a str, Vec<Item<'a>>>);
+pub struct ChunkMemo<'a> {
+    chunks: HashMap<&'a str, Vec<Item<'a>>>,
+    scratch: Scratch<'a>,
+}
+
+/// Vectors `analyze_with` fills and empties on every text (each is empty between texts).
+#[derive(Default)]
+struct Scratch<'a> {
+    items: Vec<Item<'a>>,
+    seq: Vec<Item<'a>>,
+    full: Vec<Item<'a>>,
+    heads: Vec<u64>,
+    by_text: Vec<u32>,
+    token_of: Vec<u32>,
+}
 
 /// A word (borrowed from the text or the lexicon where it can be) or a clause break.
 #[derive(Clone, Debug)]
@@ -734,6 +817,7 @@ impl Lexicon {
     /// once the tables are complete. A word in none of the tables has number 0 and default
     /// facts, which is what every table says of it.
     fn index_facts(&mut self) {
+        let markers = self.mk.words();
         let mut words: Vec<String> = (self.function_words.keys())
             .chain(&self.phrase_starts)
             .chain(self.synonyms.keys())
@@ -744,6 +828,7 @@ impl Lexicon {
             .chain(&self.negating_verbs)
             .chain(self.phrases.iter().map(|(_, r, _)| r))
             .cloned()
+            .chain(markers.iter().map(|&(w, _)| w.to_string()))
             .collect();
         // Sorted: the numbering does not depend on the tables' hash order.
         words.sort();
@@ -764,6 +849,9 @@ impl Lexicon {
                 negating: self.negating_verbs.contains(w),
                 program: self.commands.contains_key(w),
                 antonyms: self.antonym_of.get(w).cloned().unwrap_or_default(),
+                marks: (markers.iter())
+                    .filter(|&&(m, _)| m == w)
+                    .fold(0, |bits, &(_, b)| bits | b),
             });
         }
         for (_, r, k) in &mut self.phrases {
@@ -870,26 +958,32 @@ impl Lexicon {
     /// Splits a text into stemmed words and clause breaks, keeping technical tokens whole.
     /// A whitespace chunk's items depend on the chunk alone, so with a `memo` a chunk seen
     /// before (agents' texts share most of their words) is copied instead of worked out again.
-    fn tokenize<'a>(&'a self, text: &'a str, memo: Option<&mut ChunkMemo<'a>>) -> Vec<Item<'a>> {
-        let mut out = Vec::with_capacity(text.len() / 4); // about one item per word
+    fn tokenize<'a>(
+        &'a self,
+        text: &'a str,
+        memo: Option<&mut HashMap<&'a str, Vec<Item<'a>>>>,
+        out: &mut Vec<Item<'a>>,
+    ) {
+        out.reserve(text.len() / 4); // about one item per word
         if text.contains('\u{2019}') || text.contains('\u{2018}') {
             let text = text.replace(['\u{2019}', '\u{2018}'], "'");
-            out.extend(self.tokenize(&text, None).into_iter().map(Item::into_owned));
+            let mut items = Vec::new();
+            self.tokenize(&text, None, &mut items);
+            out.extend(items.into_iter().map(Item::into_owned));
         } else {
             let mut memo = memo;
             for chunk in text.split_whitespace() {
-                if let Some(items) = memo.as_ref().and_then(|m| m.0.get(chunk)) {
+                if let Some(items) = memo.as_ref().and_then(|m| m.get(chunk)) {
                     out.extend(items.iter().cloned());
                     continue;
                 }
                 let start = out.len();
-                self.chunk(chunk, &mut out);
+                self.chunk(chunk, out);
                 if let Some(m) = memo.as_mut() {
-                    m.0.insert(chunk, out[start..].to_vec());
+                    m.insert(chunk, out[start..].to_vec());
                 }
             }
         }
-        out
     }
 
     fn chunk<'a>(&'a self, chunk: &'a str, out: &mut Vec<Item<'a>>) {
@@ -1122,11 +1216,18 @@ impl Lexicon {
     /// `analyze`, remembering the items of each whitespace chunk in `memo` (for analysing many
     /// texts in a row; the memo borrows from them and from the lexicon).
     pub fn analyze_with<'a>(&'a self, text: &'a str, memo: Option<&mut ChunkMemo<'a>>) -> Analysis {
+        let mut own = Scratch::default();
+        let (chunks, scratch) = match memo {
+            Some(m) => (Some(&mut m.chunks), &mut m.scratch),
+            None => (None, &mut own),
+        };
         // 1. stems (while tokenizing)
-        let mut items = self.tokenize(text, memo);
+        let mut items = std::mem::take(&mut scratch.items);
+        self.tokenize(text, chunks, &mut items);
         let named = named_beside_noun(&items);
         // 2. phrases, 3. synonyms
-        let mut seq: Vec<Item> = Vec::with_capacity(items.len());
+        let mut seq = std::mem::take(&mut scratch.seq);
+        seq.reserve(items.len());
         let mut i = 0;
         'outer: while i < items.len() {
             // A setting's value is taken as written: no phrase, synonym or stop word. So is a
@@ -1176,15 +1277,18 @@ impl Lexicon {
             );
             i += 1;
         }
+        items.clear();
+        scratch.items = items;
         // 3½. the program a command names is a tool name, technical (`command_heads`).
         self.command_heads(&mut seq);
         // 4. commands: `program subcommand` becomes a technical token as well.
         //    A command just made is a program too, for a subcommand of a subcommand:
         //    `terraform workspace select` adds `terraform workspace` and then that.
-        let mut full: Vec<Item> = Vec::with_capacity(seq.len() + 4);
-        let mut seq = seq.into_iter().peekable();
+        let mut full = std::mem::take(&mut scratch.full);
+        full.reserve(seq.len() + 4);
+        let mut rest = seq.drain(..).peekable();
         let mut made: Option<String> = None;
-        while let Some(it) = seq.next() {
+        while let Some(it) = rest.next() {
             let lists = |p: &str, sub: &str| self.commands.get(p).is_some_and(|s| s.contains(sub));
             let prev = made.take();
             let program = |id: u32| self.facts[id as usize].program;
@@ -1192,7 +1296,7 @@ impl Lexicon {
             // "run make build" and "run make test" are two commands, as two of cargo's are.
             let unlisted =
                 |p: u32, mark: u8, sub: u8| mark & PROGRAM != 0 && sub & SUBCOMMAND != 0 && !program(p);
-            let command = match (&it, seq.peek()) {
+            let command = match (&it, rest.peek()) {
                 (
                     Item::Word {
                         text: p,
@@ -1226,11 +1330,15 @@ impl Lexicon {
                 });
             }
         }
+        drop(rest);
+        scratch.seq = seq;
         // 5. roles, 6. stop words.
-        let mut words: Vec<&str> = Vec::with_capacity(full.len());
+        // Each word with its head, for the sort below (most pairs ordered without a text).
+        let mut words: Vec<(u64, &str)> = Vec::with_capacity(full.len());
         let mut antonyms = vec![0u8; self.antonyms.len()];
-        // Content tokens in order of first appearance, with their role and negated clauses.
-        let mut roles: Vec<Noted> = Vec::new();
+        // Content tokens in order of first appearance, with their role and negated clauses
+        // (room for every word at once: growing it a text at a time took several allocations).
+        let mut roles: Vec<Noted> = Vec::with_capacity(full.len());
         // The clause's number (a bit of `Token::negated_in`), whether it explains the rule
         // rather than stating it, whether the last word was `to` (`to avoid …`), and whether
         // an `unless` makes the text's negations conditional.
@@ -1267,6 +1375,8 @@ impl Lexicon {
         let mut clause_start = 0usize;
         let mut only = PendingOnly::default();
         let mut previous: &str = "";
+        // What the lexicon says of `previous` (the empty word's facts before the first word).
+        let mut previous_facts: &Facts = &self.facts[self.fact_id(previous) as usize];
         let mut word_marks: Vec<(usize, u8, u8)> = Vec::new();
         // Plain words written as acronyms (`Token::acronym`).
         let mut acronyms: Vec<&str> = Vec::new();
@@ -1308,22 +1418,23 @@ impl Lexicon {
                     (&**text, *technical)
                 }
             };
-            words.push(t);
+            words.push((head(t), t));
             // Each antonym word marks its side: 1 = first word only, 2 = second only, 3 =
             // both. Only where the rule is stated: "always pass EX to SET, so no key is ever
             // left without an expiry" and "…, so a crash never leaves a key without expiry"
             // explain one rule with different words.
-            let mk = &self.mk;
+            // The markers this word is (bits, not texts: `Facts::marks`).
+            let m = facts.marks;
             // `only` waits for the clause's end (`ordered`); `every` right after `before` or
             // `after` is the step's, not a policy's.
             let quantifies =
-                mk.quantifiers.iter().any(|q| q == t) && (previous == mk.before || previous == mk.after);
+                m & mark::QUANTIFIER != 0 && previous_facts.marks & (mark::BEFORE | mark::AFTER) != 0;
             // The marks this word and the one before it set, with what they replaced: a
             // negating verb after a negator turns both to their opposites.
             let prior_marks = std::mem::take(&mut word_marks);
             if !explaining && !describing && !quantifies {
                 for &(k, side) in &facts.antonyms {
-                    if t == mk.only {
+                    if m & mark::ONLY != 0 {
                         only.marks.push((k, side));
                     } else {
                         word_marks.push((k, side, antonyms[k]));
@@ -1332,19 +1443,23 @@ impl Lexicon {
                 }
             }
             let prior = std::mem::replace(&mut previous, t);
+            let prior_facts = std::mem::replace(&mut previous_facts, facts);
+            let pm = prior_facts.marks;
             clause_words += 1;
-            if t == mk.first {
+            if m & mark::FIRST != 0 {
                 // Adverbial only at a clause's end ("X first, then Y", "X first and Y") or
                 // start ("First, X, then Y"), not as an adjective ("the first build").
                 let ends = match full.get(i + 1) {
                     None | Some(Item::Break { .. }) => true,
-                    Some(Item::Word { text, .. }) => **text == *mk.then || **text == *mk.and,
+                    Some(Item::Word { id, .. }) => {
+                        self.facts[*id as usize].marks & (mark::THEN | mark::AND) != 0
+                    }
                 };
                 if ends {
                     sequence = true;
                     later = clause_words > 1;
                 }
-            } else if t == mk.and && prior == mk.first && std::mem::take(&mut later) {
+            } else if m & mark::AND != 0 && pm & mark::FIRST != 0 && std::mem::take(&mut later) {
                 order = Role::Before;
                 if clause != Role::Negated {
                     clause = Role::Before;
@@ -1362,7 +1477,7 @@ impl Lexicon {
                 clause_content += 1;
                 continue;
             }
-            let to = std::mem::replace(&mut after_to, t == mk.to);
+            let to = std::mem::replace(&mut after_to, m & mark::TO != 0);
             let fw = facts.fw;
             describing |= fw.article && clause_no > 0 && clause_words == 1;
             if fw.clause_break {
@@ -1371,13 +1486,13 @@ impl Lexicon {
                 clause_no += 1;
                 clause_words = 0;
                 (clause_content, verb) = (0, None);
-                explaining = mk.explaining.iter().any(|e| e == t);
+                explaining = m & mark::EXPLAINING != 0;
                 describing = false;
                 leaving_out = false;
-                unless |= t == mk.unless;
+                unless |= m & mark::UNLESS != 0;
                 // "X, then Y", "X and then Y", "X first, then Y" order two steps.
-                let step = t == mk.then && (sequence || later || prior == mk.and || !condition);
-                condition |= mk.conditions.iter().any(|c| c == t);
+                let step = m & mark::THEN != 0 && (sequence || later || pm & mark::AND != 0 || !condition);
+                condition |= m & mark::CONDITION != 0;
                 later = false;
                 clause = if step { Role::Before } else { Role::Asserted };
                 order = clause;
@@ -1386,11 +1501,10 @@ impl Lexicon {
                 prefer = false;
                 continue;
             }
-            if fw.negator || t == mk.not {
+            if fw.negator || m & mark::NOT != 0 {
                 // "Deploy nothing on Fridays": the verb right before an object negator, the
                 // clause's only word so far, is negated with the rest.
-                let object =
-                    clause == Role::Asserted && clause_content == 1 && mk.object.iter().any(|o| o == t);
+                let object = clause == Role::Asserted && clause_content == 1 && m & mark::OBJECT != 0;
                 if let Some(r) = verb
                     .filter(|_| object)
                     .map(|v| &mut roles[v])
@@ -1401,13 +1515,10 @@ impl Lexicon {
                 }
                 // "run it without --release" leaves the flag out; "never run it without
                 // --release" is a double negation.
-                leaving_out |= t == mk.without && clause != Role::Negated && !explaining && !to;
+                leaving_out |= m & mark::WITHOUT != 0 && clause != Role::Negated && !explaining && !to;
                 // "Library code shouldn't use print": the words before the auxiliary are the
                 // rule's scope, in neither role (a word the text names elsewhere keeps its).
-                if clause == Role::Asserted
-                    && !explaining
-                    && clause_content > 0
-                    && mk.aux.iter().any(|a| a == prior || a == t)
+                if clause == Role::Asserted && !explaining && clause_content > 0 && (pm | m) & mark::AUX != 0
                 {
                     let bit: Clauses = 1 << clause_no.min(Clauses::BITS - 1);
                     for r in &mut roles[clause_start..] {
@@ -1418,36 +1529,40 @@ impl Lexicon {
                 clause = Role::Negated;
                 // "… to avoid X" is a purpose, and "without X" qualifies the rule ("pods
                 // without them get evicted"): neither negates what the rule says to do.
-                explaining |= to || t == mk.without;
+                explaining |= to || m & mark::WITHOUT != 0;
                 continue;
             }
-            if mk.opens_contrast(t, prefer) {
+            if opens_contrast(m, prefer) {
                 contrast = true;
                 continue;
             }
-            if t == mk.replace {
+            if m & mark::REPLACE != 0 {
                 replace = true;
                 continue;
             }
-            if replace && (t == mk.with || t == mk.by) {
+            if replace && m & (mark::WITH | mark::BY) != 0 {
                 replace = false;
                 continue;
             }
-            if t == mk.before || t == mk.after {
+            if m & (mark::BEFORE | mark::AFTER) != 0 {
                 only.ordered = true;
-                order = if t == mk.before { Role::Before } else { Role::After };
+                order = if m & mark::BEFORE != 0 {
+                    Role::Before
+                } else {
+                    Role::After
+                };
                 if clause != Role::Negated {
                     clause = order;
                 }
                 continue;
             }
-            if mk.prefer.iter().any(|p| p == t) {
+            if m & mark::PREFER != 0 {
                 prefer = true;
             }
             if fw.stop || t.starts_with('~') {
                 // A word right after "instead of" opens the scope rather than ending it
                 // ("serially instead of in parallel" disprefers `parallel`).
-                if contrast && !fw.article && !mk.opens_contrast(prior, prefer) {
+                if contrast && !fw.article && !opens_contrast(pm, prefer) {
                     contrast = false;
                 }
                 continue;
@@ -1464,7 +1579,7 @@ impl Lexicon {
             // marks turn to their opposites: "never disable the cache" ~ "keep the cache
             // enabled").
             let negating = clause_content == 0 && !explaining && !contrast && !replace && facts.negating;
-            if negating && clause == Role::Negated && self.is_negator(prior) {
+            if negating && clause == Role::Negated && prior_facts.fw.negator {
                 for &(k, side, old) in word_marks.iter().rev().chain(prior_marks.iter().rev()) {
                     antonyms[k] = old | (3 - side);
                 }
@@ -1483,7 +1598,6 @@ impl Lexicon {
         }
         only.end_clause(&mut antonyms);
         // Sorted on their heads, most pairs without reading a text (the same byte order).
-        let mut words: Vec<(u64, &str)> = words.into_iter().map(|w| (head(w), w)).collect();
         words.sort_unstable_by(|a, b| by_head(a.0, a.1, b.0, b.1));
         words.dedup_by(|a, b| a.1 == b.1);
         for a in &mut antonyms {
@@ -1501,13 +1615,16 @@ impl Lexicon {
         // technical. The entries of `roles` are sorted by index (no two share text and
         // technical, so the order is total), and each learns its token's index on the way:
         // the sequence needs no search.
-        let heads: Vec<u64> = roles.iter().map(|r| head(r.text)).collect();
-        let mut by_text: Vec<u32> = (0..roles.len() as u32).collect();
+        let mut heads = std::mem::take(&mut scratch.heads);
+        heads.extend(roles.iter().map(|r| head(r.text)));
+        let mut by_text = std::mem::take(&mut scratch.by_text);
+        by_text.extend(0..roles.len() as u32);
         by_text.sort_unstable_by(|&a, &b| {
             let (x, y) = (&roles[a as usize], &roles[b as usize]);
             by_head(heads[a as usize], x.text, heads[b as usize], y.text).then(y.technical.cmp(&x.technical))
         });
-        let mut token_of = vec![0u32; roles.len()];
+        let mut token_of = std::mem::take(&mut scratch.token_of);
+        token_of.resize(roles.len(), 0);
         let mut tokens: Vec<Token> = Vec::with_capacity(roles.len());
         for &i in &by_text {
             let (i, r) = (i as usize, &roles[i as usize]);
@@ -1535,13 +1652,32 @@ impl Lexicon {
             .map(|(r, &k)| (k, r.technical))
             .collect();
         seq.dedup_by(|a, b| a.0 == b.0);
-        let words: Vec<&str> = words.into_iter().map(|(_, w)| w).collect();
-        Analysis {
+        // `words` joined by `WORD_BREAK` (`join`'s output), written straight from the pairs.
+        let len = words.iter().map(|(_, w)| w.len()).sum::<usize>()
+            + WORD_BREAK.len() * words.len().saturating_sub(1);
+        let mut joined = String::with_capacity(len);
+        for (k, (_, w)) in words.iter().enumerate() {
+            if k > 0 {
+                joined.push_str(WORD_BREAK);
+            }
+            joined.push_str(w);
+        }
+        let analysis = Analysis {
             tokens,
-            words: words.join(WORD_BREAK).into(),
+            words: joined.into_boxed_str(),
             seq,
             antonyms,
-        }
+        };
+        // The scratch vectors go back empty, their room kept for the next text.
+        full.clear();
+        scratch.full = full;
+        heads.clear();
+        scratch.heads = heads;
+        by_text.clear();
+        scratch.by_text = by_text;
+        token_of.clear();
+        scratch.token_of = token_of;
+        analysis
     }
 
     /// Step 3½: the program of a command is a tool name, and technical, whatever else the
@@ -2073,16 +2209,28 @@ mod tests {
             "Restarting Redis (v7.2) fixed the ECONNRESET errors after 30s.",
         ];
         let mut memo = ChunkMemo::default();
-        for round in 0..2 {
-            for t in texts {
+        // Forwards, again (every chunk in the memo), then backwards: each text reuses the
+        // scratch vectors a longer or shorter one left.
+        let backwards: Vec<&str> = texts.iter().rev().copied().collect();
+        for (round, order) in [&texts[..], &texts[..], &backwards[..]].into_iter().enumerate() {
+            for t in order {
                 assert_eq!(
                     l.analyze_with(t, Some(&mut memo)),
                     l.analyze(t),
                     "round {round}: {t}"
                 );
+                let s = &memo.scratch;
+                assert!(s.items.is_empty() && s.seq.is_empty() && s.full.is_empty(), "{t}");
+                assert!(
+                    s.heads.is_empty() && s.by_text.is_empty() && s.token_of.is_empty(),
+                    "{t}"
+                );
             }
         }
-        assert!(memo.0.contains_key("npm") && memo.0.contains_key("package-lock.json."));
+        assert!(memo.chunks.contains_key("npm") && memo.chunks.contains_key("package-lock.json."));
+        // Their room is kept for the next text: a batch allocates them once.
+        let s = &memo.scratch;
+        assert!(s.items.capacity() > 0 && s.full.capacity() > 0 && s.by_text.capacity() > 0);
     }
 
     #[test]
@@ -2187,6 +2335,19 @@ mod tests {
         for (_, repl, id) in &l.phrases {
             assert_eq!(l.fact_words[*id as usize], *repl);
         }
+        // Every marker word is numbered and carries its bit; no other word carries one.
+        let markers = l.mk.words();
+        assert!(markers.len() > 30, "the lists' words are there too");
+        for &(w, bit) in &markers {
+            assert!(l.facts[l.fact_id(w) as usize].marks & bit != 0, "{w}");
+        }
+        for (k, w) in l.fact_words.iter().enumerate() {
+            let bits = (markers.iter().filter(|&&(m, _)| m == w)).fold(0, |b, &(_, bit)| b | bit);
+            assert_eq!(l.facts[k].marks, bits, "{w:?}");
+        }
+        let (word, and) = (l.fact_id(&l.stem("use")), l.fact_id(&l.stem("and")));
+        assert_eq!(l.facts[word as usize].marks, mark::PREFER, "`use` prefers");
+        assert_eq!(l.facts[and as usize].marks, mark::AND);
         // Words of real lessons the lexicon says nothing of, and some it does.
         for w in [
             "pytest",
@@ -2204,5 +2365,6 @@ mod tests {
         let none = &l.facts[0];
         assert!(!none.phrase_start && none.canon.is_none() && !none.term && !none.program);
         assert!(none.antonyms.is_empty() && !none.fw.stop && !none.fw.negator);
+        assert_eq!(none.marks, 0);
     }
 }
