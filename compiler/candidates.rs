@@ -8,8 +8,8 @@
 //! are only recorded as flags; the gate stage acts on them per cluster.
 
 use std::borrow::Cow;
-use std::cell::Cell;
-use std::collections::{BTreeMap, BTreeSet};
+use std::cell::{Cell, OnceCell};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -664,9 +664,35 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
         .collect();
     // Borrowed from the args, except an argv array's joined words.
     let commands: Vec<Option<Cow<str>>> = args.iter().map(opkey::command_of).collect();
-    let kin = |i: usize, j: usize| match (&commands[i], &commands[j]) {
-        (Some(a), Some(b)) => opkey::kinship(a, b),
+    // Each command parsed once, when first compared: a long session compares its calls with
+    // each other many times.
+    let parsed: Vec<OnceCell<Option<opkey::Command>>> = commands.iter().map(|_| OnceCell::new()).collect();
+    let command = |i: usize| {
+        parsed[i]
+            .get_or_init(|| commands[i].as_deref().map(opkey::Command::parse))
+            .as_ref()
+    };
+    let kin = |i: usize, j: usize| match (command(i), command(j)) {
+        (Some(a), Some(b)) => a.kinship(b),
         _ => Kinship::SameSubcommand,
+    };
+    // Whether a success after `j` on the failure `i`'s key is related to it (`answers`), from
+    // where each key last succeeded by what a command can share with another, built once when
+    // first asked: scanning the rest of the session for each such success made a long session
+    // of test runs on one file each (`pytest tests/test_a.py` failed, `pytest
+    // tests/test_b.py` passed, ...) quadratic.
+    let last_ok: OnceCell<LastOk> = OnceCell::new();
+    let related_later = |i: usize, j: usize| {
+        let last = last_ok.get_or_init(|| {
+            let mut last = LastOk::default();
+            for (l, op) in ops.iter().enumerate() {
+                if op.status == OpStatus::Ok {
+                    last.add(&keys[l], command(l), l);
+                }
+            }
+            last
+        });
+        last.after(&keys[i], command(i), j)
     };
     // Does the success at `j` answer the failure at `i` (same key)? The same subcommand, or a
     // different one on the same file, does. A different one with nothing in common replaces
@@ -678,11 +704,7 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
     let answers = |i: usize, j: usize| match kin(i, j) {
         Kinship::SameSubcommand | Kinship::SameFile => true,
         Kinship::OtherProgram => false,
-        Kinship::Unrelated => {
-            j == i + 1
-                && !(j + 1..ops.len())
-                    .any(|l| ops[l].status == OpStatus::Ok && keys[l] == keys[i] && kin(i, l).related())
-        }
+        Kinship::Unrelated => j == i + 1 && !related_later(i, j),
     };
     // Calls that read the same once their secrets are redacted differ when the secrets did
     // (a retry with the right password): a fix, whose candidate the secret then refuses (N002).
@@ -730,20 +752,50 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
         })
     };
     let edited_in_between = |i: usize, j: usize| finding(i) && edits()[j] > edits()[i + 1];
-    let mut failures: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    let mut failures: BTreeMap<&str, Unsettled> = BTreeMap::new();
     let mut fixes: Vec<(usize, usize)> = Vec::new();
     for (j, op) in ops.iter().enumerate() {
         let key = keys[j].as_str();
         match op.status {
             OpStatus::Refused => {}
-            OpStatus::Error if teaching_failure(op, policy) => failures.entry(key).or_default().push(j),
+            OpStatus::Error if teaching_failure(op, policy) => {
+                failures.entry(key).or_default().add(command(j), j)
+            }
             OpStatus::Error => {}
             OpStatus::Ok => {
                 let Some(failed) = failures.get(key) else {
                     continue;
                 };
-                let same_form = failed.iter().any(|&i| same_call(i, j));
-                let answered = (failed.iter().rev().copied()).find(|&i| !same_call(i, j) && answers(i, j));
+                // The latest failure that answers, and whether one was this very call, looked
+                // up among the failures that can relate to it (`Unsettled`), not all of them:
+                // failures of other programs under one wrapper (`uv run pytest` while `uv run
+                // ruff` passes) or of other subcommands pile up in a long session.
+                let latest_other = |list: &[usize]| list.iter().rev().copied().find(|&i| !same_call(i, j));
+                let (same_form, answered) = match command(j) {
+                    // Every failure on the key relates to a call that runs no command.
+                    None => (
+                        failed.all.iter().any(|&i| same_call(i, j)),
+                        latest_other(&failed.all),
+                    ),
+                    Some(c) => {
+                        let same = failed.same_subcommand(c);
+                        let mut answered = latest_other(same).max(failed.uncommanded.last().copied());
+                        for file in c.files() {
+                            answered = answered.max(latest_other(failed.on_file(c, file)));
+                        }
+                        // The call just before, with nothing in common (the `Unrelated` case).
+                        let before = j.checked_sub(1);
+                        if let Some(i) = before
+                            && failed.all.last() == Some(&i)
+                            && answered < before
+                            && !same_call(i, j)
+                            && answers(i, j)
+                        {
+                            answered = before;
+                        }
+                        (same.iter().any(|&i| same_call(i, j)), answered)
+                    }
+                };
                 if answered.is_some_and(|a| act_then_probe(a, j)) {
                     continue;
                 }
@@ -828,6 +880,94 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
         });
     }
     out
+}
+
+/// One key's failures not yet settled (`mechanical`), in call order, and indexed by what a
+/// success must share with a failure to answer it: no command (any success answers), the
+/// program and subcommand, or the program and a file word.
+#[derive(Default)]
+struct Unsettled<'c> {
+    all: Vec<usize>,
+    uncommanded: Vec<usize>,
+    by_subcommand: HashMap<(&'c str, Option<&'c str>), Vec<usize>>,
+    by_file: HashMap<(&'c str, &'c str), Vec<usize>>,
+}
+
+impl<'c> Unsettled<'c> {
+    fn add(&mut self, command: Option<&'c opkey::Command>, i: usize) {
+        self.all.push(i);
+        let Some(c) = command else {
+            self.uncommanded.push(i);
+            return;
+        };
+        let program = c.program.as_str();
+        (self
+            .by_subcommand
+            .entry((program, c.subcommand.as_deref()))
+            .or_default())
+        .push(i);
+        for file in c.files() {
+            let on_file = self.by_file.entry((program, file)).or_default();
+            if on_file.last() != Some(&i) {
+                on_file.push(i);
+            }
+        }
+    }
+
+    fn same_subcommand(&self, c: &'c opkey::Command) -> &[usize] {
+        (self
+            .by_subcommand
+            .get(&(c.program.as_str(), c.subcommand.as_deref())))
+        .map_or(&[], Vec::as_slice)
+    }
+
+    fn on_file(&self, c: &'c opkey::Command, file: &'c str) -> &[usize] {
+        (self.by_file.get(&(c.program.as_str(), file))).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// Where each key last succeeded (`mechanical`): at all, and by what a failure's command can
+/// share with the success: no command on the success's side (related to any), the program
+/// and subcommand, the program and a file word.
+#[derive(Default)]
+struct LastOk<'c> {
+    any: HashMap<&'c str, usize>,
+    uncommanded: HashMap<&'c str, usize>,
+    by_subcommand: HashMap<(&'c str, &'c str, Option<&'c str>), usize>,
+    by_file: HashMap<(&'c str, &'c str, &'c str), usize>,
+}
+
+impl<'c> LastOk<'c> {
+    /// Calls are added in order, so each map keeps the latest.
+    fn add(&mut self, key: &'c str, command: Option<&'c opkey::Command>, l: usize) {
+        self.any.insert(key, l);
+        let Some(c) = command else {
+            self.uncommanded.insert(key, l);
+            return;
+        };
+        let program = c.program.as_str();
+        self.by_subcommand
+            .insert((key, program, c.subcommand.as_deref()), l);
+        for file in c.files() {
+            self.by_file.insert((key, program, file), l);
+        }
+    }
+
+    /// A success on `key` after `j` related to the failure that ran `command` (`kinship`).
+    fn after(&self, key: &str, command: Option<&opkey::Command>, j: usize) -> bool {
+        let later = |l: Option<&usize>| l.is_some_and(|&l| l > j);
+        if later(self.uncommanded.get(key)) {
+            return true;
+        }
+        let Some(c) = command else {
+            // A failure without a command relates to every success on its key.
+            return later(self.any.get(key));
+        };
+        let program = c.program.as_str();
+        later(self.by_subcommand.get(&(key, program, c.subcommand.as_deref())))
+            || c.files()
+                .any(|file| later(self.by_file.get(&(key, program, file))))
+    }
 }
 
 fn strings(v: &Value, out: &mut Vec<String>) {
@@ -1938,5 +2078,63 @@ mod tests {
         let dump = format!("{cands:?}") + &serde_json::to_string(&sink).unwrap();
         assert!(!dump.contains(token));
         assert!(!dump.contains("R2d2C3po"));
+    }
+
+    /// A long agent session: a lock-file fix, then thousands of test runs on one file each
+    /// (every other one failing, the failing ones passing when rerun at the end) and a wrapper
+    /// whose two programs alternate (`uv run pytest` failing while `uv run ruff` passes), then
+    /// an `npm` fix. Each success used to be compared with every unsettled failure on its key
+    /// and, after an unrelated call, with the rest of the session: a quadratic step on calls
+    /// per record, which the generated corpus (two calls a record) never shows. Its 10 500
+    /// calls at 3 000 files took 7.7 s in a release build, so these 17 500 take minutes in the
+    /// test build; the successes are now looked up by what they share.
+    #[test]
+    fn a_long_session_finds_its_fixes_without_comparing_every_call_with_every_other() {
+        let cwd = "/home/dev/src/billing-api";
+        let failed = |cmd: &str, error: &str| sh(cmd, cwd, OpStatus::Error, Some(error));
+        let passed = |cmd: &str| sh(cmd, cwd, OpStatus::Ok, None);
+        let mut ops = vec![
+            failed(
+                "cargo build",
+                "error: the lock file needs to be updated but --locked was not passed",
+            ),
+            passed("cargo build --locked"),
+        ];
+        let files = 5000;
+        for n in 0..files {
+            let test = format!("pytest tests/test_module_{n}.py");
+            if n % 2 == 0 {
+                ops.push(failed(&test, "ERROR collecting tests: fixture 'db' not found"));
+            } else {
+                ops.push(passed(&test));
+            }
+        }
+        for n in 0..files {
+            ops.push(failed(
+                &format!("uv run pytest tests/test_module_{n}.py"),
+                "ModuleNotFoundError: No module named 'billing'",
+            ));
+            ops.push(passed("uv run ruff check src"));
+        }
+        ops.extend(
+            (0..files)
+                .step_by(2)
+                .map(|n| passed(&format!("pytest tests/test_module_{n}.py"))),
+        );
+        ops.push(failed("npm ci", "npm ERR! `npm ci` can only install packages when your package.json and package-lock.json are in sync"));
+        ops.push(passed("npm install"));
+        assert_eq!(ops.len(), 17_504);
+        let learned: Vec<String> = (mechanical(&ops, &rules().policy, &[]).into_iter())
+            .map(|m| m.text)
+            .collect();
+        // The test files' reruns settle their failures with nothing learned, and `uv run
+        // ruff` answers no `uv run pytest`.
+        assert_eq!(
+            learned,
+            [
+                "run_shell_command cargo: run `cargo build --locked` instead of `cargo build`",
+                "run_shell_command npm: run `npm install` instead of `npm ci`",
+            ]
+        );
     }
 }

@@ -383,19 +383,53 @@ impl Kinship {
 }
 
 pub fn kinship(a: &str, b: &str) -> Kinship {
-    let ((pa, a), (pb, b)) = (inner(a), inner(b));
-    if !pa.eq_ignore_ascii_case(&pb) {
-        return Kinship::OtherProgram;
+    Command::parse(a).kinship(&Command::parse(b))
+}
+
+/// A shell command as `kinship` reads it, parsed once: one record's calls are compared with
+/// each other many times (`candidates::mechanical`), and a success is looked up by what it
+/// shares with a failure (program, subcommand, file words) rather than compared with each.
+#[derive(Debug)]
+pub struct Command<'a> {
+    /// The program inside the wrappers, lower-case (`inner`).
+    pub program: String,
+    /// Its subcommand, lower-case.
+    pub subcommand: Option<String>,
+    words: Vec<&'a str>,
+}
+
+impl<'a> Command<'a> {
+    pub fn parse(command: &'a str) -> Command<'a> {
+        let (program, words) = inner(command);
+        let subcommand = subcommand(&program, &words).map(str::to_lowercase);
+        Command {
+            program,
+            subcommand,
+            words,
+        }
     }
-    let (sa, sb) = (subcommand(&pa, &a), subcommand(&pb, &b));
-    if sa.map(str::to_lowercase) == sb.map(str::to_lowercase) {
-        return Kinship::SameSubcommand;
+
+    /// The words that name a file or directory (`SameFile` is a common one of these).
+    pub fn files(&self) -> impl Iterator<Item = &'a str> + '_ {
+        self.words.iter().copied().filter(|t| file_like(t))
     }
-    let file_like = |t: &str| !t.starts_with('-') && (t.contains('/') || t.contains('.'));
-    if a.iter().any(|t| file_like(t) && b.contains(t)) {
-        return Kinship::SameFile;
+
+    pub fn kinship(&self, other: &Command) -> Kinship {
+        if !self.program.eq_ignore_ascii_case(&other.program) {
+            return Kinship::OtherProgram;
+        }
+        if self.subcommand == other.subcommand {
+            return Kinship::SameSubcommand;
+        }
+        if self.files().any(|t| other.words.contains(&t)) {
+            return Kinship::SameFile;
+        }
+        Kinship::Unrelated
     }
-    Kinship::Unrelated
+}
+
+fn file_like(t: &str) -> bool {
+    !t.starts_with('-') && (t.contains('/') || t.contains('.'))
 }
 
 fn basename(token: &str) -> &str {

@@ -1473,6 +1473,20 @@ fn failed_operations(e: &crate::model::Experience, policy: &crate::policy::Polic
     use crate::model::OpStatus;
     let command =
         |op: &crate::model::Operation| crate::opkey::command_of(&op.args.value()).map(|c| c.into_owned());
+    // A check without a fix flag, then a success on its key with one (`ruff check .`, then
+    // `ruff check --fix .`): the fix flag did the work its report asked for. Per call, the
+    // fix flag of the next success on its key that has one, found walking back once: looking
+    // forward from each failure made a long session's trace quadratic in its calls.
+    let keys: Vec<String> = e.operations.iter().map(|op| op.key()).collect();
+    let mut next_fix: HashMap<&str, String> = HashMap::new();
+    let mut fix_later = vec![None; e.operations.len()];
+    for (i, op) in e.operations.iter().enumerate().rev() {
+        if op.status != OpStatus::Ok {
+            fix_later[i] = next_fix.get(keys[i].as_str()).cloned();
+        } else if let Some(flag) = command(op).and_then(|c| policy.fix_flag(&c).map(String::from)) {
+            next_fix.insert(&keys[i], flag);
+        }
+    }
     (e.operations.iter().enumerate())
         .filter(|(_, op)| op.status != OpStatus::Ok)
         .map(|(i, op)| {
@@ -1481,16 +1495,9 @@ fn failed_operations(e: &crate::model::Experience, policy: &crate::policy::Polic
             let probe = own
                 .as_deref()
                 .and_then(|c| policy.probe_flag(c).map(String::from));
-            // A check without a fix flag, then a success on its key with one (`ruff check .`,
-            // then `ruff check --fix .`): the fix flag did the work its report asked for.
-            let key = op.key();
-            let fixed_by = (own.as_deref().is_some_and(|c| policy.fix_flag(c).is_none()))
-                .then(|| {
-                    (e.operations[i + 1..].iter())
-                        .filter(|later| later.status == OpStatus::Ok && later.key() == key)
-                        .find_map(|later| command(later).and_then(|c| policy.fix_flag(&c).map(String::from)))
-                })
-                .flatten();
+            let key = &keys[i];
+            let fixed_by = (fix_later[i].clone())
+                .filter(|_| own.as_deref().is_some_and(|c| policy.fix_flag(c).is_none()));
             json!({
                 "number": i + 1,
                 "key": key,
