@@ -967,7 +967,7 @@ mod tests {
     }
 
     #[test]
-    fn label_args_are_looked_for_as_the_regex_of_their_quoted_names_looked() {
+    fn label_args_are_found_where_the_regex_of_their_quoted_names_found_them() {
         // `may_carry` was one regex of the quoted names; the substring searches that replaced
         // it must answer as it did, names with regex metacharacters included.
         let p = Rules::builtin().policy;
