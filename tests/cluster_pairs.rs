@@ -1767,3 +1767,63 @@ fn state_is_not_statistics() {
     ];
     assert_split_and_merged(&lx, &two, &one);
 }
+
+/// A labelled set written and labelled before it was ever measured
+/// (`tests/data/pairs_fresh12.jsonl`).
+#[test]
+fn fresh12_pairs_precision_and_recall() {
+    let pairs = parse_pairs(include_str!("data/pairs_fresh12.jsonl"));
+    assert!(pairs.len() >= 70, "the fresh12 set has {} pairs", pairs.len());
+    let lx = lexicon();
+    let all: Vec<&Pair> = pairs.iter().collect();
+    let merged = merges(&lx, &all);
+    let (precision, recall, tp, fp, fneg) = pr(&all, &merged);
+    println!(
+        "fresh12: {} pairs: precision {precision:.2} recall {recall:.2} (tp {tp}, fp {fp}, fn {fneg})",
+        all.len()
+    );
+    assert!(precision >= 0.9, "precision {precision:.3} < 0.9");
+    assert!(recall >= 0.75, "recall {recall:.3} < 0.75");
+}
+
+/// A one-letter flag's case is part of its name: `rubocop -a` corrects only safe offences and
+/// `-A` all of them, `docker run -p` publishes one port and `-P` every exposed one, `git clean
+/// -x` removes ignored files too and `-X` only those. Lower-cased, each pair was one lesson.
+/// The same flag written alike in two wordings still merges.
+#[test]
+fn a_one_letter_flags_case_names_another_option() {
+    let lx = lexicon();
+    let two = [
+        (
+            "Run rubocop -a before committing so only safe offences are corrected",
+            "Run rubocop -A before committing so only safe offences are corrected",
+        ),
+        (
+            "Publish the API port with docker run -p in the integration job",
+            "Publish the API port with docker run -P in the integration job",
+        ),
+        (
+            "Use git clean -x to wipe build artifacts before packaging the release",
+            "Use git clean -X to wipe build artifacts before packaging the release",
+        ),
+        (
+            "Start the deploy script with set -e so a failed kubectl call stops it",
+            "Start the deploy script with set -E so a failed kubectl call stops it",
+        ),
+    ];
+    let one = [
+        (
+            "Run rubocop -A before committing so every offence is corrected",
+            "Always run `rubocop -A` before you commit, so all offences get corrected",
+        ),
+        (
+            "Run cargo clippy with -D warnings in CI",
+            "Pass -D warnings to cargo clippy in CI so any lint fails the build",
+        ),
+        (
+            "Use git clean -X to drop ignored build output but keep new source files",
+            "git clean -X removes only ignored build output and keeps new source files",
+        ),
+    ];
+    assert_split_and_merged(&lx, &two, &one);
+}

@@ -980,6 +980,7 @@ impl Lexicon {
                 _ => t,
             });
             let t = number(t);
+            let t = short_flag_case(s, t);
             // `dSYMs` names what `dSYM` does (`acronym_plural`).
             let t = match acronym_plural(s) {
                 true => keep_prefix(t, |t| &t[..t.len() - 1]),
@@ -1814,6 +1815,27 @@ fn keep_prefix<'a>(s: Cow<'a, str>, cut: impl FnOnce(&str) -> &str) -> Cow<'a, s
             o.truncate(n);
             Cow::Owned(o)
         }
+    }
+}
+
+/// A one-letter flag keeps the case it is written in: `-a` and `-A` are two options for
+/// most tools (`rubocop -a`/`-A`, `docker run -p`/`-P`, `git clean -x`/`-X`, `set -e`/`-E`),
+/// so a lesson about one is not a lesson about the other. Only the letter right after a
+/// single `-`, alone or before a value (`-p8080`, `-O2`); longer flags (`-XX:MaxRAMPercentage`,
+/// `--Force`) are compared lower-cased, as people spell them either way.
+fn short_flag_case<'a>(s: &str, t: Cow<'a, str>) -> Cow<'a, str> {
+    let b = s.as_bytes();
+    let upper = b.len() >= 2
+        && b[0] == b'-'
+        && b[1].is_ascii_uppercase()
+        && !b.get(2).is_some_and(u8::is_ascii_alphabetic);
+    match upper {
+        true if t.as_bytes().get(1) == Some(&b[1].to_ascii_lowercase()) => {
+            let mut o = t.into_owned();
+            o.replace_range(1..2, &s[1..2]);
+            Cow::Owned(o)
+        }
+        _ => t,
     }
 }
 
