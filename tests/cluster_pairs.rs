@@ -1827,3 +1827,41 @@ fn a_one_letter_flags_case_names_another_option() {
     ];
     assert_split_and_merged(&lx, &two, &one);
 }
+
+/// A PascalCase name is a type's or a product's, as technical as a camelCase one: two rules
+/// that differ only in it (`DbContext` / `HttpClient`, `IOptionsSnapshot` /
+/// `IOptionsMonitor`, `BaseModel` / `TypedDict`) are two lessons, where before the shared frame merged them.
+/// The name is still a word: its plural and a synonym (`PostgreSQL` is `postgres`) meet it.
+#[test]
+fn a_pascal_case_type_name_is_technical() {
+    let lx = lexicon();
+    let two = [
+        (
+            "Use AddDbContext to register DbContext as scoped, never as a singleton",
+            "Use AddHttpClient to register HttpClient as scoped, never as a singleton",
+        ),
+        (
+            "Validate FastAPI request bodies with a Pydantic BaseModel so bad payloads get a 422",
+            "Validate FastAPI request bodies with a TypedDict so bad payloads get a 422 response",
+        ),
+        (
+            "Read the feature flags through IOptionsSnapshot so a config reload is seen per request",
+            "Read the feature flags through IOptionsMonitor so a config reload is seen per request",
+        ),
+    ];
+    let one = [
+        (
+            "Reuse HttpClient instances through IHttpClientFactory instead of creating one per request",
+            "Don't create a new HttpClient per request; get the HttpClients from IHttpClientFactory",
+        ),
+        (
+            "Use PostgreSQL advisory locks so only one worker runs the nightly job",
+            "Take a Postgres advisory lock so only one worker runs the nightly job",
+        ),
+        (
+            "Run Postgres as a StatefulSet so each replica keeps its volume",
+            "Postgres should be a StatefulSet in Kubernetes so every replica keeps its own volume",
+        ),
+    ];
+    assert_split_and_merged(&lx, &two, &one);
+}

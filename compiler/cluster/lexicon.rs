@@ -1006,6 +1006,15 @@ impl Lexicon {
             };
             self.plain_word(lower, out);
             let b = s.as_bytes();
+            // A PascalCase name (`DbContext`, `HttpClient`, `StatefulSet`, `BaseModel`) names a
+            // type or a product, as a camelCase one does: technical, so two lessons that differ
+            // in it are two. Still a word (stemmed, read through the synonyms): `PostgreSQL`
+            // is `postgres`, `HttpClients` is `HttpClient`.
+            if pascal_case(b)
+                && let Some(Item::Word { technical, .. }) = out.last_mut()
+            {
+                *technical = true;
+            }
             if b.len() >= 3
                 && b[0].is_ascii_uppercase()
                 && b[1..].iter().all(u8::is_ascii_lowercase)
@@ -1816,6 +1825,14 @@ fn keep_prefix<'a>(s: Cow<'a, str>, cut: impl FnOnce(&str) -> &str) -> Cow<'a, s
             Cow::Owned(o)
         }
     }
+}
+
+/// Upper case first, then a lower-case letter followed later by an upper-case one: `DbContext`,
+/// `RwLock`, `GitHub`. Not "PRs" or "TTL" (no lower case before a capital), nor "Always".
+fn pascal_case(b: &[u8]) -> bool {
+    b.first().is_some_and(u8::is_ascii_uppercase)
+        && b.windows(2)
+            .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
 }
 
 /// A one-letter flag keeps the case it is written in: `-a` and `-A` are two options for
