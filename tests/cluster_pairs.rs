@@ -1865,3 +1865,49 @@ fn a_pascal_case_type_name_is_technical() {
     ];
     assert_split_and_merged(&lx, &two, &one);
 }
+
+/// Words one side's rule does and the other side needs done first are no overlap when both
+/// sides order their own steps: "tag the release after the release PR is merged" and "merge
+/// the release PR only after CI is green" share the merge, but one rule tags and the other
+/// merges. A side that orders nothing, or the same steps told either way, still merges.
+#[test]
+fn a_shared_precondition_is_not_a_shared_rule() {
+    let lx = lexicon();
+    let two = [
+        (
+            "Tag the release after the release PR is merged",
+            "Merge the release PR only after the CI run is green",
+        ),
+        (
+            "Restart the pods after the ConfigMap is updated",
+            "Update the ConfigMap only after the new image is pushed",
+        ),
+        (
+            "Run the smoke tests after the migration job completes",
+            "Run the migration job only after the backup finishes",
+        ),
+        (
+            "Publish the npm package after the version tag is pushed",
+            "Push the version tag only after the changelog is updated",
+        ),
+    ];
+    let one = [
+        (
+            "Rebuild the search index after upgrading Postgres",
+            "Upgrade Postgres, then rebuild the search index",
+        ),
+        (
+            "Rebuild the search index after upgrading Postgres",
+            "Upgrading Postgres? Rebuild the search index",
+        ),
+        (
+            "Run alembic upgrade head after the new image is deployed",
+            "Once the new image is deployed, run alembic upgrade head",
+        ),
+        (
+            "Run alembic upgrade head after the new image is deployed",
+            "Deploy the new image first, then run alembic upgrade head",
+        ),
+    ];
+    assert_split_and_merged(&lx, &two, &one);
+}
