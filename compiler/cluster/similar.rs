@@ -646,12 +646,13 @@ fn judge_once<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis, may_unrefus
             .filter(|t| t.technical && tech_has_match(t, a))
             .count();
     //    Shared words that are one side's rule and the other's precondition, when both sides
-    //    order their own steps, are no overlap: "tag the release after the release PR is
+    //    order their own steps and their rules share no word at the rule's step, are no
+    //    overlap: "tag the release after the release PR is
     //    merged" and "merge the release PR only after CI is green" share the merge, but one
     //    rule tags and the other merges. (A side that orders nothing, "upgrading Postgres?
     //    rebuild the index", places every word at its rule's step and keeps them all.)
     let orders = |x: &Analysis| (x.tokens.iter()).any(|t| matches!(t.role, Some(Role::Before | Role::After)));
-    let (sa, sb) = if unordered > 0 && orders(a) && orders(b) {
+    let (sa, sb) = if unordered > 0 && steps[1][1] == 0 && orders(a) && orders(b) {
         (sa.saturating_sub(unordered), sb.saturating_sub(unordered))
     } else {
         (sa, sb)
