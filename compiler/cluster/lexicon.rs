@@ -1074,6 +1074,7 @@ impl Lexicon {
                 _ => t,
             });
             let t = number(t);
+            let t = short_flag_case(s, t);
             // `dSYMs` names what `dSYM` does (`acronym_plural`).
             let t = match acronym_plural(s) {
                 true => keep_prefix(t, |t| &t[..t.len() - 1]),
@@ -1099,6 +1100,15 @@ impl Lexicon {
             };
             self.plain_word(lower, out);
             let b = s.as_bytes();
+            // A PascalCase name (`DbContext`, `HttpClient`, `StatefulSet`, `BaseModel`) names a
+            // type or a product, as a camelCase one does: technical, so two lessons that differ
+            // in it are two. Still a word (stemmed, read through the synonyms): `PostgreSQL`
+            // is `postgres`, `HttpClients` is `HttpClient`.
+            if pascal_case(b)
+                && let Some(Item::Word { technical, .. }) = out.last_mut()
+            {
+                *technical = true;
+            }
             if b.len() >= 3
                 && b[0].is_ascii_uppercase()
                 && b[1..].iter().all(u8::is_ascii_lowercase)
@@ -1950,6 +1960,35 @@ fn keep_prefix<'a>(s: Cow<'a, str>, cut: impl FnOnce(&str) -> &str) -> Cow<'a, s
             o.truncate(n);
             Cow::Owned(o)
         }
+    }
+}
+
+/// Upper case first, then a lower-case letter followed later by an upper-case one: `DbContext`,
+/// `RwLock`, `GitHub`. Not "PRs" or "TTL" (no lower case before a capital), nor "Always".
+fn pascal_case(b: &[u8]) -> bool {
+    b.first().is_some_and(u8::is_ascii_uppercase)
+        && b.windows(2)
+            .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+}
+
+/// A one-letter flag keeps the case it is written in: `-a` and `-A` are two options for
+/// most tools (`rubocop -a`/`-A`, `docker run -p`/`-P`, `git clean -x`/`-X`, `set -e`/`-E`),
+/// so a lesson about one is not a lesson about the other. Only the letter right after a
+/// single `-`, alone or before a value (`-p8080`, `-O2`); longer flags (`-XX:MaxRAMPercentage`,
+/// `--Force`) are compared lower-cased, as people spell them either way.
+fn short_flag_case<'a>(s: &str, t: Cow<'a, str>) -> Cow<'a, str> {
+    let b = s.as_bytes();
+    let upper = b.len() >= 2
+        && b[0] == b'-'
+        && b[1].is_ascii_uppercase()
+        && !b.get(2).is_some_and(u8::is_ascii_alphabetic);
+    match upper {
+        true if t.as_bytes().get(1) == Some(&b[1].to_ascii_lowercase()) => {
+            let mut o = t.into_owned();
+            o.replace_range(1..2, &s[1..2]);
+            Cow::Owned(o)
+        }
+        _ => t,
     }
 }
 

@@ -33,7 +33,9 @@
 //! and punctuation (`, ; : . ! ?` end a clause); a chunk that looks technical — a flag
 //! (`--locked`, `-x`), a path (`src/app.py`), a dotted identifier (`os.makedirs`, `.env`),
 //! `snake_case`, `k=v`, a call (`foo()` → `foo`), anything with a digit (versions, codes),
-//! `camelCase` — is kept whole; other chunks are split into Unicode words, but for a
+//! `camelCase` — is kept whole (a one-letter flag keeps its case: `-a` is not `-A`); a
+//! `PascalCase` word (`DbContext`) is a word, stemmed and read through the synonyms, but
+//! technical; other chunks are split into Unicode words, but for a
 //! hyphenated word ending in one of `compound_tails` (`read-only`) or listed in `compounds`
 //! (`opt-in`), kept as one. The word after an
 //! identifier-shaped key and its colon is that setting's value and technical too, stop word or
@@ -104,7 +106,11 @@
 //!    is passed on one side and refused on the other ("with --release" vs "without
 //!    --release"; "never … without --release" is a double negation and refuses nothing);
 //! 5. the content overlap — Dice, 2|A∩B| / (|A|+|B|), over content-token sets — is at least
-//!    `threshold` (the measure and threshold are read from the lexicon);
+//!    `threshold` (the measure and threshold are read from the lexicon); when both sides
+//!    order steps and their rules share no word at the rule's own step, shared words one side states as its rule and the other places only at an
+//!    earlier step, in no order beside other shared words, are not counted as shared ("tag
+//!    the release after the release PR is merged" / "merge the release PR only after CI is
+//!    green");
 //! 6. polarity agrees: no clause that states the rule is negated on one side and asserted on
 //!    the other ("never run X as root when …" vs "run X as root when …"): a lesson and its
 //!    negation are two lessons however many words they share. Each analysis records, per

@@ -549,6 +549,8 @@ fn judge_once<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis, may_unrefus
     let mut steps = [[0u32; 3]; 3];
     // The part of each cell's weight that words explaining the rule on either side make up.
     let mut reasons = [[0u32; 3]; 3];
+    // The number of shared words (not their weight) in each cell, for step 5.
+    let mut placed = [[0usize; 3]; 3];
     let step = |role: Role| match role {
         Role::After => 0,
         Role::Before => 2,
@@ -577,11 +579,15 @@ fn judge_once<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis, may_unrefus
             // Negated on both sides, at their steps: "never deploy before the migration runs"
             // and "never deploy after it runs" place the migration in opposite orders.
             (true, true) => match (x.step, y.step) {
-                (Some(sa), Some(sb)) => steps[step(sa)][step(sb)] += w,
+                (Some(sa), Some(sb)) => {
+                    steps[step(sa)][step(sb)] += w;
+                    placed[step(sa)][step(sb)] += 1;
+                }
                 _ => agree += w,
             },
             (false, false) => {
                 steps[step(ra)][step(rb)] += w;
+                placed[step(ra)][step(rb)] += 1;
                 if x.explains || y.explains {
                     reasons[step(ra)][step(rb)] += w;
                 }
@@ -592,6 +598,9 @@ fn judge_once<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis, may_unrefus
     // The weight of shared words the two place in opposite orders, and of the words that
     // agree only in the reason either side gives.
     let (mut inverted_w, mut reason_w) = (0u32, 0u32);
+    // Shared words that one side's rule does and the other side needs done first or later,
+    // placed in no order beside other shared words.
+    let mut unordered = 0usize;
     for (i, row) in steps.iter().enumerate() {
         for (j, &w) in row.iter().enumerate().filter(|(_, w)| **w > 0) {
             let inverted =
@@ -610,6 +619,8 @@ fn judge_once<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis, may_unrefus
             } else if ordered {
                 agree += w;
                 reason_w += reasons[i][j];
+            } else {
+                unordered += placed[i][j];
             }
         }
     }
@@ -634,6 +645,18 @@ fn judge_once<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis, may_unrefus
             .iter()
             .filter(|t| t.technical && tech_has_match(t, a))
             .count();
+    //    Shared words that are one side's rule and the other's precondition, when both sides
+    //    order their own steps and their rules share no word at the rule's step, are no
+    //    overlap: "tag the release after the release PR is
+    //    merged" and "merge the release PR only after CI is green" share the merge, but one
+    //    rule tags and the other merges. (A side that orders nothing, "upgrading Postgres?
+    //    rebuild the index", places every word at its rule's step and keeps them all.)
+    let orders = |x: &Analysis| (x.tokens.iter()).any(|t| matches!(t.role, Some(Role::Before | Role::After)));
+    let (sa, sb) = if unordered > 0 && steps[1][1] == 0 && orders(a) && orders(b) {
+        (sa.saturating_sub(unordered), sb.saturating_sub(unordered))
+    } else {
+        (sa, sb)
+    };
     let s = score(lx.measure, sa, sb, a.tokens.len(), b.tokens.len());
     if s < lx.threshold {
         return Verdict::Overlap(s);
