@@ -798,20 +798,32 @@ fn lesson_diagnostics<'a>(comp: &'a Compilation, members: &Members, policy_min: 
 /// names its file and line, as the note would have had the experience been alone in its
 /// domain from the start (the fold had dropped the location its members did not share).
 fn drop_attributed_no_candidates(sink: &mut Sink, lessons: &[Lesson], corpus: &Corpus) {
-    if !sink.iter().any(|d| d.code == codes::NO_CANDIDATES) {
-        return;
-    }
-    let attributed: FxSet<(&str, &str)> = (lessons.iter())
-        .flat_map(|l| {
-            (l.history.iter())
-                .filter(|h| {
-                    matches!(h.event, Event::Confirmed | Event::Contradicted)
-                        || (h.event == Event::Admitted
-                            && h.detail.as_deref() == Some(score::CLAIM_GAINED_EVIDENCE))
-                })
-                .flat_map(move |h| h.experiences.iter().map(move |e| (&**e, l.domain.as_str())))
-        })
-        .collect();
+    // Only the (experience, domain) pairs a note names can leave one, so the lessons'
+    // attributions (a million and a half at a million experiences) are looked up among those
+    // on every core, where a set of all of them was filled on one.
+    let attributed: FxSet<(&str, &str)> = {
+        let noted: FxSet<(&str, &str)> = (sink.iter())
+            .filter(|d| d.code == codes::NO_CANDIDATES)
+            .filter_map(|d| Some((d, d.domain.as_deref()?)))
+            .flat_map(|(d, domain)| d.experience_id_iter().map(move |id| (id, domain)))
+            .collect();
+        if noted.is_empty() {
+            return;
+        }
+        let found: Vec<(&str, &str)> = (lessons.par_iter())
+            .flat_map_iter(|l| {
+                (l.history.iter())
+                    .filter(|h| {
+                        matches!(h.event, Event::Confirmed | Event::Contradicted)
+                            || (h.event == Event::Admitted
+                                && h.detail.as_deref() == Some(score::CLAIM_GAINED_EVIDENCE))
+                    })
+                    .flat_map(move |h| h.experiences.iter().map(move |e| (&**e, l.domain.as_str())))
+            })
+            .filter(|pair| noted.contains(pair))
+            .collect();
+        found.into_iter().collect()
+    };
     if attributed.is_empty() {
         return;
     }
@@ -844,11 +856,16 @@ fn drop_attributed_no_candidates(sink: &mut Sink, lessons: &[Lesson], corpus: &C
     if unplaced.is_empty() {
         return;
     }
-    for e in &corpus.experiences {
-        if let Some(notes) = unplaced.get(&*e.id) {
-            for &i in notes {
-                sink[i].location = Some(e.source.clone());
-            }
+    // Their experiences, found on every core and placed in input order (of two with one id,
+    // the later's place stands, as it always did).
+    let placed: Vec<usize> = (corpus.experiences.par_iter().enumerate())
+        .filter(|(_, e)| unplaced.contains_key(&*e.id))
+        .map(|(i, _)| i)
+        .collect();
+    for i in placed {
+        let e = &corpus.experiences[i];
+        for &n in &unplaced[&*e.id] {
+            sink[n].location = Some(e.source.clone());
         }
     }
 }

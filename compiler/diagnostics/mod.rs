@@ -232,7 +232,10 @@ pub fn finalize(diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
     let notes: Vec<Diagnostic> = kept.extract_if(.., |d| d.severity == Severity::Note).collect();
     kept.extend(folding(notes.into_par_iter()));
     sort_in_order(&mut kept);
-    kept.dedup();
+    // Equal neighbours are rare: looked for on every core, and only then removed on one.
+    if kept.par_windows(2).any(|w| w[0] == w[1]) {
+        kept.dedup();
+    }
     kept
 }
 
