@@ -107,8 +107,9 @@
 //!    --release"; "never … without --release" is a double negation and refuses nothing);
 //! 5. the content overlap — Dice, 2|A∩B| / (|A|+|B|), over content-token sets — is at least
 //!    `threshold` (the measure and threshold are read from the lexicon); when both sides
-//!    order steps and their rules share no word at the rule's own step, shared words one side states as its rule and the other places only at an
-//!    earlier step, in no order beside other shared words, are not counted as shared ("tag
+//!    order steps and their rules share no word at the rule's own step, shared words one
+//!    side states as its rule and the other places only at an earlier step, in no order
+//!    beside other shared words, are not counted as shared ("tag
 //!    the release after the release PR is merged" / "merge the release PR only after CI is
 //!    green");
 //! 6. polarity agrees: no clause that states the rule is negated on one side and asserted on
