@@ -699,12 +699,15 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
     // the failed call only as the very next call (`npm install` right after `npm ci`
     // failed), and only when no later success on the key is a closer answer: after `git
     // push` failed, `git status` was a look around, and the `git push` that works later says so.
+    // A look around (`policy.inspect_programs`: `git status`, `kubectl get`) replaces nothing
+    // even when no such call follows: "run `git status` instead of `git push`" is no lesson.
     // A wrapper running another program (`uv run ruff` after `uv run pytest` failed) never
     // answers: only the key is shared.
+    let looks_around = |j: usize| command(j).is_some_and(|c| policy.inspects(c));
     let answers = |i: usize, j: usize| match kin(i, j) {
         Kinship::SameSubcommand | Kinship::SameFile => true,
         Kinship::OtherProgram => false,
-        Kinship::Unrelated => j == i + 1 && !related_later(i, j),
+        Kinship::Unrelated => j == i + 1 && !related_later(i, j) && !looks_around(j),
     };
     // Calls that read the same once their secrets are redacted differ when the secrets did
     // (a retry with the right password): a fix, whose candidate the secret then refuses (N002).
@@ -2135,6 +2138,58 @@ mod tests {
                 "run_shell_command cargo: run `cargo build --locked` instead of `cargo build`",
                 "run_shell_command npm: run `npm install` instead of `npm ci`",
             ]
+        );
+    }
+
+    /// A look around right after a failure (`git status` after a rejected `git push`, `kubectl
+    /// get pods` after a failed `kubectl apply`) replaces nothing: it taught "run `git status`
+    /// instead of `git push …`" when no push worked later. A real replacement right after the
+    /// failure (`npm install` after `npm ci`) still teaches.
+    #[test]
+    fn a_look_around_after_a_failure_is_no_fix() {
+        let cwd = "/home/dev/src/billing-api";
+        let failed = |cmd: &str, error: &str| sh(cmd, cwd, OpStatus::Error, Some(error));
+        let passed = |cmd: &str| sh(cmd, cwd, OpStatus::Ok, None);
+        let learned = |ops: Vec<Operation>| -> Vec<String> {
+            (mechanical(&ops, &rules().policy, &[]).into_iter())
+                .map(|m| m.text)
+                .collect()
+        };
+        let rejected = "! [rejected] main -> main (fetch first) error: failed to push some refs";
+        for look in ["git status", "git log --oneline -5", "git diff origin/main"] {
+            let ops = vec![failed("git push origin main", rejected), passed(look)];
+            assert!(learned(ops).is_empty(), "{look}");
+        }
+        let ops = vec![
+            failed(
+                "kubectl apply -f k8s/ingress.yaml",
+                "error: unable to recognize \"k8s/ingress.yaml\"",
+            ),
+            passed("kubectl get pods -n billing"),
+        ];
+        assert!(learned(ops).is_empty());
+        // The failure waits for its answer past the look around.
+        let ops = vec![
+            failed("git push origin main", rejected),
+            passed("git status"),
+            passed("git push --force-with-lease origin main"),
+        ];
+        assert_eq!(
+            learned(ops),
+            [
+                "run_shell_command git: run `git push --force-with-lease origin main` instead of `git push origin main`"
+            ]
+        );
+        let ops = vec![
+            failed(
+                "npm ci",
+                "npm ERR! `npm ci` can only install packages when your package.json and package-lock.json are in sync",
+            ),
+            passed("npm install"),
+        ];
+        assert_eq!(
+            learned(ops),
+            ["run_shell_command npm: run `npm install` instead of `npm ci`"]
         );
     }
 }

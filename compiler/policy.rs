@@ -104,6 +104,12 @@ pub struct Policy {
     /// policy files written before it still load.
     #[serde(default)]
     pub mutating_programs: Vec<String>,
+    /// Shell runs that only look around (`program` or `program subcommand`: `git status`,
+    /// `kubectl get`): one right after a failed call of another subcommand replaces nothing, so
+    /// it teaches no "run X instead of Y". Case-insensitive, on the program inside its
+    /// wrappers. Optional, so policy files written before it still load.
+    #[serde(default)]
+    pub inspect_programs: Vec<String>,
     /// Top-level argument names that only label a call (Claude Code's `description`, Cursor's
     /// `explanation`): dropped from every call's arguments in normalize. Names match exactly.
     #[serde(default)]
@@ -205,6 +211,20 @@ impl Policy {
             return !self.is_read_only_command(args);
         }
         self.runs_mutating_program(args)
+    }
+
+    /// Does `command` only look around (`inspect_programs`)? An entry without a subcommand
+    /// takes every run of its program.
+    pub fn inspects(&self, command: &crate::opkey::Command) -> bool {
+        self.inspect_programs.iter().any(|entry| {
+            let mut words = entry.split_whitespace();
+            words
+                .next()
+                .is_some_and(|p| p.eq_ignore_ascii_case(&command.program))
+                && words.next().is_none_or(|sub| {
+                    (command.subcommand.as_deref()).is_some_and(|c| c.eq_ignore_ascii_case(sub))
+                })
+        })
     }
 
     /// Does the call's command run one of `mutating_programs`? Arguments that do not mention
