@@ -216,15 +216,11 @@ impl Policy {
     /// Does `command` only look around (`inspect_programs`)? An entry without a subcommand
     /// takes every run of its program.
     pub fn inspects(&self, command: &crate::opkey::Command) -> bool {
-        self.inspect_programs.iter().any(|entry| {
-            let mut words = entry.split_whitespace();
-            words
-                .next()
-                .is_some_and(|p| p.eq_ignore_ascii_case(&command.program))
-                && words.next().is_none_or(|sub| {
-                    (command.subcommand.as_deref()).is_some_and(|c| c.eq_ignore_ascii_case(sub))
-                })
-        })
+        lists_run(
+            &self.inspect_programs,
+            &command.program,
+            command.subcommand.as_deref(),
+        )
     }
 
     /// Does the call's command run one of `mutating_programs`? Arguments that do not mention
@@ -238,13 +234,7 @@ impl Policy {
             return false;
         };
         let (program, sub) = crate::opkey::program_and_subcommand(&command);
-        self.mutating_programs.iter().any(|m| {
-            let mut words = m.split_whitespace();
-            words.next().is_some_and(|p| p.eq_ignore_ascii_case(&program))
-                && words
-                    .next()
-                    .is_none_or(|w| sub.is_some_and(|s| s.eq_ignore_ascii_case(w)))
-        })
+        lists_run(&self.mutating_programs, &program, sub)
     }
 
     fn is_read_only_command(&self, args: &Args) -> bool {
@@ -358,6 +348,19 @@ impl Policy {
         }
         Some(cur.to_string())
     }
+}
+
+/// Does a list of `program` / `program subcommand` entries (`mutating_programs`,
+/// `inspect_programs`) name this run? Case-insensitive; an entry without a subcommand takes
+/// every run of its program.
+fn lists_run(entries: &[String], program: &str, sub: Option<&str>) -> bool {
+    entries.iter().any(|entry| {
+        let mut words = entry.split_whitespace();
+        words.next().is_some_and(|p| p.eq_ignore_ascii_case(program))
+            && words
+                .next()
+                .is_none_or(|w| sub.is_some_and(|s| s.eq_ignore_ascii_case(w)))
+    })
 }
 
 /// `label_args` as the quoted names looked for in a call's JSON text: a label is a key, so its
