@@ -247,6 +247,9 @@ struct Texts<'a> {
     prints: Vec<u64>,
     /// Per slot, the length of the longest acronym its text writes (`acronym_len`).
     acronyms: Vec<u8>,
+    /// Per slot, what `similar::spelled_out` needs of its text and can find in it: most pairs
+    /// the walk judges could never be one lesson through an acronym, and skip that try.
+    spell: Vec<similar::SpellBits>,
     /// Per slot, its index keys (`index_keys` of each token, in token order) as numbers: the
     /// blocks' inverted indexes are keyed by these, so pairing hashes integers, not strings.
     keys: Vec<u32>,
@@ -270,6 +273,7 @@ impl<'a> Texts<'a> {
             analyses: Vec<Analysis>,
             prints: Vec<u64>,
             acronyms: Vec<u8>,
+            spell: Vec<similar::SpellBits>,
             keys: Vec<u32>,
             key_counts: Vec<u32>,
             dictionary: Vec<String>,
@@ -284,6 +288,7 @@ impl<'a> Texts<'a> {
                     .collect();
                 let mut prints = Vec::with_capacity(analyses.len());
                 let acronyms = analyses.iter().map(acronym_len).collect();
+                let spell = analyses.iter().map(similar::SpellBits::of).collect();
                 let (mut keys, mut key_counts) = (Vec::new(), Vec::with_capacity(analyses.len()));
                 let mut dictionary = Vec::new();
                 let mut local: FxMap<&str, u32> = FxMap::default();
@@ -308,6 +313,7 @@ impl<'a> Texts<'a> {
                     analyses,
                     prints,
                     acronyms,
+                    spell,
                     keys,
                     key_counts,
                     dictionary,
@@ -336,6 +342,7 @@ impl<'a> Texts<'a> {
         key_start.push(0u32);
         let (mut analyses, mut prints) = (Vec::with_capacity(texts.len()), Vec::with_capacity(texts.len()));
         let mut acronyms = Vec::with_capacity(texts.len());
+        let mut spell = Vec::with_capacity(texts.len());
         for b in batches {
             for n in b.key_counts {
                 key_start.push(key_start.last().copied().unwrap_or(0) + n);
@@ -343,6 +350,7 @@ impl<'a> Texts<'a> {
             analyses.extend(b.analyses);
             prints.extend(b.prints);
             acronyms.extend(b.acronyms);
+            spell.extend(b.spell);
         }
         Texts {
             slot,
@@ -350,6 +358,7 @@ impl<'a> Texts<'a> {
             analyses,
             prints,
             acronyms,
+            spell,
             keys: renumbered.concat(),
             key_start,
         }
@@ -513,12 +522,28 @@ impl Block<'_> {
                     if best.is_some_and(|(b, _)| bound < b) {
                         break;
                     }
-                    let anchor = &distinct[slots[clusters[k].0]];
-                    let judged = if spelled {
-                        similar::spelled_out(lx, anchor, an)
-                    } else {
-                        similar::compare(lx, anchor, an)
+                    let anchor_slot = slots[clusters[k].0];
+                    let anchor = &distinct[anchor_slot];
+                    // Most pairs could not be one lesson through an acronym (`SpellBits`):
+                    // those are judged without trying to spell one out, which finds nothing.
+                    let may_spell =
+                        similar::SpellBits::may_spell(texts.spell[anchor_slot], texts.spell[slot]);
+                    let judged = match (spelled, may_spell) {
+                        (false, true) => similar::compare(lx, anchor, an),
+                        (false, false) => similar::judged(lx, anchor, an),
+                        (true, true) => similar::spelled_out(lx, anchor, an),
+                        (true, false) => None,
                     };
+                    debug_assert!(
+                        may_spell
+                            || judged
+                                == if spelled {
+                                    similar::spelled_out(lx, anchor, an)
+                                } else {
+                                    similar::compare(lx, anchor, an)
+                                },
+                        "SpellBits ruled out an acronym spelled out"
+                    );
                     if let Some(s) = judged
                         && best.is_none_or(|(b, bk)| s > b || (s == b && k < bk))
                     {

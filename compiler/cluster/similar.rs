@@ -193,6 +193,15 @@ pub(crate) fn compare(lx: &Lexicon, a: &Analysis, b: &Analysis) -> Option<f64> {
     }
 }
 
+/// `compare` of a pair `spelled_out` finds nothing in (`SpellBits::may_spell` is false): the
+/// judgement alone.
+pub(crate) fn judged(lx: &Lexicon, a: &Analysis, b: &Analysis) -> Option<f64> {
+    match judge(lx, a, b) {
+        Verdict::Same(s) => Some(s),
+        _ => None,
+    }
+}
+
 /// Two texts that are one lesson once an acronym one writes is read as the words the other
 /// spells it out in ("mask PII in application logs" / "mask personally identifiable
 /// information in the app logs", "set a short TTL" / "lower the time to live"): the score,
@@ -257,6 +266,59 @@ fn spell(side: &Analysis, other: &Analysis) -> Option<Analysis> {
         }
     }
     None
+}
+
+/// What `spell` needs of a text and what it can find in one, as sets of letter pairs (128
+/// bits, a pair's bit from `pair_bit`), for a caller that compares many pairs: `spell(side,
+/// other)` finds a run only where `need` of `side` and `pairs` of `other` share a bit. A run
+/// starts with two plain words next to each other in `other`'s order, the first starting with
+/// the acronym's first letter and the second with its second letter, or its third when the
+/// second stands for a dropped stop word. Most pairs a walk compares share no such pair.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SpellBits {
+    /// The first two letters of each acronym (`Token::acronym`), and the first and third.
+    need: u128,
+    /// The first letters of each two plain words next to each other.
+    pairs: u128,
+}
+
+impl SpellBits {
+    pub(crate) fn of(a: &Analysis) -> SpellBits {
+        let mut bits = SpellBits::default();
+        for t in a.tokens.iter().filter(|t| t.acronym && !t.technical) {
+            if let [first, second, rest @ ..] = t.text.as_bytes() {
+                bits.need |= pair_bit(*first, *second);
+                if let Some(third) = rest.first() {
+                    bits.need |= pair_bit(*first, *third);
+                }
+            }
+        }
+        let initial = |&(i, tech): &(u32, bool)| {
+            let t = &a.tokens[i as usize];
+            if tech || t.technical {
+                None
+            } else {
+                t.text.as_bytes().first().copied()
+            }
+        };
+        for w in a.seq.windows(2) {
+            if let (Some(x), Some(y)) = (initial(&w[0]), initial(&w[1])) {
+                bits.pairs |= pair_bit(x, y);
+            }
+        }
+        bits
+    }
+
+    /// May `spelled_out` find an acronym of either text spelled out in the other? `false`
+    /// only where it surely finds none.
+    pub(crate) fn may_spell(a: SpellBits, b: SpellBits) -> bool {
+        a.need & b.pairs != 0 || b.need & a.pairs != 0
+    }
+}
+
+/// A pair of first letters' bit in `SpellBits` (distinct letter pairs may share one).
+fn pair_bit(x: u8, y: u8) -> u128 {
+    1 << ((u32::from(x) * 37 + u32::from(y)) % 128)
 }
 
 /// `analysis` with the tokens at `run` (indexes into its tokens) made one token, `acronym`'s

@@ -967,3 +967,69 @@ fn the_sequence_names_tokens_sorted_in_byte_order() {
     assert!(a.token("cargo").is_some_and(|t| t.technical));
     assert_eq!(acronym_len(&l.analyze("Keep PII out of logs")), 3);
 }
+
+/// The walk skips `spelled_out` where `SpellBits` says it can find nothing: every pair it
+/// finds an acronym spelled out in (either side writing it, a stop word for one letter) is let
+/// through, and pairs that write an acronym no neighbouring words of the other start with
+/// are ruled out.
+#[test]
+fn spell_bits_never_rule_out_a_spelled_out_acronym() {
+    let l = lx();
+    let bits = |t: &str| similar::SpellBits::of(&l.analyze(t));
+    let spelled = [
+        (
+            "Never write PII to the nginx access logs",
+            "Never write personally identifiable information to the nginx access logs",
+        ),
+        (
+            "Set a TTL on every Redis session key",
+            "Always set a time to live on each Redis session key",
+        ),
+        (
+            "Use SSR for the product pages in Next.js",
+            "Use server-side rendering for the product pages in Next.js",
+        ),
+        (
+            "Turn on MFA for every GitHub organization owner",
+            "Turn on multi-factor authentication for every GitHub organization owner",
+        ),
+        (
+            "Purge the CDN cache after every npm run build of the storefront",
+            "Purge the content delivery network cache after every npm run build of the storefront",
+        ),
+    ];
+    for (a, b) in spelled {
+        let (x, y) = (l.analyze(a), l.analyze(b));
+        assert!(
+            similar::spelled_out(&l, &x, &y).is_some(),
+            "{a} / {b}: not spelled out"
+        );
+        assert!(
+            similar::spelled_out(&l, &y, &x).is_some(),
+            "{b} / {a}: not spelled out"
+        );
+        assert!(similar::SpellBits::may_spell(bits(a), bits(b)), "{a} / {b}");
+        assert!(similar::SpellBits::may_spell(bits(b), bits(a)), "{b} / {a}");
+    }
+    for (a, b) in [
+        (
+            "Run pytest -x in CI before merging the PR",
+            "Run cargo test --locked in CI before merging the PR",
+        ),
+        (
+            "Pin the terraform provider version before running plan in CI",
+            "Run ruff check --fix before pushing to the API repository",
+        ),
+        (
+            "Run kubectl rollout status after kubectl apply in CI",
+            "Run npm ci instead of npm install in CI",
+        ),
+    ] {
+        let (x, y) = (l.analyze(a), l.analyze(b));
+        assert!(similar::spelled_out(&l, &x, &y).is_none(), "{a} / {b}");
+        assert!(
+            !similar::SpellBits::may_spell(bits(a), bits(b)),
+            "{a} / {b}: not ruled out"
+        );
+    }
+}
