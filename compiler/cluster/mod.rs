@@ -250,6 +250,9 @@ struct Texts<'a> {
     /// Per slot, what `similar::spelled_out` needs of its text and can find in it: most pairs
     /// the walk judges could never be one lesson through an acronym, and skip that try.
     spell: Vec<similar::SpellBits>,
+    /// Per slot, what `similar::judge`'s first step reads of its text: most pairs the walk
+    /// judges fail there, and those it can tell from the bits are not judged.
+    tech: Vec<similar::TechBits>,
     /// Per slot, its index keys (`index_keys` of each token, in token order) as numbers: the
     /// blocks' inverted indexes are keyed by these, so pairing hashes integers, not strings.
     keys: Vec<u32>,
@@ -274,6 +277,7 @@ impl<'a> Texts<'a> {
             prints: Vec<u64>,
             acronyms: Vec<u8>,
             spell: Vec<similar::SpellBits>,
+            tech: Vec<similar::TechBits>,
             keys: Vec<u32>,
             key_counts: Vec<u32>,
             dictionary: Vec<String>,
@@ -289,6 +293,7 @@ impl<'a> Texts<'a> {
                 let mut prints = Vec::with_capacity(analyses.len());
                 let acronyms = analyses.iter().map(acronym_len).collect();
                 let spell = analyses.iter().map(similar::SpellBits::of).collect();
+                let tech = analyses.iter().map(similar::TechBits::of).collect();
                 let (mut keys, mut key_counts) = (Vec::new(), Vec::with_capacity(analyses.len()));
                 let mut dictionary = Vec::new();
                 let mut local: FxMap<&str, u32> = FxMap::default();
@@ -314,6 +319,7 @@ impl<'a> Texts<'a> {
                     prints,
                     acronyms,
                     spell,
+                    tech,
                     keys,
                     key_counts,
                     dictionary,
@@ -343,6 +349,7 @@ impl<'a> Texts<'a> {
         let (mut analyses, mut prints) = (Vec::with_capacity(texts.len()), Vec::with_capacity(texts.len()));
         let mut acronyms = Vec::with_capacity(texts.len());
         let mut spell = Vec::with_capacity(texts.len());
+        let mut tech = Vec::with_capacity(texts.len());
         for b in batches {
             for n in b.key_counts {
                 key_start.push(key_start.last().copied().unwrap_or(0) + n);
@@ -351,6 +358,7 @@ impl<'a> Texts<'a> {
             prints.extend(b.prints);
             acronyms.extend(b.acronyms);
             spell.extend(b.spell);
+            tech.extend(b.tech);
         }
         Texts {
             slot,
@@ -359,6 +367,7 @@ impl<'a> Texts<'a> {
             prints,
             acronyms,
             spell,
+            tech,
             keys: renumbered.concat(),
             key_start,
         }
@@ -528,8 +537,15 @@ impl Block<'_> {
                     // those are judged without trying to spell one out, which finds nothing.
                     let may_spell =
                         similar::SpellBits::may_spell(texts.spell[anchor_slot], texts.spell[slot]);
+                    // And most fail the first step of the judgement, each naming a tool the other
+                    // lacks (`TechBits`): without an acronym to spell out, that is the end.
                     let judged = match (spelled, may_spell) {
                         (false, true) => similar::compare(lx, anchor, an),
+                        (false, false)
+                            if similar::TechBits::vetoed(&texts.tech[anchor_slot], &texts.tech[slot]) =>
+                        {
+                            None
+                        }
                         (false, false) => similar::judged(lx, anchor, an),
                         (true, true) => similar::spelled_out(lx, anchor, an),
                         (true, false) => None,

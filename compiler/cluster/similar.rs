@@ -102,6 +102,81 @@ fn unmatched<'a>(side: &'a Analysis, other: &Analysis) -> (Option<&'a Token>, Op
     (rule, reason)
 }
 
+/// What step 1 (`unmatched`) reads of a text, as 64-bit sets of texts (a text's bit from
+/// `name_bits`), for a caller that judges many pairs: most pairs a walk judges fail there,
+/// each side naming a tool the other lacks, which `unmatched` finds by scanning the other
+/// side's tokens for each technical token. `names` holds every token's text and, for a
+/// technical token, the texts `tech_match` can find it under (`name_bits`); a token whose own
+/// such set meets no bit of the other side's `names` has no match there. `rule` and `reason`
+/// are those sets of the first technical tokens `unmatched` reads (not an alternative the
+/// side turns down), in the rule and in the reason (0: none).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct TechBits {
+    names: u64,
+    rule: [u64; 3],
+    reason: [u64; 2],
+}
+
+impl TechBits {
+    pub(crate) fn of(a: &Analysis) -> TechBits {
+        let mut bits = TechBits::default();
+        let takes = takes_technical(a);
+        let (mut r, mut x) = (0, 0);
+        for t in &a.tokens {
+            if !t.technical {
+                bits.names |= name_bit(t.text.as_bytes());
+                continue;
+            }
+            let own = name_bits(&t.text);
+            bits.names |= own;
+            if takes && refuses(t) {
+                continue;
+            }
+            let (slots, n) = if t.explains {
+                (&mut bits.reason[..], &mut x)
+            } else {
+                (&mut bits.rule[..], &mut r)
+            };
+            if let Some(slot) = slots.get_mut(*n) {
+                *slot = own;
+                *n += 1;
+            }
+        }
+        bits
+    }
+
+    /// Does step 1 surely veto the pair: both sides have a technical token that no token of
+    /// the other can match, both in the rule or both in the reason? `false` when it may not.
+    pub(crate) fn vetoed(a: &TechBits, b: &TechBits) -> bool {
+        let lacks = |own: &[u64], other: u64| own.iter().any(|&t| t != 0 && t & other == 0);
+        lacks(&a.rule, b.names) && lacks(&b.rule, a.names)
+            || lacks(&a.reason, b.names) && lacks(&b.reason, a.names)
+    }
+}
+
+/// A text's bit in `TechBits` (distinct texts may share one; never 0).
+fn name_bit(text: &[u8]) -> u64 {
+    let mut h = super::fx::Fx::default();
+    std::hash::Hasher::write(&mut h, text);
+    1 << (std::hash::Hasher::finish(&h).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58)
+}
+
+/// The bits of every text `tech_match` can match technical token `text` with: itself, each
+/// part after a `.` or `/` (a longer token ends with it, or it ends with the other), and for a
+/// flag each part before an `=` (it is that flag with a value, or the other is it with one).
+fn name_bits(text: &str) -> u64 {
+    let b = text.as_bytes();
+    let mut bits = name_bit(b);
+    for (i, &c) in b.iter().enumerate() {
+        if c == b'.' || c == b'/' {
+            bits |= name_bit(&b[i + 1..]);
+        } else if c == b'=' && b[0] == b'-' {
+            bits |= name_bit(&b[..i]);
+        }
+    }
+    bits
+}
+
 /// Calls `f` for each pair of tokens with the same text: both lists are sorted by text, each
 /// text once, so one merge walk finds them all.
 fn same_text<'a>(a: &'a [Token], b: &'a [Token], mut f: impl FnMut(&'a Token, &'a Token)) {
@@ -293,13 +368,11 @@ impl SpellBits {
                 }
             }
         }
+        // A word's first byte is its head's top byte (0 for an empty text, which no acronym
+        // letter is): read without following the text's pointer.
         let initial = |&(i, tech): &(u32, bool)| {
             let t = &a.tokens[i as usize];
-            if tech || t.technical {
-                None
-            } else {
-                t.text.as_bytes().first().copied()
-            }
+            (!tech && !t.technical).then_some((t.head >> 56) as u8)
         };
         for w in a.seq.windows(2) {
             if let (Some(x), Some(y)) = (initial(&w[0]), initial(&w[1])) {

@@ -1033,3 +1033,59 @@ fn spell_bits_never_rule_out_a_spelled_out_acronym() {
         );
     }
 }
+
+/// The walk skips the judgement where `TechBits` says its first step vetoes the pair: never
+/// where a technical token of one side matches one of the other by a `.`/`/` suffix or as a
+/// flag with a value (`react.useEffect` ~ `useEffect`, `tests/test_app.py` ~ `test_app.py`,
+/// `--max-old-space-size=4096` ~ `--max-old-space-size`), and where two lessons name other
+/// tools in their rules it is ruled out without the scan.
+#[test]
+fn tech_bits_veto_only_what_the_first_step_vetoes() {
+    let l = lx();
+    let bits = |t: &str| similar::TechBits::of(&l.analyze(t));
+    let technical = |a: &str, b: &str| {
+        matches!(
+            similar::verdict(&l, &l.analyze(a), &l.analyze(b)),
+            Verdict::Technical(..)
+        )
+    };
+    for (a, b) in [
+        (
+            "Return a cleanup function from react.useEffect in the dashboard to avoid leaks",
+            "Return a cleanup function from useEffect in the dashboard to avoid leaks",
+        ),
+        (
+            "Run pytest tests/test_app.py before pushing the payments service",
+            "Run pytest test_app.py before pushing the payments service",
+        ),
+        (
+            "Start node with --max-old-space-size=4096 for the webpack build",
+            "Start node with --max-old-space-size for the webpack build",
+        ),
+        (
+            "Pass -XX:MaxRAMPercentage=75 to the JVM in every container",
+            "Pass -XX:MaxRAMPercentage=50 to the JVM in every container",
+        ),
+    ] {
+        assert!(!similar::TechBits::vetoed(&bits(a), &bits(b)), "{a} / {b}");
+        assert!(!similar::TechBits::vetoed(&bits(b), &bits(a)), "{b} / {a}");
+        let vetoed_by_step_one = technical(a, b);
+        assert_eq!(vetoed_by_step_one, a.contains("=75"), "{a} / {b}");
+    }
+    for (a, b) in [
+        (
+            "Run pytest -x before pushing to main",
+            "Run cargo test --locked before pushing to main",
+        ),
+        (
+            "Run terraform plan before terraform apply in CI",
+            "Run kubectl diff before kubectl apply in CI",
+        ),
+    ] {
+        assert!(technical(a, b), "{a} / {b}: not a technical veto");
+        assert!(
+            similar::TechBits::vetoed(&bits(a), &bits(b)),
+            "{a} / {b}: not ruled out"
+        );
+    }
+}
