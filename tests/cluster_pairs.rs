@@ -1914,7 +1914,9 @@ fn fresh13_pairs_precision_and_recall() {
 /// SQL's `NOT NULL`, `NOT EXISTS` and `NOT IN` in capitals are code, one technical token, and
 /// negate nothing: "add a NOT NULL constraint" asks for a constraint, so "do not add a NOT
 /// NULL constraint" is its negation (read as two negations, the pair was one lesson). A `NOT`
-/// in capitals for emphasis still negates, and the same constraint told two ways merges.
+/// in capitals for emphasis still negates, and the same constraint told two ways merges; a
+/// clause that asserts a count ("in three steps") mirrors no negated clause without it ("never
+/// … in one step"), which the two negated `null`s had hidden.
 #[test]
 fn sql_not_keywords_in_capitals_are_no_negation() {
     let lx = lexicon();
@@ -1940,6 +1942,11 @@ fn sql_not_keywords_in_capitals_are_no_negation() {
         (
             "Add a NOT NULL constraint to the email column in the migration",
             "In the migration, add a NOT NULL constraint on the email column",
+        ),
+        // A count says how: this negation turns down the one step, not the column.
+        (
+            "Never add a NOT NULL column in one step; add nullable, backfill, then set NOT NULL.",
+            "Add a NOT NULL column in three steps: add it nullable, backfill, then set NOT NULL.",
         ),
     ];
     assert_split_and_merged(&lx, &two, &one);
@@ -1980,11 +1987,13 @@ fn a_capitalized_program_in_prose_is_no_command() {
     assert!(a.tokens.iter().all(|t| &*t.text != "docker build"));
 }
 
-/// Two rules that are a minimal pair stay two lessons when their reasons differ: "run the API
+/// Two rules that are a minimal pair stay two lessons when both give a reason: "run the API
 /// as a Deployment … so Kubernetes replaces failed pods" and "… as a StatefulSet … so pods
 /// keep stable names" (each reason told its own rule apart, so the whole texts were no minimal
 /// pair and merged on their shared rule words). A paraphrase that moves a word between its
-/// rule and its reason, or names one word in two forms, still merges.
+/// rule and its reason, or names one word in two forms, still merges, and so does a rule
+/// without a reason reworded against one with a reason ("does nothing until the process
+/// restarts" / "only apply after a restart, since …").
 #[test]
 fn rules_swapped_in_place_split_whatever_their_reasons() {
     let lx = lexicon();
@@ -2018,6 +2027,10 @@ fn rules_swapped_in_place_split_whatever_their_reasons() {
         (
             "Run kubectl rollout status after kubectl apply to wait until the new pods are ready",
             "After kubectl apply, wait for the new pods with kubectl rollout status",
+        ),
+        (
+            "Editing values.yaml does nothing until the process restarts.",
+            "Changes to values.yaml only apply after a restart, since it is read once at startup.",
         ),
     ];
     assert_split_and_merged(&lx, &two, &one);

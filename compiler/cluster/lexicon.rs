@@ -72,6 +72,8 @@ struct File {
     #[serde(default)]
     keyword_negations: Vec<String>,
     #[serde(default)]
+    counts: Vec<String>,
+    #[serde(default)]
     inflection: InflectionFile,
 }
 
@@ -175,6 +177,9 @@ pub struct Lexicon {
     /// Stems of the keywords that follow a `NOT` in capitals in code (SQL's `NOT NULL`, `NOT
     /// EXISTS`): the two are one technical token, no negation (`join_keyword_negations`).
     keyword_negations: HashSet<String>,
+    /// Number words (`counts`), stemmed: a count names how, so a clause that asserts one is
+    /// no mirror of a negated clause without it (`similar::mirrored`).
+    pub(crate) counts: HashSet<String>,
     min_length: usize,
     exceptions: HashMap<String, String>,
     stages: Vec<Vec<SuffixRule>>,
@@ -683,6 +688,7 @@ impl Lexicon {
             compound_tails: f.compound_tails.iter().map(|s| s.to_lowercase()).collect(),
             compounds: f.compounds.iter().map(|s| s.to_lowercase()).collect(),
             keyword_negations: HashSet::default(),
+            counts: HashSet::default(),
             min_length: f.inflection.min_length,
             exceptions: f
                 .inflection
@@ -768,6 +774,7 @@ impl Lexicon {
         }
         lx.synonyms = synonyms;
         lx.keyword_negations = f.keyword_negations.iter().map(|w| stem(&lx, w)).collect();
+        lx.counts = f.counts.iter().map(|w| lx.canon(&stem(&lx, w))).collect();
         lx.movable = f.movable.iter().map(|w| lx.canon(&stem(&lx, w))).collect();
         lx.negating_verbs = f.negating_verbs.iter().map(|w| lx.canon(&stem(&lx, w))).collect();
         let mut phrases = Vec::new();

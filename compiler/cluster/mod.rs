@@ -100,7 +100,7 @@
 //!    no role to change). A technical token and a plain word trade no places: "Node
 //!    terminates … (since v15)" and "Since Node 15 … terminates" move a clause. A verb the lexicon calls `movable` (`run`) may
 //!    frame such a pair but is never one of it: "before running aws commands" and "before
-//!    any aws command runs" put it on either side of its object. When either side gives a
+//!    any aws command runs" put it on either side of its object. When both sides give a
 //!    reason, the rules alone (the words outside the clauses that explain) are no such pair
 //!    either, framed by a shared word, with no word of either run anywhere in the other text
 //!    and none two forms of one word: "run the API as a [Deployment] … so Kubernetes replaces
@@ -126,7 +126,8 @@
 //!    (`so`, `because`, `since`, `otherwise`, `unless`, `to avoid …`), `without …` and the
 //!    negations of a text with `unless` record none. Clauses are compared, not words: a
 //!    clause negated on one side must be asserted by one clause of the other in mostly the
-//!    same words (Jaccard ≥ `polarity_overlap`, or the same words throughout), and the two
+//!    same words (Jaccard ≥ `polarity_overlap`, or the same words throughout) and no count
+//!    (`counts`: "in three steps") the negating side lacks, and the two
 //!    must negate none of its words together. It is checked last, and only when a shared
 //!    word is negated on one side and asserted on the other: few pairs pay for it.
 

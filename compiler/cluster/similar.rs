@@ -804,6 +804,15 @@ fn mirrored<'a>(lx: &Lexicon, side: &'a Analysis, other: &'a Analysis, together:
         });
         let n = words_in(side, &|t| negated_by(t, k));
         for (j, &c) in shared.iter().enumerate().filter(|(_, c)| **c > 0) {
+            // A clause that asserts a count the negating side never names says how, and turns
+            // down nothing: "never add a NOT NULL column in one step; …" and "add a NOT NULL
+            // column in three steps: …" are one lesson.
+            let counted = (other.tokens.iter()).any(|t| {
+                t.asserted_in >> j & 1 == 1 && lx.counts.contains(&*t.text) && side.find(t).is_none()
+            });
+            if counted {
+                continue;
+            }
             let p = words_in(other, &|t| t.asserted_in >> j & 1 == 1);
             let same_words = || {
                 side.tokens.len() == other.tokens.len()
@@ -1011,7 +1020,7 @@ fn minimal_pair<'a>(a: &'a Analysis, b: &'a Analysis, k: usize) -> bool {
         .is_some_and(|(u, v)| !same_start(&u.text, &v.text) && !u.explains && !v.explains)
 }
 
-/// The rules alone are a minimal pair, when either side also gives a reason: "run the API as
+/// The rules alone are a minimal pair, when both sides also give a reason: "run the API as
 /// a [Deployment] with three replicas so Kubernetes replaces failed pods" and "… as a
 /// [StatefulSet] with three replicas so pods keep stable names" state two rules, whatever
 /// their reasons say. Each side's words outside the clauses that explain it, in order, are
@@ -1019,10 +1028,14 @@ fn minimal_pair<'a>(a: &'a Analysis, b: &'a Analysis, k: usize) -> bool {
 /// word; stricter than `minimal_pair`, as the reasons may carry what a paraphrase moved: no
 /// word of either run is anywhere in the other text ("use git pull --rebase [to avoid merge
 /// commits on feature branches]" / "[on feature branches], pull with --rebase …"), nor one
-/// word in two forms the stemmer left apart ("run the linter" / "lint locally").
+/// word in two forms the stemmer left apart ("run the linter" / "lint locally"). A side
+/// without a reason is its rule, and the whole-text `minimal_pair` already compares it: a
+/// rule reworded in one word against a rule with its reason ("editing values.yaml does
+/// nothing until the process restarts" / "changes to values.yaml only apply after a restart,
+/// since …") is no swap.
 fn rules_swapped<'a>(a: &'a Analysis, b: &'a Analysis, k: usize) -> bool {
     let explains = |side: &Analysis| side.tokens.iter().any(|t| t.explains);
-    if k == 0 || !(explains(a) || explains(b)) {
+    if k == 0 || !(explains(a) && explains(b)) {
         return false;
     }
     // Each side's rule: its sequence without the words that explain (walked, not collected:
