@@ -26,50 +26,54 @@ pub fn first_seen<'a, 's, T: Sync>(
         })
         .collect();
     hashed.par_sort_unstable();
-    // Per run of one hash: its distinct texts (almost always one) with the first item that
-    // has each, and each item's text among them.
-    type Run<'s> = (Vec<(u32, &'s str)>, Vec<(u32, u32)>);
-    let runs: Vec<Run> = hashed
+    // Each item's leader, the first item with its text: in a run of one hash (sorted by
+    // item), the first member with each text. A run almost always holds one text, which needs
+    // no list of texts (a list per run was a million small allocations to make and free).
+    let text = &text;
+    let leaders: Vec<(u32, u32)> = hashed
         .par_chunk_by(|a, b| a.0 == b.0)
-        .map(|run| {
-            let mut texts: Vec<(u32, &str)> = Vec::with_capacity(1);
-            let members = (run.iter())
-                .map(|&(_, i)| {
-                    let t = text(&items[i as usize]).unwrap_or_default();
-                    let at = texts.iter().position(|x| x.1 == t).unwrap_or_else(|| {
-                        texts.push((i, t));
-                        texts.len() - 1
-                    });
-                    (i, at as u32)
-                })
-                .collect();
-            (texts, members)
+        .flat_map_iter(|run| {
+            let first = run[0].1;
+            let first_text = text(&items[first as usize]).unwrap_or_default();
+            // The run's other texts with their leaders, in the rare run that has any.
+            let mut others: Vec<(u32, &str)> = Vec::new();
+            run.iter().map(move |&(_, i)| {
+                let t = text(&items[i as usize]).unwrap_or_default();
+                if i == first || t == first_text {
+                    return (i, first);
+                }
+                let leader = match others.iter().find(|o| o.1 == t) {
+                    Some(o) => o.0,
+                    None => {
+                        others.push((i, t));
+                        i
+                    }
+                };
+                (i, leader)
+            })
         })
         .collect();
     drop(hashed);
-    // Texts numbered in run order, then ranked by their first item.
-    let mut first: Vec<(u32, u32)> = Vec::with_capacity(runs.len());
-    let mut run_start = Vec::with_capacity(runs.len());
-    let mut found = Vec::with_capacity(runs.len());
-    for (texts, _) in &runs {
-        run_start.push(found.len() as u32);
-        for &(i, t) in texts {
-            first.push((i, found.len() as u32));
-            found.push(t);
-        }
-    }
-    first.par_sort_unstable();
-    let mut rank = vec![0u32; found.len()];
-    for (r, &(_, t)) in first.iter().enumerate() {
-        rank[t as usize] = r as u32;
-    }
     let mut position = vec![u32::MAX; items.len()];
-    for ((_, members), start) in runs.iter().zip(run_start) {
-        for &(i, at) in members {
-            position[i as usize] = rank[(start + at) as usize];
-        }
+    for &(i, leader) in &leaders {
+        position[i as usize] = leader;
     }
-    let texts = first.iter().map(|&(_, t)| found[t as usize]).collect();
+    drop(leaders);
+    // In item order a text's leader comes before its other items: it takes the next number,
+    // and each later item the number its leader took.
+    let mut texts = Vec::new();
+    for i in 0..position.len() {
+        let leader = position[i];
+        if leader == u32::MAX {
+            continue;
+        }
+        position[i] = if leader as usize == i {
+            texts.push(text(&items[i]).unwrap_or_default());
+            (texts.len() - 1) as u32
+        } else {
+            position[leader as usize]
+        };
+    }
     (position, texts)
 }
 
@@ -163,6 +167,11 @@ mod tests {
             // "go" and must still come out as texts of their own.
             Some("go\0"),
             Some("go"),
+            // A third text of that hash, met between repeats of the other two.
+            Some("go\0"),
+            Some("go\0\0"),
+            Some("go"),
+            Some("go\0\0"),
         ];
         let (position, texts) = first_seen(&items, |t| *t);
         assert_eq!(
@@ -174,9 +183,10 @@ mod tests {
                 "",
                 "go\0",
                 "go",
+                "go\0\0",
             ]
         );
-        assert_eq!(position, vec![0, 1, 0, u32::MAX, 1, 2, 3, 4, 5]);
+        assert_eq!(position, vec![0, 1, 0, u32::MAX, 1, 2, 3, 4, 5, 4, 6, 5, 6]);
     }
 
     #[test]

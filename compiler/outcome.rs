@@ -88,12 +88,15 @@ fn latest_runs<'a>(exp: &'a Experience, policy: &Policy) -> (Vec<Run<'a>>, Vec<R
     if latest.is_empty() {
         return (Vec::new(), Vec::new());
     }
-    let last_mutation = exp
-        .operations
-        .iter()
-        .rposition(|op| op.status != OpStatus::Refused && policy.is_mutating_call(&op.tool, &op.args));
     let mut runs: Vec<Run> = latest.into_values().collect();
     runs.sort_by_key(|r| r.index);
+    // Only a mutating call after the first run can make a run stale, so the search for the
+    // last one stops there: a record that checks after its last edit (most) asks no call
+    // whether it mutates, where a search from the end asked every call back to that edit.
+    let first = runs[0].index;
+    let last_mutation = (exp.operations[first + 1..].iter())
+        .rposition(|op| op.status != OpStatus::Refused && policy.is_mutating_call(&op.tool, &op.args))
+        .map(|m| first + 1 + m);
     runs.into_iter()
         .partition(|r| last_mutation.is_none_or(|m| r.index >= m))
 }
@@ -389,6 +392,58 @@ mod tests {
             assert!(!v.passed && v.stale == 1, "{tool}: {v:?}");
             assert_eq!(sink[0].code, codes::STALE_CHECKS);
         }
+    }
+
+    /// The search for the last mutating call stops at the first run: every session of up to
+    /// four calls (edits, refused edits, editor views, two checks passing or failing) splits
+    /// its runs as a search over the whole session does.
+    #[test]
+    fn runs_split_as_a_search_of_the_whole_session_splits_them() {
+        let policy = policy();
+        let mut refused_edit = edit("billing/views.py");
+        refused_edit.status = OpStatus::Refused;
+        let view = op(
+            "str_replace_editor",
+            json!({"command": "view", "path": "/workspace/app/models.py"}),
+            OpStatus::Ok,
+        );
+        let calls = [
+            edit("billing/models.py"),
+            refused_edit,
+            view,
+            check("pytest", Some("tests/"), true),
+            check("pytest", Some("tests/"), false),
+            check("ruff", None, true),
+        ];
+        let whole = |e: &Experience| {
+            let mut latest: BTreeMap<(&str, Option<&str>), usize> = BTreeMap::new();
+            for (i, op) in e.operations.iter().enumerate() {
+                if let Some(c) = op.check.as_ref().filter(|_| op.status != OpStatus::Refused) {
+                    latest.insert((c.label.as_str(), c.target.as_deref()), i);
+                }
+            }
+            let last = (e.operations.iter()).rposition(|op| {
+                op.status != OpStatus::Refused && policy.is_mutating_call(&op.tool, &op.args)
+            });
+            let mut runs: Vec<usize> = latest.into_values().collect();
+            runs.sort_unstable();
+            runs.into_iter()
+                .partition::<Vec<usize>, _>(|&r| last.is_none_or(|m| r >= m))
+        };
+        let mut sessions = 0;
+        for len in 1..=4u32 {
+            for code in 0..calls.len().pow(len) {
+                let ops = (0..len)
+                    .map(|k| calls[code / calls.len().pow(k) % calls.len()].clone())
+                    .collect();
+                let e = exp(Outcome::Succeeded, ops);
+                let (fresh, stale) = latest_runs(&e, &policy);
+                let split = |runs: Vec<Run>| runs.iter().map(|r| r.index).collect::<Vec<_>>();
+                assert_eq!((split(fresh), split(stale)), whole(&e), "{:?}", e.operations);
+                sessions += 1;
+            }
+        }
+        assert_eq!(sessions, 6 + 36 + 216 + 1296);
     }
 
     #[test]

@@ -175,6 +175,12 @@ struct Shared<'a> {
     exp_index: ExperienceIndex<'a>,
     /// No two experiences share an id, so a candidate's own experience is the one its id names.
     unique_ids: bool,
+    /// Per candidate, one bit: whether it is drawn from the experience its id names
+    /// (`experience` with its hint): its id is that experience's own (not a redacted
+    /// stand-in) and ids are unique. Read once in input order here, where the fold asked each
+    /// experience at random; bits, so that the fold's random reads stay in cache (a byte a
+    /// candidate is a megabyte at a million). Empty when ids are not unique.
+    own_id: Vec<u64>,
     /// By rank, the calls of an experience with lessons in play as attribution compares them,
     /// made the first time a keyed lesson it names is attributed (in any unit): a session may
     /// name hundreds of keyed lessons, and its calls are parsed once, not once per lesson.
@@ -487,6 +493,20 @@ fn prepare<'a>(inp: &Inputs<'a>) -> Shared<'a> {
         .map(|&i| exps[i as usize].recorded_at)
         .collect();
     let call_forms = in_play.iter().map(|_| OnceLock::new()).collect();
+    let own = |c: &Candidate| match c.source {
+        Source::Experience(ei) => {
+            let id = &exps[ei as usize].id;
+            std::ptr::eq(&**id, &*c.record_id) || *id == c.record_id
+        }
+        Source::Claim(_) => false,
+    };
+    let own_id = if unique_ids {
+        (inp.candidates.par_chunks(64))
+            .map(|chunk| (chunk.iter().enumerate()).fold(0u64, |bits, (i, c)| bits | (own(c) as u64) << i))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let mut shared = Shared {
         in_play,
         in_play_at,
@@ -496,6 +516,7 @@ fn prepare<'a>(inp: &Inputs<'a>) -> Shared<'a> {
         active_days,
         exp_index,
         unique_ids,
+        own_id,
         call_forms,
     };
     shared.name(inp);
@@ -559,6 +580,11 @@ impl<'a> ExperienceIndex<'a> {
 }
 
 impl<'a> Shared<'a> {
+    /// Candidate `m`'s `own_id` bit.
+    fn own(&self, m: u32) -> bool {
+        (self.own_id.get(m as usize / 64)).is_some_and(|bits| bits >> (m % 64) & 1 == 1)
+    }
+
     /// Indexes what names a lesson id: the `in_play` lists (an old id as the lesson it was
     /// renamed to) and the decisions.
     fn name(&mut self, inp: &Inputs<'a>) {
@@ -1283,12 +1309,15 @@ fn finish(inp: &Inputs, merged: Merged, new_index: &[u32], lesson_of: Vec<Option
     let lessons = if units.iter().any(|u| matches!(u.lessons, Held::Kept(_))) {
         // A second pass: the kept lessons take their new places among the old ones (they
         // are in id order before and after), the new ones the rest (`place_in`). (The
-        // dropped lessons' `rule` is set too: one pass in memory order.)
-        for l in &mut old {
-            l.rule = rule(l);
-        }
+        // dropped lessons' `rule` is set too: one pass in memory order, on every core.)
+        old.par_iter_mut().for_each(|l| l.rule = rule(l));
         let mut to = vec![DROPPED; old.len()];
-        let mut fresh = Vec::new();
+        // Sized once: grown by doubling, it moved the refolded units' lessons again and again.
+        let own = units.iter().map(|u| match &u.lessons {
+            Held::Own(lessons) => lessons.len(),
+            Held::Kept(_) => 0,
+        });
+        let mut fresh = Vec::with_capacity(own.sum());
         let mut g = 0;
         for unit in units {
             match unit.lessons {
@@ -1345,12 +1374,17 @@ const DROPPED: u32 = u32::MAX;
 /// order), and the places of both together must be `0..n`. An item moves once to close the
 /// gaps, then at most once more (a swap) from the end back: a second pass's kept lessons,
 /// where gathering them into their units and back moved each four times.
-fn place_in<T>(mut items: Vec<T>, to: &[u32], mut fresh: Vec<(u32, T)>) -> Vec<T> {
+fn place_in<T: Send>(mut items: Vec<T>, to: &[u32], mut fresh: Vec<(u32, T)>) -> Vec<T> {
+    // The dropped items are moved out (into a vector of their number: one that grew moved
+    // them again) and freed on every core: freeing a refolded lesson's strings and history
+    // one by one was most of this step, on one core while the others waited.
+    let mut dropped = Vec::with_capacity(to.iter().filter(|&&t| t == DROPPED).count());
     let mut i = 0;
-    items.retain(|_| {
+    dropped.extend(items.extract_if(.., |_| {
         i += 1;
-        to[i - 1] != DROPPED
-    });
+        to[i - 1] == DROPPED
+    }));
+    dropped.into_par_iter().for_each(drop);
     let kept_to: Vec<u32> = to.iter().copied().filter(|&t| t != DROPPED).collect();
     assert!(kept_to.is_sorted(), "the kept items keep their order");
     fresh.sort_unstable_by_key(|&(t, _)| t);
@@ -1475,13 +1509,17 @@ impl<'a> Fold<'a> {
         for &m in members {
             self.lesson_of.push((m, li));
             let c = &inp.candidates[m as usize];
-            let (ids, hint): (&[Id], _) = match c.source {
-                Source::Experience(ei) => (std::slice::from_ref(&c.record_id), Some(ei)),
-                Source::Claim(ci) => (&inp.corpus.claims[ci as usize].evidence, None),
-            };
-            for id in ids {
-                joined.push(id);
-                self.add_support(li, id, hint);
+            match c.source {
+                Source::Experience(ei) => {
+                    joined.push(&c.record_id);
+                    self.add_own_support(li, m, ei);
+                }
+                Source::Claim(ci) => {
+                    for id in &inp.corpus.claims[ci as usize].evidence {
+                        joined.push(id);
+                        self.add_support(li, id, None);
+                    }
+                }
             }
             // Newest first (DESIGN §5.1), each reason once, where it was last given: members
             // arrive oldest first, and a member's own reasons are newest first already.
@@ -1749,6 +1787,23 @@ impl<'a> Fold<'a> {
         // A repeated id brings the same project again: no need to check it is new.
         l.evidence.push((exp_id, hint));
         if let Some(p) = project {
+            add_project(&mut l.projects, p);
+        }
+    }
+
+    /// `add_support` for candidate `m`, drawn from experience `ei`. When that experience is
+    /// the one its id names (`Shared::own_id`), the experience is not read at all: the
+    /// candidate's copy of its project is the same text (`candidates` copies it), shared by
+    /// the candidates of its run, where each experience and its own copy were two cache
+    /// misses a support.
+    fn add_own_support(&mut self, li: u32, m: u32, ei: u32) {
+        let c: &'a Candidate = &self.inp.candidates[m as usize];
+        if !self.shared.own(m) {
+            return self.add_support(li, &c.record_id, Some(ei));
+        }
+        let l = &mut self.live[li as usize];
+        l.evidence.push((&c.record_id, Some(ei)));
+        if let Some(p) = c.project.as_deref() {
             add_project(&mut l.projects, p);
         }
     }
@@ -2365,8 +2420,13 @@ fn identity_fields<'a>(lesson: &'a Lesson, founder: &'a str, wording: &'a str) -
     [&lesson.domain, lesson.kind.as_str(), key, founder, wording]
 }
 
-/// Adds `p` to `projects` (sorted, each once) unless it is there.
+/// Adds `p` to `projects` (sorted, each once) unless it is there. The candidates of a run
+/// share one copy of a project: the same copy is found by its address, without reading the
+/// texts the search compares.
 fn add_project<'a>(projects: &mut Vec<&'a str>, p: &'a str) {
+    if projects.iter().any(|&q| std::ptr::eq(q, p)) {
+        return;
+    }
     if let Err(at) = projects.binary_search(&p) {
         projects.insert(at, p);
     }
@@ -2799,6 +2859,101 @@ mod tests {
         let placed = place_in(vec!["a", "b"], &[DROPPED, DROPPED], vec![(1, "y"), (0, "x")]);
         assert_eq!(placed, ["x", "y"]);
         assert_eq!(place_in(vec!["a"], &[0], Vec::new()), ["a"]);
+        // The dropped items are freed (on every core), the kept and fresh ones not.
+        let items: Vec<std::sync::Arc<&str>> = ["L-go", "L-old", "L-npm", "L-gone"]
+            .map(std::sync::Arc::new)
+            .into();
+        let watch = items.clone();
+        let placed = place_in(
+            items,
+            &[0, DROPPED, 2, DROPPED],
+            vec![(1, std::sync::Arc::new("L-pip"))],
+        );
+        assert_eq!(
+            placed.iter().map(|a| **a).collect::<Vec<_>>(),
+            ["L-go", "L-pip", "L-npm"]
+        );
+        let held: Vec<usize> = watch.iter().map(std::sync::Arc::strong_count).collect();
+        assert_eq!(held, [2, 1, 2, 1]);
+    }
+
+    /// A lesson's projects are those of the experiences its evidence ids name (of two with
+    /// one id, the later's): the fold reads a candidate's own copy of its experience's project
+    /// only where that experience is the one its id names (`Shared::own_id`).
+    #[test]
+    fn a_lessons_projects_are_those_of_the_experiences_its_evidence_names() {
+        use crate::load::{LoadOptions, load_texts};
+        let record = |id: &str, day: u32, project: &str, lesson: &str| {
+            serde_json::json!({"id": id, "recorded_at": format!("2026-11-{day:02}T10:00:00Z"),
+                "domains": ["python"], "project": format!("git@github.com:acme/{project}.git"),
+                "outcome": "succeeded", "lesson": lesson})
+            .to_string()
+        };
+        const ASYNCIO: &str =
+            "Pin pytest-asyncio below 0.23 while the suite still uses the event_loop fixture.";
+        const XDIST: &str = "Run pytest -p no:randomly when xdist workers disagree on the test order.";
+        const RUFF: &str =
+            "Run ruff check --fix before committing; the pre-commit hook rejects unsorted imports.";
+        let unique = [
+            record("ci-101", 2, "billing-api", ASYNCIO),
+            record("ci-102", 3, "ledger", ASYNCIO),
+            record("ci-103", 4, "ledger", XDIST),
+            record("ci-104", 5, "ledger", XDIST),
+            record("ci-105", 6, "search-svc", RUFF),
+        ];
+        // The loader keeps the first of two records with one id; a corpus built in code may
+        // repeat one: here the third record takes the first's id, `ci-101`, and is the
+        // experience that id names (in another project than the first's).
+        for distinct in [true, false] {
+            let text = unique.join("\n");
+            let rules = Rules::builtin();
+            let mut sink = Sink::new();
+            let mut corpus = load_texts(&[("ci.jsonl", &text)], &LoadOptions::default(), &mut sink);
+            if !distinct {
+                corpus.experiences[2].id = corpus.experiences[0].id.clone();
+            }
+            let opts = Options {
+                stop_after: Some(Stage::Gate),
+                ..Options::default()
+            };
+            let comp = pipeline::compile(corpus, sink, &rules, &opts);
+            let inp = Inputs {
+                corpus: &comp.corpus,
+                verdicts: &comp.verdicts,
+                candidates: &comp.candidates,
+                clusters: &comp.clusters,
+                admitted: &comp.gate.admitted,
+                decisions: &[],
+                renamed: &HashMap::default(),
+                rules: &rules,
+                min_reinforcement: 2,
+            };
+            let shared = prepare(&inp);
+            assert_eq!(shared.unique_ids, distinct);
+            let own = (0..comp.candidates.len() as u32)
+                .filter(|&m| shared.own(m))
+                .count();
+            assert_eq!(own, if distinct { comp.candidates.len() } else { 0 });
+            let (scored, _) = score(&inp);
+            assert_eq!(scored.lessons.len(), 3, "{:#?}", scored.lessons);
+            let exps = &comp.corpus.experiences;
+            for l in &scored.lessons {
+                let mut projects: Vec<String> = (l.evidence.iter())
+                    .filter_map(|id| exps.iter().rfind(|e| *e.id == **id)?.project.clone())
+                    .collect();
+                projects.sort();
+                projects.dedup();
+                assert_eq!(l.projects, projects, "{}", l.text);
+            }
+            // The asyncio lesson spans billing-api and ledger, unless its `ci-101` names the
+            // ledger record (the id repeats): then it is ledger's alone.
+            let global: Vec<&str> = (scored.lessons.iter())
+                .filter(|l| l.scope == "global")
+                .map(|l| l.text.as_str())
+                .collect();
+            let expected: &[&str] = if distinct { &[ASYNCIO] } else { &[] };
+            assert_eq!(global, expected, "{distinct}");
+        }
     }
 
     #[test]

@@ -1891,3 +1891,147 @@ fn a_shared_precondition_is_not_a_shared_rule() {
     ];
     assert_split_and_merged(&lx, &two, &one);
 }
+
+/// A labelled set written and labelled before it was ever measured
+/// (`tests/data/pairs_fresh13.jsonl`): 69 pairs (30 must-merge, 39 must-not) from systemd,
+/// gcloud and az, PyTorch, CUDA and MLflow, Vite, webpack and ESLint, .NET, Rails, Maven,
+/// Gradle, Go modules, Kubernetes and Helm, Kafka, Redis, Elasticsearch, nginx, MySQL and
+/// S3 — paraphrases, near misses that differ in one object, flag or value, negations,
+/// reversed steps and shared preconditions with different actions. Untuned: precision 0.96,
+/// recall 0.90 (one false merge, `systemctl enable` vs `systemctl restart` with two reasons);
+/// after the rules-alone minimal pair: precision 1.00, recall 0.90.
+#[test]
+fn fresh13_pairs_precision_and_recall() {
+    holds_floors(
+        include_str!("data/pairs_fresh13.jsonl"),
+        "fresh13",
+        65,
+        0.95,
+        0.85,
+    );
+}
+
+/// SQL's `NOT NULL`, `NOT EXISTS` and `NOT IN` in capitals are code, one technical token, and
+/// negate nothing: "add a NOT NULL constraint" asks for a constraint, so "do not add a NOT
+/// NULL constraint" is its negation (read as two negations, the pair was one lesson). A `NOT`
+/// in capitals for emphasis still negates, and the same constraint told two ways merges; a
+/// clause that asserts a count ("in three steps") mirrors no negated clause without it ("never
+/// … in one step"), which the two negated `null`s had hidden.
+#[test]
+fn sql_not_keywords_in_capitals_are_no_negation() {
+    let lx = lexicon();
+    let two = [
+        (
+            "Add a NOT NULL constraint to the email column in the migration",
+            "Do not add a NOT NULL constraint to the email column in the migration",
+        ),
+        (
+            "Add the NOT NULL constraint on users.email only after the backfill finishes",
+            "Never add the NOT NULL constraint on users.email after the backfill finishes",
+        ),
+        (
+            "Do NOT commit the .env file to git",
+            "Commit the .env file to git",
+        ),
+    ];
+    let one = [
+        (
+            "Create the index with IF NOT EXISTS so the migration can be rerun",
+            "Use CREATE INDEX IF NOT EXISTS so rerunning the migration does not fail",
+        ),
+        (
+            "Add a NOT NULL constraint to the email column in the migration",
+            "In the migration, add a NOT NULL constraint on the email column",
+        ),
+        // A count says how: this negation turns down the one step, not the column.
+        (
+            "Never add a NOT NULL column in one step; add nullable, backfill, then set NOT NULL.",
+            "Add a NOT NULL column in three steps: add it nullable, backfill, then set NOT NULL.",
+        ),
+    ];
+    assert_split_and_merged(&lx, &two, &one);
+    let a = lx.analyze("Filter rows with WHERE deleted_at IS NOT NULL in the report query");
+    assert!(a.tokens.iter().any(|t| &*t.text == "not null" && t.technical));
+    assert!(
+        a.tokens
+            .iter()
+            .all(|t| t.role != Some(skillc::cluster::Role::Negated))
+    );
+}
+
+/// A listed program written capitalized after another word is the product's name in prose,
+/// no command: "the Docker build stage" names no `docker build`, so a paraphrase that says
+/// "the Dockerfile's build stage" is the same lesson. The command's own shape still makes one
+/// ("run Docker build --no-cache").
+#[test]
+fn a_capitalized_program_in_prose_is_no_command() {
+    let lx = lexicon();
+    let one = [
+        (
+            "Use poetry install --no-root in the Docker build stage before copying the source",
+            "In the Dockerfile, run poetry install --no-root before the source is copied so the dependency layer caches",
+        ),
+        (
+            "Mount an npm cache in the Docker build stage so installs are fast",
+            "Use a cache mount for npm in the Dockerfile's build stage so installs stay fast",
+        ),
+    ];
+    let two = [(
+        "Run Docker build --no-cache when the base image changed",
+        "Run docker push --no-cache when the base image changed",
+    )];
+    assert_split_and_merged(&lx, &two, &one);
+    let a = lx.analyze("Run Docker build --no-cache when the base image changed");
+    assert!(a.tokens.iter().any(|t| &*t.text == "docker build" && t.technical));
+    let a = lx.analyze("Mount an npm cache in the Docker build stage");
+    assert!(a.tokens.iter().all(|t| &*t.text != "docker build"));
+}
+
+/// Two rules that are a minimal pair stay two lessons when both give a reason: "run the API
+/// as a Deployment … so Kubernetes replaces failed pods" and "… as a StatefulSet … so pods
+/// keep stable names" (each reason told its own rule apart, so the whole texts were no minimal
+/// pair and merged on their shared rule words). A paraphrase that moves a word between its
+/// rule and its reason, or names one word in two forms, still merges, and so does a rule
+/// without a reason reworded against one with a reason ("does nothing until the process
+/// restarts" / "only apply after a restart, since …").
+#[test]
+fn rules_swapped_in_place_split_whatever_their_reasons() {
+    let lx = lexicon();
+    let two = [
+        (
+            "Run the API as a Deployment with three replicas so Kubernetes replaces failed pods",
+            "Run the API as a StatefulSet with three replicas so pods keep stable names",
+        ),
+        (
+            "Run systemctl enable nginx so the service starts on boot",
+            "Run systemctl restart nginx so the service picks up the new config",
+        ),
+        (
+            "Set the consumer's auto.offset.reset to earliest so a new group reads the whole topic",
+            "Set the consumer's auto.offset.reset to latest so a new group skips old messages",
+        ),
+        (
+            "Mount the config as a ConfigMap volume so pods pick up changes without a restart",
+            "Mount the config as a Secret volume because it holds credentials",
+        ),
+    ];
+    let one = [
+        (
+            "Use git pull --rebase to avoid merge commits on feature branches",
+            "On feature branches, pull with --rebase so you don't create merge commits",
+        ),
+        (
+            "Run the linter before pushing to avoid failing CI",
+            "Lint locally before you push so CI doesn't fail",
+        ),
+        (
+            "Run kubectl rollout status after kubectl apply to wait until the new pods are ready",
+            "After kubectl apply, wait for the new pods with kubectl rollout status",
+        ),
+        (
+            "Editing values.yaml does nothing until the process restarts.",
+            "Changes to values.yaml only apply after a restart, since it is read once at startup.",
+        ),
+    ];
+    assert_split_and_merged(&lx, &two, &one);
+}

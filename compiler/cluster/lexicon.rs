@@ -68,6 +68,11 @@ struct File {
     compound_tails: Vec<String>,
     #[serde(default)]
     compounds: Vec<String>,
+    /// Keywords a `NOT` in capitals joins with into one technical token (`keyword_negations`).
+    #[serde(default)]
+    keyword_negations: Vec<String>,
+    #[serde(default)]
+    counts: Vec<String>,
     #[serde(default)]
     inflection: InflectionFile,
 }
@@ -169,6 +174,12 @@ pub struct Lexicon {
     compound_tails: HashSet<String>,
     /// Hyphenated words kept whole (`compounds`).
     compounds: HashSet<String>,
+    /// Stems of the keywords that follow a `NOT` in capitals in code (SQL's `NOT NULL`, `NOT
+    /// EXISTS`): the two are one technical token, no negation (`join_keyword_negations`).
+    keyword_negations: HashSet<String>,
+    /// Number words (`counts`), stemmed: a count names how, so a clause that asserts one is
+    /// no mirror of a negated clause without it (`similar::mirrored`).
+    pub(crate) counts: HashSet<String>,
     min_length: usize,
     exceptions: HashMap<String, String>,
     stages: Vec<Vec<SuffixRule>>,
@@ -676,6 +687,8 @@ impl Lexicon {
             negating_verbs: HashSet::default(),
             compound_tails: f.compound_tails.iter().map(|s| s.to_lowercase()).collect(),
             compounds: f.compounds.iter().map(|s| s.to_lowercase()).collect(),
+            keyword_negations: HashSet::default(),
+            counts: HashSet::default(),
             min_length: f.inflection.min_length,
             exceptions: f
                 .inflection
@@ -760,6 +773,8 @@ impl Lexicon {
             }
         }
         lx.synonyms = synonyms;
+        lx.keyword_negations = f.keyword_negations.iter().map(|w| stem(&lx, w)).collect();
+        lx.counts = f.counts.iter().map(|w| lx.canon(&stem(&lx, w))).collect();
         lx.movable = f.movable.iter().map(|w| lx.canon(&stem(&lx, w))).collect();
         lx.negating_verbs = f.negating_verbs.iter().map(|w| lx.canon(&stem(&lx, w))).collect();
         let mut phrases = Vec::new();
@@ -1218,6 +1233,46 @@ impl Lexicon {
             }
     }
 
+    /// `NOT` in capitals right before a listed keyword in capitals (`keyword_negations`: SQL's
+    /// `NOT NULL`, `NOT EXISTS`) is code, one technical token (`not null`), and negates
+    /// nothing: "add a NOT NULL constraint to the email column" asks for a constraint, and
+    /// "do not add a NOT NULL constraint …" is its negation. A `NOT` written for emphasis
+    /// ("do NOT commit .env files") still negates.
+    fn join_keyword_negations(&self, items: &mut Vec<Item>) {
+        let mut k = 0;
+        while k + 1 < items.len() {
+            let joined = match (&items[k], &items[k + 1]) {
+                (
+                    Item::Word {
+                        text: not, mark: m, ..
+                    },
+                    Item::Word {
+                        text: word,
+                        mark: n,
+                        technical: false,
+                        ..
+                    },
+                ) if m & n & UPPER != 0
+                    && *not == *self.mk.not
+                    && self.keyword_negations.contains(&**word) =>
+                {
+                    Some(format!("{not} {word}"))
+                }
+                _ => None,
+            };
+            if let Some(t) = joined {
+                items[k] = Item::Word {
+                    id: self.fact_id(&t),
+                    text: Cow::Owned(t),
+                    technical: true,
+                    mark: 0,
+                };
+                items.remove(k + 1);
+            }
+            k += 1;
+        }
+    }
+
     /// The analysis the similarity measure compares.
     pub fn analyze(&self, text: &str) -> Analysis {
         self.analyze_with(text, None)
@@ -1234,6 +1289,9 @@ impl Lexicon {
         // 1. stems (while tokenizing)
         let mut items = std::mem::take(&mut scratch.items);
         self.tokenize(text, chunks, &mut items);
+        if text.contains("NOT") {
+            self.join_keyword_negations(&mut items);
+        }
         let named = named_beside_noun(&items);
         // 2. phrases, 3. synonyms
         let mut seq = std::mem::take(&mut scratch.seq);
@@ -1298,6 +1356,11 @@ impl Lexicon {
         full.reserve(seq.len() + 4);
         let mut rest = seq.drain(..).peekable();
         let mut made: Option<String> = None;
+        // Whether the item before `it` is a word: a listed program written capitalized after
+        // one is the product's name in prose, no command ("the Docker build stage", "the
+        // Terraform state bucket"), unless the command's shape names it (`command_heads`:
+        // "run Docker build --no-cache").
+        let mut after_word = false;
         while let Some(it) = rest.next() {
             let lists = |p: &str, sub: &str| self.commands.get(p).is_some_and(|s| s.contains(sub));
             let prev = made.take();
@@ -1320,7 +1383,11 @@ impl Lexicon {
                 ) => {
                     if let Some(m) = prev.filter(|m| lists(m, sub)) {
                         Some(format!("{m} {sub}"))
-                    } else if program(*pid) && lists(p, sub) || unlisted(*pid, *pm, *sm) {
+                    } else if program(*pid)
+                        && lists(p, sub)
+                        && !(after_word && *pm & (TITLED | PROGRAM) == TITLED)
+                        || unlisted(*pid, *pm, *sm)
+                    {
                         Some(format!("{p} {sub}"))
                     } else {
                         None
@@ -1328,6 +1395,7 @@ impl Lexicon {
                 }
                 _ => None,
             };
+            after_word = matches!(it, Item::Word { .. });
             full.push(it);
             if let Some(c) = command {
                 let id = self.fact_id(&c);

@@ -43,7 +43,8 @@
 //! lower-cased, inflected (exceptions, then suffix stages: runs/running/ran → run,
 //! repositories → repository), rewritten by phrases (`instead of`, `turn on` → enable) and
 //! synonyms (repo → repository, DB → database, …). A listed program followed by one of its
-//! subcommands adds a technical token (`npm ci`), and a listed command followed by one of
+//! subcommands adds a technical token (`npm ci`; not one written capitalized after another
+//! word, a product's name in prose: "the Docker build stage"), and a listed command followed by one of
 //! its own subcommands (a two-word key: `terraform workspace`) one more (`terraform workspace
 //! select`); listed technical terms (tool, language, format and type names) count as
 //! technical, and so does a command's program, listed or not and English word or not
@@ -55,7 +56,9 @@
 //! subcommand as written, adds one more (`make build`: "run make build" and "run make
 //! test" differ as two of cargo's commands do). Each content word gets a role: asserted,
 //! negated (after `never`/`not`/`avoid`/`…n't` to the end of the clause, or dispreferred:
-//! `instead of X`, `prefer … over X`, `replace X with`), or in a `before`/`after` clause
+//! `instead of X`, `prefer … over X`, `replace X with`; a `NOT` in capitals before a keyword
+//! in capitals the lexicon lists, SQL's `NOT NULL`, is one technical token and negates
+//! nothing), or in a `before`/`after` clause
 //! (the later step of "X first, then Y", "X, then Y" and "X and then Y" is in a `before`
 //! clause, as in "X before Y"; a condition's `then`, "if X, then Y", orders nothing).
 //! Stop words are dropped.
@@ -97,7 +100,11 @@
 //!    no role to change). A technical token and a plain word trade no places: "Node
 //!    terminates … (since v15)" and "Since Node 15 … terminates" move a clause. A verb the lexicon calls `movable` (`run`) may
 //!    frame such a pair but is never one of it: "before running aws commands" and "before
-//!    any aws command runs" put it on either side of its object;
+//!    any aws command runs" put it on either side of its object. When both sides give a
+//!    reason, the rules alone (the words outside the clauses that explain) are no such pair
+//!    either, framed by a shared word, with no word of either run anywhere in the other text
+//!    and none two forms of one word: "run the API as a [Deployment] … so Kubernetes replaces
+//!    failed pods" vs "… as a [StatefulSet] … so pods keep stable names";
 //! 4. roles agree: over the shared content words, the weight whose roles differ (technical
 //!    tokens weigh 2, others 1) is below the weight whose roles match (when one side orders
 //!    its steps with `after` and the other with `before` or `then`, the `after` side is read
@@ -119,7 +126,8 @@
 //!    (`so`, `because`, `since`, `otherwise`, `unless`, `to avoid …`), `without …` and the
 //!    negations of a text with `unless` record none. Clauses are compared, not words: a
 //!    clause negated on one side must be asserted by one clause of the other in mostly the
-//!    same words (Jaccard ≥ `polarity_overlap`, or the same words throughout), and the two
+//!    same words (Jaccard ≥ `polarity_overlap`, or the same words throughout) and no count
+//!    (`counts`: "in three steps") the negating side lacks, and the two
 //!    must negate none of its words together. It is checked last, and only when a shared
 //!    word is negated on one side and asserted on the other: few pairs pay for it.
 

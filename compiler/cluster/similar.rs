@@ -662,7 +662,7 @@ fn judge_once<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis, may_unrefus
         return Verdict::Antonym(x, y);
     }
     // 3. Not a minimal pair (cheap, and common among near-identical texts).
-    if minimal_pair(a, b, lx.max_substitution) {
+    if minimal_pair(a, b, lx.max_substitution) || rules_swapped(a, b, lx.max_substitution) {
         return Verdict::MinimalPair;
     }
     // 4. Roles agree: shared words asserted on one side and negated (or in the other
@@ -939,6 +939,15 @@ fn mirrored<'a>(lx: &Lexicon, side: &'a Analysis, other: &'a Analysis, together:
         });
         let n = words_in(side, &|t| negated_by(t, k));
         for (j, &c) in shared.iter().enumerate().filter(|(_, c)| **c > 0) {
+            // A clause that asserts a count the negating side never names says how, and turns
+            // down nothing: "never add a NOT NULL column in one step; …" and "add a NOT NULL
+            // column in three steps: …" are one lesson.
+            let counted = (other.tokens.iter()).any(|t| {
+                t.asserted_in >> j & 1 == 1 && lx.counts.contains(&*t.text) && side.find(t).is_none()
+            });
+            if counted {
+                continue;
+            }
             let p = words_in(other, &|t| t.asserted_in >> j & 1 == 1);
             let same_words = || {
                 side.tokens.len() == other.tokens.len()
@@ -1144,6 +1153,51 @@ fn minimal_pair<'a>(a: &'a Analysis, b: &'a Analysis, k: usize) -> bool {
     let (u, v) = (unshared(a, mx, b, my).next(), unshared(b, my, a, mx).next());
     u.zip(v)
         .is_some_and(|(u, v)| !same_start(&u.text, &v.text) && !u.explains && !v.explains)
+}
+
+/// The rules alone are a minimal pair, when both sides also give a reason: "run the API as
+/// a [Deployment] with three replicas so Kubernetes replaces failed pods" and "… as a
+/// [StatefulSet] with three replicas so pods keep stable names" state two rules, whatever
+/// their reasons say. Each side's words outside the clauses that explain it, in order, are
+/// equal but for one run of 1..=k words in the same place, framed by at least one shared
+/// word; stricter than `minimal_pair`, as the reasons may carry what a paraphrase moved: no
+/// word of either run is anywhere in the other text ("use git pull --rebase [to avoid merge
+/// commits on feature branches]" / "[on feature branches], pull with --rebase …"), nor one
+/// word in two forms the stemmer left apart ("run the linter" / "lint locally"). A side
+/// without a reason is its rule, and the whole-text `minimal_pair` already compares it: a
+/// rule reworded in one word against a rule with its reason ("editing values.yaml does
+/// nothing until the process restarts" / "changes to values.yaml only apply after a restart,
+/// since …") is no swap.
+fn rules_swapped<'a>(a: &'a Analysis, b: &'a Analysis, k: usize) -> bool {
+    let explains = |side: &Analysis| side.tokens.iter().any(|t| t.explains);
+    if k == 0 || !(explains(a) && explains(b)) {
+        return false;
+    }
+    // Each side's rule: its sequence without the words that explain (walked, not collected:
+    // most pairs part within a few words).
+    let rule = |side: &'a Analysis| (side.seq.iter().copied()).filter(move |&t| !side.at(t).explains);
+    let (nx, ny) = (rule(a).count(), rule(b).count());
+    let p = (rule(a).zip(rule(b)))
+        .take_while(|&(t, u)| same_token(a, t, b, u))
+        .count();
+    let s = (rule(a).rev().zip(rule(b).rev()))
+        .take(nx.min(ny) - p)
+        .take_while(|&(t, u)| same_token(a, t, b, u))
+        .count();
+    // The lengths of the two runs between the shared prefix and suffix.
+    let (rx, ry) = (nx - p - s, ny - p - s);
+    if p + s == 0 || !(1..=k).contains(&rx) || !(1..=k).contains(&ry) {
+        return false;
+    }
+    let mx = || rule(a).skip(p).take(rx);
+    let my = || rule(b).skip(p).take(ry);
+    let alone = |side: &Analysis, t: (u32, bool), other: &Analysis| {
+        let w = side.at(t);
+        other.find(w).is_none() && !(t.1 && tech_has_match(w, other))
+    };
+    mx().all(|t| alone(a, t, b))
+        && my().all(|t| alone(b, t, a))
+        && !mx().any(|t| my().any(|u| same_start(&a.at(t).text, &b.at(u).text)))
 }
 
 /// The middles of two sequences a common prefix and suffix leave (`minimal_pair`) are two

@@ -947,17 +947,104 @@ pub fn diagnostics_json(diags: &[Diagnostic]) -> Vec<String> {
 /// Unchanged files are left alone, so a re-run on unchanged input touches nothing.
 pub fn write(out: &Path, files: &[&OutFile]) -> std::io::Result<usize> {
     std::fs::create_dir_all(out)?;
+    let made = Made::new(out);
     files
         .par_iter()
         .map(|f| -> std::io::Result<usize> {
             let path = out.join(&f.path);
-            if same_contents(&path, &f.pieces) {
+            let parent = path.parent().unwrap_or(out);
+            // In a directory this write made there is no file to compare with (a fresh
+            // output directory's 14 800 files at a million experiences, each probed in vain).
+            if !made.below(parent) && same_contents(&path, &f.pieces) {
                 return Ok(0);
             }
-            replace(&path, f.pieces.iter().map(String::len).sum(), &f.pieces)?;
+            made.create(parent)?;
+            put(&path, f.pieces.iter().map(String::len).sum(), &f.pieces)?;
             Ok(1)
         })
         .try_reduce(|| 0, |a, b| Ok(a + b))
+}
+
+/// The directories one `write` has made under its output directory, shared by its threads:
+/// a file below one of them is new, and so is every directory between it and the file, so
+/// neither is looked for. `create_dir_all` tries the file's own directory first and climbs
+/// on `NotFound`: two failed `mkdir`s for each new project's first file.
+struct Made<'o> {
+    out: &'o Path,
+    dirs: std::sync::Mutex<crate::cluster::fx::FxSet<PathBuf>>,
+}
+
+impl<'o> Made<'o> {
+    fn new(out: &'o Path) -> Made<'o> {
+        Made {
+            out,
+            dirs: Default::default(),
+        }
+    }
+
+    /// The deepest of `dir` and its ancestors below `out` that this write made.
+    fn made_ancestor<'d>(&self, dir: &'d Path) -> Option<&'d Path> {
+        let dirs = self.dirs.lock().unwrap_or_else(|e| e.into_inner());
+        (dir.ancestors())
+            .take_while(|d| *d != self.out && d.starts_with(self.out))
+            .find(|d| dirs.contains(*d))
+    }
+
+    /// Whether `dir` is, or is below, a directory this write made.
+    fn below(&self, dir: &Path) -> bool {
+        self.made_ancestor(dir).is_some()
+    }
+
+    fn record(&self, dir: &Path) {
+        let mut dirs = self.dirs.lock().unwrap_or_else(|e| e.into_inner());
+        dirs.insert(dir.to_path_buf());
+    }
+
+    /// Makes `dir` and its missing ancestors, as `create_dir_all` does, and records the ones
+    /// it made. Below a directory made already, each missing one is made once, top down.
+    fn create(&self, dir: &Path) -> std::io::Result<()> {
+        if let Some(made) = self.made_ancestor(dir) {
+            if made == dir {
+                return Ok(());
+            }
+            let missing: Vec<&Path> = dir.ancestors().take_while(|d| *d != made).collect();
+            for d in missing.into_iter().rev() {
+                self.make(d)?;
+            }
+            return Ok(());
+        }
+        self.climb(dir)
+    }
+
+    /// `create_dir_all`'s steps: the directory itself, else its parent first.
+    fn climb(&self, dir: &Path) -> std::io::Result<()> {
+        match std::fs::create_dir(dir) {
+            Ok(()) => {
+                self.record(dir);
+                return Ok(());
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(_) if dir.is_dir() => return Ok(()),
+            Err(e) => return Err(e),
+        }
+        match dir.parent() {
+            Some(parent) if parent != dir => self.climb(parent)?,
+            _ => return Err(std::io::Error::other("failed to create whole tree")),
+        }
+        self.make(dir)
+    }
+
+    /// One `mkdir` whose parent exists; another thread may have made it first.
+    fn make(&self, dir: &Path) -> std::io::Result<()> {
+        match std::fs::create_dir(dir) {
+            Ok(()) => {
+                self.record(dir);
+                Ok(())
+            }
+            Err(_) if dir.is_dir() => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
 }
 
 /// Writes the file `path` under `out` from `pieces` as they come, `len` bytes in all, each
@@ -983,6 +1070,11 @@ fn replace<P: AsRef<[u8]>>(
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent)?;
     }
+    put(path, len, pieces)
+}
+
+/// `replace` in a directory that exists.
+fn put<P: AsRef<[u8]>>(path: &Path, len: usize, pieces: impl IntoIterator<Item = P>) -> std::io::Result<()> {
     let tmp = tmp_path(path);
     let mut w = direct::Writer::create(&tmp, len)?;
     for piece in pieces {
@@ -1219,6 +1311,85 @@ mod tests {
         assert!(!same_contents(&path, &one(&ledger[1..])), "shorter");
         assert!(!same_contents(&path, &one(&format!("{ledger} "))), "longer");
         assert!(!same_contents(&dir.join("missing.json"), &[]));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// `write` into an output directory that holds part of its tree already: files in the
+    /// directories it makes are written without a look for an old copy; in a directory that was
+    /// there, a file with the same bytes is left alone (the same inode) and one that differs is
+    /// replaced; a second write changes nothing.
+    #[cfg(unix)]
+    #[test]
+    fn a_write_looks_for_old_files_only_in_directories_it_did_not_make() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = std::env::temp_dir().join(format!("skillc-emit-made-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let out = dir.join("out");
+        let old = |path: &str, text: &str| {
+            let path = out.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        let cargo = "---\nname: cargo\n---\n- Run `cargo build --locked` in CI (id: L0002430582b9)\n";
+        old("projects/5cbdc041e36a/cargo/SKILL.md", cargo);
+        old(
+            "projects/5cbdc041e36a/git/SKILL.md",
+            "- Run `git pull --rebase` first\n",
+        );
+        let files = [
+            OutFile::new("projects/5cbdc041e36a/cargo/SKILL.md", cargo.to_string()),
+            OutFile::new(
+                "projects/5cbdc041e36a/git/SKILL.md",
+                "- Run `git fetch` before `git push`\n".into(),
+            ),
+            OutFile::new(
+                "projects/5cbdc041e36a/git/references/EVIDENCE.md",
+                "# Evidence: git\n".into(),
+            ),
+            OutFile::new(
+                "projects/9fd8ad6bce65/pytest/SKILL.md",
+                "- Run `pytest -x` first\n".into(),
+            ),
+            OutFile::new(
+                "projects/9fd8ad6bce65/pytest/references/EVIDENCE.md",
+                "# Evidence: pytest\n".into(),
+            ),
+            OutFile::new(
+                "terraform/SKILL.md",
+                "- Run `terraform plan` before apply\n".into(),
+            ),
+            OutFile::new(
+                "lessons/global.md",
+                "- Avoid `kubectl delete` on shared namespaces\n".into(),
+            ),
+        ];
+        let refs: Vec<&OutFile> = files.iter().collect();
+        let inode = || std::fs::metadata(out.join(&files[0].path)).unwrap().ino();
+        let before = inode();
+        assert_eq!(write(&out, &refs).unwrap(), 6);
+        for f in &files {
+            assert_eq!(
+                std::fs::read_to_string(out.join(&f.path)).unwrap(),
+                f.pieces[0],
+                "{}",
+                f.path
+            );
+        }
+        assert_eq!(inode(), before, "the unchanged SKILL.md is left alone");
+        assert_eq!(write(&out, &refs).unwrap(), 0, "a second write changes nothing");
+
+        // What a write knows: the directories it made, and that nothing below them was there.
+        let made = Made::new(&out);
+        let project = out.join("projects/5cbdc041e36a");
+        made.create(&project.join("npm/references")).unwrap();
+        assert!(made.below(&project.join("npm")) && made.below(&project.join("npm/references")));
+        assert!(!made.below(&project) && !made.below(&project.join("git/references")));
+        made.create(&out.join("projects/e12f277d61cf/kubectl")).unwrap();
+        assert!(made.below(&out.join("projects/e12f277d61cf/kubectl/references")));
+        assert!(!made.below(&out.join("projects")) && !made.below(&out));
+        made.create(&project.join("git")).unwrap();
+        assert!(!made.below(&project.join("git")), "it was there");
+        assert!(project.join("npm/references").is_dir());
         let _ = std::fs::remove_dir_all(&dir);
     }
 
