@@ -2664,6 +2664,23 @@ mod tests {
     use crate::diagnostics::finalize;
     use crate::pipeline::{self, Options, Stage};
 
+    /// The score stage's inputs from `comp`, a compile of `opts` stopped after the gate: a
+    /// first pass (nothing renamed), `min_reinforcement` 2.
+    fn gate_inputs<'a>(comp: &'a pipeline::Compilation, opts: &'a Options, rules: &'a Rules) -> Inputs<'a> {
+        static NONE_RENAMED: OnceLock<HashMap<String, String>> = OnceLock::new();
+        Inputs {
+            corpus: &comp.corpus,
+            verdicts: &comp.verdicts,
+            candidates: &comp.candidates,
+            clusters: &comp.clusters,
+            admitted: &comp.gate.admitted,
+            decisions: &opts.decisions,
+            renamed: NONE_RENAMED.get_or_init(HashMap::default),
+            rules,
+            min_reinforcement: 2,
+        }
+    }
+
     /// Every answer of the one attribution judge, which the fold applies and `trace` words:
     /// the lesson's kind (claim, keyed, mechanical, unkeyed) and the experience's calls decide.
     #[test]
@@ -2917,17 +2934,7 @@ mod tests {
                 ..Options::default()
             };
             let comp = pipeline::compile(corpus, sink, &rules, &opts);
-            let inp = Inputs {
-                corpus: &comp.corpus,
-                verdicts: &comp.verdicts,
-                candidates: &comp.candidates,
-                clusters: &comp.clusters,
-                admitted: &comp.gate.admitted,
-                decisions: &[],
-                renamed: &HashMap::default(),
-                rules: &rules,
-                min_reinforcement: 2,
-            };
+            let inp = gate_inputs(&comp, &opts, &rules);
             let shared = prepare(&inp);
             assert_eq!(shared.unique_ids, distinct);
             let own = (0..comp.candidates.len() as u32)
@@ -3111,17 +3118,7 @@ mod tests {
             ..Options::default()
         };
         let comp = pipeline::compile(corpus, sink, &rules, &opts);
-        let inp = Inputs {
-            corpus: &comp.corpus,
-            verdicts: &comp.verdicts,
-            candidates: &comp.candidates,
-            clusters: &comp.clusters,
-            admitted: &comp.gate.admitted,
-            decisions: &opts.decisions,
-            renamed: &HashMap::default(),
-            rules: &rules,
-            min_reinforcement: 2,
-        };
+        let inp = gate_inputs(&comp, &opts, &rules);
         let fold = |single| {
             fold_units(
                 &inp,

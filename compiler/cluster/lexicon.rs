@@ -1239,19 +1239,20 @@ impl Lexicon {
     /// "do not add a NOT NULL constraint …" is its negation. A `NOT` written for emphasis
     /// ("do NOT commit .env files") still negates.
     fn join_keyword_negations(&self, items: &mut Vec<Item>) {
-        let mut k = 0;
-        while k + 1 < items.len() {
-            let joined = match (&items[k], &items[k + 1]) {
+        // Compacted in place (`k` reads, `w` writes): one pass, however many pairs join.
+        let (mut k, mut w) = (0, 0);
+        while k < items.len() {
+            let joined = match (&items[k], items.get(k + 1)) {
                 (
                     Item::Word {
                         text: not, mark: m, ..
                     },
-                    Item::Word {
+                    Some(Item::Word {
                         text: word,
                         mark: n,
                         technical: false,
                         ..
-                    },
+                    }),
                 ) if m & n & UPPER != 0
                     && *not == *self.mk.not
                     && self.keyword_negations.contains(&**word) =>
@@ -1260,17 +1261,25 @@ impl Lexicon {
                 }
                 _ => None,
             };
-            if let Some(t) = joined {
-                items[k] = Item::Word {
-                    id: self.fact_id(&t),
-                    text: Cow::Owned(t),
-                    technical: true,
-                    mark: 0,
-                };
-                items.remove(k + 1);
+            match joined {
+                Some(t) => {
+                    items[k] = Item::Word {
+                        id: self.fact_id(&t),
+                        text: Cow::Owned(t),
+                        technical: true,
+                        mark: 0,
+                    };
+                    items.swap(w, k);
+                    k += 2;
+                }
+                None => {
+                    items.swap(w, k);
+                    k += 1;
+                }
             }
-            k += 1;
+            w += 1;
         }
+        items.truncate(w);
     }
 
     /// The analysis the similarity measure compares.

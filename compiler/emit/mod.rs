@@ -1018,14 +1018,9 @@ impl<'o> Made<'o> {
 
     /// `create_dir_all`'s steps: the directory itself, else its parent first.
     fn climb(&self, dir: &Path) -> std::io::Result<()> {
-        match std::fs::create_dir(dir) {
-            Ok(()) => {
-                self.record(dir);
-                return Ok(());
-            }
+        match self.make(dir) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(_) if dir.is_dir() => return Ok(()),
-            Err(e) => return Err(e),
+            made => return made,
         }
         match dir.parent() {
             Some(parent) if parent != dir => self.climb(parent)?,
@@ -1034,7 +1029,7 @@ impl<'o> Made<'o> {
         self.make(dir)
     }
 
-    /// One `mkdir` whose parent exists; another thread may have made it first.
+    /// One `mkdir`; another thread may have made it first. `NotFound`: its parent is missing.
     fn make(&self, dir: &Path) -> std::io::Result<()> {
         match std::fs::create_dir(dir) {
             Ok(()) => {
