@@ -1095,6 +1095,24 @@ fn bits(mut set: Clauses) -> impl Iterator<Item = usize> {
     })
 }
 
+/// How many entries two sequences of `a` and `b` share at their start and, in what is left,
+/// at their end (`same_token`): the frame a swapped run sits in. `x` and `y` give each
+/// sequence afresh (a slice's, or a filtered walk that is not collected).
+fn shared_ends<I, J>(a: &Analysis, x: impl Fn() -> I, b: &Analysis, y: impl Fn() -> J) -> (usize, usize)
+where
+    I: DoubleEndedIterator<Item = (u32, bool)>,
+    J: DoubleEndedIterator<Item = (u32, bool)>,
+{
+    let same = |&(t, u): &((u32, bool), (u32, bool))| same_token(a, t, b, u);
+    let p = x().zip(y()).take_while(same).count();
+    let shorter = x().count().min(y().count());
+    let s = (x().rev().zip(y().rev()))
+        .take(shorter - p)
+        .take_while(same)
+        .count();
+    (p, s)
+}
+
 /// Are entry `x` of `a.seq` and entry `y` of `b.seq` the same word?
 fn same_token(a: &Analysis, x: (u32, bool), b: &Analysis, y: (u32, bool)) -> bool {
     let (s, t) = (a.at(x), b.at(y));
@@ -1111,14 +1129,7 @@ fn minimal_pair<'a>(a: &'a Analysis, b: &'a Analysis, k: usize) -> bool {
         return false;
     }
     let (x, y) = (&a.seq, &b.seq);
-    let mut p = 0;
-    while p < x.len() && p < y.len() && same_token(a, x[p], b, y[p]) {
-        p += 1;
-    }
-    let mut s = 0;
-    while s < x.len() - p && s < y.len() - p && same_token(a, x[x.len() - 1 - s], b, y[y.len() - 1 - s]) {
-        s += 1;
-    }
+    let (p, s) = shared_ends(a, || x.iter().copied(), b, || y.iter().copied());
     let (mx, my) = (&x[p..x.len() - s], &y[p..y.len() - s]);
     if !(1..=k).contains(&mx.len()) || !(1..=k).contains(&my.len()) {
         return p > 0 && two_swaps(a, mx, b, my, k);
@@ -1177,13 +1188,7 @@ fn rules_swapped<'a>(a: &'a Analysis, b: &'a Analysis, k: usize) -> bool {
     // most pairs part within a few words).
     let rule = |side: &'a Analysis| (side.seq.iter().copied()).filter(move |&t| !side.at(t).explains);
     let (nx, ny) = (rule(a).count(), rule(b).count());
-    let p = (rule(a).zip(rule(b)))
-        .take_while(|&(t, u)| same_token(a, t, b, u))
-        .count();
-    let s = (rule(a).rev().zip(rule(b).rev()))
-        .take(nx.min(ny) - p)
-        .take_while(|&(t, u)| same_token(a, t, b, u))
-        .count();
+    let (p, s) = shared_ends(a, || rule(a), b, || rule(b));
     // The lengths of the two runs between the shared prefix and suffix.
     let (rx, ry) = (nx - p - s, ny - p - s);
     if p + s == 0 || !(1..=k).contains(&rx) || !(1..=k).contains(&ry) {
