@@ -288,8 +288,9 @@ pub fn marker(pattern: &str) -> String {
 /// The pattern named by a redaction marker in `s`, if `s` carries one (normalize put it
 /// there in place of a secret).
 pub fn redacted_pattern(s: &str) -> Option<&str> {
-    // Every text and id is asked this; nearly none carries a marker.
-    if !s.contains("[redacted: ") {
+    // Every text and id is asked this; nearly none carries a marker, and most have no `[`:
+    // a byte search says so for less than the substring search's set-up on a short text.
+    if !s.as_bytes().contains(&b'[') || !s.contains("[redacted: ") {
         return None;
     }
     MARKER.captures(s).map(|c| c.get(1).map_or("", |m| m.as_str()))
@@ -429,16 +430,28 @@ fn list_marker(line: &str) -> Option<usize> {
     line[end..].starts_with(char::is_whitespace).then_some(end)
 }
 
-/// `text` character by character.
+/// `text`, past the fast paths. Visible ASCII, most of most texts, goes over a run at a time.
 fn collapse(raw: &str) -> String {
     let mut out = String::with_capacity(raw.len().min(4 * MAX_TEXT_CHARS));
     let mut chars = 0usize;
     let mut pending_space = false;
-    for c in raw.chars() {
-        if is_bidi_control(c) {
+    let mut rest = raw;
+    while let Some(c) = rest.chars().next() {
+        let run = rest.bytes().take_while(|b| (0x21..0x7f).contains(b)).count();
+        let visible = if run > 0 {
+            // A byte a character; no further than the cut needs (at least the one character
+            // the check below counts, as one character at a time would go).
+            &rest[..run
+                .min((MAX_TEXT_CHARS + 1).saturating_sub(chars + usize::from(pending_space)))
+                .max(1)]
+        } else {
+            &rest[..c.len_utf8()]
+        };
+        rest = &rest[visible.len()..];
+        if run == 0 && is_bidi_control(c) {
             continue;
         }
-        if c.is_whitespace() || c.is_control() {
+        if run == 0 && (c.is_whitespace() || c.is_control()) {
             pending_space = chars > 0;
             continue;
         }
@@ -447,8 +460,8 @@ fn collapse(raw: &str) -> String {
             chars += 1;
             pending_space = false;
         }
-        out.push(c);
-        chars += 1;
+        out.push_str(visible);
+        chars += if run > 0 { visible.len() } else { 1 };
         if chars > MAX_TEXT_CHARS {
             break;
         }
@@ -456,10 +469,12 @@ fn collapse(raw: &str) -> String {
     if chars <= MAX_TEXT_CHARS {
         return out;
     }
-    let mut cut: String = out.chars().take(MAX_TEXT_CHARS - 1).collect();
-    cut.truncate(cut.trim_end().len());
-    cut.push('…');
-    cut
+    // The first `MAX_TEXT_CHARS - 1` characters, cut in place.
+    let end = (out.char_indices().nth(MAX_TEXT_CHARS - 1)).map_or(out.len(), |(i, _)| i);
+    out.truncate(end);
+    out.truncate(out.trim_end().len());
+    out.push('…');
+    out
 }
 
 /// U+202A–U+202E (embeddings, overrides) and U+2066–U+2069 (isolates).
@@ -656,7 +671,7 @@ fn split_domains(
     let mut ignored = Vec::new();
     // Every distinct name met: a valid domain, or a refused one as shown (never valid). A
     // valid one is borrowed (from `raw` or the aliases) unless folding changed it.
-    let mut seen: BTreeSet<Cow<str>> = BTreeSet::new();
+    let mut seen = Seen::default();
     // Several tags written in one string ("python, django") are each a domain, as OmniMem's
     // `tags` are read; a comma is never part of a valid domain. A string that looks like a
     // secret is refused whole, never cut into pieces the scanner might not recognise.
@@ -724,6 +739,32 @@ fn split_domains(
         );
     }
     (valid, refused)
+}
+
+/// The distinct names `split_domains` has met. Most records name one domain: the first name
+/// is kept aside, so they build no set (its node and walk were a fifth of the split).
+#[derive(Default)]
+struct Seen<'a> {
+    first: Option<Cow<'a, str>>,
+    rest: BTreeSet<Cow<'a, str>>,
+}
+
+impl<'a> Seen<'a> {
+    /// Whether `name` is new, as `BTreeSet::insert` says.
+    fn insert(&mut self, name: Cow<'a, str>) -> bool {
+        match &self.first {
+            None => {
+                self.first = Some(name);
+                true
+            }
+            Some(first) if *first == name => false,
+            Some(_) => self.rest.insert(name),
+        }
+    }
+
+    fn len(&self) -> usize {
+        usize::from(self.first.is_some()) + self.rest.len()
+    }
 }
 
 fn normalize_experience(e: &mut Experience, rules: &Rules, labels: &LabelArgs) -> Sink {
@@ -1057,6 +1098,108 @@ mod tests {
         assert_eq!(norm("C#").unwrap(), "csharp");
         assert_eq!(norm(".NET").unwrap(), "dotnet");
         assert_eq!(norm("x".repeat(64).as_str()).unwrap(), "x".repeat(64));
+    }
+
+    /// `collapse` as it was, a character at a time: what the runs must come out as.
+    fn collapse_by_char(raw: &str) -> String {
+        let mut out = String::new();
+        let mut chars = 0usize;
+        let mut pending_space = false;
+        for c in raw.chars() {
+            if is_bidi_control(c) {
+                continue;
+            }
+            if c.is_whitespace() || c.is_control() {
+                pending_space = chars > 0;
+                continue;
+            }
+            if pending_space {
+                out.push(' ');
+                chars += 1;
+                pending_space = false;
+            }
+            out.push(c);
+            chars += 1;
+            if chars > MAX_TEXT_CHARS {
+                break;
+            }
+        }
+        if chars <= MAX_TEXT_CHARS {
+            return out;
+        }
+        let mut cut: String = out.chars().take(MAX_TEXT_CHARS - 1).collect();
+        cut.truncate(cut.trim_end().len());
+        cut.push('…');
+        cut
+    }
+
+    #[test]
+    fn collapse_by_runs_is_collapse_by_char() {
+        // Words, spaces and breaks of every kind, non-ASCII letters and punctuation, bidi
+        // marks and controls, at every length around the cut and the space before it.
+        let pieces = [
+            "word",
+            " ",
+            "  ",
+            "\n",
+            "\t\r\n ",
+            "é",
+            "—",
+            "…",
+            "\u{202e}",
+            "\u{2067}",
+            "\u{0}",
+            "\u{1b}[31m",
+            "x",
+            "ab",
+            "\u{a0}",
+            "naïve",
+            "語",
+            "-",
+            "1.",
+        ];
+        let mut seed = 7u64;
+        let mut texts = vec![String::new(), " ".into(), "\u{202e}".into()];
+        for len in 0..400 {
+            let mut t = String::new();
+            while t.chars().count() < len {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                t.push_str(pieces[(seed >> 33) as usize % pieces.len()]);
+            }
+            texts.push(t);
+        }
+        for width in [
+            MAX_TEXT_CHARS - 2,
+            MAX_TEXT_CHARS - 1,
+            MAX_TEXT_CHARS,
+            MAX_TEXT_CHARS + 1,
+        ] {
+            for tail in ["", " ", "  x", " xy", "é", " é", "\u{202e}x", "xxxx"] {
+                texts.push(format!("{}{tail}", "a".repeat(width)));
+                texts.push(format!("{} {tail}", "ab ".repeat(width / 3)));
+                texts.push(format!("é{}{tail}", "a".repeat(width - 1)));
+            }
+        }
+        for t in &texts {
+            assert_eq!(collapse(t), collapse_by_char(t), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn seen_names_are_told_apart_as_a_set_tells_them() {
+        // The first name apart, the rest in a set; repeats of both.
+        let names: Vec<String> = (0..40).map(|i| format!("d{}", (i * 7) % 23)).collect();
+        for n in [0, 1, 2, 3, 24, names.len()] {
+            let mut seen = Seen::default();
+            let mut set = BTreeSet::new();
+            for name in &names[..n] {
+                let cow = Cow::Borrowed(name.as_str());
+                assert_eq!(seen.insert(cow.clone()), set.insert(cow), "{name} after {n}");
+                assert_eq!(seen.len(), set.len());
+            }
+        }
     }
 
     #[test]

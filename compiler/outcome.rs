@@ -153,6 +153,8 @@ fn unverified_notes(corpus: &Corpus, verdicts: &[Verdict], policy: &Policy) -> S
         .filter(|(exp, v)| reports_success(exp, policy) && v.passed && !v.verified)
         .map(|(exp, _)| exp);
     crate::diagnostics::folding(unverified.flat_map_iter(|exp| {
+        // The id looked at once per record, not once per domain.
+        let subject = subject_id(&exp.id);
         let note = |domain: Option<&str>| {
             let d = Diagnostic::new(
                 codes::UNVERIFIED_SUCCESS,
@@ -161,7 +163,7 @@ fn unverified_notes(corpus: &Corpus, verdicts: &[Verdict], policy: &Policy) -> S
                     exp.outcome().as_str()
                 ),
             )
-            .subject(subject_id(&exp.id))
+            .subject(subject)
             .at(&exp.source)
             .experiences([&exp.id]);
             match domain {
