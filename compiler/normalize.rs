@@ -742,7 +742,7 @@ fn split_domains(
 }
 
 /// The distinct names `split_domains` has met. Most records name one domain: the first name
-/// is kept aside, so they build no set (its node and walk were a fifth of the split).
+/// is kept aside, so they build no set (its node and walk were about an eighth of the split).
 #[derive(Default)]
 struct Seen<'a> {
     first: Option<Cow<'a, str>>,
