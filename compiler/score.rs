@@ -2414,6 +2414,39 @@ pub fn identity_bits(lesson: &Lesson, founder: &str, wording: &str) -> u64 {
     digest::of_fields_bits(&identity_fields(lesson, founder, wording))
 }
 
+/// `identity_bits` of one lesson for many founders: the digest fed its domain, kind and key
+/// once, to be finished per member (`IdentityPrefix::bits`).
+#[derive(Clone)]
+pub struct IdentityPrefix(sha2::Sha256);
+
+impl IdentityPrefix {
+    pub fn of(lesson: &Lesson) -> IdentityPrefix {
+        use sha2::Digest;
+        let mut hasher = sha2::Sha256::new();
+        // `digest::of_fields_bits`' feed: the fields joined with NUL.
+        for (i, field) in identity_fields(lesson, "", "")[..3].iter().enumerate() {
+            if i > 0 {
+                hasher.update([0u8]);
+            }
+            hasher.update(field.as_bytes());
+        }
+        IdentityPrefix(hasher)
+    }
+
+    /// `identity_bits(lesson, founder, wording)`.
+    pub fn bits(&self, founder: &str, wording: &str) -> u64 {
+        use sha2::Digest;
+        let mut hasher = self.0.clone();
+        for field in [founder, wording] {
+            hasher.update([0u8]);
+            hasher.update(field.as_bytes());
+        }
+        let mut b = [0u8; 8];
+        b[2..].copy_from_slice(&hasher.finalize()[..6]);
+        u64::from_be_bytes(b)
+    }
+}
+
 /// What a lesson's identity digests: domain, kind, operation key, founder and wording.
 fn identity_fields<'a>(lesson: &'a Lesson, founder: &'a str, wording: &'a str) -> [&'a str; 5] {
     let key = lesson.operation_key.as_deref().unwrap_or_default();
@@ -2961,6 +2994,26 @@ mod tests {
             let expected: &[&str] = if distinct { &[ASYNCIO] } else { &[] };
             assert_eq!(global, expected, "{distinct}");
         }
+    }
+
+    #[test]
+    fn an_identity_finished_from_its_prefix_is_the_whole_identity() {
+        let (corpus, sink) = crate::generate::loader(2000, 3)();
+        let comp = pipeline::compile(corpus, sink, &Rules::builtin(), &Options::default());
+        let mut checked = 0;
+        for (c, l) in comp.candidates.iter().zip(&comp.lesson_of) {
+            let Some(l) = l.map(|l| &comp.lessons[l as usize]) else {
+                continue;
+            };
+            let prefix = IdentityPrefix::of(l);
+            for (founder, wording) in [(&*c.record_id, &*c.text), (&*l.founder, &*l.text), ("", "")] {
+                let bits = prefix.bits(founder, wording);
+                assert_eq!(bits, identity_bits(l, founder, wording));
+                assert_eq!(Some(bits), digest::lesson_id_bits(&identity(l, founder, wording)));
+            }
+            checked += 1;
+        }
+        assert!(checked > 1000, "{checked}");
     }
 
     #[test]
