@@ -1227,7 +1227,10 @@ fn refoundings(comp: &Compilation, members: &Members, unknown: &HashSet<String>)
                 let (prefix, founder) = &prefixes[li as usize];
                 // Only an admissible member ever founded its lesson (DESIGN §6), and the
                 // founder gives the id the lesson has now.
+                // (The founder's own id is a copy of its candidate's: told by address before
+                // digesting, and by its text only on a hit.)
                 let hit = c.admissible()
+                    && !Id::ptr_eq(&c.record_id, founder)
                     && wanted.contains(&prefix.bits(&c.record_id, &c.text))
                     && c.record_id != **founder;
                 hit.then_some((li, i as u32))

@@ -163,9 +163,11 @@ struct Shared<'a> {
     /// By rank, when the experience was recorded: `take_in` reads it for every mention of a
     /// lesson just founded, where the experience itself was a cache miss each.
     in_play_at: Vec<Millis>,
-    /// Lesson id → (rank, position of its first mention) of each experience whose `in_play`
-    /// names it.
-    named: HashMap<&'a str, Vec<(u32, u32)>>,
+    /// Lesson id (as `digest::lesson_id_bits`) → (rank, position of its first mention) of each
+    /// experience whose `in_play` names it. The fold looks up every id it founds or edits,
+    /// always an identity hash (`digest::id_of`): an id of another shape never matches, and a
+    /// number key is compared in its bucket, where a text key was one more cache miss a hit.
+    named: FxMap<u64, Vec<(u32, u32)>>,
     /// `named` followed a renaming (`rename` then starts again from the `in_play` lists).
     named_renamed: bool,
     /// Lesson id → the journal's decisions on it (indices, in journal order).
@@ -612,8 +614,11 @@ impl<'a> Shared<'a> {
                 of_id.push((rank, pos));
             }
         }
-        let mut named = HashMap::with_capacity_and_hasher(ids.len(), Default::default());
-        named.extend(ids.into_iter().zip(firsts));
+        let mut named = FxMap::with_capacity_and_hasher(ids.len(), Default::default());
+        named.extend(
+            (ids.into_iter().zip(firsts))
+                .filter_map(|(id, of_id)| Some((digest::lesson_id_bits(id)?, of_id))),
+        );
         self.named = named;
         self.named_renamed = !inp.renamed.is_empty();
         self.decide(inp);
@@ -628,8 +633,12 @@ impl<'a> Shared<'a> {
             return;
         }
         // All old ids' mentions first: a renamed id may itself be renamed, one step each.
-        let moved: Vec<(&'a str, Vec<(u32, u32)>)> = (inp.renamed.iter())
-            .filter_map(|(old, new)| Some((new.as_str(), self.named.remove(old.as_str())?)))
+        let bits = |id: &str| digest::lesson_id_bits(id);
+        let moved: Vec<(u64, Vec<(u32, u32)>)> = (inp.renamed.iter())
+            .filter_map(|(old, new)| {
+                let mentions = self.named.remove(&bits(old)?)?;
+                Some((bits(new)?, mentions))
+            })
             .collect();
         for (new, mentions) in moved {
             let have = self.named.entry(new).or_default();
@@ -1753,7 +1762,9 @@ impl<'a> Fold<'a> {
     /// before could not see it.
     fn take_in(&mut self, id: String, li: u32) {
         let shared = self.shared;
-        let mentions = shared.named.get(id.as_str()).into_iter().flatten();
+        let bits = digest::lesson_id_bits(&id);
+        debug_assert!(bits.is_some(), "a folded lesson's id is an identity hash: {id}");
+        let mentions = bits.and_then(|b| shared.named.get(&b)).into_iter().flatten();
         let decided = shared.decided.get(id.as_str()).into_iter().flatten();
         let named = *self.by_id.entry(id).or_insert(li);
         for &(rank, pos) in mentions {
