@@ -1207,20 +1207,47 @@ fn refoundings(comp: &Compilation, members: &Members, unknown: &HashSet<String>)
         .iter()
         .filter_map(|id| digest::lesson_id_bits(id))
         .collect();
+    // Members whose identity is wanted, as (lesson, candidate), sorted. The candidates are
+    // read in their own order and each lesson's digest of domain, kind and key is made once:
+    // visited lesson by lesson, every member was a cache miss or three (its candidate, its id,
+    // its text) and every identity digested the lesson's fields again.
+    let hits: Vec<(u32, u32)> = if wanted.is_empty() {
+        Vec::new()
+    } else {
+        let prefixes: Vec<(score::IdentityPrefix, &Id)> = (0..comp.lessons.len())
+            .into_par_iter()
+            .map(|li| {
+                let l = &comp.lessons[unedited(li)];
+                (score::IdentityPrefix::of(l), &l.founder)
+            })
+            .collect();
+        let mut hits: Vec<(u32, u32)> = (comp.candidates.par_iter().zip(&comp.lesson_of).enumerate())
+            .filter_map(|(i, (c, &li))| {
+                let li = li?;
+                let (prefix, founder) = &prefixes[li as usize];
+                // Only an admissible member ever founded its lesson (DESIGN §6), and the
+                // founder gives the id the lesson has now.
+                // (The founder's own id is a copy of its candidate's: told by address before
+                // digesting, and by its text only on a hit.)
+                let hit = c.admissible()
+                    && !Id::ptr_eq(&c.record_id, founder)
+                    && wanted.contains(&prefix.bits(&c.record_id, &c.text))
+                    && c.record_id != **founder;
+                hit.then_some((li, i as u32))
+            })
+            .collect();
+        hits.par_sort_unstable();
+        hits
+    };
     // The ids each member would have given its lesson as founder, where one is named.
-    let named = |li: usize, all: &[usize]| -> Vec<Refounding> {
-        if wanted.is_empty() {
-            return Vec::new();
-        }
+    let named = |li: usize, members_li: usize| -> Vec<Refounding> {
+        let from = hits.partition_point(|&(l, _)| (l as usize) < members_li);
+        let mine = hits[from..]
+            .iter()
+            .take_while(|&&(l, _)| l as usize == members_li);
         let l = &comp.lessons[li];
         let mut out: Vec<Refounding> = Vec::new();
-        // Only an admissible member ever founded its lesson (DESIGN §6), and the founder
-        // gives the id the lesson has now.
-        let founders = all.iter().map(|&i| &comp.candidates[i]);
-        for c in founders.filter(|c| c.admissible() && c.record_id != l.founder) {
-            if !wanted.contains(&score::identity_bits(l, &c.record_id, &c.text)) {
-                continue;
-            }
+        for c in mine.map(|&(_, i)| &comp.candidates[i as usize]) {
             let old_id = score::identity(l, &c.record_id, &c.text);
             if old_id != l.id && out.iter().all(|r| r.old_id != old_id) {
                 out.push(Refounding {
@@ -1233,13 +1260,25 @@ fn refoundings(comp: &Compilation, members: &Members, unknown: &HashSet<String>)
         }
         out
     };
+    // Each candidate's input position (claims have none: `u32::MAX`), read in candidate
+    // order: `refounding_by_order` asks it of every member of every lesson.
+    let position: Vec<u32> = (comp.candidates.par_iter())
+        .map(|c| match c.source {
+            crate::model::Source::Experience(e) => e,
+            crate::model::Source::Claim(_) => u32::MAX,
+        })
+        .collect();
     // A chain's first wording and its edit can both hold members, so an old id may come twice
     // (`refounded` reports it once; renaming by it twice is renaming once).
     (members.par_iter().enumerate())
-        .flat_map_iter(|(li, all)| {
-            let li = unedited(li);
-            let mut found = named(li, all);
-            found.extend(refounding_by_order(comp, li, all));
+        .flat_map_iter(|(members_li, all)| {
+            let li = unedited(members_li);
+            let mut found = if hits.is_empty() {
+                Vec::new()
+            } else {
+                named(li, members_li)
+            };
+            found.extend(refounding_by_order(comp, li, all, &position));
             found
         })
         .collect()
@@ -1247,11 +1286,13 @@ fn refoundings(comp: &Compilation, members: &Members, unknown: &HashSet<String>)
 
 /// The old id of lesson `li` (members `all`) when its founder sits later in input order than
 /// members recorded before it (see `refounded`).
-fn refounding_by_order(comp: &Compilation, li: usize, all: &[usize]) -> Option<Refounding> {
-    let position = |i: usize| match comp.candidates[i].source {
-        crate::model::Source::Experience(e) => e,
-        crate::model::Source::Claim(_) => u32::MAX,
-    };
+fn refounding_by_order(
+    comp: &Compilation,
+    li: usize,
+    all: &[usize],
+    positions: &[u32],
+) -> Option<Refounding> {
+    let position = |i: usize| positions[i];
     let l = &comp.lessons[li];
     if l.supersedes.is_some() {
         return None;
@@ -1259,10 +1300,7 @@ fn refounding_by_order(comp: &Compilation, li: usize, all: &[usize]) -> Option<R
     // Claims have no input position among the records; only experiences can be back-filled.
     // (Walked without collecting them: this runs for every lesson, and almost always stops at
     // the check below.)
-    let ms = || {
-        (all.iter().copied())
-            .filter(|&i| matches!(comp.candidates[i].source, crate::model::Source::Experience(_)))
-    };
+    let ms = || (all.iter().copied()).filter(|&i| position(i) != u32::MAX);
     let first_in_input = ms().map(position).min()?;
     let is_founder = |i: usize| *comp.candidates[i].record_id == *l.founder;
     // The founder is usually first in input order: then nothing was recorded before it.
@@ -1312,9 +1350,28 @@ fn check_fates(comp: &Compilation) -> Option<Diagnostic> {
     // self-check).
     // (`fx::parts_print`: SipHash took half the check.)
     let print = |code: &str, id: &str| parts_print(&[code.as_bytes(), id.as_bytes()]);
+    // Only a code some fate carries can explain one (a third of the ids name other codes).
+    let fate_codes: Vec<&str> = (comp.fates.par_iter())
+        .fold(Vec::new, |mut seen: Vec<&str>, f| {
+            for &code in f.codes {
+                if !seen.contains(&code) {
+                    seen.push(code);
+                }
+            }
+            seen
+        })
+        .reduce(Vec::new, |mut a, b| {
+            for code in b {
+                if !a.contains(&code) {
+                    a.push(code);
+                }
+            }
+            a
+        });
     let mut named: Vec<u64> = comp
         .diagnostics
         .par_iter()
+        .filter(|d| fate_codes.contains(&d.code))
         .flat_map_iter(|d| {
             let ids = std::iter::once(d.subject.as_str()).chain(d.experience_id_iter());
             ids.map(|id| print(d.code, id))
@@ -1322,28 +1379,24 @@ fn check_fates(comp: &Compilation) -> Option<Diagnostic> {
         .collect();
     named.par_sort_unstable();
     named.dedup();
-    // Where each run of fingerprints with the same top bits starts (about one per bucket): a
-    // lookup reads two places, where a binary search would miss the cache at almost every step.
-    let bits = (usize::BITS - named.len().leading_zeros()).clamp(1, 24);
-    let bucket = |print: u64| (print >> (64 - bits)) as usize;
-    let mut start = vec![0u32; (1 << bits) + 1];
-    for &p in &named {
-        start[bucket(p) + 1] += 1;
+    // Each fate's (code, record id) fingerprints, sorted too and walked beside `named` in one
+    // pass: a lookup per candidate missed the cache twice (its bucket, then the run).
+    let mut asked: Vec<(u64, u32)> = (comp.candidates.par_iter().zip(&comp.fates).enumerate())
+        .filter(|(_, (_, f))| f.fate != Fate::Rule)
+        .flat_map_iter(|(i, (c, f))| (f.codes.iter()).map(move |code| (print(code, &c.record_id), i as u32)))
+        .collect();
+    asked.par_sort_unstable();
+    let mut explained = vec![false; comp.candidates.len()];
+    let mut next = named.iter().peekable();
+    for &(p, i) in &asked {
+        while next.next_if(|&&q| q < p).is_some() {}
+        if next.peek() == Some(&&p) {
+            explained[i as usize] = true;
+        }
     }
-    for b in 1..start.len() {
-        start[b] += start[b - 1];
-    }
-    let is_named = |(code, id): (&str, &str)| {
-        let p = print(code, id);
-        let b = bucket(p);
-        named[start[b] as usize..start[b + 1] as usize].contains(&p)
-    };
-    let mut broken: Vec<String> = (comp.candidates.par_iter().zip(&comp.fates))
-        .filter(|(c, f)| {
-            let explained = |code: &&str| is_named((code, &*c.record_id));
-            f.fate != Fate::Rule && !f.codes.iter().any(explained)
-        })
-        .map(|(c, _)| c.record_id.to_string())
+    let mut broken: Vec<String> = (comp.candidates.par_iter().zip(&comp.fates).zip(&explained))
+        .filter(|((_, f), explained)| f.fate != Fate::Rule && !**explained)
+        .map(|((c, _), _)| c.record_id.to_string())
         .collect();
     let consistent = comp.fates.len() == comp.candidates.len();
     if broken.is_empty() && consistent {

@@ -163,9 +163,11 @@ struct Shared<'a> {
     /// By rank, when the experience was recorded: `take_in` reads it for every mention of a
     /// lesson just founded, where the experience itself was a cache miss each.
     in_play_at: Vec<Millis>,
-    /// Lesson id → (rank, position of its first mention) of each experience whose `in_play`
-    /// names it.
-    named: HashMap<&'a str, Vec<(u32, u32)>>,
+    /// Lesson id (as `digest::lesson_id_bits`) → (rank, position of its first mention) of each
+    /// experience whose `in_play` names it. The fold looks up every id it founds or edits,
+    /// always an identity hash (`digest::id_of`): an id of another shape never matches, and a
+    /// number key is compared in its bucket, where a text key was one more cache miss a hit.
+    named: FxMap<u64, Vec<(u32, u32)>>,
     /// `named` followed a renaming (`rename` then starts again from the `in_play` lists).
     named_renamed: bool,
     /// Lesson id → the journal's decisions on it (indices, in journal order).
@@ -612,8 +614,11 @@ impl<'a> Shared<'a> {
                 of_id.push((rank, pos));
             }
         }
-        let mut named = HashMap::with_capacity_and_hasher(ids.len(), Default::default());
-        named.extend(ids.into_iter().zip(firsts));
+        let mut named = FxMap::with_capacity_and_hasher(ids.len(), Default::default());
+        named.extend(
+            (ids.into_iter().zip(firsts))
+                .filter_map(|(id, of_id)| Some((digest::lesson_id_bits(id)?, of_id))),
+        );
         self.named = named;
         self.named_renamed = !inp.renamed.is_empty();
         self.decide(inp);
@@ -628,8 +633,12 @@ impl<'a> Shared<'a> {
             return;
         }
         // All old ids' mentions first: a renamed id may itself be renamed, one step each.
-        let moved: Vec<(&'a str, Vec<(u32, u32)>)> = (inp.renamed.iter())
-            .filter_map(|(old, new)| Some((new.as_str(), self.named.remove(old.as_str())?)))
+        let bits = |id: &str| digest::lesson_id_bits(id);
+        let moved: Vec<(u64, Vec<(u32, u32)>)> = (inp.renamed.iter())
+            .filter_map(|(old, new)| {
+                let mentions = self.named.remove(&bits(old)?)?;
+                Some((bits(new)?, mentions))
+            })
             .collect();
         for (new, mentions) in moved {
             let have = self.named.entry(new).or_default();
@@ -1753,7 +1762,9 @@ impl<'a> Fold<'a> {
     /// before could not see it.
     fn take_in(&mut self, id: String, li: u32) {
         let shared = self.shared;
-        let mentions = shared.named.get(id.as_str()).into_iter().flatten();
+        let bits = digest::lesson_id_bits(&id);
+        debug_assert!(bits.is_some(), "a folded lesson's id is an identity hash: {id}");
+        let mentions = bits.and_then(|b| shared.named.get(&b)).into_iter().flatten();
         let decided = shared.decided.get(id.as_str()).into_iter().flatten();
         let named = *self.by_id.entry(id).or_insert(li);
         for &(rank, pos) in mentions {
@@ -2414,6 +2425,39 @@ pub fn identity_bits(lesson: &Lesson, founder: &str, wording: &str) -> u64 {
     digest::of_fields_bits(&identity_fields(lesson, founder, wording))
 }
 
+/// `identity_bits` of one lesson for many founders: the digest fed its domain, kind and key
+/// once, to be finished per member (`IdentityPrefix::bits`).
+#[derive(Clone)]
+pub struct IdentityPrefix(sha2::Sha256);
+
+impl IdentityPrefix {
+    pub fn of(lesson: &Lesson) -> IdentityPrefix {
+        use sha2::Digest;
+        let mut hasher = sha2::Sha256::new();
+        // `digest::of_fields_bits`' feed: the fields joined with NUL.
+        for (i, field) in identity_fields(lesson, "", "")[..3].iter().enumerate() {
+            if i > 0 {
+                hasher.update([0u8]);
+            }
+            hasher.update(field.as_bytes());
+        }
+        IdentityPrefix(hasher)
+    }
+
+    /// `identity_bits(lesson, founder, wording)`.
+    pub fn bits(&self, founder: &str, wording: &str) -> u64 {
+        use sha2::Digest;
+        let mut hasher = self.0.clone();
+        for field in [founder, wording] {
+            hasher.update([0u8]);
+            hasher.update(field.as_bytes());
+        }
+        let mut b = [0u8; 8];
+        b[2..].copy_from_slice(&hasher.finalize()[..6]);
+        u64::from_be_bytes(b)
+    }
+}
+
 /// What a lesson's identity digests: domain, kind, operation key, founder and wording.
 fn identity_fields<'a>(lesson: &'a Lesson, founder: &'a str, wording: &'a str) -> [&'a str; 5] {
     let key = lesson.operation_key.as_deref().unwrap_or_default();
@@ -2961,6 +3005,26 @@ mod tests {
             let expected: &[&str] = if distinct { &[ASYNCIO] } else { &[] };
             assert_eq!(global, expected, "{distinct}");
         }
+    }
+
+    #[test]
+    fn an_identity_finished_from_its_prefix_is_the_whole_identity() {
+        let (corpus, sink) = crate::generate::loader(2000, 3)();
+        let comp = pipeline::compile(corpus, sink, &Rules::builtin(), &Options::default());
+        let mut checked = 0;
+        for (c, l) in comp.candidates.iter().zip(&comp.lesson_of) {
+            let Some(l) = l.map(|l| &comp.lessons[l as usize]) else {
+                continue;
+            };
+            let prefix = IdentityPrefix::of(l);
+            for (founder, wording) in [(&*c.record_id, &*c.text), (&*l.founder, &*l.text), ("", "")] {
+                let bits = prefix.bits(founder, wording);
+                assert_eq!(bits, identity_bits(l, founder, wording));
+                assert_eq!(Some(bits), digest::lesson_id_bits(&identity(l, founder, wording)));
+            }
+            checked += 1;
+        }
+        assert!(checked > 1000, "{checked}");
     }
 
     #[test]
