@@ -4,8 +4,53 @@ use std::ffi::{c_int, c_long};
 
 // The pipeline allocates millions of small strings and vectors from several threads; mimalloc
 // does that markedly faster than the system allocator (see ARCHITECTURE.md).
+#[cfg(not(feature = "live-bytes"))]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+#[cfg(feature = "live-bytes")]
+#[global_allocator]
+static ALLOCATOR: live::Counting = live::Counting;
+
+/// `--features live-bytes`: mimalloc behind a count of the bytes alive, which the stage timings
+/// print beside the resident memory (what the allocator holds beyond the data is its slack).
+#[cfg(feature = "live-bytes")]
+mod live {
+    use skillc::pipeline::{LIVE_BYTES, LIVE_PEAK};
+    use std::alloc::{GlobalAlloc, Layout};
+    use std::sync::atomic::Ordering::Relaxed;
+
+    pub struct Counting;
+
+    fn add(bytes: isize) {
+        let now = LIVE_BYTES.fetch_add(bytes, Relaxed) + bytes;
+        LIVE_PEAK.fetch_max(now, Relaxed);
+    }
+
+    // SAFETY: each method passes its caller's arguments, and so its caller's contract, to
+    // mimalloc's own; counting touches no memory the allocator hands out.
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            add(layout.size() as isize);
+            unsafe { mimalloc::MiMalloc.alloc(layout) }
+        }
+
+        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+            add(layout.size() as isize);
+            unsafe { mimalloc::MiMalloc.alloc_zeroed(layout) }
+        }
+
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            add(-(layout.size() as isize));
+            unsafe { mimalloc::MiMalloc.dealloc(ptr, layout) }
+        }
+
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            add(new_size as isize - layout.size() as isize);
+            unsafe { mimalloc::MiMalloc.realloc(ptr, layout, new_size) }
+        }
+    }
+}
 
 // mimalloc's C API, linked in with the allocator (the crate re-exports it only under a feature
 // that needs one more crate).

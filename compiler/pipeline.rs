@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::sync::atomic::{AtomicIsize, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
@@ -1427,6 +1428,12 @@ pub fn fate_counts(comp: &Compilation) -> BTreeMap<String, [usize; 4]> {
     m
 }
 
+/// Heap bytes alive, and their most since the last lap: counted by the binary's allocator when
+/// it is built with the `live-bytes` feature (zero otherwise) and printed by `StageClock::lap`,
+/// to tell the data a stage holds from the memory the allocator holds for it.
+pub static LIVE_BYTES: AtomicIsize = AtomicIsize::new(0);
+pub static LIVE_PEAK: AtomicIsize = AtomicIsize::new(0);
+
 /// Stage timings on stderr when `SKILLC_TIMINGS` is set (for profiling; never in an output file).
 pub struct StageClock(Option<(std::time::Instant, ProcTimes)>);
 
@@ -1461,6 +1468,15 @@ impl StageClock {
                 kib("VmRSS:"),
                 kib("VmHWM:")
             );
+            if cfg!(feature = "live-bytes") {
+                let gib = |bytes: &AtomicIsize| bytes.load(Relaxed) as f64 / f64::from(1 << 30);
+                eprintln!(
+                    "live: {stage:<12} live {:>5.2} GiB  live peak {:>5.2} GiB",
+                    gib(&LIVE_BYTES),
+                    gib(&LIVE_PEAK)
+                );
+                LIVE_PEAK.store(LIVE_BYTES.load(Relaxed), Relaxed);
+            }
             self.restart();
         }
     }
