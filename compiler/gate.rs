@@ -617,7 +617,7 @@ mod tests {
             };
             held_diagnostics(
                 &one,
-                &[at.clone()],
+                std::slice::from_ref(at),
                 &verdicts,
                 &candidates,
                 &clusters,
