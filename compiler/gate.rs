@@ -636,8 +636,8 @@ mod tests {
         assert_eq!(
             together[2].message,
             "members held back from an admitted lesson: 4 do candidates from experiences that \
-             did not pass (g-0002, g-0004, g-0005 and 1 more: outcome abandoned (1); outcome \
-             failed (2); outcome succeeded, but every check ran before the last change (1))"
+             did not pass (g-0002, g-0004, g-0005 and 1 more: outcome abandoned (2); outcome \
+             failed (1); outcome succeeded, but every check ran before the last change (1))"
         );
         assert_eq!(together[3].experience_ids(), ["g-0002"]);
         assert_eq!(
