@@ -3,12 +3,14 @@
 //! reasons honestly.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
 
 use crate::cluster::fx::{FxMap as HashMap, FxSet};
 
 use rayon::prelude::*;
+use serde_json::Value;
 
-use crate::diagnostics::{Diagnostic, Sink, codes, short_list};
+use crate::diagnostics::{Diagnostic, Evidence, Sink, codes, short_list};
 use crate::model::{Candidate, Cluster, Corpus, Kind, Operation, Refusal, Source, SourceLoc};
 use crate::outcome::Verdict;
 use crate::policy::Rules;
@@ -290,6 +292,8 @@ struct ClusterDecision {
 /// its score; when that member's text is not the anchor's (`text`), it is shown too, as
 /// `held_text`.
 /// `locations` (from `held_locations`, one per group) is where each diagnostic points.
+/// A cluster's groups (one per reason) are made together: they share its anchor's text and,
+/// mostly, their members, whose ids are then read and sorted once.
 pub fn held_diagnostics(
     gate: &GateResult,
     locations: &[Option<SourceLoc>],
@@ -299,13 +303,47 @@ pub fn held_diagnostics(
     rules: &Rules,
     sink: &mut Sink,
 ) {
-    let made = gate.held.par_iter().zip(locations);
-    sink.par_extend(made.map(|(h, at)| {
-        let d = held_diagnostic(h, &clusters[h.cluster as usize], verdicts, candidates, rules);
-        match at {
-            Some(at) => d.at(at),
-            None => d,
+    let groups: Vec<(&Held, &Option<SourceLoc>)> = gate.held.iter().zip(locations).collect();
+    let of_a_cluster = groups.par_chunk_by(|a, b| a.0.cluster == b.0.cluster);
+    sink.par_extend(of_a_cluster.flat_map_iter(|groups| {
+        let cl = &clusters[groups[0].0.cluster as usize];
+        let anchor = &candidates[cl.anchor as usize];
+        let text = Value::from(&*anchor.text);
+        // The group before, when it had the same members: its ids and their evidence value.
+        let mut before: Option<(&[u32], Vec<&str>, Value)> = None;
+        let mut made = [None, None];
+        // One group per reason, and `hold_reasons` has two.
+        assert!(groups.len() <= made.len(), "more held-back groups than reasons");
+        for ((h, at), slot) in groups.iter().zip(&mut made) {
+            let held = Group {
+                held: h,
+                cl,
+                anchor,
+                text: text.clone(),
+            };
+            let d = match before.take() {
+                // Only the outcome gate's group names reasons, and it comes first.
+                Some((members, ids, experiences))
+                    if members == h.members && h.code != codes::OUTCOME_GATE =>
+                {
+                    let d = held.diagnostic(&ids, &[], experiences.clone(), candidates, rules);
+                    before = Some((members, ids, experiences));
+                    d
+                }
+                _ => {
+                    let (ids, failures) = held.ids_and_failures(candidates, verdicts, rules);
+                    let experiences = id_list(&ids);
+                    let d = held.diagnostic(&ids, &failures, experiences.clone(), candidates, rules);
+                    before = Some((&h.members[..], ids, experiences));
+                    d
+                }
+            };
+            *slot = Some(match at {
+                Some(at) => d.at(at),
+                None => d,
+            });
         }
+        made.into_iter().flatten()
     }));
 }
 
@@ -335,7 +373,7 @@ pub fn held_locations(
 /// a map collected from them keeps. A sorted vector, not a tree map: almost every held-back
 /// group has one member, and a map allocated a node of eleven slots for it, at each of the
 /// half a million groups of a million records.
-fn each_id_once(mut pairs: Vec<(&str, Option<String>)>) -> Vec<(&str, Option<String>)> {
+fn each_id_once<R>(mut pairs: Vec<(&str, Option<R>)>) -> Vec<(&str, Option<R>)> {
     pairs.sort_by(|a, b| a.0.cmp(b.0));
     pairs.dedup_by(|later, kept| {
         let same = later.0 == kept.0;
@@ -347,115 +385,266 @@ fn each_id_once(mut pairs: Vec<(&str, Option<String>)>) -> Vec<(&str, Option<Str
     pairs
 }
 
-fn held_diagnostic(
-    held: &Held,
-    cl: &Cluster,
-    verdicts: &[Verdict],
-    candidates: &[Candidate],
-    rules: &Rules,
-) -> Diagnostic {
-    let (code, members, whole_cluster) = (held.code, &held.members, held.whole_cluster);
-    // Each member's record id, and for the outcome gate why that experience did not pass.
-    let pairs = (members.iter())
-        .map(|&m| {
-            let c = &candidates[m as usize];
-            let failure = match c.source {
-                Source::Experience(e) if code == codes::OUTCOME_GATE => {
-                    verdicts[e as usize].failure(&rules.policy)
+/// Ids sorted and each once, as the JSON list `Diagnostic::experiences` makes of them.
+fn id_list(ids: &[&str]) -> Value {
+    debug_assert!(ids.windows(2).all(|w| w[0] < w[1]), "ids not sorted once each");
+    Value::Array(ids.iter().map(|&id| Value::from(id)).collect())
+}
+
+/// One held-back group and what its diagnostic shares with the cluster's other group.
+struct Group<'a> {
+    held: &'a Held,
+    cl: &'a Cluster,
+    anchor: &'a Candidate,
+    /// The anchor's text as an evidence value.
+    text: Value,
+}
+
+impl<'a> Group<'a> {
+    /// The members' record ids, sorted and each once, and for the outcome gate why each of
+    /// those experiences did not pass (`None` when one is not an experience's).
+    fn ids_and_failures(
+        &self,
+        candidates: &'a [Candidate],
+        verdicts: &[Verdict],
+        rules: &Rules,
+    ) -> (Vec<&'a str>, Vec<&'static str>) {
+        let code = self.held.code;
+        let pairs = (self.held.members.iter())
+            .map(|&m| {
+                let c = &candidates[m as usize];
+                let failure = match c.source {
+                    Source::Experience(e) if code == codes::OUTCOME_GATE => {
+                        verdicts[e as usize].failure(&rules.policy)
+                    }
+                    _ => None,
+                };
+                (&*c.record_id, failure)
+            })
+            .collect();
+        let pairs = each_id_once(pairs);
+        let ids: Vec<&str> = pairs.iter().map(|p| p.0).collect();
+        let failures: Vec<&'static str> = pairs.into_iter().filter_map(|p| p.1).collect();
+        (ids, failures)
+    }
+
+    /// The group's diagnostic, from its members' sorted `ids` (and `experiences`, their
+    /// evidence value) and the `failures` among them.
+    fn diagnostic(
+        &self,
+        ids: &[&str],
+        failures: &[&'static str],
+        experiences: Value,
+        candidates: &[Candidate],
+        rules: &Rules,
+    ) -> Diagnostic {
+        let (code, members, cl) = (self.held.code, &self.held.members, self.cl);
+        let n = members.len();
+        let what = match code {
+            codes::OUTCOME_GATE if ids.len() == 1 => "from an experience that did not pass",
+            codes::OUTCOME_GATE => "from experiences that did not pass",
+            codes::NARRATIVE_CANDIDATE => "that read as the story of one incident",
+            _ => "held back",
+        };
+        let scope = if self.held.whole_cluster {
+            "cluster held back"
+        } else {
+            "members held back from an admitted lesson"
+        };
+        let kind = self.anchor.kind.as_str();
+        let mut message = String::with_capacity(128);
+        message.push_str(scope);
+        message.push_str(": ");
+        if n == 1 {
+            message.push_str("1 ");
+            message.push_str(kind);
+            message.push_str(" candidate ");
+        } else {
+            write!(message, "{n} {kind} candidates ").expect("writing to a string");
+        }
+        message.push_str(what);
+        message.push_str(" (");
+        // Why they did not pass. A few ids each beside its own reason ("w-b: outcome abandoned;
+        // w-c: outcome failed"); more, each reason once with its count, since a list of reasons
+        // after a list of ids would read as pairs.
+        let aligned = failures.len() == ids.len();
+        if aligned && ids.len() <= 3 {
+            for (i, (id, why)) in ids.iter().zip(failures).enumerate() {
+                if i > 0 {
+                    message.push_str("; ");
                 }
-                _ => None,
-            };
-            (&*c.record_id, failure)
-        })
-        .collect();
-    let pairs = each_id_once(pairs);
-    let ids: Vec<&str> = pairs.iter().map(|p| p.0).collect();
-    // Owned, so that `outcomes` takes them as they are rather than copies.
-    let failures: Vec<String> = pairs.into_iter().filter_map(|p| p.1).collect();
-    let anchor = &candidates[cl.anchor as usize];
-    let n = members.len();
-    let what = match code {
-        codes::OUTCOME_GATE if ids.len() == 1 => "from an experience that did not pass",
-        codes::OUTCOME_GATE => "from experiences that did not pass",
-        codes::NARRATIVE_CANDIDATE => "that read as the story of one incident",
-        _ => "held back",
-    };
-    // Why they did not pass. A few ids each beside its own reason ("w-b: outcome abandoned;
-    // w-c: outcome failed"); more, each reason once with its count, since a list of reasons
-    // after a list of ids would read as pairs.
-    let aligned = failures.len() == ids.len();
-    let listed = if aligned && ids.len() <= 3 {
-        let mut listed = String::new();
-        for (id, why) in ids.iter().zip(&failures) {
-            if !listed.is_empty() {
-                listed.push_str("; ");
+                message.push_str(id);
+                message.push_str(": ");
+                message.push_str(why);
             }
-            listed.push_str(id);
-            listed.push_str(": ");
-            listed.push_str(why);
-        }
-        listed
-    } else {
-        let mut distinct: BTreeMap<&str, usize> = BTreeMap::new();
-        for f in &failures {
-            *distinct.entry(f.as_str()).or_default() += 1;
-        }
-        let why = (distinct.into_iter()).map(|(f, k)| {
-            if aligned {
-                format!("{f} ({k})")
-            } else {
-                f.to_string()
+        } else {
+            message.push_str(&short_list(ids, 3));
+            let mut distinct: BTreeMap<&str, usize> = BTreeMap::new();
+            for &f in failures {
+                *distinct.entry(f).or_default() += 1;
             }
-        });
-        match Vec::from_iter(why).join("; ") {
-            why if why.is_empty() => short_list(&ids, 3),
-            why => format!("{}: {why}", short_list(&ids, 3)),
+            for (i, (f, k)) in distinct.into_iter().enumerate() {
+                message.push_str(if i == 0 { ": " } else { "; " });
+                message.push_str(f);
+                if aligned {
+                    write!(message, " ({k})").expect("writing to a string");
+                }
+            }
         }
-    };
-    let scope = if whole_cluster {
-        "cluster held back"
-    } else {
-        "members held back from an admitted lesson"
-    };
-    let message = if n == 1 {
-        format!("{scope}: 1 {} candidate {what} ({listed})", anchor.kind.as_str())
-    } else {
-        format!(
-            "{scope}: {n} {} candidates {what} ({listed})",
-            anchor.kind.as_str()
-        )
-    };
-    let d = Diagnostic::new(code, message)
-        .subject(&cl.id)
-        .domain(&cl.domain)
-        .with("cluster", cl.id.clone())
-        .with("text", &*anchor.text)
-        .with("candidates", n);
-    // Beside `experiences`, in the same order (every outcome-gated member has a reason).
-    let d = if failures.len() == ids.len() {
-        d.with("outcomes", failures)
-    } else {
+        message.push(')');
+        // In name order (`Evidence::sorted`).
+        let mut evidence = Vec::with_capacity(7);
+        evidence.push(("candidates", Value::from(n)));
+        evidence.push(("cluster", Value::from(&*cl.id)));
+        evidence.push(("experiences", experiences));
+        let narrative = match (code, members.first()) {
+            (codes::NARRATIVE_CANDIDATE, Some(&m)) => Some(&candidates[m as usize]),
+            _ => None,
+        };
+        if let Some(first) = narrative
+            && first.text != self.anchor.text
+        {
+            evidence.push(("held_text", Value::from(&*first.text)));
+        }
+        // Beside `experiences`, in the same order (every outcome-gated member has a reason).
+        if aligned {
+            let outcomes = failures.iter().map(|&f| Value::from(f)).collect();
+            evidence.push(("outcomes", Value::Array(outcomes)));
+        }
+        if let Some(first) = narrative {
+            let signals = rules.narrative.names(first.narrative_signals).map(Value::from);
+            evidence.push(("score", Value::from(first.narrative_score)));
+            evidence.push(("signals", Value::Array(signals.collect())));
+        }
+        evidence.push(("text", self.text.clone()));
+        let mut d = Diagnostic::new(code, message)
+            .subject(&*cl.id)
+            .domain(&*cl.domain);
+        d.evidence = Evidence::sorted(evidence);
         d
-    };
-    let d = d.experiences(ids);
-    match (code, members.first()) {
-        (codes::NARRATIVE_CANDIDATE, Some(&m)) => {
-            let first = &candidates[m as usize];
-            let signals: Vec<&str> = rules.narrative.names(first.narrative_signals).collect();
-            let d = d.with("signals", signals).with("score", first.narrative_score);
-            if first.text != anchor.text {
-                d.with("held_text", &*first.text)
-            } else {
-                d
-            }
-        }
-        _ => d,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{Origin, Outcome};
+
+    fn cand(i: u32, id: &str, text: &str, outcome_failed: bool, narrative: bool) -> Candidate {
+        Candidate {
+            source: Source::Experience(i),
+            record_id: id.into(),
+            domain: "git".into(),
+            kind: Kind::Do,
+            origin: Origin::Lesson,
+            text: text.into(),
+            extra: None,
+            recorded_at: i64::from(i),
+            project: None,
+            blessed: false,
+            refusal: None,
+            outcome_failed,
+            narrative_score: 3 + i as i32,
+            narrative_signals: 0b101 << (i % 3),
+            narrative,
+        }
+    }
+
+    #[test]
+    fn a_clusters_groups_made_together_are_the_groups_made_alone() {
+        let story = "I reverted 0ec36ba in queue.go and the tests passed again.";
+        let candidates = vec![
+            // Held back by both gates, with the same members (one id twice).
+            cand(0, "g-0003", story, true, true),
+            cand(1, "g-0001", "I pinned serde to 1.0.150 and it built.", true, true),
+            cand(2, "g-0003", story, true, true),
+            // Both gates again, the narrative group a part of the outcome gate's.
+            cand(3, "g-0007", "Pin serde in Cargo.toml.", false, false),
+            cand(4, "g-0004", "Pin serde in Cargo.toml.", true, false),
+            cand(5, "g-0002", "We pinned serde after the outage.", true, true),
+            cand(6, "g-0006", "Pin serde in Cargo.toml.", true, false),
+            cand(7, "g-0005", "Pin serde in Cargo.toml.", true, false),
+            // One reason only.
+            cand(8, "g-0008", story, false, true),
+        ];
+        let cluster = |n: u32, anchor: u32, members: &[u32]| Cluster {
+            id: format!("C00a9ff9a87e{n}"),
+            domain: "git".into(),
+            kind: Kind::Do,
+            key: None,
+            anchor,
+            members: members.to_vec(),
+        };
+        let clusters = vec![
+            cluster(0, 0, &[0, 1, 2]),
+            cluster(1, 3, &[3, 4, 5, 6, 7]),
+            cluster(2, 8, &[8]),
+        ];
+        let outcomes = [Outcome::Failed, Outcome::Abandoned, Outcome::Succeeded];
+        let verdicts: Vec<Verdict> = (0..candidates.len())
+            .map(|i| Verdict {
+                passed: i == 3 || i == 8,
+                contradicted: i % 2 == 0,
+                outcome: outcomes[i % 3],
+                ..Verdict::default()
+            })
+            .collect();
+        let rules = Rules::builtin();
+        let gate = gate(&candidates, &clusters);
+        assert_eq!(gate.held.len(), 5);
+        let at = |line| SourceLoc {
+            file: "memory.jsonl".into(),
+            line,
+        };
+        let locations: Vec<Option<SourceLoc>> = (0..gate.held.len() as u32)
+            .map(|i| (i != 2).then(|| at(i + 1)))
+            .collect();
+        let mut together = Sink::new();
+        held_diagnostics(
+            &gate,
+            &locations,
+            &verdicts,
+            &candidates,
+            &clusters,
+            &rules,
+            &mut together,
+        );
+        let mut alone = Sink::new();
+        for (h, at) in gate.held.iter().zip(&locations) {
+            let one = GateResult {
+                held: vec![h.clone()],
+                ..gate.clone()
+            };
+            held_diagnostics(
+                &one,
+                std::slice::from_ref(at),
+                &verdicts,
+                &candidates,
+                &clusters,
+                &rules,
+                &mut alone,
+            );
+        }
+        assert_eq!(together, alone);
+        let (g001, g002) = (&together[0], &together[1]);
+        assert_eq!(
+            (g001.code, g002.code),
+            (codes::OUTCOME_GATE, codes::NARRATIVE_CANDIDATE)
+        );
+        assert_eq!(g001.experience_ids(), ["g-0001", "g-0003"]);
+        assert_eq!(g002.experience_ids(), g001.experience_ids());
+        assert_eq!(
+            together[2].message,
+            "members held back from an admitted lesson: 4 do candidates from experiences that \
+             did not pass (g-0002, g-0004, g-0005 and 1 more: outcome abandoned (2); outcome \
+             failed (1); outcome succeeded, but every check ran before the last change (1))"
+        );
+        assert_eq!(together[3].experience_ids(), ["g-0002"]);
+        assert_eq!(
+            together[3].evidence["held_text"],
+            "We pinned serde after the outage."
+        );
+    }
 
     #[test]
     fn a_held_groups_ids_come_sorted_once_each_with_the_reason_a_map_kept() {

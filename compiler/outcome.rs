@@ -33,17 +33,22 @@ pub struct Verdict {
 
 impl Verdict {
     /// Why the experience did not pass, in a few words (`None` when it passed): the outcome it
-    /// reported, or the checks that overrule a reported success.
-    pub fn failure(&self, policy: &Policy) -> Option<String> {
-        let outcome = self.outcome.as_str();
+    /// reported, or the checks that overrule a reported success. A fixed text for each case:
+    /// a held-back group's diagnostic names one for every member.
+    pub fn failure(&self, policy: &Policy) -> Option<&'static str> {
         Some(match self.outcome {
             _ if self.passed => return None,
-            Outcome::Pivoted if !policy.allow_pivoted => {
-                "outcome pivoted, and policy allow_pivoted is off".to_string()
+            Outcome::Pivoted if !policy.allow_pivoted => "outcome pivoted, and policy allow_pivoted is off",
+            Outcome::Failed => "outcome failed",
+            Outcome::Abandoned => "outcome abandoned",
+            Outcome::Succeeded if self.contradicted => {
+                "outcome succeeded, but a check failed after the last change"
             }
-            Outcome::Failed | Outcome::Abandoned => format!("outcome {outcome}"),
-            _ if self.contradicted => format!("outcome {outcome}, but a check failed after the last change"),
-            _ => format!("outcome {outcome}, but every check ran before the last change"),
+            Outcome::Pivoted if self.contradicted => {
+                "outcome pivoted, but a check failed after the last change"
+            }
+            Outcome::Succeeded => "outcome succeeded, but every check ran before the last change",
+            Outcome::Pivoted => "outcome pivoted, but every check ran before the last change",
         })
     }
 }
@@ -234,6 +239,48 @@ mod tests {
 
     fn policy() -> Policy {
         Rules::builtin().policy
+    }
+
+    #[test]
+    fn a_failures_fixed_text_names_its_outcome_as_the_words_did() {
+        // The texts as they were written from the outcome's name, for every case.
+        let written = |v: &Verdict, policy: &Policy| -> Option<String> {
+            let outcome = v.outcome.as_str();
+            Some(match v.outcome {
+                _ if v.passed => return None,
+                Outcome::Pivoted if !policy.allow_pivoted => {
+                    "outcome pivoted, and policy allow_pivoted is off".to_string()
+                }
+                Outcome::Failed | Outcome::Abandoned => format!("outcome {outcome}"),
+                _ if v.contradicted => format!("outcome {outcome}, but a check failed after the last change"),
+                _ => format!("outcome {outcome}, but every check ran before the last change"),
+            })
+        };
+        for allow_pivoted in [false, true] {
+            let mut policy = policy();
+            policy.allow_pivoted = allow_pivoted;
+            for outcome in [
+                Outcome::Succeeded,
+                Outcome::Pivoted,
+                Outcome::Abandoned,
+                Outcome::Failed,
+            ] {
+                for (passed, contradicted) in [(false, false), (false, true), (true, false)] {
+                    let v = Verdict {
+                        passed,
+                        verified: false,
+                        contradicted,
+                        stale: 0,
+                        outcome,
+                    };
+                    assert_eq!(
+                        v.failure(&policy).map(str::to_string),
+                        written(&v, &policy),
+                        "{v:?}"
+                    );
+                }
+            }
+        }
     }
 
     fn op(tool: &str, args: serde_json::Value, status: OpStatus) -> Operation {
