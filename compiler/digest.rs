@@ -79,18 +79,35 @@ pub fn of_fields_bits(fields: &[&str]) -> u64 {
 
 /// The first six bytes of the SHA-256 of fields joined with NUL, big-endian.
 fn fields_digest(fields: &[&str]) -> u64 {
-    // Fed field by field: the same digest as of the joined text, without building it (every
-    // cluster and lesson id at a million experiences).
-    let mut hasher = Sha256::new();
-    for (i, field) in fields.iter().enumerate() {
-        if i > 0 {
-            hasher.update([0u8]);
+    let mut digest = FieldsDigest::default();
+    fields.iter().for_each(|field| digest.feed(field));
+    digest.bits()
+}
+
+/// `of_fields_bits` fed one field at a time: the same digest as of the joined text, without
+/// building it (every cluster and lesson id at a million experiences). A digest fed the fields
+/// many ids share can be cloned and finished per id.
+#[derive(Clone, Default)]
+pub struct FieldsDigest {
+    hasher: Sha256,
+    fed: bool,
+}
+
+impl FieldsDigest {
+    pub fn feed(&mut self, field: &str) {
+        if self.fed {
+            self.hasher.update([0u8]);
         }
-        hasher.update(field.as_bytes());
+        self.hasher.update(field.as_bytes());
+        self.fed = true;
     }
-    let mut b = [0u8; 8];
-    b[2..].copy_from_slice(&hasher.finalize()[..6]);
-    u64::from_be_bytes(b)
+
+    /// The first six bytes of the digest, big-endian.
+    pub fn bits(self) -> u64 {
+        let mut b = [0u8; 8];
+        b[2..].copy_from_slice(&self.hasher.finalize()[..6]);
+        u64::from_be_bytes(b)
+    }
 }
 
 /// The number a lesson id's digest writes (`of_fields_bits` of its fields), if `s` is shaped
