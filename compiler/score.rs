@@ -155,24 +155,40 @@ fn founding<'a>(inp: &Inputs<'a>, cluster: &Cluster, members: &[u32]) -> (Id, &'
     (founder, wording, id)
 }
 
+/// An experience's first mention of a lesson id in its `in_play` list: `pos` in the list of
+/// the experience of `rank` (`Shared::in_play`), recorded at `at`. Ordered by rank first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Mention {
+    rank: u32,
+    pos: u32,
+    at: Millis,
+}
+
 /// Read-only data every unit shares.
 struct Shared<'a> {
     /// Experiences with lessons in play (indices), by rank: their order by id, which breaks
     /// ties at one time.
     in_play: Vec<u32>,
-    /// By rank, when the experience was recorded: `take_in` reads it for every mention of a
-    /// lesson just founded, where the experience itself was a cache miss each.
-    in_play_at: Vec<Millis>,
-    /// Lesson id (as `digest::lesson_id_bits`) → (rank, position of its first mention) of each
-    /// experience whose `in_play` names it. The fold looks up every id it founds or edits,
-    /// always an identity hash (`digest::id_of`): an id of another shape never matches, and a
-    /// number key is compared in its bucket, where a text key was one more cache miss a hit.
-    named: FxMap<u64, Vec<(u32, u32)>>,
+    /// Lesson id (as `digest::lesson_id_bits`) → its range of `mentions`: the first mention
+    /// by each experience whose `in_play` names it, by rank. The fold looks up every id it
+    /// founds or edits, always an identity hash (`digest::id_of`): an id of another shape never
+    /// matches, and a number key is compared in its bucket, where a text key was one more
+    /// cache miss a hit.
+    named: FxMap<u64, (u32, u32)>,
+    /// The mentions `named` ranges over, each id's together: one read of a founded lesson's
+    /// mentions, where a vector per id and each mention's time by rank were two misses more.
+    mentions: Vec<Mention>,
     /// `named` followed a renaming (`rename` then starts again from the `in_play` lists).
     named_renamed: bool,
     /// Lesson id → the journal's decisions on it (indices, in journal order).
     decided: HashMap<&'a str, Vec<u32>>,
     active_days: ActiveDays<'a>,
+    /// By rank, the numbers of the experience's domains (`DomainDays::id`):
+    /// `domain_ids[domains_from[rank]..domains_from[rank + 1]]`. Attribution asks whether a
+    /// lesson's domain is one of them for most lessons an experience names, and compared
+    /// texts were a cache miss for each domain and one for the lesson's.
+    domains_from: Vec<u32>,
+    domain_ids: Vec<u32>,
     /// Experience id → experience, for a lookup its hint does not answer.
     exp_index: ExperienceIndex<'a>,
     /// No two experiences share an id, so a candidate's own experience is the one its id names.
@@ -247,6 +263,9 @@ struct Live<'a> {
     /// Project digests of the supporting experiences, sorted, each once (`add_project`): a
     /// lesson has a few, and a tree allocated a node for each lesson.
     projects: Vec<&'a str>,
+    /// Its domain's days (none when no experience has the domain): the scope's are looked up
+    /// in them when it changes, and experiences are told in the domain by its number.
+    domain: Option<&'a DomainDays<'a>>,
     /// The active days of its domain within its scope (decay), looked up when the scope changes.
     days: &'a [i64],
     /// Days up to and including this one are charged for decay.
@@ -317,8 +336,20 @@ struct ActiveDays<'a>(HashMap<&'a str, DomainDays<'a>>);
 
 #[derive(Default)]
 struct DomainDays<'a> {
+    /// The domain's number: lessons and experiences compare domains by it (`Shared::in_domain`).
+    id: u32,
     any: Vec<i64>,
     per_project: HashMap<&'a str, Vec<i64>>,
+}
+
+impl DomainDays<'_> {
+    /// The active days of the domain within a scope (`global` or `project:<p>`).
+    fn of(&self, scope: &str) -> &[i64] {
+        match scope.strip_prefix("project:") {
+            Some(p) => self.per_project.get(p).map_or(&[], |v| v),
+            None => &self.any,
+        }
+    }
 }
 
 impl<'a> ActiveDays<'a> {
@@ -356,6 +387,9 @@ impl<'a> ActiveDays<'a> {
                 }
                 a
             });
+        for (id, d) in days.0.values_mut().enumerate() {
+            d.id = id as u32;
+        }
         let mut lists: Vec<&mut Vec<i64>> = (days.0.values_mut())
             .flat_map(|d| std::iter::once(&mut d.any).chain(d.per_project.values_mut()))
             .collect();
@@ -366,23 +400,25 @@ impl<'a> ActiveDays<'a> {
         days
     }
 
-    /// The active days of a domain within a scope (`global` or `project:<p>`).
-    fn of(&self, domain: &str, scope: &str) -> &[i64] {
-        let Some(d) = self.0.get(domain) else {
-            return &[];
-        };
-        match scope.strip_prefix("project:") {
-            Some(p) => d.per_project.get(p).map_or(&[], |v| v),
-            None => &d.any,
-        }
+    /// A domain's days; none when no experience has the domain.
+    fn of(&self, domain: &str) -> Option<&DomainDays<'a>> {
+        self.0.get(domain)
     }
 }
 
 /// The days of `days` (sorted) in `(from, to]`.
 fn between(days: &[i64], from: i64, to: i64) -> &[i64] {
     let lo = days.partition_point(|&d| d <= from);
-    let hi = days.partition_point(|&d| d <= to);
-    &days[lo..hi.max(lo)]
+    let rest = &days[lo..];
+    // Settling mostly charges a day or two: the end is found by galloping from `lo`, in the
+    // lines the first search just read, not by a second search from the middle of the list.
+    let mut step = 1;
+    while step < rest.len() && rest[step - 1] <= to {
+        step *= 2;
+    }
+    let (near, far) = (step / 2, step.min(rest.len()));
+    let hi = near + rest[near..far].partition_point(|&d| d <= to);
+    &rest[..hi]
 }
 
 /// The first pass: every unit folded. `Units` lets a second pass (`rescore`) keep what it
@@ -491,9 +527,6 @@ fn prepare<'a>(inp: &Inputs<'a>) -> Shared<'a> {
         .filter(|&i| !exps[i as usize].in_play.is_empty())
         .collect();
     in_play.par_sort_by(|&a, &b| exps[a as usize].id.cmp(&exps[b as usize].id));
-    let in_play_at = (in_play.par_iter())
-        .map(|&i| exps[i as usize].recorded_at)
-        .collect();
     let call_forms = in_play.iter().map(|_| OnceLock::new()).collect();
     let own = |c: &Candidate| match c.source {
         Source::Experience(ei) => {
@@ -509,13 +542,31 @@ fn prepare<'a>(inp: &Inputs<'a>) -> Shared<'a> {
     } else {
         Vec::new()
     };
+    let ranked: Vec<(u32, u32)> = (in_play.par_iter().enumerate())
+        .flat_map_iter(|(rank, &i)| {
+            let domains = exps[i as usize].domains.iter();
+            // Every experience's domains have days: each has a number.
+            let ids = domains.filter_map(|d| active_days.of(d)).map(|d| d.id);
+            ids.map(move |id| (rank as u32, id))
+        })
+        .collect();
+    let mut domains_from = vec![0u32; in_play.len() + 1];
+    for &(rank, _) in &ranked {
+        domains_from[rank as usize + 1] += 1;
+    }
+    for r in 1..domains_from.len() {
+        domains_from[r] += domains_from[r - 1];
+    }
+    let domain_ids = ranked.into_iter().map(|(_, id)| id).collect();
     let mut shared = Shared {
         in_play,
-        in_play_at,
         named: HashMap::default(),
+        mentions: Vec::new(),
         named_renamed: false,
         decided: HashMap::default(),
         active_days,
+        domains_from,
+        domain_ids,
         exp_index,
         unique_ids,
         own_id,
@@ -582,6 +633,15 @@ impl<'a> ExperienceIndex<'a> {
 }
 
 impl<'a> Shared<'a> {
+    /// Whether the experience of `rank` is in `domain` (`Live::domain`).
+    fn in_domain(&self, rank: u32, domain: Option<&DomainDays>) -> bool {
+        let (from, to) = (
+            self.domains_from[rank as usize],
+            self.domains_from[rank as usize + 1],
+        );
+        domain.is_some_and(|d| self.domain_ids[from as usize..to as usize].contains(&d.id))
+    }
+
     /// Candidate `m`'s `own_id` bit.
     fn own(&self, m: u32) -> bool {
         (self.own_id.get(m as usize / 64)).is_some_and(|bits| bits >> (m % 64) & 1 == 1)
@@ -594,32 +654,56 @@ impl<'a> Shared<'a> {
         // Every mention in rank order, its id found among the distinct ids on every core
         // (`bulk::first_seen`): a million mentions put into the map one by one took a third
         // of a second on one core.
-        let mentions: Vec<(&'a str, u32, u32)> = (self.in_play.par_iter().enumerate())
+        let mentions: Vec<(&'a str, Mention)> = (self.in_play.par_iter().enumerate())
             .flat_map_iter(|(rank, &i)| {
-                (exps[i as usize].in_play.iter().enumerate()).map(move |(pos, id)| {
-                    (
-                        inp.renamed.get(id).unwrap_or(id).as_str(),
-                        rank as u32,
-                        pos as u32,
-                    )
+                let exp = &exps[i as usize];
+                (exp.in_play.iter().enumerate()).map(move |(pos, id)| {
+                    let m = Mention {
+                        rank: rank as u32,
+                        pos: pos as u32,
+                        at: exp.recorded_at,
+                    };
+                    (inp.renamed.get(id).unwrap_or(id).as_str(), m)
                 })
             })
             .collect();
         let (slot, ids) = crate::bulk::first_seen(&mentions, |m| Some(m.0));
-        // Per id, by rank: an experience's first mention of it.
-        let mut firsts: Vec<Vec<(u32, u32)>> = vec![Vec::new(); ids.len()];
-        for (&(_, rank, pos), &s) in mentions.iter().zip(&slot) {
-            let of_id = &mut firsts[s as usize];
-            if of_id.last().is_none_or(|&(r, _)| r != rank) {
-                of_id.push((rank, pos));
-            }
+        // Per id, by rank: an experience's first mention of it (mentions come in rank order),
+        // counted, then placed in one vector by a counting sort.
+        let mut last_rank = vec![u32::MAX; ids.len()];
+        let mut ends = vec![0u32; ids.len() + 1];
+        let first: Vec<bool> = (mentions.iter().zip(&slot))
+            .map(|(&(_, m), &s)| {
+                let first = std::mem::replace(&mut last_rank[s as usize], m.rank) != m.rank;
+                ends[s as usize + 1] += first as u32;
+                first
+            })
+            .collect();
+        drop(last_rank);
+        for i in 1..ends.len() {
+            ends[i] += ends[i - 1];
+        }
+        let mut next = ends.clone();
+        let mut placed = vec![
+            Mention {
+                rank: 0,
+                pos: 0,
+                at: 0
+            };
+            ends[ids.len()] as usize
+        ];
+        for ((&(_, m), &s), _) in (mentions.iter().zip(&slot)).zip(&first).filter(|(_, f)| **f) {
+            let at = &mut next[s as usize];
+            placed[*at as usize] = m;
+            *at += 1;
         }
         let mut named = FxMap::with_capacity_and_hasher(ids.len(), Default::default());
         named.extend(
-            (ids.into_iter().zip(firsts))
-                .filter_map(|(id, of_id)| Some((digest::lesson_id_bits(id)?, of_id))),
+            (ids.into_iter().enumerate())
+                .filter_map(|(s, id)| Some((digest::lesson_id_bits(id)?, (ends[s], ends[s + 1])))),
         );
         self.named = named;
+        self.mentions = placed;
         self.named_renamed = !inp.renamed.is_empty();
         self.decide(inp);
     }
@@ -634,20 +718,23 @@ impl<'a> Shared<'a> {
         }
         // All old ids' mentions first: a renamed id may itself be renamed, one step each.
         let bits = |id: &str| digest::lesson_id_bits(id);
-        let moved: Vec<(u64, Vec<(u32, u32)>)> = (inp.renamed.iter())
+        let moved: Vec<(u64, (u32, u32))> = (inp.renamed.iter())
             .filter_map(|(old, new)| {
                 let mentions = self.named.remove(&bits(old)?)?;
                 Some((bits(new)?, mentions))
             })
             .collect();
-        for (new, mentions) in moved {
-            let have = self.named.entry(new).or_default();
-            let mut both = std::mem::take(have);
-            both.extend(mentions);
+        // A merged list goes to the end of `mentions`; the ranges it was made of are left unused.
+        for (new, (from, to)) in moved {
+            let (had_from, had_to) = self.named.get(&new).copied().unwrap_or((0, 0));
+            let mut both = self.mentions[had_from as usize..had_to as usize].to_vec();
+            both.extend_from_slice(&self.mentions[from as usize..to as usize]);
             // By rank, the first mention of each.
             both.sort_unstable();
-            both.dedup_by_key(|m| m.0);
-            *have = both;
+            both.dedup_by_key(|m| m.rank);
+            let start = self.mentions.len() as u32;
+            self.mentions.extend(both);
+            self.named.insert(new, (start, self.mentions.len() as u32));
         }
         self.named_renamed = true;
         self.decide(inp);
@@ -1741,9 +1828,11 @@ impl<'a> Fold<'a> {
             )],
         };
         let li = self.live.len() as u32;
-        let days = self.shared.active_days.of(&lesson.domain, &lesson.scope);
+        let domain = self.shared.active_days.of(&lesson.domain);
+        let days = domain.map_or(&[][..], |d| d.of(&lesson.scope));
         self.live.push(Live {
             lesson,
+            domain,
             evidence: Vec::new(),
             projects: Vec::new(),
             days,
@@ -1764,11 +1853,14 @@ impl<'a> Fold<'a> {
         let shared = self.shared;
         let bits = digest::lesson_id_bits(&id);
         debug_assert!(bits.is_some(), "a folded lesson's id is an identity hash: {id}");
-        let mentions = bits.and_then(|b| shared.named.get(&b)).into_iter().flatten();
+        let mentions = bits
+            .and_then(|b| shared.named.get(&b))
+            .map_or(&[][..], |&(from, to)| {
+                &shared.mentions[from as usize..to as usize]
+            });
         let decided = shared.decided.get(id.as_str()).into_iter().flatten();
         let named = *self.by_id.entry(id).or_insert(li);
-        for &(rank, pos) in mentions {
-            let t = shared.in_play_at[rank as usize];
+        for &Mention { rank, pos, at: t } in mentions {
             // An experience folded already is behind `at`, so an entry means it is pending.
             if (t, 0, rank) > self.at {
                 // The lesson goes with the mention: attribution then needs neither the id
@@ -1858,7 +1950,7 @@ impl<'a> Fold<'a> {
             let l = &mut self.live[li as usize];
             let was_project = l.lesson.scope.starts_with("project:");
             l.lesson.scope = scope;
-            l.days = self.shared.active_days.of(&l.lesson.domain, &l.lesson.scope);
+            l.days = l.domain.map_or(&[][..], |d| d.of(&l.lesson.scope));
             if was_project && l.lesson.scope == "global" && l.lesson.history.len() > 1 {
                 let c = l.lesson.confidence;
                 l.lesson.history.push(entry(
@@ -2011,7 +2103,7 @@ impl<'a> Fold<'a> {
                 continue;
             }
             self.mark_used(li, day);
-            match self.effect(&self.live[li as usize].lesson, rank, exp, verdict) {
+            match self.effect(&self.live[li as usize], rank, exp, verdict) {
                 Effect::Confirms => self.confirm(li, ei, t),
                 Effect::Contradicts => self.contradict(li, exp, t),
                 Effect::Neither(_) => {}
@@ -2021,8 +2113,9 @@ impl<'a> Fold<'a> {
 
     /// What the experience of `rank` did to `l`, which it had in play; calls on the lesson's
     /// key come from the rank's cached call forms, the working form matched by fingerprint first.
-    fn effect<'s>(&'s self, l: &'s Lesson, rank: u32, exp: &'s Experience, v: &Verdict) -> Effect {
-        let policy = self.policy();
+    fn effect<'s>(&'s self, live: &'s Live, rank: u32, exp: &'s Experience, v: &Verdict) -> Effect {
+        let (l, policy) = (&live.lesson, self.policy());
+        let in_domain = self.shared.in_domain(rank, live.domain);
         let working = l.working.as_ref().map(|w| (fingerprint(w), w));
         let calls = move |k: &'s str| {
             (self.shared.calls_on(rank, exp, k, policy)).map(move |(op, form)| {
@@ -2033,7 +2126,7 @@ impl<'a> Fold<'a> {
                 (op, runs_working)
             })
         };
-        effect(l, exp, v, policy, calls)
+        effect(l, exp, v, in_domain, policy, calls)
     }
 
     fn confirm(&mut self, li: u32, ei: u32, t: Millis) {
@@ -2242,6 +2335,7 @@ impl<'a> Fold<'a> {
                     },
                     evidence: l.evidence.clone(),
                     projects: l.projects.clone(),
+                    domain: l.domain,
                     days: l.days,
                     // The new wording goes on from where the old one was settled: the edit's
                     // day is charged like any other, unless the lesson is used later that day
@@ -2557,12 +2651,14 @@ pub enum Neutral {
 }
 
 /// What `exp` (verdict `v`) did to `l`, which it had in play. `calls(k)` gives the experience's
-/// calls on key `k` in order, each with whether it ran the lesson's working form. The fold
-/// applies the effect; `trace` explains a `Neither`.
+/// calls on key `k` in order, each with whether it ran the lesson's working form; `in_domain`,
+/// whether `exp` is in the lesson's domain. The fold applies the effect; `trace` explains a
+/// `Neither`.
 pub fn effect<'o, I>(
     l: &'o Lesson,
     exp: &Experience,
     v: &Verdict,
+    in_domain: bool,
     policy: &crate::policy::Policy,
     calls: impl FnOnce(&'o str) -> I,
 ) -> Effect
@@ -2570,7 +2666,6 @@ where
     I: DoubleEndedIterator<Item = (&'o Operation, bool)>,
 {
     use crate::model::Outcome;
-    let in_domain = exp.domains.contains(&l.domain);
     if l.status == Status::Claimed {
         if !(v.passed && in_domain) {
             return Effect::Neither(Neutral::ClaimNotSupported);
@@ -2651,7 +2746,7 @@ pub fn effect_in_full<'a>(
                 (op, runs_working)
             })
     };
-    effect(l, exp, v, policy, calls)
+    effect(l, exp, v, exp.domains.contains(&l.domain), policy, calls)
 }
 
 /// Confidence kept in [0, 1] (DESIGN §6), in thousandths.
@@ -3261,6 +3356,128 @@ mod tests {
         assert_eq!(finalize(whole_sink), finalize(part_sink));
         // The renamed experiences reached the lesson.
         assert_ne!(Lesson::find(&whole.lessons, &d.id).cloned(), before);
+    }
+
+    /// `Shared`'s indexes answer as the texts they stand for: each id's mentions are the
+    /// first by each experience naming it, in rank order, with its time (after `name`, and
+    /// after `rename` as `name` places them); an experience is in a lesson's domain by number
+    /// exactly when by text.
+    #[test]
+    fn shared_mentions_and_domains_are_those_of_the_texts() {
+        let rules = Rules::builtin();
+        let load = crate::generate::loader(2000, 5);
+        let (corpus, sink) = load();
+        let first = pipeline::compile(corpus, sink, &rules, &Options::default());
+        let ids: Vec<&str> = first.lessons.iter().map(|l| l.id.as_str()).collect();
+        assert!(ids.len() > 50);
+        let (mut corpus, sink) = load();
+        for (i, e) in corpus.experiences.iter_mut().enumerate() {
+            // Repeats in one list, and an id renamed to one the list may name too.
+            for k in 0..i % 4 {
+                e.in_play.push(ids[(i * 7 + k * 13) % 40].to_string());
+            }
+            if i % 3 == 0 {
+                e.in_play.push(ids[i % 5].to_string());
+                e.in_play.push(OLD_ID.into());
+            }
+        }
+        let opts = Options {
+            stop_after: Some(Stage::Gate),
+            ..Options::default()
+        };
+        let comp = pipeline::compile(corpus, sink, &rules, &opts);
+        let inp = gate_inputs(&comp, &opts, &rules);
+        let renamed: HashMap<String, String> =
+            [(OLD_ID.to_string(), ids[2].to_string())].into_iter().collect();
+        let again = Inputs {
+            renamed: &renamed,
+            ..inp
+        };
+        let exps = &comp.corpus.experiences;
+        let expected = |shared: &Shared, inp: &Inputs, id: &str| -> Vec<Mention> {
+            let mut want = Vec::new();
+            for (rank, &i) in shared.in_play.iter().enumerate() {
+                let named = |x: &String| inp.renamed.get(x).unwrap_or(x) == id;
+                if let Some(pos) = exps[i as usize].in_play.iter().position(named) {
+                    let (rank, pos, at) = (rank as u32, pos as u32, exps[i as usize].recorded_at);
+                    want.push(Mention { rank, pos, at });
+                }
+            }
+            want
+        };
+        let got = |shared: &Shared, id: &str| -> Vec<Mention> {
+            let bits = digest::lesson_id_bits(id).expect("a lesson id");
+            let (from, to) = shared.named.get(&bits).copied().unwrap_or((0, 0));
+            shared.mentions[from as usize..to as usize].to_vec()
+        };
+        let mut renaming = prepare(&inp);
+        renaming.rename(&again);
+        for (shared, inp) in [
+            (prepare(&inp), &inp),
+            (prepare(&again), &again),
+            (renaming, &again),
+        ] {
+            for &id in &ids[..40] {
+                let want = expected(&shared, inp, id);
+                assert_eq!(got(&shared, id), want, "{id}");
+            }
+            assert!(!got(&shared, ids[2]).is_empty());
+        }
+
+        let shared = prepare(&inp);
+        let domains: BTreeSet<&str> = (exps.iter())
+            .flat_map(|e| e.domains.iter().map(String::as_str))
+            .chain(["no-such-domain"])
+            .collect();
+        assert!(domains.len() > 5);
+        let mut hits = 0;
+        for (rank, &i) in shared.in_play.iter().enumerate() {
+            for &d in &domains {
+                let by_text = exps[i as usize].domains.iter().any(|x| x == d);
+                let by_number = shared.in_domain(rank as u32, shared.active_days.of(d));
+                assert_eq!(by_number, by_text, "{d} at rank {rank}");
+                hits += by_text as usize;
+            }
+        }
+        assert!(hits > 100);
+    }
+
+    /// The galloping search finds the days two binary searches find, however far apart.
+    #[test]
+    fn days_between_are_those_two_searches_find() {
+        let reference = |days: &[i64], from: i64, to: i64| -> Vec<i64> {
+            let lo = days.partition_point(|&d| d <= from);
+            let hi = days.partition_point(|&d| d <= to);
+            days[lo..hi.max(lo)].to_vec()
+        };
+        // Active days as a domain has them: runs of consecutive days with gaps between.
+        let mut days = Vec::new();
+        let mut day = 20_000;
+        for i in 0..300i64 {
+            day += 1 + (i * 7919 % 11) * (i % 3);
+            days.push(day);
+        }
+        for len in [0, 1, 2, 3, 5, 64, 300] {
+            let days = &days[..len];
+            for from in (19_990..day + 10).step_by(3) {
+                for to in [
+                    from - 2,
+                    from,
+                    from + 1,
+                    from + 2,
+                    from + 7,
+                    from + 40,
+                    from + 500,
+                    day + 20,
+                ] {
+                    assert_eq!(
+                        between(days, from, to),
+                        &reference(days, from, to)[..],
+                        "{from} {to}"
+                    );
+                }
+            }
+        }
     }
 
     /// What the experiences of `units_fold_like_one_pass` name besides real lesson ids.
