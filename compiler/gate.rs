@@ -291,55 +291,70 @@ struct ClusterDecision {
 /// A narrative group's diagnostic names the signals that fired for its first member, with
 /// its score; when that member's text is not the anchor's (`text`), it is shown too, as
 /// `held_text`.
-/// `locations` (from `held_locations`, one per group) is where each diagnostic points.
+/// `locations` (from `held_locations`, one per group) is where each diagnostic points; each
+/// is moved into its diagnostic (a clone was an `Arc` count touched twice per diagnostic).
 /// A cluster's groups (one per reason) are made together: they share its anchor's text and,
 /// mostly, their members, whose ids are then read and sorted once.
 pub fn held_diagnostics(
     gate: &GateResult,
-    locations: &[Option<SourceLoc>],
+    locations: Vec<Option<SourceLoc>>,
     verdicts: &[Verdict],
     candidates: &[Candidate],
     clusters: &[Cluster],
     rules: &Rules,
     sink: &mut Sink,
 ) {
-    let groups: Vec<(&Held, &Option<SourceLoc>)> = gate.held.iter().zip(locations).collect();
-    let of_a_cluster = groups.par_chunk_by(|a, b| a.0.cluster == b.0.cluster);
+    let mut groups: Vec<(&Held, Option<SourceLoc>)> = gate.held.iter().zip(locations).collect();
+    let of_a_cluster = groups.par_chunk_by_mut(|a, b| a.0.cluster == b.0.cluster);
     sink.par_extend(of_a_cluster.flat_map_iter(|groups| {
         let cl = &clusters[groups[0].0.cluster as usize];
         let anchor = &candidates[cl.anchor as usize];
-        let text = Value::from(&*anchor.text);
+        let mut text = Value::from(&*anchor.text);
         // The group before, when it had the same members: its ids and their evidence value.
         let mut before: Option<(&[u32], Vec<&str>, Value)> = None;
         let mut made = [None, None];
         // One group per reason, and `hold_reasons` has two.
         assert!(groups.len() <= made.len(), "more held-back groups than reasons");
-        for ((h, at), slot) in groups.iter().zip(&mut made) {
+        let last = groups.len() - 1;
+        for (k, ((h, at), slot)) in groups.iter_mut().zip(&mut made).enumerate() {
+            let h: &Held = h;
+            // The cluster's last group (most clusters have one) takes the text and the ids'
+            // value; only a group with another after it leaves copies for that one.
+            let later = k < last;
             let held = Group {
                 held: h,
                 cl,
                 anchor,
-                text: text.clone(),
+                text: if later {
+                    text.clone()
+                } else {
+                    std::mem::take(&mut text)
+                },
             };
             let d = match before.take() {
                 // Only the outcome gate's group names reasons, and it comes first.
                 Some((members, ids, experiences))
                     if members == h.members && h.code != codes::OUTCOME_GATE =>
                 {
-                    let d = held.diagnostic(&ids, &[], experiences.clone(), candidates, rules);
-                    before = Some((members, ids, experiences));
+                    let kept = later.then(|| experiences.clone());
+                    let d = held.diagnostic(&ids, &[], experiences, candidates, rules);
+                    before = kept.map(|experiences| (members, ids, experiences));
                     d
                 }
                 _ => {
                     let (ids, failures) = held.ids_and_failures(candidates, verdicts, rules);
                     let experiences = id_list(&ids);
-                    let d = held.diagnostic(&ids, &failures, experiences.clone(), candidates, rules);
-                    before = Some((&h.members[..], ids, experiences));
+                    let kept = later.then(|| experiences.clone());
+                    let d = held.diagnostic(&ids, &failures, experiences, candidates, rules);
+                    before = kept.map(|experiences| (&h.members[..], ids, experiences));
                     d
                 }
             };
-            *slot = Some(match at {
-                Some(at) => d.at(at),
+            *slot = Some(match at.take() {
+                Some(at) => Diagnostic {
+                    location: Some(at),
+                    ..d
+                },
                 None => d,
             });
         }
@@ -602,7 +617,7 @@ mod tests {
         let mut together = Sink::new();
         held_diagnostics(
             &gate,
-            &locations,
+            locations.clone(),
             &verdicts,
             &candidates,
             &clusters,
@@ -617,7 +632,7 @@ mod tests {
             };
             held_diagnostics(
                 &one,
-                std::slice::from_ref(at),
+                vec![at.clone()],
                 &verdicts,
                 &candidates,
                 &clusters,

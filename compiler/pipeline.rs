@@ -348,7 +348,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         let at = held_at.unwrap_or_else(|| gate::held_locations(&comp.gate, &comp.candidates, &corpus));
         gate::held_diagnostics(
             &comp.gate,
-            &at,
+            at,
             &comp.verdicts,
             &comp.candidates,
             &comp.clusters,

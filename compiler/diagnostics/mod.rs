@@ -398,6 +398,50 @@ pub fn folding_with(diags: impl rayon::iter::ParallelIterator<Item = Diagnostic>
 #[derive(Debug, Default)]
 pub struct Notes(BTreeMap<&'static str, BTreeMap<Option<String>, NoteGroup>>);
 
+/// A notes group's domain, owned (the map's key) or borrowed (a lookup), ordered as
+/// `Option<String>` orders: `BTreeMap::get` then needs no `String` made for the key.
+trait DomainKey {
+    fn key(&self) -> Option<&str>;
+}
+
+impl DomainKey for Option<String> {
+    fn key(&self) -> Option<&str> {
+        self.as_deref()
+    }
+}
+
+impl DomainKey for Option<&str> {
+    fn key(&self) -> Option<&str> {
+        *self
+    }
+}
+
+impl<'a> std::borrow::Borrow<dyn DomainKey + 'a> for Option<String> {
+    fn borrow(&self) -> &(dyn DomainKey + 'a) {
+        self
+    }
+}
+
+impl PartialEq for dyn DomainKey + '_ {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+
+impl Eq for dyn DomainKey + '_ {}
+
+impl PartialOrd for dyn DomainKey + '_ {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for dyn DomainKey + '_ {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+
 #[derive(Debug, Default)]
 struct NoteGroup {
     count: usize,
@@ -490,7 +534,12 @@ impl Notes {
         experiences: impl Iterator<Item = String>,
     ) {
         let groups = self.0.entry(code).or_default();
-        let group = groups.entry(domain.map(str::to_string)).or_default();
+        // Looked up by `&str`: the domain is copied only for a group's first note (this runs
+        // for each of hundreds of thousands of lessons, nearly all in a group that exists).
+        let group = match groups.get_mut(&domain as &dyn DomainKey) {
+            Some(g) => g,
+            None => groups.entry(domain.map(str::to_string)).or_default(),
+        };
         group.count += 1;
         group.mixed = true;
         note_ids(subject, experiences, &mut group.ids, &mut group.subjects);
@@ -825,6 +874,54 @@ mod tests {
         }
         assert!(shown.len() < all.len() / 2, "most notes went unshown");
         assert_eq!(finalize(folding_with(shown.into_par_iter(), unshown)), at_the_end);
+    }
+
+    #[test]
+    fn unshown_notes_find_their_group_by_a_borrowed_domain() {
+        // Domains that sort differently as text than by length, a prefix of another, an empty
+        // one and none: each unshown note must land in the group a note made in full opens.
+        let domains = [
+            None,
+            Some(""),
+            Some("go"),
+            Some("golang"),
+            Some("Go"),
+            Some("élan"),
+            Some("c"),
+        ];
+        let (mut made, mut counted) = (Notes::default(), Notes::default());
+        let mut sink = Sink::new();
+        for (i, domain) in domains.iter().chain(&domains).enumerate() {
+            let subject = format!("L{i:04}");
+            let mut d = Diagnostic::new(codes::SUPERSEDED, "lesson superseded").subject(&subject);
+            d.domain = domain.map(str::to_string);
+            made.add(d.clone(), &mut sink);
+            counted.add(d.clone(), &mut sink);
+            counted.add_unshown(codes::SUPERSEDED, *domain, &subject, std::iter::empty());
+        }
+        let keys = |notes: &Notes| -> Vec<(Option<String>, usize)> {
+            (notes.0.values().flat_map(|g| g.iter()))
+                .map(|(domain, g)| (domain.clone(), g.count))
+                .collect()
+        };
+        let mut want: Vec<Option<String>> = domains.iter().map(|d| d.map(str::to_string)).collect();
+        want.sort();
+        let want_made: Vec<_> = want.iter().map(|d| (d.clone(), 2)).collect();
+        let want_counted: Vec<_> = want.iter().map(|d| (d.clone(), 4)).collect();
+        assert_eq!(keys(&made), want_made);
+        assert_eq!(
+            keys(&counted),
+            want_counted,
+            "each domain's one group, in `Option<String>` order"
+        );
+        // Found by the borrowed key itself, not only through `entry`'s owned one.
+        let groups = &counted.0[codes::SUPERSEDED];
+        for domain in domains {
+            let found = groups.get(&domain as &dyn DomainKey).map(|g| g.count);
+            assert_eq!(found, Some(4), "{domain:?}");
+        }
+        assert_eq!(groups.get(&Some("gol") as &dyn DomainKey).map(|g| g.count), None);
+        assert!(sink.is_empty());
     }
 
     #[test]
