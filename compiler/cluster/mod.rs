@@ -184,9 +184,11 @@ pub fn cluster_where(
     included: impl Fn(&Candidate) -> bool + Sync,
 ) -> Vec<Cluster> {
     type BlockKey<'a> = (&'a str, Kind, Option<&'a str>);
+    // A block's mechanical and lexical candidates.
+    type Members = (Vec<u32>, Vec<u32>);
     // Per clustered candidate, its key and, when it clusters lexically, its text. The key and
     // the working args sit behind the candidate's `Extra` pointer, a cache miss a candidate:
-    // read here once, on every core, where the blocks and the analysis read them three times.
+    // read here once, on every core, where the blocks and the analysis read them several times.
     let read: Vec<Option<Read>> = (candidates.par_iter())
         .map(|c| {
             let lexical = || c.working().is_none().then_some(&*c.text);
@@ -194,7 +196,7 @@ pub fn cluster_where(
         })
         .collect();
     // Per block, its mechanical and its lexical candidates.
-    let mut blocks: FxMap<BlockKey, (Vec<u32>, Vec<u32>)> = FxMap::default();
+    let mut blocks: FxMap<BlockKey, Members> = FxMap::default();
     for (i, (c, r)) in candidates.iter().zip(&read).enumerate() {
         let Some((key, text)) = *r else {
             continue;
@@ -202,12 +204,12 @@ pub fn cluster_where(
         let (mech, lex) = blocks.entry((&*c.domain, c.kind, key)).or_default();
         if text.is_some() { lex } else { mech }.push(i as u32);
     }
-    let mut blocks: Vec<(BlockKey, (Vec<u32>, Vec<u32>))> = blocks.into_iter().collect();
+    let mut blocks: Vec<(BlockKey, Members)> = blocks.into_iter().collect();
     // Largest blocks first, so that no large block starts last while the other threads idle,
     // and one block per job: rayon otherwise splits the list only a few times, and a thread
     // that drew the run of large blocks works through it alone while the others run dry.
     // (The output is sorted below, so the order blocks run in never shows.)
-    let size = |(mech, lex): &(Vec<u32>, Vec<u32>)| mech.len() + lex.len();
+    let size = |(mech, lex): &Members| mech.len() + lex.len();
     blocks.sort_unstable_by(|(a, x), (b, y)| size(y).cmp(&size(x)).then_with(|| a.cmp(b)));
     let texts = Texts::analyse(&read, lexicon);
     drop(read);
