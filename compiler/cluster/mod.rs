@@ -184,36 +184,47 @@ pub fn cluster_where(
     included: impl Fn(&Candidate) -> bool + Sync,
 ) -> Vec<Cluster> {
     type BlockKey<'a> = (&'a str, Kind, Option<&'a str>);
-    let mut blocks: FxMap<BlockKey, Vec<u32>> = FxMap::default();
-    for (i, c) in candidates.iter().enumerate() {
-        if c.refusal.is_some() || !included(c) {
+    // A block's mechanical and lexical candidates.
+    type Members = (Vec<u32>, Vec<u32>);
+    // Per clustered candidate, its key and, when it clusters lexically, its text. The key and
+    // the working args sit behind the candidate's `Extra` pointer, a cache miss a candidate:
+    // read here once, on every core, where the blocks and the analysis read them several times.
+    let read: Vec<Option<Read>> = (candidates.par_iter())
+        .map(|c| {
+            let lexical = || c.working().is_none().then_some(&*c.text);
+            (c.refusal.is_none() && included(c)).then(|| (c.key(), lexical()))
+        })
+        .collect();
+    // Per block, its mechanical and its lexical candidates.
+    let mut blocks: FxMap<BlockKey, Members> = FxMap::default();
+    for (i, (c, r)) in candidates.iter().zip(&read).enumerate() {
+        let Some((key, text)) = *r else {
             continue;
-        }
-        blocks
-            .entry((&*c.domain, c.kind, c.key()))
-            .or_default()
-            .push(i as u32);
+        };
+        let (mech, lex) = blocks.entry((&*c.domain, c.kind, key)).or_default();
+        if text.is_some() { lex } else { mech }.push(i as u32);
     }
-    let mut blocks: Vec<(BlockKey, Vec<u32>)> = blocks.into_iter().collect();
+    let mut blocks: Vec<(BlockKey, Members)> = blocks.into_iter().collect();
     // Largest blocks first, so that no large block starts last while the other threads idle,
     // and one block per job: rayon otherwise splits the list only a few times, and a thread
     // that drew the run of large blocks works through it alone while the others run dry.
     // (The output is sorted below, so the order blocks run in never shows.)
-    blocks.sort_unstable_by(|(a, x), (b, y)| y.len().cmp(&x.len()).then_with(|| a.cmp(b)));
-    let texts = Texts::analyse(candidates, lexicon, &included);
+    let size = |(mech, lex): &Members| mech.len() + lex.len();
+    blocks.sort_unstable_by(|(a, x), (b, y)| size(y).cmp(&size(x)).then_with(|| a.cmp(b)));
+    let texts = Texts::analyse(&read, lexicon);
+    drop(read);
     let min_shared = MinShared::new(lexicon);
     let mut out: Vec<Cluster> = blocks
         .into_par_iter()
         .with_max_len(1)
-        .flat_map_iter(|((domain, kind, key), mut idx)| {
+        .flat_map_iter(|((domain, kind, key), (mut mech, mut lex))| {
             // The index makes every key distinct, so an unstable sort gives the same order.
-            idx.sort_unstable_by(|&x, &y| {
+            let member_order = |&x: &u32, &y: &u32| {
                 let (a, b) = (&candidates[x as usize], &candidates[y as usize]);
                 (a.recorded_at, &a.record_id, x).cmp(&(b.recorded_at, &b.record_id, y))
-            });
-            let (mech, lex): (Vec<u32>, Vec<u32>) = idx
-                .into_iter()
-                .partition(|&i| candidates[i as usize].working().is_some());
+            };
+            mech.sort_unstable_by(member_order);
+            lex.sort_unstable_by(member_order);
             let block = Block {
                 candidates,
                 domain,
@@ -242,6 +253,10 @@ fn by_id(a: &Cluster, b: &Cluster) -> std::cmp::Ordering {
     lexicon::by_head(lexicon::head(&a.id), &a.id, lexicon::head(&b.id), &b.id)
 }
 
+/// What the clustering reads of a candidate it clusters: its key, and its text when it
+/// clusters lexically (`None`: mechanically, on its working args).
+type Read<'a> = (Option<&'a str>, Option<&'a str>);
+
 /// The analysis of every distinct lexical text, made once for all blocks: a text recurs in
 /// several blocks (domains, kinds), and one parallel pass keeps every core busy even when a
 /// single large block dominates the clustering.
@@ -269,15 +284,9 @@ struct Texts<'a> {
 }
 
 impl<'a> Texts<'a> {
-    fn analyse(
-        candidates: &'a [Candidate],
-        lx: &Lexicon,
-        included: &(impl Fn(&Candidate) -> bool + Sync),
-    ) -> Texts<'a> {
-        let lexical = |c: &'a Candidate| {
-            (c.refusal.is_none() && c.working().is_none() && included(c)).then_some(&*c.text)
-        };
-        let (slot, texts) = crate::bulk::first_seen(candidates, lexical);
+    /// `read`: per candidate, what `cluster_where` read of it (the text of a lexical one).
+    fn analyse(read: &[Option<Read<'a>>], lx: &Lexicon) -> Texts<'a> {
+        let (slot, texts) = crate::bulk::first_seen(read, |r| r.and_then(|(_, text)| text));
         // Per batch of texts: the analyses, their fingerprints, and their index keys numbered
         // in a batch-local dictionary (so the numbering runs on every core, too).
         struct Batch {
@@ -444,6 +453,9 @@ impl Block<'_> {
         // (`Token::acronym`; 0 for none): one read for both.
         let mut counts: Vec<u32> = Vec::new();
         let mut anchor_size: Vec<(u32, u8)> = Vec::new();
+        // Per cluster, what a comparison reads of its anchor before the judgement, in one
+        // record: read through the anchor's slot, it was three cache misses a comparison.
+        let mut anchors: Vec<AnchorBits> = Vec::new();
         // The clusters the current candidate's postings touch, in the order first touched:
         // `touched[..n_touched]`. A slot per cluster and one more, the one a posting of an
         // already touched cluster writes when every cluster is touched.
@@ -539,21 +551,16 @@ impl Block<'_> {
                     if best.is_some_and(|(b, _)| bound < b) {
                         break;
                     }
-                    let anchor_slot = slots[clusters[k].0];
-                    let anchor = &distinct[anchor_slot];
+                    let facts = &anchors[k];
+                    let anchor = &distinct[facts.slot as usize];
                     // Most pairs could not be one lesson through an acronym (`SpellBits`):
                     // those are judged without trying to spell one out, which finds nothing.
-                    let may_spell =
-                        similar::SpellBits::may_spell(texts.spell[anchor_slot], texts.spell[slot]);
+                    let may_spell = similar::SpellBits::may_spell(facts.spell, texts.spell[slot]);
                     // And most fail the first step of the judgement, each naming a tool the other
                     // lacks (`TechBits`): without an acronym to spell out, that is the end.
                     let judged = match (spelled, may_spell) {
                         (false, true) => similar::compare(lx, anchor, an),
-                        (false, false)
-                            if similar::TechBits::vetoed(&texts.tech[anchor_slot], &texts.tech[slot]) =>
-                        {
-                            None
-                        }
+                        (false, false) if similar::TechBits::vetoed(&facts.tech, &texts.tech[slot]) => None,
                         (false, false) => similar::judged(lx, anchor, an),
                         (true, true) => similar::spelled_out(lx, anchor, an),
                         (true, false) => None,
@@ -585,6 +592,11 @@ impl Block<'_> {
                     clusters.push((p, vec![cand]));
                     counts.push(0);
                     anchor_size.push((n as u32, acronym));
+                    anchors.push(AnchorBits {
+                        slot: slot as u32,
+                        spell: texts.spell[slot],
+                        tech: texts.tech[slot],
+                    });
                     touched.push(0);
                     for &key in ahead.keys(p) {
                         let list = index.entry(key).or_default();
@@ -604,6 +616,13 @@ impl Block<'_> {
             .map(|((p, members), text)| self.make(order[p], text, members))
             .collect()
     }
+}
+
+/// A cluster's anchor as the walk's comparisons read it: its analysis's slot and its bits.
+struct AnchorBits {
+    slot: u32,
+    spell: similar::SpellBits,
+    tech: similar::TechBits,
 }
 
 /// What a block's walk reads first about each candidate's text — its fingerprint, token

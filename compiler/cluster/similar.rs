@@ -976,6 +976,10 @@ fn mirrored<'a>(lx: &Lexicon, side: &'a Analysis, other: &'a Analysis, together:
 fn prefixed<'a>(lx: &'a Lexicon, side: &'a Analysis, other: &'a Analysis) -> Option<(&'a str, &'a str)> {
     for t in side.tokens.iter().filter(|t| !t.technical && !t.explains) {
         for p in &lx.antonym_prefixes {
+            // The token's head tells most words from the prefix without reading the text.
+            if !may_start_with(t, p) {
+                continue;
+            }
             let Some(rest) = t.text.strip_prefix(p.as_str()).filter(|r| r.len() >= 3) else {
                 continue;
             };
@@ -990,6 +994,19 @@ fn prefixed<'a>(lx: &'a Lexicon, side: &'a Analysis, other: &'a Analysis) -> Opt
         }
     }
     None
+}
+
+/// Can token `t` be `prefix` and three bytes more? Its length and its head (the text's first
+/// eight bytes) answer exactly for a prefix of at most eight bytes: `head` pads with zeros,
+/// which the mask cuts off. A longer prefix is let through to the text.
+pub(super) fn may_start_with(t: &Token, prefix: &str) -> bool {
+    let n = prefix.len();
+    if t.text.len() < n + 3 || n > 8 || n == 0 {
+        return t.text.len() >= n + 3;
+    }
+    // `head(prefix)`, a byte at a time: the prefixes are a few bytes long.
+    let head = (prefix.bytes().enumerate()).fold(0u64, |h, (i, b)| h | u64::from(b) << (56 - 8 * i));
+    t.head >> (64 - 8 * n) == head >> (64 - 8 * n)
 }
 
 /// Do the two sides refuse the same words: some shared words negated on both, weighing at

@@ -1089,3 +1089,53 @@ fn tech_bits_veto_only_what_the_first_step_vetoes() {
         );
     }
 }
+
+#[test]
+fn a_tokens_head_tells_its_antonym_prefix_as_its_text_does() {
+    let l = lx();
+    let mut corpus = Vec::new();
+    crate::generate::generate(300, 11, &mut corpus).unwrap();
+    let mut texts: Vec<String> = Vec::new();
+    fn strings(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::String(s) => out.push(s.clone()),
+            serde_json::Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+            serde_json::Value::Object(o) => o.values().for_each(|x| strings(x, out)),
+            _ => {}
+        }
+    }
+    for line in String::from_utf8(corpus).unwrap().lines() {
+        // The generator writes a few malformed lines on purpose.
+        if let Ok(v) = serde_json::from_str(line) {
+            strings(&v, &mut texts);
+        }
+    }
+    texts.extend(
+        [
+            "Unpin the base image, disallow root and unset HOME",
+            "un dis unx disx undo",
+        ]
+        .map(String::from),
+    );
+    let mut prefixes: Vec<String> = l.antonym_prefixes.clone();
+    prefixes.extend(["u", "d", "unpinne", "unpinned", "unpinnedx", "re"].map(String::from));
+    let (mut tokens, mut starting) = (0, 0);
+    for t in texts.iter().flat_map(|t| l.analyze(t).tokens) {
+        tokens += 1;
+        for p in &prefixes {
+            let starts = t.text.strip_prefix(p.as_str()).is_some_and(|r| r.len() >= 3);
+            starting += usize::from(starts);
+            // Exact up to eight bytes; a longer prefix is let through to the text.
+            let exact = p.len() <= 8;
+            assert!(
+                similar::may_start_with(&t, p) == starts || !exact && !starts,
+                "{:?} / {p:?}",
+                t.text
+            );
+        }
+    }
+    assert!(
+        tokens > 1000 && starting > 10,
+        "{tokens} tokens, {starting} with a prefix"
+    );
+}
