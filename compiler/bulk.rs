@@ -142,6 +142,29 @@ pub fn scatter<T: Send>(mut out: Vec<T>, parts: Vec<Vec<T>>, to: &[u32]) -> Vec<
     out
 }
 
+/// The items grouped by key (a counting sort, stable: each key's items keep their order), and
+/// where each group starts: key `k`'s items are `grouped[starts[k]..starts[k + 1]]`, so a
+/// group is a range of one vector instead of a vector of its own. Panics on a key `>= keys`.
+pub fn group_by_key<T: Copy + Default>(
+    keys: usize,
+    items: impl Iterator<Item = (usize, T)> + Clone,
+) -> (Vec<u32>, Vec<T>) {
+    let mut starts = vec![0u32; keys + 1];
+    for (k, _) in items.clone() {
+        starts[k + 1] += 1;
+    }
+    for k in 1..starts.len() {
+        starts[k] += starts[k - 1];
+    }
+    let mut next = starts.clone();
+    let mut grouped = vec![T::default(); starts[keys] as usize];
+    for (k, item) in items {
+        grouped[next[k] as usize] = item;
+        next[k] += 1;
+    }
+    (starts, grouped)
+}
+
 /// The slots `scatter` writes, shared by its threads (each slot is written by one).
 struct Slots<T>(*mut T);
 
@@ -232,6 +255,20 @@ mod tests {
         assert_eq!(scatter(roomy, parts.clone(), &to), expected);
         assert_eq!(scatter(Vec::new(), parts, &to), expected);
         assert!(scatter(Vec::<u8>::new(), Vec::new(), &[]).is_empty());
+    }
+
+    #[test]
+    fn group_by_key_keeps_each_keys_items_in_order() {
+        // Keys out of order, one key with no items, one item at the last key.
+        let items = [(2, 'a'), (0, 'b'), (2, 'c'), (4, 'd'), (0, 'e'), (2, 'f')];
+        let (starts, grouped) = group_by_key(5, items.iter().copied());
+        assert_eq!(starts, vec![0, 2, 2, 5, 5, 6]);
+        assert_eq!(grouped, vec!['b', 'e', 'a', 'c', 'f', 'd']);
+        let group = |k: usize| &grouped[starts[k] as usize..starts[k + 1] as usize];
+        assert_eq!(group(2), &['a', 'c', 'f']);
+        assert!(group(1).is_empty() && group(3).is_empty());
+        let (starts, grouped) = group_by_key(3, std::iter::empty::<(usize, u8)>());
+        assert_eq!((starts, grouped), (vec![0; 4], vec![]));
     }
 
     #[test]

@@ -157,7 +157,7 @@ fn founding<'a>(inp: &Inputs<'a>, cluster: &Cluster, members: &[u32]) -> (Id, &'
 
 /// An experience's first mention of a lesson id in its `in_play` list: `pos` in the list of
 /// the experience of `rank` (`Shared::in_play`), recorded at `at`. Ordered by rank first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 struct Mention {
     rank: u32,
     pos: u32,
@@ -542,22 +542,15 @@ fn prepare<'a>(inp: &Inputs<'a>) -> Shared<'a> {
     } else {
         Vec::new()
     };
-    let ranked: Vec<(u32, u32)> = (in_play.par_iter().enumerate())
+    let ranked: Vec<(usize, u32)> = (in_play.par_iter().enumerate())
         .flat_map_iter(|(rank, &i)| {
             let domains = exps[i as usize].domains.iter();
             // Every experience's domains have days: each has a number.
             let ids = domains.filter_map(|d| active_days.of(d)).map(|d| d.id);
-            ids.map(move |id| (rank as u32, id))
+            ids.map(move |id| (rank, id))
         })
         .collect();
-    let mut domains_from = vec![0u32; in_play.len() + 1];
-    for &(rank, _) in &ranked {
-        domains_from[rank as usize + 1] += 1;
-    }
-    for r in 1..domains_from.len() {
-        domains_from[r] += domains_from[r - 1];
-    }
-    let domain_ids = ranked.into_iter().map(|(_, id)| id).collect();
+    let (domains_from, domain_ids) = crate::bulk::group_by_key(in_play.len(), ranked.into_iter());
     let mut shared = Shared {
         in_play,
         named: HashMap::default(),
@@ -669,34 +662,16 @@ impl<'a> Shared<'a> {
             .collect();
         let (slot, ids) = crate::bulk::first_seen(&mentions, |m| Some(m.0));
         // Per id, by rank: an experience's first mention of it (mentions come in rank order),
-        // counted, then placed in one vector by a counting sort.
+        // grouped by id in one vector.
         let mut last_rank = vec![u32::MAX; ids.len()];
-        let mut ends = vec![0u32; ids.len() + 1];
         let first: Vec<bool> = (mentions.iter().zip(&slot))
-            .map(|(&(_, m), &s)| {
-                let first = std::mem::replace(&mut last_rank[s as usize], m.rank) != m.rank;
-                ends[s as usize + 1] += first as u32;
-                first
-            })
+            .map(|(&(_, m), &s)| std::mem::replace(&mut last_rank[s as usize], m.rank) != m.rank)
             .collect();
         drop(last_rank);
-        for i in 1..ends.len() {
-            ends[i] += ends[i - 1];
-        }
-        let mut next = ends.clone();
-        let mut placed = vec![
-            Mention {
-                rank: 0,
-                pos: 0,
-                at: 0
-            };
-            ends[ids.len()] as usize
-        ];
-        for ((&(_, m), &s), _) in (mentions.iter().zip(&slot)).zip(&first).filter(|(_, f)| **f) {
-            let at = &mut next[s as usize];
-            placed[*at as usize] = m;
-            *at += 1;
-        }
+        let firsts = (mentions.iter().zip(&slot).zip(&first))
+            .filter(|(_, first)| **first)
+            .map(|((&(_, m), &s), _)| (s as usize, m));
+        let (ends, placed) = crate::bulk::group_by_key(ids.len(), firsts);
         let mut named = FxMap::with_capacity_and_hasher(ids.len(), Default::default());
         named.extend(
             (ids.into_iter().enumerate())

@@ -2,7 +2,7 @@
 
 use std::cmp::Ordering;
 
-use super::lexicon::{Analysis, Clauses, Lexicon, Measure, Role, Token, WORD_BREAK, is_flag, text_eq};
+use super::lexicon::{Analysis, Clauses, Lexicon, Measure, Role, Token, WORD_BREAK, head, is_flag, text_eq};
 
 /// Do two technical tokens name the same thing? Equal, or one is a `.`/`/`-suffix of the
 /// other (`react.useeffect` ~ `useeffect`, `src/app.py` ~ `app.py`), or one is the other
@@ -1001,12 +1001,14 @@ fn prefixed<'a>(lx: &'a Lexicon, side: &'a Analysis, other: &'a Analysis) -> Opt
 /// which the mask cuts off. A longer prefix is let through to the text.
 pub(super) fn may_start_with(t: &Token, prefix: &str) -> bool {
     let n = prefix.len();
-    if t.text.len() < n + 3 || n > 8 || n == 0 {
-        return t.text.len() >= n + 3;
+    if t.text.len() < n + 3 {
+        return false;
     }
-    // `head(prefix)`, a byte at a time: the prefixes are a few bytes long.
-    let head = (prefix.bytes().enumerate()).fold(0u64, |h, (i, b)| h | u64::from(b) << (56 - 8 * i));
-    t.head >> (64 - 8 * n) == head >> (64 - 8 * n)
+    if n == 0 || n > 8 {
+        return true;
+    }
+    let unpadded = 64 - 8 * n;
+    t.head >> unpadded == head(prefix) >> unpadded
 }
 
 /// Do the two sides refuse the same words: some shared words negated on both, weighing at
