@@ -1013,12 +1013,41 @@ impl Merged {
         Some(order)
     }
 
-    /// Whether a lesson has the id `id`, given the lessons `by_id`: the prefixes decide almost
-    /// every step of the search without reading an id's text (a search through the texts
-    /// waited on three cache misses a step, a second of CPU at a million experiences).
-    fn has_id(&self, by_id: &[(u128, u32)], id: &str) -> bool {
-        search_by_prefix(by_id, id, |g| self.get(g).id.as_str()).is_ok()
+    /// Whether a lesson has the id `id`, given the lessons `by_id` and `firsts`, their
+    /// `first_of_prefix`: one probe finds the lessons whose ids share `id`'s prefix, and only
+    /// those ids' texts are read (a binary search of the 400 000 prefixes at a million
+    /// experiences waited on a cache miss for most of its nineteen steps).
+    fn has_id(&self, by_id: &[(u128, u32)], firsts: &FxMap<u128, u32>, id: &str) -> bool {
+        has_prefixed(by_id, firsts, id, |g| self.get(g).id.as_str())
     }
+}
+
+/// Where each prefix first is in `by_prefix` (`search_by_prefix`'s order: ids sorted, each as
+/// its `prefix` beside a number).
+fn first_of_prefix(by_prefix: &[(u128, u32)]) -> FxMap<u128, u32> {
+    let mut firsts = FxMap::with_capacity_and_hasher(by_prefix.len(), Default::default());
+    for (at, &(p, _)) in by_prefix.iter().enumerate() {
+        firsts.entry(p).or_insert(at as u32);
+    }
+    firsts
+}
+
+/// Whether `id` is in `by_prefix` (as `search_by_prefix(..).is_ok()`), given its
+/// `first_of_prefix`: the entries of `id`'s prefix are one run from its first, and a text is
+/// read only for those.
+fn has_prefixed<'t>(
+    by_prefix: &[(u128, u32)],
+    firsts: &FxMap<u128, u32>,
+    id: &str,
+    id_of: impl Fn(u32) -> &'t str,
+) -> bool {
+    let key = prefix(id);
+    let Some(&at) = firsts.get(&key) else {
+        return false;
+    };
+    (by_prefix.get(at as usize..).unwrap_or_default().iter())
+        .take_while(|&&(p, _)| p == key)
+        .any(|&(_, n)| id_of(n) == id)
 }
 
 /// Where `id` is in `by_prefix`: ids in order, each as its `prefix` beside a number whose id's
@@ -1117,8 +1146,11 @@ fn fold_units<'a>(
         base += out.lessons.len() as u32;
     }
     let is_found = |rank: usize, pos: usize| found[list_start[rank] + pos];
-    let unknown = unknown_in_play(inp, &shared.in_play, is_found, |id| merged.has_id(&by_id, id));
-    drop((by_id, found, list_start));
+    // Made when an id is first asked about: most experiences name only lessons found.
+    let firsts = OnceLock::new();
+    let is_lesson = |id: &str| merged.has_id(&by_id, firsts.get_or_init(|| first_of_prefix(&by_id)), id);
+    let unknown = unknown_in_play(inp, &shared.in_play, is_found, is_lesson);
+    drop((by_id, firsts, found, list_start));
     let mut capped_notes = Sink::new();
     let capped = apply_caps(&mut merged, &inp.rules.policy, now, &mut capped_notes);
     // Lesson number → its place in ledger order.
@@ -3099,6 +3131,43 @@ mod tests {
         ids.sort();
         by_prefix.sort_by_key(|s| (prefix(s), *s));
         assert_eq!(ids, by_prefix);
+    }
+
+    /// `has_prefixed` answers as `search_by_prefix` does, for ids in the list and not: lesson
+    /// ids, ids sharing their first sixteen bytes (and so a prefix), ids that are a prefix of
+    /// another, the empty id, ids before the first and after the last.
+    #[test]
+    fn an_id_is_found_by_its_prefixs_first_as_by_the_search() {
+        let mut ids: Vec<String> = (0..2_000u64)
+            .map(|i| crate::digest::id_of('L', &[&i.to_string()]))
+            .collect();
+        let long = "Lsame-sixteen-bytes";
+        for tail in ["", "-a", "-b", "\0", "-aa"] {
+            ids.push(format!("{long}{tail}"));
+        }
+        ids.extend(["", "a", "ab", "L0", "~~~~", "L0123456789abcdef"].map(String::from));
+        // Every third id left out: each of those must not be found.
+        let listed: Vec<&str> = (ids.iter().enumerate())
+            .filter(|(i, _)| i % 3 != 1)
+            .map(|(_, id)| id.as_str())
+            .collect();
+        let mut by_prefix: Vec<(u128, u32)> = (listed.iter().enumerate())
+            .map(|(n, id)| (prefix(id), n as u32))
+            .collect();
+        by_prefix.sort_by(|a, b| (a.0, listed[a.1 as usize]).cmp(&(b.0, listed[b.1 as usize])));
+        let firsts = first_of_prefix(&by_prefix);
+        let id_of = |n: u32| listed[n as usize];
+        let mut asked: Vec<String> = ids.clone();
+        asked.extend(["0", "Lsame-sixteen-byte", "Lsame-sixteen-bytes-c", "\u{10ffff}"].map(String::from));
+        let mut found = 0;
+        for id in &asked {
+            let by_search = search_by_prefix(&by_prefix, id, id_of).is_ok();
+            assert_eq!(has_prefixed(&by_prefix, &firsts, id, id_of), by_search, "{id:?}");
+            assert_eq!(by_search, listed.contains(&id.as_str()), "{id:?}");
+            found += by_search as usize;
+        }
+        assert_eq!(found, listed.len());
+        assert!(!has_prefixed(&[], &first_of_prefix(&[]), "L0123456789ab", id_of));
     }
 
     /// Both ways of finding an experience by id answer as a search of the list from its end
