@@ -138,7 +138,7 @@ mod similar;
 use rayon::prelude::*;
 
 use crate::digest;
-use crate::model::{Candidate, Cluster, Kind};
+use crate::model::{Candidate, Cluster, Kind, Millis};
 use fx::FxMap;
 use std::hash::Hasher;
 
@@ -184,8 +184,9 @@ pub fn cluster_where(
     included: impl Fn(&Candidate) -> bool + Sync,
 ) -> Vec<Cluster> {
     type BlockKey<'a> = (&'a str, Kind, Option<&'a str>);
-    // A block's mechanical and lexical candidates.
-    type Members = (Vec<u32>, Vec<u32>);
+    // A block's mechanical and lexical candidates, each with its `recorded_at` (read here, in
+    // the pass that reads the candidate anyway, so the blocks' sorts need not read it again).
+    type Members = (Vec<(Millis, u32)>, Vec<(Millis, u32)>);
     // Per clustered candidate, its key and, when it clusters lexically, its text. The key and
     // the working args sit behind the candidate's `Extra` pointer, a cache miss a candidate:
     // read here once, on every core, where the blocks and the analysis read them several times.
@@ -202,7 +203,7 @@ pub fn cluster_where(
             continue;
         };
         let (mech, lex) = blocks.entry((&*c.domain, c.kind, key)).or_default();
-        if text.is_some() { lex } else { mech }.push(i as u32);
+        if text.is_some() { lex } else { mech }.push((c.recorded_at, i as u32));
     }
     let mut blocks: Vec<(BlockKey, Members)> = blocks.into_iter().collect();
     // Largest blocks first, so that no large block starts last while the other threads idle,
@@ -214,17 +215,12 @@ pub fn cluster_where(
     let texts = Texts::analyse(&read, lexicon);
     drop(read);
     let min_shared = MinShared::new(lexicon);
-    let mut out: Vec<Cluster> = blocks
+    let parts: Vec<Vec<Cluster>> = blocks
         .into_par_iter()
         .with_max_len(1)
-        .flat_map_iter(|((domain, kind, key), (mut mech, mut lex))| {
-            // The index makes every key distinct, so an unstable sort gives the same order.
-            let member_order = |&x: &u32, &y: &u32| {
-                let (a, b) = (&candidates[x as usize], &candidates[y as usize]);
-                (a.recorded_at, &a.record_id, x).cmp(&(b.recorded_at, &b.record_id, y))
-            };
-            mech.sort_unstable_by(member_order);
-            lex.sort_unstable_by(member_order);
+        .map(|((domain, kind, key), (mech, lex))| {
+            let mech = member_order(candidates, mech);
+            let lex = member_order(candidates, lex);
             let block = Block {
                 candidates,
                 domain,
@@ -237,20 +233,61 @@ pub fn cluster_where(
             v
         })
         .collect();
-    // The analyses are millions of small strings: freed on every core, beside the sort. No
-    // two clusters share an anchor, so the sort needs no stability (nor its buffer).
+    // The analyses are millions of small strings: freed on every core, beside the sort.
     let analyses = texts.analyses;
-    rayon::join(
-        || out.par_sort_unstable_by(|a, b| by_id(a, b).then(a.anchor.cmp(&b.anchor))),
-        || analyses.into_par_iter().for_each(drop),
-    );
-    out
+    rayon::join(|| in_id_order(parts), || analyses.into_par_iter().for_each(drop)).0
 }
 
-/// Clusters in id order. Ids are `C` and a hex digest: their heads (first eight bytes, as one
-/// number) order almost every pair without a `memcmp` call, in the ids' byte order.
-fn by_id(a: &Cluster, b: &Cluster) -> std::cmp::Ordering {
-    lexicon::by_head(lexicon::head(&a.id), &a.id, lexicon::head(&b.id), &b.id)
+/// A block's members in member order, (recorded_at, record id, index), from (recorded_at,
+/// index) pairs: sorted as numbers, then each run of one `recorded_at` by its record ids (a
+/// comparison that reads each candidate, a cache miss, is left to the few that tie).
+fn member_order(candidates: &[Candidate], mut members: Vec<(Millis, u32)>) -> Vec<u32> {
+    // The index makes every key distinct, so an unstable sort gives the same order.
+    members.sort_unstable();
+    let mut rest = &mut members[..];
+    while let Some(&(at, _)) = rest.first() {
+        let run = rest.iter().take_while(|&&(t, _)| t == at).count();
+        let (tied, after) = rest.split_at_mut(run);
+        if run > 1 {
+            tied.sort_unstable_by(|&(_, x), &(_, y)| {
+                (&candidates[x as usize].record_id, x).cmp(&(&candidates[y as usize].record_id, y))
+            });
+        }
+        rest = after;
+    }
+    members.into_iter().map(|(_, i)| i).collect()
+}
+
+/// The blocks' clusters in one vector sorted by (id, anchor), each moved once, on every core
+/// (`bulk::scatter`). The sort reads each id once, its first sixteen bytes as one number: a
+/// sort comparing the clusters read both ids behind their pointers at every comparison, a
+/// cache miss each. Equal numbers (the same id, or ids longer than sixteen bytes that agree
+/// that far) are compared in full. No two clusters share an anchor: a total order.
+fn in_id_order(parts: Vec<Vec<Cluster>>) -> Vec<Cluster> {
+    let all: Vec<&Cluster> = parts.iter().flatten().collect();
+    let mut keys: Vec<(u128, u32)> = (all.par_iter().enumerate())
+        .map(|(g, c)| (id_head(&c.id), g as u32))
+        .collect();
+    let full = |a: &Cluster, b: &Cluster| (&a.id, a.anchor).cmp(&(&b.id, b.anchor));
+    keys.par_sort_unstable_by(|&(x, g), &(y, h)| {
+        x.cmp(&y).then_with(|| full(all[g as usize], all[h as usize]))
+    });
+    drop(all);
+    let mut to = vec![0u32; keys.len()];
+    for (rank, &(_, g)) in keys.iter().enumerate() {
+        to[g as usize] = rank as u32;
+    }
+    drop(keys);
+    crate::bulk::scatter(Vec::new(), parts, &to)
+}
+
+/// A text's first sixteen bytes, zero-padded, as a big-endian number: where two differ, their
+/// order is the texts' byte order (a zero pad sorts first, as a shorter text does).
+fn id_head(text: &str) -> u128 {
+    let mut b = [0u8; 16];
+    let n = text.len().min(16);
+    b[..n].copy_from_slice(&text.as_bytes()[..n]);
+    u128::from_be_bytes(b)
 }
 
 /// What the clustering reads of a candidate it clusters: its key, and its text when it
@@ -445,7 +482,7 @@ impl Block<'_> {
         // Cluster k: anchor position in `order` and its members.
         let mut clusters: Vec<(usize, Vec<u32>)> = Vec::new();
         // Exact duplicates: fingerprint → (analysis slot, cluster), checked for equality.
-        let mut dup: FxMap<u64, Vec<(usize, usize)>> = FxMap::default();
+        let mut dup = Duplicates::default();
         let mut index: FxMap<u32, Vec<u32>> = FxMap::default();
         // Per cluster: shared-token count with the current candidate, and the anchor's token
         // count (kept here, next to the count, rather than looked up through the anchor).
@@ -467,11 +504,7 @@ impl Block<'_> {
             let cand = order[p];
             let an = &distinct[slot];
             let print = ahead.prints[p];
-            let same = dup.get(&print).and_then(|v| {
-                v.iter()
-                    .find(|&&(s, _)| s == slot || distinct[s].duplicates(an))
-                    .map(|&(_, k)| k)
-            });
+            let same = dup.find(print, |s| s == slot || distinct[s].duplicates(an));
             if let Some(k) = same {
                 clusters[k].1.push(cand);
                 continue;
@@ -607,7 +640,7 @@ impl Block<'_> {
                     k
                 }
             };
-            dup.entry(print).or_default().push((slot, k));
+            dup.push(print, slot, k);
         }
         // The anchors' texts first, in one pass of independent reads (their slot's copy:
         // the same text, in a denser table than the candidates).
@@ -615,6 +648,49 @@ impl Block<'_> {
         (clusters.into_iter().zip(anchor_texts))
             .map(|((p, members), text)| self.make(order[p], text, members))
             .collect()
+    }
+}
+
+/// The walk's exact duplicates: per fingerprint, the (analysis slot, cluster) pairs met under
+/// it, in the order met. Nearly every fingerprint has one pair: they sit in one vector, each
+/// fingerprint's chained from its first, where a vector per fingerprint was an allocation
+/// (and its free) per distinct text of the block.
+#[derive(Default)]
+struct Duplicates {
+    /// Fingerprint → its first and last entry.
+    ends: FxMap<u64, (u32, u32)>,
+    /// (slot, cluster, next entry of the same fingerprint or `NONE`).
+    entries: Vec<(u32, u32, u32)>,
+}
+
+impl Duplicates {
+    const NONE: u32 = u32::MAX;
+
+    /// The cluster of the first pair under `print` whose slot `same` admits.
+    fn find(&self, print: u64, mut same: impl FnMut(usize) -> bool) -> Option<usize> {
+        let mut at = self.ends.get(&print)?.0;
+        while at != Self::NONE {
+            let (slot, k, next) = self.entries[at as usize];
+            if same(slot as usize) {
+                return Some(k as usize);
+            }
+            at = next;
+        }
+        None
+    }
+
+    fn push(&mut self, print: u64, slot: usize, k: usize) {
+        let at = self.entries.len() as u32;
+        self.entries.push((slot as u32, k as u32, Self::NONE));
+        match self.ends.get_mut(&print) {
+            Some((_, last)) => {
+                self.entries[*last as usize].2 = at;
+                *last = at;
+            }
+            None => {
+                self.ends.insert(print, (at, at));
+            }
+        }
     }
 }
 

@@ -1139,3 +1139,106 @@ fn a_tokens_head_tells_its_antonym_prefix_as_its_text_does() {
         "{tokens} tokens, {starting} with a prefix"
     );
 }
+
+#[test]
+fn member_order_sorts_as_the_full_comparison_does() {
+    // Timestamps with many ties (a record's candidates share one), record ids out of index
+    // order, and one record id shared by candidates at different timestamps.
+    let mut v: Vec<Candidate> = Vec::new();
+    for i in 0..400u32 {
+        let at = i64::from((i * 7919) % 23) - 5;
+        let mut c = cand(i, at, "text");
+        c.record_id = format!("r{:03}", (i * 31) % 97).into();
+        v.push(c);
+    }
+    // Members in a scrambled order, as a block may list them.
+    let mut members: Vec<(Millis, u32)> = (0..400u32).map(|i| (v[i as usize].recorded_at, i)).collect();
+    members.sort_unstable_by_key(|&(_, i)| (i * 131) % 400);
+    let mut want: Vec<u32> = (0..400u32).collect();
+    want.sort_by(|&x, &y| {
+        let (a, b) = (&v[x as usize], &v[y as usize]);
+        (a.recorded_at, &a.record_id, x).cmp(&(b.recorded_at, &b.record_id, y))
+    });
+    assert_eq!(member_order(&v, members), want);
+    assert_eq!(member_order(&v, Vec::new()), Vec::<u32>::new());
+}
+
+#[test]
+fn clusters_in_id_order_as_a_plain_sort_orders_them() {
+    let cluster_of = |id: &str, anchor: u32| Cluster {
+        id: id.to_string(),
+        domain: format!("d{anchor}"),
+        kind: Kind::Do,
+        key: anchor.is_multiple_of(3).then(|| format!("k{anchor}")),
+        anchor,
+        members: vec![anchor, anchor + 1000],
+    };
+    let mut ids: Vec<String> = (0..300u64)
+        .map(|i| format!("C{:012x}", i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 16))
+        .collect();
+    // Equal ids (told apart by anchor), ids longer than sixteen bytes that agree that far,
+    // prefixes of each other, a zero byte, empty.
+    ids.extend(
+        [
+            "C000000000001",
+            "C000000000001",
+            "Cabcdefabcdefabcdef1",
+            "Cabcdefabcdefabcdef0",
+            "Cabcdefabcdefabc",
+            "Cabcdefabcdefab",
+            "Cabcdefabcdefabc\0",
+            "",
+            "C",
+        ]
+        .map(String::from),
+    );
+    let mut anchor = 0;
+    let parts: Vec<Vec<Cluster>> = ids
+        .chunks(7)
+        .map(|chunk| {
+            (chunk.iter())
+                .map(|id| {
+                    anchor += 1;
+                    cluster_of(id, (anchor * 37) % 1000)
+                })
+                .collect()
+        })
+        .collect();
+    let mut want: Vec<Cluster> = parts.concat();
+    want.sort_by(|a, b| (&a.id, a.anchor).cmp(&(&b.id, b.anchor)));
+    assert_eq!(in_id_order(parts), want);
+    assert_eq!(in_id_order(Vec::new()), Vec::new());
+    assert_eq!(in_id_order(vec![Vec::new(), Vec::new()]), Vec::new());
+}
+
+#[test]
+fn duplicates_find_the_first_admitted_pair_in_the_order_met() {
+    let mut d = Duplicates::default();
+    // Three fingerprints, one colliding thrice, their pairs pushed interleaved.
+    let pushes = [
+        (7u64, 10, 0),
+        (9, 11, 1),
+        (7, 12, 2),
+        (5, 13, 3),
+        (7, 14, 4),
+        (9, 15, 5),
+    ];
+    for &(print, slot, k) in &pushes {
+        d.push(print, slot, k);
+    }
+    // Every admitting rule against a plain vector of pairs per fingerprint.
+    for print in [5u64, 7, 9, 8] {
+        let plain: Vec<(usize, usize)> = (pushes.iter())
+            .filter(|p| p.0 == print)
+            .map(|&(_, s, k)| (s, k))
+            .collect();
+        for admit in 0..=16usize {
+            let rule = |s: usize| s >= admit && s % 2 == admit % 2;
+            let want = plain.iter().find(|&&(s, _)| rule(s)).map(|&(_, k)| k);
+            assert_eq!(d.find(print, rule), want, "{print} {admit}");
+        }
+    }
+    assert_eq!(d.find(7, |_| true), Some(0));
+    assert_eq!(d.find(7, |s| s == 14), Some(4));
+    assert_eq!(d.find(8, |_| true), None);
+}
