@@ -90,56 +90,46 @@ fn bare_word(w: &str) -> Option<String> {
 /// claims; within a record: do, mechanical, watch, avoid; then by domain).
 pub fn extract(corpus: &Corpus, verdicts: &[Verdict], rules: &Rules, sink: &mut Sink) -> Vec<Candidate> {
     let shapes = Shapes::new(corpus, rules);
-    let experiences = runs(corpus.experiences.len());
-    let claims = runs(corpus.claims.len());
-    // Room for two candidates a record (a million-record corpus averages about 1.7): a run
-    // that makes more keeps the rest aside (`bulk::Room`).
-    let rooms: Vec<usize> = (experiences.iter().chain(&claims))
-        .map(|run| 2 * run.len())
-        .collect();
-    let (candidates, parts) = crate::bulk::in_place(&rooms, |k, room| {
-        let mut part = Part {
-            candidates: room,
-            sink: Sink::new(),
-            notes: Notes::default(),
-            shared: Default::default(),
-        };
-        match experiences.get(k) {
-            Some(run) => {
-                for (i, e) in run.clone().zip(&corpus.experiences[run.clone()]) {
-                    let passed = verdicts.get(i).is_some_and(|v| v.passed);
-                    from_experience(i as u32, e, passed, rules, &shapes, &mut part);
-                }
-            }
-            None => {
-                let run = claims[k - experiences.len()].clone();
-                for (i, c) in run.clone().zip(&corpus.claims[run]) {
-                    from_claim(i as u32, c, rules, &shapes, &mut part);
-                }
-            }
-        }
-        (part.sink, part.notes)
+    let from_experiences = in_parts(&corpus.experiences, |i, e, part| {
+        let passed = verdicts.get(i as usize).is_some_and(|v| v.passed);
+        from_experience(i, e, passed, rules, &shapes, part)
     });
+    let from_claims = in_parts(&corpus.claims, |i, c, part| {
+        from_claim(i, c, rules, &shapes, part)
+    });
+    let mut parts: Vec<Part> = from_experiences.chain(from_claims).collect();
     let mut notes = Notes::default();
-    for (mut part_sink, part_notes) in parts {
-        sink.append(&mut part_sink);
-        notes = notes.merge(part_notes);
+    for part in &mut parts {
+        sink.append(&mut part.sink);
+        notes = notes.merge(std::mem::take(&mut part.notes));
     }
     sink.extend(notes.into_sink());
-    candidates
+    crate::bulk::concat(parts.into_iter().map(|p| p.candidates).collect())
 }
 
-/// The runs of `records` records, in order, each record's candidates and notes added to its
-/// run's part: a vector per record would be a million small ones to gather, and the notes (a
-/// record that yields nothing) fold as they are made.
-fn runs(records: usize) -> Vec<std::ops::Range<usize>> {
-    let run_length = run_length(records);
-    (0..records.div_ceil(run_length))
-        .map(|k| k * run_length..((k + 1) * run_length).min(records))
-        .collect()
+/// `make` over every record (with its index), in runs of records, each record's candidates
+/// and notes added to its run's part: a vector per record would be a million small ones to
+/// gather, and the notes (a record that yields nothing) fold as they are made.
+fn in_parts<'a, T: Sync>(
+    records: &'a [T],
+    make: impl Fn(u32, &T, &mut Part) + Sync + Send + 'a,
+) -> impl IndexedParallelIterator<Item = Part> + 'a {
+    let run_length = run_length(records.len());
+    records.par_chunks(run_length).enumerate().map(move |(k, run)| {
+        // Room for two candidates a record (a million-record corpus averages about 1.7):
+        // grown by doubling, the run's candidates were copied and faulted in twice over.
+        let mut part = Part {
+            candidates: Vec::with_capacity(2 * run.len()),
+            ..Part::default()
+        };
+        for (j, r) in run.iter().enumerate() {
+            make((k * run_length + j) as u32, r, &mut part);
+        }
+        part
+    })
 }
 
-/// Records per run of `runs`: each run keeps its own copy of every text its candidates
+/// Records per run of `in_parts`: each run keeps its own copy of every text its candidates
 /// share, so the longer the runs the fewer copies (at a million records, runs of 16 384 made
 /// one per run of each recurring text); short enough that two cores still get a few runs
 /// each. Fixed by the corpus alone, not the thread count, so no run boundary (and no order of
@@ -149,9 +139,9 @@ fn run_length(records: usize) -> usize {
 }
 
 /// The candidates and diagnostics of a run of records.
-struct Part<'r> {
-    /// The run's place in the candidates of every run (`bulk::in_place`).
-    candidates: &'r mut crate::bulk::Room<Candidate>,
+#[derive(Default)]
+struct Part {
+    candidates: Vec<Candidate>,
     sink: Sink,
     notes: Notes,
     /// Texts and project digests recur (a paraphrase family, a gotcha many runs meet, a
@@ -162,7 +152,7 @@ struct Part<'r> {
     shared: crate::cluster::fx::FxMap<Arc<str>, Cell<Option<bool>>>,
 }
 
-impl Part<'_> {
+impl Part {
     /// The run's copy of `s`, made on first sight: looked up once per record and text, not
     /// once per candidate, and never a copy made only to be dropped.
     fn shared(&mut self, s: &str) -> Arc<str> {
