@@ -266,7 +266,7 @@ fn member_order(candidates: &[Candidate], mut members: Vec<(Millis, u32)>) -> Ve
 fn in_id_order(parts: Vec<Vec<Cluster>>) -> Vec<Cluster> {
     let all: Vec<&Cluster> = parts.iter().flatten().collect();
     let mut keys: Vec<(u128, u32)> = (all.par_iter().enumerate())
-        .map(|(g, c)| (id_head(&c.id), g as u32))
+        .map(|(g, c)| (crate::score::prefix(&c.id), g as u32))
         .collect();
     let full = |a: &Cluster, b: &Cluster| (&a.id, a.anchor).cmp(&(&b.id, b.anchor));
     keys.par_sort_unstable_by(|&(x, g), &(y, h)| {
@@ -279,15 +279,6 @@ fn in_id_order(parts: Vec<Vec<Cluster>>) -> Vec<Cluster> {
     }
     drop(keys);
     crate::bulk::scatter(Vec::new(), parts, &to)
-}
-
-/// A text's first sixteen bytes, zero-padded, as a big-endian number: where two differ, their
-/// order is the texts' byte order (a zero pad sorts first, as a shorter text does).
-fn id_head(text: &str) -> u128 {
-    let mut b = [0u8; 16];
-    let n = text.len().min(16);
-    b[..n].copy_from_slice(&text.as_bytes()[..n]);
-    u128::from_be_bytes(b)
 }
 
 /// What the clustering reads of a candidate it clusters: its key, and its text when it

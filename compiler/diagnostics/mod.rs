@@ -339,7 +339,7 @@ impl<'a> Ranks<'a> {
             .fold(0u128, |acc, f| (acc << 32) | u128::from(f));
         Key {
             fields,
-            subject: (head(&d.subject) >> 64) as u64,
+            subject: (crate::score::prefix(&d.subject) >> 64) as u64,
             at,
         }
     }
@@ -619,19 +619,10 @@ fn append_unordered<T>(items: &mut Vec<T>, mut more: Vec<T>) {
 /// two strings reads both from their allocations), the whole text only where those tie. A
 /// number orders as its bytes do, so the order is the texts'.
 fn sort_ids(ids: &mut Vec<String>) {
-    let mut keyed: Vec<(u128, String)> = ids.drain(..).map(|id| (head(&id), id)).collect();
+    let mut keyed: Vec<(u128, String)> = ids.drain(..).map(|id| (crate::score::prefix(&id), id)).collect();
     keyed.sort_unstable();
     ids.extend(keyed.into_iter().map(|(_, id)| id));
     ids.dedup();
-}
-
-/// A text's first 16 bytes, big-endian, padded with zeros (a pad sorts first, as a shorter
-/// text does).
-fn head(text: &str) -> u128 {
-    let mut bytes = [0u8; 16];
-    let n = text.len().min(16);
-    bytes[..n].copy_from_slice(&text.as_bytes()[..n]);
-    u128::from_be_bytes(bytes)
 }
 
 /// Do `count` notes of one (code, domain) fold into one?
