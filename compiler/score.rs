@@ -1013,39 +1013,100 @@ impl Merged {
         Some(order)
     }
 
-    /// Whether a lesson has the id `id`, given the lessons `by_id` and `firsts`, their
-    /// `first_of_prefix`: one probe finds the lessons whose ids share `id`'s prefix, and only
+    /// Whether a lesson has the id `id`, given the lessons `by_id` and `table`, their
+    /// `PrefixTable`: one probe finds the lessons whose ids share `id`'s prefix, and only
     /// those ids' texts are read (a binary search of the 400 000 prefixes at a million
     /// experiences waited on a cache miss for most of its nineteen steps).
-    fn has_id(&self, by_id: &[(u128, u32)], firsts: &FxMap<u128, u32>, id: &str) -> bool {
-        has_prefixed(by_id, firsts, id, |g| self.get(g).id.as_str())
+    fn has_id(&self, by_id: &[(u128, u32)], table: &PrefixTable, id: &str) -> bool {
+        has_prefixed(by_id, table, id, |g| self.get(g).id.as_str())
     }
 }
 
-/// Where each prefix first is in `by_prefix` (`search_by_prefix`'s order: ids sorted, each as
-/// its `prefix` beside a number).
-fn first_of_prefix(by_prefix: &[(u128, u32)]) -> FxMap<u128, u32> {
-    let mut firsts = FxMap::with_capacity_and_hasher(by_prefix.len(), Default::default());
-    for (at, &(p, _)) in by_prefix.iter().enumerate() {
-        firsts.entry(p).or_insert(at as u32);
+/// Where the entries of each prefix start in `by_prefix` (`search_by_prefix`'s order: ids
+/// sorted, each as its `prefix` beside a number): an open-addressing table of four-byte slots,
+/// each one plus the place of a prefix's first entry (0: empty), at most half full, probed
+/// from the prefix's hash on. A hash map from each prefix to its first entry (32 bytes a
+/// slot, 16.5 MB at a million experiences, filled in random order) took a fresh 2 MB page for
+/// every 65 000 slots; this takes 4 MB. (Bands of prefixes in order, found without a hash,
+/// would not do: lesson ids are hex text, so their prefixes crowd into a few of the bands.)
+struct PrefixTable {
+    slots: Vec<u32>,
+    /// 64 less the number of bits of a slot's place.
+    shift: u32,
+}
+
+impl PrefixTable {
+    fn new(by_prefix: &[(u128, u32)]) -> PrefixTable {
+        if by_prefix.is_empty() {
+            return PrefixTable {
+                slots: Vec::new(),
+                shift: 0,
+            };
+        }
+        // 2^bits > twice the number of entries.
+        let bits = usize::BITS - by_prefix.len().leading_zeros() + 1;
+        let mut slots = vec![0u32; 1 << bits];
+        let mask = slots.len() - 1;
+        let shift = u64::BITS - bits;
+        let mut previous = None;
+        for (at, &(p, _)) in by_prefix.iter().enumerate() {
+            if previous.replace(p) == Some(p) {
+                continue;
+            }
+            let mut s = prefix_hash(p, shift);
+            while slots[s] != 0 {
+                s = (s + 1) & mask;
+            }
+            slots[s] = at as u32 + 1;
+        }
+        PrefixTable { slots, shift }
     }
-    firsts
+
+    /// The place in `by_prefix` of the first entry with prefix `key`, if any.
+    fn first(&self, by_prefix: &[(u128, u32)], key: u128) -> Option<usize> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut s = prefix_hash(key, self.shift);
+        loop {
+            let at = (self.slots[s] as usize).checked_sub(1)?;
+            if by_prefix.get(at).is_some_and(|&(p, _)| p == key) {
+                return Some(at);
+            }
+            s = (s + 1) & mask;
+        }
+    }
+}
+
+/// A prefix's slot in a `PrefixTable` of 2^(64 - `shift`) slots: its two halves folded and
+/// mixed by MurmurHash3's finalizer, the top bits taken. (One multiplication, Fibonacci
+/// hashing, left runs of 33 full slots in a table of 1 000 lesson ids: their bytes are hex
+/// digits.)
+fn prefix_hash(p: u128, shift: u32) -> usize {
+    let mut x = (p as u64) ^ ((p >> 64) as u64).rotate_left(29);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+    x ^= x >> 33;
+    (x >> shift) as usize
 }
 
 /// Whether `id` is in `by_prefix` (as `search_by_prefix(..).is_ok()`), given its
-/// `first_of_prefix`: the entries of `id`'s prefix are one run from its first, and a text is
-/// read only for those.
+/// `PrefixTable`: the entries of `id`'s prefix are one run from its first, and a text is read
+/// only for those.
 fn has_prefixed<'t>(
     by_prefix: &[(u128, u32)],
-    firsts: &FxMap<u128, u32>,
+    table: &PrefixTable,
     id: &str,
     id_of: impl Fn(u32) -> &'t str,
 ) -> bool {
     let key = prefix(id);
-    let Some(&at) = firsts.get(&key) else {
+    let Some(at) = table.first(by_prefix, key) else {
         return false;
     };
-    (by_prefix.get(at as usize..).unwrap_or_default().iter())
+    (by_prefix[at..].iter())
         .take_while(|&&(p, _)| p == key)
         .any(|&(_, n)| id_of(n) == id)
 }
@@ -1147,10 +1208,10 @@ fn fold_units<'a>(
     }
     let is_found = |rank: usize, pos: usize| found[list_start[rank] + pos];
     // Made when an id is first asked about: most experiences name only lessons found.
-    let firsts = OnceLock::new();
-    let is_lesson = |id: &str| merged.has_id(&by_id, firsts.get_or_init(|| first_of_prefix(&by_id)), id);
+    let table = OnceLock::new();
+    let is_lesson = |id: &str| merged.has_id(&by_id, table.get_or_init(|| PrefixTable::new(&by_id)), id);
     let unknown = unknown_in_play(inp, &shared.in_play, is_found, is_lesson);
-    drop((by_id, firsts, found, list_start));
+    drop((by_id, table, found, list_start));
     let mut capped_notes = Sink::new();
     let capped = apply_caps(&mut merged, &inp.rules.policy, now, &mut capped_notes);
     // Lesson number → its place in ledger order.
@@ -3155,19 +3216,53 @@ mod tests {
             .map(|(n, id)| (prefix(id), n as u32))
             .collect();
         by_prefix.sort_by(|a, b| (a.0, listed[a.1 as usize]).cmp(&(b.0, listed[b.1 as usize])));
-        let firsts = first_of_prefix(&by_prefix);
+        let table = PrefixTable::new(&by_prefix);
         let id_of = |n: u32| listed[n as usize];
         let mut asked: Vec<String> = ids.clone();
         asked.extend(["0", "Lsame-sixteen-byte", "Lsame-sixteen-bytes-c", "\u{10ffff}"].map(String::from));
         let mut found = 0;
         for id in &asked {
             let by_search = search_by_prefix(&by_prefix, id, id_of).is_ok();
-            assert_eq!(has_prefixed(&by_prefix, &firsts, id, id_of), by_search, "{id:?}");
+            assert_eq!(has_prefixed(&by_prefix, &table, id, id_of), by_search, "{id:?}");
             assert_eq!(by_search, listed.contains(&id.as_str()), "{id:?}");
             found += by_search as usize;
         }
         assert_eq!(found, listed.len());
-        assert!(!has_prefixed(&[], &first_of_prefix(&[]), "L0123456789ab", id_of));
+        assert!(!has_prefixed(&[], &PrefixTable::new(&[]), "L0123456789ab", id_of));
+    }
+
+    /// Lesson ids alone (none, one, a thousand listed; the others of two thousand asked about
+    /// and not listed): the table holds four bytes a slot, at most half of them full, and finds
+    /// every listed id and no other, as the search answers; a probe reads a few slots.
+    #[test]
+    fn the_prefix_table_finds_lesson_ids_in_a_few_slots() {
+        let ids: Vec<String> = (0..2_000u64)
+            .map(|i| crate::digest::id_of('L', &[&i.to_string()]))
+            .collect();
+        for n in [0, 1, 2, 1_000] {
+            let listed: Vec<&str> = ids[..n].iter().map(String::as_str).collect();
+            let mut by_prefix: Vec<(u128, u32)> = (listed.iter().enumerate())
+                .map(|(n, id)| (prefix(id), n as u32))
+                .collect();
+            by_prefix.sort_by(|a, b| (a.0, listed[a.1 as usize]).cmp(&(b.0, listed[b.1 as usize])));
+            let table = PrefixTable::new(&by_prefix);
+            let full = table.slots.iter().filter(|&&s| s != 0).count();
+            assert_eq!(full, n);
+            assert!(n == 0 || (2 * n < table.slots.len() && table.slots.len() <= 4 * n));
+            // The longest run of full slots bounds a probe's reads.
+            let run = (table.slots.split(|&s| s == 0))
+                .map(<[u32]>::len)
+                .max()
+                .unwrap_or(0);
+            // (15 with these ids; 33 with a hash of one multiplication.)
+            assert!(run <= 24, "{n}: a run of {run} full slots");
+            let id_of = |n: u32| listed[n as usize];
+            for (i, id) in ids.iter().enumerate() {
+                let by_search = search_by_prefix(&by_prefix, id, id_of).is_ok();
+                assert_eq!(by_search, i < n, "{id}");
+                assert_eq!(has_prefixed(&by_prefix, &table, id, id_of), by_search, "{id}");
+            }
+        }
     }
 
     /// Both ways of finding an experience by id answer as a search of the list from its end
