@@ -65,9 +65,15 @@ pub fn of_fields(fields: &[&str]) -> String {
 /// hundreds of thousands are made at a million experiences, and `format!` over the hex text
 /// made two strings and ran the formatting machinery for each.
 pub fn id_of(prefix: char, fields: &[&str]) -> String {
+    id_of_bits(prefix, fields_digest(fields))
+}
+
+/// `prefix` and the 12 hex characters of `bits` (`of_fields_bits`, `FieldsDigest::bits`):
+/// the id `id_of` makes of the fields that digest to `bits`.
+pub fn id_of_bits(prefix: char, bits: u64) -> String {
     let mut id = String::with_capacity(13);
     id.push(prefix);
-    push_hex(&mut id, &fields_digest(fields).to_be_bytes()[2..]);
+    push_hex(&mut id, &bits.to_be_bytes()[2..]);
     id
 }
 

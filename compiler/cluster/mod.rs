@@ -221,13 +221,7 @@ pub fn cluster_where(
         .map(|((domain, kind, key), (mech, lex))| {
             let mech = member_order(candidates, mech);
             let lex = member_order(candidates, lex);
-            let block = Block {
-                candidates,
-                domain,
-                kind,
-                key,
-                min_shared: &min_shared,
-            };
+            let block = Block::new(candidates, (domain, kind, key), &min_shared);
             let mut v = block.mechanical(&mech);
             v.extend(block.lexical(&lex, &texts, lexicon));
             v
@@ -391,29 +385,35 @@ impl<'a> Texts<'a> {
             .collect();
         let mut key_start = Vec::with_capacity(texts.len() + 1);
         key_start.push(0u32);
-        let (mut analyses, mut prints) = (Vec::with_capacity(texts.len()), Vec::with_capacity(texts.len()));
-        let mut acronyms = Vec::with_capacity(texts.len());
-        let mut spell = Vec::with_capacity(texts.len());
-        let mut tech = Vec::with_capacity(texts.len());
+        // The batches' tables joined on every core (`bulk::concat`): a hundred-odd bytes a
+        // text, copied on one core into fresh pages, was the stage's largest serial step.
+        let n = batches.len();
+        let (mut analyses, mut prints) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        let (mut acronyms, mut spell, mut tech) = (
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+        );
         for b in batches {
             for n in b.key_counts {
                 key_start.push(key_start.last().copied().unwrap_or(0) + n);
             }
-            analyses.extend(b.analyses);
-            prints.extend(b.prints);
-            acronyms.extend(b.acronyms);
-            spell.extend(b.spell);
-            tech.extend(b.tech);
+            analyses.push(b.analyses);
+            prints.push(b.prints);
+            acronyms.push(b.acronyms);
+            spell.push(b.spell);
+            tech.push(b.tech);
         }
+        use crate::bulk::concat;
         Texts {
             slot,
             text: texts,
-            analyses,
-            prints,
-            acronyms,
-            spell,
-            tech,
-            keys: renumbered.concat(),
+            analyses: concat(analyses),
+            prints: concat(prints),
+            acronyms: concat(acronyms),
+            spell: concat(spell),
+            tech: concat(tech),
+            keys: concat(renumbered),
             key_start,
         }
     }
@@ -430,13 +430,38 @@ struct Block<'a> {
     key: Option<&'a str>,
     /// Rules out anchors that share too few tokens (made once from the lexicon).
     min_shared: &'a MinShared,
+    /// The cluster id's digest fed the block's domain, kind and key: every cluster of the
+    /// block shares them, so each id is this, cloned, fed only its text (`Block::make`).
+    prefix: digest::FieldsDigest,
 }
 
-impl Block<'_> {
+impl<'a> Block<'a> {
+    fn new(
+        candidates: &'a [Candidate],
+        (domain, kind, key): (&'a str, Kind, Option<&'a str>),
+        min_shared: &'a MinShared,
+    ) -> Block<'a> {
+        let mut prefix = digest::FieldsDigest::default();
+        [domain, kind.as_str(), key.unwrap_or("")]
+            .iter()
+            .for_each(|field| prefix.feed(field));
+        Block {
+            candidates,
+            domain,
+            kind,
+            key,
+            min_shared,
+            prefix,
+        }
+    }
+
+    /// A cluster of the block: its id is `C` + `digest::of_fields([domain, kind, key or "",
+    /// content])`, the block's `prefix` finished with `content`.
     fn make(&self, anchor: u32, content: &str, members: Vec<u32>) -> Cluster {
-        let fields = [self.domain, self.kind.as_str(), self.key.unwrap_or(""), content];
+        let mut id = self.prefix.clone();
+        id.feed(content);
         Cluster {
-            id: digest::id_of('C', &fields),
+            id: digest::id_of_bits('C', id.bits()),
             domain: self.domain.to_string(),
             kind: self.kind,
             key: self.key.map(str::to_string),

@@ -1242,3 +1242,105 @@ fn duplicates_find_the_first_admitted_pair_in_the_order_met() {
     assert_eq!(d.find(7, |s| s == 14), Some(4));
     assert_eq!(d.find(8, |_| true), None);
 }
+
+#[test]
+fn block_ids_from_the_fed_prefix_are_the_fields_digest() {
+    let l = lx();
+    let min_shared = MinShared::new(&l);
+    let long = "d".repeat(70);
+    let contents = [
+        "",
+        "Pin dependency versions in requirements.txt",
+        &"x".repeat(130),
+        "é\0ü",
+    ];
+    for (domain, kind, key) in [
+        ("python", Kind::Do, None),
+        ("git", Kind::Avoid, Some("git push")),
+        ("", Kind::Watch, Some("")),
+        (long.as_str(), Kind::Do, Some(long.as_str())),
+    ] {
+        let block = Block::new(&[], (domain, kind, key), &min_shared);
+        for content in contents {
+            let c = block.make(7, content, vec![7, 9]);
+            let fields = [domain, kind.as_str(), key.unwrap_or(""), content];
+            assert_eq!(c.id, digest::id_of('C', &fields), "{fields:?}");
+            assert_eq!(c.id, format!("C{}", digest::of_fields(&fields)));
+            assert_eq!((&*c.domain, c.kind, c.key.as_deref()), (domain, kind, key));
+            assert_eq!((c.anchor, c.members), (7, vec![7, 9]));
+        }
+    }
+}
+
+#[test]
+fn texts_joined_from_their_batches_are_each_texts_own_analysis() {
+    // More distinct texts than one batch of `Texts::analyse` holds, some repeated, some not
+    // clustered lexically: every slot's tables are those of its own text.
+    let l = lx();
+    let words = [
+        "cache",
+        "pin",
+        "wheels",
+        "--locked",
+        "cargo",
+        "build",
+        "npm ci",
+        "offline",
+        "src/app.py",
+    ];
+    let mut read: Vec<Option<Read>> = Vec::new();
+    let texts: Vec<String> = (0..3200)
+        .map(|i| {
+            format!(
+                "{} {} {} {i}",
+                words[i % 9],
+                words[(i / 9) % 9],
+                words[(i / 81) % 9]
+            )
+        })
+        .collect();
+    for (i, t) in texts.iter().enumerate() {
+        read.push(match i % 7 {
+            0 => None,
+            1 => Some((None, None)),
+            _ => Some((Some("k"), Some(t.as_str()))),
+        });
+        if i % 5 == 0 {
+            read.push(Some((None, Some(texts[i / 2].as_str()))));
+        }
+    }
+    let t = Texts::analyse(&read, &l);
+    assert!(t.analyses.len() > 2048, "{}", t.analyses.len());
+    assert_eq!(t.key_start.len(), t.analyses.len() + 1);
+    for (s, &text) in t.text.iter().enumerate() {
+        let a = l.analyze(text);
+        assert_eq!(t.analyses[s], a, "{text}");
+        assert_eq!(t.acronyms[s], acronym_len(&a));
+        assert_eq!(t.spell[s], similar::SpellBits::of(&a));
+        assert_eq!(t.tech[s], similar::TechBits::of(&a));
+        let mut h = fx::Fx::default();
+        a.hash_duplicate(&mut h);
+        assert_eq!(t.prints[s], h.finish());
+        let keys: Vec<&str> = a.tokens.iter().flat_map(index_keys).collect();
+        assert_eq!(t.keys(s).len(), keys.len());
+    }
+    // Equal numbers, equal keys, across batches.
+    let all: Vec<(u32, &str)> = (0..t.text.len())
+        .flat_map(|s| {
+            let a = &t.analyses[s];
+            let keys: Vec<&str> = a.tokens.iter().flat_map(index_keys).collect();
+            t.keys(s).iter().copied().zip(keys).collect::<Vec<_>>()
+        })
+        .collect();
+    let mut by_number: FxMap<u32, &str> = FxMap::default();
+    let mut by_key: FxMap<&str, u32> = FxMap::default();
+    for &(n, k) in &all {
+        assert_eq!(*by_number.entry(n).or_insert(k), k);
+        assert_eq!(*by_key.entry(k).or_insert(n), n);
+    }
+    for (i, r) in read.iter().enumerate() {
+        if let Some((_, Some(text))) = r {
+            assert_eq!(t.text[t.slot[i] as usize], *text);
+        }
+    }
+}
