@@ -706,10 +706,19 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
     // A wrapper running another program (`uv run ruff` after `uv run pytest` failed) never
     // answers: only the key is shared.
     let looks_around = |j: usize| command(j).is_some_and(|c| policy.inspects(c));
+    // The call that ran last before `j`. A refused call never ran and a transient failure
+    // says nothing about its arguments, so neither stands between a failure and the call
+    // that replaced it: `npm ci` failed, `npm install --legacy-peer-deps` timed out, then
+    // worked.
+    let ran_before = |j: usize| {
+        (0..j)
+            .rev()
+            .find(|&k| ops[k].status == OpStatus::Ok || teaching_failure(&ops[k], policy))
+    };
     let answers = |i: usize, j: usize| match kin(i, j) {
         Kinship::SameSubcommand | Kinship::SameFile => true,
         Kinship::OtherProgram => false,
-        Kinship::Unrelated => j == i + 1 && !related_later(i, j) && !looks_around(j),
+        Kinship::Unrelated => ran_before(j) == Some(i) && !related_later(i, j) && !looks_around(j),
     };
     // Calls that read the same once their secrets are redacted differ when the secrets did
     // (a retry with the right password): a fix, whose candidate the secret then refuses (N002).
@@ -789,7 +798,7 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
                             answered = answered.max(latest_other(failed.on_file(c, file)));
                         }
                         // The call just before, with nothing in common (the `Unrelated` case).
-                        let before = j.checked_sub(1);
+                        let before = ran_before(j);
                         if let Some(i) = before
                             && failed.all.last() == Some(&i)
                             && answered < before
@@ -1781,6 +1790,36 @@ mod tests {
         assert_eq!(
             texts(&[run("npm ci", false, npm), run("npm install --no-audit", true, "")]),
             ["run_shell_command npm: run `npm install --no-audit` instead of `npm ci`"]
+        );
+        // A retry that timed out, or a call the user refused, does not stand between the
+        // failure and the very next call that ran.
+        let timeout = "npm ERR! code ETIMEDOUT: connect ETIMEDOUT 104.16.1.35:443";
+        let mut refused = run("rm -rf node_modules", false, "");
+        refused.status = OpStatus::Refused;
+        refused.error = None;
+        for between in [run("npm install --no-audit", false, timeout), refused] {
+            assert_eq!(
+                texts(&[
+                    run("npm ci", false, npm),
+                    between,
+                    run("npm install --no-audit", true, "")
+                ]),
+                ["run_shell_command npm: run `npm install --no-audit` instead of `npm ci`"]
+            );
+        }
+        // A call that ran in between still does: the install was not the next thing tried.
+        let read = Operation {
+            tool: "read_file".into(),
+            args: json!({"file_path": "package.json"}).into(),
+            ..edit.clone()
+        };
+        assert!(
+            texts(&[
+                run("npm ci", false, npm),
+                read,
+                run("npm install --no-audit", true, ""),
+            ])
+            .is_empty()
         );
         // A look around right after the failure is no fix: the push that works later says so.
         let rejected = "! [rejected] main -> main (non-fast-forward)";

@@ -171,6 +171,63 @@ impl Compilation {
     }
 }
 
+/// More than this after the rest of the input, a record's time reads as a wrong clock.
+const OUTLYING_GAP: Millis = 366 * 86_400_000;
+
+/// Records dated more than a year after the rest of the input (an agent's wrong clock, a typo
+/// in the year), one L013 warning each. The latest `recorded_at` is the compile's "now"
+/// (DESIGN §1), so one such record moves it for every lesson: the lesson blocks rank by
+/// recency to it, and a decision journalled after the compile takes its time, so a retire
+/// dated there outlasts every record written before it. Only a minority after such a gap is
+/// named: a history that resumed after a year's pause holds more records after it.
+fn outlying_times(corpus: &Corpus) -> Sink {
+    let experiences = (corpus.experiences.iter()).map(|e| (e.recorded_at, &e.id, &e.source));
+    let claims = (corpus.claims.iter()).map(|c| (c.recorded_at, &c.id, &c.loc));
+    let mut times: Vec<(Millis, usize)> = (experiences.clone().chain(claims.clone()))
+        .enumerate()
+        .map(|(i, (at, _, _))| (at, i))
+        .collect();
+    // Only the later half can be named, and no gap in it is wider than it spans: most inputs
+    // stop here, after a selection, with no sort.
+    let n = times.len();
+    if n < 3 {
+        return Sink::new();
+    }
+    let mid = n / 2;
+    times.select_nth_unstable(mid);
+    let later = &mut times[mid..];
+    let last = later.iter().map(|t| t.0).max().unwrap_or(later[0].0);
+    if last - later[0].0 <= OUTLYING_GAP {
+        return Sink::new();
+    }
+    later.sort_unstable();
+    // The first gap with fewer records after it than before it (`later[0]` is the middle one).
+    let Some(k) = (1..later.len()).find(|&k| later[k].0 - later[k - 1].0 > OUTLYING_GAP) else {
+        return Sink::new();
+    };
+    let before = later[k - 1].0;
+    let records: Vec<_> = experiences.chain(claims).collect();
+    (later[k..].iter())
+        .map(|&(at, i)| {
+            let (_, id, loc) = records[i];
+            let days = (at - before) / 86_400_000;
+            Diagnostic::new(
+                codes::OUTLYING_TIME,
+                format!(
+                    "`recorded_at` {} is {days} days after the rest of the input (its latest record is from {}), so it sets the compile's now",
+                    crate::time::format_rfc3339(at),
+                    crate::time::format_rfc3339(before)
+                ),
+            )
+            .subject(&**id)
+            .at(loc)
+            .with("recorded_at", crate::time::format_rfc3339(at))
+            .with("latest_before", crate::time::format_rfc3339(before))
+            .with("days", days)
+        })
+        .collect()
+}
+
 /// Runs normalize → outcome → candidates → cluster → gate → score on a loaded corpus.
 pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: &Options) -> Compilation {
     let mut sink = load_diagnostics;
@@ -192,6 +249,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         comp.diagnostics = diagnostics::finalize(sink);
         return comp;
     }
+    sink.extend(outlying_times(&corpus));
 
     normalize::normalize(&mut corpus, rules, &mut sink);
     sink.extend(apply_blessings(&mut corpus, &opts.decisions));
@@ -1534,6 +1592,103 @@ mod tests {
         let mut sink = Sink::new();
         let corpus = load_texts(&[("fx.jsonl", RECORDS)], &LoadOptions::default(), &mut sink);
         compile(corpus, sink, &rules, &Options::default())
+    }
+
+    /// `outlying_times` names what a plain reading names: sort every time, take the first gap
+    /// over a year with fewer records after it than before it, and name those after it.
+    #[test]
+    fn outlying_times_names_the_minority_after_a_gap_of_a_year() {
+        const DAY: Millis = 86_400_000;
+        let plain = |times: &[Millis]| -> Vec<String> {
+            let mut sorted: Vec<(Millis, usize)> = times.iter().copied().zip(0..).collect();
+            sorted.sort();
+            let n = sorted.len();
+            let k = (1..n).find(|&k| 2 * k > n && sorted[k].0 - sorted[k - 1].0 > OUTLYING_GAP);
+            let mut named: Vec<String> = k
+                .map(|k| sorted[k..].iter().map(|&(_, i)| format!("r{i}")).collect())
+                .unwrap_or_default();
+            named.sort();
+            named
+        };
+        let start = 1_793_000_000_000; // 2026-10-26
+        let cases: Vec<Vec<Millis>> = vec![
+            vec![],
+            vec![start],
+            vec![start, start + 4000 * DAY],
+            vec![start, start + DAY, start + 13_149 * DAY],
+            vec![start + 13_149 * DAY, start, start + DAY, start + 2 * DAY],
+            // Two wrong clocks, decades apart, both named.
+            vec![
+                start,
+                start + 400 * DAY,
+                start + DAY,
+                start + 9000 * DAY,
+                start + 2 * DAY,
+                start + 3 * DAY,
+            ],
+            // A history that resumed after a pause: more records after the gap.
+            vec![
+                start,
+                start + DAY,
+                start + 500 * DAY,
+                start + 501 * DAY,
+                start + 502 * DAY,
+            ],
+            // Exactly the gap is no outlier; one millisecond more is.
+            vec![start, start + DAY, start + DAY + OUTLYING_GAP],
+            vec![start, start + DAY, start + DAY + OUTLYING_GAP + 1],
+            // Ties at the middle.
+            vec![start, start, start, start + 800 * DAY],
+        ];
+        for times in cases {
+            let corpus = Corpus {
+                experiences: (times.iter().enumerate())
+                    .map(|(i, &recorded_at)| crate::model::Experience {
+                        id: format!("r{i}").into(),
+                        recorded_at,
+                        ..Default::default()
+                    })
+                    .collect(),
+                claims: vec![],
+            };
+            let mut named: Vec<String> = (outlying_times(&corpus).iter())
+                .inspect(|d| assert_eq!(d.code, codes::OUTLYING_TIME))
+                .map(|d| d.subject.clone())
+                .collect();
+            named.sort();
+            assert_eq!(named, plain(&times), "{times:?}");
+        }
+        // A claim dated there is named too, where it was written.
+        let corpus = Corpus {
+            experiences: (0..3_i64)
+                .map(|i| crate::model::Experience {
+                    id: format!("r{i}").into(),
+                    recorded_at: start + i * DAY,
+                    ..Default::default()
+                })
+                .collect(),
+            claims: vec![crate::model::LessonClaim {
+                id: "cl-1".into(),
+                recorded_at: start + 9000 * DAY,
+                domains: vec!["python".into()],
+                refused_domains: vec![],
+                project: None,
+                text: "Pin the pip version in CI images.".into(),
+                kind: Kind::Do,
+                source: crate::model::ClaimSource::Model,
+                evidence: vec![],
+                operation_key: None,
+                loc: crate::model::SourceLoc {
+                    file: "claims.jsonl".into(),
+                    line: 7,
+                },
+                ended: None,
+            }],
+        };
+        let named = outlying_times(&corpus);
+        assert_eq!(named.len(), 1);
+        assert_eq!(named[0].subject, "cl-1");
+        assert_eq!(named[0].evidence.get("days"), Some(&serde_json::json!(8998)));
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub static PAGES: &[(&str, &str)] = &[
     ("L010", include_str!("pages/L010.md")),
     ("L011", include_str!("pages/L011.md")),
     ("L012", include_str!("pages/L012.md")),
+    ("L013", include_str!("pages/L013.md")),
     ("N001", include_str!("pages/N001.md")),
     ("N002", include_str!("pages/N002.md")),
     ("N003", include_str!("pages/N003.md")),

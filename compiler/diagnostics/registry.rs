@@ -36,6 +36,7 @@ pub mod codes {
     pub const UNRECOVERABLE_ARGS: &str = "L010";
     pub const UNKNOWN_FORMAT: &str = "L011";
     pub const SCORE_NOT_USED: &str = "L012";
+    pub const OUTLYING_TIME: &str = "L013";
 
     pub const INVALID_DOMAIN: &str = "N001";
     pub const CREDENTIAL_REFUSED: &str = "N002";
@@ -208,6 +209,15 @@ pub static CODES: &[CodeInfo] = &[
         "nothing to fix: skillc derives a lesson's confidence from its experiences; to vouch for a memory, set blessed: true or run skillc bless",
         [],
         true
+    ),
+    code!(
+        "L013",
+        "outlying-time",
+        Warning,
+        "a record is dated more than a year after the rest of the input, and sets the compile's now",
+        "check the clock of whatever wrote the record and correct its recorded_at; if the date is right, nothing is wrong",
+        [],
+        false
     ),
     code!(
         "N001",
