@@ -346,6 +346,21 @@ pub fn domain(raw: &str, aliases: &Aliases) -> Result<String, String> {
     domain_borrowed(raw, aliases).map(Cow::into_owned)
 }
 
+/// Why a valid domain cannot be compiled under its name: the top-level folders skillc writes
+/// its own output in. A skill named `lessons` would put its `SKILL.md` among the plan-time
+/// blocks, which a harness loads as `lessons/*.md`; `projects` and `deltas` likewise.
+pub fn reserved(domain: &str) -> Option<String> {
+    let holds = match domain {
+        "lessons" => "its plan-time lesson blocks",
+        "projects" => "the projects' own skills",
+        "deltas" => "the skill deltas",
+        _ => return None,
+    };
+    Some(format!(
+        "skillc writes {holds} in {domain}/, and a skill of that name would put its SKILL.md among them; map the domain to another name in rules/aliases.yaml"
+    ))
+}
+
 /// `domain`, borrowing the raw name or its alias target when neither needs a change.
 fn domain_borrowed<'a>(raw: &'a str, aliases: &'a Aliases) -> Result<Cow<'a, str>, String> {
     // Most raw domains are valid names already, which `fold` would copy unchanged.
@@ -688,12 +703,18 @@ fn split_domains(
             (shown, message, format!("matches secret pattern {pattern}"))
         } else {
             match domain_borrowed(r, &rules.aliases) {
-                Ok(d) => {
-                    if seen.insert(d.clone()) {
-                        if full { &mut ignored } else { &mut valid }.push(d.into_owned());
+                Ok(d) => match reserved(&d) {
+                    None => {
+                        if seen.insert(d.clone()) {
+                            if full { &mut ignored } else { &mut valid }.push(d.into_owned());
+                        }
+                        continue;
                     }
-                    continue;
-                }
+                    Some(why) => {
+                        let message = format!("domain \"{d}\" is refused: {why}");
+                        (d.into_owned(), message, why)
+                    }
+                },
                 Err(why) => {
                     let shown = display_escape(r);
                     let message = format!("domain \"{shown}\" is not a valid skill name: {why}");
@@ -1583,6 +1604,31 @@ mod tests {
         );
         assert_eq!(n001[0].experience_ids(), ["exp-101"]);
         assert_eq!(n001[2].subject, "claim-1");
+    }
+
+    /// Domains named after skillc's own output folders are refused with N001 saying why, in
+    /// whatever case they arrive; the record's other domains, one that merely starts with such
+    /// a name among them, still compile.
+    #[test]
+    fn domains_named_after_skillcs_own_folders_are_refused() {
+        let raw = ["Lessons", "python", "DELTAS", "projects-api", "lessons"];
+        let mut corpus = Corpus {
+            experiences: vec![exp("exp-201", &raw)],
+            claims: vec![],
+        };
+        let mut sink = Sink::new();
+        normalize(&mut corpus, &rules(), &mut sink);
+        let e = &corpus.experiences[0];
+        assert_eq!(e.domains, ["python", "projects-api"]);
+        assert_eq!(e.refused_domains, ["lessons", "deltas"]);
+        let n001: Vec<_> = sink.iter().filter(|d| d.code == codes::INVALID_DOMAIN).collect();
+        assert_eq!(n001.len(), 2, "one per distinct refused domain: {sink:#?}");
+        assert_eq!(
+            n001[0].message,
+            "domain \"lessons\" is refused: skillc writes its plan-time lesson blocks in lessons/, and a skill of that name would put its SKILL.md among them; map the domain to another name in rules/aliases.yaml"
+        );
+        assert!(n001[1].message.contains("the skill deltas in deltas/"));
+        assert_eq!(n001[0].experience_ids(), ["exp-201"]);
     }
 
     /// A tag cloud in `domains`: the first `caps.record_domains` distinct domains (valid or

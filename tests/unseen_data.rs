@@ -164,3 +164,57 @@ fn a_record_dated_decades_after_the_rest_is_named() {
     let (_, diags) = compile(&s, &two, "out3", &[]);
     assert!(diags_of(&diags, "L013").is_empty(), "{diags}");
 }
+
+/// A team that tags its retrospectives `lessons` gets no skill of that name: its SKILL.md would
+/// sit among the plan-time blocks in `lessons/`, which a harness loads as `lessons/*.md`. The
+/// domain is refused with N001 saying why and what to do; the record's other domain compiles.
+#[test]
+fn a_domain_named_lessons_is_refused_not_written_among_the_blocks() {
+    let s = Scratch::new("unseen-reserved-domain");
+    let retro = |id: &str, at: &str, project: &str| {
+        json!({"id": id, "recorded_at": at, "domains": ["Lessons", "docker"], "project": project,
+               "task": "shrink the api image", "outcome": "succeeded",
+               "lesson": "Use a multi-stage Dockerfile so build tools stay out of the runtime image"})
+    };
+    let input = s.path("retros.jsonl");
+    write_jsonl(
+        &input,
+        &[
+            retro("ret-0001", "2026-11-20T10:00:00Z", "git@github.com:acme/api.git"),
+            retro(
+                "ret-0002",
+                "2026-11-21T10:00:00Z",
+                "git@github.com:acme/worker.git",
+            ),
+        ],
+    );
+    let out = s.path("out");
+    let (ledger, diags) = compile(&s, &input, "out", &[]);
+    assert!(!out.join("lessons/SKILL.md").exists());
+    assert!(out.join("docker/SKILL.md").exists());
+    let domains: Vec<&str> = (ledger["lessons"].as_array().unwrap().iter())
+        .map(|l| l["domain"].as_str().unwrap())
+        .collect();
+    assert!(
+        !domains.is_empty() && domains.iter().all(|d| *d == "docker"),
+        "{domains:?}"
+    );
+    let n001: Vec<&Value> = (diags["diagnostics"].as_array().unwrap().iter())
+        .filter(|d| d["code"] == "N001")
+        .collect();
+    assert_eq!(n001.len(), 2, "one per record: {n001:#?}");
+    let message = n001[0]["message"].as_str().unwrap();
+    assert!(message.starts_with("domain \"lessons\" is refused"), "{message}");
+    assert!(message.contains("rules/aliases.yaml"), "{message}");
+    assert!(n001[0]["file"].as_str().unwrap().ends_with("retros.jsonl"));
+
+    // `why lessons` tells the same story, not "rename it to `lessons`".
+    let o = skillc(&["why", "lessons", input.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let why = stdout(&o);
+    assert!(
+        why.contains("`lessons` names a folder of skillc's own output (N001)"),
+        "{why}"
+    );
+    assert!(!why.contains("rename it to `lessons`"), "{why}");
+}
