@@ -1078,6 +1078,9 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
             &serde_json::json!({"recorded": action.as_str(), "id": id, "seq": d.seq}),
         )
     };
+    // An id as an agent or a user copied it (`l…`, upper-case hex, `(id: L…)`, backticks)
+    // names the lesson it names in `in_play`.
+    let plain = |id: String| crate::normalize::lesson_id_as_copied(&id).unwrap_or(id);
     match cmd {
         L::List {
             domain,
@@ -1117,13 +1120,14 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
             }
         }
         L::Show { id, .. } => {
-            let l = find(&store, &id)?;
+            let l = find(&store, &plain(id))?;
             // A lesson taught again after the user retired its predecessor says so.
             let before = (l["supersedes"].as_str()).and_then(|s| find(&store, s).ok());
             let before = before.as_ref().and_then(|b| b["status"].as_str());
             print_report(fmt, report::lesson_show_text(&l, before), &l)
         }
         L::History { id, .. } => {
+            let id = plain(id);
             find(&store, &id)?;
             let links = ledger_links(&store)?;
             let chain = (report::history_chain(&links, &id).into_iter())
@@ -1135,11 +1139,11 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
                 &serde_json::json!({"id": id, "chain": chain}),
             )
         }
-        L::Edit { id, text, .. } => record(Action::Edit, &id, Some(&text)),
-        L::Retire { id, reason, .. } => record(Action::Retire, &id, reason.as_deref()),
-        L::Restore { id, .. } => record(Action::Restore, &id, None),
-        L::Pin { id, .. } => record(Action::Pin, &id, None),
-        L::Unpin { id, .. } => record(Action::Unpin, &id, None),
+        L::Edit { id, text, .. } => record(Action::Edit, &plain(id), Some(&text)),
+        L::Retire { id, reason, .. } => record(Action::Retire, &plain(id), reason.as_deref()),
+        L::Restore { id, .. } => record(Action::Restore, &plain(id), None),
+        L::Pin { id, .. } => record(Action::Pin, &plain(id), None),
+        L::Unpin { id, .. } => record(Action::Unpin, &plain(id), None),
     }
 }
 

@@ -872,7 +872,7 @@ fn normalize_experience(e: &mut Experience, rules: &Rules, labels: &LabelArgs) -
 /// the id: stray whitespace or backticks, the `(id: …)` around it, an upper-case hex digit or a
 /// lower-case `l`. `None` when `id` is already plain (the usual case: no allocation) or is no
 /// lesson id at all (an unknown id stays as written, for S005 to quote).
-fn lesson_id_as_copied(id: &str) -> Option<String> {
+pub fn lesson_id_as_copied(id: &str) -> Option<String> {
     if crate::digest::is_lesson_id(id) {
         return None;
     }

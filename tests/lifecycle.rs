@@ -1073,6 +1073,13 @@ fn blessing_an_experience_makes_its_once_seen_lesson_a_rule() {
         shown.contains("  reinforcement: 1\n  rule: true\n  pinned: false\n  blessed: true\n"),
         "{shown}"
     );
+    // The id as an agent copies it from a bullet, or typed in lower case, names the same lesson.
+    let id = l["id"].as_str().unwrap();
+    for copied in [format!("(id: {id})"), format!("l{}", id[1..].to_uppercase())] {
+        let o = h.run(&["lessons", "show", &copied]);
+        assert_eq!(o.status.code(), Some(0), "{copied}: {}", stderr(&o));
+        assert_eq!(stdout(&o), shown, "{copied}");
+    }
     // Its history names the blessing and the experience vouched for.
     let events: Vec<&str> = l["history"]
         .as_array()
