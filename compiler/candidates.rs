@@ -706,19 +706,11 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
     // A wrapper running another program (`uv run ruff` after `uv run pytest` failed) never
     // answers: only the key is shared.
     let looks_around = |j: usize| command(j).is_some_and(|c| policy.inspects(c));
-    // The call that ran last before `j`. A refused call never ran and a transient failure
-    // says nothing about its arguments, so neither stands between a failure and the call
-    // that replaced it: `npm ci` failed, `npm install --legacy-peer-deps` timed out, then
-    // worked.
-    let ran_before = |j: usize| {
-        (0..j)
-            .rev()
-            .find(|&k| ops[k].status == OpStatus::Ok || teaching_failure(&ops[k], policy))
-    };
+    // Asked only of `i`, the call that ran just before `j` (the loop's `ran_before`).
     let answers = |i: usize, j: usize| match kin(i, j) {
         Kinship::SameSubcommand | Kinship::SameFile => true,
         Kinship::OtherProgram => false,
-        Kinship::Unrelated => ran_before(j) == Some(i) && !related_later(i, j) && !looks_around(j),
+        Kinship::Unrelated => !related_later(i, j) && !looks_around(j),
     };
     // Calls that read the same once their secrets are redacted differ when the secrets did
     // (a retry with the right password): a fix, whose candidate the secret then refuses (N002).
@@ -768,13 +760,21 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
     let edited_in_between = |i: usize, j: usize| finding(i) && edits()[j] > edits()[i + 1];
     let mut failures: BTreeMap<&str, Unsettled> = BTreeMap::new();
     let mut fixes: Vec<(usize, usize)> = Vec::new();
+    // The call that ran last before `j`. A refused call never ran and a transient failure
+    // says nothing about its arguments, so neither stands between a failure and the call
+    // that replaced it: `npm ci` failed, `npm install --legacy-peer-deps` timed out, then
+    // worked.
+    let mut last_ran = None;
     for (j, op) in ops.iter().enumerate() {
         let key = keys[j].as_str();
+        let ran = op.status == OpStatus::Ok || teaching_failure(op, policy);
+        let ran_before = last_ran;
+        if ran {
+            last_ran = Some(j);
+        }
         match op.status {
             OpStatus::Refused => {}
-            OpStatus::Error if teaching_failure(op, policy) => {
-                failures.entry(key).or_default().add(command(j), j)
-            }
+            OpStatus::Error if ran => failures.entry(key).or_default().add(command(j), j),
             OpStatus::Error => {}
             OpStatus::Ok => {
                 let Some(failed) = failures.get(key) else {
@@ -798,7 +798,7 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
                             answered = answered.max(latest_other(failed.on_file(c, file)));
                         }
                         // The call just before, with nothing in common (the `Unrelated` case).
-                        let before = ran_before(j);
+                        let before = ran_before;
                         if let Some(i) = before
                             && failed.all.last() == Some(&i)
                             && answered < before

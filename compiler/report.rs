@@ -746,8 +746,12 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
             "{repeated} record(s) naming {domain} repeat records already read, with the same id and content (snapshots of one store, or a copied file): nothing they say is lost; read only the newest snapshot to quiet L004"
         )));
     }
-    let reserved = (normalize::domain(&domain, &rules.aliases).ok()).and_then(|d| normalize::reserved(&d));
-    if let (true, Some(why)) = (invalid_domain > 0, &reserved) {
+    // A valid name refused as one of skillc's own folders: renaming it to itself is no advice.
+    let reserved = (invalid_domain > 0)
+        .then(|| normalize::domain(&domain, &rules.aliases).ok())
+        .flatten()
+        .and_then(|d| normalize::reserved(&d));
+    if let Some(why) = reserved {
         suggestions.push((invalid_domain, format!(
             "{invalid_domain} candidate(s) were refused because `{domain}` names a folder of skillc's own output (N001): {why} (their other domains compiled as usual)"
         )));
