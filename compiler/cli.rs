@@ -1027,6 +1027,14 @@ fn lessons(cmd: LessonsCommand) -> Result<i32, Fatal> {
         if action == Action::Edit && text.is_none_or(|t| t.trim().is_empty()) {
             return Err(Fatal("the new text is empty; not recorded".into()));
         }
+        // `--reason ""` (an unset shell variable, most often) would be journalled as a reason
+        // that says nothing, where leaving it out records "no reason given".
+        if action == Action::Retire && text.is_some_and(|t| t.trim().is_empty()) {
+            return Err(Fatal(
+                "--reason is empty: say why the lesson is retired, or leave --reason out; not recorded"
+                    .into(),
+            ));
+        }
         // A rule line ends in its id; an id inside the text would be a second one, which
         // deltas and E004 would trust as a merged rule.
         if let Some(t) = text

@@ -163,20 +163,37 @@ pub fn severity_counts<'a>(diags: impl IntoIterator<Item = &'a Diagnostic>) -> V
     json!({"error": n[0], "warning": n[1], "note": n[2], "repeat_warnings": repeats})
 }
 
+/// `1 rule`, `2 rules`, `0 rules`: a count and its noun, in the singular only for one.
+fn counted(n: &Value, noun: &str) -> String {
+    match n.as_u64() {
+        Some(1) => format!("1 {noun}"),
+        _ => format!("{n} {noun}s"),
+    }
+}
+
 pub fn summary_text(s: &Value) -> String {
     let f = &s["fates"];
     let d = &s["diagnostics"];
     let mut t = format!(
-        "compiled {} experiences and {} claims: {} candidates in {} clusters\n",
-        s["experiences"], s["claims"], s["candidates"], s["clusters"]
+        "compiled {} and {}: {} in {}\n",
+        counted(&s["experiences"], "experience"),
+        counted(&s["claims"], "claim"),
+        counted(&s["candidates"], "candidate"),
+        counted(&s["clusters"], "cluster")
     );
     if s["stage"] != "emit" {
         t.push_str(&format!("stopped after {}\n", s["stage"].as_str().unwrap_or("?")));
         return t;
     }
     t.push_str(&format!(
-        "{} rules in {} domains, {} lessons active or claimed; candidates: {} in rules, {} in lessons only, {} held back, {} refused\n",
-        s["rules"], s["rule_domains"], s["lessons"], f["rule"], f["lesson"], f["held-back"], f["refused"]
+        "{} in {}, {} active or claimed; candidates: {} in rules, {} in lessons only, {} held back, {} refused\n",
+        counted(&s["rules"], "rule"),
+        counted(&s["rule_domains"], "domain"),
+        counted(&s["lessons"], "lesson"),
+        f["rule"],
+        f["lesson"],
+        f["held-back"],
+        f["refused"]
     ));
     // A re-run on unchanged input rewrites nothing, and says so.
     let mut written = match (s["files"].as_u64(), s["changed_files"].as_u64()) {
@@ -202,8 +219,10 @@ pub fn summary_text(s: &Value) -> String {
         _ => String::new(),
     };
     t.push_str(&format!(
-        "{} errors, {} warnings{repeats}, {} notes; {written}\n",
-        d["error"], d["warning"], d["note"],
+        "{}, {}{repeats}, {}; {written}\n",
+        counted(&d["error"], "error"),
+        counted(&d["warning"], "warning"),
+        counted(&d["note"], "note"),
     ));
     if let Some(gone) = s["gone_lessons"].as_array() {
         t.push_str(&gone_text(gone));
@@ -1185,12 +1204,12 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
 pub fn why_text(r: &WhyReport) -> String {
     let j = &r.json;
     let mut t = format!(
-        "domain {}: {} rules, {} lessons from {} candidates in {} experiences\n",
+        "domain {}: {}, {} from {} in {}\n",
         j["domain"].as_str().unwrap_or(""),
-        j["rules"],
-        j["lessons"],
-        j["candidates"],
-        j["experiences"]
+        counted(&j["rules"], "rule"),
+        counted(&j["lessons"], "lesson"),
+        counted(&j["candidates"], "candidate"),
+        counted(&j["experiences"], "experience")
     );
     let f = &j["fates"];
     t.push_str(&format!(

@@ -500,6 +500,11 @@ fn learn_what_worked_and_let_the_next_session_make_it_a_rule() {
         let o = h.run(&["lessons", "edit", &id, "--text", blank]);
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
         assert!(stderr(&o).contains("the new text is empty"), "{}", stderr(&o));
+        // A retire whose reason is blank (an unset shell variable) is refused too, rather
+        // than journalled as a reason that says nothing.
+        let o = h.run(&["lessons", "retire", &id, "--reason", blank]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains("--reason is empty"), "{}", stderr(&o));
     }
     // Nor may the text carry an id of its own: a rule line adds its id, and a second one would
     // pass for a merged rule in an authored skill.

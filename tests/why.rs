@@ -675,7 +675,7 @@ fn narrative_holds_name_their_signals_and_the_advice_follows_the_field() {
     let o = compile_to(&input, &out, &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let summary = stdout(&o);
-    assert!(summary.contains("2 rules in 1 domains"), "{summary}");
+    assert!(summary.contains("2 rules in 1 domain,"), "{summary}");
 
     // G002 names what fired, for the text it shows.
     let diags = read_json(&out.join("diagnostics.json"));
