@@ -510,8 +510,9 @@ impl Cursor<'_> {
 /// Turns one parsed element into a record (`first`: the file's first element).
 pub(crate) type Convert<'c> = &'c dyn Fn(Value, &SourceLoc, bool) -> Parsed;
 
-/// A JSON document: an array of records or one record. A syntax error keeps the records
-/// before it and skips the rest with one diagnostic at the error's line.
+/// A JSON document: an array of records or one record. A syntax error inside a record whose
+/// brackets still close skips that record alone (`skip_broken`); any other keeps the records
+/// before it and skips the rest, with one diagnostic at the error's line.
 /// `bad`: where the file's bytes were not UTF-8 (`encoding::lossy`); an element holding one is
 /// refused.
 pub(crate) fn json_document(text: &str, file: &str, bad: &[BadByte]) -> Vec<Parsed> {
@@ -557,8 +558,8 @@ pub(crate) fn json_document_with(
             .at(&loc)
     };
     let malformed = |line: u32, message: String| Parsed::invalid(line, broken(line, message));
-    // A broken record inside an array ends the read (the parser cannot tell where the next
-    // record starts): the help says so instead of the usual "the rest was still read".
+    // A broken record inside an array whose end cannot be told ends the read: the help says
+    // so instead of the usual "the rest was still read".
     let array_cut = |line: u32, message: String| {
         let mut d = broken(line, message);
         d.help = "fix the syntax at the reported line; the records after it in this array were not read";
@@ -566,7 +567,7 @@ pub(crate) fn json_document_with(
     };
     // An array or an object, or several written one after another (`jq` without `-c` writes
     // objects so; `cat a.json b.json` joins arrays): each object is a record. A broken record
-    // ends the read, as the parser cannot tell where the next one starts.
+    // costs itself where its brackets tell where it ends, else the rest of the file.
     let mut first = true;
     let generated = |out: &[Parsed]| matches!(out.last().map(|p| &p.item), Some(Item::Generated));
     loop {
@@ -595,13 +596,23 @@ pub(crate) fn json_document_with(
                     let start = cur.pos;
                     match element(text, &mut cur, file, first, convert) {
                         Ok(p) => out.push(encoding::refuse_in(p, bad, start..cur.pos, name)),
-                        Err((line, msg)) => {
-                            out.push(array_cut(
-                                line,
-                                format!("invalid json: {msg}; the rest of the array was skipped"),
-                            ));
-                            return out;
-                        }
+                        Err((line, msg)) => match skip_broken(text, &mut cur, file, line, &msg, b",]") {
+                            Some((p, at_next)) => {
+                                out.push(p);
+                                if at_next {
+                                    first = false;
+                                    empty = false;
+                                    continue;
+                                }
+                            }
+                            None => {
+                                out.push(array_cut(
+                                    line,
+                                    format!("invalid json: {msg}; the rest of the array was skipped"),
+                                ));
+                                return out;
+                            }
+                        },
                     }
                     first = false;
                     empty = false;
@@ -637,15 +648,18 @@ pub(crate) fn json_document_with(
                         out.push(malformed(line, format!("invalid json: {msg}")));
                         return out;
                     }
-                    Err((line, msg)) => {
-                        let mut d = broken(
-                            line,
-                            format!("invalid json: {msg}; the rest of the file was skipped"),
-                        );
-                        d.help = "fix the syntax at the reported line; the records after it in this file were not read";
-                        out.push(Parsed::invalid(line, d));
-                        return out;
-                    }
+                    Err((line, msg)) => match skip_broken(text, &mut cur, file, line, &msg, b"{[") {
+                        Some((p, _)) => out.push(p),
+                        None => {
+                            let mut d = broken(
+                                line,
+                                format!("invalid json: {msg}; the rest of the file was skipped"),
+                            );
+                            d.help = "fix the syntax at the reported line; the records after it in this file were not read";
+                            out.push(Parsed::invalid(line, d));
+                            return out;
+                        }
+                    },
                 }
                 first = false;
             }
@@ -671,6 +685,139 @@ pub(crate) fn json_document_with(
         ));
     }
     out
+}
+
+/// A record broken inside its own braces (a raw tab in a string, a comma lost between two
+/// keys) ends where its braces close; a record cut short (its writer died mid-line) ends where
+/// the next record starts, on a later line indented as this one starts and opening with the
+/// same bracket, when that comes first. It is skipped alone, with its L001 (`line`, `msg`: the parser's error), and
+/// the cursor moves past it, so the records after it are still read; the flag says the cursor
+/// stands on the next record (no separator to read first). `None` when neither end can be
+/// told, or what follows the braces is not one of `then`: the caller skips the rest.
+fn skip_broken(
+    text: &str,
+    cur: &mut Cursor,
+    file: &Arc<str>,
+    line: u32,
+    msg: &str,
+    then: &[u8],
+) -> Option<(Parsed, bool)> {
+    let bytes = text.as_bytes();
+    let closed = balanced_end(bytes, cur.pos).filter(|&end| {
+        let next = bytes[end..].iter().find(|c| !c.is_ascii_whitespace());
+        next.is_none_or(|c| then.contains(c))
+    });
+    // Brackets read across a cut-short line pair up by chance (its open string swallows the
+    // next record's quotes), so a record line that comes first wins.
+    let (end, at_next) = match (closed, next_record_line(bytes, cur.pos)) {
+        (Some(end), Some(next)) if next < end => (next, true),
+        (Some(end), _) => (end, false),
+        (None, Some(next)) => (next, true),
+        (None, None) => return None,
+    };
+    let own = text[cur.pos..end].trim_end();
+    let own = own.strip_suffix(',').unwrap_or(own);
+    let loc = SourceLoc {
+        file: file.clone(),
+        line: cur.line,
+    };
+    // A raw control character is named with its field and the record's id, as on a line.
+    let named = serde_json::from_str::<Value>(own)
+        .err()
+        .and_then(|e| raw_control(own.as_bytes(), &e, &loc));
+    let parsed = named.unwrap_or_else(|| {
+        // Cut short, the parser only stumbles in the next record (its quotes read as the end
+        // of the open string): the record's own first line is the one to fix.
+        let next = cur.line + count_newlines(&bytes[cur.pos..end]);
+        let (line, message) = match at_next {
+            false => (line, format!("invalid json: {msg}; the record was skipped")),
+            true if line < next => (
+                line,
+                format!("invalid json: {msg}; the record is not closed before the next one starts at line {next}, and was skipped"),
+            ),
+            true => (
+                cur.line,
+                format!("invalid json: the record is not closed before the next one starts at line {next}; the record was skipped"),
+            ),
+        };
+        let at = SourceLoc {
+            file: file.clone(),
+            line,
+        };
+        let mut d = Diagnostic::new(codes::MALFORMED_RECORD, message)
+            .subject(&**file)
+            .at(&at);
+        d.help = "fix the syntax at the reported line; the records after it were still read";
+        Parsed::invalid(line, d)
+    });
+    cur.advance_to(end);
+    Some((parsed, at_next))
+}
+
+/// Where the record after a cut-short one at `start` begins: the first later line indented
+/// exactly as `start`'s line up to `start` and opening with the same bracket (a pretty-printed
+/// record's own lines are indented deeper). `None` when `start` does not begin its line, or a
+/// line at that indent closes the array (or anything less indented comes) first.
+fn next_record_line(bytes: &[u8], start: usize) -> Option<usize> {
+    let line_start = bytes[..start]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |i| i + 1);
+    let indent = &bytes[line_start..start];
+    if !indent.iter().all(|c| *c == b' ' || *c == b'\t') {
+        return None;
+    }
+    let opening = *bytes.get(start)?;
+    let mut at = start;
+    while let Some(nl) = next_newline(bytes, at) {
+        let line = &bytes[nl + 1..];
+        at = nl + 1;
+        let end = line.iter().position(|&c| c == b'\n').unwrap_or(line.len());
+        let content = &line[..end];
+        if is_blank(content) {
+            continue;
+        }
+        // A line indented less (or otherwise) than the record's: past the array's records.
+        let rest = content.strip_prefix(indent)?;
+        match rest.first() {
+            Some(&c) if c == opening => return Some(nl + 1 + indent.len()),
+            Some(b']') => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The end (exclusive) of the object or array that starts at `start`, found by its brackets
+/// alone: strings are skipped whatever they hold (a raw control character too), and a closing
+/// bracket must match the innermost open one. `None` when `start` is not `{` or `[`, the
+/// brackets do not match, or the text ends first.
+fn balanced_end(bytes: &[u8], start: usize) -> Option<usize> {
+    if !matches!(bytes.get(start), Some(b'{' | b'[')) {
+        return None;
+    }
+    let mut open = Vec::new();
+    let mut in_string = false;
+    let mut i = start;
+    while let Some(&c) = bytes.get(i) {
+        match (in_string, c) {
+            (true, b'\\') => i += 1,
+            (true, b'"') | (false, b'"') => in_string = !in_string,
+            (false, b'{' | b'[') => open.push(c),
+            (false, b'}' | b']') => {
+                let opened = if c == b'}' { b'{' } else { b'[' };
+                if open.pop() != Some(opened) {
+                    return None;
+                }
+                if open.is_empty() {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// One element at the cursor: the typed fast path first, then the reference path.

@@ -139,6 +139,111 @@ fn json_array_truncated_midway_keeps_the_records_before_it() {
     );
 }
 
+/// A memory service's export, one record per line inside an array: a record whose writer died
+/// mid-line and one holding a raw tab cost only themselves; the records after them are read
+/// (they used to be skipped with the rest of the array).
+#[test]
+fn json_array_with_broken_records_in_the_middle_keeps_the_records_after_them() {
+    let lesson = |text: &str| json!({ "lesson": text });
+    let records = [
+        exp(
+            "e-1",
+            "2026-03-01T10:00:00Z",
+            "node",
+            "succeeded",
+            lesson("Use npm ci in CI so the lockfile is respected."),
+        ),
+        exp(
+            "e-2",
+            "2026-03-02T10:00:00Z",
+            "node",
+            "succeeded",
+            lesson("Pin the Node version in .nvmrc and in CI."),
+        ),
+        exp(
+            "e-3",
+            "2026-03-03T10:00:00Z",
+            "python",
+            "succeeded",
+            lesson("Run pytest from the repository root."),
+        ),
+        exp(
+            "e-4",
+            "2026-03-04T10:00:00Z",
+            "python",
+            "succeeded",
+            lesson("Pin numpy<2 until pandas supports it."),
+        ),
+        exp(
+            "e-5",
+            "2026-03-05T10:00:00Z",
+            "rust",
+            "succeeded",
+            lesson("Run cargo clippy with -D warnings before pushing."),
+        ),
+    ];
+    let cut = &records[1][..records[1].len() / 2];
+    let tabbed = records[3].replacen("until pandas", "until\tpandas", 1);
+    let text = format!(
+        "[\n{},\n{cut}\n{},\n{tabbed},\n{}\n]\n",
+        records[0], records[2], records[4]
+    );
+    let (c, d) = texts(&[("export.json", &text)]);
+    assert_eq!(ids(&c), ["e-1", "e-3", "e-5"], "{d:#?}");
+    assert_eq!(
+        c.experiences.iter().map(|e| e.source.line).collect::<Vec<_>>(),
+        [2, 4, 6]
+    );
+    assert_eq!(
+        codes_at(&d),
+        [
+            ("L001", "export.json".to_string(), 3),
+            ("L001", "export.json".to_string(), 5)
+        ],
+        "{d:#?}"
+    );
+    assert_eq!(
+        d[0].message,
+        "invalid json: the record is not closed before the next one starts at line 4; the record was skipped"
+    );
+    assert!(d[0].help.contains("were still read"), "{}", d[0].help);
+    assert!(d[1].message.contains("raw control character"), "{}", d[1].message);
+    assert_eq!(d[1].subject, "e-4", "the tabbed record is named by its id");
+
+    // Pretty-printed, a comma lost between two keys: the record's braces still close.
+    let pretty: Vec<Value> = records.iter().map(|r| serde_json::from_str(r).unwrap()).collect();
+    let pretty = serde_json::to_string_pretty(&pretty)
+        .unwrap()
+        .replacen(
+            "\"outcome\": \"succeeded\",\n    \"project\"",
+            "\"outcome\": \"succeeded\"\n    \"project\"",
+            2,
+        )
+        .replacen(
+            "\"outcome\": \"succeeded\"\n    \"project\"",
+            "\"outcome\": \"succeeded\",\n    \"project\"",
+            1,
+        );
+    let (c, d) = texts(&[("pretty.json", &pretty)]);
+    assert_eq!(ids(&c), ["e-1", "e-3", "e-4", "e-5"], "{d:#?}");
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert!(
+        d[0].message.ends_with("the record was skipped"),
+        "{}",
+        d[0].message
+    );
+
+    // Cut short at the end of the array, nothing can follow it: the rest is said to be skipped.
+    let text = format!("[\n{},\n{cut}\n]\n", records[0]);
+    let (c, d) = texts(&[("tail.json", &text)]);
+    assert_eq!(ids(&c), ["e-1"]);
+    assert!(
+        d[0].message.contains("the rest of the array was skipped"),
+        "{}",
+        d[0].message
+    );
+}
+
 #[test]
 fn an_empty_domain_list_is_reported_as_empty_not_as_missing() {
     let text = [
@@ -173,7 +278,8 @@ fn json_array_with_a_syntax_error_reports_it_at_its_line() {
         exp("e-3", "2026-03-01T10:00:00Z", "rust", "succeeded", json!({})),
     );
     let (c, d) = texts(&[("a.json", &text)]);
-    assert_eq!(ids(&c), ["e-1"]);
+    // The broken record's braces close, so the record after it is still read.
+    assert_eq!(ids(&c), ["e-1", "e-3"]);
     assert_eq!(codes_at(&d), [("L001", "a.json".to_string(), 3)]);
 }
 
