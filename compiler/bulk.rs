@@ -142,6 +142,35 @@ pub fn scatter<T: Send>(mut out: Vec<T>, parts: Vec<Vec<T>>, to: &[u32]) -> Vec<
     out
 }
 
+/// `items` reordered in their own memory, the `i`-th to `to[i]`: what `scatter` does without
+/// a second vector to hold them all. Each item moves once, to its place, by a swap with the
+/// item there (which is then the next one placed, until a cycle of places closes). One core:
+/// the cycles cross the whole vector. Panics unless `to` is a permutation of the items'
+/// positions.
+pub fn permute<T>(items: &mut [T], mut to: Vec<u32>) {
+    let mut hit = vec![false; items.len()];
+    let permutation = to.len() == items.len()
+        && to.iter().all(|&t| {
+            hit.get_mut(t as usize)
+                .is_some_and(|h| !std::mem::replace(h, true))
+        });
+    assert!(permutation, "permute needs a permutation of the items' positions");
+    drop(hit);
+    for i in 0..items.len() {
+        // The item at `i` goes to `t`; the one from `t`, now at `i`, goes where `to[t]` said.
+        // Every place below `i` holds its item already, so `t` >= `i`, and each swap fills
+        // one more place for good: at most one swap an item.
+        loop {
+            let t = to[i] as usize;
+            if t == i {
+                break;
+            }
+            items.swap(i, t);
+            to.swap(i, t);
+        }
+    }
+}
+
 /// The items grouped by key (a counting sort, stable: each key's items keep their order), and
 /// where each group starts: key `k`'s items are `grouped[starts[k]..starts[k + 1]]`, so a
 /// group is a range of one vector instead of a vector of its own. Panics on a key `>= keys`.
@@ -255,6 +284,38 @@ mod tests {
         assert_eq!(scatter(roomy, parts.clone(), &to), expected);
         assert_eq!(scatter(Vec::new(), parts, &to), expected);
         assert!(scatter(Vec::<u8>::new(), Vec::new(), &[]).is_empty());
+    }
+
+    #[test]
+    fn permute_places_every_item_as_scatter_does() {
+        // Cycles of every length (a multiplier's orbits), items already in place, one long
+        // cycle, and the empty and one-item vectors: each against `scatter` of the same items.
+        let flat: Vec<String> = uneven_parts().concat();
+        let n = flat.len() as u32;
+        let by_multiplier: Vec<u32> = (0..n).map(|g| (g * 7919) % n).collect();
+        let in_place: Vec<u32> = (0..n).collect();
+        let one_cycle: Vec<u32> = (0..n).map(|g| (g + 1) % n).collect();
+        let halves: Vec<u32> = (0..n)
+            .map(|g| if g % 2 == 0 { g } else { n - n % 2 - g })
+            .collect();
+        for to in [by_multiplier, in_place, one_cycle, halves] {
+            let expected = scatter(Vec::new(), vec![flat.clone()], &to);
+            let mut items = flat.clone();
+            permute(&mut items, to);
+            assert_eq!(items, expected);
+        }
+        let mut none: Vec<String> = Vec::new();
+        permute(&mut none, Vec::new());
+        assert!(none.is_empty());
+        let mut one = vec!["a"];
+        permute(&mut one, vec![0]);
+        assert_eq!(one, ["a"]);
+    }
+
+    #[test]
+    #[should_panic(expected = "permutation")]
+    fn permute_refuses_a_place_outside() {
+        permute(&mut [1, 2, 3], vec![0, 3, 1]);
     }
 
     #[test]

@@ -32,7 +32,7 @@ use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 // Deterministic and fast; none of these maps is iterated into the output.
 use crate::cluster::fx::FxMap as HashMap;
@@ -801,8 +801,10 @@ struct UnitOut {
 
 /// Where a unit's lessons are.
 enum Held {
-    /// In the unit's own vector: a unit just folded.
-    Own(Vec<Lesson>),
+    /// Among the lessons the pass folded (`Merged::folded`), at `range`: a unit just folded.
+    /// Each unit moves its lessons there as it ends, so that they need no vector of the unit's
+    /// own and `finish` puts them in id order in that one vector's memory.
+    Own(std::ops::Range<u32>),
     /// Among the first pass's lessons, at `Previous::places[range]`: a unit a second pass kept.
     Kept(std::ops::Range<u32>),
 }
@@ -810,8 +812,7 @@ enum Held {
 impl Held {
     fn len(&self) -> usize {
         match self {
-            Held::Own(lessons) => lessons.len(),
-            Held::Kept(range) => range.len(),
+            Held::Own(range) | Held::Kept(range) => range.len(),
         }
     }
 }
@@ -951,22 +952,29 @@ struct Merged {
     units: Vec<UnitOut>,
     /// Lesson number → (unit, index in the unit).
     at: Vec<(u32, u32)>,
+    /// The folded units' lessons, each unit's together, in the order the units ended.
+    folded: Vec<Lesson>,
     /// Where the kept units' lessons are.
     previous: Previous,
 }
 
 impl Merged {
-    fn new(units: Vec<UnitOut>, previous: Previous) -> Merged {
+    fn new(units: Vec<UnitOut>, folded: Vec<Lesson>, previous: Previous) -> Merged {
         let at = (units.iter().enumerate())
             .flat_map(|(u, o)| (0..o.lessons.len() as u32).map(move |i| (u as u32, i)))
             .collect();
-        Merged { units, at, previous }
+        Merged {
+            units,
+            at,
+            folded,
+            previous,
+        }
     }
 
     fn get(&self, g: u32) -> &Lesson {
         let (u, i) = self.at[g as usize];
         match &self.units[u as usize].lessons {
-            Held::Own(lessons) => &lessons[i as usize],
+            Held::Own(range) => &self.folded[(range.start + i) as usize],
             Held::Kept(range) => {
                 let place = self.previous.places[(range.start + i) as usize];
                 &self.previous.lessons[place as usize]
@@ -977,7 +985,7 @@ impl Merged {
     fn get_mut(&mut self, g: u32) -> &mut Lesson {
         let (u, i) = self.at[g as usize];
         match &mut self.units[u as usize].lessons {
-            Held::Own(lessons) => &mut lessons[i as usize],
+            Held::Own(range) => &mut self.folded[(range.start + i) as usize],
             Held::Kept(range) => {
                 let place = self.previous.places[(range.start + i) as usize];
                 &mut self.previous.lessons[place as usize]
@@ -1161,12 +1169,19 @@ fn fold_units<'a>(
         .map(|u| (Reverse(size(u)), u))
         .collect();
     by_size.par_sort_unstable();
+    // Room for every lesson the units can found: a lesson is founded by a run of arrivals (one
+    // member at least) or by an edit. The units move their lessons in as they end; the room
+    // they never use is never touched (at a million experiences 473 000 lessons came from
+    // 297 000 clusters, up to 72 from one, so a bound by clusters grew the vector, moving
+    // every lesson in it again).
+    let members: usize = by_size.iter().map(|&(Reverse(size), _)| size).sum();
+    let room = Mutex::new(Vec::with_capacity(members + inp.decisions.len()));
     let folded: Vec<(usize, UnitOut)> = (by_size.into_par_iter())
         .map(|(_, u)| u)
         .with_max_len(1)
         .map(|u| {
             let events = events(inp, &units[u]);
-            (u, fold_unit(inp, &shared, &events, utc_day(now), single))
+            (u, fold_unit(inp, &shared, &events, utc_day(now), single, &room))
         })
         .collect();
     for (u, out) in folded {
@@ -1176,7 +1191,8 @@ fn fold_units<'a>(
         .into_iter()
         .map(|o| o.expect("every unit folded or kept"))
         .collect();
-    let mut merged = Merged::new(outs, previous);
+    let folded = room.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut merged = Merged::new(outs, folded, previous);
     let Some(by_id) = merged.by_id() else {
         return Err(Box::new(shared));
     };
@@ -1286,14 +1302,16 @@ fn unknown_in_play(
         .collect()
 }
 
-/// Folds one unit. With `every_experience`, every experience with lessons in play is an event
-/// from the start, as in the single pass, instead of being taken in.
+/// Folds one unit, its lessons moved to the end of `room` (`Held::Own`). With
+/// `every_experience`, every experience with lessons in play is an event from the start, as in
+/// the single pass, instead of being taken in.
 fn fold_unit<'a>(
     inp: &'a Inputs<'a>,
     shared: &'a Shared<'a>,
     events: &Events,
     now_day: i64,
     every_experience: bool,
+    room: &Mutex<Vec<Lesson>>,
 ) -> UnitOut {
     let mut fold = Fold {
         inp,
@@ -1378,18 +1396,27 @@ fn fold_unit<'a>(
         .iter()
         .map(|&(c, li)| (c, fold.latest(li)))
         .collect();
-    // A vector of its own size: most units hold a lesson or two, and the fold's vector has
-    // room for four larger ones.
-    let mut lessons = Vec::with_capacity(fold.live.len());
-    lessons.extend(fold.live.into_iter().map(|mut l| {
-        l.evidence.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        l.evidence.dedup_by(|a, b| a.0 == b.0);
-        l.lesson.evidence = l.evidence.iter().map(|&(id, _)| id.clone()).collect();
-        l.lesson.projects = l.projects.iter().map(|s| s.to_string()).collect();
-        l.lesson.reinforcement = l.evidence.len() as u32;
+    for l in &mut fold.live {
+        let mut evidence = std::mem::take(&mut l.evidence);
+        evidence.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        evidence.dedup_by(|a, b| a.0 == b.0);
+        l.lesson.evidence = evidence.iter().map(|&(id, _)| id.clone()).collect();
+        l.lesson.projects = std::mem::take(&mut l.projects)
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        l.lesson.reinforcement = evidence.len() as u32;
         exact_history(&mut l.lesson.history);
-        l.lesson
-    }));
+    }
+    // Moved once, into the pass's one vector of lessons, where a vector of the unit's own took
+    // them first and `finish` moved them again into a second vector of them all (both faulted
+    // in afresh, 150 MB each at a million experiences).
+    let lessons = {
+        let mut room = room.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let start = room.len() as u32;
+        room.extend(fold.live.into_iter().map(|l| l.lesson));
+        start..room.len() as u32
+    };
     UnitOut {
         lessons: Held::Own(lessons),
         side: Side {
@@ -1459,69 +1486,59 @@ fn apply_caps(merged: &mut Merged, policy: &crate::policy::Policy, now: Millis, 
     capped
 }
 
-/// Which lessons are rules, and the lessons in id order (lesson `g` at `new_index[g]`), in
-/// `merged.previous`'s memory if it is large enough.
+/// Which lessons are rules, and the lessons in id order (lesson `g` at `new_index[g]`): a
+/// second pass's in `merged.previous`'s memory, a first pass's in `merged.folded`'s.
 fn finish(inp: &Inputs, merged: Merged, new_index: &[u32], lesson_of: Vec<Option<u32>>) -> Scored {
     let min = inp.min_reinforcement;
     let rule = |l: &Lesson| l.status == Status::Active && (l.reinforcement >= min || l.blessed);
-    let Merged { units, previous, .. } = merged;
-    let Previous {
-        lessons: mut old,
-        places,
-    } = previous;
-    let total = new_index.len();
-    let lessons = if units.iter().any(|u| matches!(u.lessons, Held::Kept(_))) {
+    let Merged {
+        units,
+        folded: mut lessons,
+        previous,
+        ..
+    } = merged;
+    let Previous { lessons: old, places } = previous;
+    // Each folded lesson's place in ledger order, by its place in `folded`; and a kept
+    // lesson's by its old place.
+    let mut to_of_folded = vec![0u32; lessons.len()];
+    let kept = units.iter().any(|u| matches!(u.lessons, Held::Kept(_)));
+    let mut to = vec![DROPPED; if kept { old.len() } else { 0 }];
+    let mut g = 0;
+    for unit in &units {
+        match &unit.lessons {
+            Held::Own(range) => {
+                for slot in &mut to_of_folded[range.start as usize..range.end as usize] {
+                    *slot = new_index[g];
+                    g += 1;
+                }
+            }
+            Held::Kept(range) => {
+                for &place in &places[range.start as usize..range.end as usize] {
+                    to[place as usize] = new_index[g];
+                    g += 1;
+                }
+            }
+        }
+    }
+    drop((units, places));
+    let lessons = if kept {
         // A second pass: the kept lessons take their new places among the old ones (they
         // are in id order before and after), the new ones the rest (`place_in`). (The
         // dropped lessons' `rule` is set too: one pass in memory order, on every core.)
+        let mut old = old;
         old.par_iter_mut().for_each(|l| l.rule = rule(l));
-        let mut to = vec![DROPPED; old.len()];
-        // Sized once: grown by doubling, it moved the refolded units' lessons again and again.
-        let own = units.iter().map(|u| match &u.lessons {
-            Held::Own(lessons) => lessons.len(),
-            Held::Kept(_) => 0,
-        });
-        let mut fresh = Vec::with_capacity(own.sum());
-        let mut g = 0;
-        for unit in units {
-            match unit.lessons {
-                Held::Own(lessons) => {
-                    for mut l in lessons {
-                        l.rule = rule(&l);
-                        fresh.push((new_index[g], l));
-                        g += 1;
-                    }
-                }
-                Held::Kept(range) => {
-                    for &place in &places[range.start as usize..range.end as usize] {
-                        to[place as usize] = new_index[g];
-                        g += 1;
-                    }
-                }
-            }
-        }
+        lessons.par_iter_mut().for_each(|l| l.rule = rule(l));
+        let fresh = to_of_folded.into_iter().zip(lessons).collect();
         place_in(old, &to, fresh)
     } else {
-        let mut per_unit: Vec<Vec<Lesson>> = Vec::with_capacity(units.len());
-        for unit in units {
-            let Held::Own(mut lessons) = unit.lessons else {
-                unreachable!("no unit was kept")
-            };
-            for l in &mut lessons {
-                l.rule = rule(l);
-            }
-            per_unit.push(lessons);
-        }
-        let room = if old.capacity() >= total {
-            old
-        } else {
-            // A second fold may found a few more lessons than the first (385 more of 395 000
-            // at 1 M); room it never uses is never touched.
-            drop(old);
-            Vec::with_capacity(total + total / 64)
-        };
-        // Lesson numbers count the units' lessons in unit order: each moves once, to its place.
-        crate::bulk::scatter(room, per_unit, new_index)
+        // Every lesson was folded: they take their places in their own memory, each moved
+        // once, where a second vector of them all was faulted in afresh (150 MB at a million
+        // experiences) and both were held. A second pass's old lessons are freed on every
+        // core.
+        old.into_par_iter().for_each(drop);
+        crate::bulk::permute(&mut lessons, to_of_folded);
+        lessons.par_iter_mut().for_each(|l| l.rule = rule(l));
+        lessons
     };
     let lesson_of = lesson_of
         .into_iter()
