@@ -16,7 +16,8 @@ use crate::cluster::{
 use crate::diagnostics::{self, Diagnostic, Severity, Sink, codes, short_list};
 use crate::gate::{self, GateResult, GateVerdict};
 use crate::model::{
-    Action, Candidate, Cluster, Corpus, Decision, Event, Fate, Id, Kind, Lesson, Millis, Status,
+    Action, Candidate, Cluster, Corpus, Decision, Event, Fate, Id, Kind, Lesson, LessonClaim, Millis, Source,
+    Status,
 };
 use crate::outcome::{self, Verdict};
 use crate::policy::Rules;
@@ -366,6 +367,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
             let members = members.unwrap_or_else(|| Members::of(&comp));
             sink.extend(lesson_diagnostics(
                 &comp,
+                &corpus.claims,
                 &members,
                 rules.policy.min_reinforcement,
             ));
@@ -742,7 +744,12 @@ fn superseded_note(l: &Lesson, base: impl FnOnce(String) -> Diagnostic) -> Diagn
 
 /// One diagnostic per lesson that is not a rule, naming every experience behind it.
 /// `policy_min` is policy.yaml's threshold, which `--min-reinforcement` may have overridden.
-fn lesson_diagnostics<'a>(comp: &'a Compilation, members: &Members, policy_min: u32) -> Vec<Diagnostic> {
+fn lesson_diagnostics<'a>(
+    comp: &'a Compilation,
+    claims: &[LessonClaim],
+    members: &Members,
+    policy_min: u32,
+) -> Vec<Diagnostic> {
     // Every experience behind a lesson: its members' and its evidence, with repeats.
     let all_ids = |l: &'a Lesson, members: &[usize]| -> Vec<&'a str> {
         let mut ids: Vec<&str> = members.iter().map(|&i| &*comp.candidates[i].record_id).collect();
@@ -833,8 +840,20 @@ fn lesson_diagnostics<'a>(comp: &'a Compilation, members: &Members, policy_min: 
                         d
                     }
                 }
-                Status::Claimed => base("claimed lesson names no evidence and stays claimed".into())
-                    .with("confidence", score::confidence_value(l.confidence)),
+                Status::Claimed => {
+                    let d = base("claimed lesson names no evidence and stays claimed".into())
+                        .with("confidence", score::confidence_value(l.confidence));
+                    // The claim's file and line, as G005 and G006 give theirs: the claim is
+                    // what to edit.
+                    let claim = members.iter().find_map(|&i| match comp.candidates[i].source {
+                        Source::Claim(ci) => claims.get(ci as usize),
+                        Source::Experience(_) => None,
+                    });
+                    match claim {
+                        Some(c) => d.at(&c.loc),
+                        None => d,
+                    }
+                }
                 Status::Superseded => superseded_note(l, base),
                 Status::Retired => base(format!(
                     "{} experience(s) sit behind a lesson the user retired and are not re-learned: {}",

@@ -445,6 +445,25 @@ fn relearns_retired<'c>(comp: &'c Compilation, l: &crate::model::Lesson) -> Opti
     Some((&old.id, why))
 }
 
+/// A valid domain the records could use instead of `refused`, a domain the normaliser refused,
+/// when one is plain (`ci/cd` → `ci-cd`): every other character run becomes one hyphen, and
+/// nothing is cut from either end. Empty when there is none.
+fn valid_spelling(refused: &str, rules: &Rules) -> String {
+    let mut valid = String::new();
+    for c in normalize::fold(refused).chars() {
+        if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            valid.push(c);
+        } else if !valid.ends_with('-') {
+            valid.push('-');
+        }
+    }
+    if valid.starts_with('-') || valid.ends_with('-') {
+        String::new()
+    } else {
+        normalize::domain(&valid, &rules.aliases).unwrap_or_default()
+    }
+}
+
 /// The domain `why` reports on when asked about `asked`: normalised and aliased as records'
 /// domains are (`Python`, `py` → `python`), else as typed, lower-cased.
 pub fn why_domain(asked: &str, rules: &Rules) -> String {
@@ -775,21 +794,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
             "{invalid_domain} candidate(s) were refused because `{domain}` names a folder of skillc's own output (N001): {why} (their other domains compiled as usual)"
         )));
     } else if invalid_domain > 0 {
-        // A name the records could use instead, when one is plain (`ci/cd` → `ci-cd`): every
-        // other character run becomes one hyphen, and nothing is cut from either end.
-        let mut valid = String::new();
-        for c in normalize::fold(&domain).chars() {
-            if c.is_ascii_lowercase() || c.is_ascii_digit() {
-                valid.push(c);
-            } else if !valid.ends_with('-') {
-                valid.push('-');
-            }
-        }
-        let to = if valid.starts_with('-') || valid.ends_with('-') {
-            String::new()
-        } else {
-            normalize::domain(&valid, &rules.aliases).unwrap_or_default()
-        };
+        let to = valid_spelling(&domain, rules);
         let how = if to.is_empty() {
             "rename it in the records, or map it to a valid name under `domains:` in rules/aliases.yaml"
                 .to_string()
@@ -972,12 +977,37 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
             ),
         }));
     }
+    // Lessons that experiences in play failed took below the floor (S001), with the idle days
+    // after the last contradiction or not: naming those experiences is what a reader can act
+    // on, and asking for `in_play` would be wrong advice for a lesson that was in play.
+    let mut contradicted: Vec<(&str, Vec<&str>)> = (comp.lessons.iter())
+        .filter(|l| {
+            l.domain == domain
+                && l.status == Status::Superseded
+                && matches!(l.reason.as_deref(), Some(score::DECAYED | score::CONTRADICTED))
+        })
+        .map(|l| (l.id.as_str(), contradicted_by(l)))
+        .filter(|(_, by)| !by.is_empty())
+        .collect();
+    contradicted.sort();
+    if !contradicted.is_empty() {
+        let named: Vec<String> = (contradicted.iter())
+            .map(|(id, by)| format!("{id} by {}", short_list(by, 3)))
+            .collect();
+        suggestions.push((contradicted.len(), format!(
+            "{} lesson(s) fell below the floor after experiences that had them in play failed ({}; S001): `skillc lessons history ID{}` shows each step; a superseded lesson never comes back, but if those experiences failed for another reason than the lesson, experiences that pass teach it again under a new id",
+            contradicted.len(),
+            named.join(", "),
+            tail.store
+        )));
+    }
     // Lessons that decayed (S001): unused on days their domain was active.
     let decayed: Vec<&str> = (comp.lessons.iter())
         .filter(|l| {
             l.domain == domain
                 && l.status == Status::Superseded
                 && l.reason.as_deref() == Some(score::DECAYED)
+                && contradicted_by(l).is_empty()
         })
         .map(|l| l.id.as_str())
         .collect();
@@ -1043,6 +1073,27 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
                 "every experience comes from one project and {singletons} candidates appear only once: if the domain covers several areas of that project's work, narrow it to one (e.g. `{domain}-<area>`) so its lessons group"
             )));
         }
+    }
+    // Rules that a contradiction from a third project demoted (S006): `<domain>/SKILL.md` lost
+    // them, and the report's rule count still holds them, so say where they are now.
+    let demoted: Vec<String> = (lessons.iter())
+        .filter(|l| l.rule)
+        .filter_map(|l| {
+            let digest = l.scope.strip_prefix("project:")?;
+            let by: Vec<&str> = l.last(Event::Demoted)?.experiences.iter().map(|e| &**e).collect();
+            Some(format!(
+                "{} to projects/{digest}/{domain}/SKILL.md, contradicted by {}",
+                l.id,
+                short_list(&by, 3)
+            ))
+        })
+        .collect();
+    if !demoted.is_empty() {
+        suggestions.push((0, format!(
+            "{} global rule(s) went back to the project that last confirmed them when an experience from a third project contradicted them ({}; S006): a confirmation from another project recorded after that makes them global again",
+            demoted.len(),
+            demoted.join("; ")
+        )));
     }
     let blessable: Vec<&str> = idx
         .iter()
@@ -1118,8 +1169,30 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
                     .map(|(d, _)| (edit_distance(&domain, d), *d))
                     .filter(|(dist, d)| *dist <= 2.max(domain.len() / 4) && *d != domain)
                     .min()
+            })
+            .map(|(_, d)| d.to_string())
+            .or_else(|| {
+                // A spelling the records use that was refused as a name (N001: `bash/zsh`) and
+                // would be this domain made valid, or close to it as typed: `why` on it says
+                // how to rename it.
+                let refused: BTreeSet<String> = (cands.iter())
+                    .filter(|c| matches!(c.refusal.as_deref(), Some(Refusal::InvalidDomain { .. })))
+                    .map(|c| why_domain(&c.domain, rules))
+                    .collect();
+                (refused.into_iter())
+                    .map(|r| {
+                        let dist = if valid_spelling(&r, rules) == domain {
+                            0
+                        } else {
+                            edit_distance(&domain, &r)
+                        };
+                        (dist, r)
+                    })
+                    .filter(|(dist, _)| *dist <= 2.max(domain.len() / 4))
+                    .min()
+                    .map(|(_, r)| r)
             });
-        if let Some((_, d)) = best {
+        if let Some(d) = best {
             did_you_mean = json!(d);
             diagnostics.push(
                 Diagnostic::new(
@@ -1149,19 +1222,26 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
             .cloned(),
     );
     for n in &near_misses {
-        diagnostics.push(
-            Diagnostic::new(
-                codes::NEAR_MISS,
-                format!(
-                    "{} is {} of {} supporting experiences from a rule",
-                    n["lesson_or_cluster"].as_str().unwrap_or(""),
-                    n["support"],
-                    n["needed"]
-                ),
+        let id = n["lesson_or_cluster"].as_str().unwrap_or("");
+        // A held-back cluster with support enough lacks no experience: its members' gates hold
+        // it back, as the report's "(3 experiences, held back)" says.
+        let enough = n["confidence"].is_null() && n["support"].as_i64() >= n["needed"].as_i64();
+        let message = if enough {
+            format!(
+                "{id} has {} supporting experiences, enough for a rule, but is held back",
+                n["support"]
             )
-            .subject(n["lesson_or_cluster"].as_str().unwrap_or(""))
-            .domain(&domain)
-            .with("action", n["action"].clone()),
+        } else {
+            format!(
+                "{id} is {} of {} supporting experiences from a rule",
+                n["support"], n["needed"]
+            )
+        };
+        diagnostics.push(
+            Diagnostic::new(codes::NEAR_MISS, message)
+                .subject(id)
+                .domain(&domain)
+                .with("action", n["action"].clone()),
         );
     }
 
@@ -1767,7 +1847,7 @@ fn refused_at_load(comp: &Compilation, id: &str) -> Option<TraceReport> {
         .cloned()
         .collect();
     if refused.is_empty() {
-        return None;
+        return inactive_memory(comp, id);
     }
     let found: Vec<&str> = refused.iter().map(|d| d.code).collect();
     Some(TraceReport {
@@ -1776,8 +1856,32 @@ fn refused_at_load(comp: &Compilation, id: &str) -> Option<TraceReport> {
     })
 }
 
+/// An OmniMem memory the load passed over because it is not active (L009, archived, deleted
+/// or superseded): in the input, so not an unknown id, but never an experience.
+fn inactive_memory(comp: &Compilation, id: &str) -> Option<TraceReport> {
+    let notes: Vec<Diagnostic> = (comp.diagnostics.iter())
+        .filter(|d| {
+            d.code == codes::INACTIVE_MEMORY && (d.subject == id || d.experience_id_iter().any(|e| e == id))
+        })
+        .cloned()
+        .collect();
+    if notes.is_empty() {
+        return None;
+    }
+    Some(TraceReport {
+        json: json!({"experience": id, "inactive_at": "load", "codes": [codes::INACTIVE_MEMORY]}),
+        diagnostics: notes,
+    })
+}
+
 pub fn trace_text(r: &TraceReport) -> String {
     let j = &r.json;
+    if j["inactive_at"].is_string() {
+        return format!(
+            "{}: an omnimem memory that is not active (L009), so the load passed it over and it reaches no later stage\n",
+            j["experience"].as_str().unwrap_or("")
+        );
+    }
     if let Some(stage) = j["refused_at"].as_str() {
         let found: Vec<&str> = (j["codes"].as_array().into_iter().flatten())
             .filter_map(Value::as_str)

@@ -57,6 +57,9 @@ use crate::time::utc_day;
 /// The reason a lesson that decayed below the floor was superseded.
 pub const DECAYED: &str = "confidence decayed below the floor (unused on active days)";
 
+/// The reason a lesson that contradictions took below the floor was superseded.
+pub const CONTRADICTED: &str = "confidence fell below the floor after contradictions";
+
 /// The reason of a lesson the cap superseded. The cap is the end state of each compile, not an
 /// event of the fold: a decision (a pin) on such a lesson still applies.
 pub const CAPPED: &str = "over the cap of active lessons for its scope and domain";
@@ -2292,7 +2295,7 @@ impl<'a> Fold<'a> {
             }
         }
         if self.live[li as usize].lesson.confidence < conf.supersede_below {
-            self.live[li as usize].supersede(t, None, "confidence fell below the floor after contradictions");
+            self.live[li as usize].supersede(t, None, CONTRADICTED);
         }
     }
 
@@ -2542,6 +2545,16 @@ impl<'a> Fold<'a> {
             if of.1 == cur {
                 of.1 = li;
             }
+        }
+        // And the reasons its dead ends gave, newest first as a join adds them: the copy's
+        // members were all recorded after the retire, so after every member of `li`.
+        let reasons = self.live[cur as usize].lesson.reasons.clone();
+        let l = &mut self.live[li as usize].lesson;
+        for r in reasons.into_iter().rev() {
+            if let Some(at) = l.reasons.iter().position(|x| *x == r) {
+                l.reasons.remove(at);
+            }
+            l.reasons.insert(0, r);
         }
         if !joined.is_empty() {
             let copy = self.live[cur as usize].lesson.id.clone();
