@@ -15,10 +15,11 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use serde_json::{Map, Value};
 
+use crate::cluster::fx::{FxMap, FxSet};
 use crate::diagnostics::{Diagnostic, Notes, Sink, codes};
 use crate::model::{
-    Candidate, Corpus, DeadEnd, Experience, Extra, Id, Kind, LessonClaim, OpStatus, Operation, Origin,
-    Refusal, Source,
+    Candidate, Corpus, DeadEnd, Experience, Extra, Flags, Id, Kind, LessonClaim, Name, Names, OpStatus,
+    Operation, Origin, Refusal, Source,
 };
 use crate::narrative::Shape;
 use crate::normalize::{self, SecretScanner, marker, redacted_pattern, subject_id};
@@ -87,15 +88,22 @@ fn bare_word(w: &str) -> Option<String> {
 }
 
 /// Candidates from every experience and claim, in record order (experiences first, then
-/// claims; within a record: do, mechanical, watch, avoid; then by domain).
-pub fn extract(corpus: &Corpus, verdicts: &[Verdict], rules: &Rules, sink: &mut Sink) -> Vec<Candidate> {
+/// claims; within a record: do, mechanical, watch, avoid; then by domain), and the table of
+/// the domain and project names they hold places in.
+pub fn extract(
+    corpus: &Corpus,
+    verdicts: &[Verdict],
+    rules: &Rules,
+    sink: &mut Sink,
+) -> (Vec<Candidate>, Names) {
+    let (names, places) = names_of(corpus);
     let shapes = Shapes::new(corpus, rules);
     let from_experiences = in_parts(&corpus.experiences, |i, e, part| {
         let passed = verdicts.get(i as usize).is_some_and(|v| v.passed);
-        from_experience(i, e, passed, rules, &shapes, part)
+        from_experience(i, e, passed, rules, &shapes, &places, part)
     });
     let from_claims = in_parts(&corpus.claims, |i, c, part| {
-        from_claim(i, c, rules, &shapes, part)
+        from_claim(i, c, rules, &shapes, &places, part)
     });
     let mut parts: Vec<Part> = from_experiences.chain(from_claims).collect();
     let mut notes = Notes::default();
@@ -104,7 +112,43 @@ pub fn extract(corpus: &Corpus, verdicts: &[Verdict], rules: &Rules, sink: &mut 
         notes = notes.merge(std::mem::take(&mut part.notes));
     }
     sink.extend(notes.into_sink());
-    crate::bulk::concat(parts.into_iter().map(|p| p.candidates).collect())
+    let candidates = crate::bulk::concat(parts.into_iter().map(|p| p.candidates).collect());
+    (candidates, names)
+}
+
+/// Each name's place in the table, by the name (borrowed from the records).
+type Places<'c> = FxMap<&'c str, Name>;
+
+/// Every domain (valid or refused) and project the records name, as one table (`Names`), and
+/// the place of each: found on every core, a few thousand names among a million records.
+fn names_of<'c>(corpus: &'c Corpus) -> (Names, Places<'c>) {
+    type Named<'c> = (&'c [String], &'c [String], &'c Option<String>);
+    let add = |mut set: FxSet<&'c str>, (domains, refused, project): Named<'c>| {
+        set.extend(domains.iter().chain(refused).map(String::as_str));
+        set.extend(project.as_deref());
+        set
+    };
+    let union = |a: FxSet<&'c str>, b: FxSet<&'c str>| {
+        let (mut big, small) = if a.len() < b.len() { (b, a) } else { (a, b) };
+        big.extend(small);
+        big
+    };
+    let experiences = (corpus.experiences.par_iter())
+        .map(|e| (&e.domains[..], &e.refused_domains[..], &e.project))
+        .fold(FxSet::default, add);
+    let claims = (corpus.claims.par_iter())
+        .map(|c| (&c.domains[..], &c.refused_domains[..], &c.project))
+        .fold(FxSet::default, add);
+    let mut sorted: Vec<&str> = experiences
+        .chain(claims)
+        .reduce(FxSet::default, union)
+        .into_iter()
+        .collect();
+    sorted.sort_unstable();
+    let places = (sorted.iter().enumerate())
+        .map(|(i, &s)| (s, Name::at(i)))
+        .collect();
+    (Names::new(sorted), places)
 }
 
 /// `make` over every record (with its index), in runs of records, each record's candidates
@@ -144,12 +188,12 @@ struct Part {
     candidates: Vec<Candidate>,
     sink: Sink,
     notes: Notes,
-    /// Texts and project digests recur (a paraphrase family, a gotcha many runs meet, a
-    /// thousand projects): candidates of the run share one copy of each (do-texts share theirs
-    /// in `Shapes`, across runs). With a text, once asked: could a secret hide in it
+    /// Texts recur (a paraphrase family, a gotcha many runs meet): candidates of the run share
+    /// one copy of each (do-texts share theirs in `Shapes`, across runs; domains and projects
+    /// are places in the compile's `Names`). With a text, once asked: could a secret hide in it
     /// (`SecretScanner::may_hold`), so a recurring text is scanned once per run, not once per
     /// draft.
-    shared: crate::cluster::fx::FxMap<Arc<str>, Cell<Option<bool>>>,
+    shared: FxMap<Arc<str>, Cell<Option<bool>>>,
 }
 
 impl Part {
@@ -264,10 +308,10 @@ struct Record<'a> {
     id: Id,
     loc: &'a crate::model::SourceLoc,
     recorded_at: i64,
-    project: Option<Arc<str>>,
+    project: Option<Name>,
     blessed: bool,
-    /// Valid domains, then refused ones (with their refusal).
-    domains: Vec<(Arc<str>, Option<Refusal>)>,
+    /// Valid domains, then refused ones (with their refusal): each one's place and name.
+    domains: Vec<(Name, &'a str, Option<Refusal>)>,
 }
 
 impl Record<'_> {
@@ -291,26 +335,24 @@ impl Record<'_> {
                 let id_secret = id_secret.clone().map(|p| ("record id", p));
                 secrets_of.push(id_secret.or_else(|| d.secret(secrets, may_hold)));
             }
-            for (domain, domain_refusal) in &self.domains {
+            for &(domain, name, ref domain_refusal) in &self.domains {
                 let made = group.iter().zip(&secrets_of).zip(&texts).zip(&extras);
                 for (((draft, secret), text), extra) in made {
-                    if draft.only_domain.as_ref().is_some_and(|only| **only != **domain) {
+                    if draft.only_domain.as_ref().is_some_and(|only| **only != *name) {
                         continue;
                     }
                     let mut c = Candidate {
                         source: self.source,
                         record_id: self.id.clone(),
-                        domain: domain.clone(),
+                        domain,
                         kind: draft.kind,
                         origin: draft.origin,
                         text: text.clone(),
                         extra: extra.clone(),
                         recorded_at: self.recorded_at,
-                        project: self.project.clone(),
-                        blessed: self.blessed,
+                        project: self.project,
                         refusal: domain_refusal.clone().map(Box::new),
-                        outcome_failed: draft.outcome_failed,
-                        narrative: draft.narrative.narrative,
+                        flags: Flags::new(self.blessed, draft.outcome_failed, draft.narrative.narrative),
                         narrative_score: draft.narrative.score,
                         narrative_signals: draft.narrative.fired,
                     };
@@ -320,9 +362,9 @@ impl Record<'_> {
                         }));
                         c.text = part.shared(&marker(pattern));
                         c.extra = None;
-                        c.narrative = false;
+                        c.set_narrative(false);
                         c.narrative_signals = 0;
-                        diags.push(self.credential_diagnostic(&c, field, pattern));
+                        diags.push(self.credential_diagnostic(&c, name, field, pattern));
                     }
                     part.candidates.push(c);
                 }
@@ -331,7 +373,7 @@ impl Record<'_> {
         diags
     }
 
-    fn credential_diagnostic(&self, c: &Candidate, field: &str, pattern: &str) -> Diagnostic {
+    fn credential_diagnostic(&self, c: &Candidate, domain: &str, field: &str, pattern: &str) -> Diagnostic {
         // Field names may be plural (`reasons`, `gotchas`).
         let verb = if field.ends_with('s') { "look" } else { "looks" };
         let message = format!(
@@ -341,7 +383,7 @@ impl Record<'_> {
         Diagnostic::new(codes::CREDENTIAL_REFUSED, message)
             .subject(subject_id(&self.id))
             .at(self.loc)
-            .domain(&*c.domain)
+            .domain(domain)
             .with("pattern", pattern)
             .with("field", field)
             .with("kind", c.kind.as_str())
@@ -358,8 +400,8 @@ impl Record<'_> {
         let valid: Vec<&str> = self
             .domains
             .iter()
-            .filter(|(_, r)| r.is_none())
-            .map(|(d, _)| &**d)
+            .filter(|(_, _, r)| r.is_none())
+            .map(|&(_, d, _)| d)
             .collect();
         if valid.is_empty() {
             return vec![note()];
@@ -368,10 +410,23 @@ impl Record<'_> {
     }
 }
 
-fn record_domains(valid: &[String], refused: &[String], part: &mut Part) -> Vec<(Arc<str>, Option<Refusal>)> {
+fn record_domains<'c>(
+    valid: &'c [String],
+    refused: &'c [String],
+    places: &Places,
+) -> Vec<(Name, &'c str, Option<Refusal>)> {
     let valid = valid.iter().map(|d| (d, None));
     let refused = (refused.iter()).map(|d| (d, Some(Refusal::InvalidDomain { raw: d.clone() })));
-    valid.chain(refused).map(|(d, r)| (part.shared(d), r)).collect()
+    (valid.chain(refused))
+        .map(|(d, r)| (place(places, d), d.as_str(), r))
+        .collect()
+}
+
+/// The place of a name the records hold (`names_of` took every one).
+fn place(places: &Places, name: &str) -> Name {
+    *places
+        .get(name)
+        .expect("names_of took every domain and project of the records")
 }
 
 /// The narrative classification of every distinct do-text, computed once: agents write the same
@@ -449,6 +504,7 @@ fn from_experience(
     passed: bool,
     rules: &Rules,
     shapes: &Shapes,
+    places: &Places,
     part: &mut Part,
 ) {
     let secrets = &rules.secrets;
@@ -458,9 +514,9 @@ fn from_experience(
         id,
         loc: &e.source,
         recorded_at: e.recorded_at,
-        project: e.project.as_deref().map(|p| part.shared(p)),
+        project: e.project.as_deref().map(|p| place(places, p)),
         blessed: e.blessed,
-        domains: record_domains(&e.domains, &e.refused_domains, part),
+        domains: record_domains(&e.domains, &e.refused_domains, places),
     };
 
     let mut dos = Vec::new();
@@ -563,7 +619,7 @@ fn from_experience(
     part.note(diags);
 }
 
-fn from_claim(index: u32, c: &LessonClaim, rules: &Rules, shapes: &Shapes, part: &mut Part) {
+fn from_claim(index: u32, c: &LessonClaim, rules: &Rules, shapes: &Shapes, places: &Places, part: &mut Part) {
     let secrets = &rules.secrets;
     let id = normalize::safe_id(&c.id, &c.loc, secrets).map_or_else(|| c.id.clone(), Id::from);
     let record = Record {
@@ -571,9 +627,9 @@ fn from_claim(index: u32, c: &LessonClaim, rules: &Rules, shapes: &Shapes, part:
         id,
         loc: &c.loc,
         recorded_at: c.recorded_at,
-        project: c.project.as_deref().map(|p| part.shared(p)),
+        project: c.project.as_deref().map(|p| place(places, p)),
         blessed: false,
-        domains: record_domains(&c.domains, &c.refused_domains, part),
+        domains: record_domains(&c.domains, &c.refused_domains, places),
     };
     let text = c.text.trim();
     if text.is_empty() {
@@ -1159,6 +1215,81 @@ mod tests {
         }
     }
 
+    /// Every domain (valid or refused) and project of every record, experience or claim, has
+    /// its place, and the candidates name the record's own.
+    #[test]
+    fn every_records_names_have_places() {
+        let rules = rules();
+        let mut a = exp("exp-a", &["python", "testing"], Outcome::Succeeded, vec![]);
+        a.refused_domains = vec!["../etc".into()];
+        a.words.lesson = Some("Run pytest from the repository root".into());
+        let mut b = exp("exp-b", &["go"], Outcome::Succeeded, vec![]);
+        b.project = None;
+        b.words.lesson = Some("Run go vet before go test".into());
+        let claim = LessonClaim {
+            id: "claim-1".into(),
+            recorded_at: 5,
+            domains: vec!["python".into(), "rust".into()],
+            refused_domains: vec!["bad/domain".into()],
+            project: Some("c0ffee000000".into()),
+            text: "Pin the toolchain in rust-toolchain.toml".into(),
+            kind: Kind::Do,
+            source: crate::model::ClaimSource::User,
+            evidence: vec![],
+            operation_key: None,
+            loc: Default::default(),
+            ended: None,
+        };
+        let corpus = Corpus {
+            experiences: vec![a.clone(), b],
+            claims: vec![claim],
+        };
+        let (names, places) = names_of(&corpus);
+        let project = a.project.clone().expect("exp gives a project");
+        let mut want = vec![
+            "../etc",
+            "bad/domain",
+            "c0ffee000000",
+            "go",
+            "python",
+            "rust",
+            "testing",
+        ];
+        want.push(&project);
+        want.sort_unstable();
+        let all: Vec<&str> = names.iter().map(|(_, s)| s).collect();
+        assert_eq!(all, want);
+        assert_eq!(places.len(), names.len());
+        for (n, s) in names.iter() {
+            assert_eq!(places.get(s), Some(&n));
+        }
+        let mut sink = Sink::new();
+        let verdicts = outcome::derive_all(&corpus, &rules.policy, &mut sink);
+        let (cands, names) = extract(&corpus, &verdicts, &rules, &mut sink);
+        let told: Vec<(&str, &str, Option<&str>)> = (cands.iter())
+            .map(|c| {
+                (
+                    &*c.record_id,
+                    names.get(c.domain),
+                    c.project.map(|p| names.get(p)),
+                )
+            })
+            .collect();
+        let p = Some(project.as_str());
+        assert_eq!(
+            told,
+            [
+                ("exp-a", "python", p),
+                ("exp-a", "testing", p),
+                ("exp-a", "../etc", p),
+                ("exp-b", "go", None),
+                ("claim-1", "python", Some("c0ffee000000")),
+                ("claim-1", "rust", Some("c0ffee000000")),
+                ("claim-1", "bad/domain", Some("c0ffee000000")),
+            ]
+        );
+    }
+
     #[test]
     fn shapes_answer_for_the_text_asked_about_not_only_the_record() {
         let rules = rules();
@@ -1192,6 +1323,12 @@ mod tests {
     }
 
     fn extract_one(e: Experience) -> (Vec<Candidate>, Sink) {
+        let (cands, _, sink) = extract_named(e);
+        (cands, sink)
+    }
+
+    /// `extract_one`, with the names the candidates' domains and projects stand for.
+    fn extract_named(e: Experience) -> (Vec<Candidate>, Names, Sink) {
         let rules = rules();
         let corpus = Corpus {
             experiences: vec![e],
@@ -1200,8 +1337,8 @@ mod tests {
         let mut sink = Sink::new();
         let verdicts = outcome::derive_all(&corpus, &rules.policy, &mut sink);
         sink.clear();
-        let cands = extract(&corpus, &verdicts, &rules, &mut sink);
-        (cands, sink)
+        let (cands, names) = extract(&corpus, &verdicts, &rules, &mut sink);
+        (cands, names, sink)
     }
 
     /// A `run_shell_command` call with `args`: failed with `error`, or succeeded.
@@ -1289,13 +1426,13 @@ mod tests {
                 pytest_check("/srv/app", true),
             ],
         );
-        let (cands, sink) = extract_one(e);
+        let (cands, names, sink) = extract_named(e);
         assert!(sink.is_empty(), "{sink:#?}");
         assert_eq!(cands.len(), 1, "{cands:#?}");
         let c = &cands[0];
         assert_eq!(c.origin, Origin::Mechanical);
         assert_eq!(c.kind, Kind::Do);
-        assert_eq!(&*c.domain, "python", "pytest belongs to python only");
+        assert_eq!(names.get(c.domain), "python", "pytest belongs to python only");
         assert_eq!(c.key(), Some("run_shell_command pytest"));
         assert_eq!(
             c.working(),
@@ -1305,7 +1442,7 @@ mod tests {
             c.text,
             "run_shell_command pytest: run `pytest -q` (cwd=/srv/app) instead of `pytest -q` (cwd=/srv/app/tests)".into()
         );
-        assert!(!c.outcome_failed && !c.narrative && c.refusal.is_none());
+        assert!(!c.outcome_failed() && !c.narrative() && c.refusal.is_none());
         assert_eq!(&*c.record_id, "exp-cwd-1");
         assert_eq!(c.source, Source::Experience(0));
     }
@@ -1453,11 +1590,11 @@ mod tests {
             read("data/legacy.csv", Some("latin-1"), OpStatus::Ok),
         ];
         let e = exp("exp-enc", &["data-engineering", "csv"], Outcome::Succeeded, ops);
-        let (cands, _) = extract_one(e);
+        let (cands, names, _) = extract_named(e);
         let mech: Vec<_> = cands.iter().filter(|c| c.origin == Origin::Mechanical).collect();
         assert_eq!(mech.len(), 2, "one form, spread over both domains: {mech:#?}");
-        assert_eq!(&*mech[0].domain, "data-engineering");
-        assert_eq!(&*mech[1].domain, "csv");
+        assert_eq!(names.get(mech[0].domain), "data-engineering");
+        assert_eq!(names.get(mech[1].domain), "csv");
         assert_eq!(
             mech[0].text,
             "read_file data/legacy.csv: call with encoding=latin-1 instead of without encoding".into()
@@ -1475,8 +1612,10 @@ mod tests {
             "Error: UPGRADE FAILED: cannot patch \"api\" with kind Deployment: field is immutable";
         let domains_of = |tags: &[&str]| -> Vec<String> {
             let ops = vec![helm("", Some(immutable)), helm(" --atomic", None)];
-            (mechanical_of(tags, ops).iter())
-                .map(|c| c.domain.to_string())
+            let (cands, names, _) = extract_named(exp("sess-fix", tags, Outcome::Succeeded, ops));
+            (cands.iter())
+                .filter(|c| c.origin == Origin::Mechanical)
+                .map(|c| names.get(c.domain).to_string())
                 .collect()
         };
         // Tagged with the program's own domain: there, however else it is tagged.
@@ -1884,11 +2023,11 @@ mod tests {
                 reason: Some("left the schema behind".into()),
             },
         ];
-        let (cands, sink) = extract_one(e);
+        let (cands, names, sink) = extract_named(e);
         assert!(sink.is_empty());
         let summary: Vec<(Kind, Origin, &str, &str)> = cands
             .iter()
-            .map(|c| (c.kind, c.origin, &*c.domain, &*c.text))
+            .map(|c| (c.kind, c.origin, names.get(c.domain), &*c.text))
             .collect();
         let lesson = "Run migrations with --plan before applying them in CI";
         assert_eq!(
@@ -1932,8 +2071,8 @@ mod tests {
             "newest first, deduplicated"
         );
         assert!(cands[7].reasons().is_empty());
-        assert!(cands.iter().all(|c| c.key().is_none() && !c.outcome_failed));
-        assert!(cands.iter().all(|c| c.project.as_deref()
+        assert!(cands.iter().all(|c| c.key().is_none() && !c.outcome_failed()));
+        assert!(cands.iter().all(|c| c.project.map(|p| names.get(p))
             == Some(crate::digest::project("git@github.com:acme/billing.git").as_str())));
     }
 
@@ -2008,11 +2147,11 @@ mod tests {
         let (cands, _) = extract_one(failed.clone());
         assert_eq!(cands.len(), 1);
         assert_eq!(cands[0].origin, Origin::Breakthrough);
-        assert!(cands[0].outcome_failed);
+        assert!(cands[0].outcome_failed());
 
         failed.blessed = true;
         let (cands, _) = extract_one(failed);
-        assert!(!cands[0].outcome_failed && cands[0].blessed);
+        assert!(!cands[0].outcome_failed() && cands[0].blessed());
 
         // Blessed with nothing but content: content stands in as the lesson.
         let mut bare = exp("omni-7f3a", &["docker"], Outcome::Succeeded, vec![]);
@@ -2082,11 +2221,11 @@ mod tests {
         let mut e = exp("exp-dom", &["go"], Outcome::Succeeded, vec![]);
         e.refused_domains = vec!["../etc".into()];
         e.words.lesson = Some("Run go vet before go test in CI".into());
-        let (cands, sink) = extract_one(e);
+        let (cands, names, sink) = extract_named(e);
         assert_eq!(cands.len(), 2);
-        assert_eq!(&*cands[0].domain, "go");
+        assert_eq!(names.get(cands[0].domain), "go");
         assert!(cands[0].refusal.is_none());
-        assert_eq!(&*cands[1].domain, "../etc");
+        assert_eq!(names.get(cands[1].domain), "../etc");
         assert_eq!(
             cands[1].refusal.as_deref(),
             Some(&Refusal::InvalidDomain { raw: "../etc".into() })

@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::diagnostics::{Diagnostic, Evidence, Sink, codes, short_list};
-use crate::model::{Candidate, Cluster, Corpus, Kind, Operation, Refusal, Source, SourceLoc};
+use crate::model::{Candidate, Cluster, Corpus, Kind, Names, Operation, Refusal, Source, SourceLoc};
 use crate::outcome::Verdict;
 use crate::policy::Rules;
 
@@ -62,7 +62,13 @@ pub struct GateResult {
 /// Refuses claims whose evidence is fabricated (an id that exists nowhere) or unsupported
 /// (an experience that does not back the claim). Runs before clustering so a refused claim
 /// never joins a cluster.
-pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Candidate], sink: &mut Sink) {
+pub fn check_claims(
+    corpus: &Corpus,
+    verdicts: &[Verdict],
+    candidates: &mut [Candidate],
+    names: &Names,
+    sink: &mut Sink,
+) {
     if corpus.claims.is_empty() {
         return;
     }
@@ -130,7 +136,7 @@ pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Can
                 )
                 .subject(&*claim.id)
                 .at(&claim.loc)
-                .domain(&*c.domain)
+                .domain(names.get(c.domain))
                 .with("missing", fabricated.clone())
                 .with("claim", &*claim.id)
                 .experiences(claim.evidence.iter().filter(|id| index.contains_key(&id[..]))),
@@ -144,7 +150,7 @@ pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Can
             .filter(|id| {
                 let i = index[&id[..]];
                 let exp = &corpus.experiences[i];
-                let in_domain = exp.domains.iter().any(|d| **d == *c.domain);
+                let in_domain = exp.domains.iter().any(|d| **d == *names.get(c.domain));
                 // Blessing never bypasses the evidence gate (DESIGN §5.4).
                 let passed = verdicts[i].passed;
                 let on_key = || match c.key() {
@@ -178,7 +184,7 @@ pub fn check_claims(corpus: &Corpus, verdicts: &[Verdict], candidates: &mut [Can
                 )
                 .subject(&*claim.id)
                 .at(&claim.loc)
-                .domain(&*c.domain)
+                .domain(names.get(c.domain))
                 .with("claim", &*claim.id)
                 .with("unsupported", unsupported.clone())
                 .experiences(&unsupported),
@@ -200,7 +206,7 @@ pub fn refusal_codes(r: &Refusal) -> Codes {
 
 /// Every per-candidate reason that keeps a clustered candidate out of its cluster's lesson.
 pub fn hold_reasons(c: &Candidate) -> Codes {
-    match (c.outcome_failed, c.narrative) {
+    match (c.outcome_failed(), c.narrative()) {
         (false, false) => &[],
         (true, false) => &[codes::OUTCOME_GATE],
         (false, true) => &[codes::NARRATIVE_CANDIDATE],
@@ -549,19 +555,17 @@ mod tests {
         Candidate {
             source: Source::Experience(i),
             record_id: id.into(),
-            domain: "git".into(),
+            domain: crate::model::Name::at(0),
             kind: Kind::Do,
             origin: Origin::Lesson,
             text: text.into(),
             extra: None,
             recorded_at: i64::from(i),
             project: None,
-            blessed: false,
             refusal: None,
-            outcome_failed,
+            flags: crate::model::Flags::new(false, outcome_failed, narrative),
             narrative_score: 3 + i as i32,
             narrative_signals: 0b101 << (i % 3),
-            narrative,
         }
     }
 

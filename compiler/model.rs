@@ -399,8 +399,8 @@ pub struct Candidate {
     pub source: Source,
     /// The experience id (or claim id) it cites.
     pub record_id: Id,
-    /// Shared: a run of records' candidates hold one copy of each domain name.
-    pub domain: std::sync::Arc<str>,
+    /// The domain's place in the compile's `Names` (a number, not a sixteen-byte pointer).
+    pub domain: Name,
     pub kind: Kind,
     pub origin: Origin,
     /// Normalised text (DESIGN §4); for a refused credential candidate a redacted stand-in.
@@ -410,20 +410,76 @@ pub struct Candidate {
     /// candidates in every domain.
     pub extra: Option<std::sync::Arc<Extra>>,
     pub recorded_at: Millis,
-    pub project: Option<std::sync::Arc<str>>,
-    pub blessed: bool,
+    /// The project digest's place in the compile's `Names`.
+    pub project: Option<Name>,
     /// Set before clustering; a refused candidate never reaches a cluster.
     pub refusal: Option<Box<Refusal>>,
-    /// Outcome gate failed (the experience did not pass and is not blessed).
-    pub outcome_failed: bool,
-    /// Reads as the story of one incident (do-candidates only).
-    pub narrative: bool,
+    /// Blessed, outcome failed, narrative, in one byte (read as `Candidate::blessed` and so on).
+    pub flags: Flags,
     /// The narrative classifier's score (lower reads more like a rule; 0 when not classified):
     /// picks a lesson's wording among its founders without classifying twice.
     pub narrative_score: i32,
     /// The narrative signals that fired (`narrative::Fired`: bits in `rules/narrative.yaml`
     /// order, named by `Narrative::names`): G002's evidence, `why` and `trace` name them.
     pub narrative_signals: crate::narrative::Fired,
+}
+
+/// A domain's or project's place in a compile's [`Names`]. Candidates hold these rather than
+/// shared strings: at a million records there are about 1.7 million candidates, and every
+/// byte of a `Candidate` is 1.7 MB written, faulted in and read again by every later stage.
+/// Places follow the names' byte order, so two places compare as their names do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Name(std::num::NonZeroU32);
+
+impl Name {
+    /// The name at `index` of its table (one past it inside, so that `Option<Name>` is four
+    /// bytes).
+    pub fn at(index: usize) -> Name {
+        Name(std::num::NonZeroU32::MIN.saturating_add(index as u32))
+    }
+
+    pub fn index(self) -> usize {
+        self.0.get() as usize - 1
+    }
+}
+
+/// Every domain (valid or refused) and project digest that a compile's records name, one copy
+/// each, in byte order: what a candidate's [`Name`]s stand for.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Names(Vec<Box<str>>);
+
+impl Names {
+    /// The table of `names` (sorted and made distinct here).
+    pub fn new<'a>(names: impl IntoIterator<Item = &'a str>) -> Names {
+        let mut names: Vec<&str> = names.into_iter().collect();
+        names.sort_unstable();
+        names.dedup();
+        Names(names.into_iter().map(Box::from).collect())
+    }
+
+    /// The name `n` stands for.
+    pub fn get(&self, n: Name) -> &str {
+        &self.0[n.index()]
+    }
+
+    /// The place of `name`, if the table holds it.
+    pub fn find(&self, name: &str) -> Option<Name> {
+        let at = self.0.binary_search_by(|n| (**n).cmp(name)).ok()?;
+        Some(Name::at(at))
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Every name with its place, in order.
+    pub fn iter(&self) -> impl Iterator<Item = (Name, &str)> {
+        self.0.iter().enumerate().map(|(i, n)| (Name::at(i), &**n))
+    }
 }
 
 /// What only some candidates carry (`Candidate::extra`).
@@ -456,7 +512,61 @@ impl Extra {
     }
 }
 
+/// A candidate's three yes-or-no facts, one bit each: three `bool`s were the byte that took
+/// `Candidate` past 88 bytes.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+pub struct Flags(u8);
+
+impl Flags {
+    const BLESSED: u8 = 1;
+    const OUTCOME_FAILED: u8 = 2;
+    const NARRATIVE: u8 = 4;
+
+    pub fn new(blessed: bool, outcome_failed: bool, narrative: bool) -> Flags {
+        let bit = |on: bool, bit: u8| if on { bit } else { 0 };
+        Flags(
+            bit(blessed, Flags::BLESSED)
+                | bit(outcome_failed, Flags::OUTCOME_FAILED)
+                | bit(narrative, Flags::NARRATIVE),
+        )
+    }
+
+    fn has(self, bit: u8) -> bool {
+        self.0 & bit != 0
+    }
+}
+
+impl std::fmt::Debug for Flags {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Flags")
+            .field("blessed", &self.has(Flags::BLESSED))
+            .field("outcome_failed", &self.has(Flags::OUTCOME_FAILED))
+            .field("narrative", &self.has(Flags::NARRATIVE))
+            .finish()
+    }
+}
+
 impl Candidate {
+    /// Its experience is blessed.
+    pub fn blessed(&self) -> bool {
+        self.flags.has(Flags::BLESSED)
+    }
+
+    /// Outcome gate failed (the experience did not pass and is not blessed).
+    pub fn outcome_failed(&self) -> bool {
+        self.flags.has(Flags::OUTCOME_FAILED)
+    }
+
+    /// Reads as the story of one incident (do-candidates only).
+    pub fn narrative(&self) -> bool {
+        self.flags.has(Flags::NARRATIVE)
+    }
+
+    /// Sets `narrative` (cleared for a candidate refused as a credential: its text is gone).
+    pub fn set_narrative(&mut self, narrative: bool) {
+        self.flags = Flags::new(self.blessed(), self.outcome_failed(), narrative);
+    }
+
     /// The operation key (`Extra::key`).
     pub fn key(&self) -> Option<&str> {
         self.extra.as_ref()?.key.as_deref()
@@ -474,7 +584,7 @@ impl Candidate {
 
     /// Passed the per-candidate gates that travel into clusters.
     pub fn admissible(&self) -> bool {
-        self.refusal.is_none() && !self.outcome_failed && !self.narrative
+        self.refusal.is_none() && !self.outcome_failed() && !self.narrative()
     }
 }
 
@@ -824,12 +934,68 @@ mod tests {
         assert_eq!(std::mem::size_of::<super::Operation>(), 72);
     }
 
-    /// 1.7 million candidates are held at a million records: the fields only some have
-    /// (key, working form, reasons) stay in one optional box.
+    /// About 1.7 million candidates live from the candidates stage to the fold's end at a
+    /// million records: every byte of a `Candidate` is 1.7 MB written, faulted in fresh (several
+    /// seconds of system time a GiB on the benchmark VM) and read again by the clustering, the
+    /// gate and the fold. The fields only some have (key, working form, reasons) stay in one
+    /// optional box, domains and projects are places in `Names`, the three flags one byte.
     #[test]
     #[cfg(target_pointer_width = "64")]
-    fn a_candidate_stays_fifteen_words() {
-        assert_eq!(std::mem::size_of::<super::Candidate>(), 120);
+    fn a_candidate_stays_eleven_words() {
+        use super::{Candidate, Name};
+        use std::mem::size_of;
+        assert_eq!(size_of::<Name>(), 4);
+        assert_eq!(
+            size_of::<Option<Name>>(),
+            4,
+            "a project's place is no bigger than a domain's"
+        );
+        assert!(
+            size_of::<Candidate>() <= 88,
+            "`Candidate` grew to {} bytes (at most 88): a field only some candidates need \
+             belongs in `Extra`, a name in `Names`, a flag in `Flags`",
+            size_of::<Candidate>()
+        );
+    }
+
+    #[test]
+    fn names_are_numbered_in_byte_order() {
+        use super::{Name, Names};
+        let names = Names::new(["python", "git", "a1b2c3d4e5f6", "git", "Z", "é"]);
+        let all: Vec<&str> = names.iter().map(|(_, s)| s).collect();
+        assert_eq!(
+            all,
+            ["Z", "a1b2c3d4e5f6", "git", "python", "é"],
+            "sorted, one copy each"
+        );
+        assert_eq!(names.len(), 5);
+        for (n, s) in names.iter() {
+            assert_eq!(names.find(s), Some(n));
+            assert_eq!(names.get(n), s);
+        }
+        // Places compare as their names do, so a place can stand in a sort for its name.
+        let places: Vec<Name> = names.iter().map(|(n, _)| n).collect();
+        assert!(places.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(names.find("rust"), None);
+        assert_eq!(Name::at(0).index(), 0);
+        assert_eq!(Name::at(41).index(), 41);
+    }
+
+    #[test]
+    fn flags_hold_each_fact_apart() {
+        use super::Flags;
+        for bits in 0..8u8 {
+            let (b, o, n) = (bits & 1 != 0, bits & 2 != 0, bits & 4 != 0);
+            let f = Flags::new(b, o, n);
+            assert_eq!(
+                (
+                    f.has(Flags::BLESSED),
+                    f.has(Flags::OUTCOME_FAILED),
+                    f.has(Flags::NARRATIVE)
+                ),
+                (b, o, n)
+            );
+        }
     }
 
     /// 2.3 million history entries are held at a million records, each lesson's in an

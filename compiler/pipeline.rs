@@ -16,8 +16,8 @@ use crate::cluster::{
 use crate::diagnostics::{self, Diagnostic, Severity, Sink, codes, short_list};
 use crate::gate::{self, GateResult, GateVerdict};
 use crate::model::{
-    Action, Candidate, Cluster, Corpus, Decision, Event, Fate, Id, Kind, Lesson, LessonClaim, Millis, Source,
-    Status,
+    Action, Candidate, Cluster, Corpus, Decision, Event, Fate, Id, Kind, Lesson, LessonClaim, Millis, Name, Names,
+    Source, Status,
 };
 use crate::outcome::{self, Verdict};
 use crate::policy::Rules;
@@ -125,6 +125,8 @@ pub struct Compilation {
     pub corpus: Corpus,
     pub verdicts: Vec<Verdict>,
     pub candidates: Vec<Candidate>,
+    /// The names the candidates' domains and projects stand for.
+    pub names: Names,
     pub clusters: Vec<Cluster>,
     pub gate: GateResult,
     pub lessons: Vec<Lesson>,
@@ -262,8 +264,14 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         comp.stopped_after = Some(Stage::Outcome);
     }
     if stop > Stage::Outcome {
-        comp.candidates = candidates::extract(&corpus, &comp.verdicts, rules, &mut sink);
-        gate::check_claims(&corpus, &comp.verdicts, &mut comp.candidates, &mut sink);
+        (comp.candidates, comp.names) = candidates::extract(&corpus, &comp.verdicts, rules, &mut sink);
+        gate::check_claims(
+            &corpus,
+            &comp.verdicts,
+            &mut comp.candidates,
+            &comp.names,
+            &mut sink,
+        );
         // When nobody reads them after the compile, the operations no later stage reads go
         // now, so clustering and the fold reuse their memory instead of faulting in more.
         // `trace` (everything kept) still reads the dead ends, to say which fix one gave up.
@@ -278,9 +286,12 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
         comp.stopped_after = Some(Stage::Candidates);
     }
     if stop > Stage::Candidates {
-        let focus = opts.focus.as_deref().map(|d| Focus::new(&comp.candidates, d));
+        let focus = opts
+            .focus
+            .as_deref()
+            .map(|d| Focus::new(&comp.candidates, &comp.names, d));
         let included = |c: &Candidate| focus.as_ref().is_none_or(|f| f.admits(c));
-        comp.clusters = cluster::cluster_where(&comp.candidates, &rules.lexicon, included);
+        comp.clusters = cluster::cluster_where(&comp.candidates, &comp.names, &rules.lexicon, included);
         clock.lap("cluster");
         comp.stopped_after = Some(Stage::Cluster);
     }
@@ -296,6 +307,7 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
             corpus: &corpus,
             verdicts: &comp.verdicts,
             candidates: &comp.candidates,
+            names: &comp.names,
             clusters: &comp.clusters,
             admitted: &comp.gate.admitted,
             decisions: &opts.decisions,
@@ -432,21 +444,24 @@ pub fn compile(mut corpus: Corpus, load_diagnostics: Sink, rules: &Rules, opts: 
 /// Which candidates a compile focused on `domain` clusters: the domain's own, and the
 /// mechanical candidates of any domain whose operation key one of its mechanical candidates has.
 struct Focus<'a> {
-    domain: &'a str,
+    /// The domain's place in the compile's names (`None`: no record names it).
+    domain: Option<Name>,
     keys: BTreeSet<&'a str>,
 }
 
 impl<'a> Focus<'a> {
-    fn new(candidates: &'a [Candidate], domain: &'a str) -> Focus<'a> {
+    fn new(candidates: &'a [Candidate], names: &Names, domain: &str) -> Focus<'a> {
+        let domain = names.find(domain);
         let keys = (candidates.iter())
-            .filter(|c| *c.domain == *domain && c.working().is_some())
+            .filter(|c| Some(c.domain) == domain && c.working().is_some())
             .filter_map(|c| c.key())
             .collect();
         Focus { domain, keys }
     }
 
     fn admits(&self, c: &Candidate) -> bool {
-        *c.domain == *self.domain || (c.working().is_some() && c.key().is_some_and(|k| self.keys.contains(k)))
+        Some(c.domain) == self.domain
+            || (c.working().is_some() && c.key().is_some_and(|k| self.keys.contains(k)))
     }
 }
 
@@ -1500,7 +1515,7 @@ fn check_fates(comp: &Compilation) -> Option<Diagnostic> {
 pub fn fate_counts(comp: &Compilation) -> BTreeMap<String, [usize; 4]> {
     let mut m: BTreeMap<String, [usize; 4]> = BTreeMap::new();
     for (c, f) in comp.candidates.iter().zip(&comp.fates) {
-        m.entry(c.domain.to_string()).or_default()[f.fate.slot()] += 1;
+        m.entry(comp.names.get(c.domain).to_string()).or_default()[f.fate.slot()] += 1;
     }
     m
 }

@@ -495,7 +495,8 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
     let idx: Vec<usize> = (0..comp.candidates.len())
         .filter(|&i| {
             let c = &comp.candidates[i];
-            *c.domain == *domain || c.refusal.is_some() && refused_as(&c.domain)
+            let name = comp.names.get(c.domain);
+            *name == *domain || c.refusal.is_some() && refused_as(name)
         })
         .collect();
     let cands = &comp.candidates;
@@ -521,8 +522,8 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
             cands[i].refusal.as_deref(),
             Some(Refusal::Credential { .. } | Refusal::InvalidDomain { .. })
         ),
-        "outcome" => cands[i].outcome_failed,
-        "not-narrative" => cands[i].narrative,
+        "outcome" => cands[i].outcome_failed(),
+        "not-narrative" => cands[i].narrative(),
         "evidence" => {
             matches!(
                 cands[i].refusal.as_deref(),
@@ -665,9 +666,9 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
             .min_by(|a, b| a.record_id.cmp(&b.record_id))
             .expect("a held-back cluster has members");
         let narrative: Vec<&Candidate> = (members.iter().map(|&i| &cands[i]))
-            .filter(|c| c.narrative)
+            .filter(|c| c.narrative())
             .collect();
-        let outcome = members.iter().any(|&i| cands[i].outcome_failed);
+        let outcome = members.iter().any(|&i| cands[i].outcome_failed());
         let action = match (narrative.is_empty(), outcome) {
             (false, _) => restate(&narrative),
             (true, true) => format!(
@@ -695,7 +696,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
     // Chosen by content, never by load order: the least narrative first (closest to reading
     // as a rule), then by experience id and text.
     let mut rescuable: Vec<usize> = (idx.iter().copied())
-        .filter(|&i| cands[i].narrative && !cands[i].outcome_failed && cands[i].refusal.is_none())
+        .filter(|&i| cands[i].narrative() && !cands[i].outcome_failed() && cands[i].refusal.is_none())
         .collect();
     rescuable.sort_by(|&a, &b| {
         let key = |i: usize| (cands[i].narrative_score, &cands[i].record_id, &cands[i].text);
@@ -724,13 +725,13 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
             json!({"experience": c.record_id, "experiences": told_by, "origin": c.origin, "text": c.text, "score": c.narrative_score, "signals": signals})
         })
         .collect();
-    let narrative_count = idx.iter().filter(|&&i| cands[i].narrative).count();
+    let narrative_count = idx.iter().filter(|&&i| cands[i].narrative()).count();
     // Narrative candidates by the field their text came from: the advice differs. A refused
     // one would stay refused however it were worded, so it is not told to reword.
     let mut narrative_from: BTreeMap<Origin, usize> = BTreeMap::new();
     for &i in idx
         .iter()
-        .filter(|&&i| cands[i].narrative && cands[i].refusal.is_none())
+        .filter(|&&i| cands[i].narrative() && cands[i].refusal.is_none())
     {
         *narrative_from.entry(cands[i].origin).or_default() += 1;
     }
@@ -749,7 +750,10 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
     let plain = unversioned(&domain, rules);
     let variants: Vec<(&str, usize, usize)> = (domain_exps.iter())
         .filter(|(d, _)| **d != domain && (**d == plain || unversioned(d, rules) == domain))
-        .map(|(d, n)| (*d, *n, cands.iter().filter(|c| &*c.domain == *d).count()))
+        .map(|(d, n)| {
+            let place = comp.names.find(d);
+            (*d, *n, cands.iter().filter(|c| Some(c.domain) == place).count())
+        })
         .collect();
 
     // Suggestions: what a person can do; lowering the policy's threshold is never one of them
@@ -940,7 +944,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
     }
     // Experiences that did not pass, by why: each cause has its own fix.
     let mut not_passed: BTreeMap<u8, BTreeSet<&str>> = BTreeMap::new();
-    for &i in idx.iter().filter(|&&i| cands[i].outcome_failed) {
+    for &i in idx.iter().filter(|&&i| cands[i].outcome_failed()) {
         let Source::Experience(ei) = cands[i].source else {
             continue;
         };
@@ -1099,7 +1103,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
         .iter()
         .filter(|&&i| {
             fates[i].fate == Fate::Lesson
-                && !cands[i].narrative
+                && !cands[i].narrative()
                 && matches!(cands[i].source, Source::Experience(_))
                 && !comp.lesson_of.get(i).copied().flatten().is_some_and(|li| {
                     // Blessing would make a rule of a lesson its evidence contradicted, or
@@ -1150,7 +1154,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
         // counts them; a domain refused as a name is no domain to suggest.
         let valid = |c: &&Candidate| !matches!(c.refusal.as_deref(), Some(Refusal::InvalidDomain { .. }));
         for c in cands.iter().filter(valid) {
-            *sizes.entry(&*c.domain).or_default() += 1;
+            *sizes.entry(comp.names.get(c.domain)).or_default() += 1;
         }
         let mut by_size: Vec<(&str, usize)> = sizes.into_iter().collect();
         by_size.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
@@ -1177,7 +1181,7 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
                 // how to rename it.
                 let refused: BTreeSet<String> = (cands.iter())
                     .filter(|c| matches!(c.refusal.as_deref(), Some(Refusal::InvalidDomain { .. })))
-                    .map(|c| why_domain(&c.domain, rules))
+                    .map(|c| why_domain(comp.names.get(c.domain), rules))
                     .collect();
                 (refused.into_iter())
                     .map(|r| {
@@ -1534,14 +1538,14 @@ pub fn trace(comp: &Compilation, rules: &Rules, id: &str) -> Option<TraceReport>
                 .map(|li| comp.lessons[li as usize].id.clone());
             let fate = comp.fates.get(i);
             // A narrative candidate names the signals that held it back.
-            let narrative = c.narrative.then(|| {
+            let narrative = c.narrative().then(|| {
                 let signals: Vec<&str> = rules.narrative.names(c.narrative_signals).collect();
                 json!({"score": c.narrative_score, "signals": signals})
             });
             json!({
                 "kind": c.kind.as_str(),
                 "origin": c.origin,
-                "domain": c.domain,
+                "domain": comp.names.get(c.domain),
                 "text": c.text,
                 "operation_key": c.key(),
                 "cluster": cluster,

@@ -47,7 +47,7 @@ use crate::gate::Admitted;
 use crate::model::Event as Step;
 use crate::model::{
     Action, Candidate, Cluster, Corpus, Decision, Experience, HistoryEntry, Id, Ids, Kind, Lesson, Millis,
-    OpStatus, Operation, Source, Status,
+    Name, Names, OpStatus, Operation, Source, Status,
 };
 use crate::opkey;
 use crate::outcome::Verdict;
@@ -91,6 +91,8 @@ pub struct Inputs<'a> {
     pub corpus: &'a Corpus,
     pub verdicts: &'a [Verdict],
     pub candidates: &'a [Candidate],
+    /// What the candidates' domains and projects stand for.
+    pub names: &'a Names,
     pub clusters: &'a [Cluster],
     pub admitted: &'a [Admitted],
     pub decisions: &'a [Decision],
@@ -1348,7 +1350,7 @@ fn fold_unit<'a>(
             let slot = fold.fixed_errors.entry((&*end.by, key)).or_default();
             slot.push(Fixed {
                 candidate,
-                domain: &c.domain,
+                domain: c.domain,
                 successor: None,
                 same_domain: false,
             });
@@ -1616,9 +1618,9 @@ fn place_in<T: Send>(mut items: Vec<T>, to: &[u32], mut fresh: Vec<(u32, T)>) ->
 /// A claim a fix ends (its candidate), waiting for its end (`Fold::end`), and the lesson the
 /// form the fixing experience learned on the key joined, once that arrives: the lesson that
 /// replaced the claim's.
-struct Fixed<'a> {
+struct Fixed {
     candidate: u32,
-    domain: &'a str,
+    domain: Name,
     successor: Option<u32>,
     /// The successor is in the claim's own domain.
     same_domain: bool,
@@ -1643,7 +1645,7 @@ struct Fold<'a> {
     /// the form that experience learned on the key, arriving next, supersedes them.
     broken_fixes: HashMap<(&'a str, String), Vec<u32>>,
     /// Claims a fix ends, by (fixing experience id, key).
-    fixed_errors: HashMap<(&'a str, &'a str), Vec<Fixed<'a>>>,
+    fixed_errors: HashMap<(&'a str, &'a str), Vec<Fixed>>,
     /// Candidates whose claim a fix ends, and the lesson each joined.
     ending: FxMap<u32, u32>,
     found_in_play: Vec<(u32, u32)>,
@@ -1714,7 +1716,7 @@ impl<'a> Fold<'a> {
                 }
                 l.reasons.insert(0, r.clone());
             }
-            if c.blessed && !l.blessed {
+            if c.blessed() && !l.blessed {
                 blessing.push(c.record_id.clone());
             }
         }
@@ -1804,7 +1806,7 @@ impl<'a> Fold<'a> {
                 continue;
             };
             for w in waiting {
-                let same = w.domain == &*c.domain;
+                let same = w.domain == c.domain;
                 if w.successor.is_none() || (same && !w.same_domain) {
                     w.successor = Some(li);
                     w.same_domain = same;
@@ -1984,9 +1986,8 @@ impl<'a> Fold<'a> {
 
     /// `add_support` for candidate `m`, drawn from experience `ei`. When that experience is
     /// the one its id names (`Shared::own_id`), the experience is not read at all: the
-    /// candidate's copy of its project is the same text (`candidates` copies it), shared by
-    /// the candidates of its run, where each experience and its own copy were two cache
-    /// misses a support.
+    /// candidate's project names the same text (its place in `Inputs::names`), where each
+    /// experience and its own copy were two cache misses a support.
     fn add_own_support(&mut self, li: u32, m: u32, ei: u32) {
         let c: &'a Candidate = &self.inp.candidates[m as usize];
         if !self.shared.own(m) {
@@ -1994,8 +1995,8 @@ impl<'a> Fold<'a> {
         }
         let l = &mut self.live[li as usize];
         l.evidence.push((&c.record_id, Some(ei)));
-        if let Some(p) = c.project.as_deref() {
-            add_project(&mut l.projects, p);
+        if let Some(p) = c.project {
+            add_project(&mut l.projects, self.inp.names.get(p));
         }
     }
 
@@ -2895,6 +2896,7 @@ mod tests {
             corpus: &comp.corpus,
             verdicts: &comp.verdicts,
             candidates: &comp.candidates,
+            names: &comp.names,
             clusters: &comp.clusters,
             admitted: &comp.gate.admitted,
             decisions: &opts.decisions,

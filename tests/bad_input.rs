@@ -186,7 +186,7 @@ fn damaged_records_compile_render_and_explain_and_every_broken_line_is_named() {
                 f.path
             );
         }
-        let mut domains: Vec<&str> = comp.candidates.iter().map(|c| &*c.domain).collect();
+        let mut domains: Vec<&str> = comp.candidates.iter().map(|c| comp.names.get(c.domain)).collect();
         domains.sort_unstable();
         domains.dedup();
         for d in domains.into_iter().chain(["python", "no-such-domain"]) {

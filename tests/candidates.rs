@@ -6,8 +6,8 @@ use skillc::candidates;
 use skillc::diagnostics::{self, Sink, codes};
 use skillc::digest;
 use skillc::model::{
-    Candidate, Check, ClaimSource, Corpus, DeadEnd, Experience, Kind, LessonClaim, Narrative, OpStatus,
-    Operation, Origin, Outcome, Refusal, Source, SourceLoc,
+    Candidate, Check, ClaimSource, Corpus, DeadEnd, Experience, Kind, LessonClaim, Names, Narrative,
+    OpStatus, Operation, Origin, Outcome, Refusal, Source, SourceLoc,
 };
 use skillc::normalize;
 use skillc::outcome;
@@ -213,7 +213,7 @@ fn corpus() -> Corpus {
     Corpus { experiences, claims }
 }
 
-fn compile(threads: usize) -> (Corpus, Vec<Candidate>, Sink) {
+fn compile(threads: usize) -> (Corpus, Vec<Candidate>, Names, Sink) {
     let rules = Rules::builtin();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -224,8 +224,8 @@ fn compile(threads: usize) -> (Corpus, Vec<Candidate>, Sink) {
         let mut sink = Sink::new();
         normalize::normalize(&mut corpus, &rules, &mut sink);
         let verdicts = outcome::derive_all(&corpus, &rules.policy, &mut sink);
-        let cands = candidates::extract(&corpus, &verdicts, &rules, &mut sink);
-        (corpus, cands, sink)
+        let (cands, names) = candidates::extract(&corpus, &verdicts, &rules, &mut sink);
+        (corpus, cands, names, sink)
     })
 }
 
@@ -235,10 +235,10 @@ fn of<'a>(cands: &'a [Candidate], record: &str) -> Vec<&'a Candidate> {
 
 #[test]
 fn billing_experience_yields_lesson_mechanical_and_watch() {
-    let (_, cands, _) = compile(2);
+    let (_, cands, names, _) = compile(2);
     let got: Vec<(Kind, Origin, &str)> = of(&cands, "exp-billing-0412")
         .iter()
-        .map(|c| (c.kind, c.origin, &*c.domain))
+        .map(|c| (c.kind, c.origin, names.get(c.domain)))
         .collect();
     assert_eq!(
         got,
@@ -264,7 +264,7 @@ fn billing_experience_yields_lesson_mechanical_and_watch() {
     assert!(
         of(&cands, "exp-billing-0412")
             .iter()
-            .all(|c| c.project.as_deref() == Some(billing.as_str())
+            .all(|c| c.project.map(|p| names.get(p)) == Some(billing.as_str())
                 && c.recorded_at == 1_712_900_000_000
                 && c.source == Source::Experience(0)
                 && c.admissible())
@@ -273,16 +273,16 @@ fn billing_experience_yields_lesson_mechanical_and_watch() {
 
 #[test]
 fn refused_domain_candidates_travel_with_the_record() {
-    let (corpus, cands, sink) = compile(2);
+    let (corpus, cands, names, sink) = compile(2);
     assert_eq!(corpus.experiences[1].domains, ["typescript", "node"]);
     assert_eq!(corpus.experiences[1].refused_domains, ["../etc"]);
     let web = of(&cands, "exp-web-0413");
-    let domains: Vec<&str> = web.iter().map(|c| &*c.domain).collect();
+    let domains: Vec<&str> = web.iter().map(|c| names.get(c.domain)).collect();
     assert_eq!(
         domains,
         ["typescript", "node", "../etc", "typescript", "node", "../etc"]
     );
-    for c in web.iter().filter(|c| &*c.domain == "../etc") {
+    for c in web.iter().filter(|c| names.get(c.domain) == "../etc") {
         assert_eq!(
             c.refusal.as_deref(),
             Some(&Refusal::InvalidDomain { raw: "../etc".into() })
@@ -298,13 +298,13 @@ fn refused_domain_candidates_travel_with_the_record() {
     // refused ones carries anything else.
     let valid = regex::Regex::new("^[a-z0-9]+(-[a-z0-9]+)*$").unwrap();
     for c in cands.iter().filter(|c| c.refusal.is_none()) {
-        assert!(valid.is_match(&c.domain), "{c:?}");
+        assert!(valid.is_match(names.get(c.domain)), "{c:?}");
     }
 }
 
 #[test]
 fn secrets_never_leave_normalize() {
-    let (corpus, cands, sink) = compile(2);
+    let (corpus, cands, _, sink) = compile(2);
     let finalized = diagnostics::finalize(sink.clone());
     let dump = [
         format!("{:?}", corpus.experiences),
@@ -365,15 +365,15 @@ fn secrets_never_leave_normalize() {
 
 #[test]
 fn claims_and_notes() {
-    let (_, cands, sink) = compile(2);
+    let (_, cands, names, sink) = compile(2);
     let claim = of(&cands, "claim-0001");
     assert_eq!(claim.len(), 2);
-    assert_eq!(&*claim[0].domain, "python");
+    assert_eq!(names.get(claim[0].domain), "python");
     assert_eq!(claim[0].origin, Origin::Claim);
     assert_eq!(claim[0].source, Source::Claim(0));
     assert_eq!(claim[0].key(), Some("run_shell_command pytest"));
     assert!(claim[0].refusal.is_none());
-    assert_eq!(&*claim[1].domain, "bad/domain");
+    assert_eq!(names.get(claim[1].domain), "bad/domain");
     assert!(matches!(
         claim[1].refusal.as_deref(),
         Some(Refusal::InvalidDomain { .. })
@@ -393,9 +393,10 @@ fn claims_and_notes() {
 
 #[test]
 fn same_output_whatever_the_thread_count() {
-    let (_, one, sink_one) = compile(1);
-    let (_, four, sink_four) = compile(4);
+    let (_, one, names_one, sink_one) = compile(1);
+    let (_, four, names_four, sink_four) = compile(4);
     assert_eq!(one, four);
+    assert_eq!(names_one, names_four);
     assert_eq!(sink_one, sink_four);
 }
 
@@ -491,11 +492,11 @@ fn codex_argv_commands_learn_mechanical_lessons() {
     let mut sink = Sink::new();
     normalize::normalize(&mut corpus, &rules, &mut sink);
     let verdicts = outcome::derive_all(&corpus, &rules.policy, &mut sink);
-    let cands = candidates::extract(&corpus, &verdicts, &rules, &mut sink);
+    let (cands, names) = candidates::extract(&corpus, &verdicts, &rules, &mut sink);
     let mech: Vec<(&str, &str, &str, Option<&str>)> = cands
         .iter()
         .filter(|c| c.origin == Origin::Mechanical)
-        .map(|c| (&*c.record_id, &*c.domain, &*c.text, c.key()))
+        .map(|c| (&*c.record_id, names.get(c.domain), &*c.text, c.key()))
         .collect();
     assert_eq!(
         mech,
@@ -569,7 +570,7 @@ fn a_fix_that_changed_only_a_secret_is_refused_not_dropped_in_silence() {
     let mut sink = Sink::new();
     normalize::normalize(&mut corpus, &rules, &mut sink);
     let verdicts = outcome::derive_all(&corpus, &rules.policy, &mut sink);
-    let cands = candidates::extract(&corpus, &verdicts, &rules, &mut sink);
+    let (cands, _) = candidates::extract(&corpus, &verdicts, &rules, &mut sink);
 
     let changed = of(&cands, "exp-migrate-0311");
     assert_eq!(changed.len(), 1, "{cands:#?}");
@@ -690,7 +691,7 @@ fn a_fix_the_record_abandons_as_a_dead_end_teaches_nothing() {
     let mut sink = Sink::new();
     normalize::normalize(&mut corpus, &rules, &mut sink);
     let verdicts = outcome::derive_all(&corpus, &rules.policy, &mut sink);
-    let cands = candidates::extract(&corpus, &verdicts, &rules, &mut sink);
+    let (cands, names) = candidates::extract(&corpus, &verdicts, &rules, &mut sink);
     // Each fix's text once, whatever the domains it is learned in.
     let mechanical = |record: &str| -> Vec<String> {
         let texts: std::collections::BTreeSet<String> = (of(&cands, record).into_iter())
@@ -707,7 +708,7 @@ fn a_fix_the_record_abandons_as_a_dead_end_teaches_nothing() {
     );
     // The dead ends themselves are still avoid candidates.
     let avoids = (cands.iter())
-        .filter(|c| c.kind == Kind::Avoid && *c.domain == *"git")
+        .filter(|c| c.kind == Kind::Avoid && names.get(c.domain) == "git")
         .count();
     assert_eq!(avoids, 4, "one per dead end in git");
 }

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use skillc::cluster::{Lexicon, cluster};
-use skillc::model::{Candidate, Kind, Origin, Source};
+use skillc::model::{Candidate, Flags, Kind, Name, Names, Origin, Source};
 use unicode_segmentation::UnicodeSegmentation;
 
 struct Pair {
@@ -33,23 +33,26 @@ fn parse_pairs(text: &str) -> Vec<Pair> {
         .collect()
 }
 
+/// The one name the test candidates' domain stands for (`Name::at(0)`).
+fn python() -> Names {
+    Names::new(["python"])
+}
+
 fn candidate(i: u32, text: &str) -> Candidate {
     Candidate {
         source: Source::Experience(i),
         record_id: format!("exp-{i}").into(),
-        domain: "python".into(),
+        domain: Name::at(0),
         kind: Kind::Do,
         origin: Origin::Lesson,
         text: text.into(),
         extra: None,
         recorded_at: 1_700_000_000_000 + i as i64,
         project: None,
-        blessed: false,
         refusal: None,
-        outcome_failed: false,
+        flags: Flags::default(),
         narrative_score: 0,
         narrative_signals: 0,
-        narrative: false,
     }
 }
 
@@ -109,7 +112,7 @@ fn labelled_pairs_precision_and_recall() {
 
 /// Each pair as its own two-candidate block: how many clusters it makes.
 fn clusters_of(lx: &Lexicon, a: &str, b: &str) -> usize {
-    cluster(&[candidate(0, a), candidate(1, b)], lx).len()
+    cluster(&[candidate(0, a), candidate(1, b)], &python(), lx).len()
 }
 
 /// Each pair of `two` clusters apart and each of `one` together, in either order; the
@@ -263,7 +266,7 @@ fn merges(lx: &Lexicon, pairs: &[&Pair]) -> Vec<bool> {
     let mut merged = Vec::new();
     for p in pairs {
         let cands = vec![candidate(0, &p.a), candidate(1, &p.b)];
-        let m = cluster(&cands, lx).len() == 1;
+        let m = cluster(&cands, &python(), lx).len() == 1;
         if m != p.same {
             println!(
                 "{} [{}] {:?} | {:?} ({:?})",

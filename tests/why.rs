@@ -612,7 +612,10 @@ fn a_focused_why_reports_what_a_whole_compile_would() {
         let mut shared_keys = std::collections::BTreeMap::<&str, std::collections::BTreeSet<&str>>::new();
         for c in whole.candidates.iter().filter(|c| c.working().is_some()) {
             if let Some(k) = c.key() {
-                shared_keys.entry(k).or_default().insert(&c.domain);
+                shared_keys
+                    .entry(k)
+                    .or_default()
+                    .insert(whole.names.get(c.domain));
             }
         }
         let spanning = shared_keys.values().filter(|d| d.len() > 1).count();

@@ -138,7 +138,7 @@ mod similar;
 use rayon::prelude::*;
 
 use crate::digest;
-use crate::model::{Candidate, Cluster, Kind, Millis};
+use crate::model::{Candidate, Cluster, Kind, Millis, Name, Names};
 use fx::FxMap;
 use std::hash::Hasher;
 
@@ -173,17 +173,19 @@ pub fn similarity(lexicon: &Lexicon, a: &str, b: &str) -> Option<f64> {
 }
 
 /// Clusters every candidate that is not refused; output sorted by cluster id.
-pub fn cluster(candidates: &[Candidate], lexicon: &Lexicon) -> Vec<Cluster> {
-    cluster_where(candidates, lexicon, |_| true)
+/// (`names`: what the candidates' domains stand for.)
+pub fn cluster(candidates: &[Candidate], names: &Names, lexicon: &Lexicon) -> Vec<Cluster> {
+    cluster_where(candidates, names, lexicon, |_| true)
 }
 
 /// `cluster`, of only the candidates `included` admits (a compile focused on one domain).
 pub fn cluster_where(
     candidates: &[Candidate],
+    names: &Names,
     lexicon: &Lexicon,
     included: impl Fn(&Candidate) -> bool + Sync,
 ) -> Vec<Cluster> {
-    type BlockKey<'a> = (&'a str, Kind, Option<&'a str>);
+    type BlockKey<'a> = (Name, Kind, Option<&'a str>);
     // A block's mechanical and lexical candidates, each with its `recorded_at` (read here, in
     // the pass that reads the candidate anyway, so the blocks' sorts need not read it again).
     type Members = (Vec<(Millis, u32)>, Vec<(Millis, u32)>);
@@ -202,7 +204,7 @@ pub fn cluster_where(
         let Some((key, text)) = *r else {
             continue;
         };
-        let (mech, lex) = blocks.entry((&*c.domain, c.kind, key)).or_default();
+        let (mech, lex) = blocks.entry((c.domain, c.kind, key)).or_default();
         if text.is_some() { lex } else { mech }.push((c.recorded_at, i as u32));
     }
     let mut blocks: Vec<(BlockKey, Members)> = blocks.into_iter().collect();
@@ -221,7 +223,7 @@ pub fn cluster_where(
         .map(|((domain, kind, key), (mech, lex))| {
             let mech = member_order(candidates, mech);
             let lex = member_order(candidates, lex);
-            let block = Block::new(candidates, (domain, kind, key), &min_shared);
+            let block = Block::new(candidates, (names.get(domain), kind, key), &min_shared);
             let mut v = block.mechanical(&mech);
             v.extend(block.lexical(&lex, &texts, lexicon));
             v

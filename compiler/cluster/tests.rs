@@ -1,6 +1,21 @@
 use super::*;
 use crate::model::{Extra, Origin, Refusal, Source};
 
+/// The names the test candidates' domains and projects stand for.
+fn names() -> Names {
+    Names::new(["api", "git", "github", "web"])
+}
+
+/// A name's place in `names`.
+fn name(s: &str) -> Name {
+    names().find(s).expect("a test name")
+}
+
+/// `super::cluster` with the test names.
+fn cluster(candidates: &[Candidate], lexicon: &Lexicon) -> Vec<Cluster> {
+    super::cluster(candidates, &names(), lexicon)
+}
+
 fn lx() -> Lexicon {
     Lexicon::from_yaml(include_str!("../../rules/lexicon.yaml")).unwrap()
 }
@@ -9,19 +24,17 @@ fn cand(i: u32, at: i64, text: &str) -> Candidate {
     Candidate {
         source: Source::Experience(i),
         record_id: format!("e{i:03}").into(),
-        domain: "git".into(),
+        domain: name("git"),
         kind: Kind::Do,
         origin: Origin::Lesson,
         text: text.into(),
         extra: None,
         recorded_at: at,
         project: None,
-        blessed: false,
         refusal: None,
-        outcome_failed: false,
+        flags: crate::model::Flags::default(),
         narrative_score: 0,
         narrative_signals: 0,
-        narrative: false,
     }
 }
 
@@ -112,7 +125,7 @@ fn blocks_by_domain_kind_key() {
     let mut b = cand(1, 2, t);
     b.kind = Kind::Watch;
     let mut c = cand(2, 3, t);
-    c.domain = "github".into();
+    c.domain = name("github");
     let mut d = cand(3, 4, t);
     d.extra = Extra::new(Some("run_shell_command git"), None, &[]);
     let cs = cluster(&[cand(0, 1, t), b, c, d], &l);
@@ -493,9 +506,9 @@ fn duplicates_ignore_which_clause_a_word_falls_in() {
 /// Two lessons from two projects, in a two-candidate block: how many clusters they make.
 fn clusters_of(l: &Lexicon, a: &str, b: &str) -> usize {
     let mut second = cand(1, 2, b);
-    second.project = Some("api".into());
+    second.project = Some(name("api"));
     let mut first = cand(0, 1, a);
-    first.project = Some("web".into());
+    first.project = Some(name("web"));
     cluster(&[first, second], l).len()
 }
 
