@@ -100,7 +100,10 @@
 //!    no role to change). A technical token and a plain word trade no places: "Node
 //!    terminates … (since v15)" and "Since Node 15 … terminates" move a clause. A verb the lexicon calls `movable` (`run`) may
 //!    frame such a pair but is never one of it: "before running aws commands" and "before
-//!    any aws command runs" put it on either side of its object. When both sides give a
+//!    any aws command runs" put it on either side of its object. Nor is a swap one only
+//!    through words that say the name of a flag both pass: "when force-pushing, use
+//!    --force-with-lease rather than --force" vs "use git push --force-with-lease instead of
+//!    --force" (`force` restates the flag). When both sides give a
 //!    reason, the rules alone (the words outside the clauses that explain) are no such pair
 //!    either, framed by a shared word, with no word of either run anywhere in the other text
 //!    and none two forms of one word: "run the API as a [Deployment] … so Kubernetes replaces

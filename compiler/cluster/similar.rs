@@ -662,7 +662,9 @@ fn judge_once<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis, may_unrefus
         return Verdict::Antonym(x, y);
     }
     // 3. Not a minimal pair (cheap, and common among near-identical texts).
-    if minimal_pair(a, b, lx.max_substitution) || rules_swapped(a, b, lx.max_substitution) {
+    if minimal_pair(a, b, lx.max_substitution) && !swaps_only_flag_words(lx, a, b)
+        || rules_swapped(a, b, lx.max_substitution)
+    {
         return Verdict::MinimalPair;
     }
     // 4. Roles agree: shared words asserted on one side and negated (or in the other
@@ -1183,6 +1185,31 @@ fn minimal_pair<'a>(a: &'a Analysis, b: &'a Analysis, k: usize) -> bool {
     let (u, v) = (unshared(a, mx, b, my).next(), unshared(b, my, a, mx).next());
     u.zip(v)
         .is_some_and(|(u, v)| !same_start(&u.text, &v.text) && !u.explains && !v.explains)
+}
+
+/// Are `a` and `b` (a `minimal_pair`) no such pair once the words that say the name of a flag
+/// both pass are left out? "When force-pushing, always use --force-with-lease rather than
+/// --force" and "use git push --force-with-lease instead of --force" swap `force` for `git`
+/// in place, but `force` restates the flag both name, as step 1 reads "amend the commit" as
+/// `--amend`. Asked only of a pair `minimal_pair` holds, so most pairs never pay for it.
+fn swaps_only_flag_words(lx: &Lexicon, a: &Analysis, b: &Analysis) -> bool {
+    let words: Vec<String> = (a.tokens.iter())
+        .filter(|t| t.technical && is_flag(&t.text) && b.tokens.iter().any(|u| u.technical && u.same_text(t)))
+        .filter_map(|t| lx.flag_word(&t.text))
+        .collect();
+    if words.is_empty() {
+        return false;
+    }
+    let without = |side: &Analysis| {
+        let mut s = side.clone();
+        s.seq.retain(|&(i, tech)| {
+            let t = &side.tokens[i as usize];
+            tech || t.technical || !words.iter().any(|w| *t.text == **w)
+        });
+        s
+    };
+    let (a2, b2) = (without(a), without(b));
+    (a2.seq.len() < a.seq.len() || b2.seq.len() < b.seq.len()) && !minimal_pair(&a2, &b2, lx.max_substitution)
 }
 
 /// The rules alone are a minimal pair, when both sides also give a reason: "run the API as
