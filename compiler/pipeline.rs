@@ -16,8 +16,8 @@ use crate::cluster::{
 use crate::diagnostics::{self, Diagnostic, Severity, Sink, codes, short_list};
 use crate::gate::{self, GateResult, GateVerdict};
 use crate::model::{
-    Action, Candidate, Cluster, Corpus, Decision, Event, Fate, Id, Kind, Lesson, LessonClaim, Millis, Name, Names,
-    Source, Status,
+    Action, Candidate, Cluster, Corpus, Decision, Event, Fate, Id, Kind, Lesson, LessonClaim, Millis, Name,
+    Names, Source, Status,
 };
 use crate::outcome::{self, Verdict};
 use crate::policy::Rules;
