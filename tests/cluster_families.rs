@@ -13,7 +13,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use skillc::cluster::{Lexicon, cluster, verdict};
-use skillc::model::{Candidate, Kind, Origin, Source};
+use skillc::model::{Candidate, Flags, Kind, Names, Origin, Source};
 
 struct Family {
     name: String,
@@ -67,42 +67,42 @@ fn lexicon() -> Lexicon {
     Lexicon::from_yaml(include_str!("../rules/lexicon.yaml")).expect("lexicon loads")
 }
 
-fn candidate(i: u32, domain: &str, text: &str) -> Candidate {
+fn candidate(i: u32, names: &Names, domain: &str, text: &str) -> Candidate {
     Candidate {
         source: Source::Experience(i),
         record_id: format!("exp-{i:05}").into(),
-        domain: domain.into(),
+        domain: names.find(domain).expect("the domain is in the table"),
         kind: Kind::Do,
         origin: Origin::Lesson,
         text: text.into(),
         extra: None,
         recorded_at: 1_770_000_000_000 + i64::from(i) * 60_000,
-        project: Some(format!("project-{i}").into()),
-        blessed: false,
+        project: None,
         refusal: None,
-        outcome_failed: false,
+        flags: Flags::default(),
         narrative_score: 0,
         narrative_signals: 0,
-        narrative: false,
     }
 }
 
 /// Every family's wordings and every near miss's two sides as candidates (families first, in
 /// file order), clustered together: the cluster of each candidate, by index.
 fn clustered(lx: &Lexicon, fams: &[Family], misses: &[NearMiss]) -> Vec<usize> {
+    let domains = fams.iter().map(|f| &*f.domain);
+    let names = Names::new(domains.chain(misses.iter().map(|m| &*m.domain)));
     let mut cands = Vec::new();
     for f in fams {
         for t in &f.texts {
-            cands.push(candidate(cands.len() as u32, &f.domain, t));
+            cands.push(candidate(cands.len() as u32, &names, &f.domain, t));
         }
     }
     for m in misses {
         for t in [&m.a, &m.b] {
-            cands.push(candidate(cands.len() as u32, &m.domain, t));
+            cands.push(candidate(cands.len() as u32, &names, &m.domain, t));
         }
     }
     let mut of = vec![usize::MAX; cands.len()];
-    for (c, cl) in cluster(&cands, lx).iter().enumerate() {
+    for (c, cl) in cluster(&cands, &names, lx).iter().enumerate() {
         for &m in &cl.members {
             of[m as usize] = c;
         }
@@ -196,8 +196,12 @@ fn near_misses_stay_apart() {
     let mut merged = Vec::new();
     for m in &misses {
         for (x, y) in [(&m.a, &m.b), (&m.b, &m.a)] {
-            let cands = [candidate(0, &m.domain, x), candidate(1, &m.domain, y)];
-            if cluster(&cands, &lx).len() != 2 {
+            let names = Names::new([&*m.domain]);
+            let cands = [
+                candidate(0, &names, &m.domain, x),
+                candidate(1, &names, &m.domain, y),
+            ];
+            if cluster(&cands, &names, &lx).len() != 2 {
                 merged.push(format!("[{}] {x:?} | {y:?}: {:?}", m.note, verdict(&lx, x, y)));
             }
         }
@@ -233,8 +237,9 @@ fn split_and_merged(lx: &Lexicon, two: &[(&str, &str)], one: &[(&str, &str)]) {
     for (pairs, want) in [(two, 2), (one, 1)] {
         for (a, b) in pairs {
             for (x, y) in [(a, b), (b, a)] {
-                let cands = [candidate(0, "ops", x), candidate(1, "ops", y)];
-                if cluster(&cands, lx).len() != want {
+                let names = Names::new(["ops"]);
+                let cands = [candidate(0, &names, "ops", x), candidate(1, &names, "ops", y)];
+                if cluster(&cands, &names, lx).len() != want {
                     wrong.push(format!("want {want}: {x:?} | {y:?}: {:?}", verdict(lx, x, y)));
                 }
             }
