@@ -1230,14 +1230,20 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
         // A held-back cluster with support enough lacks no experience: its members' gates hold
         // it back, as the report's "(3 experiences, held back)" says.
         let enough = n["confidence"].is_null() && n["support"].as_i64() >= n["needed"].as_i64();
+        // A near miss with no confidence is a held-back cluster, not yet a lesson.
+        let what = if n["confidence"].is_null() {
+            "cluster"
+        } else {
+            "lesson"
+        };
         let message = if enough {
             format!(
-                "{id} has {} supporting experiences, enough for a rule, but is held back",
+                "{what} {id} has {} supporting experiences, enough for a rule, but is held back",
                 n["support"]
             )
         } else {
             format!(
-                "{id} is {} of {} supporting experiences from a rule",
+                "{what} {id} is {} of {} supporting experiences from a rule",
                 n["support"], n["needed"]
             )
         };
