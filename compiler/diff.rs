@@ -450,7 +450,8 @@ impl Diff {
     }
 }
 
-fn plural(n: usize, one: &str, many: &str) -> String {
+/// `1 file`, `2 files`: a count and its noun, in the singular only for one.
+pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 

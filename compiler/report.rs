@@ -165,10 +165,8 @@ pub fn severity_counts<'a>(diags: impl IntoIterator<Item = &'a Diagnostic>) -> V
 
 /// `1 rule`, `2 rules`, `0 rules`: a count and its noun, in the singular only for one.
 fn counted(n: &Value, noun: &str) -> String {
-    match n.as_u64() {
-        Some(1) => format!("1 {noun}"),
-        _ => format!("{n} {noun}s"),
-    }
+    let n = n.as_u64().unwrap_or_default() as usize;
+    crate::diff::plural(n, noun, &format!("{noun}s"))
 }
 
 pub fn summary_text(s: &Value) -> String {
@@ -1229,13 +1227,10 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
         let id = n["lesson_or_cluster"].as_str().unwrap_or("");
         // A held-back cluster with support enough lacks no experience: its members' gates hold
         // it back, as the report's "(3 experiences, held back)" says.
-        let enough = n["confidence"].is_null() && n["support"].as_i64() >= n["needed"].as_i64();
         // A near miss with no confidence is a held-back cluster, not yet a lesson.
-        let what = if n["confidence"].is_null() {
-            "cluster"
-        } else {
-            "lesson"
-        };
+        let cluster = n["confidence"].is_null();
+        let enough = cluster && n["support"].as_i64() >= n["needed"].as_i64();
+        let what = if cluster { "cluster" } else { "lesson" };
         let message = if enough {
             format!(
                 "{what} {id} has {} supporting experiences, enough for a rule, but is held back",

@@ -768,24 +768,25 @@ fn next_record_line(bytes: &[u8], start: usize) -> Option<usize> {
         return None;
     }
     let opening = *bytes.get(start)?;
-    let mut at = start;
-    while let Some(nl) = next_newline(bytes, at) {
-        let line = &bytes[nl + 1..];
-        at = nl + 1;
-        let end = line.iter().position(|&c| c == b'\n').unwrap_or(line.len());
-        let content = &line[..end];
-        if is_blank(content) {
-            continue;
+    // One scan for each newline: a line runs from `from` to the next one.
+    let mut from = next_newline(bytes, start)? + 1;
+    loop {
+        let end = next_newline(bytes, from).unwrap_or(bytes.len());
+        let content = &bytes[from..end];
+        if !is_blank(content) {
+            // A line indented less (or otherwise) than the record's: past the array's records.
+            let rest = content.strip_prefix(indent)?;
+            match rest.first() {
+                Some(&c) if c == opening => return Some(from + indent.len()),
+                Some(b']') => return None,
+                _ => {}
+            }
         }
-        // A line indented less (or otherwise) than the record's: past the array's records.
-        let rest = content.strip_prefix(indent)?;
-        match rest.first() {
-            Some(&c) if c == opening => return Some(nl + 1 + indent.len()),
-            Some(b']') => return None,
-            _ => {}
+        if end == bytes.len() {
+            return None;
         }
+        from = end + 1;
     }
-    None
 }
 
 /// The end (exclusive) of the object or array that starts at `start`, found by its brackets
