@@ -21,6 +21,7 @@ const FRESH7: &str = include_str!("data/narrative_fresh7.jsonl");
 const FRESH8: &str = include_str!("data/narrative_fresh8.jsonl");
 const FRESH9: &str = include_str!("data/narrative_fresh9.jsonl");
 const FRESH10: &str = include_str!("data/narrative_fresh10.jsonl");
+const FRESH11: &str = include_str!("data/narrative_fresh11.jsonl");
 
 fn classifier() -> Narrative {
     Narrative::from_yaml(RULES).expect("rules/narrative.yaml is valid")
@@ -217,6 +218,77 @@ fn fresh10_accuracy_per_class() {
     assert!(data.len() >= 28, "fresh10 set has {} sentences", data.len());
     let failures = per_class_at("fresh10", &data, 14, 900);
     assert!(failures.is_empty(), "{failures:?}");
+}
+
+/// A fourteenth set of 124 texts (61 stories, 63 rules), written and labelled by DESIGN's
+/// definition before it was ever classified, as coding agents fill `lesson` and
+/// `breakthrough`: rules as imperatives, "X must Y", "prefer X over Y", "X, not Y", "X breaks
+/// Y unless Z", noun phrases ("Idempotent migrations only."), questions, bullets, non-native
+/// English and a past-tense reason ("it was removed from setuptools in v72"); stories as commit
+/// subjects, changelog lines, "Root cause: …", "Turned out …", "All 42 tests pass after …",
+/// bullets and one long session summary. A story followed by the lesson drawn from it ("Fixed
+/// … by mocking the clock. Always inject time …") has an instruction, so by DESIGN it is a
+/// rule. On main it read 93.4% of the stories and 96.8% of the rules right (precision 96.6%,
+/// recall 93.4%); with the shapes below, 100% of both.
+#[test]
+fn fresh11_accuracy_per_class() {
+    let data = parse(FRESH11);
+    assert!(data.len() >= 124, "fresh11 set has {} sentences", data.len());
+    let failures = per_class_at("fresh11", &data, 61, 1000);
+    assert!(failures.is_empty(), "{failures:?}");
+}
+
+/// Shapes from the fourteenth set, each general: a count of tests that pass is one run's
+/// result (and "all 42" counts, it is no generic subject); a definite subject in the past
+/// progressive tells what one thing was doing ("the stale asset was coming from the CDN");
+/// "the problem was …" names the cause one incident found; a value back to where it was is a
+/// measured outcome; a release's history may name its product with "from" and its version as
+/// a bare "v72", and "was fixed in requests 2.32" is such history too; a lesson in a sentence
+/// of its own after the story ("… . Never call …") is an instruction a story does not give.
+#[test]
+fn counted_results_past_progressives_found_causes_and_lessons_after_a_story() {
+    let n = classifier();
+    for (text, signal) in [
+        ("All 118 specs green after the rebase.", "incident-status"),
+        (
+            "The migration was holding an exclusive lock on users for the whole backfill.",
+            "past-progressive",
+        ),
+        (
+            "Nope, the old container was still serving traffic after the deploy.",
+            "past-progressive",
+        ),
+        (
+            "The problem was the default timeout of zero in the Go client.",
+            "cause-found",
+        ),
+        (
+            "Honestly the real issue was a missing trailing slash in the proxy_pass URL.",
+            "cause-found",
+        ),
+        (
+            "Queue depth dropped back to 12 after we added two consumers.",
+            "past-object",
+        ),
+    ] {
+        let c = n.classify(text);
+        assert!(c.narrative, "{text} {c:?}");
+        assert!(c.signals.iter().any(|s| s == signal), "{text} {c:?}");
+    }
+    for text in [
+        "If the deploy was running when the node drained, rerun it.",
+        "The problem with global fixtures is that they leak state between tests.",
+        "The bug was fixed in requests 2.32, so upgrade rather than patching.",
+        "Avoid `imp`; it was removed from the standard library in v3.12.",
+        "Don't use `--shamefully-hoist` with pnpm; the flag was dropped from pnpm in v9.",
+        "Run the 3 smoke tests before each deploy.",
+        "Pods scaled down to 0 lose their in-memory cache.",
+        "Fixed the N+1 in the orders view. Never call a query inside a serializer method.",
+        "Investigated for an hour. Don't trust the cached build status on the PR page.",
+    ] {
+        let c = n.classify(text);
+        assert!(!c.narrative, "{text} {c:?}");
+    }
 }
 
 /// A present-tense story gives the cause of one setup's state: a definite subject ("The build",
