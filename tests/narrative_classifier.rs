@@ -22,6 +22,7 @@ const FRESH8: &str = include_str!("data/narrative_fresh8.jsonl");
 const FRESH9: &str = include_str!("data/narrative_fresh9.jsonl");
 const FRESH10: &str = include_str!("data/narrative_fresh10.jsonl");
 const FRESH11: &str = include_str!("data/narrative_fresh11.jsonl");
+const FRESH12: &str = include_str!("data/narrative_fresh12.jsonl");
 
 fn classifier() -> Narrative {
     Narrative::from_yaml(RULES).expect("rules/narrative.yaml is valid")
@@ -235,6 +236,21 @@ fn fresh11_accuracy_per_class() {
     let data = parse(FRESH11);
     assert!(data.len() >= 124, "fresh11 set has {} sentences", data.len());
     let failures = per_class_at("fresh11", &data, 61, 1000);
+    assert!(failures.is_empty(), "{failures:?}");
+}
+
+/// A fifteenth set of 32 texts (16 story/rule pairs), written and labelled after the tuning on
+/// `fresh11` and before it was ever classified: Aider, OpenHands and Cursor sessions, a chore
+/// commit, "the real culprit: …", "Everything green after …". A held-out check of that
+/// tuning, which it did not move: main and the tuned gate both read 81.2% of its stories and
+/// all its rules right. Its three misses were then fixed in the general case: a commit
+/// message outweighs its imperative and the `no-instruction` that withholds, a heading "the
+/// culprit:" names a found cause, and "green after …" is a status like "works after …".
+#[test]
+fn fresh12_accuracy_per_class() {
+    let data = parse(FRESH12);
+    assert!(data.len() >= 32, "fresh12 set has {} sentences", data.len());
+    let failures = per_class_at("fresh12", &data, 16, 1000);
     assert!(failures.is_empty(), "{failures:?}");
 }
 
