@@ -659,9 +659,10 @@ fn no_lesson_message(e: &Experience, policy: &Policy) -> String {
         .collect();
     match causes.filter(|c| !c.is_empty()) {
         Some(c) => format!(
-            "experience yields no candidate lesson: its {} failed call(s) failed transiently (policy transient_errors: \"{}\"), which says nothing about their arguments",
-            c.len(),
-            c[0]
+            "experience yields no candidate lesson: its {} failed transiently (policy transient_errors: \"{}\"), which says nothing about {} arguments",
+            crate::diagnostics::plural(c.len(), "failed call", "failed calls"),
+            c[0],
+            if c.len() == 1 { "its" } else { "their" }
         ),
         None => "experience yields no candidate lesson".to_string(),
     }

@@ -20,6 +20,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use serde_json::{Value, json};
 
+use crate::diagnostics::plural;
 use crate::model::{Lesson, Status};
 use crate::score::{self, confidence_text};
 
@@ -448,11 +449,6 @@ impl Diff {
         }
         t
     }
-}
-
-/// `1 file`, `2 files`: a count and its noun, in the singular only for one.
-pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// `2 files (ledger.json, node/SKILL.md)`, at most five named.

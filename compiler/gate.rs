@@ -10,7 +10,7 @@ use crate::cluster::fx::{FxMap as HashMap, FxSet};
 use rayon::prelude::*;
 use serde_json::Value;
 
-use crate::diagnostics::{Diagnostic, Evidence, Sink, codes, short_list};
+use crate::diagnostics::{Diagnostic, Evidence, Sink, codes, counted, plural, short_list};
 use crate::model::{Candidate, Cluster, Corpus, Kind, Names, Operation, Refusal, Source, SourceLoc};
 use crate::outcome::Verdict;
 use crate::policy::Rules;
@@ -129,8 +129,9 @@ pub fn check_claims(
                 Diagnostic::new(
                     codes::FABRICATED_EVIDENCE,
                     format!(
-                        "claim cites {} id(s) that name no experience in the input: {}{which}",
-                        fabricated.len(),
+                        "claim cites {} that {} no experience in the input: {}{which}",
+                        plural(fabricated.len(), "id", "ids"),
+                        if fabricated.len() == 1 { "names" } else { "name" },
                         short_list(&fabricated, 3)
                     ),
                 )
@@ -177,8 +178,9 @@ pub fn check_claims(
                 Diagnostic::new(
                     codes::UNSUPPORTED_EVIDENCE,
                     format!(
-                        "claim cites {} experience(s) that are not {what}: {}",
-                        unsupported.len(),
+                        "claim cites {} that {} not {what}: {}",
+                        counted(unsupported.len(), "experience"),
+                        if unsupported.len() == 1 { "is" } else { "are" },
                         short_list(&unsupported, 3)
                     ),
                 )

@@ -13,7 +13,7 @@ use crate::cluster::{
     self,
     fx::{FxMap, FxSet},
 };
-use crate::diagnostics::{self, Diagnostic, Severity, Sink, codes, short_list};
+use crate::diagnostics::{self, Diagnostic, Severity, Sink, codes, counted, plural, short_list};
 use crate::gate::{self, GateResult, GateVerdict};
 use crate::model::{
     Action, Candidate, Cluster, Corpus, Decision, Event, Fate, Id, Kind, Lesson, LessonClaim, Millis, Name,
@@ -844,8 +844,8 @@ fn lesson_diagnostics<'a>(
                         false => min.to_string(),
                     };
                     let d = base(format!(
-                        "lesson has {} supporting experience(s); a rule needs {needs}",
-                        l.reinforcement
+                        "lesson has {}; a rule needs {needs}",
+                        plural(l.reinforcement as usize, "supporting experience", "supporting experiences")
                     ))
                     .with("support", l.reinforcement)
                     .with("min_reinforcement", min);
@@ -871,8 +871,10 @@ fn lesson_diagnostics<'a>(
                 }
                 Status::Superseded => superseded_note(l, base),
                 Status::Retired => base(format!(
-                    "{} experience(s) sit behind a lesson the user retired and are not re-learned: {}",
-                    ids.len(),
+                    "{} {} behind a lesson the user retired and {} not re-learned: {}",
+                    counted(ids.len(), "experience"),
+                    if ids.len() == 1 { "sits" } else { "sit" },
+                    if ids.len() == 1 { "is" } else { "are" },
                     short_list(&ids, 3)
                 )),
             })
@@ -1501,8 +1503,9 @@ fn check_fates(comp: &Compilation) -> Option<Diagnostic> {
         Diagnostic::new(
             codes::FATE_MISMATCH,
             format!(
-                "{} candidate(s) have a fate no diagnostic explains: {}",
-                broken.len(),
+                "{} {} a fate no diagnostic explains: {}",
+                counted(broken.len(), "candidate"),
+                if broken.len() == 1 { "has" } else { "have" },
                 short_list(&broken, 3)
             ),
         )

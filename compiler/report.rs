@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::diagnostics::{Diagnostic, Severity, codes, lookup, short_list};
+use crate::diagnostics::{Diagnostic, Severity, codes, counted, lookup, plural, short_list};
 use crate::model::{Candidate, Event, Fate, Origin, Source, Status};
 use crate::normalize;
 use crate::pipeline::Compilation;
@@ -127,15 +127,19 @@ fn gone_text(gone: &[Value]) -> String {
     let mut t = String::new();
     if !lost.is_empty() {
         t.push_str(&format!(
-            "lost {} lesson(s) of the last compile: no record in the input supports them any more (their evidence left the input, which should only grow: restore the records to keep them): {}\n",
-            lost.len(),
+            "lost {} of the last compile: no record in the input supports {} any more ({} evidence left the input, which should only grow: restore the records to keep {}): {}\n",
+            counted(lost.len(), "lesson"),
+            agree(lost.len(), "it", "them"),
+            agree(lost.len(), "its", "their"),
+            agree(lost.len(), "it", "them"),
             list(lost.iter().map(|g| name(g)).collect())
         ));
     }
     if !moved.is_empty() {
         t.push_str(&format!(
-            "{} lesson(s) of the last compile go on under a new id: {}\n",
-            moved.len(),
+            "{} of the last compile {} on under a new id: {}\n",
+            counted(moved.len(), "lesson"),
+            agree(moved.len(), "goes", "go"),
             list(
                 (moved.iter())
                     .map(|g| format!("{} → {}", name(g), g["now"].as_str().unwrap_or("")))
@@ -163,10 +167,14 @@ pub fn severity_counts<'a>(diags: impl IntoIterator<Item = &'a Diagnostic>) -> V
     json!({"error": n[0], "warning": n[1], "note": n[2], "repeat_warnings": repeats})
 }
 
+/// `one` for a count of one, else `many`: the words that agree with a counted noun.
+fn agree<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 { one } else { many }
+}
+
 /// `1 rule`, `2 rules`, `0 rules`: a count and its noun, in the singular only for one.
-fn counted(n: &Value, noun: &str) -> String {
-    let n = n.as_u64().unwrap_or_default() as usize;
-    crate::diff::plural(n, noun, &format!("{noun}s"))
+fn counted_json(n: &Value, noun: &str) -> String {
+    crate::diagnostics::counted(n.as_u64().unwrap_or_default() as usize, noun)
 }
 
 pub fn summary_text(s: &Value) -> String {
@@ -174,10 +182,10 @@ pub fn summary_text(s: &Value) -> String {
     let d = &s["diagnostics"];
     let mut t = format!(
         "compiled {} and {}: {} in {}\n",
-        counted(&s["experiences"], "experience"),
-        counted(&s["claims"], "claim"),
-        counted(&s["candidates"], "candidate"),
-        counted(&s["clusters"], "cluster")
+        counted_json(&s["experiences"], "experience"),
+        counted_json(&s["claims"], "claim"),
+        counted_json(&s["candidates"], "candidate"),
+        counted_json(&s["clusters"], "cluster")
     );
     if s["stage"] != "emit" {
         t.push_str(&format!("stopped after {}\n", s["stage"].as_str().unwrap_or("?")));
@@ -185,9 +193,9 @@ pub fn summary_text(s: &Value) -> String {
     }
     t.push_str(&format!(
         "{} in {}, {} active or claimed; candidates: {} in rules, {} in lessons only, {} held back, {} refused\n",
-        counted(&s["rules"], "rule"),
-        counted(&s["rule_domains"], "domain"),
-        counted(&s["lessons"], "lesson"),
+        counted_json(&s["rules"], "rule"),
+        counted_json(&s["rule_domains"], "domain"),
+        counted_json(&s["lessons"], "lesson"),
         f["rule"],
         f["lesson"],
         f["held-back"],
@@ -218,9 +226,9 @@ pub fn summary_text(s: &Value) -> String {
     };
     t.push_str(&format!(
         "{}, {}{repeats}, {}; {written}\n",
-        counted(&d["error"], "error"),
-        counted(&d["warning"], "warning"),
-        counted(&d["note"], "note"),
+        counted_json(&d["error"], "error"),
+        counted_json(&d["warning"], "warning"),
+        counted_json(&d["note"], "note"),
     ));
     if let Some(gone) = s["gone_lessons"].as_array() {
         t.push_str(&gone_text(gone));
@@ -381,7 +389,7 @@ fn unversioned(d: &str, rules: &Rules) -> String {
 /// versioned spelling to the plain one.
 fn variant_advice(domain: &str, variants: &[(&str, usize, usize)], rules: &Rules, unnamed: bool) -> String {
     let named: Vec<String> = (variants.iter())
-        .map(|(d, n, _)| format!("`{d}` ({n} experience(s))"))
+        .map(|(d, n, _)| format!("`{d}` ({})", counted(*n, "experience")))
         .collect();
     if unnamed {
         // No record names the asked spelling: nothing is split; the report the user wants is
@@ -772,18 +780,25 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
     if let Some(first) = load_refused.first() {
         let n: usize = load_refused.iter().map(|r| r.records).sum();
         suggestions.push((n, format!(
-            "{n} record(s) naming {domain} were refused at load ({}; first at {}): fix them and they compile with the rest; `skillc compile` or `skillc trace ID` prints each error",
+            "{} naming {domain} {} refused at load ({}; first at {}): fix {} and {} with the rest; `skillc compile` or `skillc trace ID` prints each error",
+            counted(n, "record"),
+            agree(n, "was", "were"),
             refused_codes(&load_refused)
                 .iter()
                 .map(|(c, n)| format!("{c} ×{n}"))
                 .collect::<Vec<_>>()
                 .join(", "),
-            first.at
+            first.at,
+            agree(n, "it", "them"),
+            agree(n, "it compiles", "they compile")
         )));
     }
     if repeated > 0 {
         suggestions.push((0, format!(
-            "{repeated} record(s) naming {domain} repeat records already read, with the same id and content (snapshots of one store, or a copied file): nothing they say is lost; read only the newest snapshot to quiet L004"
+            "{} naming {domain} {} records already read, with the same id and content (snapshots of one store, or a copied file): nothing {} is lost; read only the newest snapshot to quiet L004",
+            counted(repeated, "record"),
+            agree(repeated, "repeats", "repeat"),
+            agree(repeated, "it says", "they say")
         )));
     }
     // A valid name refused as one of skillc's own folders: renaming it to itself is no advice.
@@ -793,7 +808,10 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
         .and_then(|d| normalize::reserved(&d));
     if let Some(why) = reserved {
         suggestions.push((invalid_domain, format!(
-            "{invalid_domain} candidate(s) were refused because `{domain}` names a folder of skillc's own output (N001): {why} (their other domains compiled as usual)"
+            "{} {} refused because `{domain}` names a folder of skillc's own output (N001): {why} ({} other domains compiled as usual)",
+            counted(invalid_domain, "candidate"),
+            agree(invalid_domain, "was", "were"),
+            agree(invalid_domain, "its", "their")
         )));
     } else if invalid_domain > 0 {
         let to = valid_spelling(&domain, rules);
@@ -807,7 +825,10 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
             )
         };
         suggestions.push((invalid_domain, format!(
-            "{invalid_domain} candidate(s) were refused because `{domain}` is not a valid domain name (N001: lower-case letters, digits and single hyphens, at most 64 characters): {how} (their valid domains compiled as usual)"
+            "{} {} refused because `{domain}` is not a valid domain name (N001: lower-case letters, digits and single hyphens, at most 64 characters): {how} ({} valid domains compiled as usual)",
+            counted(invalid_domain, "candidate"),
+            agree(invalid_domain, "was", "were"),
+            agree(invalid_domain, "its", "their")
         )));
     }
     if !variants.is_empty() {
@@ -830,8 +851,10 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
     for (field, ids) in &credential {
         let ids: Vec<&str> = ids.iter().copied().collect();
         suggestions.push((ids.len(), format!(
-            "{} candidate(s) were refused because their {field} holds what looks like a credential (N002: {}): take the secret out of the {field} (name the variable or vault path instead) and rotate it if it is real; it reached no output",
-            ids.len(),
+            "{} {} refused because {} {field} holds what looks like a credential (N002: {}): take the secret out of the {field} (name the variable or vault path instead) and rotate it if it is real; it reached no output",
+            counted(ids.len(), "candidate"),
+            agree(ids.len(), "was", "were"),
+            agree(ids.len(), "its", "their"),
             short_list(&ids, 3)
         )));
     }
@@ -851,15 +874,18 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
     }
     if !fabricated.is_empty() {
         suggestions.push((fabricated.len(), format!(
-            "{} claim(s) cite experience ids no input holds (G005: {}): correct those ids in the claim's `evidence`, or add the records they name to the input; one unknown id refuses the whole claim",
-            fabricated.len(),
+            "{} {} experience ids no input holds (G005: {}): correct those ids in the claim's `evidence`, or add the records they name to the input; one unknown id refuses the whole claim",
+            counted(fabricated.len(), "claim"),
+            agree(fabricated.len(), "cites", "cite"),
             short_list(&fabricated, 3)
         )));
     }
     if !unsupported.is_empty() {
         suggestions.push((unsupported.len(), format!(
-            "{} claim(s) cite experiences that do not support them (G006: {}): a `do` claim needs experiences in {domain} that passed (on its operation key, when it has one), a `watch` or `avoid` claim experiences in {domain}; cite those in `evidence` instead",
-            unsupported.len(),
+            "{} {} experiences that do not support {} (G006: {}): a `do` claim needs experiences in {domain} that passed (on its operation key, when it has one), a `watch` or `avoid` claim experiences in {domain}; cite those in `evidence` instead",
+            counted(unsupported.len(), "claim"),
+            agree(unsupported.len(), "cites", "cite"),
+            agree(unsupported.len(), "it", "them"),
             short_list(&unsupported, 3)
         )));
     }
@@ -871,9 +897,13 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
     if !unevidenced.is_empty() {
         let ids: Vec<&str> = unevidenced.into_iter().collect();
         suggestions.push((ids.len(), format!(
-            "{} claim(s) cite no evidence (G004: {}): they stay `claimed`, in no SKILL.md or lesson block, until an experience that passed clusters with them or lists them in `in_play`; add the ids of experiences that show the lesson to the claim's `evidence`",
-            ids.len(),
-            short_list(&ids, 3)
+            "{} {} no evidence (G004: {}): {} `claimed`, in no SKILL.md or lesson block, until an experience that passed clusters with {} or lists {} in `in_play`; add the ids of experiences that show the lesson to the claim's `evidence`",
+            counted(ids.len(), "claim"),
+            agree(ids.len(), "cites", "cite"),
+            short_list(&ids, 3),
+            agree(ids.len(), "it stays", "they stay"),
+            agree(ids.len(), "it", "them"),
+            agree(ids.len(), "it", "them")
         )));
     }
     // Candidates held behind a lesson the user retired (G007): by design never re-learned;
@@ -900,8 +930,9 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
             .collect();
         let first = retired.keys().next().copied().unwrap_or_default();
         suggestions.push((held, format!(
-            "{held} candidate(s) sit behind {} lesson(s) you retired ({}), and a retired lesson's evidence is never re-learned: if it holds again, `skillc lessons restore {first}{}`; experiences recorded after the retire teach it again under a new id",
-            retired.len(),
+            "{} behind {} you retired ({}), and a retired lesson's evidence is never re-learned: if it holds again, `skillc lessons restore {first}{}`; experiences recorded after the retire teach it again under a new id",
+            plural(held, "candidate sits", "candidates sit"),
+            counted(retired.len(), "lesson"),
             short_list(&named, 3),
             tail.store
         )));
@@ -919,24 +950,32 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
         };
         let named: Vec<&str> = relearned.iter().map(|(s, _)| s.as_str()).collect();
         suggestions.push((relearned.len(), format!(
-            "{} lesson(s) re-learn a lesson you retired ({}): later records taught it again under a new id, and {now}; retire the new id too if it should stay retired, and stop the agents that keep writing it",
-            relearned.len(),
+            "{} a lesson you retired ({}): later records taught it again under a new id, and {now}; retire the new id too if it should stay retired, and stop the agents that keep writing it",
+            plural(relearned.len(), "lesson re-learns", "lessons re-learn"),
             short_list(&named, 3)
         )));
     }
     for (origin, n) in &narrative_from {
         suggestions.push((*n, match origin {
             Origin::Lesson => format!(
-                "{n} candidate(s) from `lesson` fields read as incident stories: rewrite those lessons as the rule they teach (when X, do Y), not what happened"
+                "{} from `lesson` fields {} as incident stories: rewrite those lessons as the rule they teach (when X, do Y), not what happened",
+                counted(*n, "candidate"),
+                agree(*n, "reads", "read")
             ),
             Origin::Breakthrough => format!(
-                "{n} candidate(s) from `breakthrough` fields read as incident stories: write a `lesson` field that states the rule (when X, do Y) instead of relying on `breakthrough`"
+                "{} from `breakthrough` fields {} as incident stories: write a `lesson` field that states the rule (when X, do Y) instead of relying on `breakthrough`",
+                counted(*n, "candidate"),
+                agree(*n, "reads", "read")
             ),
             Origin::Claim => format!(
-                "{n} claim(s) read as incident stories: restate each claim as the rule it teaches (when X, do Y), not what happened"
+                "{} {} as incident stories: restate each claim as the rule it teaches (when X, do Y), not what happened",
+                counted(*n, "claim"),
+                agree(*n, "reads", "read")
             ),
             _ => format!(
-                "{n} candidate(s) read as incident stories: write a `lesson` field that states the rule (when X, do Y)"
+                "{} {} as incident stories: write a `lesson` field that states the rule (when X, do Y)",
+                counted(*n, "candidate"),
+                agree(*n, "reads", "read")
             ),
         }));
     }
@@ -964,18 +1003,26 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
     for (cause, ids) in &not_passed {
         let ids: Vec<&str> = ids.iter().copied().collect();
         let (n, list) = (ids.len(), short_list(&ids, 3));
+        let exps = counted(n, "experience");
         suggestions.push((ids.len(), match cause {
             0 => format!(
-                "{n} experience(s) reported `pivoted` ({list}), which passes only with allow_pivoted: true in policy.yaml; set it if a pivot that ended in a working result should teach, or bless the experience"
+                "{} reported `pivoted` ({list}), which passes only with allow_pivoted: true in policy.yaml; set it if a pivot that ended in a working result should teach, or bless the experience",
+                exps
             ),
             1 => format!(
-                "{n} experience(s) failed or were abandoned ({list}): a `do` lesson needs an experience that passed; write what went wrong as `gotchas` or `dead_ends` instead, or bless the experience if its lesson holds anyway"
+                "{} failed or {} abandoned ({list}): a `do` lesson needs an experience that passed; write what went wrong as `gotchas` or `dead_ends` instead, or bless the experience if its lesson holds anyway",
+                exps,
+                agree(n, "was", "were")
             ),
             2 => format!(
-                "{n} experience(s) reported success but a check of their own failed after the last change ({list}): the lesson is unproven; record the run where the check passes, or bless the experience if its lesson holds anyway"
+                "{} reported success but a check of {} own failed after the last change ({list}): the lesson is unproven; record the run where the check passes, or bless the experience if its lesson holds anyway",
+                exps,
+                agree(n, "its", "their")
             ),
             _ => format!(
-                "{n} experience(s) reported success but every check ran before their last edit ({list}), so the checks are stale: run the checks again after the last edit and record that run"
+                "{} reported success but every check ran before {} last edit ({list}), so the checks are stale: run the checks again after the last edit and record that run",
+                exps,
+                agree(n, "its", "their")
             ),
         }));
     }
@@ -997,8 +1044,9 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
             .map(|(id, by)| format!("{id} by {}", short_list(by, 3)))
             .collect();
         suggestions.push((contradicted.len(), format!(
-            "{} lesson(s) fell below the floor after experiences that had them in play failed ({}; S001): `skillc lessons history ID{}` shows each step; a superseded lesson never comes back, but if those experiences failed for another reason than the lesson, experiences that pass teach it again under a new id",
-            contradicted.len(),
+            "{} below the floor after experiences that had {} in play failed ({}; S001): `skillc lessons history ID{}` shows each step; a superseded lesson never comes back, but if those experiences failed for another reason than the lesson, experiences that pass teach it again under a new id",
+            plural(contradicted.len(), "lesson fell", "lessons fell"),
+            agree(contradicted.len(), "it", "them"),
             named.join(", "),
             tail.store
         )));
@@ -1015,9 +1063,10 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
         .collect();
     if !decayed.is_empty() {
         suggestions.push((decayed.len(), format!(
-            "{} lesson(s) decayed out of the ledger ({}; S001): each active day of {domain} on which no experience had them in play cost {} confidence; list the lessons an agent was given in `in_play` so their use counts, or `skillc lessons pin ID` one that must stay",
-            decayed.len(),
+            "{} out of the ledger ({}; S001): each active day of {domain} on which no experience had {} in play cost {} confidence; list the lessons an agent was given in `in_play` so their use counts, or `skillc lessons pin ID` one that must stay",
+            plural(decayed.len(), "lesson decayed", "lessons decayed"),
             short_list(&decayed, 3),
+            agree(decayed.len(), "it", "them"),
             confidence_text(rules.policy.confidence.idle_day)
         )));
     }
@@ -1036,22 +1085,47 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
                         .is_some_and(|li| ids.contains(&comp.lessons[li as usize].id.as_str()))
                 })
                 .count();
+            let more = min
+                - short
+                    .iter()
+                    .map(|l| l.reinforcement)
+                    .min()
+                    .unwrap_or(min)
+                    .min(min);
             suggestions.push((held, format!(
-                "{} lesson(s) have the support for a rule under the policy (min_reinforcement {policy_min}) but not under the `--min-reinforcement {min}` given to this run ({}): a compile without the flag makes them rules; with it, they need up to {} more experience(s) each",
-                short.len(),
+                "{} the support for a rule under the policy (min_reinforcement {policy_min}) but not under the `--min-reinforcement {min}` given to this run ({}): a compile without the flag makes {}; with it, {} up to {} more {}{}",
+                plural(short.len(), "lesson has", "lessons have"),
                 short_list(&ids, 3),
-                min - short.iter().map(|l| l.reinforcement).min().unwrap_or(min).min(min)
+                agree(short.len(), "it a rule", "them rules"),
+                agree(short.len(), "it needs", "they need"),
+                more,
+                agree(more as usize, "experience", "experiences"),
+                agree(short.len(), "", " each")
             )));
         }
     }
     if singletons > 0 && singletons == idx.len() && !idx.is_empty() {
         suggestions.push((free_singletons, format!(
-            "all {singletons} candidates appear in only one experience each: lessons become rules when they recur, so record the same lesson in the same words when it recurs"
+            "{}: lessons become rules when they recur, so record the same lesson in the same words when it recurs",
+            match singletons {
+                1 => "the only candidate appears in only one experience".to_string(),
+                n => format!("all {n} candidates appear in only one experience each"),
+            }
         )));
     } else if singletons > 0 {
-        suggestions.push((free_singletons, format!(
-            "{singletons} candidate(s) appear in only one experience each: they become rules when they recur, so record the same lesson in the same words when it does"
-        )));
+        suggestions.push((
+            free_singletons,
+            format!(
+                "{}, so record the same lesson in the same words when it does",
+                match singletons {
+                    1 => "1 candidate appears in only one experience: it becomes a rule when it recurs"
+                        .to_string(),
+                    n => format!(
+                        "{n} candidates appear in only one experience each: they become rules when they recur"
+                    ),
+                }
+            ),
+        ));
     }
     if per_project.len() == 1
         && without_project == 0
@@ -1092,9 +1166,12 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
         .collect();
     if !demoted.is_empty() {
         suggestions.push((0, format!(
-            "{} global rule(s) went back to the project that last confirmed them when an experience from a third project contradicted them ({}; S006): a confirmation from another project recorded after that makes them global again",
-            demoted.len(),
-            demoted.join("; ")
+            "{} back to the project that last confirmed {} when an experience from a third project contradicted {} ({}; S006): a confirmation from another project recorded after that makes {} global again",
+            plural(demoted.len(), "global rule went", "global rules went"),
+            agree(demoted.len(), "it", "them"),
+            agree(demoted.len(), "it", "them"),
+            demoted.join("; "),
+            agree(demoted.len(), "it", "them")
         )));
     }
     let blessable: Vec<&str> = idx
@@ -1233,8 +1310,12 @@ pub fn why(comp: &Compilation, rules: &Rules, asked: &str, tail: &CommandTail) -
         let what = if cluster { "cluster" } else { "lesson" };
         let message = if enough {
             format!(
-                "{what} {id} has {} supporting experiences, enough for a rule, but is held back",
-                n["support"]
+                "{what} {id} has {}, enough for a rule, but is held back",
+                plural(
+                    n["support"].as_u64().unwrap_or(0) as usize,
+                    "supporting experience",
+                    "supporting experiences"
+                )
             )
         } else {
             format!(
@@ -1291,10 +1372,10 @@ pub fn why_text(r: &WhyReport) -> String {
     let mut t = format!(
         "domain {}: {}, {} from {} in {}\n",
         j["domain"].as_str().unwrap_or(""),
-        counted(&j["rules"], "rule"),
-        counted(&j["lessons"], "lesson"),
-        counted(&j["candidates"], "candidate"),
-        counted(&j["experiences"], "experience")
+        counted_json(&j["rules"], "rule"),
+        counted_json(&j["lessons"], "lesson"),
+        counted_json(&j["candidates"], "candidate"),
+        counted_json(&j["experiences"], "experience")
     );
     let f = &j["fates"];
     t.push_str(&format!(
@@ -1402,7 +1483,7 @@ pub fn why_text(r: &WhyReport) -> String {
                 n["needed"].as_i64().unwrap_or(0),
             );
             let count = match (n["confidence"].is_null(), support >= needed) {
-                (true, true) => format!("{support} experiences, held back"),
+                (true, true) => format!("{}, held back", counted(support as usize, "experience")),
                 _ => format!("{support}/{needed}"),
             };
             t.push_str(&format!(
@@ -1449,9 +1530,9 @@ pub fn why_text(r: &WhyReport) -> String {
         t.push_str("\nknown domains by size:\n");
         for k in &known {
             t.push_str(&format!(
-                "  {:<24} {} candidates\n",
+                "  {:<24} {}\n",
                 k["domain"].as_str().unwrap_or(""),
-                k["candidates"]
+                counted_json(&k["candidates"], "candidate")
             ));
         }
     }
@@ -1977,7 +2058,10 @@ pub fn trace_text(r: &TraceReport) -> String {
 fn candidates_and_after(j: &Value) -> String {
     let mut t = String::new();
     let cands = j["candidates"].as_array().cloned().unwrap_or_default();
-    t.push_str(&format!("\n{} candidate(s):\n", cands.len()));
+    t.push_str(&format!(
+        "\n{}:\n",
+        crate::diagnostics::counted(cands.len(), "candidate")
+    ));
     for c in &cands {
         let codes: Vec<String> = c["codes"]
             .as_array()
@@ -2011,7 +2095,10 @@ fn candidates_and_after(j: &Value) -> String {
     }
     let attribution = j["attribution"].as_array().cloned().unwrap_or_default();
     if !attribution.is_empty() {
-        t.push_str(&format!("\nin play: {} lesson(s)\n", attribution.len()));
+        t.push_str(&format!(
+            "\nin play: {}\n",
+            crate::diagnostics::counted(attribution.len(), "lesson")
+        ));
         for a in &attribution {
             let now = a["now"]
                 .as_str()

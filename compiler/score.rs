@@ -40,7 +40,7 @@ use crate::cluster::fx::FxMap as HashMap;
 use rayon::prelude::*;
 
 use crate::cluster::fx::{FxMap, FxSet, fingerprint, parts_print};
-use crate::diagnostics::{Diagnostic, Sink, codes, short_list};
+use crate::diagnostics::{Diagnostic, Sink, codes, counted, plural, short_list};
 use crate::digest;
 use crate::gate::Admitted;
 /// What a history entry records (the fold's own `Event`s are what it takes in).
@@ -928,8 +928,8 @@ fn contradicted(l: &Lesson, exps: &[Id], now: Millis) -> Option<Diagnostic> {
     let d = Diagnostic::new(
         codes::CONTRADICTED,
         format!(
-            "lesson in play was contradicted by {} experience(s){when}: {}; confidence after {}: {}{}",
-            exps.len(),
+            "lesson in play was contradicted by {}{when}: {}; confidence after {}: {}{}",
+            counted(exps.len(), "experience"),
             short_list(exps, 3),
             if exps.len() == 1 { "it" } else { "the last" },
             confidence_text(after),
@@ -1284,13 +1284,18 @@ fn unknown_in_play(
             }
             let later: Vec<&str> = (unknown.iter().map(String::as_str)).filter(|id| is_lesson(id)).collect();
             let (n, listed) = (unknown.len(), short_list(&unknown, 3));
+            let ids = plural(n, "id", "ids");
             let message = if later.is_empty() {
-                format!("in_play names {n} id(s) that are no lesson: {listed}")
+                format!("in_play names {ids} that {} no lesson: {listed}", if n == 1 { "is" } else { "are" })
             } else if later.len() == n {
-                format!("in_play names {n} id(s) of lessons admitted only after it was recorded: {listed}")
+                format!(
+                    "in_play names {ids} of {} admitted only after it was recorded: {listed}",
+                    if n == 1 { "a lesson" } else { "lessons" }
+                )
             } else {
                 format!(
-                    "in_play names {n} id(s) that were no lesson when it was recorded: {listed} (admitted only later: {})",
+                    "in_play names {ids} that {} no lesson when it was recorded: {listed} (admitted only later: {})",
+                    if n == 1 { "was" } else { "were" },
                     short_list(&later, 3)
                 )
             };
@@ -2526,6 +2531,28 @@ impl<'a> Fold<'a> {
         self.settle(cur, utc_day(t) - 1);
         self.live[cur as usize].supersede(t, Some(id), "the user restored the lesson it re-learned");
         self.current.insert(ai, li);
+        // The links turn round: the lesson that re-learned `li` (`supersedes` naming it, the
+        // copy or an older generation of it) now comes before `li`, which supersedes the copy.
+        // Left as they were, `li` and the copy would each supersede the other, and a walk
+        // along the chain would go in a circle. Its history keeps the "after L…" it began with.
+        let mut at = cur;
+        for _ in 0..self.live.len() {
+            let before = self.live[at as usize]
+                .lesson
+                .supersedes
+                .as_deref()
+                .and_then(|p| self.by_id.get(p));
+            match before {
+                Some(&b) if b == li => {
+                    self.live[at as usize].lesson.supersedes = None;
+                    break;
+                }
+                Some(&b) => at = b,
+                None => break,
+            }
+        }
+        let copy_id = self.live[cur as usize].lesson.id.clone();
+        self.live[li as usize].lesson.supersedes.get_or_insert(copy_id);
         // The restored lesson takes over what the copy learned while it was retired: its
         // supporting experiences (reinforcement, scope) and its members' fate. The copy keeps
         // its own record (nothing is deleted); its history links the two.

@@ -2424,7 +2424,7 @@ fn a_lesson_whose_records_left_the_input_is_named_in_the_summary() {
     std::fs::remove_file(h.s.path("records/rust.jsonl")).unwrap();
     let t = text_summary(&h);
     assert!(
-        t.contains("lost 1 lesson(s) of the last compile: no record in the input supports them any more")
+        t.contains("lost 1 lesson of the last compile: no record in the input supports it any more")
             && t.contains(&format!("{rust} (rust do, active)")),
         "{t}"
     );

@@ -162,7 +162,7 @@ fn why_names_the_experiences_that_contradicted_a_lesson_out() {
     assert_eq!(about.len(), 1, "{advice:#?}");
     assert!(
         about[0].contains(&format!("{rule} by infra-1111-a, infra-1117-a"))
-            && about[0].contains("had them in play failed")
+            && about[0].contains("had it in play failed")
             && about[0].contains("S001"),
         "{}",
         about[0]

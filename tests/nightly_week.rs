@@ -558,7 +558,7 @@ fn old_lifecycle_news_says_its_day_nights_later() {
     assert_eq!(s002[0]["evidence"]["last_contradicted_on"], "2026-11-04");
     assert_eq!(
         s002[0]["message"],
-        "lesson in play was contradicted by 1 experience(s) on 2026-11-04: cli-3; confidence after it: 0.400"
+        "lesson in play was contradicted by 1 experience on 2026-11-04: cli-3; confidence after it: 0.400"
     );
 }
 

@@ -308,7 +308,10 @@ fn records_wrapped_in_an_object_are_one_diagnostic_naming_the_list() {
         assert_eq!(got.len(), 1, "{name}: {got:#?}");
         assert_eq!((got[0].0, got[0].2), ("L001", 1), "{name}: {got:#?}");
         assert!(
-            got[0].4.contains(&format!("{n} object(s) under `experiences`")),
+            got[0].4.contains(&format!(
+                "{n} object{} under `experiences`",
+                if n == 1 { "" } else { "s" }
+            )),
             "{name}: {got:#?}"
         );
     }
@@ -410,7 +413,7 @@ fn nightly_omnimem_snapshots_fold_their_repeats_and_why_counts_them_apart() {
     let text = common::stdout(&o);
     assert!(!text.contains("refused at load"), "{text}");
     assert!(
-        text.contains("4 record(s) naming python repeat records already read"),
+        text.contains("4 records naming python repeat records already read"),
         "{text}"
     );
     assert!(text.contains("nothing they say is lost"), "{text}");

@@ -731,7 +731,7 @@ fn narrative_holds_name_their_signals_and_the_advice_follows_the_field() {
         .find(|s| s.contains("from `lesson` fields"))
         .unwrap();
     assert!(
-        from_lesson.starts_with("2 candidate(s)") && from_lesson.contains("rewrite"),
+        from_lesson.starts_with("2 candidates") && from_lesson.contains("rewrite"),
         "{suggestions:?}"
     );
     assert!(!from_lesson.contains("breakthrough"), "{from_lesson}");
@@ -740,7 +740,7 @@ fn narrative_holds_name_their_signals_and_the_advice_follows_the_field() {
         .find(|s| s.contains("from `breakthrough`"))
         .unwrap();
     assert!(
-        from_breakthrough.starts_with("1 candidate(s)")
+        from_breakthrough.starts_with("1 candidate from")
             && from_breakthrough.contains("write a `lesson` field")
     );
     for r in w["narrative_rescues"].as_array().unwrap() {
@@ -946,7 +946,7 @@ fn records_the_load_refused_count_for_the_domain_they_name() {
         w["suggestions"][0]
             .as_str()
             .unwrap()
-            .starts_with("4 record(s) naming python were refused at load"),
+            .starts_with("4 records naming python were refused at load"),
         "{suggestions}"
     );
     // Not a spelling mistake: no W003, and the load's own errors are on stderr.

@@ -129,7 +129,7 @@ fn the_reason_behind_most_candidates_leads_the_reasons_and_the_advice() {
     let s = suggestions(&w);
     assert!(
         s[0].starts_with(
-            "4 candidate(s) were refused because their `lesson` holds what looks like a credential"
+            "4 candidates were refused because their `lesson` holds what looks like a credential"
         ),
         "the tokens hold back most: {s:#?}"
     );
@@ -142,7 +142,7 @@ fn the_reason_behind_most_candidates_leads_the_reasons_and_the_advice() {
         typo["known_domains"][0]["candidates"], w["candidates"],
         "{typo:#}"
     );
-    assert!(s[1].starts_with("2 candidate(s) from `breakthrough`"), "{s:#?}");
+    assert!(s[1].starts_with("2 candidates from `breakthrough`"), "{s:#?}");
     let load = s
         .iter()
         .position(|x| x.contains("refused at load"))

@@ -38,7 +38,7 @@ fn a_version_in_the_domain_name_splits_the_domain_and_why_says_how_to_join_it() 
     );
     let s = suggestions(&w);
     assert!(
-        s[0].contains("`python-3` (9 experience(s))")
+        s[0].contains("`python-3` (9 experiences)")
             && s[0].contains("`python-3: python`")
             && s[0].contains("rules/aliases.yaml"),
         "{s:#?}"
@@ -47,7 +47,7 @@ fn a_version_in_the_domain_name_splits_the_domain_and_why_says_how_to_join_it() 
     assert_eq!(w["domain"], "python-3");
     let s = suggestions(&w);
     assert!(
-        s[0].contains("`python` (13 experience(s))") && s[0].contains("`python-3: python`"),
+        s[0].contains("`python` (13 experiences)") && s[0].contains("`python-3: python`"),
         "the alias maps the versioned spelling, asked from either side: {s:#?}"
     );
     // Domains that are no version of each other are left alone.
@@ -73,11 +73,11 @@ fn outcome_held_candidates_are_told_apart_by_why_they_did_not_pass() {
         panic!("one line per cause: {s:#?}")
     };
     assert!(
-        s[stale].starts_with("8 experience(s)")
+        s[stale].starts_with("8 experiences")
             && s[stale].contains("run the checks again after the last edit")
     );
-    assert!(s[failed].starts_with("3 experience(s)") && s[failed].contains("web-011, web-013, web-015"));
-    assert!(s[pivoted].starts_with("4 experience(s)") && s[pivoted].contains("allow_pivoted: true"));
+    assert!(s[failed].starts_with("3 experiences") && s[failed].contains("web-011, web-013, web-015"));
+    assert!(s[pivoted].starts_with("4 experiences") && s[pivoted].contains("allow_pivoted: true"));
     assert!(
         stale < pivoted && pivoted < failed,
         "most experiences first: {s:#?}"
@@ -149,7 +149,7 @@ fn decayed_lessons_are_named_with_what_stops_decay() {
     let line = (suggestions(&w).into_iter())
         .find(|x| x.contains("decayed"))
         .expect("a line about decay");
-    assert!(line.starts_with("5 lesson(s) decayed"), "{line}");
+    assert!(line.starts_with("5 lessons decayed"), "{line}");
     assert!(
         line.contains(rebase) && line.contains("`in_play`") && line.contains("0.020"),
         "{line}"

@@ -737,6 +737,17 @@ pub fn order(a: &Diagnostic, b: &Diagnostic) -> std::cmp::Ordering {
         })
 }
 
+/// `1 experience`, `2 experiences`, `0 experiences`: a count and its noun, in the singular only
+/// for one, so no message says "1 experience(s)".
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// `plural` for a noun whose plural adds an `s`.
+pub fn counted(n: usize, noun: &str) -> String {
+    plural(n, noun, &format!("{noun}s"))
+}
+
 /// Shortens a list of ids for a message (`a, b, c and 7 more`); the evidence keeps all.
 pub fn short_list<S: AsRef<str>>(ids: &[S], max: usize) -> String {
     let shown: Vec<&str> = ids.iter().take(max).map(|s| s.as_ref()).collect();

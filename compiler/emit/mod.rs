@@ -85,15 +85,24 @@ pub fn render<'a>(comp: &'a Compilation, rules: &Rules, sink: &mut Sink) -> Vec<
                 Some(p) => format!("projects/{p}/{domain}"),
                 None => domain.to_string(),
             };
-            let (skill, left_out) = skill_md(scope, domain, &rules_here, rules, rules.policy.caps.skill_lines);
-            let not_written = if skill.is_none() { ", so the file is not written" } else { "" };
+            let (skill, left_out) =
+                skill_md(scope, domain, &rules_here, rules, rules.policy.caps.skill_lines);
+            let not_written = if skill.is_none() {
+                ", so the file is not written"
+            } else {
+                ""
+            };
             let too_long = (!left_out.is_empty()).then(|| {
                 Diagnostic::new(
                     codes::SKILL_TOO_LONG,
                     format!(
-                        "{dir}/SKILL.md would exceed {} lines; {} lowest-confidence rule(s) left out{not_written}",
+                        "{dir}/SKILL.md would exceed {} lines; {} left out{not_written}",
                         rules.policy.caps.skill_lines,
-                        left_out.len()
+                        crate::diagnostics::plural(
+                            left_out.len(),
+                            "lowest-confidence rule",
+                            "lowest-confidence rules"
+                        )
                     ),
                 )
                 .subject(format!("{dir}/SKILL.md"))
@@ -1840,7 +1849,7 @@ mod tests {
             .subject("memory/2026-11/run.jsonl")
             .at(&at)
             .with("column", 422),
-            Diagnostic::new(codes::OUTCOME_GATE, "held back: 3 candidate(s) from failed runs")
+            Diagnostic::new(codes::OUTCOME_GATE, "held back: 3 candidates from failed runs")
                 .subject("Cf712f9a09f39")
                 .domain("typescript")
                 .with("ratio", 0.65)
@@ -1903,7 +1912,7 @@ mod tests {
         assert!(
             e001[0]
                 .message
-                .contains("2 lowest-confidence rule(s) left out, so the file is not written")
+                .contains("2 lowest-confidence rules left out, so the file is not written")
         );
     }
 

@@ -791,8 +791,13 @@ impl Reader<'_> {
             let mut d = Diagnostic::new(
                 codes::MISSING_FIELD,
                 format!(
-                    "{} tool_history row(s) have no session_id and belong to no experience",
-                    orphans.len()
+                    "{} no session_id and {} to no experience",
+                    crate::diagnostics::plural(
+                        orphans.len(),
+                        "tool_history row has",
+                        "tool_history rows have"
+                    ),
+                    if orphans.len() == 1 { "belongs" } else { "belong" }
                 ),
             )
             .subject(self.name)

@@ -213,7 +213,10 @@ fn raw_control(bytes: &[u8], e: &serde_json::Error, loc: &SourceLoc) -> Option<P
     let shown = control_name(first);
     let more = match fields.len() {
         1 => String::new(),
-        n => format!(" (and {} other field(s))", n - 1),
+        n => format!(
+            " (and {})",
+            crate::diagnostics::plural(n - 1, "other field", "other fields")
+        ),
     };
     let mut d = Diagnostic::new(
         codes::MALFORMED_RECORD,

@@ -829,8 +829,10 @@ fn wrapped_records(map: &serde_json::Map<String, Value>, loc: &SourceLoc) -> Opt
     let mut d = Diagnostic::new(
         codes::MALFORMED_RECORD,
         format!(
-            "object is no record: it holds {n} object(s) under `{}` and none of a record's fields, so they were not read",
-            shown_id(key)
+            "object is no record: it holds {} under `{}` and none of a record's fields, so {} not read",
+            crate::diagnostics::counted(n, "object"),
+            shown_id(key),
+            if n == 1 { "it was" } else { "they were" }
         ),
     )
     .subject(&*loc.file)
