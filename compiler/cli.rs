@@ -424,7 +424,10 @@ fn run(cli: Cli) -> Result<i32, Fatal> {
                     out,
                 },
         } => {
-            let text = crate::deltas::show(&base_skills, &out, &name).map_err(Fatal)?;
+            // `deltas show` takes no --rules: a skill asked for by its domain's name is found
+            // with the default aliases.
+            let rules = load_rules(None)?;
+            let text = crate::deltas::show(&base_skills, &out, &name, &rules.aliases).map_err(Fatal)?;
             print_report(OutputFormat::Human, text, &serde_json::Value::Null)
         }
         Command::Bless { experience_id, run } => {

@@ -1395,7 +1395,8 @@ pub fn why_text(r: &WhyReport) -> String {
             })
             .collect();
         t.push_str(&format!(
-            "  refused at load: {n} record(s) naming {} ({})\n",
+            "  refused at load: {} naming {} ({})\n",
+            counted_json(&refused["records"], "record"),
             j["domain"].as_str().unwrap_or(""),
             codes.join(", ")
         ));
@@ -1459,9 +1460,9 @@ pub fn why_text(r: &WhyReport) -> String {
         _ => String::new(),
     };
     t.push_str(&format!(
-        "\npool: {} experiences from {} project(s){unnamed}; busiest project holds {}\n",
+        "\npool: {} experiences from {}{unnamed}; busiest project holds {}\n",
         p["experiences"],
-        p["projects"],
+        counted_json(&p["projects"], "project"),
         p["top_project_share"].as_str().unwrap_or("")
     ));
     let near = j["near_misses"].as_array().cloned().unwrap_or_default();

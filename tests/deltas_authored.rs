@@ -448,26 +448,38 @@ fn admonitions_and_do_dont_tables_state_what_they_say() {
 }
 
 /// `deltas show` takes the skill's directory name (its delta file's); asked for by the
-/// frontmatter `name` of a skill whose directory is named otherwise, it says which directory
-/// to ask for instead of only "no such file".
+/// frontmatter `name` of a skill whose directory is named otherwise, or by the domain a skill's
+/// directory is an alias of (`tf` for the `terraform` directory, `k8s` for a skill named
+/// `kubernetes`), it says which directory to ask for instead of only "no such file".
 #[test]
-fn deltas_show_by_the_frontmatter_name_points_at_the_directory() {
+fn deltas_show_by_the_frontmatter_name_or_domain_points_at_the_directory() {
     let out = std::env::temp_dir().join(format!("skillc-h3-show-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
     std::fs::create_dir_all(&out).unwrap();
-    let shown = deltas::show(&fixtures(), &out, "kubectl-playbook").unwrap();
+    let aliases = &Rules::builtin().aliases;
+    let shown = deltas::show(&fixtures(), &out, "kubectl-playbook", aliases).unwrap();
     assert_eq!(
         shown,
         skill("kubectl-playbook").text,
         "no delta: the authored text"
     );
-    let err = deltas::show(&fixtures(), &out, "kubernetes").unwrap_err();
+    let err = deltas::show(&fixtures(), &out, "kubernetes", aliases).unwrap_err();
     assert!(
         err.contains("the skill named kubernetes in its frontmatter is in the directory kubectl-playbook: `skillc deltas show kubectl-playbook`"),
         "{err}"
     );
-    let err = deltas::show(&fixtures(), &out, "helm").unwrap_err();
-    assert!(!err.contains("frontmatter"), "{err}");
+    let err = deltas::show(&fixtures(), &out, "k8s", aliases).unwrap_err();
+    assert!(
+        err.contains("; the skill for the kubernetes domain is in the directory kubectl-playbook: `skillc deltas show kubectl-playbook`"),
+        "{err}"
+    );
+    let err = deltas::show(&fixtures(), &out, "tf", aliases).unwrap_err();
+    assert!(
+        err.contains("; the skill for the terraform domain is in the directory terraform: `skillc deltas show terraform`"),
+        "{err}"
+    );
+    let err = deltas::show(&fixtures(), &out, "helm", aliases).unwrap_err();
+    assert!(!err.contains("frontmatter") && !err.contains("domain"), "{err}");
     std::fs::remove_dir_all(&out).unwrap();
 }
 

@@ -961,7 +961,7 @@ fn records_the_load_refused_count_for_the_domain_they_name() {
     let text = stdout(&o);
     assert!(
         text.contains(
-            "refused at load: 4 record(s) naming python (L002 missing-field ×1, L003 invalid-value ×3)"
+            "refused at load: 4 records naming python (L002 missing-field ×1, L003 invalid-value ×3)"
         ),
         "{text}"
     );

@@ -1356,23 +1356,39 @@ pub fn parse_delta(json_text: &str) -> Result<Vec<Value>, String> {
 
 /// `skillc deltas show NAME`: the authored skill `NAME` under `base_dir` with the rows of
 /// `out_dir/deltas/NAME.json` applied (the authored text as is when there is no delta file).
-pub fn show(base_dir: &Path, out_dir: &Path, name: &str) -> Result<String, String> {
+pub fn show(
+    base_dir: &Path,
+    out_dir: &Path,
+    name: &str,
+    aliases: &crate::normalize::Aliases,
+) -> Result<String, String> {
     if name.is_empty() || name.contains(['/', '\\']) || name == "." || name == ".." {
         return Err(format!("{name:?} is not a skill name"));
     }
     let skill = base_dir.join(name).join("SKILL.md");
     let text = std::fs::read_to_string(&skill).map_err(|e| {
         // A skill is shown by its directory's name (its delta file has that name); one asked
-        // for by its frontmatter `name` is pointed at.
-        let named = (e.kind() == std::io::ErrorKind::NotFound)
+        // for by its frontmatter `name`, or by the domain it compiles for (`kubernetes` for a
+        // skill in `k8s/`), is pointed at.
+        let skills = (e.kind() == std::io::ErrorKind::NotFound)
             .then(|| read_base_skills(base_dir).ok())
             .flatten()
-            .and_then(|(skills, _)| {
-                (skills.into_iter()).find(|s| markdown::frontmatter_name(&s.text).as_deref() == Some(name))
+            .map_or_else(Vec::new, |(skills, _)| skills);
+        let domain = |n: &str| crate::normalize::domain(n, aliases).ok();
+        let named = |s: &&BaseSkill| markdown::frontmatter_name(&s.text).as_deref() == Some(name);
+        let found = (skills.iter().find(named))
+            .map(|s| (s, format!("the skill named {name} in its frontmatter")))
+            .or_else(|| {
+                let asked = domain(name)?;
+                let compiles_for = |s: &&BaseSkill| {
+                    let own = std::iter::once(s.name.clone()).chain(markdown::frontmatter_name(&s.text));
+                    own.filter_map(|n| domain(&n)).any(|d| d == asked)
+                };
+                (skills.iter().find(compiles_for)).map(|s| (s, format!("the skill for the {asked} domain")))
             });
-        match named {
-            Some(s) => format!(
-                "{}: {e}; the skill named {name} in its frontmatter is in the directory {dir}: `skillc deltas show {dir}`",
+        match found {
+            Some((s, what)) => format!(
+                "{}: {e}; {what} is in the directory {dir}: `skillc deltas show {dir}`",
                 skill.display(),
                 dir = s.name
             ),
