@@ -90,6 +90,11 @@ pub struct Policy {
     /// passing --timeout"): the next call with it changed is a fix, so never transient.
     #[serde(default)]
     pub setting_hints: Vec<String>,
+    /// Substrings of an error message by which a test runner reports a test that ran past its
+    /// own time limit ("panic: test timed out after 30s"): the code under test hung or is slow,
+    /// a real fault, so never transient. Optional, so policy files written before it still load.
+    #[serde(default)]
+    pub test_timeouts: Vec<String>,
     /// Tools that change the workspace; a passing check before the last of them is stale.
     pub mutating_tools: Vec<String>,
     pub mutating_prefixes: Vec<String>,
@@ -166,7 +171,9 @@ impl Policy {
     pub fn from_yaml(text: &str) -> Result<Policy, String> {
         let mut p: Policy = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
         // Lowered once here: `is_transient` runs for every failed operation.
-        let vetoes = p.assertion_markers.iter_mut().chain(&mut p.setting_hints);
+        let vetoes = (p.assertion_markers.iter_mut())
+            .chain(&mut p.setting_hints)
+            .chain(&mut p.test_timeouts);
         for phrase in p.transient_errors.iter_mut().chain(vetoes) {
             *phrase = phrase.to_lowercase();
         }
@@ -295,7 +302,7 @@ impl Policy {
     }
 
     /// A failure whose message names a transient cause (timeouts, rate limits, …) as whole
-    /// words, and reports no failed assertion.
+    /// words, and reports no failed assertion, no setting to change and no test's own timeout.
     pub fn is_transient(&self, error: &str) -> bool {
         self.transient_cause(error).is_some()
     }
@@ -308,10 +315,18 @@ impl Policy {
         }
     }
 
+    /// The phrases that make a failure real whatever transient words it also has: failed
+    /// assertions, settings to change, a test's own timeout.
+    fn vetoes(&self) -> impl Iterator<Item = &String> {
+        (self.assertion_markers.iter())
+            .chain(&self.setting_hints)
+            .chain(&self.test_timeouts)
+    }
+
     /// `transient_cause` by lowering the error and looking for each phrase in turn.
     fn scan_transient_cause(&self, error: &str) -> Option<&str> {
         let e = error.to_lowercase();
-        let mut vetoes = self.assertion_markers.iter().chain(&self.setting_hints);
+        let mut vetoes = self.vetoes();
         if vetoes.any(|m| e.contains(m.as_str())) {
             return None;
         }
@@ -401,7 +416,7 @@ struct TransientPhrases {
 impl TransientPhrases {
     fn new(p: &Policy) -> TransientPhrases {
         let ascii = |s: &&String| s.is_ascii();
-        let vetoes = p.assertion_markers.iter().chain(&p.setting_hints).filter(ascii);
+        let vetoes = p.vetoes().filter(ascii);
         let mut patterns: Vec<String> = vetoes.map(|v| format!("(?i-u){}", regex::escape(v))).collect();
         let mut phrase = vec![None; patterns.len()];
         for (i, t) in p
@@ -879,6 +894,80 @@ mod tests {
         ] {
             assert!(!p.is_transient(real), "{real}");
         }
+    }
+
+    /// A test runner that reports a test past its own time limit found a hung or slow test, a
+    /// real fault; a client's timeout (a dial, a read, a registry, a deadline, a handshake),
+    /// inside a test or not, stays transient. Both ways of matching agree.
+    #[test]
+    fn a_test_runners_own_timeout_is_real_and_a_network_timeout_is_transient() {
+        let p = Rules::builtin().policy;
+        for real in [
+            "panic: test timed out after 30s\n\trunning tests:\n\t\tTestPoolDrainsOnShutdown (30s)\n\ngoroutine 34 [running]:",
+            "FAILED tests/test_sync.py::test_sync_large_bucket - Failed: Timeout >5.0s",
+            "  ● Checkout › places an order with a saved card\n\n    thrown: \"Exceeded timeout of 5000 ms for a test.\"",
+            "  ● Orders › beforeAll\n\n    thrown: \"Exceeded timeout of 5000 ms for a hook.\"",
+            "Error: Timeout of 2000ms exceeded. For async tests and hooks, ensure \"done()\" is called; if returning a Promise, ensure it resolves. (/srv/api/test/orders.spec.js)",
+            "FAIL  src/cart.test.ts > cart > merges guest items\nError: Test timed out in 5000ms.",
+            "  1) [chromium] › checkout.spec.ts:12:5 › pays with a saved card\n\n    Test timeout of 30000ms exceeded.",
+            "        TIMEOUT [ 60.002s] queue tests::drain_waits_for_inflight_jobs\nerror: test run failed",
+            "  1) Checkout completes the order\n     Failure/Error: wait_for_ajax\n\n     Timeout::Error:\n       execution expired",
+            "testSettle(com.acme.LedgerTest)  Time elapsed: 0.105 sec  <<< ERROR!\norg.junit.runners.model.TestTimedOutException: test timed out after 100 milliseconds",
+        ] {
+            assert_eq!(p.transient_cause(real), None, "{real}");
+            assert_eq!(p.scan_transient_cause(real), None, "{real}");
+        }
+        for (transient, cause) in [
+            (
+                "failed to connect to `host=10.0.0.3 user=queue database=queue`: dial error (dial tcp 10.0.0.3:5432: i/o timeout)",
+                "timeout",
+            ),
+            (
+                "ReadTimeout: HTTPSConnectionPool(host='pypi.org', port=443): Read timed out. (read timeout=15)",
+                "timed out",
+            ),
+            (
+                "npm ERR! network request to https://registry.npmjs.org/date-fns failed, reason: connect ETIMEDOUT 104.16.3.35:443",
+                "etimedout",
+            ),
+            (
+                "rpc error: code = DeadlineExceeded desc = context deadline exceeded",
+                "deadline exceeded",
+            ),
+            (
+                "error: RPC failed; curl 28 Operation timed out after 300000 milliseconds with 0 bytes received",
+                "timed out",
+            ),
+            (
+                "Error response from daemon: Get \"https://registry-1.docker.io/v2/\": net/http: TLS handshake timeout",
+                "timeout",
+            ),
+            // axios's own message, from a client inside or outside a test, is no runner's report.
+            ("AxiosError: timeout of 10000ms exceeded", "timeout"),
+            (
+                "Net::ReadTimeout with #<TCPSocket:(closed)>: timed out waiting for api.stripe.com",
+                "timed out",
+            ),
+        ] {
+            assert_eq!(p.transient_cause(transient), Some(cause), "{transient}");
+            assert_eq!(p.scan_transient_cause(transient), Some(cause), "{transient}");
+        }
+    }
+
+    /// A policy file written before `test_timeouts` loads, with none.
+    #[test]
+    fn a_policy_without_test_timeouts_loads() {
+        let start = BUILTIN_POLICY.find("test_timeouts:").unwrap();
+        let end = BUILTIN_POLICY[start..].find("\n\n").unwrap() + start;
+        let p =
+            Policy::from_yaml(&format!("{}{}", &BUILTIN_POLICY[..start], &BUILTIN_POLICY[end..])).unwrap();
+        assert!(p.test_timeouts.is_empty());
+        assert!(p.is_transient("panic: test timed out after 30s"));
+        assert!(
+            !Rules::builtin()
+                .policy
+                .is_transient("panic: test timed out after 30s")
+        );
     }
 
     /// The one-pass matcher finds what lowering and scanning finds: any case, a phrase at
