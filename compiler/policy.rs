@@ -95,6 +95,12 @@ pub struct Policy {
     /// a real fault, so never transient. Optional, so policy files written before it still load.
     #[serde(default)]
     pub test_timeouts: Vec<String>,
+    /// Marks at the start of a line by which a test runner names a test ("● Orders › refunds a
+    /// cancelled order"): a test's name is not why it failed, so such lines are not read for
+    /// transient phrases (`without_test_titles`). Case-sensitive. Optional, so policy files
+    /// written before it still load.
+    #[serde(default)]
+    pub test_title_marks: Vec<String>,
     /// Tools that change the workspace; a passing check before the last of them is stale.
     pub mutating_tools: Vec<String>,
     pub mutating_prefixes: Vec<String>,
@@ -308,11 +314,61 @@ impl Policy {
     }
 
     /// The `transient_errors` phrase that makes `error` transient (`is_transient`), for `trace`.
+    /// A phrase found only in the name of a test (`without_test_titles`) makes no cause.
     pub fn transient_cause(&self, error: &str) -> Option<&str> {
+        let cause = self.phrase_cause(error)?;
+        match self.without_test_titles(error) {
+            Some(rest) => self.phrase_cause(&rest),
+            None => Some(cause),
+        }
+    }
+
+    /// The first `transient_errors` phrase in `error` unless a veto is there too.
+    fn phrase_cause(&self, error: &str) -> Option<&str> {
         match self.transient.find(error) {
             Some(found) => found.map(|i| self.transient_errors[i].as_str()),
             None => self.scan_transient_cause(error),
         }
+    }
+
+    /// `error` without the lines by which a test runner names a test, or `None` when it has
+    /// none: a line that starts with one of `test_title_marks` (Jest's "● Orders › refunds a
+    /// cancelled order"), a numbered title (Mocha's, RSpec's, Playwright's "  1) Orders") with
+    /// the deeper-indented lines Mocha continues it on, up to the one ending in ':', and
+    /// Gradle's "OrderTest > refunds a cancelled order FAILED". A test's name says what it
+    /// tests, not why it failed. Called only for an error with a transient phrase.
+    fn without_test_titles(&self, error: &str) -> Option<String> {
+        let mut kept = String::with_capacity(error.len());
+        let mut dropped = false;
+        // The column a numbered title's text starts at, while lines may continue it.
+        let mut title_column: Option<usize> = None;
+        for line in error.split_inclusive('\n') {
+            let text = line.trim_end();
+            let body = text.trim_start();
+            let indent = text.len() - body.len();
+            let column = title_column.take();
+            let continues = column.is_some_and(|c| indent > c && !body.is_empty());
+            let numbered = numbered_title(body);
+            if continues {
+                if !body.ends_with(':') {
+                    title_column = column;
+                }
+            } else if let Some(n) = numbered
+                && !body.ends_with(':')
+            {
+                title_column = Some(indent + n);
+            }
+            let title = continues
+                || numbered.is_some()
+                || (self.test_title_marks.iter()).any(|m| body.starts_with(m.as_str()))
+                || (body.ends_with(" FAILED") && body.contains(" > "));
+            if title {
+                dropped = true;
+            } else {
+                kept.push_str(line);
+            }
+        }
+        dropped.then_some(kept)
     }
 
     /// The phrases that make a failure real whatever transient words it also has: failed
@@ -397,6 +453,14 @@ impl LabelArgs {
     pub fn may_carry(&self, args: &str) -> bool {
         self.quoted.iter().any(|q| args.contains(q.as_str()))
     }
+}
+
+/// The length of a numbered test title's number and `") "` ("1) Orders refunds a cancelled
+/// order", as Mocha, RSpec, Playwright and Jasmine list failures), or `None`.
+fn numbered_title(line: &str) -> Option<usize> {
+    let digits = line.len() - line.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let rest = &line[digits..];
+    (digits > 0 && rest.starts_with(") ") && rest.len() > 2).then_some(digits + 2)
 }
 
 /// `transient_cause` for an ASCII error, in one pass over its bytes without a lowered copy
@@ -952,6 +1016,46 @@ mod tests {
             assert_eq!(p.transient_cause(transient), Some(cause), "{transient}");
             assert_eq!(p.scan_transient_cause(transient), Some(cause), "{transient}");
         }
+    }
+
+    /// A test named after a cancellation, a rate limit or a connection reset that failed on a
+    /// `TypeError` failed for real: the runner's line that names the test is not read for
+    /// transient phrases, the error under it is.
+    #[test]
+    fn a_transient_word_in_a_tests_name_makes_no_transient_failure() {
+        let p = Rules::builtin().policy;
+        for real in [
+            "FAIL src/orders/refund.test.ts\n  ● Orders › refunds a cancelled order\n\n    TypeError: Cannot read properties of undefined (reading 'refundId')",
+            "  RateLimiter\n    ✓ allows 100 requests (4 ms)\n    ✕ returns 429 when rate limited (12 ms)\n\n  ● RateLimiter › returns 429 when rate limited\n\n    TypeError: res.headers.get is not a function",
+            " FAIL  src/retry.test.ts > retry > gives up after connection reset\nTypeError: fetchMock.mockRejectedValueOnce is not a function",
+            "  41 passing (2s)\n  1 failing\n\n  1) Orders\n       refunds a cancelled order:\n     TypeError: Cannot read properties of undefined (reading 'refundId')",
+            "  1) Orders\n       when the payment was cancelled\n         releases the stock:\n     Error: ER_NO_SUCH_TABLE: Table 'shop.stock' doesn't exist",
+            "CheckoutTest > order is cancelled on timeout FAILED\n    java.lang.NullPointerException at CheckoutTest.kt:40",
+            "Failures:\n\n  1) Orders::Cancel when the order was cancelled refunds the card\n     Failure/Error: refund.card.charge_id\n\n     NoMethodError:\n       undefined method `charge_id' for nil",
+        ] {
+            assert_eq!(p.transient_cause(real), None, "{real}");
+        }
+        for (transient, cause) in [
+            (
+                "  ● Rates › fetches the latest rates\n\n    FetchError: request to https://api.exchangerate.host/latest failed, reason: connect ETIMEDOUT 172.67.1.1:443",
+                "etimedout",
+            ),
+            (
+                "  1) Orders\n       refunds a paid order:\n     Error: connect ECONNREFUSED 127.0.0.1:5432",
+                "econnrefused",
+            ),
+            ("Error: The operation was canceled.", "canceled"),
+            (
+                "  1) Orders::Sync imports the feed\n     Failure/Error: Feed.fetch!\n\n     SocketError:\n       Failed to open TCP connection to feeds.acme.io:443 (Connection refused - connect(2))",
+                "connection refused",
+            ),
+        ] {
+            assert_eq!(p.transient_cause(transient), Some(cause), "{transient}");
+        }
+        assert_eq!(numbered_title("12) Orders refunds"), Some(4));
+        assert_eq!(numbered_title("1)"), None);
+        assert_eq!(numbered_title("(1) a"), None);
+        assert_eq!(numbered_title("Orders 1) a"), None);
     }
 
     /// A policy file written before `test_timeouts` loads, with none.

@@ -155,3 +155,26 @@ fn a_lesson_whose_test_timed_out_again_is_contradicted_and_a_network_timeout_doe
         h.diagnostics()
     );
 }
+
+/// A Jest test named after a cancelled order that failed on a `TypeError` failed for real: the
+/// mechanical lesson in play whose working form ran it is contradicted, as DESIGN §6 says,
+/// though "cancelled" is a transient phrase. The word is in the test's name, not its error.
+#[test]
+fn a_test_named_after_a_cancellation_that_failed_contradicts_the_lesson_in_play() {
+    let h = Records::new("transient-timeouts-title");
+    std::fs::copy(repo().join(DATA), h.s.path("records/a.jsonl")).unwrap();
+    let ledger = h.compile();
+    let text = "Bash npx: run `npx jest --testTimeout=20000`";
+    let id = reading(&ledger, text)["id"].as_str().unwrap().to_string();
+    h.add("b.jsonl", &[json!({"id": "tt-js-3", "recorded_at": "2026-11-09T11:00:00Z", "domains": ["javascript"],
+        "project": "git@github.com:acme/storefront.git", "task": "Refund cancelled orders automatically",
+        "outcome": "failed", "in_play": [&id], "operations": [
+            {"tool": "Bash", "args": {"command": "npx jest --testTimeout=20000"}, "status": "error",
+             "error": "FAIL src/orders/refund.test.ts\n  ● Orders › refunds a cancelled order\n\n    TypeError: Cannot read properties of undefined (reading 'refundId')\n\n      29 |     const res = await refund(order);\n    > 31 |     expect(res.refundId).toBeDefined();\n\nTests:       1 failed, 57 passed, 58 total"}]})]);
+    let l = reading(&h.compile(), text).clone();
+    let contradicted: Vec<&Value> = (l["history"].as_array().unwrap().iter())
+        .filter(|e| e["event"] == "contradicted")
+        .collect();
+    assert_eq!(contradicted.len(), 1, "{l:#}");
+    assert_eq!(contradicted[0]["experiences"], json!(["tt-js-3"]), "{l:#}");
+}
