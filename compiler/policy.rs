@@ -90,6 +90,17 @@ pub struct Policy {
     /// passing --timeout"): the next call with it changed is a fix, so never transient.
     #[serde(default)]
     pub setting_hints: Vec<String>,
+    /// Substrings of an error message by which a test runner reports a test that ran past its
+    /// own time limit ("panic: test timed out after 30s"): the code under test hung or is slow,
+    /// a real fault, so never transient. Optional, so policy files written before it still load.
+    #[serde(default)]
+    pub test_timeouts: Vec<String>,
+    /// Marks at the start of a line by which a test runner names a test ("● Orders › refunds a
+    /// cancelled order"): a test's name is not why it failed, so such lines are not read for
+    /// transient phrases (`without_test_titles`). Case-sensitive. Optional, so policy files
+    /// written before it still load.
+    #[serde(default)]
+    pub test_title_marks: Vec<String>,
     /// Tools that change the workspace; a passing check before the last of them is stale.
     pub mutating_tools: Vec<String>,
     pub mutating_prefixes: Vec<String>,
@@ -166,7 +177,9 @@ impl Policy {
     pub fn from_yaml(text: &str) -> Result<Policy, String> {
         let mut p: Policy = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
         // Lowered once here: `is_transient` runs for every failed operation.
-        let vetoes = p.assertion_markers.iter_mut().chain(&mut p.setting_hints);
+        let vetoes = (p.assertion_markers.iter_mut())
+            .chain(&mut p.setting_hints)
+            .chain(&mut p.test_timeouts);
         for phrase in p.transient_errors.iter_mut().chain(vetoes) {
             *phrase = phrase.to_lowercase();
         }
@@ -295,23 +308,81 @@ impl Policy {
     }
 
     /// A failure whose message names a transient cause (timeouts, rate limits, …) as whole
-    /// words, and reports no failed assertion.
+    /// words, and reports no failed assertion, no setting to change and no test's own timeout.
     pub fn is_transient(&self, error: &str) -> bool {
         self.transient_cause(error).is_some()
     }
 
     /// The `transient_errors` phrase that makes `error` transient (`is_transient`), for `trace`.
+    /// A phrase found only in the name of a test (`without_test_titles`) makes no cause.
     pub fn transient_cause(&self, error: &str) -> Option<&str> {
+        let cause = self.phrase_cause(error)?;
+        match self.without_test_titles(error) {
+            Some(rest) => self.phrase_cause(&rest),
+            None => Some(cause),
+        }
+    }
+
+    /// The first `transient_errors` phrase in `error` unless a veto is there too.
+    fn phrase_cause(&self, error: &str) -> Option<&str> {
         match self.transient.find(error) {
             Some(found) => found.map(|i| self.transient_errors[i].as_str()),
             None => self.scan_transient_cause(error),
         }
     }
 
+    /// `error` without the lines by which a test runner names a test, or `None` when it has
+    /// none: a line that starts with one of `test_title_marks` (Jest's "● Orders › refunds a
+    /// cancelled order"), a numbered title (Mocha's, RSpec's, Playwright's "  1) Orders") with
+    /// the deeper-indented lines Mocha continues it on, up to the one ending in ':', and
+    /// Gradle's "OrderTest > refunds a cancelled order FAILED". A test's name says what it
+    /// tests, not why it failed. Called only for an error with a transient phrase.
+    fn without_test_titles(&self, error: &str) -> Option<String> {
+        let mut kept = String::with_capacity(error.len());
+        let mut dropped = false;
+        // The column a numbered title's text starts at, while lines may continue it.
+        let mut title_column: Option<usize> = None;
+        for line in error.split_inclusive('\n') {
+            let text = line.trim_end();
+            let body = text.trim_start();
+            let indent = text.len() - body.len();
+            let column = title_column.take();
+            let continues = column.is_some_and(|c| indent > c && !body.is_empty());
+            let numbered = numbered_title(body);
+            if continues {
+                if !body.ends_with(':') {
+                    title_column = column;
+                }
+            } else if let Some(n) = numbered
+                && !body.ends_with(':')
+            {
+                title_column = Some(indent + n);
+            }
+            let title = continues
+                || numbered.is_some()
+                || (self.test_title_marks.iter()).any(|m| body.starts_with(m.as_str()))
+                || (body.ends_with(" FAILED") && body.contains(" > "));
+            if title {
+                dropped = true;
+            } else {
+                kept.push_str(line);
+            }
+        }
+        dropped.then_some(kept)
+    }
+
+    /// The phrases that make a failure real whatever transient words it also has: failed
+    /// assertions, settings to change, a test's own timeout.
+    fn vetoes(&self) -> impl Iterator<Item = &String> {
+        (self.assertion_markers.iter())
+            .chain(&self.setting_hints)
+            .chain(&self.test_timeouts)
+    }
+
     /// `transient_cause` by lowering the error and looking for each phrase in turn.
     fn scan_transient_cause(&self, error: &str) -> Option<&str> {
         let e = error.to_lowercase();
-        let mut vetoes = self.assertion_markers.iter().chain(&self.setting_hints);
+        let mut vetoes = self.vetoes();
         if vetoes.any(|m| e.contains(m.as_str())) {
             return None;
         }
@@ -384,6 +455,14 @@ impl LabelArgs {
     }
 }
 
+/// The length of a numbered test title's number and `") "` ("1) Orders refunds a cancelled
+/// order", as Mocha, RSpec, Playwright and Jasmine list failures), or `None`.
+fn numbered_title(line: &str) -> Option<usize> {
+    let digits = line.len() - line.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let rest = &line[digits..];
+    (digits > 0 && rest.starts_with(") ") && rest.len() > 2).then_some(digits + 2)
+}
+
 /// `transient_cause` for an ASCII error, in one pass over its bytes without a lowered copy
 /// (every failed call meets every phrase). ASCII is lowered byte for byte, so an ASCII-blind
 /// case-insensitive match at a byte is a match of the lowered phrase in the lowered text at
@@ -401,7 +480,7 @@ struct TransientPhrases {
 impl TransientPhrases {
     fn new(p: &Policy) -> TransientPhrases {
         let ascii = |s: &&String| s.is_ascii();
-        let vetoes = p.assertion_markers.iter().chain(&p.setting_hints).filter(ascii);
+        let vetoes = p.vetoes().filter(ascii);
         let mut patterns: Vec<String> = vetoes.map(|v| format!("(?i-u){}", regex::escape(v))).collect();
         let mut phrase = vec![None; patterns.len()];
         for (i, t) in p
@@ -879,6 +958,120 @@ mod tests {
         ] {
             assert!(!p.is_transient(real), "{real}");
         }
+    }
+
+    /// A test runner that reports a test past its own time limit found a hung or slow test, a
+    /// real fault; a client's timeout (a dial, a read, a registry, a deadline, a handshake),
+    /// inside a test or not, stays transient. Both ways of matching agree.
+    #[test]
+    fn a_test_runners_own_timeout_is_real_and_a_network_timeout_is_transient() {
+        let p = Rules::builtin().policy;
+        for real in [
+            "panic: test timed out after 30s\n\trunning tests:\n\t\tTestPoolDrainsOnShutdown (30s)\n\ngoroutine 34 [running]:",
+            "FAILED tests/test_sync.py::test_sync_large_bucket - Failed: Timeout >5.0s",
+            "  ● Checkout › places an order with a saved card\n\n    thrown: \"Exceeded timeout of 5000 ms for a test.\"",
+            "  ● Orders › beforeAll\n\n    thrown: \"Exceeded timeout of 5000 ms for a hook.\"",
+            "Error: Timeout of 2000ms exceeded. For async tests and hooks, ensure \"done()\" is called; if returning a Promise, ensure it resolves. (/srv/api/test/orders.spec.js)",
+            "FAIL  src/cart.test.ts > cart > merges guest items\nError: Test timed out in 5000ms.",
+            "  1) [chromium] › checkout.spec.ts:12:5 › pays with a saved card\n\n    Test timeout of 30000ms exceeded.",
+            "        TIMEOUT [ 60.002s] queue tests::drain_waits_for_inflight_jobs\nerror: test run failed",
+            "  1) Checkout completes the order\n     Failure/Error: wait_for_ajax\n\n     Timeout::Error:\n       execution expired",
+            "testSettle(com.acme.LedgerTest)  Time elapsed: 0.105 sec  <<< ERROR!\norg.junit.runners.model.TestTimedOutException: test timed out after 100 milliseconds",
+        ] {
+            assert_eq!(p.transient_cause(real), None, "{real}");
+            assert_eq!(p.scan_transient_cause(real), None, "{real}");
+        }
+        for (transient, cause) in [
+            (
+                "failed to connect to `host=10.0.0.3 user=queue database=queue`: dial error (dial tcp 10.0.0.3:5432: i/o timeout)",
+                "timeout",
+            ),
+            (
+                "ReadTimeout: HTTPSConnectionPool(host='pypi.org', port=443): Read timed out. (read timeout=15)",
+                "timed out",
+            ),
+            (
+                "npm ERR! network request to https://registry.npmjs.org/date-fns failed, reason: connect ETIMEDOUT 104.16.3.35:443",
+                "etimedout",
+            ),
+            (
+                "rpc error: code = DeadlineExceeded desc = context deadline exceeded",
+                "deadline exceeded",
+            ),
+            (
+                "error: RPC failed; curl 28 Operation timed out after 300000 milliseconds with 0 bytes received",
+                "timed out",
+            ),
+            (
+                "Error response from daemon: Get \"https://registry-1.docker.io/v2/\": net/http: TLS handshake timeout",
+                "timeout",
+            ),
+            // axios's own message, from a client inside or outside a test, is no runner's report.
+            ("AxiosError: timeout of 10000ms exceeded", "timeout"),
+            (
+                "Net::ReadTimeout with #<TCPSocket:(closed)>: timed out waiting for api.stripe.com",
+                "timed out",
+            ),
+        ] {
+            assert_eq!(p.transient_cause(transient), Some(cause), "{transient}");
+            assert_eq!(p.scan_transient_cause(transient), Some(cause), "{transient}");
+        }
+    }
+
+    /// A test named after a cancellation, a rate limit or a connection reset that failed on a
+    /// `TypeError` failed for real: the runner's line that names the test is not read for
+    /// transient phrases, the error under it is.
+    #[test]
+    fn a_transient_word_in_a_tests_name_makes_no_transient_failure() {
+        let p = Rules::builtin().policy;
+        for real in [
+            "FAIL src/orders/refund.test.ts\n  ● Orders › refunds a cancelled order\n\n    TypeError: Cannot read properties of undefined (reading 'refundId')",
+            "  RateLimiter\n    ✓ allows 100 requests (4 ms)\n    ✕ returns 429 when rate limited (12 ms)\n\n  ● RateLimiter › returns 429 when rate limited\n\n    TypeError: res.headers.get is not a function",
+            " FAIL  src/retry.test.ts > retry > gives up after connection reset\nTypeError: fetchMock.mockRejectedValueOnce is not a function",
+            "  41 passing (2s)\n  1 failing\n\n  1) Orders\n       refunds a cancelled order:\n     TypeError: Cannot read properties of undefined (reading 'refundId')",
+            "  1) Orders\n       when the payment was cancelled\n         releases the stock:\n     Error: ER_NO_SUCH_TABLE: Table 'shop.stock' doesn't exist",
+            "CheckoutTest > order is cancelled on timeout FAILED\n    java.lang.NullPointerException at CheckoutTest.kt:40",
+            "Failures:\n\n  1) Orders::Cancel when the order was cancelled refunds the card\n     Failure/Error: refund.card.charge_id\n\n     NoMethodError:\n       undefined method `charge_id' for nil",
+        ] {
+            assert_eq!(p.transient_cause(real), None, "{real}");
+        }
+        for (transient, cause) in [
+            (
+                "  ● Rates › fetches the latest rates\n\n    FetchError: request to https://api.exchangerate.host/latest failed, reason: connect ETIMEDOUT 172.67.1.1:443",
+                "etimedout",
+            ),
+            (
+                "  1) Orders\n       refunds a paid order:\n     Error: connect ECONNREFUSED 127.0.0.1:5432",
+                "econnrefused",
+            ),
+            ("Error: The operation was canceled.", "canceled"),
+            (
+                "  1) Orders::Sync imports the feed\n     Failure/Error: Feed.fetch!\n\n     SocketError:\n       Failed to open TCP connection to feeds.acme.io:443 (Connection refused - connect(2))",
+                "connection refused",
+            ),
+        ] {
+            assert_eq!(p.transient_cause(transient), Some(cause), "{transient}");
+        }
+        assert_eq!(numbered_title("12) Orders refunds"), Some(4));
+        assert_eq!(numbered_title("1)"), None);
+        assert_eq!(numbered_title("(1) a"), None);
+        assert_eq!(numbered_title("Orders 1) a"), None);
+    }
+
+    /// A policy file written before `test_timeouts` loads, with none.
+    #[test]
+    fn a_policy_without_test_timeouts_loads() {
+        let start = BUILTIN_POLICY.find("test_timeouts:").unwrap();
+        let end = BUILTIN_POLICY[start..].find("\n\n").unwrap() + start;
+        let p =
+            Policy::from_yaml(&format!("{}{}", &BUILTIN_POLICY[..start], &BUILTIN_POLICY[end..])).unwrap();
+        assert!(p.test_timeouts.is_empty());
+        assert!(p.is_transient("panic: test timed out after 30s"));
+        assert!(
+            !Rules::builtin()
+                .policy
+                .is_transient("panic: test timed out after 30s")
+        );
     }
 
     /// The one-pass matcher finds what lowering and scanning finds: any case, a phrase at
