@@ -1,5 +1,5 @@
 //! Paraphrase families as different agents write one lesson (`tests/data/paraphrase_families.jsonl`):
-//! 32 families in ten domains (python, rust, node, docker, kubernetes, terraform, git,
+//! 36 families in ten domains (python, rust, node, docker, kubernetes, terraform, git,
 //! postgres, ci, go), 4 wordings each — imperative, "always …", "X fails unless Y", "when X,
 //! do Y", with a trailing reason, other verb forms and plurals, shorthand (k8s, env var, repo,
 //! deps, DB, pkg) — and near misses that must stay apart
@@ -173,15 +173,17 @@ fn paraphrase_families_form_one_cluster_each() {
     );
     // On main (7c64df4): 20 of 32 families, 150 of 192 pairs. After reflexive pronouns as
     // stop words ("apply the CRDs yourself") and a swap only through a word that says a shared
-    // flag's name ("when force-pushing, use --force-with-lease"): 22 and 157. The misses left
-    // are listed above: a reason that names other things (NumPy 2 ABI / wheels built against
-    // NumPy 1), a rule in other verbs (apply / run migrations, take / pass a context), a
+    // flag's name ("when force-pushing, use --force-with-lease"): 22 and 157. Round 69 added
+    // four families ("never X without Y" in three projects' words, `go` the verb) — on
+    // a3710fa: 22 of 36, 164 of 216 — and read "never X without Y" as "Y before X" and `go`
+    // the verb as English: 26 of 36, 181 of 216. The misses left are listed above: a reason
+    // that names other things (NumPy 2 ABI / wheels built against NumPy 1), a rule in other
+    // verbs (apply / run migrations, take / pass a context, check / run kubectl diff), a
     // clause that describes what the refused command does ("npm install can rewrite
-    // package-lock.json") read as asserting it, voice changes ("key the cache" / "cache keyed
-    // on"), and "never X without Y" read as refusing X ("never run terraform apply without
-    // reviewing terraform plan first").
-    assert!(whole >= 22, "{whole} of {} families form one cluster", fams.len());
-    assert!(met >= 157, "{met} of {pairs} pairs of wordings share a cluster");
+    // package-lock.json") read as asserting it, and voice changes ("key the cache" / "cache
+    // keyed on").
+    assert!(whole >= 26, "{whole} of {} families form one cluster", fams.len());
+    assert!(met >= 181, "{met} of {pairs} pairs of wordings share a cluster");
     assert_eq!(mixed, 0, "a cluster mixes two families");
 }
 
@@ -192,7 +194,7 @@ fn paraphrase_families_form_one_cluster_each() {
 fn near_misses_stay_apart() {
     let lx = lexicon();
     let misses = near_misses();
-    assert!(misses.len() >= 25, "{} near misses", misses.len());
+    assert!(misses.len() >= 33, "{} near misses", misses.len());
     let mut merged = Vec::new();
     for m in &misses {
         for (x, y) in [(&m.a, &m.b), (&m.b, &m.a)] {
@@ -206,13 +208,13 @@ fn near_misses_stay_apart() {
             }
         }
     }
-    // Two merge, on main (7c64df4) and still: "in the same RUN instruction" / "in separate
-    // RUN instructions" (`same` is a stop word; as an antonym of `separate` it split the
-    // generator's "never in a separate PR" / "in the same commit", since a refused stop word
-    // cannot be read as its opposite's advice), and "Rebase onto origin/main before opening a
-    // PR" / "Merge origin/main into the branch before opening a PR" (rebase / merge is no
-    // antonym pair: "rebase onto main before merging" names both).
-    assert!(merged.len() <= 4, "near misses merged:\n{}", merged.join("\n"));
+    // Two merged on main (a3710fa): "in the same RUN instruction" / "in separate RUN
+    // instructions" and "Rebase onto origin/main before opening a PR" / "Merge origin/main
+    // into the branch before opening a PR". Both antonym pairs now (`[same, separate]`, with
+    // a refused `separate` read as asking for the stop word `same`, so "never in a separate
+    // PR" still meets "in the same commit"; `[rebase, merge]`, which a text naming both
+    // leaves unmarked).
+    assert!(merged.is_empty(), "near misses merged:\n{}", merged.join("\n"));
     let of = clustered(&lx, &families(), &misses);
     let base = of.len() - 2 * misses.len();
     let together: Vec<String> = (misses.iter().enumerate())
@@ -222,10 +224,12 @@ fn near_misses_stay_apart() {
     // Known: "Set memory limits on every container" and "Set CPU limits on every container"
     // each join "Set CPU and memory requests and limits on every container" (each is part of
     // that lesson; the two are never compared with each other, DESIGN §5.3 anchors), and
-    // "Merge origin/main into the branch before opening a PR" joins "Rebase onto origin/main
-    // before opening a PR", and the RUN instruction pair merges.
+    // "Never npm publish without bumping the version first" joins "Run the test suite before
+    // npm publish" (Dice 0.55: short rules whose one shared thing is the long command they
+    // precede; "Bump the version before npm publish" does too) as its near miss "… without
+    // running the test suite first" does, rightly.
     assert!(
-        together.len() <= 3,
+        together.len() <= 2,
         "near misses in one cluster:\n{}",
         together.join("\n")
     );
@@ -288,6 +292,127 @@ fn a_flags_name_said_as_a_word_is_no_swap() {
         (
             "When force-pushing, use --force-with-lease rather than --force.",
             "When force-pushing, use --force rather than --force-with-lease.",
+        ),
+    ];
+    split_and_merged(&lx, &two, &one);
+}
+
+/// "Never X without Y" asks for Y before X, as "Y before X" does, in any project's words; a
+/// plain "X without Y", the reverse order and another Y stay apart.
+#[test]
+fn never_x_without_y_is_y_before_x() {
+    let lx = lexicon();
+    let one = [
+        (
+            "Never run terraform apply without reviewing terraform plan first.",
+            "Always review the terraform plan output before running terraform apply.",
+        ),
+        (
+            "Never run kubectl apply on a shared cluster without running kubectl diff first.",
+            "Run kubectl diff before kubectl apply on a shared cluster.",
+        ),
+        (
+            "Never npm publish without running the test suite first.",
+            "Run the test suite before npm publish.",
+        ),
+        (
+            "Don't run alembic upgrade on production without a pg_dump backup.",
+            "Take a pg_dump backup before running alembic upgrade on production.",
+        ),
+    ];
+    let two = [
+        (
+            "Never run terraform apply without reviewing terraform plan first.",
+            "Run terraform apply without reviewing terraform plan first.",
+        ),
+        (
+            "Never run kubectl apply without running kubectl diff first.",
+            "Run kubectl apply first, then kubectl diff.",
+        ),
+        (
+            "Never npm publish without running the test suite first.",
+            "Never npm publish without bumping the version first.",
+        ),
+        (
+            "Never run terraform apply without reviewing terraform plan first.",
+            "Never run terraform plan without reviewing terraform apply first.",
+        ),
+    ];
+    split_and_merged(&lx, &two, &one);
+}
+
+/// `go` the verb ("fixtures go missing", "latency went up") is English, not the language:
+/// it neither sets a wording apart from one that says it otherwise nor makes two lessons
+/// about other places one.
+#[test]
+fn go_the_verb_is_no_language() {
+    let lx = lexicon();
+    // Each pair: `go` the verb on one side and a technical token of the rule only on the
+    // other (on a3710fa, `go` against `conftest.py`, `/var/log`, `s3`: two lessons).
+    let one = [
+        (
+            "Fixtures go missing unless pytest runs from the repo root.",
+            "Fixtures are missing unless pytest runs from the repo root, where conftest.py lives.",
+        ),
+        (
+            "Application logs go missing when the pod restarts unless the app logs to stdout.",
+            "Log to stdout: files under /var/log are lost when the pod restarts.",
+        ),
+        (
+            "Uploads go to the wrong bucket unless AWS_PROFILE is set.",
+            "Set AWS_PROFILE first, or uploads land in the wrong S3 bucket.",
+        ),
+    ];
+    let two = [
+        (
+            "Release branches go through QA before the merge to main.",
+            "Release branches go through QA after the merge to main.",
+        ),
+        ("Use Go for the new CLI tools.", "Use Rust for the new CLI tools."),
+        (
+            "Run go vet before committing Go changes.",
+            "Run cargo clippy before committing Rust changes.",
+        ),
+        (
+            "Write the billing service in Go.",
+            "Write the billing service in Rust.",
+        ),
+    ];
+    split_and_merged(&lx, &two, &one);
+}
+
+/// Same or separate, rebase or merge: two Dockerfiles, two ways to update a branch. A side
+/// that refuses `separate` asks for the same one ("never in a separate PR"), and a side that
+/// names both of rebase and merge chooses between them ("rebase instead of merging").
+#[test]
+fn same_or_separate_and_rebase_or_merge_are_two_lessons() {
+    let lx = lexicon();
+    let two = [
+        (
+            "Run apt-get update and apt-get install in the same RUN instruction.",
+            "Run apt-get update and apt-get install in separate RUN instructions.",
+        ),
+        (
+            "Run the schema migration and the backfill in the same transaction.",
+            "Run the schema migration and the backfill in separate transactions.",
+        ),
+        (
+            "Rebase onto origin/main before opening a PR.",
+            "Merge origin/main into the branch before opening a PR.",
+        ),
+        (
+            "Rebase the release branch onto main before tagging.",
+            "Merge main into the release branch before tagging.",
+        ),
+    ];
+    let one = [
+        (
+            "Commit the lockfile changes together with the code that needs them, never in a separate PR.",
+            "Keep the lockfile changes in the same commit as the code that depends on them.",
+        ),
+        (
+            "Rebase the feature branch onto origin/main before opening the PR instead of merging main into it.",
+            "Before opening a PR, rebase onto origin/main rather than merging main into the branch.",
         ),
     ];
     split_and_merged(&lx, &two, &one);

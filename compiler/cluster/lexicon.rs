@@ -58,6 +58,9 @@ struct File {
     commands: BTreeMap<String, Vec<String>>,
     #[serde(default)]
     technical_terms: Vec<String>,
+    /// Technical terms that are also English verbs (`go`): `Lexicon::verb_use`.
+    #[serde(default)]
+    verb_terms: Vec<String>,
     #[serde(default)]
     abbreviations: Vec<String>,
     #[serde(default)]
@@ -163,6 +166,8 @@ pub struct Lexicon {
     /// tool's name is what makes the name a command's (`command_heads`).
     subcommand_words: HashSet<String>,
     terms: HashSet<String>,
+    /// Technical terms that are also English verbs, canonical (`verb_use`).
+    verb_terms: HashSet<String>,
     abbreviations: HashSet<String>,
     /// Verbs a paraphrase moves with its voice, canonical: the check for two words traded in
     /// place passes over them.
@@ -204,6 +209,8 @@ struct Facts {
     /// The number of the word's synonym group's canonical word, when that is another word.
     canon: Option<u32>,
     term: bool,
+    /// One of `verb_terms`.
+    verb_term: bool,
     negating: bool,
     /// A program the lexicon lists commands of (a key of `commands`).
     program: bool,
@@ -590,7 +597,7 @@ enum Item<'a> {
         /// What the word's chunk says about a command around it: `OPENS` and `CLOSES` (a
         /// backtick before or after it), `AS_WRITTEN` (a plain word in its own form, not
         /// inflected) and `SUBCOMMAND` (written as a listed subcommand: `build`, not `builds`).
-        mark: u8,
+        mark: u16,
         /// The text's number in `Lexicon::fact_ids` (0: in no table), kept with the text.
         id: u32,
     },
@@ -600,22 +607,28 @@ enum Item<'a> {
 }
 
 /// `Item::Word::mark` bits.
-const OPENS: u8 = 1;
-const CLOSES: u8 = 2;
-const AS_WRITTEN: u8 = 4;
-const SUBCOMMAND: u8 = 8;
+const OPENS: u16 = 1;
+const CLOSES: u16 = 2;
+const AS_WRITTEN: u16 = 4;
+const SUBCOMMAND: u16 = 8;
 /// Set by `command_heads`: the word is a command's program.
-const PROGRAM: u8 = 16;
+const PROGRAM: u16 = 16;
 /// Written capitalized and otherwise in lower case ("Always", "Never"): mid-sentence, after
 /// `to` or a technical token, such a stop word is a setting's value (`titled_value`).
-const TITLED: u8 = 32;
+const TITLED: u16 = 32;
 /// Written in capitals, two to six letters ("PII", "TTL", "MFA"): an acronym, which another
 /// text may spell out (`Token::acronym`).
-const UPPER: u8 = 64;
+const UPPER: u16 = 64;
+/// Written as a participle, `-ing` or `-ed` ("missing", "unnoticed"): after a technical term
+/// that is also a verb, the verb's complement ("fixtures go missing"; `Lexicon::verb_use`).
+const PARTICIPLE: u16 = 128;
+/// Written with a capital and otherwise in lower case, of any length ("Go"): mid-sentence, a
+/// name (`Lexicon::verb_use`).
+const CAPITALIZED: u16 = 256;
 
 impl Item<'_> {
     /// The word's text, technical flag and mark; `None` for a clause break.
-    fn word(&self) -> Option<(&str, bool, u8)> {
+    fn word(&self) -> Option<(&str, bool, u16)> {
         match self {
             Item::Word {
                 text,
@@ -682,6 +695,7 @@ impl Lexicon {
             commands: HashMap::default(),
             subcommand_words: HashSet::default(),
             terms: HashSet::default(),
+            verb_terms: HashSet::default(),
             abbreviations: f.abbreviations.iter().map(|s| s.to_lowercase()).collect(),
             movable: HashSet::default(),
             negating_verbs: HashSet::default(),
@@ -824,6 +838,10 @@ impl Lexicon {
             .iter()
             .map(|w| lx.canon(&stem(&lx, w)))
             .collect();
+        lx.verb_terms = f.verb_terms.iter().map(|w| lx.canon(&stem(&lx, w))).collect();
+        if let Some(w) = lx.verb_terms.iter().find(|w| !lx.terms.contains(*w)) {
+            return Err(format!("verb term `{w}` is not one of technical_terms"));
+        }
         lx.index_facts();
         Ok(lx)
     }
@@ -861,6 +879,7 @@ impl Lexicon {
                 phrase_start: self.phrase_starts.contains(w),
                 canon: (self.synonyms.get(w)).filter(|c| *c != w).map(|c| id(c)),
                 term: self.terms.contains(w),
+                verb_term: self.verb_terms.contains(w),
                 negating: self.negating_verbs.contains(w),
                 program: self.commands.contains_key(w),
                 antonyms: self.antonym_of.get(w).cloned().unwrap_or_default(),
@@ -908,6 +927,11 @@ impl Lexicon {
         let name = flag.trim_start_matches('-');
         (name.len() >= 3 && name.bytes().all(|b| b.is_ascii_lowercase()))
             .then(|| self.canon(&self.stem(name)))
+    }
+
+    /// Is `w` (stemmed) one of the lexicon's stop words (`same`, `the`, `always`)?
+    pub(crate) fn is_stop(&self, w: &str) -> bool {
+        self.function_words.get(w).is_some_and(|f| f.stop)
     }
 
     /// Is `w` (stemmed) one of the lexicon's negators (`never`, `not`, `avoid`)?
@@ -1131,6 +1155,13 @@ impl Lexicon {
             {
                 *mark |= TITLED;
             }
+            if b.len() >= 2
+                && b[0].is_ascii_uppercase()
+                && b[1..].iter().all(u8::is_ascii_lowercase)
+                && let Some(Item::Word { mark, .. }) = out.last_mut()
+            {
+                *mark |= CAPITALIZED;
+            }
             if (2..=6).contains(&b.len())
                 && b.iter().all(u8::is_ascii_uppercase)
                 && let Some(Item::Word { mark, .. }) = out.last_mut()
@@ -1185,6 +1216,8 @@ impl Lexicon {
             Some(stem) => {
                 if !possessive && w.strip_suffix('e') == Some(&*stem) {
                     mark |= AS_WRITTEN;
+                } else if w.ends_with("ing") || w.ends_with("ed") {
+                    mark |= PARTICIPLE;
                 }
                 stem
             }
@@ -1290,6 +1323,18 @@ impl Lexicon {
     /// `analyze`, remembering the items of each whitespace chunk in `memo` (for analysing many
     /// texts in a row; the memo borrows from them and from the lexicon).
     pub fn analyze_with<'a>(&'a self, text: &'a str, memo: Option<&mut ChunkMemo<'a>>) -> Analysis {
+        self.read(text, memo, Reading::Steps)
+    }
+
+    /// A text read as the warning it words, for comparing a rule with the lines of a skill
+    /// (the deltas): "never X without Y" refuses X done without Y, so a line that does X
+    /// with no Y ("Run `terraform apply` directly in CI") says the opposite. `analyze` reads
+    /// the same words as the steps they ask for (Y, then X), as a paraphrase says them.
+    pub fn analyze_warning(&self, text: &str) -> Analysis {
+        self.read(text, None, Reading::Warning)
+    }
+
+    fn read<'a>(&'a self, text: &'a str, memo: Option<&mut ChunkMemo<'a>>, reading: Reading) -> Analysis {
         let mut own = Scratch::default();
         let (chunks, scratch) = match memo {
             Some(m) => (Some(&mut m.chunks), &mut m.scratch),
@@ -1334,6 +1379,7 @@ impl Lexicon {
                     continue 'outer;
                 }
             }
+            let verb = self.verb_use(&items, i, matches!(seq.last(), Some(Item::Word { .. })));
             // Moved out: the scan never looks back at item i.
             seq.push(
                 match std::mem::replace(&mut items[i], Item::Break { setting: false }) {
@@ -1348,7 +1394,15 @@ impl Lexicon {
                         technical,
                         mark,
                         id,
-                    } => self.synonym(text, technical, mark, id),
+                    } => match self.synonym(text, technical, mark, id) {
+                        Item::Word { text, mark, id, .. } if verb => Item::Word {
+                            text,
+                            technical: false,
+                            mark,
+                            id,
+                        },
+                        w => w,
+                    },
                     brk => brk,
                 },
             );
@@ -1377,7 +1431,7 @@ impl Lexicon {
             // A program the lexicon does not list takes any listed subcommand as written:
             // "run make build" and "run make test" are two commands, as two of cargo's are.
             let unlisted =
-                |p: u32, mark: u8, sub: u8| mark & PROGRAM != 0 && sub & SUBCOMMAND != 0 && !program(p);
+                |p: u32, mark: u16, sub: u16| mark & PROGRAM != 0 && sub & SUBCOMMAND != 0 && !program(p);
             let command = match (&it, rest.peek()) {
                 (
                     Item::Word {
@@ -1445,6 +1499,9 @@ impl Lexicon {
         let mut prefer = false;
         // After a `without` that leaves something out (`Token::left_out`).
         let mut leaving_out = false;
+        // The antonym marks the negator of the clause set, with what they replaced, when a
+        // negator negated it (`Reading::Steps` turns them at a `without`).
+        let mut negator: Option<Vec<(usize, u8, u8)>> = None;
         // Steps in order: "deploy the frontend first, then the API" says what "deploy the
         // frontend before the API" says, so the later step takes the `before` clause's role.
         // `later`: an adverbial `first` ended a clause with words in it, so the next clause is
@@ -1478,6 +1535,7 @@ impl Lexicon {
                     explaining = false;
                     describing = false;
                     leaving_out = false;
+                    negator = None;
                     clause = if std::mem::take(&mut later) {
                         Role::Before
                     } else {
@@ -1576,6 +1634,7 @@ impl Lexicon {
                 explaining = m & mark::EXPLAINING != 0;
                 describing = false;
                 leaving_out = false;
+                negator = None;
                 unless |= m & mark::UNLESS != 0;
                 // "X, then Y", "X and then Y", "X first, then Y" order two steps.
                 let step = m & mark::THEN != 0 && (sequence || later || pm & mark::AND != 0 || !condition);
@@ -1599,6 +1658,43 @@ impl Lexicon {
                 {
                     (r.role, r.negated_in, r.asserted_in, r.taken) =
                         (Some(Role::Negated), r.asserted_in, 0, false);
+                }
+                // "Never run terraform apply without reviewing the plan" asks for the review
+                // and then the apply, as "review the plan before terraform apply" does: read
+                // for its steps, the words negated so far are taken at the later step, the
+                // negator's and `without`'s antonym marks turn ("never" is "always"), and the
+                // words after `without` are the rule's own step.
+                if reading == Reading::Steps
+                    && m & mark::WITHOUT != 0
+                    && clause == Role::Negated
+                    && !explaining
+                    && !to
+                    && let Some(marks) = negator.take()
+                {
+                    let bit: Clauses = 1 << clause_no.min(Clauses::BITS - 1);
+                    let mut moved = false;
+                    for r in roles.iter_mut().filter(|r| r.negated_in & bit != 0) {
+                        r.negated_in &= !bit;
+                        if r.role == Some(Role::Negated) {
+                            r.role = Some(Role::Before);
+                        }
+                        if r.step == Some(Role::Asserted) {
+                            r.step = Some(Role::Before);
+                        }
+                        r.taken = true;
+                        moved = true;
+                    }
+                    if moved {
+                        for &(k, side, old) in word_marks.iter().rev().chain(marks.iter().rev()) {
+                            antonyms[k] = old | (3 - side);
+                        }
+                        clause = Role::Asserted;
+                        order = Role::Asserted;
+                        continue;
+                    }
+                }
+                if clause != Role::Negated {
+                    negator = Some(word_marks.clone());
                 }
                 // "run it without --release" leaves the flag out; "never run it without
                 // --release" is a double negation.
@@ -1900,8 +1996,50 @@ impl Lexicon {
         }
     }
 
+    /// Is the plain word at `i`, a technical term that is also an English verb (`verb_terms`:
+    /// `go`), the verb rather than the term? It is when written in another form ("went",
+    /// "goes", "going": the term is only ever written as its name) or followed by a stop
+    /// word, a negator or a participle that is not one of its subcommands, which name no
+    /// language's thing: "fixtures go missing", "always go through the checklist", "packages
+    /// go into the venv"; not "go get", "a go bug", "run go test", "written in Go", nor a
+    /// capitalized word after another (`after_word`: "use Go for the CLI").
+    fn verb_use(&self, items: &[Item], i: usize, after_word: bool) -> bool {
+        let Some(Item::Word {
+            text,
+            technical: false,
+            mark,
+            id,
+        }) = items.get(i)
+        else {
+            return false;
+        };
+        if !self.facts[*id as usize].verb_term {
+            return false;
+        }
+        if mark & AS_WRITTEN == 0 {
+            return true;
+        }
+        // A capital after a word: the name ("use Go for the CLI").
+        if mark & CAPITALIZED != 0 && after_word {
+            return false;
+        }
+        match items.get(i + 1) {
+            Some(Item::Word {
+                text: next,
+                technical: false,
+                mark: m,
+                id: n,
+            }) => {
+                let fw = self.facts[*n as usize].fw;
+                (fw.stop || fw.negator || m & PARTICIPLE != 0)
+                    && !self.commands.get(&**text).is_some_and(|s| s.contains(&**next))
+            }
+            _ => false,
+        }
+    }
+
     /// Step 3: the canonical word of a synonym group; listed technical terms are technical.
-    fn synonym<'a>(&'a self, text: Cow<'a, str>, technical: bool, mark: u8, id: u32) -> Item<'a> {
+    fn synonym<'a>(&'a self, text: Cow<'a, str>, technical: bool, mark: u16, id: u32) -> Item<'a> {
         debug_assert_eq!(id, self.fact_id(&text), "`{text}` carries another's number");
         let (text, technical, id) = match self.facts[id as usize].canon {
             // A synonym spelled as a plain word is not technical (`node.js` → `node`).
@@ -1922,6 +2060,15 @@ impl Lexicon {
             id,
         }
     }
+}
+
+/// How `Lexicon::read` takes "never X without Y".
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    /// As the steps it asks for, Y and then X (`Lexicon::analyze`: clustering).
+    Steps,
+    /// As the warning it words, a refusal of X (`Lexicon::analyze_warning`: the deltas).
+    Warning,
 }
 
 /// A content word while a text is analysed (see `Token`).
@@ -2246,6 +2393,63 @@ mod tests {
     }
 
     /// The technical tokens of `text`, sorted.
+    /// `go` the verb is a plain word; `go` the language, the technical term.
+    #[test]
+    fn go_the_verb_is_no_language() {
+        let l = lx();
+        let go = |text: &str| technical_tokens(&l, text).iter().any(|t| t == "go");
+        for verb in [
+            "Fixtures go missing unless pytest runs from the repo root.",
+            "Always go through the release checklist before tagging.",
+            "Use python -m pip so packages go into the active interpreter.",
+            "Flaky tests went unnoticed until the nightly run failed.",
+            "p95 latency went from 120ms to 900ms after the upgrade.",
+            "The job goes green once the cache is warm.",
+            "Nothing is going to the registry without a tag.",
+        ] {
+            assert!(!go(verb), "{verb}: {:?}", technical_tokens(&l, verb));
+        }
+        for language in [
+            "Run go vet on all Go files before pushing.",
+            "That was a go bug fixed in 1.22.",
+            "Write the CLI in Go.",
+            "Write the CLI in go.",
+            "Use Go for the new CLI tools.",
+            "Fetch tools with go get, never by hand.",
+            "Build with `go` 1.22 or newer.",
+        ] {
+            assert!(go(language), "{language}: {:?}", technical_tokens(&l, language));
+        }
+    }
+
+    /// "Never X without Y" read for its steps (`analyze`): Y is the rule's own step, X the
+    /// later one, nothing negated; read as a warning (`analyze_warning`), it refuses X.
+    #[test]
+    fn never_x_without_y_reads_as_steps_or_as_a_warning() {
+        let l = lx();
+        let text = "Never run terraform apply without reviewing terraform plan first.";
+        let tok = |a: &Analysis, w: &str| a.tokens.iter().find(|t| &*t.text == w).unwrap().clone();
+        let steps = l.analyze(text);
+        let (apply, plan) = (tok(&steps, "terraform apply"), tok(&steps, "terraform plan"));
+        assert_eq!(
+            (apply.role, apply.step, apply.negated_in),
+            (Some(Role::Before), Some(Role::Before), 0)
+        );
+        assert_eq!((plan.role, plan.asserted_in), (Some(Role::Asserted), 1));
+        assert!(steps.tokens.iter().all(|t| t.negated_in == 0 && !t.left_out));
+        let warning = l.analyze_warning(text);
+        let apply = tok(&warning, "terraform apply");
+        assert_eq!((apply.role, apply.negated_in), (Some(Role::Negated), 1));
+        assert!(tok(&warning, "terraform plan").explains);
+        // A `without` in a clause no negator negated still leaves its words out, read either way.
+        for a in [
+            l.analyze("Run cargo test without --release."),
+            l.analyze_warning("Run cargo test without --release."),
+        ] {
+            assert!(tok(&a, "--release").left_out);
+        }
+    }
+
     fn technical_tokens(l: &Lexicon, text: &str) -> Vec<String> {
         let a = l.analyze(text);
         (a.tokens.iter())

@@ -47,7 +47,9 @@
 //! word, a product's name in prose: "the Docker build stage"), and a listed command followed by one of
 //! its own subcommands (a two-word key: `terraform workspace`) one more (`terraform workspace
 //! select`); listed technical terms (tool, language, format and type names) count as
-//! technical, and so does a command's program, listed or not and English word or not
+//! technical — but a listed verb term (`verb_terms`: `go`) used as the English verb, inflected
+//! ("went") or before a stop word, negator or participle ("fixtures go missing"), is a plain
+//! word — and so does a command's program, listed or not and English word or not
 //! (`lexicon::command_heads`, by the command's shape: the first word of a backticked
 //! command; of the words before a flag, the one before their first listed subcommand as
 //! written, or their first; after `run`/`use`, a word before a listed subcommand as
@@ -114,7 +116,10 @@
 //!    the other way round: "restart the service after changing its config" is "change the
 //!    config, then restart the service"); and no flag both name
 //!    is passed on one side and refused on the other ("with --release" vs "without
-//!    --release"; "never … without --release" is a double negation and refuses nothing);
+//!    --release"; "never … without --release" is a double negation, read as the steps it
+//!    asks for: "never run X without Y" places Y at the rule's step and X at the later one,
+//!    as "Y before X" does, and passes the flag; `Lexicon::analyze_warning`, for the deltas,
+//!    reads it as a warning against X);
 //! 5. the content overlap — Dice, 2|A∩B| / (|A|+|B|), over content-token sets — is at least
 //!    `threshold` (the measure and threshold are read from the lexicon); when both sides
 //!    order steps and their rules share no word at the rule's own step, shared words one

@@ -526,7 +526,10 @@ fn judge<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis) -> Verdict<&'a s
 /// An antonym pair `k` the two sides split on (marks `x` on `a`, `y` on `b`), where one side
 /// refuses its word and the other takes the opposite one: "avoid large Docker images" asks
 /// what "keep the Docker image small" asks, "avoid high-cardinality labels" what "keep label
-/// cardinality low" asks. Which side refuses (`true`: `a`) and the clauses it refuses in.
+/// cardinality low" asks. A stop word of a pair (`same`) is no token: its mark, set only
+/// where a rule is stated, is all a side has of it, and counts as taken ("never in a separate
+/// PR" asks what "in the same commit" asks). Which side refuses (`true`: `a`) and the clauses
+/// it refuses in.
 fn refused_opposite<'a>(
     lx: &Lexicon,
     a: &'a Analysis,
@@ -536,13 +539,18 @@ fn refused_opposite<'a>(
 ) -> Option<(bool, Clauses, &'a Token)> {
     let (w1, w2) = &lx.antonyms[k];
     let word = |mark: u8| if mark == 1 { w1.as_str() } else { w2.as_str() };
-    let (ta, tb) = (a.token(word(x))?, b.token(word(y))?);
-    let refused =
-        |t: &Token| t.role == Some(Role::Negated) && t.negated_in != 0 && t.asserted_in == 0 && !t.explains;
-    let taken = |t: &Token| t.negated_in == 0 && t.role.is_some_and(|r| r != Role::Negated) && !t.explains;
-    if refused(ta) && taken(tb) {
+    let (wa, wb) = (word(x), word(y));
+    let (ta, tb) = (a.token(wa), b.token(wb));
+    let refused = |t: Option<&'a Token>| {
+        t.filter(|t| t.role == Some(Role::Negated) && t.negated_in != 0 && t.asserted_in == 0 && !t.explains)
+    };
+    let taken = |t: Option<&Token>, w: &str| match t {
+        Some(t) => t.negated_in == 0 && t.role.is_some_and(|r| r != Role::Negated) && !t.explains,
+        None => lx.is_stop(w),
+    };
+    if let Some(ta) = refused(ta).filter(|_| taken(tb, wb)) {
         Some((true, ta.negated_in, ta))
-    } else if refused(tb) && taken(ta) {
+    } else if let Some(tb) = refused(tb).filter(|_| taken(ta, wa)) {
         Some((false, tb.negated_in, tb))
     } else {
         None

@@ -383,7 +383,8 @@ fn delta_rules<'a>(
             || (said.contains(text) && !statements_plain.iter().any(|s| s.contains(text)))
     };
     let asserts: Vec<bool> = statements.iter().map(|s| warned_against(s).is_none()).collect();
-    let analysed = |texts: &[String]| -> Vec<_> { texts.iter().map(|s| lexicon.analyze(s)).collect() };
+    let analysed =
+        |texts: &[String]| -> Vec<_> { texts.iter().map(|s| lexicon.analyze_warning(s)).collect() };
     let (statements, warnings_plain, warnings) = (
         analysed(&statements),
         warnings.iter().map(|w| plain(w)).collect::<Vec<_>>(),
@@ -405,7 +406,7 @@ fn delta_rules<'a>(
         };
         word_for_word
             || {
-                let rule = lexicon.analyze(compared_text(l));
+                let rule = lexicon.analyze_warning(compared_text(l));
                 (other_words.iter()).any(|s| crate::cluster::same_lesson(lexicon, &rule, s))
                 // A dead end the skill already steers away from with a line that says what to
                 // do instead ("Run `terraform plan -out=tfplan` and apply that saved plan
@@ -468,14 +469,14 @@ fn same_advice(said: &crate::cluster::Analysis, avoided: &crate::cluster::Analys
 fn restated_avoids(rules: &[&Lesson], lexicon: &Lexicon) -> BTreeMap<String, String> {
     let dos: Vec<(&str, crate::cluster::Analysis)> = (rules.iter())
         .filter(|l| l.kind == Kind::Do)
-        .map(|l| (l.id.as_str(), lexicon.analyze(l.said())))
+        .map(|l| (l.id.as_str(), lexicon.analyze_warning(l.said())))
         .collect();
     let mut out = BTreeMap::new();
     if dos.is_empty() {
         return out;
     }
     for l in rules.iter().filter(|l| l.kind == Kind::Avoid) {
-        let avoided = lexicon.analyze(compared_text(l));
+        let avoided = lexicon.analyze_warning(compared_text(l));
         if let Some((id, _)) = dos.iter().find(|(_, d)| same_advice(d, &avoided)) {
             out.insert(l.id.clone(), (*id).to_string());
         }
@@ -877,15 +878,15 @@ fn contradictions(skill: &BaseSkill, domain: &str, rules: &[&Lesson], lexicon: &
     let statements: Vec<(usize, String, crate::cluster::Analysis)> = (located_statements(&skill.text)
         .into_iter())
     .map(|(line, s)| {
-        let a = lexicon.analyze(&s);
+        let a = lexicon.analyze_warning(&s);
         (line, s, a)
     })
     .collect();
     let mut out = Vec::new();
     for l in rules {
         let rule = match l.kind {
-            Kind::Avoid => lexicon.analyze(&format!("Never {}", compared_text(l))),
-            _ => lexicon.analyze(l.said()),
+            Kind::Avoid => lexicon.analyze_warning(&format!("Never {}", compared_text(l))),
+            _ => lexicon.analyze_warning(l.said()),
         };
         let Some((line, said, _)) = (statements.iter())
             .filter(|(_, _, a)| crate::cluster::negation(lexicon, &rule, a))
