@@ -815,6 +815,20 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
         })
     };
     let edited_in_between = |i: usize, j: usize| finding(i) && edits()[j] > edits()[i + 1];
+    // Another run of the failed program that passed in between, with another subcommand and
+    // neither a look around nor a check (`terraform init -upgrade` between a failed `terraform
+    // plan` and `terraform plan -out=tfplan`; `docker compose down -v` between two `up`s),
+    // changed what the working call ran against: it, not the new arguments, may be the fix. The
+    // pair settles the failure and teaches no "instead of". A failure is settled at its first
+    // answer, so the spans scanned on one key do not overlap.
+    let prepared_in_between = |i: usize, j: usize| {
+        (i + 1..j).any(|m| {
+            ops[m].status == OpStatus::Ok
+                && keys[m] == keys[j]
+                && matches!(kin(m, j), Kinship::Unrelated | Kinship::SameFile)
+                && !command(m).is_some_and(|c| policy.inspects(c) || policy.checks(c))
+        })
+    };
     let mut failures: BTreeMap<&str, Unsettled> = BTreeMap::new();
     let mut fixes: Vec<(usize, usize)> = Vec::new();
     // The call that ran last before `j`. A refused call never ran and a transient failure
@@ -882,6 +896,7 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
                     && !probe_then_act(a, j)
                     && !check_then_fix(a, j)
                     && !edited_in_between(a, j)
+                    && !prepared_in_between(a, j)
                     && args[j].get(CUT_ARGS).is_none()
                 {
                     fixes.push((a, j));
@@ -1678,6 +1693,62 @@ mod tests {
             .len(),
             1
         );
+    }
+
+    #[test]
+    fn another_run_of_the_program_in_between_may_be_the_fix() {
+        let sh = |command: &str, error: Option<&str>| {
+            shell(
+                json!({"command": command, "cwd": "/home/dana/infra/billing"}),
+                error,
+            )
+        };
+        let learned = |ops: Vec<Operation>| -> Vec<String> {
+            (mechanical_of(&["terraform"], ops).iter())
+                .map(|c| c.text.to_string())
+                .collect()
+        };
+        let lock = Some(
+            "Error: Inconsistent dependency lock file\n\nThe given plan file does not match the dependency lock file; run \"terraform init\" to update it.",
+        );
+        // `terraform init -upgrade` fixed the lock file; the plan's new `-out` was incidental.
+        let prepared = learned(vec![
+            sh("terraform plan", lock),
+            sh("terraform init -upgrade", None),
+            sh("terraform plan -out=tfplan", None),
+        ]);
+        assert!(prepared.is_empty(), "{prepared:?}");
+        let compose = Some(
+            "Error response from daemon: driver failed programming external connectivity: port is already allocated",
+        );
+        let prepared = learned(vec![
+            sh("docker compose up", compose),
+            sh("docker compose down -v", None),
+            sh("docker compose up -d", None),
+        ]);
+        assert!(prepared.is_empty(), "{prepared:?}");
+        // A look around or a check in between changes nothing: the new arguments are the fix.
+        for between in ["terraform validate", "terraform show", "terraform output -json"] {
+            let fixed = learned(vec![
+                sh(
+                    "terraform plan -var-file=prod.tfvars",
+                    Some("Error: No value for required variable \"region\""),
+                ),
+                sh(between, None),
+                sh("terraform plan -var-file=envs/prod.tfvars", None),
+            ]);
+            assert_eq!(fixed.len(), 1, "{between}: {fixed:?}");
+        }
+        // As does another program's run.
+        let fixed = learned(vec![
+            sh(
+                "terraform plan -var-file=prod.tfvars",
+                Some("Error: Failed to read variables file"),
+            ),
+            sh("ls envs", None),
+            sh("terraform plan -var-file=envs/prod.tfvars", None),
+        ]);
+        assert_eq!(fixed.len(), 1, "{fixed:?}");
     }
 
     #[test]

@@ -306,6 +306,50 @@ fn wrapped<'a, 'w>(program: &str, args: &'w [&'a str]) -> Option<&'w [&'a str]> 
 /// Options a program takes before its subcommand with their value as the next word: `git -C
 /// web pull`, `kubectl -n prod get pods`, `make -C build test`. (A value joined with `=` is
 /// one word, a flag anyway.)
+/// Subcommands that group others (`docker compose up`, `kubectl rollout restart`, `git stash
+/// pop`, `go mod tidy`, `gh pr create`): `Command::subcommand` takes the next word too, so two
+/// commands of one group are as related as two subcommands are. Program names lower-case.
+const COMMAND_GROUPS: [(&str, &[&str]); 7] = [
+    (
+        "docker",
+        &[
+            "compose",
+            "container",
+            "image",
+            "network",
+            "volume",
+            "system",
+            "buildx",
+            "builder",
+            "context",
+        ],
+    ),
+    ("kubectl", &["rollout", "auth", "certificate"]),
+    ("git", &["stash", "remote", "submodule", "worktree", "lfs"]),
+    ("go", &["mod", "work"]),
+    (
+        "gh",
+        &["pr", "issue", "repo", "run", "workflow", "release", "secret"],
+    ),
+    ("helm", &["repo", "plugin", "dependency"]),
+    ("poetry", &["self", "env"]),
+];
+
+/// Options a group takes before its subcommand whose value is the next word (`docker compose -f
+/// ci.yml up`, `gh pr -R org/repo list`).
+const GROUP_VALUE_OPTIONS: [&str; 10] = [
+    "-f",
+    "--file",
+    "-p",
+    "--project-name",
+    "--profile",
+    "--env-file",
+    "--project-directory",
+    "-n",
+    "--namespace",
+    "-R",
+];
+
 const GLOBAL_VALUE_OPTIONS: [(&str, &[&str]); 10] = [
     (
         "git",
@@ -401,7 +445,24 @@ pub struct Command<'a> {
 impl<'a> Command<'a> {
     pub fn parse(command: &'a str) -> Command<'a> {
         let (program, words) = inner(command);
-        let subcommand = subcommand(&program, &words).map(str::to_lowercase);
+        let subcommand = subcommand(&program, &words).map(|sub| {
+            let mut sub = sub.to_lowercase();
+            // A command group's own subcommand is part of it: `docker compose up` and `docker
+            // compose down` are two subcommands, not one.
+            let grouped =
+                (COMMAND_GROUPS.iter()).any(|(p, groups)| program == *p && groups.contains(&sub.as_str()));
+            let mut rest = words.iter().skip_while(|w| !w.eq_ignore_ascii_case(&sub)).skip(1);
+            while grouped && let Some(w) = rest.next() {
+                if GROUP_VALUE_OPTIONS.contains(w) {
+                    rest.next();
+                } else if !w.starts_with('-') {
+                    sub.push(' ');
+                    sub.push_str(&w.to_lowercase());
+                    break;
+                }
+            }
+            sub
+        });
         Command {
             program,
             subcommand,
@@ -808,6 +869,45 @@ mod tests {
     }
 
     /// Wrappers are looked through for how two calls relate, never for the key.
+    #[test]
+    fn a_command_groups_subcommands_are_told_apart() {
+        assert_eq!(
+            kinship("docker compose up", "docker compose down -v"),
+            Kinship::Unrelated
+        );
+        assert_eq!(
+            kinship("docker compose up", "docker compose up -d"),
+            Kinship::SameSubcommand
+        );
+        assert_eq!(
+            kinship(
+                "kubectl rollout status deploy/api",
+                "kubectl rollout restart deploy/api"
+            ),
+            Kinship::SameFile
+        );
+        assert_eq!(kinship("git stash pop", "git stash drop"), Kinship::Unrelated);
+        assert_eq!(
+            kinship("go mod tidy", "go mod tidy -compat=1.21"),
+            Kinship::SameSubcommand
+        );
+        assert_eq!(
+            kinship("gh pr create --fill", "gh pr merge --squash"),
+            Kinship::Unrelated
+        );
+        // Not a group: the subcommand is one word.
+        assert_eq!(
+            kinship("docker build .", "docker build --no-cache ."),
+            Kinship::SameSubcommand
+        );
+        assert_eq!(
+            Command::parse("docker compose -f ci.yml up --build")
+                .subcommand
+                .as_deref(),
+            Some("compose up")
+        );
+    }
+
     #[test]
     fn kinship_looks_inside_wrappers() {
         let inside = |c: &str| {

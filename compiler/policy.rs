@@ -226,6 +226,16 @@ impl Policy {
         self.runs_mutating_program(args)
     }
 
+    /// Is `command` a check (`check_programs`: `pytest`, `cargo check`, `npm test`)? An entry
+    /// without a subcommand takes every run of its program.
+    pub fn checks(&self, command: &crate::opkey::Command) -> bool {
+        lists_run(
+            &self.check_programs,
+            &command.program,
+            command.subcommand.as_deref(),
+        )
+    }
+
     /// Does `command` only look around (`inspect_programs`)? An entry without a subcommand
     /// takes every run of its program.
     pub fn inspects(&self, command: &crate::opkey::Command) -> bool {
@@ -428,9 +438,11 @@ fn lists_run(entries: &[String], program: &str, sub: Option<&str>) -> bool {
     entries.iter().any(|entry| {
         let mut words = entry.split_whitespace();
         words.next().is_some_and(|p| p.eq_ignore_ascii_case(program))
-            && words
-                .next()
-                .is_none_or(|w| sub.is_some_and(|s| s.eq_ignore_ascii_case(w)))
+            // A grouped subcommand (`stash pop`) is listed by its group (`git stash`).
+            && words.next().is_none_or(|w| {
+                sub.and_then(|s| s.split(' ').next())
+                    .is_some_and(|s| s.eq_ignore_ascii_case(w))
+            })
     })
 }
 
