@@ -391,16 +391,26 @@ const GLOBAL_VALUE_OPTIONS: [(&str, &[&str]); 10] = [
 /// The first operand of `program` that is not a flag, a flag's value or a `+toolchain`:
 /// `build` in `cargo +nightly build`, `pull` in `git -C web pull`.
 fn subcommand<'a>(program: &str, operands: &[&'a str]) -> Option<&'a str> {
-    let with_value = (GLOBAL_VALUE_OPTIONS.iter())
+    first_operand(operands, global_value_options(program)).map(|i| operands[i])
+}
+
+/// The options `program` takes before its subcommand whose value is the next word.
+fn global_value_options(program: &str) -> &'static [&'static str] {
+    (GLOBAL_VALUE_OPTIONS.iter())
         .find(|(p, _)| p.eq_ignore_ascii_case(program))
-        .map_or(&[][..], |&(_, options)| options);
-    let mut words = operands.iter().copied();
-    while let Some(t) = words.next() {
-        if with_value.contains(&t) {
-            words.next();
+        .map_or(&[][..], |&(_, options)| options)
+}
+
+/// Where the first word that is neither an option nor an option's value (`with_value`) is.
+fn first_operand(words: &[&str], with_value: &[&str]) -> Option<usize> {
+    let mut i = 0;
+    while let Some(t) = words.get(i) {
+        if with_value.contains(t) {
+            i += 1;
         } else if !t.starts_with('-') && !t.starts_with('+') {
-            return Some(t);
+            return Some(i);
         }
+        i += 1;
     }
     None
 }
@@ -445,21 +455,16 @@ pub struct Command<'a> {
 impl<'a> Command<'a> {
     pub fn parse(command: &'a str) -> Command<'a> {
         let (program, words) = inner(command);
-        let subcommand = subcommand(&program, &words).map(|sub| {
-            let mut sub = sub.to_lowercase();
+        let subcommand = first_operand(&words, global_value_options(&program)).map(|at| {
+            let mut sub = words[at].to_lowercase();
             // A command group's own subcommand is part of it: `docker compose up` and `docker
             // compose down` are two subcommands, not one.
             let grouped =
                 (COMMAND_GROUPS.iter()).any(|(p, groups)| program == *p && groups.contains(&sub.as_str()));
-            let mut rest = words.iter().skip_while(|w| !w.eq_ignore_ascii_case(&sub)).skip(1);
-            while grouped && let Some(w) = rest.next() {
-                if GROUP_VALUE_OPTIONS.contains(w) {
-                    rest.next();
-                } else if !w.starts_with('-') {
-                    sub.push(' ');
-                    sub.push_str(&w.to_lowercase());
-                    break;
-                }
+            let rest = &words[at + 1..];
+            if grouped && let Some(inner) = first_operand(rest, &GROUP_VALUE_OPTIONS) {
+                sub.push(' ');
+                sub.push_str(&rest[inner].to_lowercase());
             }
             sub
         });
