@@ -180,13 +180,24 @@ fn counted_json(n: &Value, noun: &str) -> String {
 pub fn summary_text(s: &Value) -> String {
     let f = &s["fates"];
     let d = &s["diagnostics"];
-    let mut t = format!(
-        "compiled {} and {}: {} in {}\n",
+    let read = format!(
+        "{} and {}",
         counted_json(&s["experiences"], "experience"),
-        counted_json(&s["claims"], "claim"),
-        counted_json(&s["candidates"], "candidate"),
-        counted_json(&s["clusters"], "cluster")
+        counted_json(&s["claims"], "claim")
     );
+    // A compile stopped before a stage has no count of that stage's things: saying "0
+    // candidates in 0 clusters" after `--stop-after load` would report an empty corpus.
+    let mut t = match s["stage"].as_str() {
+        Some("load" | "normalize" | "outcome") => format!("read {read}\n"),
+        Some("candidates") => {
+            format!("read {read}: {}\n", counted_json(&s["candidates"], "candidate"))
+        }
+        _ => format!(
+            "compiled {read}: {} in {}\n",
+            counted_json(&s["candidates"], "candidate"),
+            counted_json(&s["clusters"], "cluster")
+        ),
+    };
     if s["stage"] != "emit" {
         t.push_str(&format!("stopped after {}\n", s["stage"].as_str().unwrap_or("?")));
         return t;

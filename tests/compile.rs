@@ -1763,3 +1763,38 @@ fn held_back_diagnostics_point_at_their_first_record() {
     let g002 = err.find("warning[G002]").unwrap();
     assert!(err[g002..].lines().nth(1).unwrap().starts_with("  --> "), "{err}");
 }
+
+#[test]
+fn a_compile_stopped_early_reports_what_it_read_not_an_empty_corpus() {
+    let s = Scratch::new("foundation-stop-early");
+    let summary = |stage: &str| {
+        let o = compile_to(&fixture("foundation"), &s.path(stage), &["--stop-after", stage]);
+        assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+        let text = stdout(&o);
+        text.lines()
+            .skip_while(|l| !l.starts_with("read ") && !l.starts_with("compiled "))
+            .take(2)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let load = summary("load");
+    assert!(
+        load.starts_with("read ") && load.contains(" experiences and "),
+        "{load}"
+    );
+    assert!(!load.contains("candidate") && !load.contains("cluster"), "{load}");
+    assert!(load.ends_with("stopped after load"), "{load}");
+    let candidates = summary("candidates");
+    let counted: usize = candidates
+        .split(": ")
+        .nth(1)
+        .and_then(|rest| rest.strip_suffix(" candidates\nstopped after candidates"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no candidate count in {candidates:?}"));
+    assert!(counted > 0 && !candidates.contains("cluster"), "{candidates}");
+    let cluster = summary("cluster");
+    assert!(
+        cluster.starts_with("compiled ") && cluster.contains(" clusters\n"),
+        "{cluster}"
+    );
+}
