@@ -23,6 +23,7 @@ const FRESH9: &str = include_str!("data/narrative_fresh9.jsonl");
 const FRESH10: &str = include_str!("data/narrative_fresh10.jsonl");
 const FRESH11: &str = include_str!("data/narrative_fresh11.jsonl");
 const FRESH12: &str = include_str!("data/narrative_fresh12.jsonl");
+const FRESH13: &str = include_str!("data/narrative_fresh13.jsonl");
 
 fn classifier() -> Narrative {
     Narrative::from_yaml(RULES).expect("rules/narrative.yaml is valid")
@@ -252,6 +253,104 @@ fn fresh12_accuracy_per_class() {
     assert!(data.len() >= 32, "fresh12 set has {} sentences", data.len());
     let failures = per_class_at("fresh12", &data, 16, 1000);
     assert!(failures.is_empty(), "{failures:?}");
+}
+
+/// A sixteenth set of 124 texts (60 stories, 64 rules), written and labelled by DESIGN's
+/// definition before it was ever classified, in shapes the others lack: review comments
+/// ("nit: prefer …", "Blocking: …"), postmortem bullets ("Impact: …", "Contributing factor:
+/// …", "Action item: …"), "TIL …", second-person advice, hedged rules ("Probably should pin
+/// …"), questions answered ("Why does … fail? Because …"), "Do: … Don't: …", code-heavy rules,
+/// Indian and German English ("Kindly ensure to take …", "Yesterday the build has broken …"),
+/// rules with dates, versions and ticket ids, stories told in the present ("Test fails
+/// because …; fix is to …") or the passive ("The cache was invalidated on deploy …"), git's
+/// merge subject and terse status ("Rollback done, monitoring."). A story followed by the
+/// lesson drawn from it is a rule, as in `fresh11`. On main it read 86.6% of the stories and
+/// 93.7% of the rules right (precision 92.8%, recall 86.6%); with the shapes in
+/// `politeness_obligation_merges_done_and_note_speak`, 100% of both.
+#[test]
+fn fresh13_accuracy_per_class() {
+    let data = parse(FRESH13);
+    assert!(data.len() >= 124, "fresh13 set has {} sentences", data.len());
+    let failures = per_class_at("fresh13", &data, 60, 1000);
+    assert!(failures.is_empty(), "{failures:?}");
+}
+
+/// Shapes from the sixteenth set, each general: "please"/"kindly" before a verb leaves it an
+/// instruction; "it is mandatory/important to …" is an obligation; a `finally` block is no
+/// time word; git's merge subject is a commit message; "X done" and "Seems like the …" are
+/// one incident's status, "Contributing factor:" a postmortem heading; an opening "since …"
+/// may date a present failure; note-speak drops the article before a project part or names
+/// a test ("Test fails because the fixture …"); a later sentence that opens with a verb of
+/// instruction ("… Check the server log …") is the lesson drawn; and a "when" clause in the
+/// present passive is a condition.
+#[test]
+fn politeness_obligation_merges_done_and_note_speak() {
+    let n = classifier();
+    for (text, signal) in [
+        (
+            "Merge pull request #4412 from acme/fix-invoice-rounding",
+            "commit-message",
+        ),
+        ("Migration complete, watching replication lag.", "incident-status"),
+        (
+            "Looks like the cache key ignores the lockfile hash.",
+            "incident-status",
+        ),
+        (
+            "Contributing factors: no alert on queue depth and a stale runbook.",
+            "incident-status",
+        ),
+        (
+            "Since the migration to Gradle 8 the builds are failing on the old plugin.",
+            "present-incident",
+        ),
+        (
+            "Worker dies because the task has no memory limit set in the chart.",
+            "state-cause",
+        ),
+        (
+            "`test_refund_partial` fails on CI because the fixture has a hard-coded date.",
+            "state-cause",
+        ),
+    ] {
+        let c = n.classify(text);
+        assert!(c.narrative, "{text} {c:?}");
+        assert!(c.signals.iter().any(|s| s == signal), "{text} {c:?}");
+    }
+    for (text, signal) in [
+        (
+            "Kindly take a backup of the schema prior to running the downgrade, else data will be lost.",
+            "imperative-start",
+        ),
+        (
+            "It is important to set a statement timeout on every pooled connection.",
+            "modal",
+        ),
+        (
+            "Wasted the morning on a 502 that was really the app crashing. Check the app log before blaming the proxy.",
+            "sentence-instruction",
+        ),
+        (
+            "A release is finished only when the tag is pushed and the changelog is published.",
+            "condition-passive",
+        ),
+    ] {
+        let c = n.classify(text);
+        assert!(!c.narrative, "{text} {c:?}");
+        assert!(c.signals.iter().any(|s| s == signal), "{text} {c:?}");
+    }
+    for text in [
+        "Definition of done: tests pass and the changelog has an entry.",
+        "Seems like the safest option is to pin the image by digest.",
+        "Close cursors in a `finally` block, not after the loop.",
+        "Since Go 1.22 the loop variable is per-iteration, so the closure capture bug is gone.",
+        "Build caching works because the layers are content-addressed.",
+        "`npm ci` fails because the lockfile is out of sync with package.json.",
+        "Merge branches with --no-ff so the history shows each feature.",
+    ] {
+        let c = n.classify(text);
+        assert!(!c.narrative, "{text} {c:?}");
+    }
 }
 
 /// Shapes from the fourteenth set, each general: a count of tests that pass is one run's
