@@ -762,12 +762,18 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
     // even when no such call follows: "run `git status` instead of `git push`" is no lesson.
     // A wrapper running another program (`uv run ruff` after `uv run pytest` failed) never
     // answers: only the key is shared.
+    // Nor does a look around answer a failure of another subcommand on the same object
+    // (`kubectl describe deploy/api` after `kubectl rollout status deploy/api` timed out), nor
+    // another subcommand a look that failed (`kubectl rollout undo` after it): an action is
+    // no better way to look.
     let looks_around = |j: usize| command(j).is_some_and(|c| policy.inspects(c));
+    let look_pair = |i: usize, j: usize| looks_around(i) || looks_around(j);
     // Asked only of `i`, the call that ran just before `j` (the loop's `ran_before`).
     let answers = |i: usize, j: usize| match kin(i, j) {
-        Kinship::SameSubcommand | Kinship::SameFile => true,
+        Kinship::SameSubcommand => true,
+        Kinship::SameFile => !look_pair(i, j),
         Kinship::OtherProgram => false,
-        Kinship::Unrelated => !related_later(i, j) && !looks_around(j),
+        Kinship::Unrelated => !related_later(i, j) && !look_pair(i, j),
     };
     // Calls that read the same once their secrets are redacted differ when the secrets did
     // (a retry with the right password): a fix, whose candidate the secret then refuses (N002).
@@ -865,8 +871,15 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
                     Some(c) => {
                         let same = failed.same_subcommand(c);
                         let mut answered = latest_other(same).max(failed.uncommanded.last().copied());
+                        // Another subcommand on the same file, unless one of the two looks.
                         for file in c.files() {
-                            answered = answered.max(latest_other(failed.on_file(c, file)));
+                            let on_file = failed.on_file(c, file);
+                            let other = on_file
+                                .iter()
+                                .rev()
+                                .copied()
+                                .find(|&i| !same_call(i, j) && !look_pair(i, j));
+                            answered = answered.max(other);
                         }
                         // The call just before, with nothing in common (the `Unrelated` case).
                         let before = ran_before;
@@ -897,6 +910,7 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
                     && !check_then_fix(a, j)
                     && !edited_in_between(a, j)
                     && !prepared_in_between(a, j)
+                    && !stamp_only(&args[a], &args[j])
                     && args[j].get(CUT_ARGS).is_none()
                 {
                     fixes.push((a, j));
@@ -966,6 +980,88 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
         });
     }
     out
+}
+
+/// Do two calls differ only in date or time stamps (`stamps_masked`)? A stamp differs on
+/// every run: an image tagged `web:20261119-1019` after `web:20261119-1012` failed, or a
+/// backup written to `dump-2026-11-19T1012.sql`, changed nothing a lesson can teach; what
+/// fixed the call ran elsewhere. The pair still settles the failure.
+fn stamp_only(failing: &Value, working: &Value) -> bool {
+    let (f, w) = (opkey::python_json(failing), opkey::python_json(working));
+    let (fm, wm) = (stamps_masked(&f), stamps_masked(&w));
+    f != w && matches!((&fm, &wm), (Cow::Owned(_), _) | (_, Cow::Owned(_))) && fm == wm
+}
+
+/// `text` with each date or date-and-time stamp replaced by `<stamp>`: a year from 1970 to
+/// 2099, a month and a day (`20261119`, `2026-11-19`, `2026_11_19`), then optionally an hour
+/// and minute with seconds and fractions (`-1012`, `T10:12:05Z`, `_101205`), standing apart
+/// from other digits. Borrowed when it has none.
+fn stamps_masked(text: &str) -> Cow<'_, str> {
+    let b = text.as_bytes();
+    let digits = |at: usize, n: usize| b.len() >= at + n && b[at..at + n].iter().all(u8::is_ascii_digit);
+    let num = |at: usize, n: usize| text[at..at + n].parse::<u32>().unwrap_or(u32::MAX);
+    let sep = |at: usize, seps: &[u8]| b.get(at).filter(|c| seps.contains(c)).map_or(0, |_| 1);
+    // The end of a stamp starting at `at`, if one does.
+    let stamp = |at: usize| -> Option<usize> {
+        if !digits(at, 4) || !(1970..=2099).contains(&num(at, 4)) {
+            return None;
+        }
+        let mut i = at + 4;
+        let s = sep(i, b"-_");
+        i += s;
+        if !digits(i, 2) || !(1..=12).contains(&num(i, 2)) {
+            return None;
+        }
+        i += 2;
+        // The same separator between month and day as between year and month.
+        if s == 1 && b.get(i) != b.get(at + 4) {
+            return None;
+        }
+        i += s;
+        if !digits(i, 2) || !(1..=31).contains(&num(i, 2)) {
+            return None;
+        }
+        i += 2;
+        // A time of day: hour and minute, then seconds and a fraction.
+        let t = i + sep(i, b"T_- ");
+        if digits(t, 2) && num(t, 2) < 24 {
+            let c = t + 2 + sep(t + 2, b":");
+            if digits(c, 2) && num(c, 2) < 60 {
+                i = c + 2;
+                let c = i + sep(i, b":");
+                if digits(c, 2) && num(c, 2) < 61 {
+                    i = c + 2;
+                    if b.get(i) == Some(&b'.') && digits(i + 1, 1) {
+                        i += 1;
+                        while digits(i, 1) {
+                            i += 1;
+                        }
+                    }
+                }
+                if b.get(i) == Some(&b'Z') {
+                    i += 1;
+                }
+            }
+        }
+        (!digits(i, 1)).then_some(i)
+    };
+    let mut out = String::new();
+    let (mut copied, mut at) = (0, 0);
+    while at < b.len() {
+        let starts = b[at].is_ascii_digit() && (at == 0 || !b[at - 1].is_ascii_digit());
+        if let Some(end) = starts.then(|| stamp(at)).flatten() {
+            out.push_str(&text[copied..at]);
+            out.push_str("<stamp>");
+            (copied, at) = (end, end);
+        } else {
+            at += 1;
+        }
+    }
+    if copied == 0 {
+        return Cow::Borrowed(text);
+    }
+    out.push_str(&text[copied..]);
+    Cow::Owned(out)
 }
 
 /// One key's failures not yet settled (`mechanical`), in call order, and indexed by what a
@@ -2303,6 +2399,33 @@ mod tests {
             Some(&Refusal::InvalidDomain { raw: "../etc".into() })
         );
         assert!(sink.iter().all(|d| d.code != codes::INVALID_DOMAIN));
+    }
+
+    /// A date or time stamp is masked whole, with its time of day; numbers that are no
+    /// moment (versions, sizes, limits, an impossible month) are kept.
+    #[test]
+    fn stamps_are_masked_and_other_numbers_kept() {
+        for (text, masked) in [
+            ("web:20261119-1019", "web:<stamp>"),
+            ("dump-2026-11-19T10:12:05Z.sql", "dump-<stamp>.sql"),
+            ("backup_2026_11_19.tar", "backup_<stamp>.tar"),
+            ("v2026.11.19", "v2026.11.19"),
+            ("psycopg2==2.9.9", "psycopg2==2.9.9"),
+            ("--max-old-space-size=4096", "--max-old-space-size=4096"),
+            ("build-20261399", "build-20261399"),
+            ("id 120261119", "id 120261119"),
+            ("2026-11/19", "2026-11/19"),
+        ] {
+            assert_eq!(stamps_masked(text), masked, "{text}");
+        }
+        let call = |tag: &str| json!({"command": format!("docker buildx build -t registry.acme.io/admin-ui:{tag} --push .")});
+        assert!(stamp_only(&call("20261119-1012"), &call("20261119-1019")));
+        assert!(!stamp_only(&call("20261119-1012"), &call("20261119-1012")));
+        assert!(!stamp_only(&call("1.8.0"), &call("1.8.1")));
+        assert!(!stamp_only(
+            &call("20261119-1012"),
+            &call("20261119-1019 --platform linux/amd64")
+        ));
     }
 
     #[test]

@@ -128,7 +128,7 @@ pub fn program(command: &str) -> Option<String> {
         i += 1;
     }
     while i < tokens.len() && is_assignment(tokens[i]) {
-        i += 1;
+        i += assignment_words(tokens[i]);
     }
     let Some(&token) = tokens.get(i) else {
         return Some(basename(first).to_lowercase());
@@ -159,7 +159,7 @@ fn inner(command: &str) -> (String, Vec<&str>) {
     for _ in 0..8 {
         let mut i = usize::from(tokens.first().is_some_and(|t| basename(t) == "env"));
         while i < tokens.len() && is_assignment(tokens[i]) {
-            i += 1;
+            i += assignment_words(tokens[i]);
         }
         let Some(first) = tokens.get(i) else {
             break;
@@ -324,7 +324,7 @@ const COMMAND_GROUPS: [(&str, &[&str]); 7] = [
             "context",
         ],
     ),
-    ("kubectl", &["rollout", "auth", "certificate"]),
+    ("kubectl", &["rollout", "auth", "certificate", "config"]),
     ("git", &["stash", "remote", "submodule", "worktree", "lfs"]),
     ("go", &["mod", "work"]),
     (
@@ -350,7 +350,7 @@ const GROUP_VALUE_OPTIONS: [&str; 10] = [
     "-R",
 ];
 
-const GLOBAL_VALUE_OPTIONS: [(&str, &[&str]); 10] = [
+const GLOBAL_VALUE_OPTIONS: [(&str, &[&str]); 11] = [
     (
         "git",
         &[
@@ -386,6 +386,9 @@ const GLOBAL_VALUE_OPTIONS: [(&str, &[&str]); 10] = [
     ("npm", &["--prefix", "-w", "--workspace"]),
     ("pnpm", &["-C", "--dir", "-F", "--filter"]),
     ("yarn", &["--cwd"]),
+    // `alembic -c db/alembic.ini upgrade head`: the config file, a migration environment
+    // (`-n`), `-x key=value` arguments for env.py.
+    ("alembic", &["-c", "--config", "-n", "--name", "-x"]),
 ];
 
 /// The first operand of `program` that is not a flag, a flag's value or a `+toolchain`:
@@ -500,6 +503,13 @@ fn file_like(t: &str) -> bool {
 
 fn basename(token: &str) -> &str {
     token.rsplit('/').next().unwrap_or(token)
+}
+
+/// How many words the assignment starting with `token` takes: two when normalize put a
+/// redaction marker in place of its secret value (`NPM_TOKEN=[redacted: npm-token]`), whose
+/// pattern name is the next word; else one. The program run after it is still the call's.
+fn assignment_words(token: &str) -> usize {
+    1 + usize::from(token.ends_with("[redacted:"))
 }
 
 /// `NAME=value`, where NAME is a shell variable name.

@@ -437,12 +437,11 @@ impl Policy {
 fn lists_run(entries: &[String], program: &str, sub: Option<&str>) -> bool {
     entries.iter().any(|entry| {
         let mut words = entry.split_whitespace();
+        let mut sub_words = sub.unwrap_or("").split(' ').filter(|w| !w.is_empty());
         words.next().is_some_and(|p| p.eq_ignore_ascii_case(program))
-            // A grouped subcommand (`stash pop`) is listed by its group (`git stash`).
-            && words.next().is_none_or(|w| {
-                sub.and_then(|s| s.split(' ').next())
-                    .is_some_and(|s| s.eq_ignore_ascii_case(w))
-            })
+            // A grouped subcommand (`stash pop`) is listed by its group (`git stash`) or
+            // whole (`kubectl rollout status`, not `kubectl rollout undo`).
+            && words.all(|w| sub_words.next().is_some_and(|s| s.eq_ignore_ascii_case(w)))
     })
 }
 
