@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use regex::Regex;
 use serde::Deserialize;
 use serde_json::Value;
+use unicode_segmentation::UnicodeSegmentation;
 
 use crate::cluster::fx::FxMap;
 use crate::diagnostics::{Diagnostic, Sink, codes, short_list};
@@ -391,12 +392,13 @@ pub fn display_escape(raw: &str) -> String {
     cut
 }
 
-/// One line, whitespace collapsed, cut at 240 characters on a character boundary with `…`.
+/// One line, whitespace collapsed, cut at 240 characters with `…` where the cut splits no
+/// user-perceived character (a grapheme).
 ///
 /// Control characters count as whitespace, so nothing that could drive a terminal survives.
 /// Bidirectional embedding, override and isolate marks are dropped: invisible, they make a rule
 /// display in another order than it reads to an agent ("Trojan Source"). Right-to-left text
-/// itself needs none of them.
+/// itself needs none of them. Zero-width spaces are dropped too (`is_zero_width`).
 pub fn text(raw: &str) -> String {
     if let Some(items) = delist(raw) {
         return collapse(&items);
@@ -463,7 +465,7 @@ fn collapse(raw: &str) -> String {
             &rest[..c.len_utf8()]
         };
         rest = &rest[visible.len()..];
-        if run == 0 && is_bidi_control(c) {
+        if run == 0 && (is_bidi_control(c) || is_zero_width(c)) {
             continue;
         }
         if run == 0 && (c.is_whitespace() || c.is_control()) {
@@ -486,10 +488,32 @@ fn collapse(raw: &str) -> String {
     }
     // The first `MAX_TEXT_CHARS - 1` characters, cut in place.
     let end = (out.char_indices().nth(MAX_TEXT_CHARS - 1)).map_or(out.len(), |(i, _)| i);
-    out.truncate(end);
+    out.truncate(grapheme_cut(&out, end));
     out.truncate(out.trim_end().len());
     out.push('…');
     out
+}
+
+/// Where to cut `s` at or before byte `end` so that no user-perceived character is split: an
+/// accent from its letter ("e" + U+0301), a skin tone or a joined emoji from its base, one
+/// half of a flag. `end` itself when the first character would be all that is left ahead
+/// of it (a letter under hundreds of combining marks is cut where it stands). `s` must
+/// hold the character after `end`: it decides whether a boundary falls there.
+fn grapheme_cut(s: &str, end: usize) -> usize {
+    s.grapheme_indices(true)
+        .map(|(i, _)| i)
+        .take_while(|&i| i <= end)
+        .last()
+        .filter(|&i| i > 0)
+        .unwrap_or(end)
+}
+
+/// Characters that take no space and say nothing: the zero-width space, the word joiner and
+/// the zero-width no-break space (a byte-order mark). Pasted in from a web page or an editor,
+/// they would make a lesson differ, invisibly, from the same words typed. The zero-width
+/// joiner and non-joiner are kept: emoji sequences and Persian spelling need them.
+fn is_zero_width(c: char) -> bool {
+    matches!(c, '\u{200b}' | '\u{2060}' | '\u{feff}')
 }
 
 /// U+202A–U+202E (embeddings, overrides) and U+2066–U+2069 (isolates).
@@ -1281,6 +1305,42 @@ mod tests {
         assert_eq!(text(&words), format!("{}…", "w".repeat(238)));
         let many = "word ".repeat(1000);
         assert_eq!(text(&many).chars().count(), 240);
+    }
+
+    #[test]
+    fn a_cut_splits_no_grapheme() {
+        let head = "w".repeat(237);
+        // A family emoji, a flag, a skin tone and an accent that straddle character 239 go
+        // whole; a grapheme that ends before it stays.
+        for (tail, kept) in [
+            (
+                " \u{1f468}\u{200d}\u{1f469}\u{200d}\u{1f467} family",
+                head.clone(),
+            ),
+            (" \u{1f1e9}\u{1f1ea} flag", head.clone()),
+            (" \u{1f44d}\u{1f3fd} thumbs", head.clone()),
+            ("xe\u{301}\u{301} accent", format!("{head}x")),
+            (" ab tail", format!("{head} a")),
+        ] {
+            assert_eq!(text(&format!("{head}{tail}")), format!("{kept}…"), "{tail}");
+        }
+        // Two flags (four regional indicators) are cut between them, not inside the second.
+        let flags = format!("{} \u{1f1e9}\u{1f1ea}\u{1f1eb}\u{1f1f7} flags", &head[2..]);
+        assert_eq!(text(&flags), format!("{} \u{1f1e9}\u{1f1ea}…", &head[2..]));
+        // A letter under more marks than the cut holds is cut where it stands.
+        let zalgo = format!("e{}", "\u{301}".repeat(300));
+        assert_eq!(text(&zalgo).chars().count(), 240);
+    }
+
+    #[test]
+    fn zero_width_spaces_are_dropped_and_joiners_kept() {
+        assert_eq!(
+            text("futures\u{200b}: clone\u{2060} an Arc\u{feff}"),
+            "futures: clone an Arc"
+        );
+        let family =
+            "\u{1f468}\u{200d}\u{1f469} and \u{645}\u{6cc}\u{200c}\u{62e}\u{648}\u{627}\u{647}\u{645}";
+        assert_eq!(text(family), family);
     }
 
     #[test]

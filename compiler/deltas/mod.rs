@@ -968,7 +968,7 @@ fn sentences(block: &str) -> Vec<&str> {
 /// rule changed; the ledger and the row's provenance hold them. The id also marks the rule as
 /// merged, so it is not proposed again.
 pub fn bullet(l: &Lesson) -> String {
-    let line = format!("- {} (id: {})", crate::emit::block_text(l), l.id);
+    let line = crate::emit::block_line(l);
     // One rule, one line: a newline in a lesson must not start a heading in the authored skill.
     line.replace("\r\n", " ").replace(['\n', '\r'], " ")
 }

@@ -246,7 +246,7 @@ fn lesson_block<'a>(
             }
         }
         if !said {
-            let _ = writeln!(s, "- {} (id: {})", block_text(l), l.id);
+            let _ = writeln!(s, "{}", block_line(l));
             shown.push(Shown {
                 kind: l.kind,
                 plain,
@@ -272,6 +272,12 @@ struct Shown<'a> {
 /// bullet).
 pub fn block_text(l: &Lesson) -> String {
     worded(l.kind, &l.text, l.reasons.first().map(String::as_str))
+}
+
+/// A lesson as a plan-time block's line (also a delta's bullet): "- <text> (id: <id>)", its text
+/// as Markdown text (`md_line`).
+pub fn block_line(l: &Lesson) -> String {
+    format!("- {} (id: {})", md_line(&block_text(l)), l.id)
 }
 
 /// A text of `kind` as the plan-time block words it (`block_text`), for a lesson or a
@@ -341,9 +347,14 @@ pub fn rule_line_with(l: &Lesson, prefix: &str) -> String {
 
 /// Appends `rule_line_with(l, prefix)` to `s`.
 fn push_rule_line(s: &mut String, l: &Lesson, prefix: &str) {
-    let _ = write!(s, "- {prefix}{}", l.text);
+    let text = if prefix.is_empty() {
+        md_line(&l.text)
+    } else {
+        md_inline(&l.text)
+    };
+    let _ = write!(s, "- {prefix}{text}");
     if let (Kind::Avoid, Some(reason)) = (l.kind, l.reasons.first()) {
-        let _ = write!(s, " — {reason}");
+        let _ = write!(s, " — {}", md_inline(reason));
     }
     s.push_str(" (id: ");
     s.push_str(&l.id);
@@ -552,6 +563,108 @@ fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// A recorded text as Markdown text that reads as it was written, at the start of a bullet
+/// (`md_line`) or inside one (`md_inline`). Markdown gives a few characters a meaning of their
+/// own: at the start of a list item a `#` opens a heading, `>` a quote, "1. " or "- " a list of
+/// its own, "```" or "~~~" a code block that swallows the rest of the bullet, "---" a rule;
+/// anywhere, `<` before a letter, `/`, `!` or `?` is an HTML tag
+/// (`Vec<String>`, `<details>`) that a renderer drops with the text it holds. Those characters
+/// get the backslash that makes them plain text; code spans are left as they are (a backslash
+/// shows there), and every other text is borrowed unchanged.
+fn md_line(s: &str) -> std::borrow::Cow<'_, str> {
+    match block_marker(s) {
+        Some(at) => {
+            let inline = md_inline(&s[at..]);
+            let mut out = String::with_capacity(at + 1 + inline.len());
+            out.push_str(&s[..at]);
+            out.push('\\');
+            out.push_str(&inline);
+            out.into()
+        }
+        None => md_inline(s),
+    }
+}
+
+/// Where the character that would open a Markdown block at the start of `s` stands (the
+/// backslash goes before it), if one would.
+fn block_marker(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    let first = *b.first()?;
+    let run = b.iter().take_while(|&&c| c == first).count();
+    let ends_word = |at: usize| b.get(at).is_none_or(|c| matches!(c, b' ' | b'\t'));
+    let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    let rule = |c: u8| b.iter().all(|&x| x == c || x == b' ') && b.iter().filter(|&&x| x == c).count() >= 3;
+    match first {
+        b'#' if run <= 6 && ends_word(run) => Some(0),
+        b'>' => Some(0),
+        b'-' | b'+' | b'*' if ends_word(1) || rule(first) => Some(0),
+        b'_' if rule(b'_') => Some(0),
+        b'`' | b'~' if run >= 3 => Some(0),
+        b'0'..=b'9' if digits <= 9 && matches!(b.get(digits), Some(b'.' | b')')) && ends_word(digits + 1) => {
+            Some(digits)
+        }
+        _ => None,
+    }
+}
+
+/// A `<` before `c` may open an HTML tag, comment, declaration or autolink.
+fn opens_tag(c: u8) -> bool {
+    c.is_ascii_alphabetic() || matches!(c, b'/' | b'!' | b'?')
+}
+
+/// `s` with a backslash before each `<` that would open an HTML tag, outside code spans.
+fn md_inline(s: &str) -> std::borrow::Cow<'_, str> {
+    let b = s.as_bytes();
+    let tag_at = |i: usize| b[i] == b'<' && b.get(i + 1).is_some_and(|&c| opens_tag(c));
+    if !s.find('<').is_some_and(|at| (at..b.len()).any(tag_at)) {
+        return s.into();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    let (mut i, mut copied) = (0, 0);
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'`' => {
+                // A code span runs to the next run of as many backticks; a run with none is text.
+                let run = b[i..].iter().take_while(|&&c| c == b'`').count();
+                let mut j = i + run;
+                i = loop {
+                    let Some(k) = b[j..].iter().position(|&c| c == b'`') else {
+                        break i + run;
+                    };
+                    let close = b[j + k..].iter().take_while(|&&c| c == b'`').count();
+                    if close == run {
+                        break j + k + close;
+                    }
+                    j += k + close;
+                };
+            }
+            _ if tag_at(i) => {
+                out.push_str(&s[copied..i]);
+                out.push('\\');
+                copied = i;
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&s[copied..]);
+    out.into()
+}
+
+/// `md_inline(s)` for a heading's text: also a closing run of `#` at its end, which Markdown
+/// takes for the heading's closing sequence and drops ("Tag the release commit with #").
+fn md_heading(s: &str) -> std::borrow::Cow<'_, str> {
+    let inline = md_inline(s);
+    let hashes = inline.len() - inline.trim_end_matches('#').len();
+    let before = inline[..inline.len() - hashes].chars().next_back();
+    if hashes == 0 || before.is_some_and(|c| c != ' ' && c != '\t') {
+        return inline;
+    }
+    let at = inline.len() - hashes;
+    format!("{}\\{}", &inline[..at], &inline[at..]).into()
+}
+
 /// A double-quoted YAML scalar.
 fn yaml_string(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
@@ -574,7 +687,7 @@ fn evidence_md(scope: &str, domain: &str, rules: &[&Lesson], gone: &[&Lesson]) -
         if let Some(next) = rules.get(i + 1) {
             std::hint::black_box(lesson_bytes(next));
         }
-        let _ = write!(s, "\n## {} — {}\n\n", l.id, l.text);
+        let _ = write!(s, "\n## {} — {}\n\n", l.id, md_heading(&l.text));
         let _ = write!(s, "- kind: {}; confidence ", l.kind.as_str());
         push_confidence_text(&mut s, l.confidence);
         let _ = writeln!(s, "; reinforcement {}; scope {}", l.reinforcement, l.scope);
@@ -591,7 +704,8 @@ fn evidence_md(scope: &str, domain: &str, rules: &[&Lesson], gone: &[&Lesson]) -
         }
         if !l.reasons.is_empty() {
             s.push_str("- reasons: ");
-            push_joined(&mut s, &l.reasons, "; ");
+            let reasons: Vec<_> = l.reasons.iter().map(|r| md_inline(r)).collect();
+            push_joined(&mut s, &reasons, "; ");
             s.push('\n');
         }
         if let Some(prev) = &l.supersedes {
@@ -613,7 +727,7 @@ fn evidence_md(scope: &str, domain: &str, rules: &[&Lesson], gone: &[&Lesson]) -
             }
             if let Some(d) = h.detail.as_deref() {
                 s.push_str(" — ");
-                s.push_str(&one_line(d));
+                s.push_str(&md_inline(&one_line(d)));
             }
             s.push('\n');
             if h.idle_days > 0 {
@@ -634,10 +748,10 @@ fn evidence_md(scope: &str, domain: &str, rules: &[&Lesson], gone: &[&Lesson]) -
                 s,
                 "- {} — {} ({}; superseded_by: {}; reason: {}; evidence: ",
                 l.id,
-                l.text,
+                md_inline(&l.text),
                 l.status.as_str(),
                 l.superseded_by.as_deref().unwrap_or("null"),
-                one_line(l.reason.as_deref().unwrap_or("none")),
+                md_inline(&one_line(l.reason.as_deref().unwrap_or("none"))),
             );
             push_joined(&mut s, &l.evidence, ", ");
             s.push_str(")\n");
@@ -1257,6 +1371,76 @@ fn remove_empty_parents(out: &Path, file: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A text opens no Markdown block and holds no HTML tag where it is rendered.
+    #[test]
+    fn a_text_reads_as_written_in_markdown() {
+        for (text, line) in [
+            ("# Never commit .env files", "\\# Never commit .env files"),
+            ("## Build with --locked", "\\## Build with --locked"),
+            (
+                "#1 cause of flaky tests: shared tmp dirs",
+                "#1 cause of flaky tests: shared tmp dirs",
+            ),
+            ("> Note: pin the runner image", "\\> Note: pin the runner image"),
+            ("- half a list", "\\- half a list"),
+            ("*** stars", "*** stars"),
+            ("* * *", "\\* * *"),
+            ("**Always** run fmt first", "**Always** run fmt first"),
+            ("---", "\\---"),
+            ("__init__.py must exist", "__init__.py must exist"),
+            ("2024. was the year", "2024\\. was the year"),
+            ("3) check the lock", "3\\) check the lock"),
+            ("1.75 is the MSRV", "1.75 is the MSRV"),
+            ("~~~ fences break the page", "\\~~~ fences break the page"),
+            ("``` fences need a tag", "\\``` fences need a tag"),
+            ("`npm ci` in CI", "`npm ci` in CI"),
+            ("<details> hides the plan", "\\<details> hides the plan"),
+            (
+                "Return Result<T, E> from Vec<u8>",
+                "Return Result\\<T, E> from Vec\\<u8>",
+            ),
+            (
+                "Keep `Vec<u8>` and ``a `<b>` c`` as code",
+                "Keep `Vec<u8>` and ``a `<b>` c`` as code",
+            ),
+            ("An unclosed ` then <b>", "An unclosed ` then \\<b>"),
+            ("Already \\<b> escaped", "Already \\<b> escaped"),
+            ("a < b and x<3 and <!-- c -->", "a < b and x<3 and \\<!-- c -->"),
+            ("See <https://x.dev?a=1&b=2>", "See \\<https://x.dev?a=1&b=2>"),
+            (
+                "Mind the | in `-k \"a|b\"` and [docs](https://x.dev/#y)",
+                "Mind the | in `-k \"a|b\"` and [docs](https://x.dev/#y)",
+            ),
+            ("", ""),
+        ] {
+            assert_eq!(md_line(text), line, "{text}");
+        }
+        // Only a bullet's start opens a block.
+        assert_eq!(md_inline("# and > mid-line"), "# and > mid-line");
+        // A heading's closing run of `#` is text, a `#` inside a word is.
+        assert_eq!(md_heading("Tag the commit with #"), "Tag the commit with \\#");
+        assert_eq!(md_heading("Prefer C# over F#"), "Prefer C# over F#");
+    }
+
+    #[test]
+    fn a_bullet_and_a_block_line_render_their_text_as_written() {
+        let mut l = lessons()[0].clone();
+        l.text = "# Never commit .env files, nor Vec<u8> dumps".into();
+        (l.kind, l.reasons) = (Kind::Do, Vec::new());
+        assert!(rule_line(&l).starts_with("- \\# Never commit .env files, nor Vec\\<u8> dumps (id: "));
+        assert_eq!(
+            block_line(&l),
+            format!(
+                "- \\# Never commit .env files, nor Vec\\<u8> dumps (id: {})",
+                l.id
+            )
+        );
+        // After a lead-in the text no longer opens the line.
+        l.kind = Kind::Watch;
+        assert!(block_line(&l).starts_with("- Watch out: # Never commit"));
+        assert!(rule_line_with(&l, "Watch out: ").starts_with("- Watch out: # Never commit"));
+    }
 
     /// A block line says a lesson's kind once: an agent's own lead-in ("Watch out:", "Avoid:",
     /// "Never …") is not repeated, and a dead end keeps its reason unless its text gives it.
