@@ -33,7 +33,11 @@ fn field<'a>(v: &'a serde_json::Value, k: &str) -> &'a str {
 }
 
 fn families() -> Vec<Family> {
-    (include_str!("data/paraphrase_families.jsonl").lines())
+    parse_families(include_str!("data/paraphrase_families.jsonl"))
+}
+
+fn parse_families(jsonl: &str) -> Vec<Family> {
+    (jsonl.lines())
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
             let v: serde_json::Value = serde_json::from_str(l).expect("valid family line");
@@ -49,7 +53,11 @@ fn families() -> Vec<Family> {
 }
 
 fn near_misses() -> Vec<NearMiss> {
-    (include_str!("data/paraphrase_near_misses.jsonl").lines())
+    parse_near_misses(include_str!("data/paraphrase_near_misses.jsonl"))
+}
+
+fn parse_near_misses(jsonl: &str) -> Vec<NearMiss> {
+    (jsonl.lines())
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
             let v: serde_json::Value = serde_json::from_str(l).expect("valid near-miss line");
@@ -182,8 +190,10 @@ fn paraphrase_families_form_one_cluster_each() {
     // clause that describes what the refused command does ("npm install can rewrite
     // package-lock.json") read as asserting it, and voice changes ("key the cache" / "cache
     // keyed on").
-    assert!(whole >= 26, "{whole} of {} families form one cluster", fams.len());
-    assert!(met >= 181, "{met} of {pairs} pairs of wordings share a cluster");
+    // Round 70 (44cd6d2: 26 and 181): a verb that only says a command is run or read ("check
+    // kubectl diff" / "run kubectl diff") is no content word: 28 of 36, 187 of 216.
+    assert!(whole >= 28, "{whole} of {} families form one cluster", fams.len());
+    assert!(met >= 187, "{met} of {pairs} pairs of wordings share a cluster");
     assert_eq!(mixed, 0, "a cluster mixes two families");
 }
 
@@ -413,6 +423,200 @@ fn same_or_separate_and_rebase_or_merge_are_two_lessons() {
         (
             "Rebase the feature branch onto origin/main before opening the PR instead of merging main into it.",
             "Before opening a PR, rebase onto origin/main rather than merging main into the branch.",
+        ),
+    ];
+    split_and_merged(&lx, &two, &one);
+}
+
+/// Each near miss of `misses` as a two-candidate block in either order, merged: the merged
+/// ones, printed.
+fn merged_pairs(lx: &Lexicon, misses: &[NearMiss]) -> Vec<String> {
+    let mut merged = Vec::new();
+    for m in misses {
+        for (x, y) in [(&m.a, &m.b), (&m.b, &m.a)] {
+            let names = Names::new([&*m.domain]);
+            let cands = [
+                candidate(0, &names, &m.domain, x),
+                candidate(1, &names, &m.domain, y),
+            ];
+            if cluster(&cands, &names, lx).len() != 2 {
+                merged.push(format!("[{}] {x:?} | {y:?}: {:?}", m.note, verdict(lx, x, y)));
+            }
+        }
+    }
+    merged
+}
+
+fn fresh_families() -> Vec<Family> {
+    parse_families(include_str!("data/paraphrase_families_fresh.jsonl"))
+}
+
+fn fresh_near_misses() -> Vec<NearMiss> {
+    parse_near_misses(include_str!("data/paraphrase_near_misses_fresh.jsonl"))
+}
+
+/// Held-out families written for round 70 before the lexicon was read for them
+/// (`tests/data/paraphrase_families_fresh.jsonl`): 20 lessons in ten domains the first set
+/// has little of (Rust/cargo, Go, Gradle, Postgres, CSS/frontend, AWS/IAM, Helm, GitHub
+/// Actions, Docker, security), 3–5 wordings each — imperative, "X must Y", "prefer X over Y",
+/// "if … then", "X, not Y", with and without backticks, with a trailing "because …".
+#[test]
+fn fresh_paraphrase_families_form_one_cluster_each() {
+    let lx = lexicon();
+    let fams = fresh_families();
+    assert!(fams.len() >= 12, "{} families", fams.len());
+    assert!(fams.iter().all(|f| (3..=5).contains(&f.texts.len())));
+    let misses = fresh_near_misses();
+    let of = clustered(&lx, &fams, &misses);
+    let (whole, met, pairs, mixed) = family_recall(&fams, &of, &lx);
+    println!(
+        "fresh families: {whole} of {} form one cluster; {met} of {pairs} pairs of wordings share one; {mixed} clusters mix two families",
+        fams.len()
+    );
+    // On main (44cd6d2): 8 of 20 families, 80 of 121 pairs. After `img` as `image`, "command
+    // line" as `cli`, helm's subcommands (`helm dependency update`, `helm package`), a verb
+    // that only says a command is run or read, and a clause that opens with what the rule
+    // turned down read as describing it ("…, not timestamp; timestamp drops the time zone"):
+    // 11 of 20, 89 of 121. Left: a flag only in one side's reason (`-mod=vendor`) or one
+    // side's command (`helm upgrade --install`), a short rule against a long reason
+    // (Dice below 0.5), a value one side adds ("SET lock_timeout = '5s'"), a digest written
+    // three ways (`image@sha256:…`, `@sha256`, `sha256`), a `"*"` that is no word, so
+    // "prefer ARNs over "*" in IAM policy statements" turns the policy down, and "never build
+    // SQL with string concatenation" against "… to build SQL".
+    assert!(whole >= 11, "{whole} of {} families form one cluster", fams.len());
+    assert!(met >= 89, "{met} of {pairs} pairs of wordings share a cluster");
+    assert_eq!(mixed, 0, "a cluster mixes two families");
+}
+
+/// The held-out near misses (`tests/data/paraphrase_near_misses_fresh.jsonl`: another flag,
+/// subcommand, type, setting, unit, scope, version, number, the opposite advice, a swap) stay
+/// apart, alone and beside the fresh families.
+#[test]
+fn fresh_near_misses_stay_apart() {
+    let lx = lexicon();
+    let misses = fresh_near_misses();
+    assert!(misses.len() >= 10, "{} near misses", misses.len());
+    let merged = merged_pairs(&lx, &misses);
+    assert!(merged.is_empty(), "near misses merged:\n{}", merged.join("\n"));
+    let of = clustered(&lx, &fresh_families(), &misses);
+    let base = of.len() - 2 * misses.len();
+    let together: Vec<String> = (misses.iter().enumerate())
+        .filter(|(k, _)| of[base + 2 * k] == of[base + 2 * k + 1])
+        .map(|(_, m)| format!("[{}] {:?} | {:?}", m.note, m.a, m.b))
+        .collect();
+    // Known, each side joining a family whose wording names both of what the two differ in
+    // (Dice over a subset: the family's wording has words the near miss lacks, the near miss
+    // none the family's lacks): "Use timestamp for new columns" joins "Use timestamptz, not
+    // timestamp, …; timestamp drops the time zone" (`timestamp` is turned down there and
+    // asserted in the clause after), "permissions: contents: write" joins "… contents: read
+    // …; the default GITHUB_TOKEN has write access", and "cancel-in-progress: true to release
+    // workflows" joins "… to PR workflows so stale runs are cancelled". On main the helm
+    // pair ("helm dependency build" / "… update") was a fourth.
+    assert!(
+        together.len() <= 3,
+        "near misses in one cluster:\n{}",
+        together.join("\n")
+    );
+}
+
+/// A verb that only says the command after it is run or read ("check kubectl diff", "run
+/// kubectl diff", "review terraform plan") adds nothing to the command: one step. Before a
+/// word that is no command's program it stays a word, and order still tells two rules apart.
+#[test]
+fn a_verb_before_a_command_adds_nothing() {
+    let lx = lexicon();
+    let one = [
+        (
+            "Always check kubectl diff before you kubectl apply to a shared cluster.",
+            "Run kubectl diff before kubectl apply on a shared cluster.",
+        ),
+        (
+            "Check `terraform plan` before terraform apply on the prod workspace.",
+            "Run terraform plan before terraform apply on the prod workspace.",
+        ),
+        (
+            "Always enable the race detector with go test -race in CI.",
+            "Run go test -race in CI to catch data races.",
+        ),
+    ];
+    let two = [
+        (
+            "Check kubectl diff before kubectl apply on a shared cluster.",
+            "Check kubectl diff after kubectl apply on a shared cluster.",
+        ),
+        (
+            "Run kubectl diff before kubectl apply on a shared cluster.",
+            "Run kubectl apply before kubectl diff on a shared cluster.",
+        ),
+        (
+            "Check terraform plan before terraform apply.",
+            "Check terraform validate before terraform apply.",
+        ),
+    ];
+    split_and_merged(&lx, &two, &one);
+}
+
+/// Developer shorthand that never means anything else: `img` is an image, "command line" and
+/// "command-line" are the CLI. Helm's subcommands are commands: `helm dependency update` and
+/// `helm dependency build` are two.
+#[test]
+fn shorthand_and_helm_subcommands() {
+    let lx = lexicon();
+    let one = [
+        (
+            "Images must have width and height set, or the layout jumps while they load.",
+            "Add width and height attributes to every img to avoid layout shift.",
+        ),
+        (
+            "Secrets must not be passed as CLI arguments because they leak through the process list.",
+            "Never pass secrets as command-line arguments; they show up in ps output.",
+        ),
+        (
+            "Always run `helm dependency update` before packaging the chart, since the subcharts aren't in git.",
+            "Run helm dependency update before helm package; the charts/ directory is not committed.",
+        ),
+    ];
+    let two = [
+        (
+            "Run helm dependency build before helm package.",
+            "Run helm dependency update before helm package; the charts/ directory is not committed.",
+        ),
+        (
+            "Set width and height on every img.",
+            "Set width and height on every video.",
+        ),
+        (
+            "Pass the deploy token on the command line.",
+            "Pass the deploy token in an environment variable.",
+        ),
+    ];
+    split_and_merged(&lx, &two, &one);
+}
+
+/// A clause after the rule that opens with what the rule turned down describes it ("use
+/// timestamptz, not timestamp; timestamp drops the time zone"): no antonym is read there, as
+/// in a clause opened by an article, so "drops" is no opposite of the other side's "adding".
+#[test]
+fn a_clause_about_the_refused_thing_describes() {
+    let lx = lexicon();
+    let one = [
+        (
+            "Prefer timestamptz over timestamp when adding time columns, because plain timestamp stores no time zone.",
+            "Use timestamptz, not timestamp, for new columns; timestamp drops the time zone.",
+        ),
+        (
+            "Prefer rem over px when adding font sizes, because px ignores the user's zoom setting.",
+            "Use rem, not px, for font sizes; px removes the user's control over text size.",
+        ),
+    ];
+    let two = [
+        (
+            "Use timestamptz, not timestamp, for new columns; timestamp drops the time zone.",
+            "Use timestamp, not timestamptz, for new columns; timestamptz converts every value to UTC.",
+        ),
+        (
+            "Add the index before the backfill.",
+            "Drop the index before the backfill.",
         ),
     ];
     split_and_merged(&lx, &two, &one);

@@ -65,6 +65,9 @@ struct File {
     abbreviations: Vec<String>,
     #[serde(default)]
     movable: Vec<String>,
+    /// Verbs that add nothing to the command right after them (`Lexicon::command_verbs`).
+    #[serde(default)]
+    command_verbs: Vec<String>,
     #[serde(default)]
     negating_verbs: Vec<String>,
     #[serde(default)]
@@ -172,6 +175,10 @@ pub struct Lexicon {
     /// Verbs a paraphrase moves with its voice, canonical: the check for two words traded in
     /// place passes over them.
     pub(crate) movable: HashSet<String>,
+    /// Verbs that say only that the command right after them is run or read ("run kubectl
+    /// diff", "check kubectl diff"), canonical: before a command's program they are no
+    /// content word, so two wordings that pick different ones meet.
+    command_verbs: HashSet<String>,
     /// Verbs that turn off what their object names (`disable`, `skip`, `bypass`), canonical:
     /// as a clause's verb they negate the rest of it, and after a negator they undo it.
     negating_verbs: HashSet<String>,
@@ -214,6 +221,8 @@ struct Facts {
     negating: bool,
     /// A program the lexicon lists commands of (a key of `commands`).
     program: bool,
+    /// One of `command_verbs`.
+    command_verb: bool,
     antonyms: Vec<(usize, u8)>,
     /// Which of `Markers`' words this word is (`mark` bits): step 5 asks it of every word,
     /// and a bit test is cheaper than comparing the word with each marker's text.
@@ -698,6 +707,7 @@ impl Lexicon {
             verb_terms: HashSet::default(),
             abbreviations: f.abbreviations.iter().map(|s| s.to_lowercase()).collect(),
             movable: HashSet::default(),
+            command_verbs: HashSet::default(),
             negating_verbs: HashSet::default(),
             compound_tails: f.compound_tails.iter().map(|s| s.to_lowercase()).collect(),
             compounds: f.compounds.iter().map(|s| s.to_lowercase()).collect(),
@@ -790,6 +800,7 @@ impl Lexicon {
         lx.keyword_negations = f.keyword_negations.iter().map(|w| stem(&lx, w)).collect();
         lx.counts = f.counts.iter().map(|w| lx.canon(&stem(&lx, w))).collect();
         lx.movable = f.movable.iter().map(|w| lx.canon(&stem(&lx, w))).collect();
+        lx.command_verbs = f.command_verbs.iter().map(|w| lx.canon(&stem(&lx, w))).collect();
         lx.negating_verbs = f.negating_verbs.iter().map(|w| lx.canon(&stem(&lx, w))).collect();
         let mut phrases = Vec::new();
         for (k, v) in &f.phrases {
@@ -859,6 +870,7 @@ impl Lexicon {
             .chain(self.commands.keys())
             .chain(&self.terms)
             .chain(&self.negating_verbs)
+            .chain(&self.command_verbs)
             .chain(self.phrases.iter().map(|(_, r, _)| r))
             .cloned()
             .chain(markers.iter().map(|&(w, _)| w.to_string()))
@@ -882,6 +894,7 @@ impl Lexicon {
                 verb_term: self.verb_terms.contains(w),
                 negating: self.negating_verbs.contains(w),
                 program: self.commands.contains_key(w),
+                command_verb: self.command_verbs.contains(w),
                 antonyms: self.antonym_of.get(w).cloned().unwrap_or_default(),
                 marks: (markers.iter())
                     .filter(|&&(m, _)| m == w)
@@ -1473,6 +1486,23 @@ impl Lexicon {
         }
         drop(rest);
         scratch.seq = seq;
+        // 4½. A verb that only says the command after it is run or read ("run kubectl diff",
+        //     "check kubectl diff") is no content word: the command says what is done.
+        //     (A facts bit, not a lookup of the text: most texts have no such verb.)
+        let program = |it: Option<&Item>| {
+            matches!(it, Some(Item::Word { technical: true, mark, id, .. })
+                if mark & PROGRAM != 0 || self.facts[*id as usize].program)
+        };
+        let mut k = 0;
+        while k + 1 < full.len() {
+            let idle = matches!(&full[k], Item::Word { technical: false, id, .. }
+                if self.facts[*id as usize].command_verb);
+            if idle && program(full.get(k + 1)) {
+                full.remove(k);
+            } else {
+                k += 1;
+            }
+        }
         // 5. roles, 6. stop words.
         // Each word with its head, for the sort below (most pairs ordered without a text).
         let mut words: Vec<(u64, &str)> = Vec::with_capacity(full.len());
@@ -1591,6 +1621,12 @@ impl Lexicon {
             let prior_facts = std::mem::replace(&mut previous_facts, facts);
             let pm = prior_facts.marks;
             clause_words += 1;
+            // So does one that opens with what an earlier clause turned down ("use timestamptz,
+            // not timestamp; timestamp drops the time zone"): it says what is wrong with it.
+            if clause_no > 0 && clause_words == 1 && !describing {
+                describing =
+                    (roles.iter()).any(|r| r.role == Some(Role::Negated) && r.negated_in != 0 && r.text == t);
+            }
             if m & mark::FIRST != 0 {
                 // Adverbial only at a clause's end ("X first, then Y", "X first and Y") or
                 // start ("First, X, then Y"), not as an adjective ("the first build").
@@ -2569,8 +2605,9 @@ mod tests {
         let b = l.analyze("Run the container as root; don't mount the Docker socket.");
         assert_eq!(tok(&b, "socket").negated_in, 1 << 1);
         assert_eq!((tok(&b, "root").negated_in, tok(&b, "root").asserted_in), (0, 1));
-        // A word in two clauses: asserted in one, negated in the other.
-        let x = l.analyze("Don't run npm install; run npm ci.");
+        // A word in two clauses: asserted in one, negated in the other. (Not "don't run npm
+        // install; run npm ci": `run` right before a command is no content word.)
+        let x = l.analyze("Don't run the tests serially; run them in parallel.");
         assert_eq!(
             (
                 tok(&x, "run").role,
