@@ -873,13 +873,8 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
                         let mut answered = latest_other(same).max(failed.uncommanded.last().copied());
                         // Another subcommand on the same file, unless one of the two looks.
                         for file in c.files() {
-                            let on_file = failed.on_file(c, file);
-                            let other = on_file
-                                .iter()
-                                .rev()
-                                .copied()
-                                .find(|&i| !same_call(i, j) && !look_pair(i, j));
-                            answered = answered.max(other);
+                            let mut on_file = failed.on_file(c, file).iter().rev().copied();
+                            answered = answered.max(on_file.find(|&i| !same_call(i, j) && !look_pair(i, j)));
                         }
                         // The call just before, with nothing in common (the `Unrelated` case).
                         let before = ran_before;

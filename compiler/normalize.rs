@@ -281,9 +281,12 @@ fn scrub_strings(v: &mut Value, f: &impl Fn(&mut String)) {
     }
 }
 
+/// How a redaction marker opens; the pattern's name and `]` follow.
+pub const MARKER_OPEN: &str = "[redacted: ";
+
 /// What stands in for a secret: `[redacted: <pattern>]`.
 pub fn marker(pattern: &str) -> String {
-    format!("[redacted: {pattern}]")
+    format!("{MARKER_OPEN}{pattern}]")
 }
 
 /// The pattern named by a redaction marker in `s`, if `s` carries one (normalize put it
@@ -291,7 +294,7 @@ pub fn marker(pattern: &str) -> String {
 pub fn redacted_pattern(s: &str) -> Option<&str> {
     // Every text and id is asked this; nearly none carries a marker, and most have no `[`:
     // a byte search says so for less than the substring search's set-up on a short text.
-    if !s.as_bytes().contains(&b'[') || !s.contains("[redacted: ") {
+    if !s.as_bytes().contains(&b'[') || !s.contains(MARKER_OPEN) {
         return None;
     }
     MARKER.captures(s).map(|c| c.get(1).map_or("", |m| m.as_str()))

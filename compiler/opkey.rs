@@ -509,7 +509,7 @@ fn basename(token: &str) -> &str {
 /// redaction marker in place of its secret value (`NPM_TOKEN=[redacted: npm-token]`), whose
 /// pattern name is the next word; else one. The program run after it is still the call's.
 fn assignment_words(token: &str) -> usize {
-    1 + usize::from(token.ends_with("[redacted:"))
+    1 + usize::from(token.ends_with(crate::normalize::MARKER_OPEN.trim_end()))
 }
 
 /// `NAME=value`, where NAME is a shell variable name.

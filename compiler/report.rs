@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use crate::diagnostics::{Diagnostic, Severity, codes, counted, lookup, plural, short_list};
 use crate::model::{Candidate, Event, Fate, Origin, Source, Status};
 use crate::normalize;
-use crate::pipeline::Compilation;
+use crate::pipeline::{Compilation, Stage};
 use crate::policy::Rules;
 use crate::score::{self, CLAIM_GAINED_EVIDENCE, Effect, Neutral, confidence_text, confidence_value};
 
@@ -187,9 +187,10 @@ pub fn summary_text(s: &Value) -> String {
     );
     // A compile stopped before a stage has no count of that stage's things: saying "0
     // candidates in 0 clusters" after `--stop-after load` would report an empty corpus.
-    let mut t = match s["stage"].as_str() {
-        Some("load" | "normalize" | "outcome") => format!("read {read}\n"),
-        Some("candidates") => {
+    let stage = s["stage"].as_str().and_then(Stage::parse);
+    let mut t = match stage {
+        Some(before) if before < Stage::Candidates => format!("read {read}\n"),
+        Some(Stage::Candidates) => {
             format!("read {read}: {}\n", counted_json(&s["candidates"], "candidate"))
         }
         _ => format!(
