@@ -24,6 +24,7 @@ const FRESH10: &str = include_str!("data/narrative_fresh10.jsonl");
 const FRESH11: &str = include_str!("data/narrative_fresh11.jsonl");
 const FRESH12: &str = include_str!("data/narrative_fresh12.jsonl");
 const FRESH13: &str = include_str!("data/narrative_fresh13.jsonl");
+const FRESH14: &str = include_str!("data/narrative_fresh14.jsonl");
 
 fn classifier() -> Narrative {
     Narrative::from_yaml(RULES).expect("rules/narrative.yaml is valid")
@@ -273,6 +274,131 @@ fn fresh13_accuracy_per_class() {
     assert!(data.len() >= 124, "fresh13 set has {} sentences", data.len());
     let failures = per_class_at("fresh13", &data, 60, 1000);
     assert!(failures.is_empty(), "{failures:?}");
+}
+
+/// A seventeenth set of 122 texts (62 stories, 60 rules), written and labelled by DESIGN's
+/// definition before it was ever classified, in registers the others lack: commit-message
+/// bodies, Jira/Linear comments, Slack notes ("fwiw: …", "heads up — …"), standups, review
+/// nits and questions ("Can we avoid `SELECT *` here? …"), runbook steps, ADR lines
+/// ("Decision: …", "Consequences: …"), checklists ("Definition of done: …"), numbered steps,
+/// questions that carry a rule, symptom-only reports ("Test fails on CI but passes locally.",
+/// a symptom with no cause and no advice is no rule), Spanish, Portuguese, Chinese and
+/// Japanese speakers' English, and long sentences that mix a story with a rule. On main it
+/// read 79.0% of the stories and 88.3% of the rules right; with the shapes in
+/// `headings_suggestions_list_numbers_symptoms_and_ticket_moves`, 95.1% and 100%. The three
+/// stories it still misses: a symptom with a "when" clause ("The app crashes on Android 14
+/// when the camera permission is denied", read as a condition), a verbless note
+/// ("Intermittent 504s from the gateway, …") and a non-native "after add the defer close it
+/// is ok", whose "after add the defer" reads as an opening phrase before "close it".
+#[test]
+fn fresh14_accuracy_per_class() {
+    let data = parse(FRESH14);
+    assert!(data.len() >= 122, "fresh14 set has {} sentences", data.len());
+    let failures = per_class_at("fresh14", &data, 60, 950);
+    assert!(failures.is_empty(), "{failures:?}");
+}
+
+/// Shapes from the seventeenth set, each general: a heading that opens a procedure, a
+/// requirement or a decision ("Definition of done:", "Acceptance criteria:", "Decision:") is
+/// an instruction whatever tense its items read in; a list's number in parentheses opens a
+/// clause, and a question that suggests a step ("Can we avoid …?", "Why not just pin …?")
+/// opens an instruction; "review" with its object is one; a symptom with no cause and no
+/// advice is one report's (fails here but passes there, what users report, a blank screen,
+/// figures that don't match), so is a ticket's move in its workflow, a request for help, a
+/// dependency bumped from one version to another, "suddenly", and the named runners or pods
+/// it happened on.
+#[test]
+fn headings_suggestions_list_numbers_symptoms_and_ticket_moves() {
+    let n = classifier();
+    for (text, signal) in [
+        ("Login works in Chrome but breaks in Firefox 125.", "symptom"),
+        (
+            "Customers are reporting 502s on checkout since the 14:00 deploy.",
+            "symptom",
+        ),
+        (
+            "Support reported duplicate emails from the password-reset flow.",
+            "symptom",
+        ),
+        ("Revenue totals don't match the finance report for Q3.", "symptom"),
+        (
+            "Settings page renders a blank screen after login on iPad.",
+            "symptom",
+        ),
+        (
+            "Anyone else hitting `ECONNRESET` from the npm registry?",
+            "incident-status",
+        ),
+        (
+            "Any ideas why `pnpm install` ignores the overrides field?",
+            "incident-status",
+        ),
+        ("Marking as duplicate of ENG-3120.", "incident-status"),
+        ("Bumps axios from 1.6.2 to 1.7.4.", "measured-change"),
+        (
+            "`make build` is suddenly failing on every branch.",
+            "incident-words",
+        ),
+        ("Jest hangs forever on the ARM64 runners.", "incident-words"),
+        (
+            "Heap usage on the billing worker pods climbs about 50 MB an hour.",
+            "incident-words",
+        ),
+    ] {
+        let c = n.classify(text);
+        assert!(c.narrative, "{text} {c:?}");
+        assert!(c.signals.iter().any(|s| s == signal), "{text} {c:?}");
+    }
+    for (text, signal) in [
+        (
+            "Definition of done: PR reviewed, docs updated, feature flag removed.",
+            "procedure-heading",
+        ),
+        (
+            "Exit criteria: error rate under 0.1% for a week, dashboards updated.",
+            "procedure-heading",
+        ),
+        (
+            "Acceptance criteria: the export endpoint returns 202 with the job id.",
+            "procedure-heading",
+        ),
+        (
+            "Decision: we will vendor the protobuf definitions in each service.",
+            "procedure-heading",
+        ),
+        (
+            "Can we avoid the global lock here? Two workers already wait on it under load.",
+            "imperative-start",
+        ),
+        (
+            "Why not just pin the runner image? We lost a day when ubuntu-latest moved to 24.04.",
+            "imperative-start",
+        ),
+        (
+            "1) Stop the ingest worker. 2) Delete the stuck rows from `outbox`. 3) Start it again and watch the lag.",
+            "imperative-start",
+        ),
+        (
+            "fyi: `helm template` doesn't contact the cluster, review the rendered manifests before trusting a lookup.",
+            "imperative-start",
+        ),
+    ] {
+        let c = n.classify(text);
+        assert!(!c.narrative, "{text} {c:?}");
+        assert!(c.signals.iter().any(|s| s == signal), "{text} {c:?}");
+    }
+    // A rule that starts from a symptom, names an upgrade path or a checklist of one change
+    // stays what it is.
+    for text in [
+        "When a test passes locally but fails on CI, check the TZ variable first.",
+        "If users report stale prices, purge the CDN cache before touching the service.",
+        "Upgrading from 2.7.1 to 3.0.0 requires running the migration script first.",
+    ] {
+        let c = n.classify(text);
+        assert!(!c.narrative, "{text} {c:?}");
+    }
+    let c = n.classify("Checklist for PR #5120: migrations reviewed ✓, rollback plan ✓ — ready to ship.");
+    assert!(c.narrative, "{c:?}");
 }
 
 /// Shapes from the sixteenth set, each general: "please"/"kindly" before a verb leaves it an
