@@ -766,7 +766,8 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
     // (`kubectl describe deploy/api` after `kubectl rollout status deploy/api` timed out), nor
     // another subcommand a look that failed (`kubectl rollout undo` after it): an action is
     // no better way to look.
-    let looks_around = |j: usize| command(j).is_some_and(|c| policy.inspects(c));
+    // A program asked about itself (`dotnet --info`, `node --version`) looks around too.
+    let looks_around = |j: usize| command(j).is_some_and(|c| policy.inspects(c) || c.only_asks());
     let look_pair = |i: usize, j: usize| looks_around(i) || looks_around(j);
     // Asked only of `i`, the call that ran just before `j` (the loop's `ran_before`).
     let answers = |i: usize, j: usize| match kin(i, j) {
@@ -814,25 +815,55 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
                 .collect()
         })
     };
+    // A test that ran past its own time limit (`policy.test_timeouts`: "panic: test timed out
+    // after 30s") found a hang in the code as an assertion finds a fault: after an edit, the
+    // edit fixed it, not the raised limit. Without one, the new limit may be the fix.
     let finding = |i: usize| {
         ops[i].error.as_deref().is_some_and(|e| {
             let e = e.to_lowercase();
-            policy.assertion_markers.iter().any(|m| e.contains(m.as_str()))
+            (policy.assertion_markers.iter())
+                .chain(&policy.test_timeouts)
+                .any(|m| e.contains(m.as_str()))
         })
     };
-    let edited_in_between = |i: usize, j: usize| finding(i) && edits()[j] > edits()[i + 1];
+    // An edit of a file the failure names (`-->  prisma/schema.prisma:41`, `-->
+    // src/integrator.rs:42:18`) fixed what the failure reported, whatever it was: the call
+    // after it passing with other arguments (a new migration name, `--locked`) is no fix.
+    let edited_named_file = |i: usize, j: usize| {
+        let Some(error) = ops[i].error.as_deref() else {
+            return false;
+        };
+        (i + 1..j).any(|m| {
+            ops[m].status == OpStatus::Ok
+                && edited_path(&args[m]).is_some_and(|path| names_file(error, path))
+                && policy.is_mutating_call(&ops[m].tool, &ops[m].args)
+        })
+    };
+    let edited_in_between =
+        |i: usize, j: usize| (finding(i) && edits()[j] > edits()[i + 1]) || edited_named_file(i, j);
     // Another run of the failed program that passed in between, with another subcommand and
     // neither a look around nor a check (`terraform init -upgrade` between a failed `terraform
     // plan` and `terraform plan -out=tfplan`; `docker compose down -v` between two `up`s),
     // changed what the working call ran against: it, not the new arguments, may be the fix. The
     // pair settles the failure and teaches no "instead of". A failure is settled at its first
     // answer, so the spans scanned on one key do not overlap.
+    // So did another program's run (`git push` between a failed `gh pr create` and one with
+    // `--draft`, `pod repo update`, `az login`, `docker stop` of the container holding the
+    // port): which of the two calls fixed it cannot be told from the calls, and a wrong
+    // "instead of" reaches every plan. Only a look around, a check or an edit (judged above)
+    // stands between a failure and its fix without a doubt.
     let prepared_in_between = |i: usize, j: usize| {
         (i + 1..j).any(|m| {
             ops[m].status == OpStatus::Ok
-                && keys[m] == keys[j]
-                && matches!(kin(m, j), Kinship::Unrelated | Kinship::SameFile)
-                && !command(m).is_some_and(|c| policy.inspects(c) || policy.checks(c))
+                && !looks_around(m)
+                && !command(m).is_some_and(|c| policy.checks(c))
+                && if keys[m] == keys[j] {
+                    !matches!(kin(m, j), Kinship::SameSubcommand)
+                } else {
+                    command(m).is_some()
+                        && kin(m, j) != Kinship::SameSubcommand
+                        && !policy.is_mutating_call(&ops[m].tool, &ops[m].args)
+                }
         })
     };
     let mut failures: BTreeMap<&str, Unsettled> = BTreeMap::new();
@@ -906,6 +937,7 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
                     && !edited_in_between(a, j)
                     && !prepared_in_between(a, j)
                     && !stamp_only(&args[a], &args[j])
+                    && !renamed_only(commands[a].as_deref(), commands[j].as_deref(), &args[a], &args[j])
                     && args[j].get(CUT_ARGS).is_none()
                 {
                     fixes.push((a, j));
@@ -975,6 +1007,107 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
         });
     }
     out
+}
+
+/// Options whose value only names what the call makes: a migration (`prisma migrate dev
+/// --name`), a commit or revision (`git commit -m`, `alembic revision -m`), a pull request
+/// (`gh pr create --title`), a container (`docker run --name`).
+const NAMING_OPTIONS: [&str; 6] = ["--name", "-m", "--message", "--title", "--body", "--description"];
+
+/// Do two calls differ only in the values of `NAMING_OPTIONS`? A new name fixes nothing (the
+/// schema edit before `--name add_due_date_col` did, or removing the container that held the
+/// old name), so the pair settles the failure and teaches no "instead of".
+fn renamed_only(failing: Option<&str>, working: Option<&str>, fa: &Value, wa: &Value) -> bool {
+    let (Some(failing), Some(working)) = (failing, working) else {
+        return false;
+    };
+    fn others(v: &Value) -> Vec<(&String, &Value)> {
+        match v {
+            Value::Object(m) => (m.iter())
+                .filter(|(k, _)| !COMMAND_FIELDS.contains(&k.as_str()))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+    let masked = |command: &str| -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut named = false;
+        for word in shell_words(command) {
+            if std::mem::take(&mut named) {
+                out.push("<name>".into());
+                continue;
+            }
+            match word.split_once('=') {
+                Some((option, _)) if NAMING_OPTIONS.contains(&option) => out.push(format!("{option}=<name>")),
+                _ => {
+                    named = NAMING_OPTIONS.contains(&word);
+                    out.push(word.to_string());
+                }
+            }
+        }
+        out
+    };
+    failing != working && others(fa) == others(wa) && masked(failing) == masked(working)
+}
+
+/// A command's words, a quoted string (`-m "Fix export"`) one word with its quotes.
+fn shell_words(command: &str) -> Vec<&str> {
+    let mut words = Vec::new();
+    let (mut start, mut quote) = (None, None);
+    for (at, c) in command.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                start.get_or_insert(at);
+            }
+            (None, c) if c.is_whitespace() => {
+                if let Some(s) = start.take() {
+                    words.push(&command[s..at]);
+                }
+            }
+            (None, _) => {
+                start.get_or_insert(at);
+            }
+        }
+    }
+    if let Some(s) = start {
+        words.push(&command[s..]);
+    }
+    words
+}
+
+/// The file an editor call changed: its `file_path`, `path` or `target_file` argument.
+fn edited_path(args: &Value) -> Option<&str> {
+    ["file_path", "path", "target_file"]
+        .iter()
+        .find_map(|f| args.get(f)?.as_str())
+        .filter(|p| !p.trim().is_empty())
+}
+
+/// Does `error` name the file at `path`, by its name as a whole word (`schema.prisma` in
+/// `-->  prisma/schema.prisma:41`, not in `schema.prisma.bak`)?
+fn names_file(error: &str, path: &str) -> bool {
+    let name = path
+        .trim_end_matches('/')
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(path);
+    // A name without an extension (`api`, `Makefile`) is too often a plain word.
+    if !name.contains('.') || name.len() < 4 {
+        return false;
+    }
+    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
+    error.match_indices(name).any(|(at, _)| {
+        let before = error[..at].chars().next_back();
+        let mut after = error[at + name.len()..].chars();
+        let next = after.next();
+        let inside = before.is_some_and(|c| word(c) || c == '.')
+            || next.is_some_and(word)
+            || (next == Some('.') && after.next().is_some_and(char::is_alphanumeric));
+        !inside
+    })
 }
 
 /// Do two calls differ only in date or time stamps (`stamps_masked`)? A stamp differs on
@@ -2561,5 +2694,47 @@ mod tests {
             learned(ops),
             ["run_shell_command npm: run `npm install` instead of `npm ci`"]
         );
+    }
+
+    /// A file is named by its whole name, wherever its directory starts in the error.
+    #[test]
+    fn an_error_names_a_file_by_its_whole_name() {
+        let prisma = "error: Type \"Datetime\" is neither a built-in type\n  -->  prisma/schema.prisma:41";
+        assert!(names_file(prisma, "/srv/billing/prisma/schema.prisma"));
+        assert!(!names_file(
+            "wrote schema.prisma.bak",
+            "/srv/billing/prisma/schema.prisma"
+        ));
+        assert!(!names_file(
+            "see myschema.prisma:3",
+            "/srv/billing/prisma/schema.prisma"
+        ));
+        assert!(names_file("(queue.go:88)", "internal/queue/queue.go"));
+        // A name without an extension is too often a plain word.
+        assert!(!names_file("error in api", "/srv/api"));
+    }
+
+    /// Only the values of naming options differ: a quoted message is one word.
+    #[test]
+    fn a_new_name_alone_is_told_from_a_new_option() {
+        let renamed =
+            |f: &str, w: &str| renamed_only(Some(f), Some(w), &json!({"command": f}), &json!({"command": w}));
+        assert!(renamed(
+            "npx prisma migrate dev --name add_refunds",
+            "npx prisma migrate dev --name add_refunds_table"
+        ));
+        assert!(renamed(
+            r#"git commit -m "Fix export""#,
+            r#"git commit -m "Fix CSV export of empty ledgers""#
+        ));
+        assert!(renamed(
+            "docker run --name=api web:1",
+            "docker run --name=api2 web:1"
+        ));
+        assert!(!renamed(
+            "npx prisma migrate dev --name add_refunds",
+            "npx prisma migrate dev --name add_refunds --create-only"
+        ));
+        assert!(!renamed("pytest -q", "pytest -q"));
     }
 }

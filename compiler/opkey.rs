@@ -298,7 +298,9 @@ fn wrapped<'a, 'w>(program: &str, args: &'w [&'a str]) -> Option<&'w [&'a str]> 
     if subs == &[""] {
         return Some(skip_options(args, &RUNNER_VALUE_OPTIONS));
     }
-    let sub = args.iter().position(|t| !t.starts_with('-'))?;
+    // The runner's own options may come first with their values (`npm -w @acme/ui run
+    // build`, `pnpm --filter web exec tsc`): the workspace is no subcommand.
+    let sub = first_operand(args, global_value_options(program))?;
     subs.contains(&args[sub])
         .then(|| skip_options(&args[sub + 1..], &RUNNER_VALUE_OPTIONS))
 }
@@ -350,7 +352,7 @@ const GROUP_VALUE_OPTIONS: [&str; 10] = [
     "-R",
 ];
 
-const GLOBAL_VALUE_OPTIONS: [(&str, &[&str]); 11] = [
+const GLOBAL_VALUE_OPTIONS: [(&str, &[&str]); 14] = [
     (
         "git",
         &[
@@ -389,7 +391,53 @@ const GLOBAL_VALUE_OPTIONS: [(&str, &[&str]); 11] = [
     // `alembic -c db/alembic.ini upgrade head`: the config file, a migration environment
     // (`-n`), `-x key=value` arguments for env.py.
     ("alembic", &["-c", "--config", "-n", "--name", "-x"]),
+    // The cloud CLIs take their global options anywhere, before the service too (`aws
+    // --profile ops s3 sync`): a profile, region or project is never the command.
+    (
+        "aws",
+        &[
+            "--profile",
+            "--region",
+            "--output",
+            "--endpoint-url",
+            "--query",
+            "--color",
+            "--ca-bundle",
+            "--cli-read-timeout",
+            "--cli-connect-timeout",
+        ],
+    ),
+    (
+        "gcloud",
+        &[
+            "--project",
+            "--account",
+            "--configuration",
+            "--format",
+            "--verbosity",
+            "--billing-project",
+            "--impersonate-service-account",
+            "--region",
+            "--zone",
+        ],
+    ),
+    (
+        "az",
+        &[
+            "--subscription",
+            "--output",
+            "-o",
+            "--query",
+            "--only-show-errors",
+        ],
+    ),
 ];
+
+/// Cloud CLIs whose every command is a service and an operation on it (`aws s3 sync`, `gcloud
+/// builds submit`, `az webapp deploy`): the service is a group, as `docker compose` is, so
+/// `aws sts get-caller-identity` and `aws s3 sync` are two subcommands, and a look around such
+/// as `aws configure list` can be listed whole.
+const SERVICE_CLIS: [&str; 3] = ["aws", "gcloud", "az"];
 
 /// The first operand of `program` that is not a flag, a flag's value or a `+toolchain`:
 /// `build` in `cargo +nightly build`, `pull` in `git -C web pull`.
@@ -462,10 +510,16 @@ impl<'a> Command<'a> {
             let mut sub = words[at].to_lowercase();
             // A command group's own subcommand is part of it: `docker compose up` and `docker
             // compose down` are two subcommands, not one.
-            let grouped =
-                (COMMAND_GROUPS.iter()).any(|(p, groups)| program == *p && groups.contains(&sub.as_str()));
+            let service = SERVICE_CLIS.contains(&program.as_str());
+            let grouped = service
+                || (COMMAND_GROUPS.iter()).any(|(p, groups)| program == *p && groups.contains(&sub.as_str()));
             let rest = &words[at + 1..];
-            if grouped && let Some(inner) = first_operand(rest, &GROUP_VALUE_OPTIONS) {
+            let options = if service {
+                global_value_options(&program)
+            } else {
+                &GROUP_VALUE_OPTIONS[..]
+            };
+            if grouped && let Some(inner) = first_operand(rest, options) {
                 sub.push(' ');
                 sub.push_str(&rest[inner].to_lowercase());
             }
@@ -476,6 +530,14 @@ impl<'a> Command<'a> {
             subcommand,
             words,
         }
+    }
+
+    /// Does the command only ask the program about itself (`dotnet --info`, `node --version`,
+    /// `dotnet --list-sdks`, `rake --help`)? Such a run looks around, whatever the program.
+    pub fn only_asks(&self) -> bool {
+        self.subcommand.is_none()
+            && !self.words.is_empty()
+            && (self.words.iter()).all(|w| ASKING_FLAGS.contains(w) || w.starts_with("--list-"))
     }
 
     /// The words that name a file or directory (`SameFile` is a common one of these).
@@ -496,6 +558,9 @@ impl<'a> Command<'a> {
         Kinship::Unrelated
     }
 }
+
+/// Flags that make a program report on itself and do nothing else (`Command::only_asks`).
+const ASKING_FLAGS: [&str; 6] = ["--version", "-V", "--help", "-h", "--info", "--list"];
 
 fn file_like(t: &str) -> bool {
     !t.starts_with('-') && (t.contains('/') || t.contains('.'))
@@ -921,6 +986,61 @@ mod tests {
                 .as_deref(),
             Some("compose up")
         );
+    }
+
+    /// A cloud CLI's command is a service and an operation, after global options that may
+    /// come first: a profile or project is never the command.
+    #[test]
+    fn cloud_cli_commands_are_a_service_and_an_operation() {
+        let sub = |c: &str| Command::parse(c).subcommand;
+        assert_eq!(
+            sub("aws --profile dev s3 sync build/ s3://docs/").as_deref(),
+            Some("s3 sync")
+        );
+        assert_eq!(
+            sub("aws --output table sts get-caller-identity").as_deref(),
+            Some("sts get-caller-identity")
+        );
+        assert_eq!(
+            sub("gcloud --project nw-data sql import csv warehouse").as_deref(),
+            Some("sql import")
+        );
+        assert_eq!(
+            sub("az --subscription prod account show").as_deref(),
+            Some("account show")
+        );
+        assert_eq!(
+            kinship(
+                "aws --profile dev s3 sync build/ s3://docs/",
+                "aws --profile dev sts get-caller-identity"
+            ),
+            Kinship::Unrelated
+        );
+        assert_eq!(
+            kinship(
+                "aws --profile dev s3 sync build/ s3://docs/",
+                "aws s3 sync build/ s3://docs/ --profile deploy"
+            ),
+            Kinship::SameSubcommand
+        );
+    }
+
+    /// A runner's own options before its subcommand (`npm -w PKG run SCRIPT`) are skipped,
+    /// so the script is still what runs; a program asked only about itself is told apart.
+    #[test]
+    fn runner_options_come_before_the_script() {
+        assert_eq!(
+            kinship("npm run build", "npm -w @acme/ui run build"),
+            Kinship::SameSubcommand
+        );
+        assert_eq!(
+            program_and_subcommand("pnpm --filter web exec tsc --noEmit").0,
+            "tsc"
+        );
+        assert!(Command::parse("dotnet --info").only_asks());
+        assert!(Command::parse("node --version").only_asks());
+        assert!(!Command::parse("dotnet build --no-restore").only_asks());
+        assert!(!Command::parse("cargo -V build").only_asks());
     }
 
     #[test]
