@@ -621,3 +621,177 @@ fn a_clause_about_the_refused_thing_describes() {
     ];
     split_and_merged(&lx, &two, &one);
 }
+
+fn fresh2_families() -> Vec<Family> {
+    parse_families(include_str!("data/paraphrase_families_fresh2.jsonl"))
+}
+
+fn fresh2_near_misses() -> Vec<NearMiss> {
+    parse_near_misses(include_str!("data/paraphrase_near_misses_fresh2.jsonl"))
+}
+
+/// Held-out families written for round 71 before the clustering was read for them
+/// (`tests/data/paraphrase_families_fresh2.jsonl`): 20 lessons in domains no earlier set has
+/// (Rails, Ansible, MySQL, Redis, Kafka, nginx, CocoaPods, Android, .NET, Bazel, systemd,
+/// gcloud, PyTorch, dbt, bash), 4 wordings each — "make sure to …", "don't forget …",
+/// "X is forbidden; …", "X don't take effect until Y", passive "must be preceded by".
+#[test]
+fn fresh2_paraphrase_families_form_one_cluster_each() {
+    let lx = lexicon();
+    let fams = fresh2_families();
+    assert!(fams.len() >= 20, "{} families", fams.len());
+    assert!(fams.iter().all(|f| (3..=5).contains(&f.texts.len())));
+    let misses = fresh2_near_misses();
+    let of = clustered(&lx, &fams, &misses);
+    let (whole, met, pairs, mixed) = family_recall(&fams, &of, &lx);
+    println!(
+        "fresh2 families: {whole} of {} form one cluster; {met} of {pairs} pairs of wordings share one; {mixed} clusters mix two families",
+        fams.len()
+    );
+    // On main (b611f42): 8 of 20 families, 72 of 120 pairs. After `systemctl`'s and
+    // `ansible-vault`'s subcommands (and dotnet's, dbt's, bazel's, bundle's), "X is
+    // forbidden / banned" read as refusing X, and a clause about the refused word read as
+    // explaining: 9 of 20, 77 of 120. Left: a negation that runs over a place ("never call
+    // KEYS against the prod Redis"), other verbs for one step ("validate with nginx -t" /
+    // "test the config with nginx -t"), short rules against long reasons (torch.no_grad,
+    // Redis TTL, `--locked-mode` "on the build server"), `pod install` after "git pull"
+    // (one side's extra command), a setting written `DEFAULT CHARSET=utf8mb4`.
+    assert!(whole >= 9, "{whole} of {} families form one cluster", fams.len());
+    assert!(met >= 77, "{met} of {pairs} pairs of wordings share a cluster");
+    assert_eq!(mixed, 0, "a cluster mixes two families");
+}
+
+/// The round 71 held-out near misses (`tests/data/paraphrase_near_misses_fresh2.jsonl`:
+/// another flag, subcommand, tool, charset, setting, scope, order, a swap, opposite advice)
+/// stay apart, alone and beside the round 71 families.
+#[test]
+fn fresh2_near_misses_stay_apart() {
+    let lx = lexicon();
+    let misses = fresh2_near_misses();
+    assert!(misses.len() >= 18, "{} near misses", misses.len());
+    let merged = merged_pairs(&lx, &misses);
+    // On main (b611f42) two merged: "systemctl daemon-reload" / "systemctl restart" and
+    // "ansible-vault encrypt_string" / "ansible-vault encrypt" (subcommands not listed).
+    assert!(merged.is_empty(), "near misses merged:\n{}", merged.join("\n"));
+    let of = clustered(&lx, &fresh2_families(), &misses);
+    let base = of.len() - 2 * misses.len();
+    let together: Vec<String> = (misses.iter().enumerate())
+        .filter(|(k, _)| of[base + 2 * k] == of[base + 2 * k + 1])
+        .map(|(_, m)| format!("[{}] {:?} | {:?}", m.note, m.a, m.b))
+        .collect();
+    // On main four: utf8mb4 / utf8 and the SCAN / KEYS swap (each joined a family wording
+    // that chose one and then described the other: "…, not utf8; utf8 cannot store emoji"),
+    // systemctl's two subcommands, and the one left: "Wrap evaluation loops in
+    // torch.no_grad()" and "Wrap training loops …" both join the family's first wording
+    // ("Wrap evaluation loops in torch.no_grad() to avoid building the autograd graph"):
+    // alone they are a minimal pair, beside it each is compared with the anchor only.
+    assert!(
+        together.len() <= 1,
+        "near misses in one cluster:\n{}",
+        together.join("\n")
+    );
+}
+
+/// Subcommands of tools the earlier sets lacked: `systemctl daemon-reload` is not
+/// `systemctl restart`, and a program with a hyphen (`ansible-vault`) is one name, so its
+/// subcommands follow it (`ansible-vault encrypt_string` is not `ansible-vault encrypt`).
+#[test]
+fn systemctl_and_hyphenated_programs_have_subcommands() {
+    let lx = lexicon();
+    let two = [
+        (
+            "Run systemctl daemon-reload after editing a unit file.",
+            "Run systemctl restart after editing a unit file.",
+        ),
+        (
+            "Encrypt secrets with ansible-vault encrypt_string.",
+            "Encrypt whole files with ansible-vault encrypt.",
+        ),
+        (
+            "Run dotnet restore --locked-mode in CI.",
+            "Run dotnet build --locked-mode in CI.",
+        ),
+    ];
+    let one = [
+        (
+            "Always `systemctl daemon-reload` after changing a .service file, or the restart uses the stale unit.",
+            "After you edit a systemd unit, run systemctl daemon-reload before restarting the service.",
+        ),
+        (
+            "Never commit plaintext passwords in group_vars; use ansible-vault encrypt_string.",
+            "Use ansible-vault encrypt_string for any secret value you put in group_vars.",
+        ),
+    ];
+    split_and_merged(&lx, &two, &one);
+}
+
+/// "X is forbidden", "X are banned" turn X down as "never X" does; a swap of what two texts
+/// choose and refuse is two lessons, whatever else they share; a clause after a choice that
+/// opens with the refused word explains why ("…, not KEYS; KEYS blocks the server").
+#[test]
+fn forbidden_subjects_and_swapped_choices() {
+    let lx = lexicon();
+    let one = [
+        (
+            "Use SCAN instead of KEYS in production Redis; KEYS blocks the server.",
+            "On production Redis, KEYS is forbidden; iterate with SCAN.",
+        ),
+        (
+            "Never download JSON keys for service accounts; run gcloud with --impersonate-service-account.",
+            "Service account key files are banned; impersonate the service account with gcloud --impersonate-service-account.",
+        ),
+        (
+            "Force-pushing to main is prohibited; open a pull request instead.",
+            "Never force-push to main; open a pull request.",
+        ),
+    ];
+    let two = [
+        (
+            "Use KEYS instead of SCAN in production Redis.",
+            "Use SCAN instead of KEYS in production Redis; KEYS blocks the server.",
+        ),
+        (
+            "Use utf8 for new MySQL tables.",
+            "Create new MySQL tables with utf8mb4, not utf8; utf8 cannot store emoji.",
+        ),
+        (
+            "Use KEYS instead of SCAN in production Redis.",
+            "On production Redis, KEYS is forbidden; iterate with SCAN.",
+        ),
+        (
+            "Prefer Podman over Docker on the build hosts, because rootless containers are safer there.",
+            "Prefer Docker over Podman on the build hosts, because rootless containers are safer there.",
+        ),
+    ];
+    split_and_merged(&lx, &two, &one);
+}
+
+/// A hyphenated name both sides write ("the github-actions client") is one name: it counts
+/// once in the overlap, so two lessons about one tool do not meet on it twice (at 100 k,
+/// "Confirm which major version …" joined "Upgrade … one major version at a time …" at a
+/// Dice of exactly 0.5).
+#[test]
+fn a_hyphenated_name_counts_once() {
+    let lx = lexicon();
+    let two = [
+        (
+            "Confirm which major version of the github-actions client is installed before following its documentation.",
+            "Upgrade the github-actions client one major version at a time and run make test after each step.",
+        ),
+        (
+            "Confirm which major version of the react-query client is installed before following its documentation.",
+            "Upgrade the react-query client one major version at a time and run npm test after each step.",
+        ),
+    ];
+    let one = [
+        (
+            "Keep the github-actions client credentials in environment variables rather than in a committed config file.",
+            "Store github-actions client credentials in env vars, not in a config file in the repo.",
+        ),
+        (
+            "Use --impersonate-service-account with gcloud instead of downloading service account keys.",
+            "Never download JSON keys for service accounts; run gcloud with --impersonate-service-account.",
+        ),
+    ];
+    split_and_merged(&lx, &two, &one);
+}

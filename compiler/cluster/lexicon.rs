@@ -70,6 +70,11 @@ struct File {
     command_verbs: Vec<String>,
     #[serde(default)]
     negating_verbs: Vec<String>,
+    /// Predicates that refuse their clause's subject after a form of `be` (`refusing`).
+    #[serde(default)]
+    refusing_predicates: Vec<String>,
+    #[serde(default)]
+    be_verbs: Vec<String>,
     #[serde(default)]
     compound_tails: Vec<String>,
     #[serde(default)]
@@ -182,6 +187,10 @@ pub struct Lexicon {
     /// Verbs that turn off what their object names (`disable`, `skip`, `bypass`), canonical:
     /// as a clause's verb they negate the rest of it, and after a negator they undo it.
     negating_verbs: HashSet<String>,
+    /// Predicates that turn down their clause's subject (`forbidden`, `banned`), stemmed:
+    /// right after a form of `be` (`be_verbs`) they negate the clause's words so far.
+    refusing_predicates: HashSet<String>,
+    be_verbs: HashSet<String>,
     /// Second parts that keep a hyphenated word whole (`compound_tails`).
     compound_tails: HashSet<String>,
     /// Hyphenated words kept whole (`compounds`).
@@ -219,6 +228,10 @@ struct Facts {
     /// One of `verb_terms`.
     verb_term: bool,
     negating: bool,
+    /// One of `refusing_predicates`.
+    refusing: bool,
+    /// One of `be_verbs`.
+    be: bool,
     /// A program the lexicon lists commands of (a key of `commands`).
     program: bool,
     /// One of `command_verbs`.
@@ -437,6 +450,10 @@ pub struct Token {
     /// another text may spell out ("personally identifiable information", "time to live";
     /// `similar::spelled_out`).
     pub acronym: bool,
+    /// A plain word met only as a later part of a hyphenated word ("actions" of
+    /// "github-actions", "account" of "service-account"): shared, it and the first part are
+    /// one name, which counts once in the overlap (`similar::judge_once`, step 5).
+    pub part: bool,
 }
 
 /// Is a technical token a command-line flag: `-` or `--` and then a letter (`-v`, `--force`,
@@ -634,6 +651,9 @@ const PARTICIPLE: u16 = 128;
 /// Written with a capital and otherwise in lower case, of any length ("Go"): mid-sentence, a
 /// name (`Lexicon::verb_use`).
 const CAPITALIZED: u16 = 256;
+/// A later part of a hyphenated word split into words ("actions" of "github-actions"):
+/// with its first part it is one name (`Token::part`).
+const PART: u16 = 512;
 
 impl Item<'_> {
     /// The word's text, technical flag and mark; `None` for a clause break.
@@ -709,6 +729,8 @@ impl Lexicon {
             movable: HashSet::default(),
             command_verbs: HashSet::default(),
             negating_verbs: HashSet::default(),
+            refusing_predicates: HashSet::default(),
+            be_verbs: HashSet::default(),
             compound_tails: f.compound_tails.iter().map(|s| s.to_lowercase()).collect(),
             compounds: f.compounds.iter().map(|s| s.to_lowercase()).collect(),
             keyword_negations: HashSet::default(),
@@ -802,6 +824,10 @@ impl Lexicon {
         lx.movable = f.movable.iter().map(|w| lx.canon(&stem(&lx, w))).collect();
         lx.command_verbs = f.command_verbs.iter().map(|w| lx.canon(&stem(&lx, w))).collect();
         lx.negating_verbs = f.negating_verbs.iter().map(|w| lx.canon(&stem(&lx, w))).collect();
+        lx.refusing_predicates = (f.refusing_predicates.iter())
+            .map(|w| lx.canon(&stem(&lx, w)))
+            .collect();
+        lx.be_verbs = f.be_verbs.iter().map(|w| lx.canon(&stem(&lx, w))).collect();
         let mut phrases = Vec::new();
         for (k, v) in &f.phrases {
             let words: Vec<String> = k.split_whitespace().map(|w| stem(&lx, w)).collect();
@@ -870,6 +896,8 @@ impl Lexicon {
             .chain(self.commands.keys())
             .chain(&self.terms)
             .chain(&self.negating_verbs)
+            .chain(&self.refusing_predicates)
+            .chain(&self.be_verbs)
             .chain(&self.command_verbs)
             .chain(self.phrases.iter().map(|(_, r, _)| r))
             .cloned()
@@ -893,6 +921,8 @@ impl Lexicon {
                 term: self.terms.contains(w),
                 verb_term: self.verb_terms.contains(w),
                 negating: self.negating_verbs.contains(w),
+                refusing: self.refusing_predicates.contains(w),
+                be: self.be_verbs.contains(w),
                 program: self.commands.contains_key(w),
                 command_verb: self.command_verbs.contains(w),
                 antonyms: self.antonym_of.get(w).cloned().unwrap_or_default(),
@@ -1181,11 +1211,22 @@ impl Lexicon {
             {
                 *mark |= UPPER;
             }
+        } else if lower.contains('-') && self.is_program(&lower) {
+            // A listed program with a hyphen (`apt-get`, `ansible-vault`) is one name: split,
+            // its subcommand would follow its last part ("vault encrypt") and name no command.
+            self.plain_word(lower, out);
         } else if let Some(joined) = self.joined_compound(&lower) {
             self.plain_word(Cow::Owned(joined), out);
         } else {
-            for w in s.unicode_words() {
+            for (k, w) in s.unicode_words().enumerate() {
+                let n = out.len();
                 self.plain_word(lowercase(w), out);
+                if k > 0
+                    && out.len() > n
+                    && let Some(Item::Word { mark, .. }) = out.last_mut()
+                {
+                    *mark |= PART;
+                }
             }
         }
     }
@@ -1554,6 +1595,8 @@ impl Lexicon {
         let mut word_marks: Vec<(usize, u8, u8)> = Vec::new();
         // Plain words written as acronyms (`Token::acronym`).
         let mut acronyms: Vec<&str> = Vec::new();
+        // Plain words met as a later part of a hyphenated word, and met otherwise.
+        let (mut parts, mut alone): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
         // What the lexicon says of the current word.
         let mut facts: &Facts;
         for (i, it) in full.iter().enumerate() {
@@ -1587,6 +1630,12 @@ impl Lexicon {
                 } => {
                     if mark & UPPER != 0 && !*technical {
                         acronyms.push(text);
+                    }
+                    if !*technical {
+                        match mark & PART != 0 {
+                            true => parts.push(text),
+                            false => alone.push(text),
+                        }
                     }
                     debug_assert_eq!(*id, self.fact_id(text), "`{text}` carries another's number");
                     facts = &self.facts[*id as usize];
@@ -1626,6 +1675,11 @@ impl Lexicon {
             if clause_no > 0 && clause_words == 1 && !describing {
                 describing =
                     (roles.iter()).any(|r| r.role == Some(Role::Negated) && r.negated_in != 0 && r.text == t);
+                // After a rule that chose ("use SCAN instead of KEYS; KEYS blocks the server"),
+                // such a clause explains why the word was turned down: it asserts nothing, so
+                // the word stays refused. (After a rule that only refuses, "don't run tests in
+                // parallel; run them serially", it may state the rule's other half.)
+                explaining |= describing && roles.iter().any(|r| r.asserted_in != 0);
             }
             if m & mark::FIRST != 0 {
                 // Adverbial only at a clause's end ("X first, then Y", "X first and Y") or
@@ -1805,6 +1859,30 @@ impl Lexicon {
                 clause = order;
                 continue;
             }
+            // "KEYS is forbidden", "key files are banned": a predicate after `be` turns down
+            // the clause's subject, as "never call KEYS" does. The words so far that this
+            // clause asserts are negated instead, and the predicate is no word of the lesson.
+            if facts.refusing
+                && prior_facts.be
+                && clause == Role::Asserted
+                && !explaining
+                && !contrast
+                && !replace
+            {
+                let bit: Clauses = 1 << clause_no.min(Clauses::BITS - 1);
+                for r in roles[clause_start..]
+                    .iter_mut()
+                    .filter(|r| r.asserted_in & bit != 0)
+                {
+                    if r.role == Some(Role::Asserted) {
+                        r.role = Some(Role::Negated);
+                    }
+                    (r.negated_in, r.asserted_in, r.taken) =
+                        (r.negated_in | bit, r.asserted_in & !bit, false);
+                }
+                clause = Role::Negated;
+                continue;
+            }
             let noted = roles.len();
             note(&mut roles, t, false, (role, order), stated, leaving_out);
             if negating && clause == Role::Asserted {
@@ -1865,6 +1943,7 @@ impl Lexicon {
                 explains: r.explains,
                 left_out: r.left_out,
                 acronym: !r.technical && acronyms.contains(&r.text),
+                part: !r.technical && parts.contains(&r.text) && !alone.contains(&r.text),
             });
         }
         let mut seq: Vec<(u32, bool)> = (roles.iter().zip(&token_of))
@@ -2682,6 +2761,8 @@ mod tests {
             assert_eq!(canon.unwrap_or(w), l.canon_ref(w), "{w}");
             assert_eq!(f.term, l.terms.contains(w), "{w}");
             assert_eq!(f.negating, l.negating_verbs.contains(w), "{w}");
+            assert_eq!(f.refusing, l.refusing_predicates.contains(w), "{w}");
+            assert_eq!(f.be, l.be_verbs.contains(w), "{w}");
             assert_eq!(f.program, l.commands.contains_key(w), "{w}");
             assert_eq!(
                 Some(&f.antonyms).filter(|a| !a.is_empty()),

@@ -410,6 +410,7 @@ fn token_tech_match_is_the_text_tech_match() {
         explains: false,
         left_out: false,
         acronym: false,
+        part: false,
     };
     let mut matched = 0;
     for a in &texts {
