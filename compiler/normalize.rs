@@ -18,7 +18,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use unicode_segmentation::UnicodeSegmentation;
 
-use crate::cluster::fx::FxMap;
+use crate::cluster::fx::{FxMap, FxSet};
 use crate::diagnostics::{Diagnostic, Sink, codes, short_list};
 use crate::digest;
 use crate::model::{Args, Corpus, Experience, LessonClaim, SourceLoc};
@@ -40,6 +40,11 @@ static MARKER: LazyLock<Regex> =
 pub struct Aliases {
     /// Looked up for every domain of every record, never iterated.
     domains: FxMap<String, String>,
+    /// Every name the table knows: its keys (folded) and its targets, `programs`' included.
+    /// Only a known name may lose a trailing version (`postgres-16`) or be one of several
+    /// names joined by `/` (`typescript/react`): a name the table has never heard of is
+    /// left as written.
+    known: FxSet<String>,
     pub programs: BTreeMap<String, String>,
 }
 
@@ -60,13 +65,42 @@ impl Aliases {
         let mut aliases = Aliases::default();
         for (from, to) in file.domains {
             let to = checked_target(&from, &to)?;
+            aliases.known.insert(fold(&from));
+            aliases.known.insert(to.clone());
             aliases.domains.insert(fold(&from), to);
         }
         for (program, to) in file.programs {
             let to = checked_target(&program, &to)?;
+            aliases.known.insert(to.clone());
             aliases.programs.insert(program.trim().to_lowercase(), to);
         }
         Ok(aliases)
+    }
+
+    /// The canonical name of a folded raw domain when the table says more than `name` does:
+    /// its alias, or, for a known name with a trailing version (`python-3-12`, `node-js-20`,
+    /// `postgres-v16`, `c++17`), the known name's own canonical one. `None`: keep `name`.
+    fn canonical<'a>(&'a self, name: &'a str) -> Option<&'a str> {
+        if let Some(to) = self.domains.get(name) {
+            return Some(to);
+        }
+        let mut base = name;
+        while let Some(cut) = without_version(base) {
+            if let Some(to) = self.domains.get(cut) {
+                return Some(to);
+            }
+            if self.known.contains(cut) {
+                return Some(cut);
+            }
+            base = cut;
+        }
+        None
+    }
+
+    /// Whether the table knows `raw` (folded) as a name or an alias.
+    fn knows(&self, raw: &str) -> bool {
+        let folded = fold(raw);
+        self.known.contains(&folded) || self.canonical(&folded).is_some()
     }
 
     /// The domain a program's lessons belong to, if the table names one.
@@ -318,6 +352,22 @@ pub fn fold(raw: &str) -> String {
     out
 }
 
+/// `name` without its last version group: `-3`, `-12`, `-v20` after a hyphen, or digits right
+/// after a symbol (`c++17`, `f#6`). Digits glued to a letter are part of the name (`s3`, `ec2`,
+/// `web3`, `oauth2`, `http2`); so is anything that does not end in a digit (`k3s`, `i18n`).
+fn without_version(name: &str) -> Option<&str> {
+    let cut = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    if cut.len() == name.len() {
+        return None;
+    }
+    let base = match cut.strip_suffix("-v").or_else(|| cut.strip_suffix('-')) {
+        Some(base) => base,
+        None if cut.ends_with(|c: char| !c.is_alphanumeric()) => cut,
+        None => return None,
+    };
+    (!base.is_empty()).then_some(base)
+}
+
 /// Lower-case letters and digits in words joined by single hyphens (`^[a-z0-9]+(-[a-z0-9]+)*$`),
 /// checked byte by byte: this runs for every domain of every record.
 fn is_skill_name(s: &str) -> bool {
@@ -369,13 +419,16 @@ pub fn reserved(domain: &str) -> Option<String> {
 fn domain_borrowed<'a>(raw: &'a str, aliases: &'a Aliases) -> Result<Cow<'a, str>, String> {
     // Most raw domains are valid names already, which `fold` would copy unchanged.
     if raw.len() <= MAX_DOMAIN_CHARS && is_skill_name(raw) {
-        return match aliases.domains.get(raw) {
-            Some(to) => validate(to).map(|()| Cow::Borrowed(to.as_str())),
+        return match aliases.canonical(raw) {
+            Some(to) => validate(to).map(|()| Cow::Borrowed(to)),
             None => Ok(Cow::Borrowed(raw)),
         };
     }
     let folded = fold(raw);
-    let aliased = aliases.domains.get(&folded).cloned().unwrap_or(folded);
+    let aliased = match aliases.canonical(&folded) {
+        Some(to) => to.to_string(),
+        None => folded,
+    };
     validate(&aliased)?;
     Ok(Cow::Owned(aliased))
 }
@@ -721,6 +774,17 @@ fn split_domains(
         let split = r.contains(',') && secrets.and_then(|s| s.find(r)).is_none();
         let parts = split.then(|| r.split(',').filter(|p| !p.trim().is_empty()));
         parts.into_iter().flatten().chain((!split).then_some(r.as_str()))
+    });
+    // "TypeScript/React" names two domains the table knows, and is one of neither; a name
+    // with a `/` the table does not know as a whole or in every part ("ci/cd" is an alias,
+    // "tcp/ip" and "../etc" are neither) stays one name and is refused as written.
+    let names = names.flat_map(|r| {
+        let split = r.contains('/')
+            && secrets.and_then(|s| s.find(r)).is_none()
+            && domain_borrowed(r, &rules.aliases).is_err()
+            && r.split('/').all(|p| rules.aliases.knows(p));
+        let parts = split.then(|| r.split('/'));
+        parts.into_iter().flatten().chain((!split).then_some(r))
     });
     for r in names {
         let full = valid.len() + refused.len() >= max;
@@ -1146,6 +1210,47 @@ mod tests {
         assert_eq!(norm("C#").unwrap(), "csharp");
         assert_eq!(norm(".NET").unwrap(), "dotnet");
         assert_eq!(norm("x".repeat(64).as_str()).unwrap(), "x".repeat(64));
+    }
+
+    #[test]
+    fn a_trailing_version_folds_into_the_name_the_table_knows() {
+        // As teams tag their work: the version after a name the aliases know is dropped.
+        for (raw, want) in [
+            ("Python 3", "python"),
+            ("python3.12", "python"),
+            ("Python 3.12", "python"),
+            ("Node.js 20", "node"),
+            ("node-v20", "node"),
+            ("Postgres 16", "postgres"),
+            ("postgresql 15", "postgres"),
+            ("k8s-v1.29", "kubernetes"),
+            ("C++17", "cpp"),
+            (".NET 8", "dotnet"),
+            ("CI/CD", "ci-cd"),
+            ("ci / cd", "ci-cd"),
+            ("shell script", "shell"),
+            ("ASP.NET Core", "asp-net-core"),
+            ("aspnetcore", "asp-net-core"),
+        ] {
+            assert_eq!(norm(raw).as_deref(), Ok(want), "{raw}");
+        }
+        // Digits of a name's own, or after a name nobody listed, stay: a name is never
+        // shortened into another one.
+        for own in [
+            "s3",
+            "ec2",
+            "k3s",
+            "web3",
+            "i18n",
+            "oauth2",
+            "http2",
+            "utf-8",
+            "sha-256",
+            "angular-17",
+        ] {
+            assert_eq!(norm(own).as_deref(), Ok(own), "{own}");
+        }
+        assert_eq!(norm("AWS S3").as_deref(), Ok("aws-s3"));
     }
 
     /// `collapse` as it was, a character at a time: what the runs must come out as.

@@ -173,7 +173,7 @@ fn why_names_the_experiences_that_contradicted_a_lesson_out() {
 /// `why` on a domain whose every candidate a gate holds back, with support enough for a rule:
 /// the near-miss note must not say "3 of 2 supporting experiences from a rule" (the text
 /// report says "3 experiences, held back"), and a domain asked for by the valid name of a
-/// spelling the records use and the normaliser refused (`bash/zsh`) points at that spelling.
+/// spelling the records use and the normaliser refused (`build/release`) points at that spelling.
 #[test]
 fn why_on_held_back_and_refused_spellings_says_what_holds_them() {
     let r = Records::new("month-why-held");
@@ -191,7 +191,7 @@ fn why_on_held_back_and_refused_spellings_says_what_holds_them() {
             "lesson": "Run ansible-playbook with --check --diff before applying changes to production hosts.",
             "operations": [sh("ansible-playbook site.yml", "/infra/ansible", Some("fatal: [web1]: UNREACHABLE!"), None)]}));
     }
-    records.push(json!({"id": "sh-1", "recorded_at": "2026-11-12T11:00:00Z", "domains": ["bash/zsh"], "project": GATEWAY,
+    records.push(json!({"id": "sh-1", "recorded_at": "2026-11-12T11:00:00Z", "domains": ["build/release"], "project": GATEWAY,
         "task": "Harden the deploy script", "outcome": "succeeded",
         "lesson": "Start bash scripts with set -euo pipefail so a failing step stops the script.",
         "operations": [sh("bash -n deploy.sh", "/gw", None, Some(("lint", "deploy")))]}));
@@ -210,17 +210,21 @@ fn why_on_held_back_and_refused_spellings_says_what_holds_them() {
         stdout(&o)
     );
 
-    let w = why(&r, "bash-zsh");
+    let w = why(&r, "build-release");
     assert_eq!(w["candidates"], 0);
-    assert_eq!(w["did_you_mean"], "bash/zsh", "{w:#}");
-    let o = run(&r, &["why", "bash-zsh", &r.records()]);
-    assert!(stdout(&o).contains("did you mean `bash/zsh`?"), "{}", stdout(&o));
-    // And `why bash/zsh` says how to rename it.
-    let w = why(&r, "bash/zsh");
+    assert_eq!(w["did_you_mean"], "build/release", "{w:#}");
+    let o = run(&r, &["why", "build-release", &r.records()]);
+    assert!(
+        stdout(&o).contains("did you mean `build/release`?"),
+        "{}",
+        stdout(&o)
+    );
+    // And `why build/release` says how to rename it.
+    let w = why(&r, "build/release");
     assert_eq!(w["candidates"], 1);
     assert!(
         (w["suggestions"].as_array().unwrap().iter())
-            .any(|s| s.as_str().unwrap().contains("rename it to `bash-zsh`")),
+            .any(|s| s.as_str().unwrap().contains("rename it to `build-release`")),
         "{w:#}"
     );
 }

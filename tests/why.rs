@@ -369,18 +369,18 @@ fn why_an_invalid_domain_says_to_rename_it() {
     );
 }
 
-/// A refused domain written in capitals (`CI/CD`) is found however `why` is asked about it:
+/// A refused domain written in capitals (`DevOps/SRE`) is found however `why` is asked about it:
 /// the records keep it as written, and `why` reads both the same way.
 #[test]
 fn why_finds_a_refused_domain_written_in_capitals() {
     let s = Scratch::new("why-invalid-domain-case");
     let record = json!({"id": "infra-2026-11-13-12", "recorded_at": "2026-11-13T15:00:00+01:00",
-        "domains": ["CI/CD", "kubernetes"], "project": "git@gitlab.com:northwind/platform-infra.git",
+        "domains": ["DevOps/SRE", "kubernetes"], "project": "git@gitlab.com:northwind/platform-infra.git",
         "task": "Pipeline deploy job", "outcome": "succeeded",
         "lesson": "Run kubectl diff before kubectl apply in the deploy job so reviewers see the change."});
     let input = write_jsonl(&s, "in/sessions.jsonl", &[record]);
     let out = s.path("out");
-    for asked in ["CI/CD", "ci/cd"] {
+    for asked in ["DevOps/SRE", "devops/sre"] {
         let w = why_json_in(asked, &input, &["--out", out.to_str().unwrap()]);
         let funnel = &w["funnel"];
         assert_eq!(funnel[0]["remaining"], 1, "{asked}: {w:#}");

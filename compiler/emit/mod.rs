@@ -411,10 +411,11 @@ fn skill_text(scope: &str, domain: &str, rules: &[&Lesson], with: &str) -> Strin
         Some(p) => format!("in project {p}"),
         None => "across projects".to_string(),
     };
+    let counts = rule_counts(d, a, w);
     let description = format!(
-        "Rules coding agents learned from recorded experience with {domain} {whose}: {d} to do, {a} to avoid, \
-         {w} to watch out for, each citing the experiences behind it. Use when planning or doing {domain} work{with}, \
-         to repeat what worked and skip known dead ends.",
+        "Rules coding agents learned from recorded experience with {domain} {whose}: {counts}, each citing the \
+         experiences behind it. Use when planning or doing {domain} work{with}, to repeat what worked and skip \
+         known dead ends.",
     );
     let description: String = description.chars().take(1024).collect();
     let mut digest_input = String::new();
@@ -460,6 +461,17 @@ fn skill_text(scope: &str, domain: &str, rules: &[&Lesson], with: &str) -> Strin
         }
     }
     s
+}
+
+/// "2 to do, 1 to watch out for": the kinds a skill holds, never a kind it has none of (an
+/// agent reading "0 to avoid" learns nothing from it). A SKILL.md holds at least one rule.
+fn rule_counts(d: usize, a: usize, w: usize) -> String {
+    let parts: Vec<String> = [(d, "to do"), (a, "to avoid"), (w, "to watch out for")]
+        .into_iter()
+        .filter(|&(n, _)| n > 0)
+        .map(|(n, what)| format!("{n} {what}"))
+        .collect();
+    parts.join(", ")
 }
 
 /// Words that name a tool only now and then ("go back", "make sure", "what kind of"): they

@@ -114,6 +114,9 @@ pub(crate) fn yaml_text(text: &str, file: &str, bad: &[BadByte]) -> Vec<Parsed> 
         });
         let Some(content) = content else { continue };
         let items = item_lines(&lines, content, e);
+        // Whether each item of a parsed list starts on its own line of `items` (`read` finds
+        // an item's text by its line); a list the scan did not cut exactly names `content`.
+        let exact_items = std::cell::Cell::new(true);
         let before = out.len();
         let shared: std::sync::Arc<str> = file.into();
         let loc = |i: usize| SourceLoc {
@@ -121,7 +124,11 @@ pub(crate) fn yaml_text(text: &str, file: &str, bad: &[BadByte]) -> Vec<Parsed> 
             line: i as u32 + 1,
         };
         // The record of one parsed item at line index `at`.
-        let mut read = |v: serde_yaml::Value, at: usize| {
+        let mut read = |mut v: serde_yaml::Value, at: usize| {
+            if exact_items.get() || !items.contains(&at) {
+                let until = items.iter().copied().find(|&i| i > at).unwrap_or(e);
+                keep_id_text(&mut v, &text[byte(at)..byte(until)]);
+            }
             let p = record::from_value(to_json(v), &loc(at), first);
             first = false;
             p
@@ -133,6 +140,7 @@ pub(crate) fn yaml_text(text: &str, file: &str, bad: &[BadByte]) -> Vec<Parsed> 
                     serde_yaml::Value::Null => {}
                     serde_yaml::Value::Sequence(seq) => {
                         let exact = items.len() == seq.len();
+                        exact_items.set(exact);
                         for (k, v) in seq.into_iter().enumerate() {
                             let at = if exact { items[k] } else { content };
                             out.push(read(v, at));
@@ -701,6 +709,36 @@ fn shift_lines(msg: &str, offset: isize) -> String {
 }
 
 /// A YAML value as JSON; non-string keys become their YAML text, tags are dropped.
+/// A record's `id` as its author wrote it. YAML reads a plain `1e3`, `10.20`, `0x1F` or `true`
+/// as a number or a boolean, whose value has lost the text (`1000.0`, `10.2`, `31`), and an id
+/// is a string: the scalar's own text is read again from `item` (the record's lines), which a
+/// string-typed field gets verbatim from the parser. A null id stays null (missing, as in JSON);
+/// an item that does not parse on its own (an alias to another item's anchor) keeps the value.
+fn keep_id_text(v: &mut serde_yaml::Value, item: &str) {
+    #[derive(serde::Deserialize)]
+    struct IdText {
+        id: String,
+    }
+    let serde_yaml::Value::Mapping(m) = v else { return };
+    let Some(id) = m.get_mut("id") else { return };
+    if !matches!(id, serde_yaml::Value::Number(_) | serde_yaml::Value::Bool(_)) {
+        return;
+    }
+    // A list item's `-` as a space, as `List::one_by_one` reads an item alone.
+    let mut own = item.to_string();
+    let indent = own.len() - own.trim_start_matches(' ').len();
+    if own[indent..].starts_with('-') {
+        own.replace_range(indent..indent + 1, " ");
+    }
+    // The text must be this value's (read as YAML again, it gives the same number or boolean).
+    let Ok(raw) = serde_yaml::from_str::<IdText>(&own) else {
+        return;
+    };
+    if serde_yaml::from_str::<serde_yaml::Value>(&raw.id).is_ok_and(|again| again == *id) {
+        *id = serde_yaml::Value::String(raw.id);
+    }
+}
+
 pub(crate) fn to_json(v: serde_yaml::Value) -> Value {
     match v {
         serde_yaml::Value::Null => Value::Null,
