@@ -705,8 +705,6 @@ fn judge_once<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis, may_unrefus
     let (mut plain_a, mut plain_b) = (0, 0);
     // A flag one side passes and the other refuses ("with --release" vs "without --release").
     let mut opposed: Option<&str> = None;
-    // Shared words one side refuses and the other asks for, by the side that refuses them.
-    let (mut refused_a, mut refused_b) = (false, false);
     same_text(&a.tokens, &b.tokens, |x, y| {
         plain_a += usize::from(!x.technical);
         plain_b += usize::from(!y.technical);
@@ -739,13 +737,7 @@ fn judge_once<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis, may_unrefus
                     reasons[step(ra)][step(rb)] += w;
                 }
             }
-            (neg_a, _) => {
-                disagree += w;
-                if !x.explains && !y.explains {
-                    refused_a |= neg_a;
-                    refused_b |= !neg_a;
-                }
-            }
+            _ => disagree += w,
         }
     });
     // The weight of shared words the two place in opposite orders, and of the words that
@@ -780,12 +772,7 @@ fn judge_once<'a>(lx: &'a Lexicon, a: &'a Analysis, b: &'a Analysis, may_unrefus
     // A reason the two share orders nothing: "copy package.json before the source so the npm
     // install layer is cached" and "copy the source before package.json so the npm install
     // layer is rebuilt" tell the steps in opposite orders, whatever their reasons share.
-    // Nor may each side refuse a shared word the other asks for: "use SCAN instead of KEYS"
-    // and "use KEYS instead of SCAN" trade the choice, however much context they share.
-    if disagree > 0 && disagree >= agree
-        || inverted_w > 0 && disagree >= agree - reason_w
-        || refused_a && refused_b
-    {
+    if disagree > 0 && disagree >= agree || inverted_w > 0 && disagree >= agree - reason_w {
         return Verdict::Roles;
     }
     if let Some(f) = opposed.or_else(|| left_out_alone(a, b)) {
