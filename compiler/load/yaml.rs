@@ -125,9 +125,12 @@ pub(crate) fn yaml_text(text: &str, file: &str, bad: &[BadByte]) -> Vec<Parsed> 
         };
         // The record of one parsed item at line index `at`.
         let mut read = |mut v: serde_yaml::Value, at: usize| {
-            if exact_items.get() || !items.contains(&at) {
-                let until = items.iter().copied().find(|&i| i > at).unwrap_or(e);
-                keep_id_text(&mut v, &text[byte(at)..byte(until)]);
+            if exact_items.get() || items.binary_search(&at).is_err() {
+                // The item's lines, found only for an id that lost its text (`items` ascends).
+                keep_id_text(&mut v, || {
+                    let next = items.partition_point(|&i| i <= at);
+                    &text[byte(at)..byte(items.get(next).copied().unwrap_or(e))]
+                });
             }
             let p = record::from_value(to_json(v), &loc(at), first);
             first = false;
@@ -708,13 +711,12 @@ fn shift_lines(msg: &str, offset: isize) -> String {
     .into_owned()
 }
 
-/// A YAML value as JSON; non-string keys become their YAML text, tags are dropped.
 /// A record's `id` as its author wrote it. YAML reads a plain `1e3`, `10.20`, `0x1F` or `true`
 /// as a number or a boolean, whose value has lost the text (`1000.0`, `10.2`, `31`), and an id
 /// is a string: the scalar's own text is read again from `item` (the record's lines), which a
 /// string-typed field gets verbatim from the parser. A null id stays null (missing, as in JSON);
 /// an item that does not parse on its own (an alias to another item's anchor) keeps the value.
-fn keep_id_text(v: &mut serde_yaml::Value, item: &str) {
+fn keep_id_text<'t>(v: &mut serde_yaml::Value, item: impl FnOnce() -> &'t str) {
     #[derive(serde::Deserialize)]
     struct IdText {
         id: String,
@@ -725,7 +727,7 @@ fn keep_id_text(v: &mut serde_yaml::Value, item: &str) {
         return;
     }
     // A list item's `-` as a space, as `List::one_by_one` reads an item alone.
-    let mut own = item.to_string();
+    let mut own = item().to_string();
     let indent = own.len() - own.trim_start_matches(' ').len();
     if own[indent..].starts_with('-') {
         own.replace_range(indent..indent + 1, " ");
@@ -739,6 +741,7 @@ fn keep_id_text(v: &mut serde_yaml::Value, item: &str) {
     }
 }
 
+/// A YAML value as JSON; non-string keys become their YAML text, tags are dropped.
 pub(crate) fn to_json(v: serde_yaml::Value) -> Value {
     match v {
         serde_yaml::Value::Null => Value::Null,
