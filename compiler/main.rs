@@ -1,6 +1,6 @@
 //! The `skillc` binary: parse the command line, run, exit with the documented code.
 
-use std::ffi::{c_int, c_long, c_void};
+use std::ffi::{c_int, c_long, c_ulong, c_void};
 
 // The pipeline allocates millions of small strings and vectors from several threads; mimalloc
 // does that markedly faster than the system allocator (see ARCHITECTURE.md).
@@ -73,6 +73,38 @@ const MI_OPTION_PURGE_DELAY: c_int = 15;
 /// needs more than the fold freed (bench/PROFILES.md, rounds 6, 11 and 14).
 const HOLD_FREED_MS: c_long = 3_600_000;
 
+/// `PR_SET_THP_DISABLE` (linux/prctl.h).
+#[cfg(target_os = "linux")]
+const PR_SET_THP_DISABLE: c_int = 41;
+
+#[cfg(target_os = "linux")]
+unsafe extern "C" {
+    fn prctl(option: c_int, ...) -> c_int;
+}
+
+/// mimalloc asks the kernel for transparent huge pages on its arenas (`MADV_HUGEPAGE`). Once
+/// memory is fragmented, each 2 MiB fault stalls in direct compaction, and each purge splits a
+/// huge page again: a 1 M compile spent 44 s of system time that way and took 41 s instead of
+/// 19 s (bench/PROFILES.md, round 72). So the process takes 4 KiB pages, unless the environment
+/// asked mimalloc for something else (`MIMALLOC_ALLOW_THP`). The flag is read at each fault, so
+/// it covers the arena mimalloc reserved before `main`.
+fn refuse_huge_pages() {
+    #[cfg(target_os = "linux")]
+    if std::env::var_os("MIMALLOC_ALLOW_THP").is_none() {
+        // SAFETY: prctl with integer arguments only sets a flag of this process; a kernel that
+        // does not know the option returns an error, which changes nothing.
+        unsafe {
+            prctl(
+                PR_SET_THP_DISABLE,
+                1 as c_ulong,
+                0 as c_ulong,
+                0 as c_ulong,
+                0 as c_ulong,
+            )
+        };
+    }
+}
+
 fn main() {
     // mimalloc reads its options from the environment as the process starts, before `main`, so
     // a default set here would come too late: the option is set outright, unless the
@@ -81,6 +113,7 @@ fn main() {
         // SAFETY: a plain store into the allocator's option table, before any other thread starts.
         unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, HOLD_FREED_MS) };
     }
+    refuse_huge_pages();
     // Before any thread starts and before anything opens a database, so nothing can race it.
     sqlite_alloc::use_mimalloc();
     std::process::exit(skillc::cli::main());
