@@ -94,6 +94,19 @@ impl Aliases {
             }
             base = cut;
         }
+        // Digits glued to a known name of three letters or more are its version (`node20`,
+        // `vue3`, `ruby3.2`): teams tag that way as often as with a space. Shorter names keep
+        // theirs (`tf2` is TensorFlow, not terraform), and so does a name nobody listed (`s3`,
+        // `ec2`, `web3`, `oauth2`).
+        let cut = base.trim_end_matches(|c: char| c.is_ascii_digit());
+        if cut.len() < base.len() && cut.len() >= 3 && cut.ends_with(|c: char| c.is_ascii_lowercase()) {
+            if let Some(to) = self.domains.get(cut) {
+                return Some(to);
+            }
+            if self.known.contains(cut) {
+                return Some(cut);
+            }
+        }
         None
     }
 
@@ -353,8 +366,9 @@ pub fn fold(raw: &str) -> String {
 }
 
 /// `name` without its last version group: `-3`, `-12`, `-v20` after a hyphen, or digits right
-/// after a symbol (`c++17`, `f#6`). Digits glued to a letter are part of the name (`s3`, `ec2`,
-/// `web3`, `oauth2`, `http2`); so is anything that does not end in a digit (`k3s`, `i18n`).
+/// after a symbol (`c++17`, `f#6`). Digits glued to a letter are left to `Aliases::canonical`,
+/// which drops them only after a known name (`node20`); anything that does not end in a digit
+/// keeps its digits (`k3s`, `i18n`).
 fn without_version(name: &str) -> Option<&str> {
     let cut = name.trim_end_matches(|c: char| c.is_ascii_digit());
     if cut.len() == name.len() {
@@ -1231,6 +1245,17 @@ mod tests {
             ("shell script", "shell"),
             ("ASP.NET Core", "asp-net-core"),
             ("aspnetcore", "asp-net-core"),
+            // Glued to a known name of three letters or more.
+            ("node20", "node"),
+            ("Vue3", "vue"),
+            ("react18", "react"),
+            ("java17", "java"),
+            ("postgres15", "postgres"),
+            ("dotnet8", "dotnet"),
+            ("ruby3.2", "ruby"),
+            ("terraform1.5", "terraform"),
+            ("nodejs18", "node"),
+            ("go1.22", "go"),
         ] {
             assert_eq!(norm(raw).as_deref(), Ok(want), "{raw}");
         }
@@ -1247,6 +1272,11 @@ mod tests {
             "utf-8",
             "sha-256",
             "angular-17",
+            "tf2",
+            "pg15",
+            "c99",
+            "css3",
+            "ubuntu22-04",
         ] {
             assert_eq!(norm(own).as_deref(), Ok(own), "{own}");
         }

@@ -201,3 +201,62 @@ fn names_and_ids_are_the_same_at_any_thread_count() {
         assert!(two[path] == *bytes, "{path} differs");
     }
 }
+
+/// One experience as an agent on `project` tags it.
+fn tagged(id: &str, day: u32, domains: &[&str], project: &str, lesson: &str) -> Value {
+    serde_json::json!({
+        "id": id,
+        "recorded_at": format!("2026-10-{day:02}T10:00:00Z"),
+        "domains": domains,
+        "project": project,
+        "task": "Fix the failing build",
+        "outcome": "succeeded",
+        "lesson": lesson,
+    })
+}
+
+#[test]
+fn a_version_glued_to_a_known_name_is_the_same_skill() {
+    // Agents tag "node20", "vue3", "go1.22" as often as "Node.js 20"; each is the skill a person
+    // would open. A short name's digits (TensorFlow's "tf2") and a name nobody listed ("s3")
+    // keep theirs.
+    let r = Records::new("names-glued-versions");
+    let nvm = "Pin the Node.js version in .nvmrc so CI and every laptop run one runtime.";
+    let vue = "Wrap primitives passed to a composable in ref() so they stay reactive.";
+    let go = "Run go mod tidy before committing so go.sum matches go.mod in CI.";
+    let keras = "Call model.save() with a .keras path; the HDF5 format drops custom layers.";
+    r.add(
+        "agents.jsonl",
+        &[
+            tagged("api-101", 1, &["node20"], "/srv/payments-api", nvm),
+            tagged("web-102", 2, &["Node.js"], "/srv/storefront", nvm),
+            tagged("cli-103", 3, &["nodejs18"], "/home/ana/src/deploy-cli", nvm),
+            tagged("web-104", 4, &["vue3"], "/srv/storefront", vue),
+            tagged("adm-105", 5, &["Vue"], "/srv/admin-panel", vue),
+            tagged("gw-106", 6, &["go1.22"], "/srv/gateway", go),
+            tagged("ing-107", 7, &["golang"], "/srv/ingest", go),
+            tagged("ml-108", 8, &["tf2"], "/srv/recsys", keras),
+            tagged("ml-109", 9, &["tf2"], "/srv/forecast", keras),
+        ],
+    );
+    let ledger = r.compile();
+    let names = domains(&ledger);
+    for split in ["node20", "nodejs18", "vue3", "go1-22", "go1"] {
+        assert!(!names.contains(split), "{split} in {names:?}");
+    }
+    assert_eq!(
+        evidence(&ledger, "node", "Pin the Node.js"),
+        ["api-101", "cli-103", "web-102"]
+    );
+    assert_eq!(
+        evidence(&ledger, "vue", "Wrap primitives"),
+        ["adm-105", "web-104"]
+    );
+    assert_eq!(evidence(&ledger, "go", "Run go mod tidy"), ["gw-106", "ing-107"]);
+    // tf2 is not terraform.
+    assert_eq!(
+        evidence(&ledger, "tf2", "Call model.save()"),
+        ["ml-108", "ml-109"]
+    );
+    assert!(!names.contains("terraform"), "{names:?}");
+}
