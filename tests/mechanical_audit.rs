@@ -198,6 +198,150 @@ fn a_secret_in_a_fix_is_refused_and_written_nowhere() {
 /// Gemini CLI `run_shell_command`, Codex `shell` argv arrays and Cline `execute_command`.
 const DATA2: &str = "tests/data/mechanical_audit2.jsonl";
 
+/// What each session of the second audit teaches, as labelled before any code was written
+/// (the sessions missing here teach nothing).
+const TAUGHT2: &[(&str, &str)] = &[
+    (
+        "mb-aws-1",
+        "Bash aws: run `aws ecr get-login-password --region eu-central-1` instead of `aws ecr get-login-password`",
+    ),
+    (
+        "mb-aws-2",
+        "Bash aws: run `aws --profile docs-deploy s3 sync build/ s3://northwind-docs/ --delete` instead of `aws --profile dev s3 sync build/ s3://northwind-docs/ --delete`",
+    ),
+    (
+        "mb-aws-3",
+        "execute_command aws: run `aws logs tail /aws/lambda/ingest-parquet --since 1h --region us-west-2` instead of `aws logs tail /aws/lambda/ingest-parquet --since 1h`",
+    ),
+    (
+        "mb-gcloud-1",
+        "run_shell_command gcloud: run `gcloud builds submit --project nw-ml --tag gcr.io/nw-ml/trainer:1.4 .` instead of `gcloud builds submit --tag gcr.io/nw-ml/trainer:1.4 .`",
+    ),
+    (
+        "mb-gcloud-2",
+        "run_shell_command gcloud: run `gcloud container clusters get-credentials edge-prod --region europe-west4` instead of `gcloud container clusters get-credentials edge-prod`",
+    ),
+    (
+        "mb-gcloud-3",
+        "Bash gcloud: run `gcloud --project nw-data sql import csv warehouse gs://nw-lake/events.csv --database=events --table=raw_events` instead of `gcloud --project nw-data-dev sql import csv warehouse gs://nw-lake/events.csv --database=events --table=raw_events`",
+    ),
+    (
+        "mb-az-1",
+        "execute_command az: run `az webapp deploy --subscription billing-prod --resource-group rg-billing --name billing-api --src-path dist/api.zip` instead of `az webapp deploy --resource-group rg-billing --name billing-api --src-path dist/api.zip`",
+    ),
+    (
+        "mb-tf-1",
+        "shell terraform: run `terraform -chdir=envs/prod plan` instead of `terraform plan`",
+    ),
+    (
+        "mb-tf-2",
+        "shell terraform: run `terraform plan -var-file=env/staging.tfvars` instead of `terraform plan -var-file=envs/staging.tfvars`",
+    ),
+    (
+        "mb-tf-4",
+        "run_shell_command terraform: run `terraform init -reconfigure` instead of `terraform init`",
+    ),
+    (
+        "mb-dotnet-1",
+        "Bash dotnet: run `dotnet test Billing.sln` instead of `dotnet test`",
+    ),
+    (
+        "mb-dotnet-2",
+        "execute_command dotnet: run `dotnet ef database update --project src/Orders.Infrastructure --startup-project src/Orders.Api` instead of `dotnet ef database update`",
+    ),
+    (
+        "mb-go-1",
+        "shell go: run `go test -tags integration ./internal/store/...` instead of `go test ./internal/store/...`",
+    ),
+    (
+        "mb-go-2",
+        "Bash go: run `GOFLAGS=-mod=mod go build ./cmd/gateway` instead of `go build ./cmd/gateway`",
+    ),
+    (
+        "mb-go-4",
+        "Bash go: run `go test -timeout 30m ./e2e/...` instead of `go test ./e2e/...`",
+    ),
+    (
+        "mb-cargo-1",
+        "Bash cargo: run `cargo +nightly build -p sim-core` instead of `cargo build -p sim-core`",
+    ),
+    (
+        "mb-cargo-2",
+        "run_shell_command cargo: run `cargo run -p api-server --features tls` instead of `cargo run -p api-server`",
+    ),
+    (
+        "mb-compose-1",
+        "Bash docker: run `docker compose -f deploy/compose.dev.yml up -d db` instead of `docker compose up -d db`",
+    ),
+    (
+        "mb-compose-2",
+        "run_shell_command docker: run `docker compose --profile jobs up -d worker` instead of `docker compose up -d worker`",
+    ),
+    (
+        "mb-pnpm-1",
+        "Bash pnpm: run `pnpm add -D vitest -w` instead of `pnpm add -D vitest`",
+    ),
+    (
+        "mb-pnpm-2",
+        "run_shell_command pnpm: run `pnpm add -D vitest -w` instead of `pnpm add -D vitest`",
+    ),
+    (
+        "mb-npm-ws-1",
+        "Bash npm: run `npm -w @northwind/ui run build` instead of `npm run build`",
+    ),
+    (
+        "mb-prisma-2",
+        "execute_command npx: run `npx prisma migrate deploy --schema packages/db/prisma/schema.prisma` instead of `npx prisma migrate deploy`",
+    ),
+    (
+        "mb-rake-1",
+        "Bash bundle: run `bundle exec rake 'reports:monthly[2026-10]'` instead of `bundle exec rake reports:monthly`",
+    ),
+    (
+        "mb-mix-1",
+        "Bash mix: run `MIX_ENV=test mix test.integration` instead of `mix test.integration`",
+    ),
+    (
+        "mb-flutter-1",
+        "Bash flutter: run `flutter build apk --release` (cwd=/home/dev/mobile-app) instead of `flutter build apk --release` (cwd=/home/dev/mobile-app/lib)",
+    ),
+    (
+        "mb-flutter-2",
+        "run_shell_command flutter: run `flutter test integration_test/checkout_test.dart -d linux` instead of `flutter test integration_test/checkout_test.dart`",
+    ),
+    (
+        "mb-gh-3",
+        "Bash gh: run `gh pr create --fill --repo northwind/ledger-ex` instead of `gh pr create --fill`",
+    ),
+    (
+        "mb-ssh-1",
+        "Bash ssh: run `ssh -i ~/.ssh/fleet_deploy_ed25519 deploy@10.20.0.15 'sudo systemctl restart telemetry-api'` instead of `ssh deploy@10.20.0.15 'sudo systemctl restart telemetry-api'`",
+    ),
+    (
+        "mb-scp-1",
+        "execute_command scp: run `scp -P 2222 dist/shopfront.tar.gz deploy@bastion.northwind.io:/opt/releases/` instead of `scp -p 2222 dist/shopfront.tar.gz deploy@bastion.northwind.io:/opt/releases/`",
+    ),
+    (
+        "mb-psql-1",
+        r#"Bash psql: run `psql "postgresql://reporting@db.northwind.internal:5432/warehouse?sslmode=require" -f sql/monthly.sql` instead of `psql "postgresql://reporting@db.northwind.internal:5432/warehouse" -f sql/monthly.sql`"#,
+    ),
+    (
+        "mb-psql-2",
+        r#"shell psql: run `psql postgresql://lake@localhost:5433/lake -c '\dt staging.*'` instead of `psql -c '\dt staging.*'`"#,
+    ),
+];
+
+/// The rows of `TAUGHT2` for `ids`.
+fn taught2(ids: &[&str]) -> Vec<(&'static str, &'static str)> {
+    let rows: Vec<_> = TAUGHT2
+        .iter()
+        .filter(|(id, _)| ids.contains(id))
+        .copied()
+        .collect();
+    assert_eq!(rows.len(), ids.len(), "every id has a label");
+    rows
+}
+
 fn compiled2(name: &str) -> (Scratch, Value, Value) {
     let s = Scratch::new(name);
     let o = compile_to(&repo().join(DATA2), &s.path("out"), &[]);
@@ -246,32 +390,14 @@ fn cloud_cli_global_options_and_whoami_calls_are_read_for_what_they_are() {
     let (_, ledger, _) = compiled2("mechanical-audit2-cloud");
     assert_learned(
         &ledger,
-        &[
-            (
-                "mb-aws-1",
-                "Bash aws: run `aws ecr get-login-password --region eu-central-1` instead of `aws ecr get-login-password`",
-            ),
-            (
-                "mb-aws-2",
-                "Bash aws: run `aws --profile docs-deploy s3 sync build/ s3://northwind-docs/ --delete` instead of `aws --profile dev s3 sync build/ s3://northwind-docs/ --delete`",
-            ),
-            (
-                "mb-aws-3",
-                "execute_command aws: run `aws logs tail /aws/lambda/ingest-parquet --since 1h --region us-west-2` instead of `aws logs tail /aws/lambda/ingest-parquet --since 1h`",
-            ),
-            (
-                "mb-gcloud-1",
-                "run_shell_command gcloud: run `gcloud builds submit --project nw-ml --tag gcr.io/nw-ml/trainer:1.4 .` instead of `gcloud builds submit --tag gcr.io/nw-ml/trainer:1.4 .`",
-            ),
-            (
-                "mb-gcloud-3",
-                "Bash gcloud: run `gcloud --project nw-data sql import csv warehouse gs://nw-lake/events.csv --database=events --table=raw_events` instead of `gcloud --project nw-data-dev sql import csv warehouse gs://nw-lake/events.csv --database=events --table=raw_events`",
-            ),
-            (
-                "mb-az-1",
-                "execute_command az: run `az webapp deploy --subscription billing-prod --resource-group rg-billing --name billing-api --src-path dist/api.zip` instead of `az webapp deploy --resource-group rg-billing --name billing-api --src-path dist/api.zip`",
-            ),
-        ],
+        &taught2(&[
+            "mb-aws-1",
+            "mb-aws-2",
+            "mb-aws-3",
+            "mb-gcloud-1",
+            "mb-gcloud-3",
+            "mb-az-1",
+        ]),
     );
 }
 
@@ -281,23 +407,7 @@ fn cloud_cli_global_options_and_whoami_calls_are_read_for_what_they_are() {
 #[test]
 fn info_calls_look_and_a_workspace_option_is_no_script() {
     let (_, ledger, _) = compiled2("mechanical-audit2-info");
-    assert_learned(
-        &ledger,
-        &[
-            (
-                "mb-dotnet-2",
-                "execute_command dotnet: run `dotnet ef database update --project src/Orders.Infrastructure --startup-project src/Orders.Api` instead of `dotnet ef database update`",
-            ),
-            (
-                "mb-flutter-2",
-                "run_shell_command flutter: run `flutter test integration_test/checkout_test.dart -d linux` instead of `flutter test integration_test/checkout_test.dart`",
-            ),
-            (
-                "mb-npm-ws-1",
-                "Bash npm: run `npm -w @northwind/ui run build` instead of `npm run build`",
-            ),
-        ],
-    );
+    assert_learned(&ledger, &taught2(&["mb-dotnet-2", "mb-flutter-2", "mb-npm-ws-1"]));
 }
 
 /// Another program's run between a failure and a working call may be what fixed it (`git
@@ -319,23 +429,7 @@ fn another_programs_run_in_between_teaches_nothing() {
             "mb-tf-3",
         ],
     );
-    assert_learned(
-        &ledger,
-        &[
-            (
-                "mb-compose-1",
-                "Bash docker: run `docker compose -f deploy/compose.dev.yml up -d db` instead of `docker compose up -d db`",
-            ),
-            (
-                "mb-tf-1",
-                "shell terraform: run `terraform -chdir=envs/prod plan` instead of `terraform plan`",
-            ),
-            (
-                "mb-ssh-1",
-                "Bash ssh: run `ssh -i ~/.ssh/fleet_deploy_ed25519 deploy@10.20.0.15 'sudo systemctl restart telemetry-api'` instead of `ssh deploy@10.20.0.15 'sudo systemctl restart telemetry-api'`",
-            ),
-        ],
-    );
+    assert_learned(&ledger, &taught2(&["mb-compose-1", "mb-tf-1", "mb-ssh-1"]));
 }
 
 /// An edit fixed the failure, not the new arguments: the edit changed the file the failure
@@ -346,13 +440,7 @@ fn another_programs_run_in_between_teaches_nothing() {
 fn an_edit_after_a_named_file_a_test_timeout_or_an_assertion_is_the_fix() {
     let (_, ledger, diags) = compiled2("mechanical-audit2-edits");
     assert_nothing_learned(&ledger, &diags, &["mb-cargo-3", "mb-go-3", "mb-dotnet-3"]);
-    assert_learned(
-        &ledger,
-        &[(
-            "mb-go-4",
-            "Bash go: run `go test -timeout 30m ./e2e/...` instead of `go test ./e2e/...`",
-        )],
-    );
+    assert_learned(&ledger, &taught2(&["mb-go-4"]));
 }
 
 /// A new name is no fix: `prisma migrate dev --name add_refunds_table` after `--name
@@ -362,13 +450,7 @@ fn an_edit_after_a_named_file_a_test_timeout_or_an_assertion_is_the_fix() {
 fn a_new_migration_name_is_no_fix() {
     let (_, ledger, diags) = compiled2("mechanical-audit2-rename");
     assert_nothing_learned(&ledger, &diags, &["mb-prisma-1"]);
-    assert_learned(
-        &ledger,
-        &[(
-            "mb-prisma-2",
-            "execute_command npx: run `npx prisma migrate deploy --schema packages/db/prisma/schema.prisma` instead of `npx prisma migrate deploy`",
-        )],
-    );
+    assert_learned(&ledger, &taught2(&["mb-prisma-2"]));
     let (_, ledger, diags) = compiled("mechanical-audit-rename");
     assert_nothing_learned(&ledger, &diags, &["ma-prisma-1"]);
 }
@@ -396,139 +478,7 @@ fn the_second_audit_is_read_as_labelled() {
             "mb-gcloud-4",
         ],
     );
-    assert_learned(
-        &ledger,
-        &[
-            (
-                "mb-aws-1",
-                "Bash aws: run `aws ecr get-login-password --region eu-central-1` instead of `aws ecr get-login-password`",
-            ),
-            (
-                "mb-aws-2",
-                "Bash aws: run `aws --profile docs-deploy s3 sync build/ s3://northwind-docs/ --delete` instead of `aws --profile dev s3 sync build/ s3://northwind-docs/ --delete`",
-            ),
-            (
-                "mb-aws-3",
-                "execute_command aws: run `aws logs tail /aws/lambda/ingest-parquet --since 1h --region us-west-2` instead of `aws logs tail /aws/lambda/ingest-parquet --since 1h`",
-            ),
-            (
-                "mb-gcloud-1",
-                "run_shell_command gcloud: run `gcloud builds submit --project nw-ml --tag gcr.io/nw-ml/trainer:1.4 .` instead of `gcloud builds submit --tag gcr.io/nw-ml/trainer:1.4 .`",
-            ),
-            (
-                "mb-gcloud-2",
-                "run_shell_command gcloud: run `gcloud container clusters get-credentials edge-prod --region europe-west4` instead of `gcloud container clusters get-credentials edge-prod`",
-            ),
-            (
-                "mb-gcloud-3",
-                "Bash gcloud: run `gcloud --project nw-data sql import csv warehouse gs://nw-lake/events.csv --database=events --table=raw_events` instead of `gcloud --project nw-data-dev sql import csv warehouse gs://nw-lake/events.csv --database=events --table=raw_events`",
-            ),
-            (
-                "mb-az-1",
-                "execute_command az: run `az webapp deploy --subscription billing-prod --resource-group rg-billing --name billing-api --src-path dist/api.zip` instead of `az webapp deploy --resource-group rg-billing --name billing-api --src-path dist/api.zip`",
-            ),
-            (
-                "mb-tf-1",
-                "shell terraform: run `terraform -chdir=envs/prod plan` instead of `terraform plan`",
-            ),
-            (
-                "mb-tf-2",
-                "shell terraform: run `terraform plan -var-file=env/staging.tfvars` instead of `terraform plan -var-file=envs/staging.tfvars`",
-            ),
-            (
-                "mb-tf-4",
-                "run_shell_command terraform: run `terraform init -reconfigure` instead of `terraform init`",
-            ),
-            (
-                "mb-dotnet-1",
-                "Bash dotnet: run `dotnet test Billing.sln` instead of `dotnet test`",
-            ),
-            (
-                "mb-dotnet-2",
-                "execute_command dotnet: run `dotnet ef database update --project src/Orders.Infrastructure --startup-project src/Orders.Api` instead of `dotnet ef database update`",
-            ),
-            (
-                "mb-go-1",
-                "shell go: run `go test -tags integration ./internal/store/...` instead of `go test ./internal/store/...`",
-            ),
-            (
-                "mb-go-2",
-                "Bash go: run `GOFLAGS=-mod=mod go build ./cmd/gateway` instead of `go build ./cmd/gateway`",
-            ),
-            (
-                "mb-go-4",
-                "Bash go: run `go test -timeout 30m ./e2e/...` instead of `go test ./e2e/...`",
-            ),
-            (
-                "mb-cargo-1",
-                "Bash cargo: run `cargo +nightly build -p sim-core` instead of `cargo build -p sim-core`",
-            ),
-            (
-                "mb-cargo-2",
-                "run_shell_command cargo: run `cargo run -p api-server --features tls` instead of `cargo run -p api-server`",
-            ),
-            (
-                "mb-compose-1",
-                "Bash docker: run `docker compose -f deploy/compose.dev.yml up -d db` instead of `docker compose up -d db`",
-            ),
-            (
-                "mb-compose-2",
-                "run_shell_command docker: run `docker compose --profile jobs up -d worker` instead of `docker compose up -d worker`",
-            ),
-            (
-                "mb-pnpm-1",
-                "Bash pnpm: run `pnpm add -D vitest -w` instead of `pnpm add -D vitest`",
-            ),
-            (
-                "mb-pnpm-2",
-                "run_shell_command pnpm: run `pnpm add -D vitest -w` instead of `pnpm add -D vitest`",
-            ),
-            (
-                "mb-npm-ws-1",
-                "Bash npm: run `npm -w @northwind/ui run build` instead of `npm run build`",
-            ),
-            (
-                "mb-prisma-2",
-                "execute_command npx: run `npx prisma migrate deploy --schema packages/db/prisma/schema.prisma` instead of `npx prisma migrate deploy`",
-            ),
-            (
-                "mb-rake-1",
-                "Bash bundle: run `bundle exec rake 'reports:monthly[2026-10]'` instead of `bundle exec rake reports:monthly`",
-            ),
-            (
-                "mb-mix-1",
-                "Bash mix: run `MIX_ENV=test mix test.integration` instead of `mix test.integration`",
-            ),
-            (
-                "mb-flutter-1",
-                "Bash flutter: run `flutter build apk --release` (cwd=/home/dev/mobile-app) instead of `flutter build apk --release` (cwd=/home/dev/mobile-app/lib)",
-            ),
-            (
-                "mb-flutter-2",
-                "run_shell_command flutter: run `flutter test integration_test/checkout_test.dart -d linux` instead of `flutter test integration_test/checkout_test.dart`",
-            ),
-            (
-                "mb-gh-3",
-                "Bash gh: run `gh pr create --fill --repo northwind/ledger-ex` instead of `gh pr create --fill`",
-            ),
-            (
-                "mb-ssh-1",
-                "Bash ssh: run `ssh -i ~/.ssh/fleet_deploy_ed25519 deploy@10.20.0.15 'sudo systemctl restart telemetry-api'` instead of `ssh deploy@10.20.0.15 'sudo systemctl restart telemetry-api'`",
-            ),
-            (
-                "mb-scp-1",
-                "execute_command scp: run `scp -P 2222 dist/shopfront.tar.gz deploy@bastion.northwind.io:/opt/releases/` instead of `scp -p 2222 dist/shopfront.tar.gz deploy@bastion.northwind.io:/opt/releases/`",
-            ),
-            (
-                "mb-psql-1",
-                r#"Bash psql: run `psql "postgresql://reporting@db.northwind.internal:5432/warehouse?sslmode=require" -f sql/monthly.sql` instead of `psql "postgresql://reporting@db.northwind.internal:5432/warehouse" -f sql/monthly.sql`"#,
-            ),
-            (
-                "mb-psql-2",
-                r#"shell psql: run `psql postgresql://lake@localhost:5433/lake -c '\dt staging.*'` instead of `psql -c '\dt staging.*'`"#,
-            ),
-        ],
-    );
+    assert_learned(&ledger, TAUGHT2);
     let sessions = std::fs::read_to_string(repo().join(DATA2)).unwrap();
     assert_eq!(sessions.lines().count(), 44);
 }
