@@ -2696,6 +2696,82 @@ mod tests {
         );
     }
 
+    /// The looks agents take between a failure and its fix (`go list`, `gh pr checks`, `docker
+    /// compose config`, `terraform state list`, `git stash list`, `lsof`) replace nothing and
+    /// stand for no fix: the working call after them is still the answer to the failure.
+    #[test]
+    fn a_listing_between_a_failure_and_its_fix_is_a_look() {
+        let cwd = "/home/dev/src/ledger";
+        let failed = |cmd: &str, error: &str| sh(cmd, cwd, OpStatus::Error, Some(error));
+        let passed = |cmd: &str| sh(cmd, cwd, OpStatus::Ok, None);
+        let sessions = [
+            (
+                failed(
+                    "go test ./internal/store/...",
+                    "package ledger/internal/store: build constraints exclude all Go files",
+                ),
+                "go list -tags integration ./internal/store/...",
+                "go test -tags integration ./internal/store/...",
+            ),
+            (
+                failed(
+                    "gh pr merge 42 --squash",
+                    "X Pull request #42 is not mergeable: the base branch policy prohibits the merge.",
+                ),
+                "gh pr checks 42",
+                "gh pr merge 42 --squash --admin",
+            ),
+            (
+                failed(
+                    "gh release create v1.4.0 --generate-notes",
+                    "HTTP 403: Resource not accessible by integration",
+                ),
+                "gh auth status",
+                "gh release create v1.4.0 --generate-notes --repo northwind/ledger",
+            ),
+            (
+                failed("docker compose up -d worker", "no such service: worker"),
+                "docker compose config --services",
+                "docker compose --profile jobs up -d worker",
+            ),
+            (
+                failed(
+                    "terraform plan",
+                    "Error: No value for required variable \"region\"",
+                ),
+                "terraform state list",
+                "terraform plan -var region=eu-west-1",
+            ),
+            (
+                failed(
+                    "git checkout release/1.4",
+                    "error: Your local changes to the following files would be overwritten by checkout: src/ledger.py",
+                ),
+                "git stash list",
+                "git checkout -m release/1.4",
+            ),
+            (
+                failed(
+                    "python manage.py runserver",
+                    "Error: That port is already in use.",
+                ),
+                "lsof -i :8000",
+                "python manage.py runserver 8001",
+            ),
+        ];
+        for (failure, look, fix) in sessions {
+            let ops = vec![failure, passed(look), passed(fix)];
+            let learned: Vec<String> = (mechanical(&ops, &rules().policy, &[]).into_iter())
+                .map(|m| m.text)
+                .collect();
+            assert_eq!(learned.len(), 1, "{look}: {learned:?}");
+            assert!(
+                learned[0].contains(&format!("run `{fix}` instead of")),
+                "{look}: {learned:?}"
+            );
+        }
+    }
+
     /// A file is named by its whole name, wherever its directory starts in the error.
     #[test]
     fn an_error_names_a_file_by_its_whole_name() {

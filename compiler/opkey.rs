@@ -311,7 +311,7 @@ fn wrapped<'a, 'w>(program: &str, args: &'w [&'a str]) -> Option<&'w [&'a str]> 
 /// Subcommands that group others (`docker compose up`, `kubectl rollout restart`, `git stash
 /// pop`, `go mod tidy`, `gh pr create`): `Command::subcommand` takes the next word too, so two
 /// commands of one group are as related as two subcommands are. Program names lower-case.
-const COMMAND_GROUPS: [(&str, &[&str]); 7] = [
+const COMMAND_GROUPS: [(&str, &[&str]); 8] = [
     (
         "docker",
         &[
@@ -331,10 +331,13 @@ const COMMAND_GROUPS: [(&str, &[&str]); 7] = [
     ("go", &["mod", "work"]),
     (
         "gh",
-        &["pr", "issue", "repo", "run", "workflow", "release", "secret"],
+        &[
+            "pr", "issue", "repo", "run", "workflow", "release", "secret", "auth",
+        ],
     ),
     ("helm", &["repo", "plugin", "dependency"]),
     ("poetry", &["self", "env"]),
+    ("terraform", &["state", "workspace"]),
 ];
 
 /// Options a group takes before its subcommand whose value is the next word (`docker compose -f
