@@ -689,7 +689,13 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
     let mut out = Vec::new();
     // Nothing before the first teaching failure can take part, and without a success after
     // it there is nothing to learn: most records stop here, their args never parsed.
-    let Some(first) = ops.iter().position(|op| teaching_failure(op, policy)) else {
+    let refused = |op: &Operation| {
+        op.status == OpStatus::Error && op.error.as_deref().is_some_and(|e| policy.refused_address(e))
+    };
+    let Some(first) = ops
+        .iter()
+        .position(|op| teaching_failure(op, policy) || refused(op))
+    else {
         return out;
     };
     let ops = &ops[first..];
@@ -866,6 +872,27 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
                 }
         })
     };
+    // A refused connection (`policy.address_errors`) is transient, unless the next working
+    // call on its key went to another port or host: then the address was wrong, and the
+    // failure teaches like any other. Each call's next working call on its key, found in one
+    // pass from the end, and only for a session that has a refused call.
+    let moved_address: Vec<bool> = if ops.iter().any(refused) {
+        let mut next_ok: FxMap<&str, usize> = FxMap::default();
+        let mut moved = vec![false; ops.len()];
+        for j in (0..ops.len()).rev() {
+            if ops[j].status == OpStatus::Ok {
+                next_ok.insert(keys[j].as_str(), j);
+            } else if refused(&ops[j])
+                && let Some(&k) = next_ok.get(keys[j].as_str())
+                && let (Some(a), Some(b)) = (commands[j].as_deref(), commands[k].as_deref())
+            {
+                moved[j] = address_words(a) != address_words(b);
+            }
+        }
+        moved
+    } else {
+        Vec::new()
+    };
     let mut failures: BTreeMap<&str, Unsettled> = BTreeMap::new();
     let mut fixes: Vec<(usize, usize)> = Vec::new();
     // The call that ran last before `j`. A refused call never ran and a transient failure
@@ -875,7 +902,9 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
     let mut last_ran = None;
     for (j, op) in ops.iter().enumerate() {
         let key = keys[j].as_str();
-        let ran = op.status == OpStatus::Ok || teaching_failure(op, policy);
+        let ran = op.status == OpStatus::Ok
+            || teaching_failure(op, policy)
+            || moved_address.get(j).copied().unwrap_or(false);
         let ran_before = last_ran;
         if ran {
             last_ran = Some(j);
@@ -1051,6 +1080,44 @@ fn renamed_only(failing: Option<&str>, working: Option<&str>, fa: &Value, wa: &V
 }
 
 /// A command's words, a quoted string (`-m "Fix export"`) one word with its quotes.
+/// The words of a command that say where it connects: a port after a colon (`localhost:5433`,
+/// `http://127.0.0.1:3000/health`), a port or host option with its value (`-p 5433`, `--port
+/// 8001`, `--port=8001`, `-h db.internal`) and a port or host in the environment (`PGPORT=5433`).
+fn address_words(command: &str) -> Vec<&str> {
+    let is_port = |w: &str| (2..=5).contains(&w.len()) && w.bytes().all(|b| b.is_ascii_digit());
+    let is_host = |w: &str| w == "localhost" || w.contains('.') || w.contains(':');
+    // A colon, then a port that ends the word or a path (`:3000`, `:3000/api`).
+    let has_port = |w: &str| {
+        (w.match_indices(':')).any(|(at, _)| {
+            let rest = &w[at + 1..];
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            (2..=5).contains(&digits) && matches!(rest.as_bytes().get(digits), None | Some(b'/'))
+        })
+    };
+    let words = shell_words(command);
+    let mut out = Vec::new();
+    for (i, &word) in words.iter().enumerate() {
+        let value = words.get(i + 1).copied().unwrap_or("");
+        let bare = word.trim_matches(|c| c == '"' || c == '\'');
+        let env = bare.split_once('=').filter(|(name, _)| {
+            name.bytes().all(|b| b.is_ascii_uppercase() || b == b'_')
+                && (name.ends_with("PORT") || name.ends_with("HOST"))
+        });
+        if (matches!(bare, "-p" | "-P" | "--port") && is_port(value))
+            || (matches!(bare, "-h" | "--host") && is_host(value))
+        {
+            out.extend([bare, value]);
+        } else if has_port(bare)
+            || bare.strip_prefix("--port=").is_some_and(is_port)
+            || bare.strip_prefix("--host=").is_some_and(is_host)
+            || env.is_some()
+        {
+            out.push(bare);
+        }
+    }
+    out
+}
+
 fn shell_words(command: &str) -> Vec<&str> {
     let mut words = Vec::new();
     let (mut start, mut quote) = (None, None);
@@ -2770,6 +2837,67 @@ mod tests {
                 "{look}: {learned:?}"
             );
         }
+    }
+
+    /// "Connection refused" is transient when the call is retried where it went, but the next
+    /// working call at another port or host says the address was wrong: `psql -p 5433` after
+    /// `psql -p 5432`, the Vite port after the CRA one. Another option with the same address
+    /// (`curl --retry 5`) is still a retry of a service that was not up yet.
+    #[test]
+    fn a_refused_connection_answered_at_another_address_is_a_fix() {
+        let cwd = "/home/dev/src/shopfront";
+        let failed = |cmd: &str, error: &str| sh(cmd, cwd, OpStatus::Error, Some(error));
+        let passed = |cmd: &str| sh(cmd, cwd, OpStatus::Ok, None);
+        let learned = |ops: Vec<Operation>| -> Vec<String> {
+            (mechanical(&ops, &rules().policy, &[]).into_iter())
+                .map(|m| m.text)
+                .collect()
+        };
+        let psql = "psql: error: connection to server at \"localhost\" (127.0.0.1), port 5432 failed: Connection refused";
+        let curl = "curl: (7) Failed to connect to localhost port 3000 after 0 ms: Couldn't connect to server (ECONNREFUSED)";
+        assert_eq!(
+            learned(vec![
+                failed("psql -h localhost -p 5432 -U app -c 'select 1'", psql),
+                passed("psql -h localhost -p 5433 -U app -c 'select 1'"),
+            ]),
+            [
+                "run_shell_command psql: run `psql -h localhost -p 5433 -U app -c 'select 1'` instead of `psql -h localhost -p 5432 -U app -c 'select 1'`"
+            ]
+        );
+        assert_eq!(
+            learned(vec![
+                failed("curl -sf http://localhost:3000/health", curl),
+                passed("curl -sf http://localhost:5173/health"),
+            ]),
+            [
+                "run_shell_command curl: run `curl -sf http://localhost:5173/health` instead of `curl -sf http://localhost:3000/health`"
+            ]
+        );
+        assert_eq!(
+            learned(vec![
+                failed("PGPORT=5432 pytest tests/integration", psql),
+                passed("PGPORT=5433 pytest tests/integration"),
+            ])
+            .len(),
+            1
+        );
+        // The same address: the service was not up yet.
+        for retry in [
+            "curl -sf http://localhost:3000/health",
+            "curl -sf --retry 5 http://localhost:3000/health",
+        ] {
+            let ops = vec![
+                failed("curl -sf http://localhost:3000/health", curl),
+                passed(retry),
+            ];
+            assert!(learned(ops).is_empty(), "{retry}");
+        }
+        // A port option whose value is no port is no address (`pytest -p no:xdist`).
+        let ops = vec![
+            failed("pytest tests/integration", psql),
+            passed("pytest -p no:xdist tests/integration"),
+        ];
+        assert!(learned(ops).is_empty());
     }
 
     /// A file is named by its whole name, wherever its directory starts in the error.

@@ -83,6 +83,12 @@ pub struct Policy {
     pub allow_pivoted: bool,
     /// Phrases of an error message that make a failure transient (case-insensitive, whole words).
     pub transient_errors: Vec<String>,
+    /// Substrings of an error message that say nothing listens at the address a call used
+    /// ("connection refused"): transient when retried there, a fix when the next working call
+    /// on the key goes to another port or host (`refused_address`). Lower-case; optional, so
+    /// policy files written before it still load.
+    #[serde(default)]
+    pub address_errors: Vec<String>,
     /// Substrings of an error message that report a failed assertion: never transient.
     #[serde(default)]
     pub assertion_markers: Vec<String>,
@@ -321,6 +327,15 @@ impl Policy {
     /// words, and reports no failed assertion, no setting to change and no test's own timeout.
     pub fn is_transient(&self, error: &str) -> bool {
         self.transient_cause(error).is_some()
+    }
+
+    /// Does `error` say nothing listens at the address the call used (`address_errors`)?
+    pub fn refused_address(&self, error: &str) -> bool {
+        if self.address_errors.is_empty() {
+            return false;
+        }
+        let error = error.to_lowercase();
+        (self.address_errors.iter()).any(|phrase| error.contains(&phrase.to_lowercase()))
     }
 
     /// The `transient_errors` phrase that makes `error` transient (`is_transient`), for `trace`.
