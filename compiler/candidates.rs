@@ -2711,6 +2711,13 @@ mod tests {
         );
     }
 
+    /// The texts of the mechanical lessons `ops` teach under the default policy.
+    fn learned(ops: Vec<Operation>) -> Vec<String> {
+        (mechanical(&ops, &rules().policy, &[]).into_iter())
+            .map(|m| m.text)
+            .collect()
+    }
+
     /// A look around right after a failure (`git status` after a rejected `git push`, `kubectl
     /// get pods` after a failed `kubectl apply`) replaces nothing: it taught "run `git status`
     /// instead of `git push …`" when no push worked later. A real replacement right after the
@@ -2720,11 +2727,6 @@ mod tests {
         let cwd = "/home/dev/src/billing-api";
         let failed = |cmd: &str, error: &str| sh(cmd, cwd, OpStatus::Error, Some(error));
         let passed = |cmd: &str| sh(cmd, cwd, OpStatus::Ok, None);
-        let learned = |ops: Vec<Operation>| -> Vec<String> {
-            (mechanical(&ops, &rules().policy, &[]).into_iter())
-                .map(|m| m.text)
-                .collect()
-        };
         let rejected = "! [rejected] main -> main (fetch first) error: failed to push some refs";
         for look in ["git status", "git log --oneline -5", "git diff origin/main"] {
             let ops = vec![failed("git push origin main", rejected), passed(look)];
@@ -2827,10 +2829,7 @@ mod tests {
             ),
         ];
         for (failure, look, fix) in sessions {
-            let ops = vec![failure, passed(look), passed(fix)];
-            let learned: Vec<String> = (mechanical(&ops, &rules().policy, &[]).into_iter())
-                .map(|m| m.text)
-                .collect();
+            let learned = learned(vec![failure, passed(look), passed(fix)]);
             assert_eq!(learned.len(), 1, "{look}: {learned:?}");
             assert!(
                 learned[0].contains(&format!("run `{fix}` instead of")),
@@ -2848,11 +2847,6 @@ mod tests {
         let cwd = "/home/dev/src/shopfront";
         let failed = |cmd: &str, error: &str| sh(cmd, cwd, OpStatus::Error, Some(error));
         let passed = |cmd: &str| sh(cmd, cwd, OpStatus::Ok, None);
-        let learned = |ops: Vec<Operation>| -> Vec<String> {
-            (mechanical(&ops, &rules().policy, &[]).into_iter())
-                .map(|m| m.text)
-                .collect()
-        };
         let psql = "psql: error: connection to server at \"localhost\" (127.0.0.1), port 5432 failed: Connection refused";
         let curl = "curl: (7) Failed to connect to localhost port 3000 after 0 ms: Couldn't connect to server (ECONNREFUSED)";
         assert_eq!(
