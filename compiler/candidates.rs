@@ -668,10 +668,29 @@ fn no_lesson_message(e: &Experience, policy: &Policy) -> String {
     }
 }
 
-/// Did this failure teach something? Refused calls never ran; transient errors say nothing
-/// about the arguments.
-fn teaching_failure(op: &Operation, policy: &Policy) -> bool {
-    op.status == OpStatus::Error && !op.error.as_deref().is_some_and(|e| policy.is_transient(e))
+/// How a call's failure counts for the mechanical lessons.
+#[derive(Clone, Copy, PartialEq)]
+enum Failed {
+    /// It passed, or was refused and never ran.
+    No,
+    /// It failed on its arguments, or on what they ran against.
+    Teaches,
+    /// A transient error, which says nothing about the arguments.
+    Transient,
+    /// Nothing listened where it connected (`policy.address_errors`): transient, unless the
+    /// next working call on its key went to another port or host.
+    Refused,
+}
+
+fn failed(op: &Operation, policy: &Policy) -> Failed {
+    if op.status != OpStatus::Error {
+        return Failed::No;
+    }
+    match op.error.as_deref().and_then(|e| policy.transient_cause(e)) {
+        None => Failed::Teaches,
+        Some(cause) if policy.refuses_address(cause) => Failed::Refused,
+        Some(_) => Failed::Transient,
+    }
 }
 
 /// Mechanical lessons in one experience's operations (the caller checks that it passed):
@@ -689,12 +708,8 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
     let mut out = Vec::new();
     // Nothing before the first teaching failure can take part, and without a success after
     // it there is nothing to learn: most records stop here, their args never parsed.
-    let refused = |op: &Operation| {
-        op.status == OpStatus::Error && op.error.as_deref().is_some_and(|e| policy.refused_address(e))
-    };
-    let Some(first) = ops
-        .iter()
-        .position(|op| teaching_failure(op, policy) || refused(op))
+    let Some(first) =
+        (ops.iter()).position(|op| matches!(failed(op, policy), Failed::Teaches | Failed::Refused))
     else {
         return out;
     };
@@ -876,13 +891,14 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
     // call on its key went to another port or host: then the address was wrong, and the
     // failure teaches like any other. Each call's next working call on its key, found in one
     // pass from the end, and only for a session that has a refused call.
-    let moved_address: Vec<bool> = if ops.iter().any(refused) {
+    let fails: Vec<Failed> = ops.iter().map(|op| failed(op, policy)).collect();
+    let moved_address: Vec<bool> = if fails.contains(&Failed::Refused) {
         let mut next_ok: FxMap<&str, usize> = FxMap::default();
         let mut moved = vec![false; ops.len()];
         for j in (0..ops.len()).rev() {
             if ops[j].status == OpStatus::Ok {
                 next_ok.insert(keys[j].as_str(), j);
-            } else if refused(&ops[j])
+            } else if fails[j] == Failed::Refused
                 && let Some(&k) = next_ok.get(keys[j].as_str())
                 && let (Some(a), Some(b)) = (commands[j].as_deref(), commands[k].as_deref())
             {
@@ -902,9 +918,12 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
     let mut last_ran = None;
     for (j, op) in ops.iter().enumerate() {
         let key = keys[j].as_str();
-        let ran = op.status == OpStatus::Ok
-            || teaching_failure(op, policy)
-            || moved_address.get(j).copied().unwrap_or(false);
+        let ran = match fails[j] {
+            Failed::No => op.status == OpStatus::Ok,
+            Failed::Teaches => true,
+            Failed::Transient => false,
+            Failed::Refused => moved_address[j],
+        };
         let ran_before = last_ran;
         if ran {
             last_ran = Some(j);
@@ -1079,7 +1098,6 @@ fn renamed_only(failing: Option<&str>, working: Option<&str>, fa: &Value, wa: &V
     failing != working && others(fa) == others(wa) && masked(failing) == masked(working)
 }
 
-/// A command's words, a quoted string (`-m "Fix export"`) one word with its quotes.
 /// The words of a command that say where it connects: a port after a colon (`localhost:5433`,
 /// `http://127.0.0.1:3000/health`), a port or host option with its value (`-p 5433`, `--port
 /// 8001`, `--port=8001`, `-h db.internal`) and a port or host in the environment (`PGPORT=5433`).
@@ -1118,6 +1136,7 @@ fn address_words(command: &str) -> Vec<&str> {
     out
 }
 
+/// A command's words, a quoted string (`-m "Fix export"`) one word with its quotes.
 fn shell_words(command: &str) -> Vec<&str> {
     let mut words = Vec::new();
     let (mut start, mut quote) = (None, None);

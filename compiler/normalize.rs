@@ -84,13 +84,15 @@ impl Aliases {
         if let Some(to) = self.domains.get(name) {
             return Some(to);
         }
+        // A shortened name's canonical one, if the table knows it.
+        let known = |cut: &'a str| match self.domains.get(cut) {
+            Some(to) => Some(to.as_str()),
+            None => self.known.contains(cut).then_some(cut),
+        };
         let mut base = name;
         while let Some(cut) = without_version(base) {
-            if let Some(to) = self.domains.get(cut) {
+            if let Some(to) = known(cut) {
                 return Some(to);
-            }
-            if self.known.contains(cut) {
-                return Some(cut);
             }
             base = cut;
         }
@@ -99,15 +101,9 @@ impl Aliases {
         // theirs (`tf2` is TensorFlow, not terraform), and so does a name nobody listed (`s3`,
         // `ec2`, `web3`, `oauth2`).
         let cut = base.trim_end_matches(|c: char| c.is_ascii_digit());
-        if cut.len() < base.len() && cut.len() >= 3 && cut.ends_with(|c: char| c.is_ascii_lowercase()) {
-            if let Some(to) = self.domains.get(cut) {
-                return Some(to);
-            }
-            if self.known.contains(cut) {
-                return Some(cut);
-            }
-        }
-        None
+        let glued =
+            cut.len() < base.len() && cut.len() >= 3 && cut.ends_with(|c: char| c.is_ascii_lowercase());
+        glued.then(|| known(cut)).flatten()
     }
 
     /// Whether the table knows `raw` (folded) as a name or an alias.

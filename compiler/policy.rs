@@ -83,10 +83,10 @@ pub struct Policy {
     pub allow_pivoted: bool,
     /// Phrases of an error message that make a failure transient (case-insensitive, whole words).
     pub transient_errors: Vec<String>,
-    /// Substrings of an error message that say nothing listens at the address a call used
+    /// The `transient_errors` phrases that say nothing listens at the address a call used
     /// ("connection refused"): transient when retried there, a fix when the next working call
-    /// on the key goes to another port or host (`refused_address`). Lower-case; optional, so
-    /// policy files written before it still load.
+    /// on the key goes to another port or host (`refuses_address`). Optional, so policy files
+    /// written before it still load.
     #[serde(default)]
     pub address_errors: Vec<String>,
     /// Substrings of an error message that report a failed assertion: never transient.
@@ -186,8 +186,17 @@ impl Policy {
         let vetoes = (p.assertion_markers.iter_mut())
             .chain(&mut p.setting_hints)
             .chain(&mut p.test_timeouts);
-        for phrase in p.transient_errors.iter_mut().chain(vetoes) {
+        for phrase in (p.transient_errors.iter_mut())
+            .chain(vetoes)
+            .chain(&mut p.address_errors)
+        {
             *phrase = phrase.to_lowercase();
+        }
+        // Found as the cause `transient_cause` names, so each must be one of those phrases.
+        if let Some(stray) = (p.address_errors.iter()).find(|a| !p.transient_errors.contains(a)) {
+            return Err(format!(
+                "address_errors: \"{stray}\" is not one of transient_errors (an address error is a transient error that another address answers)"
+            ));
         }
         p.transient = TransientPhrases::new(&p);
         p.mutating = MutatingPrograms::new(&p.mutating_programs);
@@ -329,13 +338,10 @@ impl Policy {
         self.transient_cause(error).is_some()
     }
 
-    /// Does `error` say nothing listens at the address the call used (`address_errors`)?
-    pub fn refused_address(&self, error: &str) -> bool {
-        if self.address_errors.is_empty() {
-            return false;
-        }
-        let error = error.to_lowercase();
-        (self.address_errors.iter()).any(|phrase| error.contains(&phrase.to_lowercase()))
+    /// Does a failure's transient `cause` (as `transient_cause` names it) say nothing listens
+    /// at the address the call used (`address_errors`)?
+    pub fn refuses_address(&self, cause: &str) -> bool {
+        self.address_errors.iter().any(|a| a == cause)
     }
 
     /// The `transient_errors` phrase that makes `error` transient (`is_transient`), for `trace`.
@@ -1097,6 +1103,32 @@ mod tests {
             !Rules::builtin()
                 .policy
                 .is_transient("panic: test timed out after 30s")
+        );
+    }
+
+    /// An address error is the cause the transient matcher names, in any case the file writes
+    /// it; one that no transient phrase is can never be found, and the file is refused.
+    #[test]
+    fn address_errors_are_transient_phrases() {
+        let p = &Rules::builtin().policy;
+        let refused =
+            "psql: error: connection to server at \"localhost\", port 5432 failed: Connection refused";
+        assert!(p.transient_cause(refused).is_some_and(|c| p.refuses_address(c)));
+        assert!(!p.refuses_address(p.transient_cause("Read timed out").unwrap()));
+        let shouted = BUILTIN_POLICY.replace(
+            "address_errors:\n  - connection refused",
+            "address_errors:\n  - Connection Refused",
+        );
+        assert!(
+            Policy::from_yaml(&shouted)
+                .unwrap()
+                .refuses_address("connection refused")
+        );
+        let stray = BUILTIN_POLICY.replace("address_errors:\n", "address_errors:\n  - no route to host\n");
+        let err = Policy::from_yaml(&stray).unwrap_err();
+        assert!(
+            err.contains("\"no route to host\" is not one of transient_errors"),
+            "{err}"
         );
     }
 

@@ -447,6 +447,30 @@ fn merged_pairs(lx: &Lexicon, misses: &[NearMiss]) -> Vec<String> {
     merged
 }
 
+/// A held-out set's recall, printed under `tag`: families whole, pairs of wordings in one
+/// cluster out of all, clusters that mix two families. Every family has 3 to 5 wordings.
+fn held_out_recall(tag: &str, fams: &[Family], misses: &[NearMiss]) -> (usize, usize, usize, usize) {
+    let lx = lexicon();
+    assert!(fams.iter().all(|f| (3..=5).contains(&f.texts.len())));
+    let of = clustered(&lx, fams, misses);
+    let (whole, met, pairs, mixed) = family_recall(fams, &of, &lx);
+    println!(
+        "{tag} families: {whole} of {} form one cluster; {met} of {pairs} pairs of wordings share one; {mixed} clusters mix two families",
+        fams.len()
+    );
+    (whole, met, pairs, mixed)
+}
+
+/// The near misses whose two sides land in one cluster when clustered beside `fams`.
+fn together_beside(lx: &Lexicon, fams: &[Family], misses: &[NearMiss]) -> Vec<String> {
+    let of = clustered(lx, fams, misses);
+    let base = of.len() - 2 * misses.len();
+    (misses.iter().enumerate())
+        .filter(|(k, _)| of[base + 2 * k] == of[base + 2 * k + 1])
+        .map(|(_, m)| format!("[{}] {:?} | {:?}", m.note, m.a, m.b))
+        .collect()
+}
+
 fn fresh_families() -> Vec<Family> {
     parse_families(include_str!("data/paraphrase_families_fresh.jsonl"))
 }
@@ -462,17 +486,9 @@ fn fresh_near_misses() -> Vec<NearMiss> {
 /// "if … then", "X, not Y", with and without backticks, with a trailing "because …".
 #[test]
 fn fresh_paraphrase_families_form_one_cluster_each() {
-    let lx = lexicon();
     let fams = fresh_families();
     assert!(fams.len() >= 12, "{} families", fams.len());
-    assert!(fams.iter().all(|f| (3..=5).contains(&f.texts.len())));
-    let misses = fresh_near_misses();
-    let of = clustered(&lx, &fams, &misses);
-    let (whole, met, pairs, mixed) = family_recall(&fams, &of, &lx);
-    println!(
-        "fresh families: {whole} of {} form one cluster; {met} of {pairs} pairs of wordings share one; {mixed} clusters mix two families",
-        fams.len()
-    );
+    let (whole, met, pairs, mixed) = held_out_recall("fresh", &fams, &fresh_near_misses());
     // On main (44cd6d2): 8 of 20 families, 80 of 121 pairs. After `img` as `image`, "command
     // line" as `cli`, helm's subcommands (`helm dependency update`, `helm package`), a verb
     // that only says a command is run or read, and a clause that opens with what the rule
@@ -498,12 +514,7 @@ fn fresh_near_misses_stay_apart() {
     assert!(misses.len() >= 10, "{} near misses", misses.len());
     let merged = merged_pairs(&lx, &misses);
     assert!(merged.is_empty(), "near misses merged:\n{}", merged.join("\n"));
-    let of = clustered(&lx, &fresh_families(), &misses);
-    let base = of.len() - 2 * misses.len();
-    let together: Vec<String> = (misses.iter().enumerate())
-        .filter(|(k, _)| of[base + 2 * k] == of[base + 2 * k + 1])
-        .map(|(_, m)| format!("[{}] {:?} | {:?}", m.note, m.a, m.b))
-        .collect();
+    let together = together_beside(&lx, &fresh_families(), &misses);
     // Known, each side joining a family whose wording names both of what the two differ in
     // (Dice over a subset: the family's wording has words the near miss lacks, the near miss
     // none the family's lacks): "Use timestamp for new columns" joins "Use timestamptz, not
@@ -637,17 +648,9 @@ fn fresh2_near_misses() -> Vec<NearMiss> {
 /// "X is forbidden; …", "X don't take effect until Y", passive "must be preceded by".
 #[test]
 fn fresh2_paraphrase_families_form_one_cluster_each() {
-    let lx = lexicon();
     let fams = fresh2_families();
     assert!(fams.len() >= 20, "{} families", fams.len());
-    assert!(fams.iter().all(|f| (3..=5).contains(&f.texts.len())));
-    let misses = fresh2_near_misses();
-    let of = clustered(&lx, &fams, &misses);
-    let (whole, met, pairs, mixed) = family_recall(&fams, &of, &lx);
-    println!(
-        "fresh2 families: {whole} of {} form one cluster; {met} of {pairs} pairs of wordings share one; {mixed} clusters mix two families",
-        fams.len()
-    );
+    let (whole, met, pairs, mixed) = held_out_recall("fresh2", &fams, &fresh2_near_misses());
     // On main (b611f42): 8 of 20 families, 72 of 120 pairs. After `systemctl`'s and
     // `ansible-vault`'s subcommands (and dotnet's, dbt's, bazel's, bundle's), "X is
     // forbidden / banned" read as refusing X, and a clause about the refused word read as
@@ -673,12 +676,7 @@ fn fresh2_near_misses_stay_apart() {
     // On main (b611f42) two merged: "systemctl daemon-reload" / "systemctl restart" and
     // "ansible-vault encrypt_string" / "ansible-vault encrypt" (subcommands not listed).
     assert!(merged.is_empty(), "near misses merged:\n{}", merged.join("\n"));
-    let of = clustered(&lx, &fresh2_families(), &misses);
-    let base = of.len() - 2 * misses.len();
-    let together: Vec<String> = (misses.iter().enumerate())
-        .filter(|(k, _)| of[base + 2 * k] == of[base + 2 * k + 1])
-        .map(|(_, m)| format!("[{}] {:?} | {:?}", m.note, m.a, m.b))
-        .collect();
+    let together = together_beside(&lx, &fresh2_families(), &misses);
     // On main four: utf8mb4 / utf8 and the SCAN / KEYS swap (each joined a family wording
     // that chose one and then described the other: "…, not utf8; utf8 cannot store emoji"),
     // systemctl's two subcommands, and the one left: "Wrap evaluation loops in

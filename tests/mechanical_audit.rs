@@ -23,8 +23,13 @@ fn evidence(l: &Value) -> Vec<&str> {
 }
 
 fn compiled(name: &str) -> (Scratch, Value, Value) {
+    compiled_from(DATA, name)
+}
+
+/// `data` compiled into a scratch directory of its own: the ledger and the diagnostics.
+fn compiled_from(data: &str, name: &str) -> (Scratch, Value, Value) {
     let s = Scratch::new(name);
-    let o = compile_to(&repo().join(DATA), &s.path("out"), &[]);
+    let o = compile_to(&repo().join(data), &s.path("out"), &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let ledger = read_json(&s.path("out/ledger.json"));
     let diags = read_json(&s.path("out/diagnostics.json"));
@@ -343,12 +348,7 @@ fn taught2(ids: &[&str]) -> Vec<(&'static str, &'static str)> {
 }
 
 fn compiled2(name: &str) -> (Scratch, Value, Value) {
-    let s = Scratch::new(name);
-    let o = compile_to(&repo().join(DATA2), &s.path("out"), &[]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let ledger = read_json(&s.path("out/ledger.json"));
-    let diags = read_json(&s.path("out/diagnostics.json"));
-    (s, ledger, diags)
+    compiled_from(DATA2, name)
 }
 
 /// The texts of the mechanical lessons citing session `id`.

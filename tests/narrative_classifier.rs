@@ -30,6 +30,16 @@ fn classifier() -> Narrative {
     Narrative::from_yaml(RULES).expect("rules/narrative.yaml is valid")
 }
 
+/// Each text is read as one incident's story (`story`) or as a rule, and the signal named
+/// beside it is among the reasons.
+fn reads_as(n: &Narrative, story: bool, cases: &[(&str, &str)]) {
+    for (text, signal) in cases {
+        let c = n.classify(text);
+        assert_eq!(c.narrative, story, "{text} {c:?}");
+        assert!(c.signals.iter().any(|s| s == signal), "{text} {c:?}");
+    }
+}
+
 fn labelled() -> Vec<(String, bool)> {
     parse(DATA)
 }
@@ -310,83 +320,83 @@ fn fresh14_accuracy_per_class() {
 #[test]
 fn headings_suggestions_list_numbers_symptoms_and_ticket_moves() {
     let n = classifier();
-    for (text, signal) in [
-        ("Login works in Chrome but breaks in Firefox 125.", "symptom"),
-        (
-            "Customers are reporting 502s on checkout since the 14:00 deploy.",
-            "symptom",
-        ),
-        (
-            "Support reported duplicate emails from the password-reset flow.",
-            "symptom",
-        ),
-        ("Revenue totals don't match the finance report for Q3.", "symptom"),
-        (
-            "Settings page renders a blank screen after login on iPad.",
-            "symptom",
-        ),
-        (
-            "Anyone else hitting `ECONNRESET` from the npm registry?",
-            "incident-status",
-        ),
-        (
-            "Any ideas why `pnpm install` ignores the overrides field?",
-            "incident-status",
-        ),
-        ("Marking as duplicate of ENG-3120.", "incident-status"),
-        ("Bumps axios from 1.6.2 to 1.7.4.", "measured-change"),
-        (
-            "`make build` is suddenly failing on every branch.",
-            "incident-words",
-        ),
-        ("Jest hangs forever on the ARM64 runners.", "incident-words"),
-        (
-            "Heap usage on the billing worker pods climbs about 50 MB an hour.",
-            "incident-words",
-        ),
-    ] {
-        let c = n.classify(text);
-        assert!(c.narrative, "{text} {c:?}");
-        assert!(c.signals.iter().any(|s| s == signal), "{text} {c:?}");
-    }
-    for (text, signal) in [
-        (
-            "Definition of done: PR reviewed, docs updated, feature flag removed.",
-            "procedure-heading",
-        ),
-        (
-            "Exit criteria: error rate under 0.1% for a week, dashboards updated.",
-            "procedure-heading",
-        ),
-        (
-            "Acceptance criteria: the export endpoint returns 202 with the job id.",
-            "procedure-heading",
-        ),
-        (
-            "Decision: we will vendor the protobuf definitions in each service.",
-            "procedure-heading",
-        ),
-        (
-            "Can we avoid the global lock here? Two workers already wait on it under load.",
-            "imperative-start",
-        ),
-        (
-            "Why not just pin the runner image? We lost a day when ubuntu-latest moved to 24.04.",
-            "imperative-start",
-        ),
-        (
-            "1) Stop the ingest worker. 2) Delete the stuck rows from `outbox`. 3) Start it again and watch the lag.",
-            "imperative-start",
-        ),
-        (
-            "fyi: `helm template` doesn't contact the cluster, review the rendered manifests before trusting a lookup.",
-            "imperative-start",
-        ),
-    ] {
-        let c = n.classify(text);
-        assert!(!c.narrative, "{text} {c:?}");
-        assert!(c.signals.iter().any(|s| s == signal), "{text} {c:?}");
-    }
+    reads_as(
+        &n,
+        true,
+        &[
+            ("Login works in Chrome but breaks in Firefox 125.", "symptom"),
+            (
+                "Customers are reporting 502s on checkout since the 14:00 deploy.",
+                "symptom",
+            ),
+            (
+                "Support reported duplicate emails from the password-reset flow.",
+                "symptom",
+            ),
+            ("Revenue totals don't match the finance report for Q3.", "symptom"),
+            (
+                "Settings page renders a blank screen after login on iPad.",
+                "symptom",
+            ),
+            (
+                "Anyone else hitting `ECONNRESET` from the npm registry?",
+                "incident-status",
+            ),
+            (
+                "Any ideas why `pnpm install` ignores the overrides field?",
+                "incident-status",
+            ),
+            ("Marking as duplicate of ENG-3120.", "incident-status"),
+            ("Bumps axios from 1.6.2 to 1.7.4.", "measured-change"),
+            (
+                "`make build` is suddenly failing on every branch.",
+                "incident-words",
+            ),
+            ("Jest hangs forever on the ARM64 runners.", "incident-words"),
+            (
+                "Heap usage on the billing worker pods climbs about 50 MB an hour.",
+                "incident-words",
+            ),
+        ],
+    );
+    reads_as(
+        &n,
+        false,
+        &[
+            (
+                "Definition of done: PR reviewed, docs updated, feature flag removed.",
+                "procedure-heading",
+            ),
+            (
+                "Exit criteria: error rate under 0.1% for a week, dashboards updated.",
+                "procedure-heading",
+            ),
+            (
+                "Acceptance criteria: the export endpoint returns 202 with the job id.",
+                "procedure-heading",
+            ),
+            (
+                "Decision: we will vendor the protobuf definitions in each service.",
+                "procedure-heading",
+            ),
+            (
+                "Can we avoid the global lock here? Two workers already wait on it under load.",
+                "imperative-start",
+            ),
+            (
+                "Why not just pin the runner image? We lost a day when ubuntu-latest moved to 24.04.",
+                "imperative-start",
+            ),
+            (
+                "1) Stop the ingest worker. 2) Delete the stuck rows from `outbox`. 3) Start it again and watch the lag.",
+                "imperative-start",
+            ),
+            (
+                "fyi: `helm template` doesn't contact the cluster, review the rendered manifests before trusting a lookup.",
+                "imperative-start",
+            ),
+        ],
+    );
     // A rule that starts from a symptom, names an upgrade path or a checklist of one change
     // stays what it is.
     for text in [
@@ -412,59 +422,59 @@ fn headings_suggestions_list_numbers_symptoms_and_ticket_moves() {
 #[test]
 fn politeness_obligation_merges_done_and_note_speak() {
     let n = classifier();
-    for (text, signal) in [
-        (
-            "Merge pull request #4412 from acme/fix-invoice-rounding",
-            "commit-message",
-        ),
-        ("Migration complete, watching replication lag.", "incident-status"),
-        (
-            "Looks like the cache key ignores the lockfile hash.",
-            "incident-status",
-        ),
-        (
-            "Contributing factors: no alert on queue depth and a stale runbook.",
-            "incident-status",
-        ),
-        (
-            "Since the migration to Gradle 8 the builds are failing on the old plugin.",
-            "present-incident",
-        ),
-        (
-            "Worker dies because the task has no memory limit set in the chart.",
-            "state-cause",
-        ),
-        (
-            "`test_refund_partial` fails on CI because the fixture has a hard-coded date.",
-            "state-cause",
-        ),
-    ] {
-        let c = n.classify(text);
-        assert!(c.narrative, "{text} {c:?}");
-        assert!(c.signals.iter().any(|s| s == signal), "{text} {c:?}");
-    }
-    for (text, signal) in [
-        (
-            "Kindly take a backup of the schema prior to running the downgrade, else data will be lost.",
-            "imperative-start",
-        ),
-        (
-            "It is important to set a statement timeout on every pooled connection.",
-            "modal",
-        ),
-        (
-            "Wasted the morning on a 502 that was really the app crashing. Check the app log before blaming the proxy.",
-            "sentence-instruction",
-        ),
-        (
-            "A release is finished only when the tag is pushed and the changelog is published.",
-            "condition-passive",
-        ),
-    ] {
-        let c = n.classify(text);
-        assert!(!c.narrative, "{text} {c:?}");
-        assert!(c.signals.iter().any(|s| s == signal), "{text} {c:?}");
-    }
+    reads_as(
+        &n,
+        true,
+        &[
+            (
+                "Merge pull request #4412 from acme/fix-invoice-rounding",
+                "commit-message",
+            ),
+            ("Migration complete, watching replication lag.", "incident-status"),
+            (
+                "Looks like the cache key ignores the lockfile hash.",
+                "incident-status",
+            ),
+            (
+                "Contributing factors: no alert on queue depth and a stale runbook.",
+                "incident-status",
+            ),
+            (
+                "Since the migration to Gradle 8 the builds are failing on the old plugin.",
+                "present-incident",
+            ),
+            (
+                "Worker dies because the task has no memory limit set in the chart.",
+                "state-cause",
+            ),
+            (
+                "`test_refund_partial` fails on CI because the fixture has a hard-coded date.",
+                "state-cause",
+            ),
+        ],
+    );
+    reads_as(
+        &n,
+        false,
+        &[
+            (
+                "Kindly take a backup of the schema prior to running the downgrade, else data will be lost.",
+                "imperative-start",
+            ),
+            (
+                "It is important to set a statement timeout on every pooled connection.",
+                "modal",
+            ),
+            (
+                "Wasted the morning on a 502 that was really the app crashing. Check the app log before blaming the proxy.",
+                "sentence-instruction",
+            ),
+            (
+                "A release is finished only when the tag is pushed and the changelog is published.",
+                "condition-passive",
+            ),
+        ],
+    );
     for text in [
         "Definition of done: tests pass and the changelog has an entry.",
         "Seems like the safest option is to pin the image by digest.",
@@ -489,33 +499,33 @@ fn politeness_obligation_merges_done_and_note_speak() {
 #[test]
 fn counted_results_past_progressives_found_causes_and_lessons_after_a_story() {
     let n = classifier();
-    for (text, signal) in [
-        ("All 118 specs green after the rebase.", "incident-status"),
-        (
-            "The migration was holding an exclusive lock on users for the whole backfill.",
-            "past-progressive",
-        ),
-        (
-            "Nope, the old container was still serving traffic after the deploy.",
-            "past-progressive",
-        ),
-        (
-            "The problem was the default timeout of zero in the Go client.",
-            "cause-found",
-        ),
-        (
-            "Honestly the real issue was a missing trailing slash in the proxy_pass URL.",
-            "cause-found",
-        ),
-        (
-            "Queue depth dropped back to 12 after we added two consumers.",
-            "past-object",
-        ),
-    ] {
-        let c = n.classify(text);
-        assert!(c.narrative, "{text} {c:?}");
-        assert!(c.signals.iter().any(|s| s == signal), "{text} {c:?}");
-    }
+    reads_as(
+        &n,
+        true,
+        &[
+            ("All 118 specs green after the rebase.", "incident-status"),
+            (
+                "The migration was holding an exclusive lock on users for the whole backfill.",
+                "past-progressive",
+            ),
+            (
+                "Nope, the old container was still serving traffic after the deploy.",
+                "past-progressive",
+            ),
+            (
+                "The problem was the default timeout of zero in the Go client.",
+                "cause-found",
+            ),
+            (
+                "Honestly the real issue was a missing trailing slash in the proxy_pass URL.",
+                "cause-found",
+            ),
+            (
+                "Queue depth dropped back to 12 after we added two consumers.",
+                "past-object",
+            ),
+        ],
+    );
     for text in [
         "If the deploy was running when the node drained, rerun it.",
         "The problem with global fixtures is that they leak state between tests.",
