@@ -2857,6 +2857,51 @@ mod tests {
         }
     }
 
+    /// Some programs look with a flag, not a subcommand: `rake -T` lists the tasks, `nginx -t`
+    /// and `sshd -t` check the configuration. Listed as `program -flag` in `inspect_programs`,
+    /// such a run replaces nothing: it taught "run `bundle exec rake -T` instead of `bundle
+    /// exec rake db:migrate`". The flag matches exactly: `rake -t` traces, and teaches.
+    #[test]
+    fn a_look_by_flag_is_no_fix() {
+        let cwd = "/home/dev/src/storefront";
+        let failed = |cmd: &str, error: &str| sh(cmd, cwd, OpStatus::Error, Some(error));
+        let passed = |cmd: &str| sh(cmd, cwd, OpStatus::Ok, None);
+        let no_task = "rake aborted!\nDon't know how to build task 'db:migrate:reset_all'";
+        let emerg = "nginx: [emerg] unknown directive \"proxy_pas\" in /etc/nginx/sites-enabled/shop:12";
+        let sessions = [
+            (
+                failed("bundle exec rake db:migrate:reset_all", no_task),
+                "bundle exec rake -T",
+            ),
+            (
+                failed("bundle exec rake db:migrate:reset_all", no_task),
+                "bundle exec rake --tasks db",
+            ),
+            (failed("sudo nginx -s reload", emerg), "sudo nginx -t"),
+            (failed("sudo nginx -s reload", emerg), "sudo nginx -T"),
+            (
+                failed(
+                    "sudo sshd -D -p 2222",
+                    "Missing privilege separation directory: /run/sshd",
+                ),
+                "sudo sshd -t",
+            ),
+        ];
+        for (failure, look) in sessions {
+            assert!(learned(vec![failure, passed(look)]).is_empty(), "{look}");
+        }
+        let tasks = learned(vec![
+            failed("bundle exec rake db:migrate:reset_all", no_task),
+            passed("bundle exec rake -t db:migrate:reset"),
+        ]);
+        assert_eq!(
+            tasks,
+            [
+                "run_shell_command bundle: run `bundle exec rake -t db:migrate:reset` instead of `bundle exec rake db:migrate:reset_all`"
+            ]
+        );
+    }
+
     /// "Connection refused" is transient when the call is retried where it went, but the next
     /// working call at another port or host says the address was wrong: `psql -p 5433` after
     /// `psql -p 5432`, the Vite port after the CRA one. Another option with the same address

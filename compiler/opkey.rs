@@ -543,6 +543,11 @@ impl<'a> Command<'a> {
             && (self.words.iter()).all(|w| ASKING_FLAGS.contains(w) || w.starts_with("--list-"))
     }
 
+    /// Is `word` one of the words after the program, exactly?
+    pub fn has_word(&self, word: &str) -> bool {
+        self.words.contains(&word)
+    }
+
     /// The words that name a file or directory (`SameFile` is a common one of these).
     pub fn files(&self) -> impl Iterator<Item = &'a str> + '_ {
         self.words.iter().copied().filter(|t| file_like(t))

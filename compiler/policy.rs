@@ -252,13 +252,14 @@ impl Policy {
     }
 
     /// Does `command` only look around (`inspect_programs`)? An entry without a subcommand
-    /// takes every run of its program.
+    /// takes every run of its program; an entry `program -flag` (`rake -T`, `nginx -t`) every
+    /// run of the program with that flag among its words.
     pub fn inspects(&self, command: &crate::opkey::Command) -> bool {
         lists_run(
             &self.inspect_programs,
             &command.program,
             command.subcommand.as_deref(),
-        )
+        ) || lists_flag(&self.inspect_programs, command)
     }
 
     /// Does the call's command run one of `mutating_programs`? Arguments that do not mention
@@ -463,6 +464,23 @@ fn lists_run(entries: &[String], program: &str, sub: Option<&str>) -> bool {
             // A grouped subcommand (`stash pop`) is listed by its group (`git stash`) or
             // whole (`kubectl rollout status`, not `kubectl rollout undo`).
             && words.all(|w| sub_words.next().is_some_and(|s| s.eq_ignore_ascii_case(w)))
+    })
+}
+
+/// Does an entry `program -flag` of `entries` name this run: its program, with that flag as
+/// one of its words? The program matches case-insensitively, the flag exactly (`rake -T` lists
+/// the tasks, `rake -t` traces them).
+fn lists_flag(entries: &[String], command: &crate::opkey::Command) -> bool {
+    entries.iter().any(|entry| {
+        let mut words = entry.split_whitespace();
+        match (words.next(), words.next(), words.next()) {
+            (Some(program), Some(flag), None) => {
+                flag.starts_with('-')
+                    && program.eq_ignore_ascii_case(&command.program)
+                    && command.has_word(flag)
+            }
+            _ => false,
+        }
     })
 }
 
