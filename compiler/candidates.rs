@@ -914,8 +914,14 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
     // The call that ran last before `j`. A refused call never ran and a transient failure
     // says nothing about its arguments, so neither stands between a failure and the call
     // that replaced it: `npm ci` failed, `npm install --legacy-peer-deps` timed out, then
-    // worked.
+    // worked. `last_acted` is the same, passing over the looks that worked (a look around,
+    // a file read: `policy.only_reads`): one that corrects a word of the failed call
+    // (`Command::corrects`) replaced it after them too.
+    let looked = |j: usize| {
+        ops[j].status == OpStatus::Ok && (looks_around(j) || policy.only_reads(&ops[j].tool, &ops[j].args))
+    };
     let mut last_ran = None;
+    let mut last_acted = None;
     for (j, op) in ops.iter().enumerate() {
         let key = keys[j].as_str();
         let ran = match fails[j] {
@@ -924,9 +930,12 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
             Failed::Transient => false,
             Failed::Refused => moved_address[j],
         };
-        let ran_before = last_ran;
+        let (ran_before, acted_before) = (last_ran, last_acted);
         if ran {
             last_ran = Some(j);
+            if !looked(j) {
+                last_acted = Some(j);
+            }
         }
         match op.status {
             OpStatus::Refused => {}
@@ -955,10 +964,13 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
                             let mut on_file = failed.on_file(c, file).iter().rev().copied();
                             answered = answered.max(on_file.find(|&i| !same_call(i, j) && !look_pair(i, j)));
                         }
-                        // The call just before, with nothing in common (the `Unrelated` case).
-                        let before = ran_before;
+                        // The call just before, with nothing in common (the `Unrelated` case),
+                        // or one before the looks since that this call corrects.
+                        let latest = |i: &usize| failed.all.last() == Some(i);
+                        let corrected = |i: &usize| command(*i).is_some_and(|f| c.corrects(f));
+                        let before = (ran_before.filter(latest))
+                            .or(acted_before.filter(|i| latest(i) && corrected(i)));
                         if let Some(i) = before
-                            && failed.all.last() == Some(&i)
                             && answered < before
                             && !same_call(i, j)
                             && answers(i, j)
@@ -2854,6 +2866,102 @@ mod tests {
                 learned[0].contains(&format!("run `{fix}` instead of")),
                 "{look}: {learned:?}"
             );
+        }
+    }
+
+    /// A call with nothing in common with the failed one replaces it only as the very next
+    /// call (`only_a_call_that_answers_the_failure_is_its_fix`). One that corrects a single
+    /// word of it (`make tests` → `make test`, the `/v1/` of a URL → `/v2/`, a test file found
+    /// under another directory) replaces it after looks too: the agent listed the targets or
+    /// read the docs, then fixed the word. A file read by a tool (`Read`, `read_file`) is a
+    /// look like `ls`. A word replaced by an unlike one (`cargo clippy` → `cargo test`) is the
+    /// next task; an edit or another program's run in between may be the fix.
+    #[test]
+    fn a_corrected_word_after_a_look_is_a_fix() {
+        let cwd = "/home/dev/src/storefront";
+        let failed = |cmd: &str, error: &str| sh(cmd, cwd, OpStatus::Error, Some(error));
+        let passed = |cmd: &str| sh(cmd, cwd, OpStatus::Ok, None);
+        let read = |tool: &str, path: &str| Operation {
+            tool: tool.into(),
+            args: json!({"file_path": path}).into(),
+            status: OpStatus::Ok,
+            error: None,
+            secret_print: 0,
+            check: None,
+        };
+        let no_rule = "make: *** No rule to make target 'tests'.  Stop.";
+        let not_found = "ERROR: file or directory not found: tests/unit/test_cart.py";
+        let gone = "curl: (22) The requested URL returned error: 404";
+        let v1 = "curl -sf https://api.northwind.dev/v1/invoices?limit=5";
+        let v2 = "curl -sf https://api.northwind.dev/v2/invoices?limit=5";
+        let sessions = [
+            (
+                vec![
+                    failed("make tests", no_rule),
+                    passed("grep -n '^[a-z-]*:' Makefile"),
+                ],
+                "make test",
+            ),
+            (
+                vec![
+                    failed("make tests", no_rule),
+                    read("Read", "/home/dev/src/storefront/Makefile"),
+                ],
+                "make test",
+            ),
+            (
+                vec![
+                    failed("pytest -q tests/unit/test_cart.py", not_found),
+                    passed("ls tests"),
+                    passed("git status"),
+                ],
+                "pytest -q tests/test_cart.py",
+            ),
+            (
+                vec![
+                    failed(v1, gone),
+                    read("WebFetch", "https://docs.northwind.dev/api"),
+                ],
+                v2,
+            ),
+            (vec![failed(v1, gone), read("read_file", "docs/api.md")], v2),
+        ];
+        for (mut ops, fix) in sessions {
+            let between = format!("{:?}", ops.last().map(|o| o.args.text().to_string()));
+            ops.push(passed(fix));
+            let learned = learned(ops);
+            assert_eq!(learned.len(), 1, "{between}: {learned:?}");
+            assert!(
+                learned[0].contains(&format!("run `{fix}` instead of")),
+                "{between}: {learned:?}"
+            );
+        }
+        let lint = "error: this `if` has identical blocks";
+        let edit = Operation {
+            tool: "Edit".into(),
+            args: json!({"file_path": "Makefile", "old_string": "tests:", "new_string": "test:"}).into(),
+            ..read("Edit", "Makefile")
+        };
+        let not_learned = [
+            vec![
+                failed("cargo clippy -- -D warnings", lint),
+                passed("cat src/lib.rs"),
+                passed("cargo test -- -D warnings"),
+            ],
+            vec![failed("make tests", no_rule), edit, passed("make test")],
+            vec![
+                failed("make tests", no_rule),
+                passed("pip install -r requirements.txt"),
+                passed("make test"),
+            ],
+        ];
+        for ops in not_learned {
+            let shown = format!(
+                "{:?}",
+                ops.iter().map(|o| o.args.text().to_string()).collect::<Vec<_>>()
+            );
+            let got = learned(ops);
+            assert!(got.is_empty(), "{shown}: {got:?}");
         }
     }
 

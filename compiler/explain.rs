@@ -154,7 +154,9 @@ fn thousandths(n: i64) -> String {
     format!("{sign}{}.{:03}", a / 1000, a % 1000)
 }
 
-fn edit_distance(a: &str, b: &str) -> usize {
+/// Levenshtein distance over chars: did-you-mean here and in `report`, a mistyped word in
+/// `opkey::Command::corrects`.
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {

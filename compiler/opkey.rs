@@ -543,6 +543,20 @@ impl<'a> Command<'a> {
             && (self.words.iter()).all(|w| ASKING_FLAGS.contains(w) || w.starts_with("--list-"))
     }
 
+    /// Does this command correct one word of `failed`: the same program and words but one,
+    /// spelled near the old one (`make tests` → `make test`, `/v1/` → `/v2/` in a URL), or the
+    /// same file under another directory (`tests/unit/test_cart.py` → `tests/test_cart.py`)?
+    pub fn corrects(&self, failed: &Command) -> bool {
+        if self.program != failed.program || self.words.len() != failed.words.len() {
+            return false;
+        }
+        let mut changed = (self.words.iter()).zip(&failed.words).filter(|(a, b)| a != b);
+        match (changed.next(), changed.next()) {
+            (Some((new, old)), None) => near_spelling(new, old) || same_file_elsewhere(new, old),
+            _ => false,
+        }
+    }
+
     /// Is `word` one of the words after the program, exactly?
     pub fn has_word(&self, word: &str) -> bool {
         self.words.contains(&word)
@@ -569,6 +583,18 @@ impl<'a> Command<'a> {
 
 /// Flags that make a program report on itself and do nothing else (`Command::only_asks`).
 const ASKING_FLAGS: [&str; 6] = ["--version", "-V", "--help", "-h", "--info", "--list"];
+
+/// Two words of four characters or more, at most two edits apart: a typo, a plural, a version.
+fn near_spelling(a: &str, b: &str) -> bool {
+    let long = |w: &str| w.chars().count() >= 4;
+    long(a) && long(b) && crate::explain::edit_distance(a, b) <= 2
+}
+
+/// Two paths (they differ) to a file of one name: in different directories.
+fn same_file_elsewhere(a: &str, b: &str) -> bool {
+    let name = |w: &'_ str| -> String { w.rsplit('/').next().unwrap_or(w).to_string() };
+    file_like(a) && file_like(b) && !name(a).is_empty() && name(a) == name(b)
+}
 
 fn file_like(t: &str) -> bool {
     !t.starts_with('-') && (t.contains('/') || t.contains('.'))
@@ -720,6 +746,31 @@ mod tests {
 
     fn shell(cmd: &str) -> String {
         operation_key("run_shell_command", &json!({ "command": cmd }))
+    }
+
+    #[test]
+    fn a_correction_changes_one_word_to_a_near_one() {
+        let corrects = |new: &str, old: &str| Command::parse(new).corrects(&Command::parse(old));
+        assert!(corrects("make test", "make tests"));
+        assert!(corrects(
+            "cd app && npx vitest run src/cart.test.ts",
+            "npx vitest run src/cart.tset.ts"
+        ));
+        assert!(corrects(
+            "pytest -q tests/test_cart.py",
+            "pytest -q tests/unit/test_cart.py"
+        ));
+        assert!(corrects(
+            "curl -s https://api.example.com/v2/users",
+            "curl -s https://api.example.com/v1/users"
+        ));
+        // Unlike words, short ones, two words, another program, a word added.
+        assert!(!corrects("cargo test", "cargo clippy"));
+        assert!(!corrects("pytest -n 8", "pytest -n 4"));
+        assert!(!corrects("make test lint", "make tests lints"));
+        assert!(!corrects("pytest tests", "tox tests"));
+        assert!(!corrects("make test V=1", "make tests"));
+        assert!(!corrects("pytest tests/", "pytest src/"));
     }
 
     #[test]

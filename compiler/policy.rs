@@ -127,6 +127,11 @@ pub struct Policy {
     /// wrappers. Optional, so policy files written before it still load.
     #[serde(default)]
     pub inspect_programs: Vec<String>,
+    /// Tools that only read (Claude Code's `Read` and `Grep`, Gemini CLI's `read_file`): a
+    /// call of one is a look, as a shell run of `inspect_programs` is (`only_reads`).
+    /// Case-insensitive. Optional, so policy files written before it still load.
+    #[serde(default)]
+    pub inspect_tools: Vec<String>,
     /// Top-level argument names that only label a call (Claude Code's `description`, Cursor's
     /// `explanation`): dropped from every call's arguments in normalize. Names match exactly.
     #[serde(default)]
@@ -249,6 +254,13 @@ impl Policy {
             &command.program,
             command.subcommand.as_deref(),
         )
+    }
+
+    /// Does this call only read: a tool of `inspect_tools`, or a mutating tool asked for a
+    /// read-only command (`str_replace_editor` with `"command": "view"`)?
+    pub fn only_reads(&self, tool: &str, args: &Args) -> bool {
+        self.inspect_tools.iter().any(|t| t.eq_ignore_ascii_case(tool))
+            || (self.is_mutating(tool) && self.is_read_only_command(args))
     }
 
     /// Does `command` only look around (`inspect_programs`)? An entry without a subcommand

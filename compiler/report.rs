@@ -9,6 +9,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::diagnostics::{Diagnostic, Severity, codes, counted, lookup, plural, short_list};
+use crate::explain::edit_distance;
 use crate::model::{Candidate, Event, Fate, Origin, Source, Status};
 use crate::normalize;
 use crate::pipeline::{Compilation, Stage};
@@ -2475,22 +2476,6 @@ pub fn history_text(chain: &[Value]) -> String {
         }
     }
     t
-}
-
-/// Levenshtein distance over chars, for did-you-mean.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, &cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 /// A JSON confidence printed with three decimals, as everywhere else (`0.650`).
