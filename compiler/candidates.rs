@@ -772,7 +772,15 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
             }
             last
         });
-        last.after(&keys[i], command(i), j)
+        // A call that corrects a word of the failed one is a closer answer too (`make clean`
+        // after `make tests` failed, `make test` later), looked for among the next calls only:
+        // a correction follows its failure closely.
+        let corrects_i = |l: usize| {
+            ops[l].status == OpStatus::Ok
+                && keys[l] == keys[i]
+                && command(i).zip(command(l)).is_some_and(|(f, c)| c.corrects(f))
+        };
+        last.after(&keys[i], command(i), j) || (j + 1..ops.len()).take(CORRECTION_WINDOW).any(corrects_i)
     };
     // Does the success at `j` answer the failure at `i` (same key)? The same subcommand, or a
     // different one on the same file, does. A different one with nothing in common replaces
@@ -914,32 +922,31 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
     // The call that ran last before `j`. A refused call never ran and a transient failure
     // says nothing about its arguments, so neither stands between a failure and the call
     // that replaced it: `npm ci` failed, `npm install --legacy-peer-deps` timed out, then
-    // worked. `last_acted` is the same, passing over the looks that worked (a look around,
-    // a file read: `policy.only_reads`): one that corrects a word of the failed call
-    // (`Command::corrects`) replaced it after them too.
+    // worked.
+    let ran = |j: usize| match fails[j] {
+        Failed::No => ops[j].status == OpStatus::Ok,
+        Failed::Teaches => true,
+        Failed::Transient => false,
+        Failed::Refused => moved_address[j],
+    };
+    // Nor do looks that worked (a look around, a file read: `policy.only_reads`) stand
+    // between a failure and a call that corrects a word of it (`Command::corrects`). Asked
+    // only of such a pair, from the failure on: a later call on the key stops at the same
+    // first call that did more than look.
     let looked = |j: usize| {
         ops[j].status == OpStatus::Ok && (looks_around(j) || policy.only_reads(&ops[j].tool, &ops[j].args))
     };
+    let only_looks_between = |i: usize, j: usize| (i + 1..j).all(|m| !ran(m) || looked(m));
     let mut last_ran = None;
-    let mut last_acted = None;
     for (j, op) in ops.iter().enumerate() {
         let key = keys[j].as_str();
-        let ran = match fails[j] {
-            Failed::No => op.status == OpStatus::Ok,
-            Failed::Teaches => true,
-            Failed::Transient => false,
-            Failed::Refused => moved_address[j],
-        };
-        let (ran_before, acted_before) = (last_ran, last_acted);
-        if ran {
+        let ran_before = last_ran;
+        if ran(j) {
             last_ran = Some(j);
-            if !looked(j) {
-                last_acted = Some(j);
-            }
         }
         match op.status {
             OpStatus::Refused => {}
-            OpStatus::Error if ran => failures.entry(key).or_default().add(command(j), j),
+            OpStatus::Error if ran(j) => failures.entry(key).or_default().add(command(j), j),
             OpStatus::Error => {}
             OpStatus::Ok => {
                 let Some(failed) = failures.get(key) else {
@@ -966,10 +973,13 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
                         }
                         // The call just before, with nothing in common (the `Unrelated` case),
                         // or one before the looks since that this call corrects.
-                        let latest = |i: &usize| failed.all.last() == Some(i);
-                        let corrected = |i: &usize| command(*i).is_some_and(|f| c.corrects(f));
-                        let before = (ran_before.filter(latest))
-                            .or(acted_before.filter(|i| latest(i) && corrected(i)));
+                        let latest = failed.all.last().copied();
+                        let corrected = |i: &usize| {
+                            command(*i).is_some_and(|f| c.corrects(f)) && only_looks_between(*i, j)
+                        };
+                        let before = ran_before
+                            .filter(|&i| latest == Some(i))
+                            .or(latest.filter(corrected));
                         if let Some(i) = before
                             && answered < before
                             && !same_call(i, j)
@@ -1333,6 +1343,10 @@ impl<'c> Unsettled<'c> {
         (self.by_file.get(&(c.program.as_str(), file))).map_or(&[], Vec::as_slice)
     }
 }
+
+/// How many calls after a failure's answer are searched for a correction of it, a closer answer
+/// (`mechanical`'s `related_later`).
+const CORRECTION_WINDOW: usize = 16;
 
 /// Where each key last succeeded (`mechanical`): at all, and by what a failure's command can
 /// share with the success: no command on the success's side (related to any), the program
@@ -2875,7 +2889,8 @@ mod tests {
     /// under another directory) replaces it after looks too: the agent listed the targets or
     /// read the docs, then fixed the word. A file read by a tool (`Read`, `read_file`) is a
     /// look like `ls`. A word replaced by an unlike one (`cargo clippy` → `cargo test`) is the
-    /// next task; an edit or another program's run in between may be the fix.
+    /// next task; an edit or another program's run in between may be the fix; and the very
+    /// next call (`make clean`) is no replacement when a correction follows.
     #[test]
     fn a_corrected_word_after_a_look_is_a_fix() {
         let cwd = "/home/dev/src/storefront";
@@ -2952,6 +2967,12 @@ mod tests {
             vec![
                 failed("make tests", no_rule),
                 passed("pip install -r requirements.txt"),
+                passed("make test"),
+            ],
+            // Nor is a run of another target the fix when a correction follows.
+            vec![
+                failed("make tests", no_rule),
+                passed("make clean"),
                 passed("make test"),
             ],
         ];
