@@ -864,7 +864,7 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
         };
         (i + 1..j).any(|m| {
             ops[m].status == OpStatus::Ok
-                && edited_path(&args[m]).is_some_and(|path| names_file(error, path))
+                && edited_paths(&args[m]).iter().any(|path| names_file(error, path))
                 && policy.is_mutating_call(&ops[m].tool, &ops[m].args)
         })
     };
@@ -1186,12 +1186,37 @@ fn shell_words(command: &str) -> Vec<&str> {
     words
 }
 
-/// The file an editor call changed: its `file_path`, `path` or `target_file` argument.
-fn edited_path(args: &Value) -> Option<&str> {
-    ["file_path", "path", "target_file"]
+/// The files an editor call changed: its `file_path`, `path` or `target_file` argument, else
+/// those a patch among its arguments updates, adds or deletes (Codex CLI's `apply_patch`, run
+/// through `shell` as a word of its `command` or called with the patch as `input`).
+fn edited_paths(args: &Value) -> Vec<&str> {
+    let named = ["file_path", "path", "target_file"]
         .iter()
         .find_map(|f| args.get(f)?.as_str())
-        .filter(|p| !p.trim().is_empty())
+        .filter(|p| !p.trim().is_empty());
+    if let Some(path) = named {
+        return vec![path];
+    }
+    let Value::Object(map) = args else {
+        return Vec::new();
+    };
+    let words = map.values().flat_map(|v| match v {
+        Value::Array(words) => words.iter().collect(),
+        v => vec![v],
+    });
+    let patches = words
+        .filter_map(Value::as_str)
+        .filter(|t| t.contains("*** Begin Patch"));
+    patches
+        .flat_map(str::lines)
+        .filter_map(|line| {
+            ["*** Update File:", "*** Add File:", "*** Delete File:"]
+                .iter()
+                .find_map(|head| line.strip_prefix(head))
+        })
+        .map(str::trim)
+        .filter(|path| !path.is_empty())
+        .collect()
 }
 
 /// Does `error` name the file at `path`, by its name as a whole word (`schema.prisma` in
@@ -3085,6 +3110,54 @@ mod tests {
             passed("pytest -p no:xdist tests/integration"),
         ];
         assert!(learned(ops).is_empty());
+    }
+
+    /// Codex CLI edits by running `apply_patch` (through its `shell` tool, or as a tool of its
+    /// own), and the files it changes are in the patch (`*** Update File: …`), not in a path
+    /// argument. A patch of the file the failure names fixed what it reported, as an `Edit` of
+    /// it does: the test passing afterwards with `-x` added is no "run `pytest -x` instead".
+    #[test]
+    fn a_patch_of_the_file_the_failure_names_is_its_fix() {
+        let cwd = "/home/dev/src/shop";
+        let failed = |cmd: &str, error: &str| sh(cmd, cwd, OpStatus::Error, Some(error));
+        let passed = |cmd: &str| sh(cmd, cwd, OpStatus::Ok, None);
+        let error = "TypeError: unsupported operand type(s) for +: 'decimal.Decimal' and 'float'\n  File \"/home/dev/src/shop/shop/orders.py\", line 42, in total";
+        let patch = |file: &str| {
+            format!(
+                "*** Begin Patch\n*** Update File: {file}\n@@ def total(self):\n-        return sum(self.prices) + 0.0\n+        return sum(self.prices, Decimal(0))\n*** End Patch\n"
+            )
+        };
+        let patched = |tool: &str, args: Value| Operation {
+            tool: tool.into(),
+            args: args.into(),
+            status: OpStatus::Ok,
+            error: None,
+            secret_print: 0,
+            check: None,
+        };
+        let through_shell = |file: &str| {
+            patched(
+                "shell",
+                json!({"command": ["apply_patch", patch(file)], "workdir": cwd}),
+            )
+        };
+        let own_tool = |file: &str| patched("apply_patch", json!({"input": patch(file)}));
+        for edit in [through_shell("shop/orders.py"), own_tool("shop/orders.py")] {
+            let ops = vec![
+                failed("pytest -q tests/test_orders.py", error),
+                edit,
+                passed("pytest -q -x tests/test_orders.py"),
+            ];
+            let got = learned(ops);
+            assert!(got.is_empty(), "{got:?}");
+        }
+        // A patch of another file leaves the new arguments as what may have fixed it.
+        let ops = vec![
+            failed("pytest -q tests/test_orders.py", error),
+            through_shell("docs/CHANGELOG.md"),
+            passed("pytest -q -x tests/test_orders.py"),
+        ];
+        assert_eq!(learned(ops).len(), 1);
     }
 
     /// A file is named by its whole name, wherever its directory starts in the error.
