@@ -1561,6 +1561,18 @@ mod tests {
         }
     }
 
+    /// A call of `tool` that worked.
+    fn worked(tool: &str, args: Value) -> Operation {
+        Operation {
+            tool: tool.into(),
+            args: args.into(),
+            status: OpStatus::Ok,
+            error: None,
+            secret_print: 0,
+            check: None,
+        }
+    }
+
     fn pytest_check(cwd: &str, passed: bool) -> Operation {
         let mut op = sh(
             "pytest -q",
@@ -2921,14 +2933,7 @@ mod tests {
         let cwd = "/home/dev/src/storefront";
         let failed = |cmd: &str, error: &str| sh(cmd, cwd, OpStatus::Error, Some(error));
         let passed = |cmd: &str| sh(cmd, cwd, OpStatus::Ok, None);
-        let read = |tool: &str, path: &str| Operation {
-            tool: tool.into(),
-            args: json!({"file_path": path}).into(),
-            status: OpStatus::Ok,
-            error: None,
-            secret_print: 0,
-            check: None,
-        };
+        let read = |tool: &str, path: &str| worked(tool, json!({"file_path": path}));
         let no_rule = "make: *** No rule to make target 'tests'.  Stop.";
         let not_found = "ERROR: file or directory not found: tests/unit/test_cart.py";
         let gone = "curl: (22) The requested URL returned error: 404";
@@ -2977,11 +2982,10 @@ mod tests {
             );
         }
         let lint = "error: this `if` has identical blocks";
-        let edit = Operation {
-            tool: "Edit".into(),
-            args: json!({"file_path": "Makefile", "old_string": "tests:", "new_string": "test:"}).into(),
-            ..read("Edit", "Makefile")
-        };
+        let edit = worked(
+            "Edit",
+            json!({"file_path": "Makefile", "old_string": "tests:", "new_string": "test:"}),
+        );
         let not_learned = [
             vec![
                 failed("cargo clippy -- -D warnings", lint),
@@ -3127,21 +3131,13 @@ mod tests {
                 "*** Begin Patch\n*** Update File: {file}\n@@ def total(self):\n-        return sum(self.prices) + 0.0\n+        return sum(self.prices, Decimal(0))\n*** End Patch\n"
             )
         };
-        let patched = |tool: &str, args: Value| Operation {
-            tool: tool.into(),
-            args: args.into(),
-            status: OpStatus::Ok,
-            error: None,
-            secret_print: 0,
-            check: None,
-        };
         let through_shell = |file: &str| {
-            patched(
+            worked(
                 "shell",
                 json!({"command": ["apply_patch", patch(file)], "workdir": cwd}),
             )
         };
-        let own_tool = |file: &str| patched("apply_patch", json!({"input": patch(file)}));
+        let own_tool = |file: &str| worked("apply_patch", json!({"input": patch(file)}));
         for edit in [through_shell("shop/orders.py"), own_tool("shop/orders.py")] {
             let ops = vec![
                 failed("pytest -q tests/test_orders.py", error),
