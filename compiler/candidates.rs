@@ -817,8 +817,12 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
     // The other way round, the real call failed and a probe of it passed (`kubectl apply -f
     // ingress.yaml`, an edit, then `kubectl apply -f ingress.yaml --dry-run=server`): a report
     // that the call would work now is no fix for it, nor does it settle the failure, so the
-    // real call that works later is an identical retry, or the fix when its form changed.
-    let act_then_probe = |i: usize, j: usize| probe(i).is_none() && probe(j).is_some();
+    // real call that works later is an identical retry, or the fix when its form changed. A
+    // look of the same subcommand after an action is such a report too (`make -n release`
+    // after `make release`, `nginx -t` after `nginx`: looks by flag, `policy.inspects`).
+    let act_then_probe = |i: usize, j: usize| {
+        (probe(i).is_none() && probe(j).is_some()) || (!looks_around(i) && looks_around(j))
+    };
     // A check that failed because it found problems (`ruff check .`), then the same program
     // applying its fixes (`ruff check --fix .`): the failure was the report and the fix flag
     // did the work, so, as with a probe, the pair settles the failure and teaches nothing.
@@ -3043,6 +3047,23 @@ mod tests {
                     "Missing privilege separation directory: /run/sshd",
                 ),
                 "sudo sshd -t",
+            ),
+            // A look of the same subcommand after an action failed is no fix of it either,
+            // as a probe is not (`make -n release` prints what `make release` would run).
+            (
+                failed(
+                    "sudo nginx",
+                    "nginx: [emerg] bind() to 0.0.0.0:80 failed (98: Address already in use)",
+                ),
+                "sudo nginx -t",
+            ),
+            (
+                failed("make release", "make: *** [Makefile:42: release] Error 2"),
+                "make -n release",
+            ),
+            (
+                failed("make release", "make: *** [Makefile:42: release] Error 2"),
+                "make --just-print release",
             ),
         ];
         for (failure, look) in sessions {
