@@ -1565,6 +1565,19 @@ mod tests {
         }
     }
 
+    /// Shell calls run in `cwd`: one that failed with an error, one that worked.
+    fn shell_in(
+        cwd: &str,
+    ) -> (
+        impl Fn(&str, &str) -> Operation + '_,
+        impl Fn(&str) -> Operation + '_,
+    ) {
+        (
+            move |cmd, error| sh(cmd, cwd, OpStatus::Error, Some(error)),
+            move |cmd| sh(cmd, cwd, OpStatus::Ok, None),
+        )
+    }
+
     /// A call of `tool` that worked.
     fn worked(tool: &str, args: Value) -> Operation {
         Operation {
@@ -2750,8 +2763,7 @@ mod tests {
     #[test]
     fn a_long_session_finds_its_fixes_without_comparing_every_call_with_every_other() {
         let cwd = "/home/dev/src/billing-api";
-        let failed = |cmd: &str, error: &str| sh(cmd, cwd, OpStatus::Error, Some(error));
-        let passed = |cmd: &str| sh(cmd, cwd, OpStatus::Ok, None);
+        let (failed, passed) = shell_in(cwd);
         let mut ops = vec![
             failed(
                 "cargo build",
@@ -2811,8 +2823,7 @@ mod tests {
     #[test]
     fn a_look_around_after_a_failure_is_no_fix() {
         let cwd = "/home/dev/src/billing-api";
-        let failed = |cmd: &str, error: &str| sh(cmd, cwd, OpStatus::Error, Some(error));
-        let passed = |cmd: &str| sh(cmd, cwd, OpStatus::Ok, None);
+        let (failed, passed) = shell_in(cwd);
         let rejected = "! [rejected] main -> main (fetch first) error: failed to push some refs";
         for look in ["git status", "git log --oneline -5", "git diff origin/main"] {
             let ops = vec![failed("git push origin main", rejected), passed(look)];
@@ -2857,8 +2868,7 @@ mod tests {
     #[test]
     fn a_listing_between_a_failure_and_its_fix_is_a_look() {
         let cwd = "/home/dev/src/ledger";
-        let failed = |cmd: &str, error: &str| sh(cmd, cwd, OpStatus::Error, Some(error));
-        let passed = |cmd: &str| sh(cmd, cwd, OpStatus::Ok, None);
+        let (failed, passed) = shell_in(cwd);
         let sessions = [
             (
                 failed(
@@ -2935,8 +2945,7 @@ mod tests {
     #[test]
     fn a_corrected_word_after_a_look_is_a_fix() {
         let cwd = "/home/dev/src/storefront";
-        let failed = |cmd: &str, error: &str| sh(cmd, cwd, OpStatus::Error, Some(error));
-        let passed = |cmd: &str| sh(cmd, cwd, OpStatus::Ok, None);
+        let (failed, passed) = shell_in(cwd);
         let read = |tool: &str, path: &str| worked(tool, json!({"file_path": path}));
         let no_rule = "make: *** No rule to make target 'tests'.  Stop.";
         let not_found = "ERROR: file or directory not found: tests/unit/test_cart.py";
@@ -3026,8 +3035,7 @@ mod tests {
     #[test]
     fn a_look_by_flag_is_no_fix() {
         let cwd = "/home/dev/src/storefront";
-        let failed = |cmd: &str, error: &str| sh(cmd, cwd, OpStatus::Error, Some(error));
-        let passed = |cmd: &str| sh(cmd, cwd, OpStatus::Ok, None);
+        let (failed, passed) = shell_in(cwd);
         let no_task = "rake aborted!\nDon't know how to build task 'db:migrate:reset_all'";
         let emerg = "nginx: [emerg] unknown directive \"proxy_pas\" in /etc/nginx/sites-enabled/shop:12";
         let sessions = [
@@ -3088,8 +3096,7 @@ mod tests {
     #[test]
     fn a_refused_connection_answered_at_another_address_is_a_fix() {
         let cwd = "/home/dev/src/shopfront";
-        let failed = |cmd: &str, error: &str| sh(cmd, cwd, OpStatus::Error, Some(error));
-        let passed = |cmd: &str| sh(cmd, cwd, OpStatus::Ok, None);
+        let (failed, passed) = shell_in(cwd);
         let psql = "psql: error: connection to server at \"localhost\" (127.0.0.1), port 5432 failed: Connection refused";
         let curl = "curl: (7) Failed to connect to localhost port 3000 after 0 ms: Couldn't connect to server (ECONNREFUSED)";
         assert_eq!(
@@ -3144,8 +3151,7 @@ mod tests {
     #[test]
     fn a_patch_of_the_file_the_failure_names_is_its_fix() {
         let cwd = "/home/dev/src/shop";
-        let failed = |cmd: &str, error: &str| sh(cmd, cwd, OpStatus::Error, Some(error));
-        let passed = |cmd: &str| sh(cmd, cwd, OpStatus::Ok, None);
+        let (failed, passed) = shell_in(cwd);
         let error = "TypeError: unsupported operand type(s) for +: 'decimal.Decimal' and 'float'\n  File \"/home/dev/src/shop/shop/orders.py\", line 42, in total";
         let patch = |file: &str| {
             format!(

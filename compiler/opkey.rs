@@ -592,8 +592,7 @@ fn near_spelling(a: &str, b: &str) -> bool {
 
 /// Two paths (they differ) to a file of one name: in different directories.
 fn same_file_elsewhere(a: &str, b: &str) -> bool {
-    let name = |w: &'_ str| -> String { w.rsplit('/').next().unwrap_or(w).to_string() };
-    file_like(a) && file_like(b) && !name(a).is_empty() && name(a) == name(b)
+    file_like(a) && file_like(b) && !basename(a).is_empty() && basename(a) == basename(b)
 }
 
 fn file_like(t: &str) -> bool {

@@ -249,11 +249,7 @@ impl Policy {
     /// Is `command` a check (`check_programs`: `pytest`, `cargo check`, `npm test`)? An entry
     /// without a subcommand takes every run of its program.
     pub fn checks(&self, command: &crate::opkey::Command) -> bool {
-        lists_run(
-            &self.check_programs,
-            &command.program,
-            command.subcommand.as_deref(),
-        )
+        lists_run(&self.check_programs, command)
     }
 
     /// Does this call only read: a tool of `inspect_tools`, or a mutating tool asked for a
@@ -267,11 +263,7 @@ impl Policy {
     /// takes every run of its program; an entry `program -flag` (`rake -T`, `nginx -t`) every
     /// run of the program with that flag among its words.
     pub fn inspects(&self, command: &crate::opkey::Command) -> bool {
-        lists_run(
-            &self.inspect_programs,
-            &command.program,
-            command.subcommand.as_deref(),
-        ) || lists_flag(&self.inspect_programs, command)
+        lists_run(&self.inspect_programs, command)
     }
 
     /// Does the call's command run one of `mutating_programs`? Arguments that do not mention
@@ -284,8 +276,7 @@ impl Policy {
         let Some(command) = crate::opkey::command_of(&value) else {
             return false;
         };
-        let (program, sub) = crate::opkey::program_and_subcommand(&command);
-        lists_run(&self.mutating_programs, &program, sub)
+        lists_run(&self.mutating_programs, &crate::opkey::Command::parse(&command))
     }
 
     fn is_read_only_command(&self, args: &Args) -> bool {
@@ -465,34 +456,25 @@ impl Policy {
     }
 }
 
-/// Does a list of `program` / `program subcommand` entries (`mutating_programs`,
-/// `inspect_programs`) name this run? Case-insensitive; an entry without a subcommand takes
-/// every run of its program.
-fn lists_run(entries: &[String], program: &str, sub: Option<&str>) -> bool {
+/// Does a list of `program`, `program subcommand` or `program -flag` entries
+/// (`check_programs`, `inspect_programs`, `mutating_programs`) name this run? An entry without
+/// more takes every run of its program; one with a flag every run with that flag among its
+/// words, matched exactly (`rake -T` lists the tasks, `rake -t` traces them). The program and
+/// subcommands match case-insensitively.
+fn lists_run(entries: &[String], run: &crate::opkey::Command) -> bool {
     entries.iter().any(|entry| {
         let mut words = entry.split_whitespace();
-        let mut sub_words = sub.unwrap_or("").split(' ').filter(|w| !w.is_empty());
-        words.next().is_some_and(|p| p.eq_ignore_ascii_case(program))
-            // A grouped subcommand (`stash pop`) is listed by its group (`git stash`) or
-            // whole (`kubectl rollout status`, not `kubectl rollout undo`).
-            && words.all(|w| sub_words.next().is_some_and(|s| s.eq_ignore_ascii_case(w)))
-    })
-}
-
-/// Does an entry `program -flag` of `entries` name this run: its program, with that flag as
-/// one of its words? The program matches case-insensitively, the flag exactly (`rake -T` lists
-/// the tasks, `rake -t` traces them).
-fn lists_flag(entries: &[String], command: &crate::opkey::Command) -> bool {
-    entries.iter().any(|entry| {
-        let mut words = entry.split_whitespace();
-        match (words.next(), words.next(), words.next()) {
-            (Some(program), Some(flag), None) => {
-                flag.starts_with('-')
-                    && program.eq_ignore_ascii_case(&command.program)
-                    && command.has_word(flag)
-            }
-            _ => false,
+        if !words.next().is_some_and(|p| p.eq_ignore_ascii_case(&run.program)) {
+            return false;
         }
+        let mut rest = words.peekable();
+        if let Some(flag) = rest.next_if(|w| w.starts_with('-')) {
+            return rest.next().is_none() && run.has_word(flag);
+        }
+        let mut sub_words = (run.subcommand.as_deref().unwrap_or("").split(' ')).filter(|w| !w.is_empty());
+        // A grouped subcommand (`stash pop`) is listed by its group (`git stash`) or whole
+        // (`kubectl rollout status`, not `kubectl rollout undo`).
+        rest.all(|w| sub_words.next().is_some_and(|s| s.eq_ignore_ascii_case(w)))
     })
 }
 
