@@ -184,9 +184,16 @@ fn inner(command: &str) -> (String, Vec<&str>) {
 /// The program a shell command really runs, inside its wrappers (`inner`), and its
 /// subcommand: `("git", Some("apply"))` for `cd repo && git apply fix.diff`.
 pub fn program_and_subcommand(command: &str) -> (String, Option<&str>) {
+    let (program, _, sub) = program_run(command);
+    (program, sub)
+}
+
+/// `program_and_subcommand` with the words after the program, for matching a policy list's
+/// `program -flag` entries without a whole `Command` parse.
+pub fn program_run(command: &str) -> (String, Vec<&str>, Option<&str>) {
     let (program, operands) = inner(command);
     let sub = subcommand(&program, &operands);
-    (program, sub)
+    (program, operands, sub)
 }
 
 /// Wrappers that run the command after their own options, with the options that take a value.
@@ -557,9 +564,9 @@ impl<'a> Command<'a> {
         }
     }
 
-    /// Is `word` one of the words after the program, exactly?
-    pub fn has_word(&self, word: &str) -> bool {
-        self.words.contains(&word)
+    /// The words after the program.
+    pub fn words(&self) -> &[&'a str] {
+        &self.words
     }
 
     /// The words that name a file or directory (`SameFile` is a common one of these).

@@ -249,7 +249,12 @@ impl Policy {
     /// Is `command` a check (`check_programs`: `pytest`, `cargo check`, `npm test`)? An entry
     /// without a subcommand takes every run of its program.
     pub fn checks(&self, command: &crate::opkey::Command) -> bool {
-        lists_run(&self.check_programs, command)
+        lists_run(
+            &self.check_programs,
+            &command.program,
+            command.subcommand.as_deref(),
+            command.words(),
+        )
     }
 
     /// Does this call only read: a tool of `inspect_tools`, or a mutating tool asked for a
@@ -263,7 +268,12 @@ impl Policy {
     /// takes every run of its program; an entry `program -flag` (`rake -T`, `nginx -t`) every
     /// run of the program with that flag among its words.
     pub fn inspects(&self, command: &crate::opkey::Command) -> bool {
-        lists_run(&self.inspect_programs, command)
+        lists_run(
+            &self.inspect_programs,
+            &command.program,
+            command.subcommand.as_deref(),
+            command.words(),
+        )
     }
 
     /// Does the call's command run one of `mutating_programs`? Arguments that do not mention
@@ -276,7 +286,8 @@ impl Policy {
         let Some(command) = crate::opkey::command_of(&value) else {
             return false;
         };
-        lists_run(&self.mutating_programs, &crate::opkey::Command::parse(&command))
+        let (program, words, sub) = crate::opkey::program_run(&command);
+        lists_run(&self.mutating_programs, &program, sub, &words)
     }
 
     fn is_read_only_command(&self, args: &Args) -> bool {
@@ -461,17 +472,17 @@ impl Policy {
 /// more takes every run of its program; one with a flag every run with that flag among its
 /// words, matched exactly (`rake -T` lists the tasks, `rake -t` traces them). The program and
 /// subcommands match case-insensitively.
-fn lists_run(entries: &[String], run: &crate::opkey::Command) -> bool {
+fn lists_run(entries: &[String], program: &str, sub: Option<&str>, words: &[&str]) -> bool {
     entries.iter().any(|entry| {
-        let mut words = entry.split_whitespace();
-        if !words.next().is_some_and(|p| p.eq_ignore_ascii_case(&run.program)) {
+        let mut listed = entry.split_whitespace();
+        if !listed.next().is_some_and(|p| p.eq_ignore_ascii_case(program)) {
             return false;
         }
-        let mut rest = words.peekable();
+        let mut rest = listed.peekable();
         if let Some(flag) = rest.next_if(|w| w.starts_with('-')) {
-            return rest.next().is_none() && run.has_word(flag);
+            return rest.next().is_none() && words.contains(&flag);
         }
-        let mut sub_words = (run.subcommand.as_deref().unwrap_or("").split(' ')).filter(|w| !w.is_empty());
+        let mut sub_words = sub.unwrap_or("").split(' ').filter(|w| !w.is_empty());
         // A grouped subcommand (`stash pop`) is listed by its group (`git stash`) or whole
         // (`kubectl rollout status`, not `kubectl rollout undo`).
         rest.all(|w| sub_words.next().is_some_and(|s| s.eq_ignore_ascii_case(w)))
