@@ -895,3 +895,49 @@ fn django_and_prisma_commands_have_subcommands() {
     ];
     split_and_merged(&lx, &two, &one);
 }
+
+/// Subcommands of more package managers and deploy tools: a word the lexicon reads as another
+/// (`update` as `change`, `repair` as `fix`) or two command groups with one verb (`gcloud run
+/// deploy`, `gcloud app deploy`) no longer make two commands one lesson.
+#[test]
+fn conda_gcloud_flutter_and_swift_subcommands() {
+    let lx = lexicon();
+    let two = [
+        (
+            "Run conda env update after changing environment.yml.",
+            "Run conda env create after changing environment.yml.",
+        ),
+        ("Run flyway migrate on deploy.", "Run flyway repair on deploy."),
+        (
+            "Run gcloud run deploy with --no-traffic first.",
+            "Run gcloud app deploy with --no-traffic first.",
+        ),
+        (
+            "Run go work sync after adding a module.",
+            "Run go mod tidy after adding a module.",
+        ),
+        (
+            "Run swift package resolve after editing Package.swift.",
+            "Run swift package update after editing Package.swift.",
+        ),
+        (
+            "Run flutter pub get after editing pubspec.yaml.",
+            "Run flutter pub upgrade after editing pubspec.yaml.",
+        ),
+    ];
+    let one = [
+        (
+            "Always run conda env update --prune after editing environment.yml.",
+            "After changing environment.yml, update the env with conda env update --prune.",
+        ),
+        (
+            "Deploy to Cloud Run with gcloud run deploy --no-traffic, then shift traffic.",
+            "Use gcloud run deploy --no-traffic first and move traffic afterwards.",
+        ),
+        (
+            "Run flutter pub get after every pubspec.yaml change.",
+            "After editing pubspec.yaml, always run flutter pub get.",
+        ),
+    ];
+    split_and_merged(&lx, &two, &one);
+}
