@@ -900,7 +900,7 @@ fn django_and_prisma_commands_have_subcommands() {
 /// (`update` as `change`, `repair` as `fix`) or two command groups with one verb (`gcloud run
 /// deploy`, `gcloud app deploy`) no longer make two commands one lesson.
 #[test]
-fn conda_gcloud_flutter_and_swift_subcommands() {
+fn more_programs_have_subcommands() {
     let lx = lexicon();
     let two = [
         (
@@ -924,6 +924,22 @@ fn conda_gcloud_flutter_and_swift_subcommands() {
             "Run flutter pub get after editing pubspec.yaml.",
             "Run flutter pub upgrade after editing pubspec.yaml.",
         ),
+        (
+            "Run pnpm update after editing package.json.",
+            "Run pnpm install after editing package.json.",
+        ),
+        (
+            "Run az acr login before docker push.",
+            "Run az login before docker push.",
+        ),
+        (
+            "Run nvm use before npm install.",
+            "Run nvm install before npm install.",
+        ),
+        (
+            "Run asdf install after cloning.",
+            "Run asdf reshim after cloning.",
+        ),
     ];
     let one = [
         (
@@ -937,6 +953,14 @@ fn conda_gcloud_flutter_and_swift_subcommands() {
         (
             "Run flutter pub get after every pubspec.yaml change.",
             "After editing pubspec.yaml, always run flutter pub get.",
+        ),
+        (
+            "Run nvm use in every new shell so the .nvmrc version is active.",
+            "In each new terminal, run nvm use to pick up the Node version from .nvmrc.",
+        ),
+        (
+            "Log in to the registry with az acr login before docker push.",
+            "Run az acr login before pushing images with docker push.",
         ),
     ];
     split_and_merged(&lx, &two, &one);
