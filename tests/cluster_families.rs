@@ -940,6 +940,18 @@ fn more_programs_have_subcommands() {
             "Run asdf install after cloning.",
             "Run asdf reshim after cloning.",
         ),
+        (
+            "Run vagrant reload after editing the Vagrantfile.",
+            "Run vagrant provision after editing the Vagrantfile.",
+        ),
+        (
+            "Run sqlx migrate run before the tests.",
+            "Run sqlx prepare before the tests.",
+        ),
+        (
+            "Run diesel migration run after pulling.",
+            "Run diesel migration redo after pulling.",
+        ),
     ];
     let one = [
         (
@@ -961,6 +973,10 @@ fn more_programs_have_subcommands() {
         (
             "Log in to the registry with az acr login before docker push.",
             "Run az acr login before pushing images with docker push.",
+        ),
+        (
+            "Run cargo sqlx prepare before committing so offline builds work.",
+            "Before committing, run cargo sqlx prepare; offline builds need the query data.",
         ),
     ];
     split_and_merged(&lx, &two, &one);
