@@ -817,12 +817,11 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
     // The other way round, the real call failed and a probe of it passed (`kubectl apply -f
     // ingress.yaml`, an edit, then `kubectl apply -f ingress.yaml --dry-run=server`): a report
     // that the call would work now is no fix for it, nor does it settle the failure, so the
-    // real call that works later is an identical retry, or the fix when its form changed. A
-    // look of the same subcommand after an action is such a report too (`make -n release`
+    // real call that works later is an identical retry, or the fix when its form changed.
+    let act_then_probe = |i: usize, j: usize| probe(i).is_none() && probe(j).is_some();
+    // A look of the same subcommand after an action is such a report too (`make -n release`
     // after `make release`, `nginx -t` after `nginx`: looks by flag, `policy.inspects`).
-    let act_then_probe = |i: usize, j: usize| {
-        (probe(i).is_none() && probe(j).is_some()) || (!looks_around(i) && looks_around(j))
-    };
+    let act_then_look = |i: usize, j: usize| looks_around(j) && !looks_around(i);
     // A check that failed because it found problems (`ruff check .`), then the same program
     // applying its fixes (`ruff check --fix .`): the failure was the report and the fix flag
     // did the work, so, as with a probe, the pair settles the failure and teaches nothing.
@@ -868,7 +867,7 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
         };
         (i + 1..j).any(|m| {
             ops[m].status == OpStatus::Ok
-                && edited_paths(&args[m]).iter().any(|path| names_file(error, path))
+                && edited_paths(&args[m]).any(|path| names_file(error, path))
                 && policy.is_mutating_call(&ops[m].tool, &ops[m].args)
         })
     };
@@ -944,13 +943,13 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
     let mut last_ran = None;
     for (j, op) in ops.iter().enumerate() {
         let key = keys[j].as_str();
-        let ran_before = last_ran;
-        if ran(j) {
+        let (ran_before, ran_j) = (last_ran, ran(j));
+        if ran_j {
             last_ran = Some(j);
         }
         match op.status {
             OpStatus::Refused => {}
-            OpStatus::Error if ran(j) => failures.entry(key).or_default().add(command(j), j),
+            OpStatus::Error if ran_j => failures.entry(key).or_default().add(command(j), j),
             OpStatus::Error => {}
             OpStatus::Ok => {
                 let Some(failed) = failures.get(key) else {
@@ -994,7 +993,7 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
                         (same.iter().any(|&i| same_call(i, j)), answered)
                     }
                 };
-                if answered.is_some_and(|a| act_then_probe(a, j)) {
+                if answered.is_some_and(|a| act_then_probe(a, j) || act_then_look(a, j)) {
                     continue;
                 }
                 // A call that answers none of them is the next task on this program (`cargo
@@ -1059,7 +1058,7 @@ pub fn mechanical(ops: &[Operation], policy: &Policy, dead_ends: &[DeadEnd]) -> 
         // The program inside the wrappers (`npm` in `cd web && npm ci`, `pytest` in `uv run
         // pytest`): the one whose domain the lesson belongs to.
         let program = (commands[j].as_deref())
-            .map(|c| opkey::program_and_subcommand(c).0)
+            .map(|c| opkey::program_run(c).0)
             .filter(|p| !p.is_empty());
         let mut scanned = Vec::new();
         strings(&args[a], &mut scanned);
@@ -1193,25 +1192,23 @@ fn shell_words(command: &str) -> Vec<&str> {
 /// The files an editor call changed: its `file_path`, `path` or `target_file` argument, else
 /// those a patch among its arguments updates, adds or deletes (Codex CLI's `apply_patch`, run
 /// through `shell` as a word of its `command` or called with the patch as `input`).
-fn edited_paths(args: &Value) -> Vec<&str> {
+fn edited_paths(args: &Value) -> impl Iterator<Item = &str> {
     let named = ["file_path", "path", "target_file"]
         .iter()
         .find_map(|f| args.get(f)?.as_str())
         .filter(|p| !p.trim().is_empty());
-    if let Some(path) = named {
-        return vec![path];
-    }
-    let Value::Object(map) = args else {
-        return Vec::new();
-    };
-    let words = map.values().flat_map(|v| match v {
-        Value::Array(words) => words.iter().collect(),
-        v => vec![v],
+    // Only without a named path are the arguments read for a patch.
+    let values = args
+        .as_object()
+        .filter(|_| named.is_none())
+        .into_iter()
+        .flat_map(|map| map.values());
+    let words = values.flat_map(|v| match v {
+        Value::Array(words) => words.as_slice(),
+        v => std::slice::from_ref(v),
     });
-    let patches = words
-        .filter_map(Value::as_str)
-        .filter(|t| t.contains("*** Begin Patch"));
-    patches
+    let patched = (words.filter_map(Value::as_str))
+        .filter(|t| t.contains("*** Begin Patch"))
         .flat_map(str::lines)
         .filter_map(|line| {
             ["*** Update File:", "*** Add File:", "*** Delete File:"]
@@ -1219,8 +1216,8 @@ fn edited_paths(args: &Value) -> Vec<&str> {
                 .find_map(|head| line.strip_prefix(head))
         })
         .map(str::trim)
-        .filter(|path| !path.is_empty())
-        .collect()
+        .filter(|path| !path.is_empty());
+    named.into_iter().chain(patched)
 }
 
 /// Does `error` name the file at `path`, by its name as a whole word (`schema.prisma` in

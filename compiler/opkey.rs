@@ -181,15 +181,10 @@ fn inner(command: &str) -> (String, Vec<&str>) {
     (String::new(), Vec::new())
 }
 
-/// The program a shell command really runs, inside its wrappers (`inner`), and its
-/// subcommand: `("git", Some("apply"))` for `cd repo && git apply fix.diff`.
-pub fn program_and_subcommand(command: &str) -> (String, Option<&str>) {
-    let (program, _, sub) = program_run(command);
-    (program, sub)
-}
-
-/// `program_and_subcommand` with the words after the program, for matching a policy list's
-/// `program -flag` entries without a whole `Command` parse.
+/// The program a shell command really runs, inside its wrappers (`inner`), the words after
+/// it and its subcommand: `("git", ["apply", "fix.diff"], Some("apply"))` for `cd repo && git
+/// apply fix.diff`. The words are what a policy list's `program -flag` entry is matched
+/// against, without a whole `Command` parse.
 pub fn program_run(command: &str) -> (String, Vec<&str>, Option<&str>) {
     let (program, operands) = inner(command);
     let sub = subcommand(&program, &operands);
@@ -1098,10 +1093,7 @@ mod tests {
             kinship("npm run build", "npm -w @acme/ui run build"),
             Kinship::SameSubcommand
         );
-        assert_eq!(
-            program_and_subcommand("pnpm --filter web exec tsc --noEmit").0,
-            "tsc"
-        );
+        assert_eq!(program_run("pnpm --filter web exec tsc --noEmit").0, "tsc");
         assert!(Command::parse("dotnet --info").only_asks());
         assert!(Command::parse("node --version").only_asks());
         assert!(!Command::parse("dotnet build --no-restore").only_asks());
@@ -1111,7 +1103,7 @@ mod tests {
     #[test]
     fn kinship_looks_inside_wrappers() {
         let inside = |c: &str| {
-            let (p, sub) = program_and_subcommand(c);
+            let (p, _, sub) = program_run(c);
             (p, sub.map(String::from))
         };
         let want = |p: &str, sub: Option<&str>| (p.to_string(), sub.map(String::from));
